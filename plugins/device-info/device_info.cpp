@@ -1,0 +1,46 @@
+// device-info: the device's properties as the driver (or the simulated device) states
+// them. Nothing here is measured, so every value has confidence 1.
+#include <string>
+
+#include <memtopo/probe.hpp>
+
+namespace {
+
+memtopo::Probe device_properties() {
+  return memtopo::Probe("device-info/properties")
+      .summary("Device name, compute capability, SMs, clocks, memory sizes and limits from the driver")
+      .provides({"device.name", "device.compute_capability", "device.sm_count", "device.warp_size",
+                 "device.sm_clock_khz", "device.memory_clock_khz", "device.memory_bus_width_bits",
+                 "device.global_memory_bytes", "device.l2_bytes", "device.shared_per_sm_bytes",
+                 "device.shared_per_block_bytes", "device.shared_per_block_optin_bytes",
+                 "device.constant_memory_bytes", "device.registers_per_sm", "device.registers_per_block",
+                 "device.max_threads_per_sm", "device.max_threads_per_block", "device.max_blocks_per_sm",
+                 "device.uuid", "device.pci_bus_id"})
+      .run([](memtopo::Context& ctx) {
+        const mt_device_info& d = ctx.device();
+        ctx.result("device.name", std::string(d.name));
+        ctx.result("device.compute_capability", std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor));
+        ctx.result("device.sm_count", d.sm_count);
+        ctx.result("device.warp_size", d.warp_size);
+        ctx.result("device.sm_clock_khz", d.sm_clock_khz);
+        ctx.result("device.memory_clock_khz", d.memory_clock_khz);
+        ctx.result("device.memory_bus_width_bits", d.memory_bus_width_bits);
+        ctx.result("device.global_memory_bytes", d.global_memory_bytes);
+        ctx.result("device.l2_bytes", d.l2_bytes);
+        ctx.result("device.shared_per_sm_bytes", d.shared_per_sm_bytes);
+        ctx.result("device.shared_per_block_bytes", d.shared_per_block_bytes);
+        ctx.result("device.shared_per_block_optin_bytes", d.shared_per_block_optin_bytes);
+        ctx.result("device.constant_memory_bytes", d.constant_memory_bytes);
+        ctx.result("device.registers_per_sm", d.registers_per_sm);
+        ctx.result("device.registers_per_block", d.registers_per_block);
+        ctx.result("device.max_threads_per_sm", d.max_threads_per_sm);
+        ctx.result("device.max_threads_per_block", d.max_threads_per_block);
+        ctx.result("device.max_blocks_per_sm", d.max_blocks_per_sm);
+        if (d.uuid[0]) ctx.result("device.uuid", std::string(d.uuid));
+        if (d.pci_bus_id[0]) ctx.result("device.pci_bus_id", std::string(d.pci_bus_id));
+      });
+}
+
+}  // namespace
+
+MEMTOPO_PLUGIN("device-info", "1.0.0", device_properties())

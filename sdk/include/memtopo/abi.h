@@ -1,0 +1,208 @@
+/*
+ * memtopo probe ABI: the C contract between the host and probe plugins.
+ *
+ * Only plain C types cross this boundary. Every struct that may grow starts with
+ * `struct_size`, so that either side can tell which fields the other one knows.
+ *
+ * Versioning (see docs/abi.md):
+ *   - MAJOR changes when a field is removed, retyped or reordered, or a function's
+ *     meaning changes. The host refuses a plugin whose major differs.
+ *   - MINOR changes when fields are appended to a struct or functions are appended
+ *     to a function table. The host refuses a plugin built for a newer minor than
+ *     its own; older minors are accepted.
+ */
+#ifndef MEMTOPO_ABI_H
+#define MEMTOPO_ABI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "memtopo/measure.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MEMTOPO_ABI_MAJOR 1
+#define MEMTOPO_ABI_MINOR 0
+
+/* Name of the single exported entry point of a plugin library. */
+#define MEMTOPO_ENTRY_POINT_NAME "memtopo_plugin_entry"
+
+#if defined(_WIN32)
+#define MEMTOPO_EXPORT __declspec(dllexport)
+#else
+#define MEMTOPO_EXPORT __attribute__((visibility("default")))
+#endif
+
+/* ---------------------------------------------------------------- values */
+
+typedef enum mt_value_type {
+  MT_VALUE_NONE = 0,
+  MT_VALUE_INT = 1,          /* int64_t */
+  MT_VALUE_FLOAT = 2,        /* double */
+  MT_VALUE_STRING = 3,       /* const char*, UTF-8 */
+  MT_VALUE_BOOL = 4,         /* int, 0 or 1 */
+  MT_VALUE_INT_ARRAY = 5,    /* const int64_t*, count */
+  MT_VALUE_FLOAT_ARRAY = 6,  /* const double*, count */
+  MT_VALUE_STRING_ARRAY = 7  /* const char* const*, count */
+} mt_value_type;
+
+/* A typed value. Pointers are borrowed: valid for the duration of the call that
+ * passed them (host to probe: for the whole run of the probe). */
+typedef struct mt_value {
+  mt_value_type type;
+  int64_t i;
+  double f;
+  int b;
+  const char* s;
+  const int64_t* int_array;
+  const double* float_array;
+  const char* const* string_array;
+  size_t count; /* element count of whichever array is set */
+} mt_value;
+
+/* Whether a measured value is exact, or a bound the measurement could only reach. */
+typedef enum mt_bound {
+  MT_BOUND_EXACT = 0,
+  MT_BOUND_AT_LEAST = 1,
+  MT_BOUND_AT_MOST = 2
+} mt_bound;
+
+typedef struct mt_result_info {
+  uint32_t struct_size;
+  double confidence; /* 0..1; 1 for values read from an API */
+  mt_bound bound;
+  const char* note;  /* optional: how it was measured ("corrected for timing overhead"), or NULL */
+} mt_result_info;
+
+/* ---------------------------------------------------------------- status */
+
+typedef enum mt_status {
+  MT_STATUS_OK = 0,
+  MT_STATUS_FAILED = 1,  /* an error; the message says what */
+  MT_STATUS_SKIPPED = 2  /* deliberately not measured (e.g. not supported on this device) */
+} mt_status;
+
+typedef enum mt_log_level {
+  MT_LOG_TRACE = 0,
+  MT_LOG_DEBUG = 1,
+  MT_LOG_INFO = 2,
+  MT_LOG_WARN = 3,
+  MT_LOG_ERROR = 4
+} mt_log_level;
+
+/* ---------------------------------------------------------------- host services */
+
+/* Services the host offers to a running probe. `host` is the opaque first argument. */
+typedef struct mt_host_api {
+  uint32_t struct_size;
+  /* Value of a result key the probe required or may use. Returns 1 and fills *out when
+   * present, 0 when absent. */
+  int (*get_input)(void* host, const char* key, mt_value* out);
+  /* Value of one of the probe's declared options (the default when not configured).
+   * Returns 1 when the option exists, 0 otherwise. */
+  int (*get_option)(void* host, const char* name, mt_value* out);
+  void (*log)(void* host, mt_log_level level, const char* message);
+  /* fraction in [0,1]; stage is a short text such as "L1 size: bisection". */
+  void (*progress)(void* host, double fraction, const char* stage);
+  /* Store one result. The key must be one the probe declared in `provided_keys`.
+   * Returns 0 on success, non-zero when refused (the host logs why). */
+  int (*put_result)(void* host, const char* key, const mt_value* value, const mt_result_info* info);
+  /* Store the data series behind a result: a table of `rows` x `columns` doubles in
+   * row-major order, written as CSV under --raw-dir. Returns 0 on success. */
+  int (*put_raw)(void* host, const char* series, const char* const* column_names, size_t columns,
+                 const double* data, size_t rows);
+  /* Non-zero once the user asked to stop (Ctrl-C); a probe should return soon. */
+  int (*cancelled)(void* host);
+} mt_host_api;
+
+/* ---------------------------------------------------------------- device */
+
+typedef struct mt_device_info {
+  uint32_t struct_size;
+  char name[256];
+  char backend[16]; /* "cuda" or "sim" */
+  int32_t ordinal;
+  int32_t cc_major;
+  int32_t cc_minor;
+  int32_t sm_count;
+  int32_t warp_size;
+  int64_t sm_clock_khz;
+  int64_t memory_clock_khz;
+  int32_t memory_bus_width_bits;
+  int64_t global_memory_bytes;
+  int64_t l2_bytes;
+  int64_t shared_per_sm_bytes;
+  int64_t shared_per_block_bytes;
+  int64_t shared_per_block_optin_bytes;
+  int64_t constant_memory_bytes;
+  int64_t registers_per_sm;
+  int64_t registers_per_block;
+  int32_t max_threads_per_sm;
+  int32_t max_threads_per_block;
+  int32_t max_blocks_per_sm;
+  int32_t driver_version;  /* e.g. 13000; 0 for sim */
+  int32_t runtime_version; /* e.g. 13000; 0 for sim */
+  char uuid[40];
+  char pci_bus_id[32];
+} mt_device_info;
+
+/* ---------------------------------------------------------------- context */
+
+/* What a probe receives when it runs. */
+typedef struct mt_context {
+  uint32_t struct_size;
+  void* host;                   /* pass back to every api function */
+  const mt_host_api* api;
+  const mt_device_info* device;
+  const mt_backend* backend;    /* measurement primitives (measure.h) */
+} mt_context;
+
+/* ---------------------------------------------------------------- descriptors */
+
+typedef struct mt_option_desc {
+  uint32_t struct_size;
+  const char* name;
+  mt_value_type type;          /* INT, FLOAT, STRING, BOOL or an array type */
+  const char* default_value;   /* text form: "4096", "0.5", "lru", "true", "1,2,4" */
+  const char* help;
+} mt_option_desc;
+
+/* Returns MT_STATUS_*. On FAILED or SKIPPED the probe writes a message (the reason)
+ * into `message` (host-owned, `message_size` bytes, always NUL-terminated). */
+typedef int (*mt_probe_run_fn)(const mt_context* ctx, void* user, char* message, size_t message_size);
+
+typedef struct mt_probe_desc {
+  uint32_t struct_size;
+  const char* name;              /* "<plugin>/<probe>", e.g. "data-cache/l1d-line" */
+  const char* summary;           /* one line */
+  const char* const* provided_keys; /* NULL-terminated result keys, e.g. "l1d.line_bytes" */
+  const char* const* required_keys; /* NULL-terminated; the probe is skipped without them */
+  const char* const* used_keys;     /* NULL-terminated; read when some probe provides them */
+  const mt_option_desc* options;
+  size_t option_count;
+  mt_probe_run_fn run;
+  void* user;
+} mt_probe_desc;
+
+typedef struct mt_plugin_desc {
+  uint32_t struct_size;
+  uint32_t abi_major;            /* the ABI the plugin was built against */
+  uint32_t abi_minor;
+  const char* name;              /* unique; equals the library's file stem */
+  const char* version;           /* the plugin's own version, e.g. "1.0.0" */
+  const mt_probe_desc* probes;
+  size_t probe_count;
+} mt_plugin_desc;
+
+/* The entry point every plugin exports under MEMTOPO_ENTRY_POINT_NAME. The host passes
+ * its own ABI version; the plugin returns its descriptor (which stays valid until the
+ * library is unloaded), or NULL if it cannot work with that host. */
+typedef const mt_plugin_desc* (*mt_plugin_entry_fn)(uint32_t host_abi_major, uint32_t host_abi_minor);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* MEMTOPO_ABI_H */

@@ -1,0 +1,39 @@
+// memtopo measurement engine, host side: opening a device and its backend.
+//
+// Only the host (and tests) use this header; probes see the engine through
+// mt_context::backend (measure.h) and the C++ wrapper in probe.hpp.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "memtopo/abi.h"
+
+namespace memtopo::engine {
+
+// An opened device: its properties and the primitives that measure it.
+class Device {
+ public:
+  virtual ~Device() = default;
+  virtual const mt_backend* backend() const = 0;
+  virtual const mt_device_info& info() const = 0;
+  // Where the device came from, e.g. "cuda:0", "sim (built-in)", "sim:devices/kepler.toml".
+  virtual std::string description() const = 0;
+};
+
+// Whether this build has the CUDA backend.
+bool cuda_built();
+// Number of CUDA devices usable now (0 without the backend, a driver or a GPU).
+int cuda_device_count();
+
+// The simulated GPU described by a topology TOML file (empty path: the built-in device).
+// Throws memtopo::Error naming the file, line and key of any problem.
+std::unique_ptr<Device> open_sim(const std::string& path);
+// CUDA device `ordinal`. Throws memtopo::Error with the CUDA message.
+std::unique_ptr<Device> open_cuda(int ordinal);
+
+// "auto" (GPU 0 if one exists, else the built-in simulated GPU), "cuda", "cuda:N", "sim",
+// "sim:FILE". When auto falls back to the simulator, *fallback_reason says why.
+std::unique_ptr<Device> open_device(const std::string& spec, std::string* fallback_reason = nullptr);
+
+}  // namespace memtopo::engine

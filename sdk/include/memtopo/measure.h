@@ -1,0 +1,126 @@
+/*
+ * memtopo measurement primitives: the C interface of the measurement engine.
+ *
+ * The host creates one backend (CUDA or the simulated GPU) and hands it to every probe
+ * in mt_context::backend. Probes call the primitives through this function table and
+ * never launch kernels of their own, so every probe runs unchanged on a GPU and on the
+ * simulator. The C++ wrapper in memtopo/probe.hpp makes these calls pleasant.
+ *
+ * Conventions shared by both backends:
+ *  - A chase array holds 32-bit element indices: element i holds the index of the element
+ *    loaded after it. Footprint = elems * 4 bytes. Every distinct mt_chase_array (by
+ *    address) in one call is placed in its own device buffer, aligned to 2 MiB; jobs of one
+ *    call that point at the same mt_chase_array share that buffer (and so the L2).
+ *  - Latencies are SM clock cycles (clock64 on CUDA), raw: they include the timing
+ *    overhead, which timing_overhead() reports so probes can correct for it.
+ *  - Caches start each call in the state the hardware leaves them (the simulator starts
+ *    each call with every cache and TLB empty). Probes that need warm caches ask for a
+ *    warm-up (warmup_steps).
+ *  - Functions return 0 on success; on error they return non-zero and write a message
+ *    (the CUDA error string, or what was wrong with the request) into `err`.
+ */
+#ifndef MEMTOPO_MEASURE_H
+#define MEMTOPO_MEASURE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Memory path of a load. */
+typedef enum mt_space {
+  MT_SPACE_GLOBAL_CA = 0, /* ld.global.ca: cached in L1 and L2 */
+  MT_SPACE_GLOBAL_CG = 1, /* ld.global.cg: cached in L2 only */
+  MT_SPACE_READONLY = 2,  /* ld.global.nc: read-only data path */
+  MT_SPACE_TEXTURE = 3,   /* tex1Dfetch on a texture object over the array */
+  MT_SPACE_CONSTANT = 4,  /* ld.const: constant caches (arrays above 64 KiB are refused) */
+  MT_SPACE_SHARED = 5     /* ld.shared: array copied to shared memory first */
+} mt_space;
+
+typedef enum mt_array_kind {
+  MT_ARRAY_EXPLICIT = 0, /* `next` holds every element */
+  MT_ARRAY_STRIDE = 1    /* next[i] = (i + stride_elems) % elems, written only where visited:
+                            lets a large sparse footprint (TLB tests) cost no host memory */
+} mt_array_kind;
+
+typedef struct mt_chase_array {
+  uint32_t struct_size;
+  mt_array_kind kind;
+  const uint32_t* next; /* EXPLICIT: elems entries, each < elems */
+  uint64_t elems;       /* length of the array in 4-byte elements */
+  uint64_t stride_elems; /* STRIDE only */
+} mt_chase_array;
+
+/* One single-thread pointer chase (one block of one thread). Jobs of one call run at the
+ * same time, each on its own SM. */
+typedef struct mt_chase_job {
+  uint32_t struct_size;
+  mt_space space;
+  const mt_chase_array* array;
+  uint32_t start;         /* index of the first element loaded */
+  uint64_t warmup_steps;  /* loads made before timing starts (0: start cold) */
+  uint64_t steps;         /* loads timed */
+  int32_t sm;             /* SM to run on, or -1 for any free one */
+  int32_t shared_carveout_percent; /* -1: backend default; 0: largest L1 the device allows */
+  /* outputs */
+  uint32_t* out_index;    /* fine_chase: [steps] element index of each timed load, or NULL */
+  uint32_t* out_latency;  /* fine_chase: [steps] cycles of each timed load */
+  double out_average_cycles; /* average_chase: cycles per load over all timed loads */
+  int32_t out_sm;         /* SM the job ran on (read from %smid) */
+} mt_chase_job;
+
+/* One participant of a sequence chase: thread `lane` of logical block `block`. Actors with
+ * the same block run on the same SM (e.g. two lanes sharing an L1); `sm` pins the block
+ * (-1: any; blocks of one sequence always land on distinct SMs). */
+typedef struct mt_actor {
+  uint32_t block;
+  uint32_t lane;
+  int32_t sm;
+} mt_actor;
+
+/* One step of a sequence: `actor` chases `array` for `steps` loads from `start`. Phases run
+ * strictly one after another (the others wait), so "a fills, b fills, a re-measures" is
+ * expressed as three phases. Timed phases write out_index/out_latency when not NULL. */
+typedef struct mt_phase {
+  uint32_t struct_size;
+  uint32_t actor;
+  const mt_chase_array* array;
+  uint32_t start;
+  uint64_t steps;
+  uint32_t* out_index;   /* [steps] or NULL */
+  uint32_t* out_latency; /* [steps] or NULL (then the phase only loads) */
+} mt_phase;
+
+typedef struct mt_sequence_job {
+  uint32_t struct_size;
+  mt_space space;
+  const mt_actor* actors;
+  size_t actor_count;
+  mt_phase* phases;
+  size_t phase_count;
+  int32_t shared_carveout_percent;
+  int32_t* out_actor_sm; /* [actor_count] SM each actor ran on, or NULL */
+} mt_sequence_job;
+
+/* The function table of a backend. `self` is the first argument of every function. */
+typedef struct mt_backend {
+  uint32_t struct_size;
+  void* self;
+  const char* name; /* "cuda" or "sim" */
+  /* Fine-grained chase: the index and latency of every timed load, for each job. */
+  int (*fine_chase)(void* self, mt_chase_job* jobs, size_t job_count, char* err, size_t err_size);
+  /* Whole-chase average (the plain P-chase): cycles per load, no per-load overhead. */
+  int (*average_chase)(void* self, mt_chase_job* jobs, size_t job_count, char* err, size_t err_size);
+  /* Several actors chasing in a fixed order (sharing and per-SM partition tests). */
+  int (*sequence_chase)(void* self, mt_sequence_job* job, char* err, size_t err_size);
+  /* Cycles the fine-grained timing adds to each load (clock reads and dependent store). */
+  int (*timing_overhead)(void* self, double* out_cycles, char* err, size_t err_size);
+} mt_backend;
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* MEMTOPO_MEASURE_H */

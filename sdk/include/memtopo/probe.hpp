@@ -1,0 +1,515 @@
+// memtopo probe SDK: the header-only C++ layer over abi.h.
+//
+// A plugin is a handful of probe specs plus one registration macro:
+//
+//   #include <memtopo/probe.hpp>
+//   static memtopo::Probe line_probe() {
+//     return memtopo::Probe("data-cache/l1d-line")
+//         .summary("L1 data cache line and sector size")
+//         .provides({"l1d.line_bytes", "l1d.fetch_granularity_bytes"})
+//         .requires_keys({"l1d.size_bytes"})
+//         .option("max_stride_bytes", MT_VALUE_INT, "1024", "largest stride tried")
+//         .run([](memtopo::Context& ctx) { ... ctx.result("l1d.line_bytes", 128); });
+//   }
+//   MEMTOPO_PLUGIN("data-cache", "1.0.0", line_probe())
+//
+// Exceptions never cross the boundary: the trampoline turns memtopo::Skip into
+// MT_STATUS_SKIPPED and any other exception into MT_STATUS_FAILED with its message.
+// Compile a plugin source with -DMEMTOPO_STATIC_PLUGIN_FN=some_name to link it statically
+// into a test: the macro then defines `const mt_plugin_desc* some_name(uint32_t, uint32_t)`
+// instead of the exported entry point.
+#pragma once
+
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "memtopo/abi.h"
+
+namespace memtopo {
+
+// A deliberate skip: the probe cannot measure this on this device.
+struct Skip : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// A failure reported by the engine or the host.
+struct Error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+enum class Bound { Exact = MT_BOUND_EXACT, AtLeast = MT_BOUND_AT_LEAST, AtMost = MT_BOUND_AT_MOST };
+
+struct ResultInfo {
+  double confidence = 1.0;
+  Bound bound = Bound::Exact;
+  std::string note;
+};
+
+// ------------------------------------------------------------------ measurement wrapper
+
+// A chase array owned on the host side. Build it with the recipes in memtopo/recipes.hpp
+// or fill `next` yourself.
+struct ChaseArray {
+  std::vector<uint32_t> next;   // explicit arrays
+  uint64_t elems = 0;           // stride arrays: length in elements
+  uint64_t stride_elems = 0;    // stride arrays: step in elements (0 = explicit array)
+
+  static ChaseArray stride(uint64_t footprint_bytes, uint64_t stride_bytes) {
+    ChaseArray a;
+    a.elems = footprint_bytes / 4;
+    a.stride_elems = stride_bytes / 4;
+    return a;
+  }
+  uint64_t length() const { return stride_elems ? elems : next.size(); }
+  uint64_t footprint_bytes() const { return length() * 4; }
+
+  mt_chase_array c() const {
+    mt_chase_array a{};
+    a.struct_size = sizeof(a);
+    if (stride_elems) {
+      a.kind = MT_ARRAY_STRIDE;
+      a.elems = elems;
+      a.stride_elems = stride_elems;
+    } else {
+      a.kind = MT_ARRAY_EXPLICIT;
+      a.next = next.data();
+      a.elems = next.size();
+    }
+    return a;
+  }
+};
+
+struct ChaseSpec {
+  mt_space space = MT_SPACE_GLOBAL_CA;
+  const ChaseArray* array = nullptr;  // several specs may share one array
+  uint32_t start = 0;
+  uint64_t warmup_steps = 0;
+  uint64_t steps = 0;
+  int32_t sm = -1;
+  int32_t shared_carveout_percent = -1;
+};
+
+struct ChaseSamples {
+  std::vector<uint32_t> index;
+  std::vector<uint32_t> latency;
+  double average_cycles = 0;
+  int32_t sm = -1;
+};
+
+class Backend {
+ public:
+  explicit Backend(const mt_backend* b) : b_(b) {}
+  const char* name() const { return b_ ? b_->name : "none"; }
+  const mt_backend* c() const { return b_; }
+
+  // Fine-grained chases, run at once on distinct SMs.
+  std::vector<ChaseSamples> fine_chase(const std::vector<ChaseSpec>& specs) const {
+    return run(specs, true);
+  }
+  ChaseSamples fine_chase(const ChaseSpec& spec) const { return fine_chase(std::vector<ChaseSpec>{spec})[0]; }
+
+  // Whole-chase average latency per load.
+  std::vector<ChaseSamples> average_chase(const std::vector<ChaseSpec>& specs) const {
+    return run(specs, false);
+  }
+  double average_chase(const ChaseSpec& spec) const {
+    return average_chase(std::vector<ChaseSpec>{spec})[0].average_cycles;
+  }
+
+  double timing_overhead() const {
+    require(b_ && b_->timing_overhead, "timing_overhead");
+    double cycles = 0;
+    char err[512] = {0};
+    if (b_->timing_overhead(b_->self, &cycles, err, sizeof err) != 0) throw Error(err);
+    return cycles;
+  }
+
+  // Raw access for sequence chases (memtopo/measure.h documents the fields).
+  void sequence_chase(mt_sequence_job& job) const {
+    require(b_ && b_->sequence_chase, "sequence_chase");
+    char err[512] = {0};
+    if (b_->sequence_chase(b_->self, &job, err, sizeof err) != 0) throw Error(err);
+  }
+
+ private:
+  static void require(bool ok, const char* what) {
+    if (!ok) throw Error(std::string("the measurement backend does not provide ") + what);
+  }
+
+  std::vector<ChaseSamples> run(const std::vector<ChaseSpec>& specs, bool fine) const {
+    require(b_ && (fine ? b_->fine_chase : b_->average_chase) != nullptr,
+            fine ? "fine_chase" : "average_chase");
+    // One mt_chase_array per distinct ChaseArray, so shared arrays share a device buffer.
+    std::vector<const ChaseArray*> owners;
+    std::vector<mt_chase_array> arrays;
+    arrays.reserve(specs.size());
+    std::vector<size_t> which(specs.size());
+    for (size_t i = 0; i < specs.size(); ++i) {
+      if (!specs[i].array) throw Error("chase spec without an array");
+      size_t k = 0;
+      while (k < owners.size() && owners[k] != specs[i].array) ++k;
+      if (k == owners.size()) {
+        owners.push_back(specs[i].array);
+        arrays.push_back(specs[i].array->c());
+      }
+      which[i] = k;
+    }
+    std::vector<ChaseSamples> out(specs.size());
+    std::vector<mt_chase_job> jobs(specs.size());
+    for (size_t i = 0; i < specs.size(); ++i) {
+      const ChaseSpec& s = specs[i];
+      mt_chase_job& j = jobs[i];
+      j = mt_chase_job{};
+      j.struct_size = sizeof(j);
+      j.space = s.space;
+      j.array = &arrays[which[i]];
+      j.start = s.start;
+      j.warmup_steps = s.warmup_steps;
+      j.steps = s.steps;
+      j.sm = s.sm;
+      j.shared_carveout_percent = s.shared_carveout_percent;
+      if (fine) {
+        out[i].index.resize(s.steps);
+        out[i].latency.resize(s.steps);
+        j.out_index = out[i].index.data();
+        j.out_latency = out[i].latency.data();
+      }
+    }
+    char err[512] = {0};
+    int rc = fine ? b_->fine_chase(b_->self, jobs.data(), jobs.size(), err, sizeof err)
+                  : b_->average_chase(b_->self, jobs.data(), jobs.size(), err, sizeof err);
+    if (rc != 0) throw Error(err[0] ? err : "measurement failed");
+    for (size_t i = 0; i < specs.size(); ++i) {
+      out[i].average_cycles = jobs[i].out_average_cycles;
+      out[i].sm = jobs[i].out_sm;
+    }
+    return out;
+  }
+
+  const mt_backend* b_;
+};
+
+// ------------------------------------------------------------------ values
+
+namespace detail {
+template <class T>
+struct always_false : std::false_type {};
+
+inline const char* type_name(mt_value_type t) {
+  switch (t) {
+    case MT_VALUE_INT: return "integer";
+    case MT_VALUE_FLOAT: return "float";
+    case MT_VALUE_STRING: return "string";
+    case MT_VALUE_BOOL: return "boolean";
+    case MT_VALUE_INT_ARRAY: return "integer array";
+    case MT_VALUE_FLOAT_ARRAY: return "float array";
+    case MT_VALUE_STRING_ARRAY: return "string array";
+    default: return "nothing";
+  }
+}
+
+// Convert an mt_value to T; throws memtopo::Error naming `what` on a type mismatch.
+template <class T>
+T from_value(const mt_value& v, const std::string& what) {
+  auto mismatch = [&](const char* want) {
+    return Error(what + " is " + type_name(v.type) + ", expected " + want);
+  };
+  if constexpr (std::is_same_v<T, bool>) {
+    if (v.type != MT_VALUE_BOOL) throw mismatch("boolean");
+    return v.b != 0;
+  } else if constexpr (std::is_integral_v<T>) {
+    if (v.type != MT_VALUE_INT) throw mismatch("integer");
+    return static_cast<T>(v.i);
+  } else if constexpr (std::is_floating_point_v<T>) {
+    if (v.type == MT_VALUE_INT) return static_cast<T>(v.i);
+    if (v.type != MT_VALUE_FLOAT) throw mismatch("float");
+    return static_cast<T>(v.f);
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    if (v.type != MT_VALUE_STRING) throw mismatch("string");
+    return v.s ? std::string(v.s) : std::string();
+  } else if constexpr (std::is_same_v<T, std::vector<int64_t>>) {
+    if (v.type != MT_VALUE_INT_ARRAY) throw mismatch("integer array");
+    return std::vector<int64_t>(v.int_array, v.int_array + v.count);
+  } else if constexpr (std::is_same_v<T, std::vector<double>>) {
+    if (v.type == MT_VALUE_INT_ARRAY) return std::vector<double>(v.int_array, v.int_array + v.count);
+    if (v.type != MT_VALUE_FLOAT_ARRAY) throw mismatch("float array");
+    return std::vector<double>(v.float_array, v.float_array + v.count);
+  } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
+    if (v.type != MT_VALUE_STRING_ARRAY) throw mismatch("string array");
+    std::vector<std::string> out;
+    for (size_t i = 0; i < v.count; ++i) out.emplace_back(v.string_array[i] ? v.string_array[i] : "");
+    return out;
+  } else {
+    static_assert(always_false<T>::value, "unsupported value type");
+  }
+}
+}  // namespace detail
+
+// ------------------------------------------------------------------ context
+
+class Context {
+ public:
+  explicit Context(const mt_context* c) : c_(c), backend_(c->backend) {}
+
+  const mt_device_info& device() const { return *c_->device; }
+  const Backend& backend() const { return backend_; }
+
+  // A required key's value; throws memtopo::Error when absent (the host only runs a probe
+  // once every required key exists, so this means a programming error).
+  template <class T>
+  T input(const std::string& key) const {
+    auto v = try_input<T>(key);
+    if (!v) throw Error("input " + key + " is not available");
+    return *v;
+  }
+  // An optional ("uses") key's value, or nothing.
+  template <class T>
+  std::optional<T> try_input(const std::string& key) const {
+    mt_value v{};
+    if (!c_->api->get_input(c_->host, key.c_str(), &v)) return std::nullopt;
+    return detail::from_value<T>(v, "input " + key);
+  }
+  template <class T>
+  T option(const std::string& name) const {
+    mt_value v{};
+    if (!c_->api->get_option(c_->host, name.c_str(), &v)) throw Error("option " + name + " is not declared");
+    return detail::from_value<T>(v, "option " + name);
+  }
+
+  void log(mt_log_level level, const std::string& msg) const { c_->api->log(c_->host, level, msg.c_str()); }
+  void debug(const std::string& msg) const { log(MT_LOG_DEBUG, msg); }
+  void info(const std::string& msg) const { log(MT_LOG_INFO, msg); }
+  void warn(const std::string& msg) const { log(MT_LOG_WARN, msg); }
+  void progress(double fraction, const std::string& stage) const {
+    c_->api->progress(c_->host, fraction, stage.c_str());
+  }
+  bool cancelled() const { return c_->api->cancelled(c_->host) != 0; }
+
+  // Results. Integers, floats, booleans, strings and arrays of them.
+  template <class T>
+  void result(const std::string& key, const T& value, const ResultInfo& info = {}) const {
+    mt_value v{};
+    std::vector<const char*> ptrs;  // keeps string array pointers alive for the call
+    if constexpr (std::is_same_v<T, bool>) {
+      v.type = MT_VALUE_BOOL;
+      v.b = value ? 1 : 0;
+    } else if constexpr (std::is_integral_v<T>) {
+      v.type = MT_VALUE_INT;
+      v.i = static_cast<int64_t>(value);
+    } else if constexpr (std::is_floating_point_v<T>) {
+      v.type = MT_VALUE_FLOAT;
+      v.f = static_cast<double>(value);
+    } else if constexpr (std::is_convertible_v<T, std::string>) {
+      v.type = MT_VALUE_STRING;
+      const std::string copy(value);
+      v.s = copy.c_str();
+      put(key, v, info);
+      return;
+    } else if constexpr (std::is_same_v<T, std::vector<int64_t>>) {
+      v.type = MT_VALUE_INT_ARRAY;
+      v.int_array = value.data();
+      v.count = value.size();
+    } else if constexpr (std::is_same_v<T, std::vector<double>>) {
+      v.type = MT_VALUE_FLOAT_ARRAY;
+      v.float_array = value.data();
+      v.count = value.size();
+    } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
+      v.type = MT_VALUE_STRING_ARRAY;
+      for (const auto& s : value) ptrs.push_back(s.c_str());
+      v.string_array = ptrs.data();
+      v.count = ptrs.size();
+    } else {
+      static_assert(detail::always_false<T>::value, "unsupported result type");
+    }
+    put(key, v, info);
+  }
+
+  // The data series behind a result, written as CSV under --raw-dir.
+  void raw(const std::string& series, const std::vector<std::string>& columns,
+           const std::vector<double>& row_major) const {
+    std::vector<const char*> names;
+    for (const auto& c : columns) names.push_back(c.c_str());
+    size_t rows = columns.empty() ? 0 : row_major.size() / columns.size();
+    if (c_->api->put_raw(c_->host, series.c_str(), names.data(), names.size(), row_major.data(), rows) != 0)
+      warn("raw series " + series + " was not stored");
+  }
+
+  const mt_context* c() const { return c_; }
+
+ private:
+  void put(const std::string& key, const mt_value& v, const ResultInfo& info) const {
+    mt_result_info ri{};
+    ri.struct_size = sizeof(ri);
+    ri.confidence = info.confidence;
+    ri.bound = static_cast<mt_bound>(info.bound);
+    ri.note = info.note.empty() ? nullptr : info.note.c_str();
+    if (c_->api->put_result(c_->host, key.c_str(), &v, &ri) != 0)
+      throw Error("the host refused result " + key + " (is it in the probe's provides list?)");
+  }
+
+  const mt_context* c_;
+  Backend backend_;
+};
+
+// ------------------------------------------------------------------ probe spec
+
+class Probe {
+ public:
+  using RunFn = std::function<void(Context&)>;
+  struct Option {
+    std::string name;
+    mt_value_type type;
+    std::string default_value;
+    std::string help;
+  };
+
+  explicit Probe(std::string name) : name_(std::move(name)) {}
+  Probe& summary(std::string s) { summary_ = std::move(s); return *this; }
+  Probe& provides(std::vector<std::string> k) { provides_ = std::move(k); return *this; }
+  Probe& requires_keys(std::vector<std::string> k) { requires_ = std::move(k); return *this; }
+  Probe& uses(std::vector<std::string> k) { uses_ = std::move(k); return *this; }
+  Probe& option(std::string name, mt_value_type type, std::string def, std::string help) {
+    options_.push_back({std::move(name), type, std::move(def), std::move(help)});
+    return *this;
+  }
+  Probe& run(RunFn fn) { run_ = std::move(fn); return *this; }
+
+  const std::string& name() const { return name_; }
+  const std::string& summary() const { return summary_; }
+  const std::vector<std::string>& provided() const { return provides_; }
+  const std::vector<std::string>& required() const { return requires_; }
+  const std::vector<std::string>& used() const { return uses_; }
+  const std::vector<Option>& options() const { return options_; }
+  const RunFn& fn() const { return run_; }
+
+ private:
+  std::string name_, summary_;
+  std::vector<std::string> provides_, requires_, uses_;
+  std::vector<Option> options_;
+  RunFn run_;
+};
+
+namespace detail {
+
+inline void copy_message(char* dst, size_t size, const char* src) {
+  if (!dst || size == 0) return;
+  std::snprintf(dst, size, "%s", src ? src : "");
+}
+
+// Runs a probe's C++ function; exceptions become status codes here, at the boundary.
+inline int trampoline(const mt_context* ctx, void* user, char* message, size_t message_size) {
+  const Probe* probe = static_cast<const Probe*>(user);
+  try {
+    if (!probe->fn()) throw Error("probe has no run function");
+    Context c(ctx);
+    probe->fn()(c);
+    return MT_STATUS_OK;
+  } catch (const Skip& e) {
+    copy_message(message, message_size, e.what());
+    return MT_STATUS_SKIPPED;
+  } catch (const std::exception& e) {
+    copy_message(message, message_size, e.what());
+    return MT_STATUS_FAILED;
+  } catch (...) {
+    copy_message(message, message_size, "unknown exception");
+    return MT_STATUS_FAILED;
+  }
+}
+
+// Owns the C descriptors built from Probe specs; lives as long as the library.
+class PluginHolder {
+ public:
+  PluginHolder(const char* name, const char* version, std::vector<Probe> probes)
+      : name_(name), version_(version), probes_(std::move(probes)) {
+    keys_.resize(probes_.size());
+    opts_.resize(probes_.size());
+    for (size_t i = 0; i < probes_.size(); ++i) {
+      const Probe& p = probes_[i];
+      auto& k = keys_[i];
+      k.provided = terminated(p.provided());
+      k.required = terminated(p.required());
+      k.used = terminated(p.used());
+      for (const auto& o : p.options()) {
+        mt_option_desc d{};
+        d.struct_size = sizeof(d);
+        d.name = o.name.c_str();
+        d.type = o.type;
+        d.default_value = o.default_value.c_str();
+        d.help = o.help.c_str();
+        opts_[i].push_back(d);
+      }
+      mt_probe_desc d{};
+      d.struct_size = sizeof(d);
+      d.name = p.name().c_str();
+      d.summary = p.summary().c_str();
+      d.provided_keys = k.provided.data();
+      d.required_keys = k.required.data();
+      d.used_keys = k.used.data();
+      d.options = opts_[i].data();
+      d.option_count = opts_[i].size();
+      d.run = &trampoline;
+      d.user = const_cast<Probe*>(&probes_[i]);
+      descs_.push_back(d);
+    }
+    desc_.struct_size = sizeof(desc_);
+    desc_.abi_major = MEMTOPO_ABI_MAJOR;
+    desc_.abi_minor = MEMTOPO_ABI_MINOR;
+    desc_.name = name_.c_str();
+    desc_.version = version_.c_str();
+    desc_.probes = descs_.data();
+    desc_.probe_count = descs_.size();
+  }
+  PluginHolder(const PluginHolder&) = delete;
+  PluginHolder& operator=(const PluginHolder&) = delete;
+  const mt_plugin_desc* desc() const { return &desc_; }
+
+ private:
+  struct Keys {
+    std::vector<const char*> provided, required, used;
+  };
+  static std::vector<const char*> terminated(const std::vector<std::string>& v) {
+    std::vector<const char*> out;
+    for (const auto& s : v) out.push_back(s.c_str());
+    out.push_back(nullptr);
+    return out;
+  }
+  std::string name_, version_;
+  std::vector<Probe> probes_;
+  std::vector<Keys> keys_;
+  std::vector<std::vector<mt_option_desc>> opts_;
+  std::vector<mt_probe_desc> descs_;
+  mt_plugin_desc desc_{};
+};
+
+}  // namespace detail
+}  // namespace memtopo
+
+#define MEMTOPO_DETAIL_DESCRIPTOR_(NAME, VERSION, ...)                                       \
+  static const mt_plugin_desc* memtopo_detail_descriptor_() {                                \
+    static const ::memtopo::detail::PluginHolder holder(NAME, VERSION, {__VA_ARGS__});       \
+    return holder.desc();                                                                    \
+  }
+
+#ifdef MEMTOPO_STATIC_PLUGIN_FN
+// Linked statically into a test: a named function instead of the exported entry point.
+#define MEMTOPO_PLUGIN(NAME, VERSION, ...)                                                   \
+  MEMTOPO_DETAIL_DESCRIPTOR_(NAME, VERSION, __VA_ARGS__)                                     \
+  const mt_plugin_desc* MEMTOPO_STATIC_PLUGIN_FN(uint32_t, uint32_t) {                       \
+    return memtopo_detail_descriptor_();                                                     \
+  }
+#else
+#define MEMTOPO_PLUGIN(NAME, VERSION, ...)                                                   \
+  MEMTOPO_DETAIL_DESCRIPTOR_(NAME, VERSION, __VA_ARGS__)                                     \
+  /* The descriptor carries the plugin's ABI version; the host decides whether to use it. */ \
+  extern "C" MEMTOPO_EXPORT const mt_plugin_desc* memtopo_plugin_entry(uint32_t, uint32_t) {  \
+    return memtopo_detail_descriptor_();                                                     \
+  }
+#endif

@@ -1,0 +1,97 @@
+#include "engine/job_checks.hpp"
+
+#include <cstdio>
+#include <set>
+#include <string>
+
+namespace memtopo::engine {
+namespace {
+
+std::string check_array(const mt_chase_array* a, const std::string& where) {
+  if (!a) return where + ": no array";
+  if (a->elems == 0) return where + ": the array is empty";
+  if (a->elems > (uint64_t(1) << 32)) return where + ": more than 2^32 elements cannot be indexed with 32 bits";
+  if (a->kind == MT_ARRAY_EXPLICIT) {
+    if (!a->next) return where + ": explicit array without data";
+  } else if (a->kind == MT_ARRAY_STRIDE) {
+    if (a->stride_elems == 0) return where + ": stride array with stride 0";
+  } else {
+    return where + ": unknown array kind " + std::to_string(int(a->kind));
+  }
+  return {};
+}
+
+std::string check_space(mt_space s, const mt_chase_array* a, const mt_device_info& dev, const std::string& where) {
+  if (s < MT_SPACE_GLOBAL_CA || s > MT_SPACE_SHARED) return where + ": unknown memory space " + std::to_string(int(s));
+  if (s == MT_SPACE_CONSTANT && dev.constant_memory_bytes > 0 &&
+      a->elems * 4 > uint64_t(dev.constant_memory_bytes))
+    return where + ": " + std::to_string(a->elems * 4) + " bytes do not fit in constant memory (" +
+           std::to_string(dev.constant_memory_bytes) + " bytes)";
+  if (s == MT_SPACE_SHARED && dev.shared_per_block_optin_bytes > 0 &&
+      a->elems * 4 > uint64_t(dev.shared_per_block_optin_bytes))
+    return where + ": " + std::to_string(a->elems * 4) + " bytes do not fit in shared memory (" +
+           std::to_string(dev.shared_per_block_optin_bytes) + " bytes per block)";
+  return {};
+}
+
+std::string check_sm(int32_t sm, const mt_device_info& dev, const std::string& where) {
+  if (sm < -1 || (dev.sm_count > 0 && sm >= dev.sm_count))
+    return where + ": SM " + std::to_string(sm) + " does not exist (the device has " + std::to_string(dev.sm_count) + ")";
+  return {};
+}
+
+}  // namespace
+
+int fail(char* err, size_t size, const std::string& msg) {
+  if (err && size) std::snprintf(err, size, "%s", msg.c_str());
+  return 1;
+}
+
+std::string check_chase_jobs(const mt_chase_job* jobs, size_t count, const mt_device_info& dev, bool fine) {
+  if (count == 0) return "no jobs";
+  if (!jobs) return "no job array";
+  if (dev.sm_count > 0 && count > size_t(dev.sm_count))
+    return std::to_string(count) + " jobs but only " + std::to_string(dev.sm_count) + " SMs; one job runs per SM";
+  std::set<int32_t> pinned;
+  for (size_t i = 0; i < count; ++i) {
+    const mt_chase_job& j = jobs[i];
+    const std::string where = "job " + std::to_string(i);
+    if (j.struct_size < sizeof(mt_chase_job)) return where + ": struct_size too small";
+    if (auto e = check_array(j.array, where); !e.empty()) return e;
+    if (auto e = check_space(j.space, j.array, dev, where); !e.empty()) return e;
+    if (auto e = check_sm(j.sm, dev, where); !e.empty()) return e;
+    if (j.sm >= 0 && !pinned.insert(j.sm).second) return where + ": SM " + std::to_string(j.sm) + " is pinned twice";
+    if (j.start >= j.array->elems)
+      return where + ": start " + std::to_string(j.start) + " is past the array's " + std::to_string(j.array->elems) + " elements";
+    if (j.steps == 0) return where + ": zero steps";
+    if (fine && !j.out_latency) return where + ": no out_latency buffer";
+    if (j.shared_carveout_percent < -1 || j.shared_carveout_percent > 100)
+      return where + ": shared_carveout_percent must be -1 or 0..100";
+  }
+  return {};
+}
+
+std::string check_sequence_job(const mt_sequence_job& job, const mt_device_info& dev) {
+  if (job.struct_size < sizeof(mt_sequence_job)) return "sequence: struct_size too small";
+  if (job.actor_count == 0 || !job.actors) return "sequence: no actors";
+  if (job.phase_count == 0 || !job.phases) return "sequence: no phases";
+  for (size_t a = 0; a < job.actor_count; ++a) {
+    const std::string where = "actor " + std::to_string(a);
+    if (auto e = check_sm(job.actors[a].sm, dev, where); !e.empty()) return e;
+    if (dev.max_threads_per_block > 0 && job.actors[a].lane >= uint32_t(dev.max_threads_per_block))
+      return where + ": lane " + std::to_string(job.actors[a].lane) + " exceeds the block size limit";
+  }
+  for (size_t p = 0; p < job.phase_count; ++p) {
+    const mt_phase& ph = job.phases[p];
+    const std::string where = "phase " + std::to_string(p);
+    if (ph.struct_size < sizeof(mt_phase)) return where + ": struct_size too small";
+    if (ph.actor >= job.actor_count) return where + ": actor " + std::to_string(ph.actor) + " does not exist";
+    if (auto e = check_array(ph.array, where); !e.empty()) return e;
+    if (auto e = check_space(job.space, ph.array, dev, where); !e.empty()) return e;
+    if (ph.start >= ph.array->elems) return where + ": start is past the end of the array";
+    if (ph.steps == 0) return where + ": zero steps";
+  }
+  return {};
+}
+
+}  // namespace memtopo::engine
