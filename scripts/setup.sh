@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs the Debian/Ubuntu packages memtopo builds with, when they are missing.
+# Idempotent and quiet when everything is already there. The CUDA toolkit is optional
+# (without it the simulated GPU is the only backend) and is not installed here.
+set -euo pipefail
+
+packages=(
+  cmake ninja-build g++ git pkg-config
+  libboost1.81-dev        # Boost.DLL (plugin loading), Boost.Math (KS distribution)
+  libtomlplusplus-dev     # TOML++
+  libspdlog-dev           # logging
+  libcli11-dev            # command line
+  catch2                  # tests
+  nlohmann-json3-dev      # JSON for schema validation
+  libvalijson-dev         # JSON Schema validation
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup: all packages present"
+  exit 0
+fi
+
+echo "setup: installing ${missing[*]}"
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+# --no-install-recommends keeps valijson from pulling in its optional adapters' stacks.
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "setup: done"
