@@ -1,0 +1,82 @@
+// Hit/miss classification of fine-grained latencies: latency levels found from the data
+// (no fixed thresholds), miss counts per window and periodicity of miss patterns (Mei and Chu,
+// paper 001: LRU gives periodic misses, line size shows as one miss every line/stride loads).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace memtopo::analysis {
+
+struct Level {
+  double centre = 0;   // median of the level's samples
+  double low = 0;      // smallest and largest sample in the level
+  double high = 0;
+  double spread = 0;   // robust standard deviation (IQR / 1.349)
+  size_t count = 0;
+};
+
+struct LevelOptions {
+  // A gap between sorted neighbours separates two levels when it exceeds gap_factor times the
+  // larger robust spread of the two sides and `resolution`.
+  double gap_factor = 4.0;
+  // Smallest meaningful difference. 0 = automatic: 1 when every sample is an integer (cycle
+  // counts), otherwise 1e-6 of the largest magnitude.
+  double resolution = 0;
+  // A group smaller than this is not a level but outliers (rare, scattered samples). Rare but
+  // real levels (a few misses per pass) are kept when they reach min_count.
+  size_t min_count = 3;
+  double min_fraction = 0.0;
+  size_t max_levels = 8;   // beyond this the closest neighbouring levels are merged
+};
+
+struct Levels {
+  bool found = false;                 // at least one level
+  std::vector<Level> levels;          // ascending centre
+  std::vector<double> boundaries;     // levels.size() - 1 thresholds between neighbours
+  std::vector<uint32_t> level_of;     // per sample: index of the nearest level (by boundaries)
+  std::vector<uint8_t> outlier;       // per sample: 1 when it belongs to no level
+  size_t outlier_count = 0;
+  std::string reason;
+
+  // Index of the level a value belongs to (by boundaries); 0 when there are no levels.
+  uint32_t classify(double value) const;
+  // Per sample: 1 when above the boundary that closes level `hit_level` (a miss of that level).
+  std::vector<uint8_t> misses(uint32_t hit_level = 0) const;
+};
+
+Levels find_levels(const std::vector<double>& samples, const LevelOptions& options = {});
+Levels find_levels(const std::vector<uint32_t>& latencies, const LevelOptions& options = {});
+
+// Number of misses in consecutive windows of `window` steps (the last may be shorter).
+std::vector<size_t> miss_counts(const std::vector<uint8_t>& miss, size_t window);
+
+// Periodicity of a binary event sequence (e.g. misses per step).
+struct PeriodicityOptions {
+  size_t min_period = 1;
+  size_t max_period = 0;        // 0 = n / 2 (at least two periods must be observed)
+  size_t min_events = 3;
+  double min_strength = 0.9;    // strength needed to call the pattern periodic
+};
+
+struct Periodicity {
+  bool found = false;
+  size_t period = 0;            // smallest lag at which the pattern repeats best (steps)
+  // Of the events that have a position `period` later inside the sequence, the fraction that
+  // find an event there (1 = perfectly periodic).
+  double match_fraction = 0;
+  // match_fraction corrected for chance: (match - rate) / (1 - rate), rate = events / n.
+  // A random (non-LRU) miss pattern scores near 0, a periodic one near 1.
+  double strength = 0;
+  size_t first_event = 0;       // phase: position of the first event
+  size_t events = 0;
+  double event_rate = 0;        // events / n
+  double median_spacing = 0;    // median distance between consecutive events
+  std::string reason;
+};
+
+Periodicity periodicity(const std::vector<uint8_t>& events, const PeriodicityOptions& options = {});
+
+}  // namespace memtopo::analysis

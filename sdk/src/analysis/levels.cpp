@@ -1,0 +1,241 @@
+#include "memtopo/analysis/levels.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <string>
+
+#include "memtopo/analysis/robust.hpp"
+
+namespace memtopo::analysis {
+namespace {
+
+// Groups smaller than this have no trustworthy spread of their own.
+constexpr size_t kSpreadMinCount = 5;
+// Spread assumed for such a group, relative to its magnitude (2 % of a latency).
+constexpr double kSmallGroupRelativeSpread = 0.02;
+
+// Type-7 quantile of the sorted range v[b, e).
+double sorted_quantile(const std::vector<double>& v, size_t b, size_t e, double q) {
+  const double h = static_cast<double>(e - b - 1) * q;
+  const size_t lo = b + static_cast<size_t>(std::floor(h));
+  const size_t hi = std::min(lo + 1, e - 1);
+  return v[lo] + (h - std::floor(h)) * (v[hi] - v[lo]);
+}
+
+double robust_spread(const std::vector<double>& v, size_t b, size_t e) {
+  if (e - b < 2) return 0;
+  return (sorted_quantile(v, b, e, 0.75) - sorted_quantile(v, b, e, 0.25)) / 1.349;
+}
+
+}  // namespace
+
+uint32_t Levels::classify(double value) const {
+  uint32_t k = 0;
+  while (k < boundaries.size() && value > boundaries[k]) ++k;
+  return k;
+}
+
+std::vector<uint8_t> Levels::misses(uint32_t hit_level) const {
+  std::vector<uint8_t> out(level_of.size(), 0);
+  for (size_t i = 0; i < level_of.size(); ++i) out[i] = level_of[i] > hit_level ? 1 : 0;
+  return out;
+}
+
+Levels find_levels(const std::vector<uint32_t>& latencies, const LevelOptions& options) {
+  return find_levels(to_doubles(latencies), options);
+}
+
+Levels find_levels(const std::vector<double>& samples, const LevelOptions& o) {
+  Levels out;
+  const size_t n = samples.size();
+  if (n == 0) {
+    out.reason = "no samples";
+    return out;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (!std::isfinite(samples[i])) {
+      out.reason = "sample " + std::to_string(i) + " is NaN or infinite";
+      return out;
+    }
+  }
+  std::vector<size_t> order(n);
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return samples[a] < samples[b]; });
+  std::vector<double> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = samples[order[i]];
+
+  double res = o.resolution;
+  if (!(res > 0)) {
+    const bool integers = std::all_of(v.begin(), v.end(), [](double x) { return x == std::floor(x); });
+    res = integers ? 1.0 : 1e-6 * std::max(std::fabs(v.front()), std::fabs(v.back()));
+    if (!(res > 0)) res = 1e-12;
+  }
+  auto scale = [&](size_t b, size_t e) {
+    if (e - b >= kSpreadMinCount) return std::max(robust_spread(v, b, e), res);
+    const double centre = sorted_quantile(v, b, e, 0.5);
+    return std::max(res, kSmallGroupRelativeSpread * std::fabs(centre));
+  };
+
+  // Agglomerative merging of contiguous sorted ranges, smallest gap first (single linkage),
+  // but a gap is only bridged when it is within gap_factor of the spread of the groups on
+  // either side. Starting from single values, dense levels form before the wide gaps between
+  // them are looked at; isolated samples stay alone and become outliers below.
+  std::vector<size_t> group_begin(n), group_end(n);  // valid at a group's first and last index
+  for (size_t i = 0; i < n; ++i) {
+    group_begin[i] = i;
+    group_end[i] = i + 1;
+  }
+  std::vector<size_t> gaps(n > 0 ? n - 1 : 0);
+  std::iota(gaps.begin(), gaps.end(), size_t{0});
+  std::stable_sort(gaps.begin(), gaps.end(), [&](size_t a, size_t b) { return v[a + 1] - v[a] < v[b + 1] - v[b]; });
+  std::vector<uint8_t> bridged(gaps.size(), 0);
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (size_t g : gaps) {
+      if (bridged[g]) continue;
+      const size_t lb = group_begin[g], le = g + 1;        // left group [lb, le)
+      const size_t rb = g + 1, re = group_end[g + 1];      // right group [rb, re)
+      const double gap = v[g + 1] - v[g];
+      if (gap > o.gap_factor * std::max(scale(lb, le), scale(rb, re))) continue;
+      bridged[g] = 1;
+      changed = true;
+      group_end[lb] = re;
+      group_begin[re - 1] = lb;
+    }
+  }
+
+  struct Range {
+    size_t b, e;
+  };
+  std::vector<Range> groups;
+  for (size_t i = 0; i < n; i = group_end[i]) groups.push_back({i, group_end[i]});
+  const double min_count = std::max<double>(static_cast<double>(o.min_count), o.min_fraction * static_cast<double>(n));
+  std::vector<Range> levels;
+  std::vector<uint8_t> sorted_outlier(n, 0);
+  for (const Range& r : groups) {
+    if (static_cast<double>(r.e - r.b) >= min_count) {
+      levels.push_back(r);
+    } else {
+      for (size_t i = r.b; i < r.e; ++i) sorted_outlier[i] = 1;
+    }
+  }
+  if (levels.empty()) {
+    out.reason = "no group of at least " + std::to_string(static_cast<size_t>(std::ceil(min_count))) +
+                 " similar samples among " + std::to_string(n);
+    out.outlier.assign(n, 1);
+    out.outlier_count = n;
+    out.level_of.assign(n, 0);
+    return out;
+  }
+  // Too many levels: merge the neighbours whose gap is smallest relative to their spread.
+  while (levels.size() > std::max<size_t>(o.max_levels, 1)) {
+    size_t best = 0;
+    double best_ratio = std::numeric_limits<double>::infinity();
+    for (size_t k = 0; k + 1 < levels.size(); ++k) {
+      const double gap = v[levels[k + 1].b] - v[levels[k].e - 1];
+      const double ratio = gap / std::max(scale(levels[k].b, levels[k].e), scale(levels[k + 1].b, levels[k + 1].e));
+      if (ratio < best_ratio) {
+        best_ratio = ratio;
+        best = k;
+      }
+    }
+    for (size_t i = levels[best].b; i < levels[best + 1].e; ++i) sorted_outlier[i] = 0;
+    levels[best].e = levels[best + 1].e;
+    levels.erase(levels.begin() + static_cast<std::ptrdiff_t>(best) + 1);
+  }
+  for (const Range& r : levels) {
+    Level l;
+    l.centre = sorted_quantile(v, r.b, r.e, 0.5);
+    l.low = v[r.b];
+    l.high = v[r.e - 1];
+    l.spread = robust_spread(v, r.b, r.e);
+    l.count = r.e - r.b;
+    out.levels.push_back(l);
+  }
+  for (size_t k = 0; k + 1 < out.levels.size(); ++k)
+    out.boundaries.push_back(0.5 * (out.levels[k].high + out.levels[k + 1].low));
+  out.level_of.resize(n);
+  out.outlier.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    out.level_of[order[i]] = out.classify(v[i]);
+    out.outlier[order[i]] = sorted_outlier[i];
+    out.outlier_count += sorted_outlier[i];
+  }
+  out.found = true;
+  out.reason = std::to_string(out.levels.size()) + " level(s), " + std::to_string(out.outlier_count) + " outlier(s)";
+  return out;
+}
+
+std::vector<size_t> miss_counts(const std::vector<uint8_t>& miss, size_t window) {
+  std::vector<size_t> out;
+  if (window == 0) return out;
+  for (size_t b = 0; b < miss.size(); b += window) {
+    const size_t e = std::min(miss.size(), b + window);
+    out.push_back(static_cast<size_t>(std::count_if(miss.begin() + static_cast<std::ptrdiff_t>(b),
+                                                    miss.begin() + static_cast<std::ptrdiff_t>(e),
+                                                    [](uint8_t m) { return m != 0; })));
+  }
+  return out;
+}
+
+Periodicity periodicity(const std::vector<uint8_t>& ev, const PeriodicityOptions& o) {
+  Periodicity p;
+  const size_t n = ev.size();
+  std::vector<size_t> pos;
+  for (size_t i = 0; i < n; ++i)
+    if (ev[i]) pos.push_back(i);
+  p.events = pos.size();
+  p.event_rate = n ? static_cast<double>(pos.size()) / static_cast<double>(n) : 0;
+  if (!pos.empty()) p.first_event = pos.front();
+  if (pos.size() >= 2) {
+    std::vector<double> spacing;
+    for (size_t i = 1; i < pos.size(); ++i) spacing.push_back(static_cast<double>(pos[i] - pos[i - 1]));
+    p.median_spacing = median(spacing);
+  }
+  if (pos.size() < std::max<size_t>(o.min_events, 2)) {
+    p.reason = std::to_string(pos.size()) + " event(s) in " + std::to_string(n) + " steps: too few for a period (need " +
+               std::to_string(std::max<size_t>(o.min_events, 2)) + ")";
+    return p;
+  }
+  const size_t max_period = o.max_period ? std::min(o.max_period, n / 2) : n / 2;
+  const size_t min_period = std::max<size_t>(o.min_period, 1);
+  // match(lag): of the events with i + lag < n, the fraction with an event at i + lag.
+  // Scanning lags upwards and keeping the first lag within 0.02 of the best avoids
+  // reporting a multiple of the true period (which matches just as well).
+  double best_match = -1;
+  std::vector<double> match(max_period + 1, 0);
+  for (size_t lag = min_period; lag <= max_period; ++lag) {
+    size_t tried = 0, hit = 0;
+    for (size_t i : pos) {
+      if (i + lag >= n) break;
+      ++tried;
+      hit += ev[i + lag] ? 1 : 0;
+    }
+    match[lag] = tried ? static_cast<double>(hit) / static_cast<double>(tried) : 0;
+    best_match = std::max(best_match, match[lag]);
+  }
+  if (best_match < 0) {
+    p.reason = "sequence of " + std::to_string(n) + " steps is too short for periods >= " + std::to_string(min_period);
+    return p;
+  }
+  for (size_t lag = min_period; lag <= max_period; ++lag) {
+    if (match[lag] >= best_match - 0.02) {
+      p.period = lag;
+      break;
+    }
+  }
+  p.match_fraction = match[p.period];
+  p.strength = p.event_rate < 1 ? std::max(0.0, (p.match_fraction - p.event_rate) / (1 - p.event_rate)) : 1.0;
+  if (p.strength >= o.min_strength) {
+    p.found = true;
+    p.reason = "period " + std::to_string(p.period) + " steps, strength " + std::to_string(p.strength);
+  } else {
+    p.reason = "no clear period: best lag " + std::to_string(p.period) + " repeats " +
+               std::to_string(p.match_fraction) + " of events (strength " + std::to_string(p.strength) + " < " +
+               std::to_string(o.min_strength) + ")";
+  }
+  return p;
+}
+
+}  // namespace memtopo::analysis

@@ -1,2 +1,0 @@
-// Replaced by the analysis toolkit.
-namespace memtopo::analysis { int placeholder() { return 0; } }
