@@ -1,41 +1,69 @@
-// CUDA backend (minimal: device properties). The measurement kernels arrive with the
-// measurement-engine issue.
-#include <cuda_runtime.h>
-
+// The CUDA device: its properties (mt_device_info) and the mt_backend function table that
+// forwards to CudaEngine. CUDA 13 removed clockRate from cudaDeviceProp, so clocks are
+// read as device attributes.
 #include <cstdio>
+#include <exception>
 #include <memory>
+#include <mutex>
 #include <string>
 
+#include "cuda_engine.hpp"
+#include "cuda_util.hpp"
+#include "engine/job_checks.hpp"
 #include "memtopo/engine.hpp"
 #include "memtopo/probe.hpp"
 
 namespace memtopo::engine {
 namespace {
 
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw Error(std::string(what) + ": " + cudaGetErrorString(e));
+using cuda::CudaEngine;
+
+// Runs f on the engine under its lock; any exception becomes the error return of
+// measure.h, prefixed with the primitive's name.
+template <class F>
+int guarded(void* self, const char* what, char* err, size_t err_size, F&& f) {
+  auto* engine = static_cast<CudaEngine*>(self);
+  try {
+    std::lock_guard<std::mutex> lock(engine->mutex());
+    cuda::check(cudaSetDevice(engine->ordinal()), "cudaSetDevice");
+    f(*engine);
+    return 0;
+  } catch (const std::exception& e) {
+    return fail(err, err_size, std::string(what) + ": " + e.what());
+  } catch (...) {
+    return fail(err, err_size, std::string(what) + ": unknown error");
+  }
 }
 
-int attr(cudaDeviceAttr a, int dev) {
-  int v = 0;
-  check(cudaDeviceGetAttribute(&v, a, dev), "cudaDeviceGetAttribute");
-  return v;
+int cu_fine(void* self, mt_chase_job* jobs, size_t n, char* err, size_t size) {
+  return guarded(self, "fine_chase", err, size, [&](CudaEngine& e) { e.fine_chase(jobs, n); });
 }
-
-int not_yet(char* err, size_t n) {
-  std::snprintf(err, n, "the CUDA backend has no measurement kernels yet");
-  return 1;
+int cu_average(void* self, mt_chase_job* jobs, size_t n, char* err, size_t size) {
+  return guarded(self, "average_chase", err, size, [&](CudaEngine& e) { e.average_chase(jobs, n); });
 }
-int cu_fine(void*, mt_chase_job*, size_t, char* err, size_t n) { return not_yet(err, n); }
-int cu_avg(void*, mt_chase_job*, size_t, char* err, size_t n) { return not_yet(err, n); }
-int cu_seq(void*, mt_sequence_job*, char* err, size_t n) { return not_yet(err, n); }
-int cu_overhead(void*, double*, char* err, size_t n) { return not_yet(err, n); }
+int cu_sequence(void* self, mt_sequence_job* job, char* err, size_t size) {
+  return guarded(self, "sequence_chase", err, size, [&](CudaEngine& e) {
+    if (!job) throw Error("no job");
+    e.sequence_chase(*job);
+  });
+}
+int cu_overhead(void* self, double* out, char* err, size_t size) {
+  return guarded(self, "timing_overhead", err, size, [&](CudaEngine& e) {
+    if (!out) throw Error("no output pointer");
+    *out = e.timing_overhead();
+  });
+}
 
 class CudaDevice final : public Device {
  public:
   explicit CudaDevice(int ordinal) : ordinal_(ordinal) {
+    using cuda::check;
     int count = 0;
-    check(cudaGetDeviceCount(&count), "cudaGetDeviceCount");
+    if (cudaError_t e = cudaGetDeviceCount(&count); e != cudaSuccess) {
+      cudaGetLastError();
+      throw Error("cuda:" + std::to_string(ordinal) + ": no CUDA device can be used (cudaGetDeviceCount: " +
+                  cudaGetErrorString(e) + "); use --device sim for the simulated GPU");
+    }
     if (ordinal < 0 || ordinal >= count)
       throw Error("cuda:" + std::to_string(ordinal) + ": no such device (" + std::to_string(count) + " present)");
     check(cudaSetDevice(ordinal), "cudaSetDevice");
@@ -49,8 +77,8 @@ class CudaDevice final : public Device {
     info_.cc_minor = p.minor;
     info_.sm_count = p.multiProcessorCount;
     info_.warp_size = p.warpSize;
-    info_.sm_clock_khz = attr(cudaDevAttrClockRate, ordinal);
-    info_.memory_clock_khz = attr(cudaDevAttrMemoryClockRate, ordinal);
+    info_.sm_clock_khz = cuda::device_attribute(cudaDevAttrClockRate, ordinal);
+    info_.memory_clock_khz = cuda::device_attribute(cudaDevAttrMemoryClockRate, ordinal);
     info_.memory_bus_width_bits = p.memoryBusWidth;
     info_.global_memory_bytes = static_cast<int64_t>(p.totalGlobalMem);
     info_.l2_bytes = p.l2CacheSize;
@@ -70,12 +98,13 @@ class CudaDevice final : public Device {
                   "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1],
                   u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
     check(cudaDeviceGetPCIBusId(info_.pci_bus_id, sizeof info_.pci_bus_id, ordinal), "cudaDeviceGetPCIBusId");
+    engine_ = std::make_unique<CudaEngine>(ordinal, info_);
     backend_.struct_size = sizeof(backend_);
-    backend_.self = this;
+    backend_.self = engine_.get();
     backend_.name = "cuda";
     backend_.fine_chase = &cu_fine;
-    backend_.average_chase = &cu_avg;
-    backend_.sequence_chase = &cu_seq;
+    backend_.average_chase = &cu_average;
+    backend_.sequence_chase = &cu_sequence;
     backend_.timing_overhead = &cu_overhead;
   }
   const mt_backend* backend() const override { return &backend_; }
@@ -85,6 +114,7 @@ class CudaDevice final : public Device {
  private:
   int ordinal_;
   mt_device_info info_{};
+  std::unique_ptr<CudaEngine> engine_;
   mt_backend backend_{};
 };
 

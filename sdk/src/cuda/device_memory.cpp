@@ -1,0 +1,179 @@
+#include "device_memory.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+#include "cuda_util.hpp"
+
+namespace memtopo::cuda {
+namespace {
+
+// Buffers kept for reuse beyond this are freed when given back.
+constexpr uint64_t kMaxCachedBytes = uint64_t(8) << 30;
+
+}  // namespace
+
+DevicePool::~DevicePool() { trim(); }
+
+DeviceBuffer DevicePool::take(uint64_t bytes) {
+  const uint64_t capacity = round_up(bytes ? bytes : 1, kArrayAlignment);
+  // Reuse a free buffer of the same size class (at most twice as large, so a small request
+  // does not tie up a huge buffer).
+  auto it = free_.lower_bound(capacity);
+  if (it != free_.end() && it->first <= 2 * capacity) {
+    DeviceBuffer b = it->second;
+    free_.erase(it);
+    cached_bytes_ -= b.capacity;
+    return b;
+  }
+  void* raw = nullptr;
+  cudaError_t e = cudaMalloc(&raw, capacity + kArrayAlignment);
+  if (e == cudaErrorMemoryAllocation) {  // not sticky: free the cache and try once more
+    cudaGetLastError();
+    trim();
+    e = cudaMalloc(&raw, capacity + kArrayAlignment);
+  }
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    throw Error("cudaMalloc of " + std::to_string(capacity + kArrayAlignment) + " bytes: " + cudaGetErrorString(e));
+  }
+  DeviceBuffer b;
+  b.raw = raw;
+  b.data = reinterpret_cast<uint32_t*>(round_up(reinterpret_cast<uintptr_t>(raw), kArrayAlignment));
+  b.capacity = capacity;
+  return b;
+}
+
+void DevicePool::give_back(DeviceBuffer b) {
+  if (cached_bytes_ + b.capacity > kMaxCachedBytes) {
+    cudaFree(b.raw);
+    return;
+  }
+  cached_bytes_ += b.capacity;
+  free_.emplace(b.capacity, b);
+}
+
+void DevicePool::trim() {
+  for (auto& [cap, b] : free_) cudaFree(b.raw);  // errors ignored: nothing to do about them here
+  free_.clear();
+  cached_bytes_ = 0;
+}
+
+std::vector<uint32_t> expand_stride(const mt_chase_array& a) {
+  std::vector<uint32_t> v(a.elems);
+  const uint64_t stride = a.stride_elems % a.elems;
+  for (uint64_t i = 0; i < a.elems; ++i) v[i] = uint32_t((i + stride) % a.elems);
+  return v;
+}
+
+CallArrays::~CallArrays() {
+  for (Entry& e : entries_) {
+    if (e.texture_object) cudaDestroyTextureObject(e.texture_object);
+    if (e.buffer.raw) pool_.give_back(e.buffer);
+  }
+}
+
+CallArrays::Entry& CallArrays::entry(const mt_chase_array* a, const std::string& where) {
+  for (Entry& e : entries_)
+    if (e.array == a) return e;
+  Entry e;
+  e.array = a;
+  e.where = where;
+  entries_.push_back(e);
+  return entries_.back();
+}
+
+void CallArrays::need(const mt_chase_array* a, mt_space space, uint32_t start, uint64_t loads,
+                      const std::string& where) {
+  Entry& e = entry(a, where);
+  switch (space) {
+    case MT_SPACE_TEXTURE:
+      if (limits_.texture_1d_linear_elems && a->elems > limits_.texture_1d_linear_elems)
+        throw Error(where + ": the texture path reads at most " + std::to_string(limits_.texture_1d_linear_elems) +
+                    " elements (cudaDevAttrMaxTexture1DLinearWidth) but the array has " + std::to_string(a->elems) +
+                    "; use a smaller footprint or the read-only path (MT_SPACE_READONLY)");
+      e.texture = true;
+      e.global = true;
+      break;
+    case MT_SPACE_CONSTANT:
+      if (!e.constant) {
+        if (constant_used_ + a->elems > limits_.constant_elems)
+          throw Error(where + ": the arrays read through constant memory take " +
+                      std::to_string((constant_used_ + a->elems) * 4) + " bytes together, more than the " +
+                      std::to_string(limits_.constant_elems * 4) + "-byte constant buffer");
+        e.constant_offset = uint32_t(constant_used_);
+        constant_used_ += a->elems;
+      }
+      e.constant = true;
+      break;
+    default:  // the global paths, and SHARED (copied from global memory into shared memory)
+      e.global = true;
+      break;
+  }
+  if (a->kind == MT_ARRAY_STRIDE) {
+    uint64_t& n = e.starts[start];
+    n = std::max(n, loads);
+  }
+}
+
+void CallArrays::upload() {
+  for (Entry& e : entries_) {
+    const mt_chase_array& a = *e.array;
+    if (a.kind == MT_ARRAY_EXPLICIT) {
+      // An index past the end would make the kernel read outside its buffer (and a fault
+      // poisons the whole CUDA context), so refuse it here.
+      for (uint64_t i = 0; i < a.elems; ++i)
+        if (a.next[i] >= a.elems)
+          throw Error(e.where + ": element " + std::to_string(i) + " of the array holds " + std::to_string(a.next[i]) +
+                      ", past its " + std::to_string(a.elems) + " elements");
+    }
+    if (e.global) {
+      e.buffer = pool_.take(a.elems * 4);
+      if (a.kind == MT_ARRAY_EXPLICIT)
+        check(cudaMemcpy(e.buffer.data, a.next, a.elems * 4, cudaMemcpyHostToDevice), "cudaMemcpy");
+      if (a.kind == MT_ARRAY_STRIDE) {
+        // next[i] = (i + stride) % elems at the visited positions only: the cycle from each
+        // start, as far as the chase goes.
+        const uint64_t stride = a.stride_elems % a.elems;
+        const uint64_t cycle = a.elems / std::gcd(a.elems, stride);
+        for (const auto& [start, loads] : e.starts) {
+          const uint64_t count = std::min(cycle, loads);
+          check(launch_stride_fill(e.buffer.data, a.elems, stride, start, count), "stride fill: cudaLaunchKernel");
+        }
+      }
+    }
+    if (e.texture) {
+      cudaResourceDesc res{};
+      res.resType = cudaResourceTypeLinear;
+      res.res.linear.devPtr = e.buffer.data;
+      res.res.linear.desc = cudaCreateChannelDesc<unsigned int>();
+      res.res.linear.sizeInBytes = a.elems * 4;
+      cudaTextureDesc tex{};
+      tex.readMode = cudaReadModeElementType;
+      cudaTextureObject_t t = 0;
+      check(cudaCreateTextureObject(&t, &res, &tex, nullptr), "cudaCreateTextureObject");
+      e.texture_object = t;
+    }
+    if (e.constant) {  // at most 64 KiB: a stride array is simply expanded
+      const std::vector<uint32_t> expanded = a.kind == MT_ARRAY_STRIDE ? expand_stride(a) : std::vector<uint32_t>{};
+      const uint32_t* data = a.kind == MT_ARRAY_STRIDE ? expanded.data() : a.next;
+      check(upload_constant(data, a.elems, e.constant_offset), "cudaMemcpyToSymbol");
+    }
+  }
+}
+
+ChaseSource CallArrays::source(const mt_chase_array* a, uint32_t shared_offset) const {
+  ChaseSource s;
+  for (const Entry& e : entries_) {
+    if (e.array != a) continue;
+    s.global = e.buffer.data;
+    s.texture = e.texture_object;
+    s.constant_offset = e.constant_offset;
+    s.elems = a->elems;
+    s.shared_offset = shared_offset;
+    return s;
+  }
+  throw Error("internal: array not placed");
+}
+
+}  // namespace memtopo::cuda

@@ -1,0 +1,106 @@
+// Device memory of the CUDA backend: a pool of 2 MiB-aligned buffers (allocation is slow,
+// so buffers are kept and reused across calls) and the placement of one call's chase
+// arrays in global, texture, constant and shared memory.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "kernels.cuh"
+#include "memtopo/measure.h"
+
+namespace memtopo::cuda {
+
+constexpr uint64_t kArrayAlignment = uint64_t(2) << 20;  // 2 MiB: one large page
+
+struct DeviceBuffer {
+  void* raw = nullptr;      // what cudaMalloc returned
+  uint32_t* data = nullptr;  // raw rounded up to kArrayAlignment
+  uint64_t capacity = 0;    // usable bytes from data
+};
+
+class DevicePool {
+ public:
+  DevicePool() = default;
+  DevicePool(const DevicePool&) = delete;
+  DevicePool& operator=(const DevicePool&) = delete;
+  ~DevicePool();
+
+  // A buffer of at least `bytes`, aligned to 2 MiB. Throws memtopo::Error on failure.
+  DeviceBuffer take(uint64_t bytes);
+  void give_back(DeviceBuffer b);
+  // Frees every buffer not in use.
+  void trim();
+
+ private:
+  std::multimap<uint64_t, DeviceBuffer> free_;  // by capacity
+  uint64_t cached_bytes_ = 0;
+};
+
+// A buffer borrowed from the pool for one call.
+class PooledBuffer {
+ public:
+  PooledBuffer(DevicePool& pool, uint64_t bytes) : pool_(&pool), b_(pool.take(bytes)) {}
+  PooledBuffer(const PooledBuffer&) = delete;
+  PooledBuffer& operator=(const PooledBuffer&) = delete;
+  PooledBuffer(PooledBuffer&& o) noexcept : pool_(o.pool_), b_(o.b_) { o.b_ = DeviceBuffer{}; }
+  ~PooledBuffer() {
+    if (b_.raw) pool_->give_back(b_);
+  }
+  uint32_t* data() const { return b_.data; }
+
+ private:
+  DevicePool* pool_;
+  DeviceBuffer b_;
+};
+
+struct DeviceLimits {
+  uint64_t texture_1d_linear_elems = 0;  // cudaDevAttrMaxTexture1DLinearWidth
+  uint64_t constant_elems = kConstantElems;
+};
+
+// The arrays of one call. Each distinct mt_chase_array (by address) gets one device buffer;
+// jobs that share the pointer share the buffer. Usage: need() for every (array, path) a
+// job reads, then upload(), then source() for each job.
+class CallArrays {
+ public:
+  CallArrays(DevicePool& pool, const DeviceLimits& limits) : pool_(pool), limits_(limits) {}
+  CallArrays(const CallArrays&) = delete;
+  CallArrays& operator=(const CallArrays&) = delete;
+  ~CallArrays();
+
+  // `a` is chased through `space` from `start` for `loads` loads (warm-up included).
+  // `where` names the job in error messages ("job 3").
+  void need(const mt_chase_array* a, mt_space space, uint32_t start, uint64_t loads, const std::string& where);
+  // Allocates and writes every array. Throws memtopo::Error with the CUDA message.
+  void upload();
+  // Where a job finds its array; shared_offset is the element offset of the array in the
+  // block's shared-memory area (SHARED only).
+  ChaseSource source(const mt_chase_array* a, uint32_t shared_offset = 0) const;
+
+ private:
+  struct Entry {
+    const mt_chase_array* array = nullptr;
+    std::string where;
+    bool global = false;    // global buffer (global paths, texture, copy source of SHARED)
+    bool texture = false;
+    bool constant = false;
+    std::map<uint32_t, uint64_t> starts;  // STRIDE: loads needed from each start
+    DeviceBuffer buffer;
+    unsigned long long texture_object = 0;
+    uint32_t constant_offset = 0;
+  };
+  Entry& entry(const mt_chase_array* a, const std::string& where);
+
+  DevicePool& pool_;
+  DeviceLimits limits_;
+  std::vector<Entry> entries_;
+  uint64_t constant_used_ = 0;
+};
+
+// The full contents of a STRIDE array (for the small constant and shared paths).
+std::vector<uint32_t> expand_stride(const mt_chase_array& a);
+
+}  // namespace memtopo::cuda

@@ -1,0 +1,477 @@
+// Measurement kernels of the CUDA backend: fine-grained P-chase, plain P-chase, sequence
+// chase, timing overhead. docs/measurement.md explains the design; in short:
+//  - one thread per job; blocks claim SMs through atomicCAS on a per-SM flag, so each job
+//    runs on the SM it asked for (or any free one) and no two jobs share an SM;
+//  - each timed load is bracketed by clock64 reads, with a store of the loaded value to
+//    shared memory before the second read (thesis, Figure 4.3) so the read waits for the load;
+//  - samples go to a small shared-memory buffer, never to global memory while timing;
+//  - descriptors are read and results written with .cg accesses (L2 only), so the kernel's
+//    own bookkeeping never occupies the L1 under test.
+#include "kernels.cuh"
+
+namespace memtopo::cuda {
+namespace {
+
+__constant__ uint32_t c_chase[kConstantElems];
+
+__device__ __forceinline__ uint32_t read_smid() {
+  uint32_t s;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(s));
+  return s;
+}
+
+__device__ __forceinline__ unsigned long long now() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%clock64;" : "=l"(t)::"memory");
+  return t;
+}
+
+// Stores j to shared memory and then reads the clock: the clock read waits for whatever
+// load produced j.
+__device__ __forceinline__ unsigned long long now_after(uint32_t j, unsigned long long slot) {
+  unsigned long long t;
+  asm volatile("st.shared.u32 [%1], %2;\n\tmov.u64 %0, %%clock64;" : "=l"(t) : "l"(slot), "r"(j) : "memory");
+  return t;
+}
+
+// Copies a descriptor through L2 only (ld.global.cg), keeping it out of L1.
+template <class T>
+__device__ __forceinline__ T load_cg(const T* p) {
+  static_assert(sizeof(T) % 8 == 0, "descriptors are read in 8-byte words");
+  T v;
+  const unsigned long long* src = reinterpret_cast<const unsigned long long*>(p);
+  unsigned long long* dst = reinterpret_cast<unsigned long long*>(&v);
+#pragma unroll
+  for (unsigned i = 0; i < sizeof(T) / 8; ++i) dst[i] = __ldcg(src + i);
+  return v;
+}
+
+// Addresses of one chase's array in each memory space, resolved once per block.
+struct Resolved {
+  const uint32_t* global;
+  unsigned long long texture;
+  unsigned long long const_base;   // const-space address of element 0
+  unsigned long long shared_base;  // shared-space address of element 0
+};
+
+__device__ Resolved resolve(const ChaseSource& s, uint32_t* shared_arrays) {
+  Resolved r;
+  r.global = s.global;
+  r.texture = s.texture;
+  asm("cvta.to.const.u64 %0, %1;" : "=l"(r.const_base) : "l"(c_chase + s.constant_offset));
+  r.shared_base = __cvta_generic_to_shared(shared_arrays + s.shared_offset);
+  return r;
+}
+
+// One timed load: clock, load, dependent store of the loaded value to `slot` (shared),
+// clock. Operands: %0 loaded value, %1 cycles, %2 address or texture, %3 slot, %4 index.
+#define MT_TIMED_STEP(LOAD, ADDR)                                       \
+  asm volatile(                                                         \
+      "{\n\t.reg .u64 t0, t1;\n\t.reg .u32 d1, d2, d3;\n\t"             \
+      "mov.u64 t0, %%clock64;\n\t" LOAD                                 \
+      "\n\t"                                                            \
+      "st.shared.u32 [%3], %0;\n\t"                                     \
+      "mov.u64 t1, %%clock64;\n\t"                                      \
+      "sub.u64 t1, t1, t0;\n\t"                                         \
+      "cvt.u32.u64 %1, t1;\n\t}"                                        \
+      : "=r"(next), "=r"(cycles)                                        \
+      : "l"(ADDR), "l"(slot), "r"(j)                                    \
+      : "memory")
+
+template <uint32_t S>
+__device__ __forceinline__ uint32_t timed_step(const Resolved& r, uint32_t j, unsigned long long slot,
+                                               uint32_t& cycles) {
+  uint32_t next;
+  if constexpr (S == kSpaceGlobalCa) {
+    MT_TIMED_STEP("ld.global.ca.u32 %0, [%2];", r.global + j);
+  } else if constexpr (S == kSpaceGlobalCg) {
+    MT_TIMED_STEP("ld.global.cg.u32 %0, [%2];", r.global + j);
+  } else if constexpr (S == kSpaceReadonly) {
+    MT_TIMED_STEP("ld.global.nc.u32 %0, [%2];", r.global + j);
+  } else if constexpr (S == kSpaceTexture) {
+    MT_TIMED_STEP("tex.1d.v4.u32.s32 {%0, d1, d2, d3}, [%2, {%4}];", r.texture);
+  } else if constexpr (S == kSpaceConstant) {
+    MT_TIMED_STEP("ld.const.u32 %0, [%2];", r.const_base + 4ull * j);
+  } else if constexpr (S == kSpaceShared) {
+    MT_TIMED_STEP("ld.shared.u32 %0, [%2];", r.shared_base + 4ull * j);
+  } else {
+    MT_TIMED_STEP("mov.u32 %0, %4;", 0ull);  // timing overhead: no load at all
+  }
+  return next;
+}
+#undef MT_TIMED_STEP
+
+// One untimed load. Operands: %0 loaded value, %1 address or texture, %2 index.
+#define MT_LOAD(LOAD, ADDR) \
+  asm volatile("{\n\t.reg .u32 d1, d2, d3;\n\t" LOAD "\n\t}" : "=r"(next) : "l"(ADDR), "r"(j) : "memory")
+
+template <uint32_t S>
+__device__ __forceinline__ uint32_t load(const Resolved& r, uint32_t j) {
+  uint32_t next;
+  if constexpr (S == kSpaceGlobalCa) {
+    MT_LOAD("ld.global.ca.u32 %0, [%1];", r.global + j);
+  } else if constexpr (S == kSpaceGlobalCg) {
+    MT_LOAD("ld.global.cg.u32 %0, [%1];", r.global + j);
+  } else if constexpr (S == kSpaceReadonly) {
+    MT_LOAD("ld.global.nc.u32 %0, [%1];", r.global + j);
+  } else if constexpr (S == kSpaceTexture) {
+    MT_LOAD("tex.1d.v4.u32.s32 {%0, d1, d2, d3}, [%1, {%2}];", r.texture);
+  } else if constexpr (S == kSpaceConstant) {
+    MT_LOAD("ld.const.u32 %0, [%1];", r.const_base + 4ull * j);
+  } else if constexpr (S == kSpaceShared) {
+    MT_LOAD("ld.shared.u32 %0, [%1];", r.shared_base + 4ull * j);
+  } else {
+    MT_LOAD("mov.u32 %0, %2;", 0ull);
+  }
+  return next;
+}
+#undef MT_LOAD
+
+// Calls F::run<S>(args...) for the run-time space s.
+template <class F, class... A>
+__device__ __forceinline__ void dispatch(uint32_t s, A&&... a) {
+  switch (s) {
+    case kSpaceGlobalCa: F::template run<kSpaceGlobalCa>(a...); break;
+    case kSpaceGlobalCg: F::template run<kSpaceGlobalCg>(a...); break;
+    case kSpaceReadonly: F::template run<kSpaceReadonly>(a...); break;
+    case kSpaceTexture: F::template run<kSpaceTexture>(a...); break;
+    case kSpaceConstant: F::template run<kSpaceConstant>(a...); break;
+    case kSpaceShared: F::template run<kSpaceShared>(a...); break;
+    default: F::template run<kSpaceOverhead>(a...); break;
+  }
+}
+
+// ------------------------------------------------------------------ claiming SMs
+
+// Returns the job (or logical block) this block runs, or -1; *sm gets the block's SM.
+__device__ int claim(const ClaimTables& t, uint32_t* sm) {
+  const uint32_t s = read_smid();
+  *sm = s;
+  if (s >= t.sm_slots) return -1;
+  const int32_t pinned = __ldcg(t.sm_to_job + s);
+  if (pinned >= 0) return atomicCAS(t.sm_owner + s, 0, 1) == 0 ? pinned : -1;
+  if (t.unpinned_count == 0) return -1;
+  if (atomicCAS(t.sm_owner + s, 0, 1) != 0) return -1;  // another block runs on this SM
+  const uint32_t k = atomicAdd(t.counters + 0, 1u);
+  return k < t.unpinned_count ? __ldcg(t.unpinned + k) : -1;
+}
+
+// Counts this block in and waits (bounded) until every job is claimed, so that jobs start
+// together and late blocks have left before timing. False on time-out.
+__device__ bool wait_for_claims(const ClaimTables& t) {
+  atomicAdd(t.counters + 1, 1u);
+  const unsigned long long t0 = now();
+  while (*reinterpret_cast<volatile uint32_t*>(t.counters + 1) < t.job_count) {
+    if (*reinterpret_cast<volatile uint32_t*>(t.counters + 3) != kAbortNone) return false;
+    if (now() - t0 > t.wait_cycles) return false;
+    __nanosleep(256);
+  }
+  return true;
+}
+
+// ------------------------------------------------------------------ fine-grained chase
+
+struct FineRun {
+  // Warm-up, skip and record in ONE loop of identical timed steps (untimed steps write to a
+  // scratch slot), so the recorded steps run exactly the code the warm-up ran.
+  template <uint32_t S>
+  __device__ static void run(const DeviceChaseJob& job, const Resolved& r, uint32_t* s_index,
+                             uint32_t* s_latency, uint32_t spp) {
+    const unsigned long long index_base = __cvta_generic_to_shared(s_index);
+    const uint64_t record_from = job.warmup + job.skip;
+    const uint64_t total = record_from + job.record;
+    uint32_t j = job.start;
+    uint32_t first = j;
+    for (uint64_t k = 0; k < total; ++k) {
+      const bool recording = k >= record_from;
+      const uint32_t slot = recording ? uint32_t(k - record_from) : spp;
+      if (k == record_from) first = j;
+      uint32_t cycles;
+      j = timed_step<S>(r, j, index_base + 4ull * slot, cycles);
+      s_latency[slot] = cycles;
+    }
+    // The store of step k holds the element loaded at step k+1.
+    for (uint32_t i = 0; i < uint32_t(job.record); ++i) {
+      if (job.out_index) __stcg(job.out_index + i, i == 0 ? first : s_index[i - 1]);
+      __stcg(job.out_latency + i, s_latency[i]);
+    }
+  }
+};
+
+__global__ void fine_kernel(const DeviceChaseJob* jobs, ClaimTables t, uint32_t spp) {
+  extern __shared__ uint32_t dyn[];  // index [spp+1], latency [spp+1], then the array
+  __shared__ int s_job;
+  if (threadIdx.x == 0) {
+    uint32_t sm;
+    const int j = claim(t, &sm);
+    if (j >= 0) __stcg(t.job_sm + j, int32_t(sm));
+    s_job = j;
+  }
+  __syncthreads();
+  const int ji = s_job;
+  if (ji < 0) return;
+  const DeviceChaseJob job = load_cg(jobs + ji);
+  uint32_t* s_index = dyn;
+  uint32_t* s_latency = dyn + spp + 1;
+  uint32_t* arrays = dyn + 2 * (spp + 1);
+  if (job.space == kSpaceShared)
+    for (uint64_t i = threadIdx.x; i < job.src.elems; i += blockDim.x)
+      arrays[job.src.shared_offset + i] = __ldcg(job.src.global + i);
+  __syncthreads();
+  if (threadIdx.x != 0) return;
+  wait_for_claims(t);  // on time-out the job still runs; the host retries unclaimed jobs
+  const Resolved r = resolve(job.src, arrays);
+  dispatch<FineRun>(job.space, job, r, s_index, s_latency, spp);
+}
+
+// ------------------------------------------------------------------ plain P-chase
+
+struct AverageRun {
+  template <uint32_t S>
+  __device__ static void run(const DeviceChaseJob& job, const Resolved& r, unsigned long long scratch) {
+    uint32_t j = job.start;
+    for (uint64_t k = 0; k < job.warmup; ++k) j = load<S>(r, j);
+    const unsigned long long t0 = now_after(j, scratch);
+#pragma unroll 4
+    for (uint64_t k = 0; k < job.record; ++k) j = load<S>(r, j);
+    const unsigned long long t1 = now_after(j, scratch);
+    __stcg(job.out_cycles, t1 - t0);
+    __stcg(job.out_last, j);
+  }
+};
+
+__global__ void average_kernel(const DeviceChaseJob* jobs, ClaimTables t) {
+  extern __shared__ uint32_t dyn[];  // scratch word [2], then the array
+  __shared__ int s_job;
+  if (threadIdx.x == 0) {
+    uint32_t sm;
+    const int j = claim(t, &sm);
+    if (j >= 0) __stcg(t.job_sm + j, int32_t(sm));
+    s_job = j;
+  }
+  __syncthreads();
+  const int ji = s_job;
+  if (ji < 0) return;
+  const DeviceChaseJob job = load_cg(jobs + ji);
+  uint32_t* arrays = dyn + 2;
+  if (job.space == kSpaceShared)
+    for (uint64_t i = threadIdx.x; i < job.src.elems; i += blockDim.x)
+      arrays[job.src.shared_offset + i] = __ldcg(job.src.global + i);
+  __syncthreads();
+  if (threadIdx.x != 0) return;
+  wait_for_claims(t);
+  const Resolved r = resolve(job.src, arrays);
+  dispatch<AverageRun>(job.space, job, r, static_cast<unsigned long long>(__cvta_generic_to_shared(dyn)));
+}
+
+// ------------------------------------------------------------------ sequence chase
+
+struct PhaseRun {
+  // Timed phases record into the shared buffer and flush it (with .cg stores) whenever it
+  // is full and at the end; a phase of more than `rec` timed loads therefore has a few
+  // untimed stores between its chunks.
+  template <uint32_t S>
+  __device__ static void run(const DevicePhase& ph, const Resolved& r, uint32_t* s_index, uint32_t* s_latency,
+                             uint32_t rec) {
+    uint32_t j = ph.start;
+    if (!ph.out_latency) {
+      for (uint64_t k = 0; k < ph.steps; ++k) j = load<S>(r, j);
+      return;
+    }
+    const unsigned long long index_base = __cvta_generic_to_shared(s_index);
+    uint64_t done = 0;
+    uint32_t filled = 0;
+    uint32_t first = j;
+    auto flush = [&]() {
+      for (uint32_t i = 0; i < filled; ++i) {
+        if (ph.out_index) __stcg(ph.out_index + done + i, i == 0 ? first : s_index[i - 1]);
+        __stcg(ph.out_latency + done + i, s_latency[i]);
+      }
+      done += filled;
+      filled = 0;
+      first = j;
+    };
+    for (uint64_t k = 0; k < ph.steps; ++k) {
+      if (filled == rec) flush();
+      uint32_t cycles;
+      j = timed_step<S>(r, j, index_base + 4ull * filled, cycles);
+      s_latency[filled] = cycles;
+      ++filled;
+    }
+    flush();
+  }
+};
+
+__device__ bool wait_phase(const ClaimTables& t, uint32_t p, unsigned long long limit) {
+  const unsigned long long t0 = now();
+  while (*reinterpret_cast<volatile uint32_t*>(t.counters + 2) != p) {
+    if (*reinterpret_cast<volatile uint32_t*>(t.counters + 3) != kAbortNone) return false;
+    if (now() - t0 > limit) {
+      atomicCAS(t.counters + 3, kAbortNone, kAbortPhaseTimeout);
+      return false;
+    }
+    __nanosleep(1000);  // keep the polling traffic on L2 low
+  }
+  return true;
+}
+
+__global__ void sequence_kernel(const DevicePhase* phases, uint32_t phase_count, ClaimTables t, uint32_t space,
+                                uint32_t rec, unsigned long long phase_wait) {
+  extern __shared__ uint32_t dyn[];  // index [rec+1], latency [rec+1], then the arrays
+  __shared__ int s_block;
+  __shared__ int s_ok;
+  if (threadIdx.x == 0) {
+    uint32_t sm;
+    const int b = claim(t, &sm);
+    if (b >= 0) __stcg(t.job_sm + b, int32_t(sm));
+    s_block = b;
+  }
+  __syncthreads();
+  const int b = s_block;
+  if (b < 0) return;
+  uint32_t* s_index = dyn;
+  uint32_t* s_latency = dyn + rec + 1;
+  uint32_t* arrays = dyn + 2 * (rec + 1);
+  if (space == kSpaceShared) {
+    for (uint32_t p = 0; p < phase_count; ++p) {  // arrays used twice are copied twice: harmless
+      const DevicePhase ph = load_cg(phases + p);
+      for (uint64_t i = threadIdx.x; i < ph.src.elems; i += blockDim.x)
+        arrays[ph.src.shared_offset + i] = __ldcg(ph.src.global + i);
+    }
+  }
+  if (threadIdx.x == 0) {
+    s_ok = wait_for_claims(t);
+    if (!s_ok) atomicCAS(t.counters + 3, kAbortNone, kAbortClaimTimeout);
+  }
+  __syncthreads();
+  if (!s_ok) return;
+  for (uint32_t p = 0; p < phase_count; ++p) {
+    const DevicePhase ph = load_cg(phases + p);
+    if (ph.block != uint32_t(b)) continue;  // uniform across the block
+    if (threadIdx.x == 0) s_ok = wait_phase(t, p, phase_wait);
+    __syncthreads();
+    if (!s_ok) return;
+    if (threadIdx.x == ph.lane) {
+      const Resolved r = resolve(ph.src, arrays);
+      dispatch<PhaseRun>(space, ph, r, s_index, s_latency, rec);
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      __threadfence();
+      atomicExch(t.counters + 2, p + 1);
+    }
+  }
+}
+
+// ------------------------------------------------------------------ helpers
+
+__global__ void overhead_kernel(uint32_t* out, uint32_t samples) {
+  extern __shared__ uint32_t dyn[];  // index [kStepsPerPass+1], latency [kStepsPerPass+1]
+  uint32_t* s_latency = dyn + kStepsPerPass + 1;
+  const unsigned long long index_base = __cvta_generic_to_shared(dyn);
+  const Resolved r{};
+  uint32_t j = threadIdx.x;
+  // Chunk -1 is a warm-up (instruction cache); chunks 0.. are copied out.
+  for (int chunk = -1; uint64_t(chunk + 1) * kStepsPerPass <= samples; ++chunk) {
+    for (uint32_t k = 0; k < kStepsPerPass; ++k) {
+      uint32_t cycles;
+      j = timed_step<kSpaceOverhead>(r, j, index_base + 4ull * k, cycles);
+      s_latency[k] = cycles;
+    }
+    if (chunk >= 0)
+      for (uint32_t k = 0; k < kStepsPerPass; ++k) out[uint64_t(chunk) * kStepsPerPass + k] = s_latency[k];
+  }
+}
+
+__global__ void stride_fill_kernel(uint32_t* buffer, uint64_t elems, uint64_t stride, uint64_t start, uint64_t count) {
+  // stride < elems <= 2^32 and k < elems, so k * stride fits in 64 bits.
+  for (uint64_t k = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; k < count; k += uint64_t(gridDim.x) * blockDim.x) {
+    const uint64_t pos = (start + (k * stride) % elems) % elems;
+    buffer[pos] = uint32_t((pos + stride) % elems);
+  }
+}
+
+__global__ void smid_count_kernel(uint32_t* out) {
+  uint32_t n;
+  asm volatile("mov.u32 %0, %%nsmid;" : "=r"(n));
+  *out = n;
+}
+
+const void* kernel_symbol(Kernel k) {
+  switch (k) {
+    case Kernel::Fine: return reinterpret_cast<const void*>(&fine_kernel);
+    case Kernel::Average: return reinterpret_cast<const void*>(&average_kernel);
+    case Kernel::Sequence: return reinterpret_cast<const void*>(&sequence_kernel);
+  }
+  return nullptr;
+}
+
+constexpr uint32_t kChaseThreads = 32;  // one warp: thread 0 chases, the warp copies shared arrays
+
+}  // namespace
+
+uint32_t fine_sample_bytes(uint32_t steps_per_pass) { return 2 * (steps_per_pass + 1) * 4; }
+
+cudaError_t launch_fine(const DeviceChaseJob* jobs, const ClaimTables& t, uint32_t blocks, uint32_t steps_per_pass,
+                        uint32_t shared_array_bytes) {
+  fine_kernel<<<blocks, kChaseThreads, fine_sample_bytes(steps_per_pass) + shared_array_bytes>>>(jobs, t,
+                                                                                                  steps_per_pass);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_average(const DeviceChaseJob* jobs, const ClaimTables& t, uint32_t blocks,
+                           uint32_t shared_array_bytes) {
+  average_kernel<<<blocks, kChaseThreads, 8 + shared_array_bytes>>>(jobs, t);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_sequence(const DevicePhase* phases, uint32_t phase_count, const ClaimTables& t, uint32_t blocks,
+                            uint32_t threads, uint32_t space, uint32_t record_steps, uint32_t shared_array_bytes,
+                            unsigned long long phase_wait_cycles) {
+  sequence_kernel<<<blocks, threads, fine_sample_bytes(record_steps) + shared_array_bytes>>>(
+      phases, phase_count, t, space, record_steps, phase_wait_cycles);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_overhead(uint32_t* out_latency, uint32_t samples) {
+  overhead_kernel<<<1, 1, fine_sample_bytes(kStepsPerPass)>>>(out_latency, samples);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_stride_fill(uint32_t* buffer, uint64_t elems, uint64_t stride, uint64_t start, uint64_t count) {
+  const uint64_t want = (count + 255) / 256;
+  const uint32_t blocks = uint32_t(want < 4096 ? (want ? want : 1) : 4096);
+  stride_fill_kernel<<<blocks, 256>>>(buffer, elems, stride, start, count);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_smid_count(uint32_t* out_nsmid) {
+  smid_count_kernel<<<1, 1>>>(out_nsmid);
+  return cudaGetLastError();
+}
+
+cudaError_t configure_kernel(Kernel k, int carveout_percent, uint32_t dynamic_shared_bytes) {
+  const void* f = kernel_symbol(k);
+  cudaError_t e = cudaFuncSetAttribute(f, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                       carveout_percent < 0 ? int(cudaSharedmemCarveoutDefault) : carveout_percent);
+  if (e != cudaSuccess) return e;
+  return cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, int(dynamic_shared_bytes));
+}
+
+cudaError_t upload_constant(const uint32_t* host, uint64_t elems, uint32_t offset_elems) {
+  return cudaMemcpyToSymbol(c_chase, host, elems * 4, size_t(offset_elems) * 4, cudaMemcpyHostToDevice);
+}
+
+cudaError_t load_kernels() {
+  const void* all[] = {reinterpret_cast<const void*>(&fine_kernel),     reinterpret_cast<const void*>(&average_kernel),
+                       reinterpret_cast<const void*>(&sequence_kernel), reinterpret_cast<const void*>(&overhead_kernel),
+                       reinterpret_cast<const void*>(&stride_fill_kernel),
+                       reinterpret_cast<const void*>(&smid_count_kernel)};
+  for (const void* f : all) {
+    cudaFuncAttributes a{};
+    if (cudaError_t e = cudaFuncGetAttributes(&a, f); e != cudaSuccess) return e;
+  }
+  return cudaSuccess;
+}
+
+}  // namespace memtopo::cuda

@@ -1,0 +1,111 @@
+// Interface between the host side of the CUDA backend and its kernels (kernels.cu).
+//
+// Without separable compilation the kernels, the __constant__ chase buffer and every
+// launch must live in one translation unit; the host code reaches them only through the
+// functions declared here. docs/measurement.md explains the kernel design.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+namespace memtopo::cuda {
+
+// Memory paths, numbered as mt_space; kSpaceOverhead replaces the load by a register move.
+enum : uint32_t {
+  kSpaceGlobalCa = 0,
+  kSpaceGlobalCg = 1,
+  kSpaceReadonly = 2,
+  kSpaceTexture = 3,
+  kSpaceConstant = 4,
+  kSpaceShared = 5,
+  kSpaceOverhead = 6,
+};
+
+// Timed steps one recording pass can hold in shared memory. Index and latency take 8 bytes a
+// step, so 512 steps are 4 KiB (plus one scratch slot): small enough not to steal L1
+// capacity where L1 and shared memory share one array.
+constexpr uint32_t kStepsPerPass = 512;
+
+// Elements of the __constant__ chase buffer (64 KiB, the constant-memory limit of every
+// architecture the fat binary targets).
+constexpr uint32_t kConstantElems = 16384;
+
+// Where a chase reads its array.
+struct ChaseSource {
+  const uint32_t* global = nullptr;  // device buffer (global paths; copy source for SHARED)
+  unsigned long long texture = 0;    // cudaTextureObject_t (TEXTURE)
+  uint32_t constant_offset = 0;      // CONSTANT: first element in the constant buffer
+  uint32_t shared_offset = 0;        // SHARED: first element in the block's shared array area
+  uint64_t elems = 0;                // array length
+};
+
+// One fine or average chase job, as the kernel sees it.
+struct DeviceChaseJob {
+  ChaseSource src;
+  uint32_t space = 0;
+  uint32_t start = 0;
+  uint64_t warmup = 0;      // untimed loads first
+  uint64_t skip = 0;        // then loads already recorded by earlier passes (untimed)
+  uint64_t record = 0;      // then loads timed (fine: <= steps_per_pass; average: all)
+  uint32_t* out_index = nullptr;    // fine: [record], this pass's part of the output
+  uint32_t* out_latency = nullptr;  // fine: [record]
+  unsigned long long* out_cycles = nullptr;  // average: cycles of the whole timed loop
+  uint32_t* out_last = nullptr;     // average: index reached (keeps the chase alive)
+};
+
+// Tables that steer which block runs which job (device pointers into one upload).
+struct ClaimTables {
+  const int32_t* sm_to_job = nullptr;  // [sm_slots]: job pinned to that SM, or -1
+  const int32_t* unpinned = nullptr;   // [unpinned_count]: jobs that take any free SM
+  uint32_t unpinned_count = 0;
+  uint32_t job_count = 0;
+  uint32_t sm_slots = 0;               // size of sm_to_job and sm_owner (>= %nsmid)
+  int32_t* sm_owner = nullptr;         // [sm_slots] zeroed: 1 once a block claimed the SM
+  uint32_t* counters = nullptr;        // [4] zeroed: next unpinned, claimed, phase, abort
+  int32_t* job_sm = nullptr;           // [job_count] out: SM each job ran on, -1 if none
+  unsigned long long wait_cycles = 0;  // how long claimed blocks wait for the others
+};
+
+// One phase of a sequence chase, as the kernel sees it.
+struct DevicePhase {
+  ChaseSource src;
+  uint32_t block = 0;  // logical block (dense, 0..block_count-1)
+  uint32_t lane = 0;
+  uint32_t start = 0;
+  uint64_t steps = 0;
+  uint32_t* out_index = nullptr;    // [steps] or null
+  uint32_t* out_latency = nullptr;  // [steps] or null (untimed phase)
+};
+
+// Reasons a sequence kernel gave up, in counters[3].
+enum : uint32_t { kAbortNone = 0, kAbortClaimTimeout = 1, kAbortPhaseTimeout = 2 };
+
+// Every launch returns the cudaError_t of the launch itself (cudaGetLastError); the caller
+// synchronizes and checks execution errors.
+cudaError_t launch_fine(const DeviceChaseJob* jobs, const ClaimTables& t, uint32_t blocks,
+                        uint32_t steps_per_pass, uint32_t shared_array_bytes);
+cudaError_t launch_average(const DeviceChaseJob* jobs, const ClaimTables& t, uint32_t blocks,
+                           uint32_t shared_array_bytes);
+cudaError_t launch_sequence(const DevicePhase* phases, uint32_t phase_count, const ClaimTables& t,
+                            uint32_t blocks, uint32_t threads, uint32_t space, uint32_t record_steps,
+                            uint32_t shared_array_bytes, unsigned long long phase_wait_cycles);
+cudaError_t launch_overhead(uint32_t* out_latency, uint32_t samples);
+cudaError_t launch_stride_fill(uint32_t* buffer, uint64_t elems, uint64_t stride, uint64_t start,
+                               uint64_t count);
+cudaError_t launch_smid_count(uint32_t* out_nsmid);
+
+// Dynamic shared memory a launch needs besides the arrays copied into shared memory.
+uint32_t fine_sample_bytes(uint32_t steps_per_pass);
+
+// Sets the carveout (-1: default) and the dynamic shared-memory limit of a kernel.
+enum class Kernel { Fine, Average, Sequence };
+cudaError_t configure_kernel(Kernel k, int carveout_percent, uint32_t dynamic_shared_bytes);
+
+// Copies elements into the __constant__ chase buffer at an element offset.
+cudaError_t upload_constant(const uint32_t* host, uint64_t elems, uint32_t offset_elems);
+
+// Loads every kernel's module (lazy loading) so no first launch pays for it.
+cudaError_t load_kernels();
+
+}  // namespace memtopo::cuda
