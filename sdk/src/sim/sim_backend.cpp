@@ -1,123 +1,207 @@
-// The simulated GPU (minimal: the [device] table). The memory-hierarchy model arrives with
-// the measurement-engine issue; until then the primitives report that they are missing.
+// The simulated GPU behind mt_backend: the primitives of measure.h executed on the
+// access-level model of sim_gpu.hpp. Semantics: docs/simulator.md.
 #include <cstdio>
-#include <cstring>
+#include <fstream>
+#include <map>
 #include <memory>
+#include <set>
 #include <sstream>
 #include <string>
+#include <vector>
 
-#include <toml++/toml.h>
-
+#include "engine/job_checks.hpp"
 #include "memtopo/engine.hpp"
 #include "memtopo/probe.hpp"
+#include "sim/builtin_device.hpp"
+#include "sim/sim_gpu.hpp"
+#include "sim/sim_model.hpp"
 
 namespace memtopo::engine {
 namespace {
 
-const char* const kBuiltinDevice = R"(# built-in simulated GPU
-[device]
-name = "memtopo simulated GPU"
-compute_capability = "9.0"
-sm_count = 8
-warp_size = 32
-sm_clock_khz = 1755000
-memory_clock_khz = 2619000
-memory_bus_width_bits = 5120
-global_memory_bytes = 8589934592
-l2_bytes = 4194304
-shared_per_sm_bytes = 233472
-shared_per_block_bytes = 49152
-shared_per_block_optin_bytes = 232448
-constant_memory_bytes = 65536
-registers_per_sm = 65536
-registers_per_block = 65536
-max_threads_per_sm = 2048
-max_threads_per_block = 1024
-max_blocks_per_sm = 32
-)";
+using sim::Gpu;
 
-int not_yet(char* err, size_t n) {
-  std::snprintf(err, n, "the simulated GPU has no memory-hierarchy model yet");
-  return 1;
-}
-int sim_fine(void*, mt_chase_job*, size_t, char* err, size_t n) { return not_yet(err, n); }
-int sim_avg(void*, mt_chase_job*, size_t, char* err, size_t n) { return not_yet(err, n); }
-int sim_seq(void*, mt_sequence_job*, char* err, size_t n) { return not_yet(err, n); }
-int sim_overhead(void*, double* c, char*, size_t) { *c = 0; return 0; }
+constexpr uint64_t kBufferAlign = uint64_t(2) << 20;  // every array in its own 2 MiB-aligned buffer
+
+// Virtual base address of every distinct array of one call, in order of first use.
+class Buffers {
+ public:
+  uint64_t base(const mt_chase_array* a) {
+    auto [it, fresh] = bases_.try_emplace(a, next_);
+    if (fresh) next_ = (next_ + a->elems * 4 + kBufferAlign - 1) / kBufferAlign * kBufferAlign;
+    return it->second;
+  }
+
+ private:
+  std::map<const mt_chase_array*, uint64_t> bases_;
+  uint64_t next_ = 0;
+};
+
+uint32_t clamp_cycles(int64_t c) { return c < 0 ? 0u : c > int64_t(UINT32_MAX) ? UINT32_MAX : uint32_t(c); }
 
 class SimDevice final : public Device {
  public:
-  SimDevice(const toml::table& t, std::string origin) : origin_(std::move(origin)) {
-    info_.struct_size = sizeof(info_);
-    std::snprintf(info_.backend, sizeof info_.backend, "sim");
-    const toml::table* dev = t["device"].as_table();
-    if (!dev) throw Error(origin_ + ": no [device] table; a simulated device needs one");
-    auto str = [&](const char* key, char* dst, size_t n) {
-      if (auto v = (*dev)[key].value<std::string>()) std::snprintf(dst, n, "%s", v->c_str());
-    };
-    auto num = [&](const char* key, auto& dst) {
-      const toml::node* node = dev->get(key);
-      if (!node) return;
-      auto v = node->value<int64_t>();
-      if (!v) {
-        std::ostringstream m;
-        m << origin_ << ":" << node->source().begin.line << ": device." << key << " must be an integer";
-        throw Error(m.str());
-      }
-      dst = static_cast<std::remove_reference_t<decltype(dst)>>(*v);
-    };
-    str("name", info_.name, sizeof info_.name);
-    if (auto cc = (*dev)["compute_capability"].value<std::string>()) {
-      if (std::sscanf(cc->c_str(), "%d.%d", &info_.cc_major, &info_.cc_minor) != 2)
-        throw Error(origin_ + ": device.compute_capability must look like \"9.0\"");
-    }
-    num("sm_count", info_.sm_count);
-    num("warp_size", info_.warp_size);
-    num("sm_clock_khz", info_.sm_clock_khz);
-    num("memory_clock_khz", info_.memory_clock_khz);
-    num("memory_bus_width_bits", info_.memory_bus_width_bits);
-    num("global_memory_bytes", info_.global_memory_bytes);
-    num("l2_bytes", info_.l2_bytes);
-    num("shared_per_sm_bytes", info_.shared_per_sm_bytes);
-    num("shared_per_block_bytes", info_.shared_per_block_bytes);
-    num("shared_per_block_optin_bytes", info_.shared_per_block_optin_bytes);
-    num("constant_memory_bytes", info_.constant_memory_bytes);
-    num("registers_per_sm", info_.registers_per_sm);
-    num("registers_per_block", info_.registers_per_block);
-    num("max_threads_per_sm", info_.max_threads_per_sm);
-    num("max_threads_per_block", info_.max_threads_per_block);
-    num("max_blocks_per_sm", info_.max_blocks_per_sm);
-    if (info_.sm_count <= 0) throw Error(origin_ + ": device.sm_count must be a positive integer");
+  explicit SimDevice(sim::Model model) : gpu_(model) {
     backend_.struct_size = sizeof(backend_);
     backend_.self = this;
     backend_.name = "sim";
-    backend_.fine_chase = &sim_fine;
-    backend_.average_chase = &sim_avg;
-    backend_.sequence_chase = &sim_seq;
-    backend_.timing_overhead = &sim_overhead;
+    backend_.fine_chase = &fine_chase;
+    backend_.average_chase = &average_chase;
+    backend_.sequence_chase = &sequence_chase;
+    backend_.timing_overhead = &timing_overhead;
   }
   const mt_backend* backend() const override { return &backend_; }
-  const mt_device_info& info() const override { return info_; }
-  std::string description() const override { return origin_; }
+  const mt_device_info& info() const override { return gpu_.model().info; }
+  std::string description() const override { return gpu_.model().origin; }
 
  private:
-  std::string origin_;
-  mt_device_info info_{};
+  static int fine_chase(void* self, mt_chase_job* jobs, size_t n, char* err, size_t err_size) {
+    return static_cast<SimDevice*>(self)->chase(jobs, n, true, err, err_size);
+  }
+  static int average_chase(void* self, mt_chase_job* jobs, size_t n, char* err, size_t err_size) {
+    return static_cast<SimDevice*>(self)->chase(jobs, n, false, err, err_size);
+  }
+  static int sequence_chase(void* self, mt_sequence_job* job, char* err, size_t err_size) {
+    return static_cast<SimDevice*>(self)->sequence(job, err, err_size);
+  }
+  static int timing_overhead(void* self, double* out, char* err, size_t err_size) {
+    if (!out) return fail(err, err_size, "timing_overhead: no output");
+    *out = double(static_cast<SimDevice*>(self)->gpu_.model().timing_overhead_cycles);
+    return 0;
+  }
+
+  // Jobs run interleaved, one load per job in turn (as concurrent SMs would share the L2).
+  int chase(mt_chase_job* jobs, size_t n, bool fine, char* err, size_t err_size) noexcept {
+    try {
+      const mt_device_info& dev = info();
+      if (auto e = check_chase_jobs(jobs, n, dev, fine); !e.empty()) return fail(err, err_size, e);
+      // SMs: pinned jobs first, then the lowest free SM for each unpinned job.
+      std::vector<bool> taken(size_t(dev.sm_count), false);
+      for (size_t i = 0; i < n; ++i)
+        if (jobs[i].sm >= 0) taken[size_t(jobs[i].sm)] = true;
+      gpu_.begin_call();
+      Buffers buffers;
+      struct Run {
+        mt_chase_job* job;
+        uint64_t base, cur, done, total;
+        uint32_t sm;
+        int64_t sum;
+      };
+      std::vector<Run> runs;
+      for (size_t i = 0; i < n; ++i) {
+        mt_chase_job& j = jobs[i];
+        int32_t sm = j.sm;
+        if (sm < 0) {
+          sm = 0;
+          while (taken[size_t(sm)]) ++sm;
+          taken[size_t(sm)] = true;
+        }
+        j.out_sm = sm;
+        gpu_.set_carveout(uint32_t(sm), j.shared_carveout_percent);
+        runs.push_back({&j, buffers.base(j.array), j.start, 0, j.warmup_steps + j.steps, uint32_t(sm), 0});
+      }
+      const int64_t overhead = fine ? gpu_.model().timing_overhead_cycles : 0;
+      for (size_t active = runs.size(); active;) {
+        active = 0;
+        for (Run& r : runs) {
+          if (r.done == r.total) continue;
+          ++active;
+          const mt_chase_job& j = *r.job;
+          const int64_t cycles = gpu_.load(r.sm, 0, j.space, r.base + 4 * r.cur);
+          if (r.done >= j.warmup_steps) {
+            const uint64_t t = r.done - j.warmup_steps;
+            const int64_t measured = cycles + gpu_.noise();
+            r.sum += measured;
+            if (fine) {
+              if (j.out_index) j.out_index[t] = uint32_t(r.cur);
+              j.out_latency[t] = clamp_cycles(measured + overhead);
+            }
+          }
+          r.cur = next_index(*j.array, r.cur);
+          ++r.done;
+        }
+      }
+      for (Run& r : runs) r.job->out_average_cycles = double(r.sum) / double(r.job->steps);
+      return 0;
+    } catch (const std::exception& e) {
+      return fail(err, err_size, std::string("simulated GPU: ") + e.what());
+    }
+  }
+
+  int sequence(mt_sequence_job* job, char* err, size_t err_size) noexcept {
+    try {
+      if (!job) return fail(err, err_size, "sequence: no job");
+      const mt_device_info& dev = info();
+      if (auto e = check_sequence_job(*job, dev); !e.empty()) return fail(err, err_size, e);
+      // Blocks to SMs: a block's pins must agree; pinned blocks first, then the lowest free SM.
+      std::map<uint32_t, int32_t> block_sm;
+      for (size_t a = 0; a < job->actor_count; ++a) {
+        const mt_actor& act = job->actors[a];
+        auto [it, fresh] = block_sm.try_emplace(act.block, act.sm);
+        if (!fresh && act.sm >= 0 && it->second >= 0 && it->second != act.sm)
+          return fail(err, err_size, "actor " + std::to_string(a) + ": block " + std::to_string(act.block) +
+                                         " is pinned to SM " + std::to_string(it->second) + " by another actor, not " +
+                                         std::to_string(act.sm));
+        if (it->second < 0) it->second = act.sm;
+      }
+      if (block_sm.size() > size_t(dev.sm_count))
+        return fail(err, err_size, std::to_string(block_sm.size()) + " blocks but only " + std::to_string(dev.sm_count) +
+                                       " SMs; blocks of one sequence run on distinct SMs");
+      std::vector<bool> taken(size_t(dev.sm_count), false);
+      for (auto& [b, sm] : block_sm) {
+        if (sm < 0) continue;
+        if (taken[size_t(sm)]) return fail(err, err_size, "two blocks are pinned to SM " + std::to_string(sm));
+        taken[size_t(sm)] = true;
+      }
+      for (auto& [b, sm] : block_sm) {
+        if (sm >= 0) continue;
+        sm = 0;
+        while (taken[size_t(sm)]) ++sm;
+        taken[size_t(sm)] = true;
+      }
+      if (job->out_actor_sm)
+        for (size_t a = 0; a < job->actor_count; ++a) job->out_actor_sm[a] = block_sm[job->actors[a].block];
+      gpu_.begin_call();
+      for (auto& [b, sm] : block_sm) gpu_.set_carveout(uint32_t(sm), job->shared_carveout_percent);
+      Buffers buffers;
+      const int64_t overhead = gpu_.model().timing_overhead_cycles;
+      for (size_t p = 0; p < job->phase_count; ++p) {  // phases strictly in order
+        mt_phase& ph = job->phases[p];
+        const mt_actor& act = job->actors[ph.actor];
+        const uint32_t sm = uint32_t(block_sm[act.block]);
+        const uint64_t base = buffers.base(ph.array);
+        uint64_t cur = ph.start;
+        for (uint64_t t = 0; t < ph.steps; ++t) {
+          const int64_t cycles = gpu_.load(sm, act.lane, job->space, base + 4 * cur);
+          if (ph.out_latency) {
+            ph.out_latency[t] = clamp_cycles(cycles + gpu_.noise() + overhead);
+            if (ph.out_index) ph.out_index[t] = uint32_t(cur);
+          } else if (ph.out_index) {
+            ph.out_index[t] = uint32_t(cur);
+          }
+          cur = next_index(*ph.array, cur);
+        }
+      }
+      return 0;
+    } catch (const std::exception& e) {
+      return fail(err, err_size, std::string("simulated GPU: ") + e.what());
+    }
+  }
+
+  Gpu gpu_;
   mt_backend backend_{};
 };
 
 }  // namespace
 
 std::unique_ptr<Device> open_sim(const std::string& path) {
-  try {
-    if (path.empty()) return std::make_unique<SimDevice>(toml::parse(kBuiltinDevice), "sim (built-in)");
-    return std::make_unique<SimDevice>(toml::parse_file(path), "sim:" + path);
-  } catch (const toml::parse_error& e) {
-    std::ostringstream m;
-    m << (path.empty() ? "built-in device" : path) << ":" << e.source().begin.line << ":"
-      << e.source().begin.column << ": " << e.description();
-    throw Error(m.str());
-  }
+  if (path.empty())
+    return std::make_unique<SimDevice>(sim::load_model(sim::kBuiltinDeviceToml, "built-in device (hopper-like.toml)", "sim (built-in)"));
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(path + ": cannot open the simulated device description (--device sim:FILE)");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return std::make_unique<SimDevice>(sim::load_model(text.str(), path, "sim:" + path));
 }
 
 }  // namespace memtopo::engine

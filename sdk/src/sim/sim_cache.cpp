@@ -1,0 +1,69 @@
+#include "sim/sim_cache.hpp"
+
+#include <algorithm>
+#include <bit>
+
+namespace memtopo::sim {
+
+Cache::Cache(const CacheGeometry& g, Rng* replacement_rng)
+    : policy_(g.policy),
+      line_shift_(uint32_t(std::countr_zero(g.line_bytes))),
+      sector_shift_(uint32_t(std::countr_zero(g.sector_bytes))),
+      sector_index_mask_(uint64_t(g.line_bytes / g.sector_bytes) - 1),
+      sets_(g.sets()),
+      sets_pow2_(std::has_single_bit(g.sets())),
+      set_ways_(g.set_ways),
+      hash_(g.set_hash_masks),
+      rng_(replacement_rng) {
+  equal_sets_ = std::all_of(set_ways_.begin(), set_ways_.end(), [&](uint32_t w) { return w == set_ways_[0]; });
+  ways_ = set_ways_[0];
+  uint32_t total = 0;
+  for (uint32_t w : set_ways_) {
+    set_base_.push_back(total);
+    total += w;
+  }
+  if (!equal_sets_) {
+    for (uint32_t round = 0; residue_set_.size() < total; ++round)
+      for (uint32_t set = 0; set < set_ways_.size(); ++set)
+        if (set_ways_[set] > round) residue_set_.push_back(set);
+  }
+  double sum = 0;
+  for (double p : g.way_probabilities) cumulative_.push_back(sum += p);
+  tag_.assign(total, 0);
+  stamp_.assign(total, 0);
+  sectors_.assign(total, 0);
+  epoch_.assign(total, 0);
+}
+
+void Cache::reset() {
+  mru_line_ = UINT64_MAX;
+  if (++epoch_now_ == 0) {  // wrapped after 4e9 resets: clear for real once
+    std::fill(epoch_.begin(), epoch_.end(), 0);
+    epoch_now_ = 1;
+  }
+}
+
+uint32_t Cache::choose_victim(uint32_t base, uint32_t ways) {
+  switch (policy_) {
+    case Policy::Random:
+      return uint32_t(rng_->below(ways));
+    case Policy::NonUniform: {
+      // Victim drawn with the per-way probabilities (over the usable ways).
+      const double u = rng_->uniform() * cumulative_[ways - 1];
+      for (uint32_t w = 0; w + 1 < ways; ++w)
+        if (u < cumulative_[w]) return w;
+      return ways - 1;
+    }
+    case Policy::Lru:
+    case Policy::Fifo:
+    default: {
+      // LRU stamps every use, FIFO only the fill: the oldest stamp is the victim either way.
+      uint32_t best = 0;
+      for (uint32_t w = 1; w < ways; ++w)
+        if (stamp_[base + w] < stamp_[base + best]) best = w;
+      return best;
+    }
+  }
+}
+
+}  // namespace memtopo::sim

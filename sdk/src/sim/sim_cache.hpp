@@ -1,0 +1,138 @@
+// One set-associative cache (or TLB level) of the simulated GPU: tags, sectors and
+// replacement state, sized once; a reset is O(1) (an epoch counter marks lines valid), so
+// that starting each primitive call with empty caches costs nothing even for a 50 MiB L2.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "sim/sim_model.hpp"
+
+namespace memtopo::sim {
+
+// xoshiro256** (public-domain algorithm): fast and identical on every platform, so a
+// description and a seed give the same samples everywhere.
+class Rng {
+ public:
+  explicit Rng(uint64_t seed = 1) { reseed(seed); }
+  void reseed(uint64_t seed) {
+    for (auto& v : s_) {  // splitmix64 expands the seed
+      seed += 0x9e3779b97f4a7c15ull;
+      uint64_t z = seed;
+      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+      z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+      v = z ^ (z >> 31);
+    }
+  }
+  uint64_t next() {
+    const uint64_t result = rotl(s_[1] * 5, 7) * 9;
+    const uint64_t t = s_[1] << 17;
+    s_[2] ^= s_[0];
+    s_[3] ^= s_[1];
+    s_[1] ^= s_[2];
+    s_[0] ^= s_[3];
+    s_[2] ^= t;
+    s_[3] = rotl(s_[3], 45);
+    return result;
+  }
+  double uniform() { return double(next() >> 11) * 0x1.0p-53; }  // [0, 1)
+  uint64_t below(uint64_t n) { return n ? next() % n : 0; }
+
+ private:
+  static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+  uint64_t s_[4];
+};
+
+class Cache {
+ public:
+  Cache(const CacheGeometry& g, Rng* replacement_rng);
+
+  // Empties the cache (every line invalid).
+  void reset();
+  // Uses at most `ways` ways of every set (the carveout shrinks the L1); 0: all.
+  void limit_ways(uint32_t ways) {
+    way_limit_ = ways ? ways : UINT32_MAX;
+    mru_line_ = UINT64_MAX;
+  }
+
+  // Looks `addr` up; true on a hit. On a miss the missing sector is fetched (the line is
+  // allocated first when absent, evicting a victim of the set). `index_addr` chooses the
+  // set by modulo (the L2 passes the address within its partition); the XOR hash, when
+  // configured, works on `addr`.
+  bool access(uint64_t addr, uint64_t index_addr) {
+    const uint64_t line = addr >> line_shift_;
+    const uint64_t sector_bit = uint64_t(1) << ((addr >> sector_shift_) & sector_index_mask_);
+    if (line == mru_line_) {  // the line used last is resident and already the most recent
+      if (sectors_[mru_index_] & sector_bit) return true;
+      sectors_[mru_index_] |= sector_bit;
+      return false;
+    }
+    const uint32_t set = set_of(addr, index_addr >> line_shift_);
+    const uint32_t base = equal_sets_ ? set * ways_ : set_base_[set];
+    uint32_t ways = equal_sets_ ? ways_ : set_ways_[set];
+    if (ways > way_limit_) ways = way_limit_;
+    uint32_t invalid = UINT32_MAX;
+    for (uint32_t w = 0; w < ways; ++w) {
+      const uint32_t i = base + w;
+      if (epoch_[i] != epoch_now_) {
+        if (invalid == UINT32_MAX) invalid = i;
+        continue;
+      }
+      if (tag_[i] != line) continue;
+      if (policy_ == Policy::Lru) stamp_[i] = ++clock_;
+      mru_line_ = line;
+      mru_index_ = i;
+      if (sectors_[i] & sector_bit) return true;
+      sectors_[i] |= sector_bit;  // sector miss: the line stays, its missing sector is fetched
+      return false;
+    }
+    const uint32_t victim = invalid != UINT32_MAX ? invalid : base + choose_victim(base, ways);
+    tag_[victim] = line;
+    epoch_[victim] = epoch_now_;
+    sectors_[victim] = sector_bit;
+    stamp_[victim] = ++clock_;
+    mru_line_ = line;
+    mru_index_ = victim;
+    return false;
+  }
+  bool access(uint64_t addr) { return access(addr, addr); }
+
+ private:
+  uint32_t set_of(uint64_t addr, uint64_t index_line) const {
+    if (!hash_.empty()) {
+      uint32_t s = 0;
+      for (size_t b = 0; b < hash_.size(); ++b) s |= uint32_t(__builtin_parityll(addr & hash_[b])) << b;
+      return s;
+    }
+    if (!equal_sets_) return residue_set_[index_line % residue_set_.size()];
+    if (sets_pow2_) return uint32_t(index_line & (sets_ - 1));
+    return uint32_t(index_line % sets_);
+  }
+  uint32_t choose_victim(uint32_t base, uint32_t ways);
+
+  Policy policy_;
+  uint32_t line_shift_, sector_shift_;
+  uint64_t sector_index_mask_;
+  uint32_t sets_;
+  bool sets_pow2_;
+  bool equal_sets_;
+  uint32_t ways_;  // equal sets only
+  uint32_t way_limit_ = UINT32_MAX;
+  std::vector<uint32_t> set_ways_, set_base_;
+  // Unequal sets: set of each residue (line mod total lines), dealt round-robin to the
+  // sets that still have a free way, so that exactly `total lines` consecutive lines fit.
+  std::vector<uint32_t> residue_set_;
+  std::vector<uint64_t> hash_;
+  std::vector<double> cumulative_;  // NonUniform
+  Rng* rng_;
+
+  std::vector<uint64_t> tag_, stamp_, sectors_;
+  std::vector<uint32_t> epoch_;
+  uint32_t epoch_now_ = 1;
+  uint64_t mru_line_ = UINT64_MAX;  // line of the last access (UINT64_MAX: none since reset)
+  uint32_t mru_index_ = 0;
+  uint64_t clock_ = 0;
+};
+
+}  // namespace memtopo::sim

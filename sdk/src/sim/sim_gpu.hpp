@@ -1,0 +1,137 @@
+// The simulated GPU's memory hierarchy: every cache and TLB instance of a Model, and the
+// walk of one load through them (docs/simulator.md, "Latency model").
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "memtopo/measure.h"
+#include "sim/sim_cache.hpp"
+#include "sim/sim_model.hpp"
+
+namespace memtopo::sim {
+
+// Latency of a load on one memory path, by the level that serves it.
+struct PathLatency {
+  int64_t first = 0;   // hit in the path's own SM cache (L1, texture, read-only, constant L1)
+  int64_t second = 0;  // constant path only: hit in the constant L1.5
+  int64_t l2_near = 0, l2_far = 0, dram_near = 0, dram_far = 0;
+};
+
+class Gpu {
+ public:
+  explicit Gpu(const Model& model);
+
+  // Start of a primitive call: every cache and TLB empty, the L1s back to full size.
+  void begin_call();
+  // The shared-memory carveout of the block on `sm` (-1: the default).
+  void set_carveout(uint32_t sm, int32_t percent);
+
+  // Cycles of one load, without timing overhead and noise.
+  int64_t load(uint32_t sm, uint32_t lane, mt_space space, uint64_t addr) {
+    switch (space) {
+      case MT_SPACE_SHARED:
+        return model_.shared_latency_cycles;
+      case MT_SPACE_CONSTANT:
+        return load_constant(sm, addr);
+      case MT_SPACE_GLOBAL_CA:
+        return load_through(storage_cache(l1d_storage_, sm, lane), sm, addr, ca_);
+      case MT_SPACE_READONLY:
+        return load_through(storage_cache(model_.readonly_storage, sm, lane), sm, addr, ro_);
+      case MT_SPACE_TEXTURE:
+        return load_through(storage_cache(model_.texture_storage, sm, lane), sm, addr, tex_);
+      case MT_SPACE_GLOBAL_CG:
+      default:
+        return below_sm(sm, addr, cg_);
+    }
+  }
+
+  // Random extra cycles of one measured load ([sim] noise_cycles, outliers).
+  int64_t noise() {
+    if (!noisy_) return 0;
+    int64_t extra = 0;
+    if (model_.noise_cycles > 0) {
+      if (model_.noise_geometric) {  // failures before a success, mean noise_cycles
+        const double p = 1.0 / (1.0 + double(model_.noise_cycles));
+        extra = int64_t(std::floor(std::log1p(-noise_rng_.uniform()) / std::log1p(-p)));
+      } else {
+        extra = int64_t(noise_rng_.below(uint64_t(model_.noise_cycles) + 1));
+      }
+    }
+    if (model_.outlier_probability > 0 && noise_rng_.uniform() < model_.outlier_probability) extra += model_.outlier_cycles;
+    return extra;
+  }
+
+  // Partition of a per-SM cache that `lane` uses: warps go round-robin to the warp
+  // schedulers, and the schedulers are split evenly among the partitions.
+  uint32_t partition_of(uint32_t lane, uint32_t partitions) const {
+    if (partitions <= 1) return 0;
+    const uint32_t groups = std::max(model_.warp_schedulers, partitions);
+    const uint32_t warp = lane / uint32_t(model_.info.warp_size);
+    return (warp % groups) * partitions / groups;
+  }
+
+  const Model& model() const { return model_; }
+  const PathLatency& path(mt_space s) const;
+
+ private:
+  struct PerSmCaches {
+    uint32_t partitions = 0;
+    std::vector<std::unique_ptr<Cache>> caches;  // [sm * partitions + partition]
+  };
+
+  Cache* storage_cache(Storage s, uint32_t sm, uint32_t lane) {
+    PerSmCaches* c = s == Storage::L1d ? &l1d_ : s == Storage::Texture ? &tex_cache_ : s == Storage::Readonly ? &ro_cache_ : nullptr;
+    if (!c || c->caches.empty()) return nullptr;
+    return c->caches[size_t(sm) * c->partitions + partition_of(lane, c->partitions)].get();
+  }
+
+  int64_t load_through(Cache* first, uint32_t sm, uint64_t addr, const PathLatency& p) {
+    if (first && first->access(addr)) return p.first + (model_.tlb_on_l1_hit ? translate(sm, addr) : 0);
+    return below_sm(sm, addr, p);
+  }
+
+  int64_t load_constant(uint32_t sm, uint64_t addr) {
+    if (!c1_.empty() && c1_[sm]->access(addr)) return const_.first;
+    if (!c15_.empty() && c15_[sm / model_.sm_per_gpc]->access(addr)) return const_.second;
+    return below_sm(sm, addr, const_);
+  }
+
+  // A load that left the SM: address translation, then the L2 partition, then DRAM.
+  int64_t below_sm(uint32_t sm, uint64_t addr, const PathLatency& p) {
+    int64_t cycles = model_.tlb_present ? translate(sm, addr) : 0;
+    if (l2_.empty()) return cycles + p.dram_near;
+    const uint64_t chunk = addr >> interleave_shift_;
+    const uint32_t part = uint32_t(chunk % l2_.size());
+    // address inside the partition: the other partitions' chunks squeezed out
+    const uint64_t local = ((chunk / l2_.size()) << interleave_shift_) | (addr & (model_.l2_interleave_bytes - 1));
+    const bool far = part != model_.l2_near_partition[sm];
+    if (l2_[part]->access(addr, local)) return cycles + (far ? p.l2_far : p.l2_near);
+    return cycles + (far ? p.dram_far : p.dram_near);
+  }
+
+  int64_t translate(uint32_t sm, uint64_t addr) {
+    int64_t cycles = 0;
+    if (!tlb1_.empty()) {
+      if (tlb1_[model_.tlb_l1_per_sm ? sm : 0]->access(addr)) return 0;
+      cycles += model_.tlb_l1.miss_penalty_cycles;
+    }
+    if (tlb2_ && !tlb2_->access(addr)) cycles += model_.tlb_l2.miss_penalty_cycles;
+    return cycles;
+  }
+
+  Model model_;
+  Rng replacement_rng_, noise_rng_;
+  bool noisy_ = false;
+  Storage l1d_storage_ = Storage::None;
+  PerSmCaches l1d_, tex_cache_, ro_cache_;
+  std::vector<std::unique_ptr<Cache>> c1_, c15_, l2_, tlb1_;
+  std::unique_ptr<Cache> tlb2_;
+  uint32_t interleave_shift_ = 12;
+  PathLatency ca_, cg_, tex_, ro_, const_;
+};
+
+}  // namespace memtopo::sim

@@ -1,0 +1,90 @@
+// The simulated GPU's description: what a topology TOML file says, checked and with every
+// default filled in (sim_description.cpp reads it; sim_gpu.cpp executes it).
+// docs/simulator.md documents every field, its TOML key and its default.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "memtopo/abi.h"
+
+namespace memtopo::sim {
+
+enum class Policy { Lru, Fifo, Random, NonUniform };
+
+// Structure of one set-associative cache (or TLB level: line = page).
+struct CacheGeometry {
+  bool present = false;
+  uint64_t size_bytes = 0;            // of one instance (one partition, one L2 partition: whole L2)
+  uint32_t line_bytes = 128;
+  uint32_t sector_bytes = 128;        // fetch granularity; a miss fills only its sector
+  std::vector<uint32_t> set_ways;     // ways of every set (unequal sets allowed)
+  Policy policy = Policy::Lru;
+  std::vector<double> way_probabilities;  // NonUniform: victim probability per way
+  std::vector<uint64_t> set_hash_masks;   // empty: modulo; else set bit i = parity(addr & mask[i])
+  uint32_t sets() const { return static_cast<uint32_t>(set_ways.size()); }
+  uint32_t max_ways() const {
+    uint32_t m = 0;
+    for (uint32_t w : set_ways) m = w > m ? w : m;
+    return m;
+  }
+};
+
+// A cache element as probes report it: structure plus the latency as an SM sees it.
+struct CacheElement {
+  CacheGeometry geometry;
+  int64_t latency_cycles = 0;
+  bool has_miss_penalty = false;
+  int64_t miss_penalty_cycles = 0;    // only when given (otherwise derived, see simulator.md)
+  uint32_t partitions_per_sm = 1;     // l1d, texture, readonly
+};
+
+// Which storage a load path uses on the SM.
+enum class Storage { None, L1d, Texture, Readonly };
+
+struct TlbLevel {
+  CacheGeometry geometry;  // line_bytes = page size
+  int64_t miss_penalty_cycles = 0;
+};
+
+struct Model {
+  std::string origin;  // "sim:FILE" or "sim (built-in)"
+  mt_device_info info{};
+
+  CacheElement l1d, texture, readonly, constant_l1, constant_l15, l2;
+  Storage texture_storage = Storage::None;   // where texture loads look first
+  Storage readonly_storage = Storage::None;  // where read-only loads look first
+
+  uint32_t l2_partitions = 1;
+  int64_t l2_far_latency_cycles = 0;
+  uint64_t l2_interleave_bytes = 4096;
+  std::vector<uint32_t> l2_near_partition;   // per SM
+
+  bool tlb_present = false;
+  TlbLevel tlb_l1, tlb_l2;
+  bool tlb_l1_per_sm = true;
+  bool tlb_on_l1_hit = false;
+
+  bool has_dram_latency = false;
+  int64_t dram_latency_cycles = 0;
+  int64_t shared_latency_cycles = 30;
+
+  // [sim]
+  uint64_t seed = 1;
+  int64_t timing_overhead_cycles = 0;
+  int64_t noise_cycles = 0;
+  bool noise_geometric = false;
+  double outlier_probability = 0.0;
+  int64_t outlier_cycles = 0;
+  uint32_t sm_per_gpc = 1;
+  uint32_t warp_schedulers = 4;
+  uint64_t l1_shared_total_bytes = 0;  // 0: the carveout does not change the L1
+  int32_t default_carveout_percent = 0;
+};
+
+// Reads and checks a description. `origin_name` is the file name used in messages.
+// Throws memtopo::Error("FILE:LINE: key.path: what is wrong; what to do").
+Model load_model(const std::string& toml_text, const std::string& origin_name, const std::string& origin);
+
+}  // namespace memtopo::sim

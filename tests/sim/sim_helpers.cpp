@@ -1,0 +1,107 @@
+#include "sim_helpers.hpp"
+
+#include <atomic>
+#include <fstream>
+#include <stdexcept>
+
+namespace simtest {
+
+std::string device_path(const std::string& name) { return std::string(MEMTOPO_SOURCE_DIR) + "/examples/devices/" + name; }
+
+std::unique_ptr<memtopo::engine::Device> open_device(const std::string& name) {
+  return memtopo::engine::open_sim(device_path(name));
+}
+
+std::string write_temp(const std::string& stem, const std::string& text) {
+  static std::atomic<int> counter{0};
+  const std::string path = std::string(MEMTOPO_BINARY_DIR) + "/tests/sim/tmp_" + stem + "_" + std::to_string(counter++) + ".toml";
+  std::ofstream(path) << text;
+  return path;
+}
+
+toml::table read_device_file(const std::string& name) { return toml::parse_file(device_path(name)); }
+
+int64_t key(const toml::table& t, const char* element, const char* k) {
+  auto v = t[element][k].value<int64_t>();
+  if (!v) throw std::runtime_error(std::string("no integer ") + element + "." + k);
+  return *v;
+}
+
+namespace {
+Chase run(const memtopo::engine::Device& d, mt_chase_job& job, uint64_t steps) {
+  Chase c;
+  c.index.resize(steps);
+  c.latency.resize(steps);
+  job.out_index = c.index.data();
+  job.out_latency = c.latency.data();
+  char err[512] = "";
+  const mt_backend* b = d.backend();
+  if (b->fine_chase(b->self, &job, 1, err, sizeof err)) throw std::runtime_error(err);
+  c.sm = job.out_sm;
+  mt_chase_job avg = job;
+  avg.out_index = nullptr;
+  avg.out_latency = nullptr;
+  if (b->average_chase(b->self, &avg, 1, err, sizeof err)) throw std::runtime_error(err);
+  c.average = avg.out_average_cycles;
+  return c;
+}
+}  // namespace
+
+Chase fine(const memtopo::engine::Device& d, mt_space space, uint64_t footprint_bytes, uint64_t stride_bytes,
+           uint64_t warmup_steps, uint64_t steps, int32_t sm, int32_t carveout) {
+  mt_chase_array a{};
+  a.struct_size = sizeof a;
+  a.kind = MT_ARRAY_STRIDE;
+  a.elems = footprint_bytes / 4;
+  a.stride_elems = stride_bytes / 4;
+  mt_chase_job job{};
+  job.struct_size = sizeof job;
+  job.space = space;
+  job.array = &a;
+  job.warmup_steps = warmup_steps;
+  job.steps = steps;
+  job.sm = sm;
+  job.shared_carveout_percent = carveout;
+  return run(d, job, steps);
+}
+
+Chase fine_explicit(const memtopo::engine::Device& d, mt_space space, const std::vector<uint32_t>& next, uint32_t start,
+                    uint64_t warmup_steps, uint64_t steps) {
+  mt_chase_array a{};
+  a.struct_size = sizeof a;
+  a.kind = MT_ARRAY_EXPLICIT;
+  a.next = next.data();
+  a.elems = next.size();
+  mt_chase_job job{};
+  job.struct_size = sizeof job;
+  job.space = space;
+  job.array = &a;
+  job.start = start;
+  job.warmup_steps = warmup_steps;
+  job.steps = steps;
+  job.sm = -1;
+  job.shared_carveout_percent = -1;
+  return run(d, job, steps);
+}
+
+double timing_overhead(const memtopo::engine::Device& d) {
+  double c = -1;
+  char err[256];
+  d.backend()->timing_overhead(d.backend()->self, &c, err, sizeof err);
+  return c;
+}
+
+size_t misses(const std::vector<uint32_t>& latency, uint32_t hit_cycles) {
+  size_t n = 0;
+  for (uint32_t l : latency) n += l > hit_cycles;
+  return n;
+}
+
+std::vector<size_t> miss_positions(const std::vector<uint32_t>& latency, uint32_t hit_cycles) {
+  std::vector<size_t> out;
+  for (size_t i = 0; i < latency.size(); ++i)
+    if (latency[i] > hit_cycles) out.push_back(i);
+  return out;
+}
+
+}  // namespace simtest

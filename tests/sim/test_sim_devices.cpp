@@ -1,0 +1,247 @@
+// The shipped devices (examples/devices/*.toml): the fine-grained chase shows the hit/miss
+// pattern each description implies. Expected values are read from the files themselves.
+#include <catch2/catch.hpp>
+
+#include <set>
+
+#include "sim_helpers.hpp"
+
+using namespace simtest;
+
+namespace {
+const char* const kDevices[] = {"hopper-like.toml", "kepler-like.toml", "pascal-like.toml"};
+}
+
+TEST_CASE("sim: the built-in device is the Hopper-like file", "[sim]") {
+  auto builtin = memtopo::engine::open_sim("");
+  auto file = open_device("hopper-like.toml");
+  CHECK(builtin->description() == "sim (built-in)");
+  CHECK(std::string(builtin->info().name) == file->info().name);
+  CHECK(std::string(builtin->info().backend) == "sim");
+  CHECK(builtin->info().sm_count == 8);
+  CHECK(builtin->info().cc_major == 9);
+  CHECK(timing_overhead(*builtin) == 6);
+  auto a = fine(*builtin, MT_SPACE_GLOBAL_CA, 1 << 20, 128, 8192, 4096);
+  auto b = fine(*file, MT_SPACE_GLOBAL_CA, 1 << 20, 128, 8192, 4096);
+  CHECK(a.latency == b.latency);
+}
+
+TEST_CASE("sim: a warm footprint below each cache hits at its latency plus the timing overhead", "[sim]") {
+  const std::string name = GENERATE(kDevices[0], kDevices[1], kDevices[2]);
+  INFO(name);
+  auto d = open_device(name);
+  const toml::table t = read_device_file(name);
+  const uint32_t overhead = uint32_t(timing_overhead(*d));
+  REQUIRE(overhead > 0);
+  struct Path {
+    mt_space space;
+    const char* element;
+  };
+  for (Path p : {Path{MT_SPACE_GLOBAL_CA, "l1d"}, Path{MT_SPACE_TEXTURE, "texture"}, Path{MT_SPACE_READONLY, "readonly"},
+                 Path{MT_SPACE_CONSTANT, "constant_l1"}}) {
+    INFO(p.element);
+    const uint64_t size = uint64_t(key(t, p.element, "size_bytes"));
+    const uint64_t line = uint64_t(key(t, p.element, "line_bytes"));
+    const uint32_t latency = uint32_t(key(t, p.element, "latency_cycles"));
+    const uint64_t loads = size / 2 / line;
+    auto c = fine(*d, p.space, size / 2, line, loads, 2 * loads);
+    CHECK(misses(c.latency, latency + overhead) == 0);
+    CHECK(c.latency.front() == latency + overhead);
+    CHECK(c.average == Approx(latency));  // the plain P-chase carries no timing overhead
+  }
+  // Shared memory: the same latency from the first load on.
+  auto s = fine(*d, MT_SPACE_SHARED, 4096, 4, 0, 64);
+  CHECK(s.latency.front() == key(t, "shared", "latency_cycles") + overhead);
+  CHECK(misses(s.latency, s.latency.front()) == 0);
+}
+
+TEST_CASE("sim: one line past the L1 capacity gives periodic misses under LRU", "[sim]") {
+  const std::string name = GENERATE(kDevices[0], kDevices[1]);
+  INFO(name);
+  auto d = open_device(name);
+  const toml::table t = read_device_file(name);
+  const uint64_t size = uint64_t(key(t, "l1d", "size_bytes")), line = uint64_t(key(t, "l1d", "line_bytes"));
+  const uint32_t hit = uint32_t(key(t, "l1d", "latency_cycles") + int64_t(timing_overhead(*d)));
+  const uint64_t pass = size / line + 1;
+  auto c = fine(*d, MT_SPACE_GLOBAL_CA, size + line, line, 2 * pass, 2 * pass, -1, 0);
+  std::vector<uint32_t> first(c.latency.begin(), c.latency.begin() + long(pass)), second(c.latency.begin() + long(pass), c.latency.end());
+  // every line of the overfull set misses, the same ones in every pass
+  CHECK(misses(first, hit) == uint64_t(key(t, "l1d", "ways")) + 1);
+  CHECK(miss_positions(first, hit) == miss_positions(second, hit));
+}
+
+TEST_CASE("sim: non-uniform replacement makes misses past the capacity aperiodic", "[sim]") {
+  auto d = open_device("pascal-like.toml");
+  const toml::table t = read_device_file("pascal-like.toml");
+  const uint64_t size = uint64_t(key(t, "l1d", "size_bytes")), line = uint64_t(key(t, "l1d", "line_bytes"));
+  const uint64_t ways = uint64_t(key(t, "l1d", "ways"));
+  const uint32_t hit = uint32_t(key(t, "l1d", "latency_cycles") + int64_t(timing_overhead(*d)));
+  const uint64_t pass = size / line + 1, passes = 16;
+  auto c = fine(*d, MT_SPACE_GLOBAL_CA, size + line, line, 2 * pass, passes * pass);
+  std::set<std::vector<size_t>> patterns;
+  size_t total = 0;
+  for (uint64_t p = 0; p < passes; ++p) {
+    std::vector<uint32_t> one(c.latency.begin() + long(p * pass), c.latency.begin() + long((p + 1) * pass));
+    patterns.insert(miss_positions(one, hit));
+    total += misses(one, hit);
+  }
+  CHECK(patterns.size() > 1);               // LRU would repeat one pattern
+  CHECK(total < passes * (ways + 1));       // and miss on every line of the set
+  CHECK(total >= passes);                   // the set is overfull: at least one miss a pass
+}
+
+TEST_CASE("sim: stride 4 B past the capacity misses once per fetch unit", "[sim]") {
+  struct Case {
+    const char* device;
+    mt_space space;
+    const char* element;
+  };
+  const Case k = GENERATE(Case{"hopper-like.toml", MT_SPACE_GLOBAL_CA, "l1d"}, Case{"kepler-like.toml", MT_SPACE_GLOBAL_CA, "l1d"},
+                          Case{"kepler-like.toml", MT_SPACE_TEXTURE, "texture"});
+  INFO(k.device << " " << k.element);
+  auto d = open_device(k.device);
+  const toml::table t = read_device_file(k.device);
+  const uint64_t size = uint64_t(key(t, k.element, "size_bytes"));
+  const uint64_t fetch = uint64_t(key(t, k.element, "fetch_granularity_bytes"));
+  const uint32_t hit = uint32_t(key(t, k.element, "latency_cycles") + int64_t(timing_overhead(*d)));
+  auto c = fine(*d, k.space, 2 * size, 4, 2 * size / 4, 4096, -1, 0);
+  auto pos = miss_positions(c.latency, hit);
+  REQUIRE(pos.size() == 4096 * 4 / fetch);
+  for (size_t i = 1; i < pos.size(); ++i) CHECK(pos[i] - pos[i - 1] == fetch / 4);
+  // one load per fetch unit: every load misses
+  auto s = fine(*d, k.space, 2 * size, fetch, 2 * size / fetch, 1024, -1, 0);
+  CHECK(misses(s.latency, hit) == 1024);
+}
+
+TEST_CASE("sim: the shared-memory carveout shrinks a unified L1", "[sim]") {
+  auto d = open_device("hopper-like.toml");
+  const uint32_t hit = 33 + 6;
+  // 64 KiB fits the full 256 KiB L1, not the 16 KiB left at the largest carveout
+  CHECK(misses(fine(*d, MT_SPACE_GLOBAL_CA, 65536, 128, 1024, 512, -1, 0).latency, hit) == 0);
+  CHECK(misses(fine(*d, MT_SPACE_GLOBAL_CA, 65536, 128, 1024, 512, -1, 100).latency, hit) == 512);
+  CHECK(misses(fine(*d, MT_SPACE_GLOBAL_CA, 16384, 128, 128, 512, -1, 100).latency, hit) == 0);
+  // Kepler-like: 64 KiB split 48/16 .. 16/48
+  auto k = open_device("kepler-like.toml");
+  const uint32_t khit = 64 + 16;
+  CHECK(misses(fine(*k, MT_SPACE_GLOBAL_CA, 32768, 128, 256, 256, -1, 0).latency, khit) == 0);
+  CHECK(misses(fine(*k, MT_SPACE_GLOBAL_CA, 32768, 128, 256, 256, -1, 100).latency, khit) > 0);
+  CHECK(misses(fine(*k, MT_SPACE_GLOBAL_CA, 16384, 128, 256, 256, -1, 100).latency, khit) == 0);
+}
+
+TEST_CASE("sim: constant L1 then the per-GPC constant L1.5", "[sim]") {
+  const std::string name = GENERATE(kDevices[0], kDevices[1], kDevices[2]);
+  INFO(name);
+  auto d = open_device(name);
+  const toml::table t = read_device_file(name);
+  const uint32_t overhead = uint32_t(timing_overhead(*d));
+  const uint32_t c15 = uint32_t(key(t, "constant_l15", "latency_cycles"));
+  // 16 KiB at the constant L1's line: past the L1, inside the L1.5
+  auto c = fine(*d, MT_SPACE_CONSTANT, 16384, 64, 256, 256);
+  for (uint32_t l : c.latency) REQUIRE(l == c15 + overhead);
+  // A block of another SM of the same GPC finds the data in the L1.5; one of another GPC does not.
+  const int64_t sm_per_gpc = key(t, "sim", "sm_per_gpc");
+  mt_chase_array a{sizeof(mt_chase_array), MT_ARRAY_STRIDE, nullptr, 2048, 16};
+  std::vector<uint32_t> same(128), other(128);
+  mt_actor actors[] = {{0, 0, 0}, {1, 0, 1}, {2, 0, int32_t(sm_per_gpc)}};
+  mt_phase phases[] = {{sizeof(mt_phase), 0, &a, 0, 128, nullptr, nullptr},
+                       {sizeof(mt_phase), 1, &a, 0, 128, nullptr, same.data()},
+                       {sizeof(mt_phase), 2, &a, 0, 128, nullptr, other.data()}};
+  int32_t sms[3] = {-1, -1, -1};
+  mt_sequence_job job{sizeof(mt_sequence_job), MT_SPACE_CONSTANT, actors, 3, phases, 3, -1, sms};
+  char err[256] = "";
+  REQUIRE(d->backend()->sequence_chase(d->backend()->self, &job, err, sizeof err) == 0);
+  CHECK(sms[2] == sm_per_gpc);
+  for (uint32_t l : same) REQUIRE(l == c15 + overhead);
+  // the other GPC's L1.5 misses once per L1.5 line (then holds the line)
+  const uint32_t loads_per_line = uint32_t(key(t, "constant_l15", "line_bytes") / 64);
+  CHECK(misses(other, c15 + overhead) == 128 / loads_per_line);
+  CHECK(other[0] > c15 + overhead);
+}
+
+TEST_CASE("sim: Kepler-like texture cache has 4 partitions chosen by warp", "[sim]") {
+  auto d = open_device("kepler-like.toml");
+  const uint32_t hit = 108 + 16;
+  // lane 0 fills 10 KiB of its 12 KiB partition, another lane fills 10 KiB, lane 0 re-reads
+  auto run = [&](uint32_t other_lane) {
+    mt_chase_array a{sizeof(mt_chase_array), MT_ARRAY_STRIDE, nullptr, 2560, 8};
+    mt_chase_array b{sizeof(mt_chase_array), MT_ARRAY_STRIDE, nullptr, 2560, 8};
+    std::vector<uint32_t> lat(320);
+    mt_actor actors[] = {{0, 0, -1}, {0, other_lane, -1}};
+    mt_phase phases[] = {{sizeof(mt_phase), 0, &a, 0, 320, nullptr, nullptr},
+                         {sizeof(mt_phase), 1, &b, 0, 320, nullptr, nullptr},
+                         {sizeof(mt_phase), 0, &a, 0, 320, nullptr, lat.data()}};
+    int32_t sms[2];
+    mt_sequence_job job{sizeof(mt_sequence_job), MT_SPACE_TEXTURE, actors, 2, phases, 3, -1, sms};
+    char err[256] = "";
+    REQUIRE(d->backend()->sequence_chase(d->backend()->self, &job, err, sizeof err) == 0);
+    CHECK(sms[0] == sms[1]);
+    return misses(lat, hit);
+  };
+  CHECK(run(1) > 0);     // same warp: same partition, evicted
+  CHECK(run(31) > 0);
+  CHECK(run(32) == 0);   // warps 1, 2, 3: partitions 1, 2, 3
+  CHECK(run(64) == 0);
+  CHECK(run(96) == 0);
+  CHECK(run(128) > 0);   // warp 4 is back on partition 0
+}
+
+TEST_CASE("sim: L2 hits cost more in the far partition", "[sim]") {
+  auto d = open_device("hopper-like.toml");
+  const uint32_t near = 262 + 6, far = 420 + 6;
+  for (int32_t sm : {0, 7}) {
+    auto c = fine(*d, MT_SPACE_GLOBAL_CG, 1 << 20, 128, 8192, 8192, sm);
+    CHECK(c.sm == sm);
+    size_t n = 0, f = 0;
+    for (size_t i = 0; i < c.latency.size(); ++i) {
+      // 4 KiB chunks alternate between the partitions; SM 0 is near partition 0, SM 7 near 1
+      const bool chunk_in_p0 = ((uint64_t(c.index[i]) * 4) >> 12) % 2 == 0;
+      const bool expect_near = chunk_in_p0 == (sm == 0);
+      CHECK(c.latency[i] == (expect_near ? near : far));
+      (c.latency[i] == near ? n : f)++;
+    }
+    CHECK(n == f);
+  }
+}
+
+TEST_CASE("sim: L1 TLB misses are visible past its reach", "[sim]") {
+  auto d = open_device("hopper-like.toml");
+  const uint64_t page = 2 << 20;
+  // 32 entries x 2 MiB: no TLB cost; one page more: every load misses the L1 TLB (+25)
+  auto within = fine(*d, MT_SPACE_GLOBAL_CG, 32 * page, page, 64, 64, 0);
+  auto past = fine(*d, MT_SPACE_GLOBAL_CG, 33 * page, page, 66, 66, 0);
+  for (size_t i = 0; i < 64; ++i) {
+    const uint32_t l2 = (within.index[i] * 4ull >> 12) % 2 == 0 ? 268 : 426;
+    CHECK(within.latency[i] == l2);
+  }
+  for (size_t i = 0; i < 66; ++i) {
+    const uint32_t l2 = (past.index[i] * 4ull >> 12) % 2 == 0 ? 268 : 426;
+    CHECK(past.latency[i] == l2 + 25);
+  }
+}
+
+TEST_CASE("sim: the L2 TLB has unequal sets (Mei and Chu)", "[sim]") {
+  const std::string name = GENERATE(kDevices[1], kDevices[2]);
+  INFO(name);
+  auto d = open_device(name);
+  const toml::table t = read_device_file(name);
+  const int64_t overhead = int64_t(timing_overhead(*d));
+  const int64_t l2 = key(t, "l2", "latency_cycles"), dram = key(t, "dram", "latency_cycles");
+  const int64_t p1 = key(t, "tlb", "l1_miss_penalty_cycles"), p2 = key(t, "tlb", "l2_miss_penalty_cycles");
+  const uint64_t page = 2 << 20;
+  // L2 TLB misses per pass over N pages (2 MiB stride), every load missing the 16-entry L1 TLB
+  auto l2_tlb_misses = [&](uint64_t pages) {
+    auto c = fine(*d, MT_SPACE_GLOBAL_CG, pages * page, page, 2 * pages, pages);
+    size_t n = 0;
+    for (uint32_t lat : c.latency) {
+      const int64_t extra = int64_t(lat) - overhead;
+      const bool l2_miss = extra == l2 + p1 + p2 || extra == dram + p1 + p2;
+      REQUIRE((l2_miss || extra == l2 + p1 || extra == dram + p1));
+      n += l2_miss;
+    }
+    return n;
+  };
+  CHECK(l2_tlb_misses(65) == 0);   // 17 + 6 x 8 entries hold 65 pages
+  CHECK(l2_tlb_misses(66) == 18);  // the large set overflows: all its 18 pages miss
+  CHECK(l2_tlb_misses(67) == 27);  // then a small set: 9 more
+  CHECK(l2_tlb_misses(68) == 36);
+}

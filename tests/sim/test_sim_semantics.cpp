@@ -1,0 +1,222 @@
+// Semantics of the primitives on the simulator: replacement policies, noise and seeds,
+// SM assignment, buffers, sparse footprints, request errors.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <map>
+#include <string>
+
+#include "sim_helpers.hpp"
+
+using namespace simtest;
+
+namespace {
+
+// 4 sets x 4 ways x 128 B; every miss goes to DRAM on a cold L2.
+std::string tiny_device(const std::string& policy, const std::string& sim = "") {
+  return R"([device]
+sm_count = 4
+l2_bytes = 1048576
+[l1d]
+size_bytes = 2048
+line_bytes = 128
+sets = 4
+ways = 4
+replacement_policy = ")" + policy + R"("
+latency_cycles = 20
+[l2]
+ways = 16
+latency_cycles = 200
+[dram]
+latency_cycles = 400
+[sim]
+)" + sim;
+}
+
+std::unique_ptr<memtopo::engine::Device> open_text(const std::string& stem, const std::string& text) {
+  return memtopo::engine::open_sim(write_temp(stem, text));
+}
+
+// Element index of word `word` of line `line` (32 words of 4 B per 128 B line).
+uint32_t el(uint32_t line, uint32_t word) { return line * 32 + word; }
+
+// A chase visiting `order` (element indices), then back to the first.
+std::vector<uint32_t> chain(const std::vector<uint32_t>& order, uint32_t elems) {
+  std::vector<uint32_t> next(elems);
+  for (uint32_t i = 0; i < elems; ++i) next[i] = i;
+  for (size_t i = 0; i < order.size(); ++i) next[order[i]] = order[(i + 1) % order.size()];
+  return next;
+}
+
+std::vector<bool> hits(const Chase& c, uint32_t hit) {
+  std::vector<bool> h;
+  for (uint32_t l : c.latency) h.push_back(l == hit);
+  return h;
+}
+
+}  // namespace
+
+TEST_CASE("sim: LRU keeps a re-used line that FIFO evicts", "[sim][replacement]") {
+  // A B C D fill set 0; A again; X evicts the victim; A once more (cache-probes.md pattern b)
+  const std::vector<uint32_t> order{el(0, 0), el(4, 0), el(8, 0), el(12, 0), el(0, 1), el(16, 0), el(0, 2)};
+  const auto next = chain(order, 640);
+  auto lru = fine_explicit(*open_text("lru", tiny_device("lru")), MT_SPACE_GLOBAL_CA, next, 0, 0, 7);
+  auto fifo = fine_explicit(*open_text("fifo", tiny_device("fifo")), MT_SPACE_GLOBAL_CA, next, 0, 0, 7);
+  CHECK(lru.index == order);
+  CHECK(hits(lru, 20) == std::vector<bool>{false, false, false, false, true, false, true});
+  CHECK(hits(fifo, 20) == std::vector<bool>{false, false, false, false, true, false, false});
+  CHECK(lru.latency[0] == 400);  // cold: DRAM
+}
+
+TEST_CASE("sim: W+1 lines of one set miss always under LRU and FIFO, not under random policies", "[sim][replacement]") {
+  const std::vector<uint32_t> order{el(0, 0), el(4, 0), el(8, 0), el(12, 0), el(16, 0)};
+  const auto next = chain(order, 640);
+  std::map<std::string, size_t> hit_count;
+  for (const char* policy : {"lru", "fifo", "random", "non_uniform"}) {
+    auto c = fine_explicit(*open_text(policy, tiny_device(policy)), MT_SPACE_GLOBAL_CA, next, 0, 10, 500);
+    hit_count[policy] = 500 - misses(c.latency, 20);
+  }
+  CHECK(hit_count["lru"] == 0);
+  CHECK(hit_count["fifo"] == 0);
+  CHECK(hit_count["random"] > 50);
+  CHECK(hit_count["non_uniform"] > 50);
+}
+
+TEST_CASE("sim: non-uniform victims follow the way probabilities", "[sim][replacement]") {
+  // Victim census: fill 4 ways in order, bring in X, probe A B C D; the first miss is the victim.
+  auto d = open_text("census", tiny_device("non_uniform", "[sim.l1d]\nway_probabilities = [1, 3, 1, 1]\n"));
+  const std::vector<uint32_t> order{el(0, 0), el(4, 0), el(8, 0), el(12, 0), el(16, 0),
+                                    el(0, 1), el(4, 1), el(8, 1), el(12, 1)};
+  const auto next = chain(order, 640);
+  std::vector<int> victims(4, 0);
+  for (int trial = 0; trial < 600; ++trial) {
+    auto c = fine_explicit(*d, MT_SPACE_GLOBAL_CA, next, 0, 0, 9);
+    for (int w = 0; w < 4; ++w)
+      if (c.latency[size_t(5 + w)] != 20) {
+        ++victims[size_t(w)];
+        break;
+      }
+  }
+  CHECK(victims[0] + victims[1] + victims[2] + victims[3] == 600);
+  CHECK(victims[1] > 240);  // expected 300
+  CHECK(victims[1] < 360);
+  for (int w : {0, 2, 3}) {
+    CHECK(victims[size_t(w)] > 60);  // expected 100
+    CHECK(victims[size_t(w)] < 140);
+  }
+}
+
+TEST_CASE("sim: noise is deterministic for a seed and absent when switched off", "[sim][noise]") {
+  const std::string noisy = "noise_cycles = 8\noutlier_probability = 0.01\noutlier_cycles = 1000\n";
+  auto a = fine(*open_text("n1", tiny_device("lru", "seed = 7\n" + noisy)), MT_SPACE_GLOBAL_CA, 1024, 128, 8, 4000);
+  auto b = fine(*open_text("n2", tiny_device("lru", "seed = 7\n" + noisy)), MT_SPACE_GLOBAL_CA, 1024, 128, 8, 4000);
+  auto c = fine(*open_text("n3", tiny_device("lru", "seed = 8\n" + noisy)), MT_SPACE_GLOBAL_CA, 1024, 128, 8, 4000);
+  auto quiet = fine(*open_text("n4", tiny_device("lru", "seed = 7\n")), MT_SPACE_GLOBAL_CA, 1024, 128, 8, 4000);
+  CHECK(a.latency == b.latency);
+  CHECK(a.latency != c.latency);
+  CHECK(misses(quiet.latency, 20) == 0);
+  CHECK(quiet.latency.front() == 20);
+  size_t outliers = 0, spread = 0;
+  for (uint32_t l : a.latency) {
+    REQUIRE(l >= 20);
+    if (l >= 1020) ++outliers;
+    else REQUIRE(l <= 28);
+    spread |= size_t(1) << (l - 20 < 9 ? l - 20 : 0);
+  }
+  CHECK(outliers > 10);   // about 40
+  CHECK(outliers < 100);
+  CHECK(spread == 0x1ff);  // every value 0..8 occurs
+  // geometric noise: mean close to noise_cycles
+  auto g = fine(*open_text("n5", tiny_device("lru", "noise_cycles = 10\nnoise_distribution = \"geometric\"\n")),
+                MT_SPACE_GLOBAL_CA, 1024, 128, 8, 20000);
+  CHECK(g.average - 20 == Approx(10).margin(1.0));
+}
+
+TEST_CASE("sim: jobs get the pinned or the lowest free SM and share the L2 through one buffer", "[sim]") {
+  auto d = open_text("jobs", tiny_device("lru", "timing_overhead_cycles = 5\n"));
+  mt_chase_array a{sizeof(mt_chase_array), MT_ARRAY_STRIDE, nullptr, 1024, 32};
+  mt_chase_array a_copy = a;
+  std::vector<uint32_t> l0(8), l1(8), l2(8);
+  auto job = [](const mt_chase_array* arr, int32_t sm, uint32_t* lat) {
+    mt_chase_job j{};
+    j.struct_size = sizeof j;
+    j.space = MT_SPACE_GLOBAL_CG;
+    j.array = arr;
+    j.steps = 8;
+    j.sm = sm;
+    j.shared_carveout_percent = -1;
+    j.out_latency = lat;
+    return j;
+  };
+  mt_chase_job jobs[] = {job(&a, -1, l0.data()), job(&a, 0, l1.data()), job(&a_copy, -1, l2.data())};
+  char err[256] = "";
+  const mt_backend* b = d->backend();
+  REQUIRE(b->fine_chase(b->self, jobs, 3, err, sizeof err) == 0);
+  CHECK(jobs[0].out_sm == 1);
+  CHECK(jobs[1].out_sm == 0);
+  CHECK(jobs[2].out_sm == 2);
+  // interleaved: job 0 misses first, job 1 (same array) then hits in the L2; job 2's array
+  // is another buffer and misses
+  CHECK(l0 == std::vector<uint32_t>(8, 405));
+  CHECK(l1 == std::vector<uint32_t>(8, 205));
+  CHECK(l2 == std::vector<uint32_t>(8, 405));
+  double overhead = 0;
+  REQUIRE(b->timing_overhead(b->self, &overhead, err, sizeof err) == 0);
+  CHECK(overhead == 5);
+}
+
+TEST_CASE("sim: each call starts cold; warm-up loads are not recorded", "[sim]") {
+  auto d = open_text("cold", tiny_device("lru"));
+  auto first = fine(*d, MT_SPACE_GLOBAL_CA, 1024, 128, 0, 16);
+  auto again = fine(*d, MT_SPACE_GLOBAL_CA, 1024, 128, 0, 16);
+  CHECK(first.latency == again.latency);
+  CHECK(misses(first.latency, 20) == 8);  // one cold pass of 8 lines, then hits
+  CHECK(first.index[8] == 0);
+  auto warm = fine(*d, MT_SPACE_GLOBAL_CA, 1024, 128, 8, 16);
+  CHECK(misses(warm.latency, 20) == 0);
+}
+
+TEST_CASE("sim: a sparse multi-GiB stride footprint costs no memory", "[sim]") {
+  auto d = open_device("hopper-like.toml");
+  auto c = fine(*d, MT_SPACE_GLOBAL_CG, uint64_t(1) << 34, 2 << 20, 8192, 1000);  // 16 GiB, 2 MiB stride
+  CHECK(c.index[1] - c.index[0] == (1u << 19));
+  // 8192 pages: past both TLB reaches, every load pays both TLB penalties (25 + 350)
+  CHECK(misses(c.latency, 262 + 375 + 6 - 1) == 1000);
+}
+
+TEST_CASE("sim: bad requests are refused with the reason", "[sim]") {
+  auto d = open_text("bad", tiny_device("lru"));
+  const mt_backend* b = d->backend();
+  mt_chase_array a{sizeof(mt_chase_array), MT_ARRAY_STRIDE, nullptr, 1024, 32};
+  mt_chase_job j{};
+  j.struct_size = sizeof j;
+  j.space = MT_SPACE_GLOBAL_CA;
+  j.array = &a;
+  j.steps = 8;
+  j.sm = 9;
+  j.shared_carveout_percent = -1;
+  char err[256] = "";
+  CHECK(b->average_chase(b->self, &j, 1, err, sizeof err) != 0);
+  CHECK_THAT(err, Catch::Contains("SM 9"));
+  j.sm = -1;
+  CHECK(b->fine_chase(b->self, &j, 1, err, sizeof err) != 0);
+  CHECK_THAT(err, Catch::Contains("out_latency"));
+  // a sequence whose actors pin one block to two SMs
+  mt_actor actors[] = {{0, 0, 1}, {0, 1, 2}};
+  mt_phase ph{sizeof(mt_phase), 0, &a, 0, 4, nullptr, nullptr};
+  mt_sequence_job s{sizeof(mt_sequence_job), MT_SPACE_GLOBAL_CA, actors, 2, &ph, 1, -1, nullptr};
+  CHECK(b->sequence_chase(b->self, &s, err, sizeof err) != 0);
+  CHECK_THAT(err, Catch::Contains("block 0"));
+}
+
+TEST_CASE("sim: loads per second (informational)", "[.][sim][perf]") {
+  auto d = open_device("hopper-like.toml");
+  const auto t0 = std::chrono::steady_clock::now();
+  uint64_t loads = 0;
+  for (int i = 0; i < 200; ++i) {
+    fine(*d, MT_SPACE_GLOBAL_CA, 300 << 10, 32, 9600, 9600);  // past the L1: L1 and L2 lookups
+    loads += 2 * 19200;  // fine + average
+  }
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  WARN(loads / s << " simulated loads per second");
+}
