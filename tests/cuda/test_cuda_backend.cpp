@@ -1,0 +1,251 @@
+// CUDA backend: chase order, pinned SMs, recording passes, every memory path, sequences,
+// and the messages of bad requests. [gpu] tests skip visibly when no GPU is present.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <memory>
+#include <numeric>
+#include <random>
+#include <set>
+#include <vector>
+
+#include "memtopo/engine.hpp"
+#include "memtopo/probe.hpp"
+
+using memtopo::ChaseArray;
+using memtopo::ChaseSpec;
+using Catch::Matchers::Contains;
+
+namespace {
+
+std::unique_ptr<memtopo::engine::Device> open_gpu() {
+  if (memtopo::engine::cuda_device_count() == 0) return nullptr;
+  return memtopo::engine::open_cuda(0);
+}
+
+#define REQUIRE_GPU(dev)                 \
+  auto dev = open_gpu();                 \
+  if (!dev) {                            \
+    WARN("no CUDA device; skipping");    \
+    return;                              \
+  }
+
+// A random single cycle over n elements (Sattolo's algorithm).
+ChaseArray random_cycle(uint32_t n, uint32_t seed) {
+  std::vector<uint32_t> order(n);
+  std::iota(order.begin(), order.end(), 0u);
+  std::mt19937 rng(seed);
+  for (uint32_t i = n - 1; i > 0; --i) std::swap(order[i], order[std::uniform_int_distribution<uint32_t>(0, i - 1)(rng)]);
+  ChaseArray a;
+  a.next.assign(n, 0);
+  for (uint32_t i = 0; i < n; ++i) a.next[order[i]] = order[(i + 1) % n];
+  return a;
+}
+
+// The positions a chase loads after `skip` loads from `start`.
+std::vector<uint32_t> expected_order(const ChaseArray& a, uint32_t start, uint64_t skip, uint64_t steps) {
+  const mt_chase_array c = a.c();
+  std::vector<uint32_t> out;
+  uint64_t j = start;
+  for (uint64_t k = 0; k < skip + steps; ++k) {
+    if (k >= skip) out.push_back(uint32_t(j));
+    j = c.kind == MT_ARRAY_STRIDE ? (j + c.stride_elems) % c.elems : c.next[j];
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("cuda: the backend is built in", "[cuda]") { CHECK(memtopo::engine::cuda_built()); }
+
+TEST_CASE("cuda: opening a device that does not exist names the problem", "[cuda]") {
+  const int count = memtopo::engine::cuda_device_count();
+  try {
+    memtopo::engine::open_cuda(count + 3);
+    FAIL("open_cuda succeeded on a device that does not exist");
+  } catch (const memtopo::Error& e) {
+    const std::string msg = e.what();
+    CHECK_THAT(msg, Contains("cuda:" + std::to_string(count + 3)));
+    if (count == 0)
+      CHECK_THAT(msg, Contains("no CUDA device can be used") && Contains("--device sim"));
+    else
+      CHECK_THAT(msg, Contains("no such device"));
+  }
+}
+
+TEST_CASE("cuda: fine_chase records the chase order and positive latencies", "[cuda][gpu]") {
+  REQUIRE_GPU(dev);
+  const memtopo::Backend be(dev->backend());
+  const ChaseArray a = random_cycle(4096, 7);
+  ChaseSpec s;
+  s.array = &a;
+  s.start = 5;
+  s.warmup_steps = 100;
+  s.steps = 1300;  // three recording passes
+  const memtopo::ChaseSamples r = be.fine_chase(s);
+  CHECK(r.index == expected_order(a, 5, 100, 1300));
+  CHECK(std::all_of(r.latency.begin(), r.latency.end(), [](uint32_t c) { return c > 0; }));
+  CHECK(r.sm >= 0);
+  CHECK(r.sm < dev->info().sm_count);
+}
+
+TEST_CASE("cuda: every memory path follows the chase", "[cuda][gpu]") {
+  REQUIRE_GPU(dev);
+  const memtopo::Backend be(dev->backend());
+  const ChaseArray explicit_array = random_cycle(2048, 11);
+  const ChaseArray stride_array = ChaseArray::stride(8 << 10, 128);
+  for (mt_space space : {MT_SPACE_GLOBAL_CA, MT_SPACE_GLOBAL_CG, MT_SPACE_READONLY, MT_SPACE_TEXTURE,
+                         MT_SPACE_CONSTANT, MT_SPACE_SHARED}) {
+    for (const ChaseArray* a : {&explicit_array, &stride_array}) {
+      INFO("space " << int(space) << (a == &stride_array ? ", stride array" : ", explicit array"));
+      ChaseSpec s;
+      s.space = space;
+      s.array = a;
+      s.start = 3;
+      s.warmup_steps = 64;
+      s.steps = 600;
+      const memtopo::ChaseSamples r = be.fine_chase(s);
+      CHECK(r.index == expected_order(*a, 3, 64, 600));
+      CHECK(*std::min_element(r.latency.begin(), r.latency.end()) > 0);
+      CHECK(be.average_chase(s) > 0);
+    }
+  }
+}
+
+TEST_CASE("cuda: jobs run on the SMs they are pinned to, each on its own SM", "[cuda][gpu]") {
+  REQUIRE_GPU(dev);
+  const memtopo::Backend be(dev->backend());
+  const int sms = dev->info().sm_count;
+  const ChaseArray a = ChaseArray::stride(16 << 10, 64);
+  std::vector<ChaseSpec> specs;
+  const std::vector<int> pins = {sms - 1, 0, sms / 2};
+  for (int pin : pins) {
+    ChaseSpec s;
+    s.array = &a;
+    s.steps = 700;
+    s.sm = pin;
+    specs.push_back(s);
+  }
+  ChaseSpec any = specs[0];
+  any.sm = -1;
+  specs.insert(specs.end(), std::size_t(std::min(sms - 3, 8)), any);
+  const auto r = be.fine_chase(specs);
+  std::set<int> seen;
+  for (size_t i = 0; i < r.size(); ++i) {
+    if (i < pins.size()) CHECK(r[i].sm == pins[i]);
+    CHECK(seen.insert(r[i].sm).second);
+    CHECK(r[i].index == expected_order(a, 0, 0, 700));
+  }
+}
+
+TEST_CASE("cuda: a sequence runs its phases in order on the actors' SMs", "[cuda][gpu]") {
+  REQUIRE_GPU(dev);
+  const memtopo::Backend be(dev->backend());
+  const ChaseArray fill = ChaseArray::stride(32 << 10, 32);
+  const ChaseArray probe = random_cycle(1024, 3);
+  const mt_chase_array fill_c = fill.c(), probe_c = probe.c();
+  const int last = dev->info().sm_count - 1;
+  const mt_actor actors[3] = {{0, 0, last}, {0, 5, -1}, {7, 0, -1}};  // two lanes of block 0, block 7
+  std::vector<uint32_t> index[3], latency[3];
+  mt_phase phases[4];
+  const uint32_t actor_of[4] = {0, 2, 1, 0};
+  for (int p = 0; p < 4; ++p) {
+    phases[p] = mt_phase{};
+    phases[p].struct_size = sizeof(mt_phase);
+    phases[p].actor = actor_of[p];
+    phases[p].array = p == 1 ? &fill_c : &probe_c;
+    phases[p].start = uint32_t(p);
+    phases[p].steps = p == 0 ? 100 : 700;  // 700 > one shared-memory buffer: flushes mid-phase
+    if (p > 0) {
+      index[p - 1].resize(700);
+      latency[p - 1].resize(700);
+      phases[p].out_index = index[p - 1].data();
+      phases[p].out_latency = latency[p - 1].data();
+    }
+  }
+  int32_t actor_sm[3] = {-9, -9, -9};
+  mt_sequence_job job{};
+  job.struct_size = sizeof job;
+  job.space = MT_SPACE_GLOBAL_CA;
+  job.actors = actors;
+  job.actor_count = 3;
+  job.phases = phases;
+  job.phase_count = 4;
+  job.shared_carveout_percent = 0;
+  job.out_actor_sm = actor_sm;
+  be.sequence_chase(job);
+  CHECK(actor_sm[0] == last);
+  CHECK(actor_sm[1] == last);  // same block, same SM
+  CHECK(actor_sm[2] >= 0);
+  CHECK(actor_sm[2] != last);
+  CHECK(index[0] == expected_order(fill, 1, 0, 700));
+  CHECK(index[1] == expected_order(probe, 2, 0, 700));
+  CHECK(index[2] == expected_order(probe, 3, 0, 700));
+  for (const auto& l : latency) CHECK(*std::min_element(l.begin(), l.end()) > 0);
+}
+
+TEST_CASE("cuda: timing overhead is positive and measured once", "[cuda][gpu]") {
+  REQUIRE_GPU(dev);
+  const memtopo::Backend be(dev->backend());
+  const double first = be.timing_overhead();
+  CHECK(first > 0);
+  CHECK(be.timing_overhead() == first);
+}
+
+TEST_CASE("cuda: bad requests get a message that names the primitive and the job", "[cuda][gpu]") {
+  REQUIRE_GPU(dev);
+  const memtopo::Backend be(dev->backend());
+  const ChaseArray a = ChaseArray::stride(4096, 4);
+  ChaseSpec s;
+  s.array = &a;
+  s.steps = 10;
+
+  SECTION("start past the end") {
+    s.start = 5000;
+    CHECK_THROWS_WITH(be.fine_chase(s), Contains("fine_chase: job 0: start 5000"));
+  }
+  SECTION("an SM that does not exist") {
+    s.sm = dev->info().sm_count;
+    CHECK_THROWS_WITH(be.average_chase(s), Contains("average_chase: job 0: SM"));
+  }
+  SECTION("an explicit array pointing outside itself") {
+    ChaseArray bad = random_cycle(64, 1);
+    bad.next[17] = 64;
+    s.array = &bad;
+    CHECK_THROWS_WITH(be.fine_chase(s), Contains("job 0: element 17") && Contains("past its 64 elements"));
+  }
+  SECTION("a texture larger than the 1D linear texture limit") {
+    const ChaseArray huge = ChaseArray::stride(uint64_t(4) << 30, 4096);  // 2^30 elements
+    s.array = &huge;
+    s.space = MT_SPACE_TEXTURE;
+    CHECK_THROWS_WITH(be.fine_chase(s), Contains("cudaDevAttrMaxTexture1DLinearWidth"));
+  }
+  SECTION("constant arrays that do not fit together") {
+    const ChaseArray c1 = ChaseArray::stride(40 << 10, 4), c2 = ChaseArray::stride(40 << 10, 8);
+    ChaseSpec s1 = s, s2 = s;
+    s1.array = &c1;
+    s2.array = &c2;
+    s1.space = s2.space = MT_SPACE_CONSTANT;
+    CHECK_THROWS_WITH(be.fine_chase({s1, s2}), Contains("job 1") && Contains("constant buffer"));
+  }
+  SECTION("two pins for one block of a sequence") {
+    const mt_chase_array c = a.c();
+    const mt_actor actors[2] = {{0, 0, 1}, {0, 1, 2}};
+    mt_phase ph{};
+    ph.struct_size = sizeof ph;
+    ph.array = &c;
+    ph.steps = 4;
+    mt_sequence_job job{};
+    job.struct_size = sizeof job;
+    job.actors = actors;
+    job.actor_count = 2;
+    job.phases = &ph;
+    job.phase_count = 1;
+    job.shared_carveout_percent = -1;
+    CHECK_THROWS_WITH(be.sequence_chase(job), Contains("sequence_chase: actor 1") && Contains("share one SM"));
+  }
+  // The device still works after refused requests.
+  s.start = 0;
+  s.array = &a;
+  CHECK(be.fine_chase(s).index == expected_order(a, 0, 0, 10));
+}
