@@ -28,7 +28,10 @@ class Buffers {
  public:
   uint64_t base(const mt_chase_array* a) {
     auto [it, fresh] = bases_.try_emplace(a, next_);
-    if (fresh) next_ = (next_ + a->elems * 4 + kBufferAlign - 1) / kBufferAlign * kBufferAlign;
+    if (fresh) {
+      next_ = (next_ + a->elems * 4 + kBufferAlign - 1) / kBufferAlign * kBufferAlign;
+      if (next_ > sim::Cache::kMaxAddress) throw Error("the arrays of one call exceed the simulated 256 TiB address space");
+    }
     return it->second;
   }
 

@@ -32,18 +32,17 @@ Cache::Cache(const CacheGeometry& g, Rng* replacement_rng)
   tag_.assign(total, 0);
   stamp_.assign(total, 0);
   sectors_.assign(total, 0);
-  epoch_.assign(total, 0);
 }
 
 void Cache::reset() {
   mru_line_ = UINT64_MAX;
-  if (++epoch_now_ == 0) {  // wrapped after 4e9 resets: clear for real once
-    std::fill(epoch_.begin(), epoch_.end(), 0);
+  if (++epoch_now_ > kEpochMax) {  // every 65535 resets: clear for real once
+    std::fill(tag_.begin(), tag_.end(), 0);
     epoch_now_ = 1;
   }
 }
 
-uint32_t Cache::choose_victim(uint32_t base, uint32_t ways) {
+uint32_t Cache::choose_victim(uint32_t ways) {
   switch (policy_) {
     case Policy::Random:
       return uint32_t(rng_->below(ways));
@@ -54,15 +53,8 @@ uint32_t Cache::choose_victim(uint32_t base, uint32_t ways) {
         if (u < cumulative_[w]) return w;
       return ways - 1;
     }
-    case Policy::Lru:
-    case Policy::Fifo:
-    default: {
-      // LRU stamps every use, FIFO only the fill: the oldest stamp is the victim either way.
-      uint32_t best = 0;
-      for (uint32_t w = 1; w < ways; ++w)
-        if (stamp_[base + w] < stamp_[base + best]) best = w;
-      return best;
-    }
+    default:
+      return 0;  // LRU and FIFO choose in access()
   }
 }
 

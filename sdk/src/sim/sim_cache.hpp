@@ -56,6 +56,9 @@ class Cache {
     mru_line_ = UINT64_MAX;
   }
 
+  // Addresses must stay below 2^48 (checked by the backend's buffer placement).
+  static constexpr uint64_t kMaxAddress = uint64_t(1) << 48;
+
   // Looks `addr` up; true on a hit. On a miss the missing sector is fetched (the line is
   // allocated first when absent, evicting a victim of the set). `index_addr` chooses the
   // set by modulo (the L2 passes the address within its partition); the XOR hash, when
@@ -72,24 +75,31 @@ class Cache {
     const uint32_t base = equal_sets_ ? set * ways_ : set_base_[set];
     uint32_t ways = equal_sets_ ? ways_ : set_ways_[set];
     if (ways > way_limit_) ways = way_limit_;
-    uint32_t invalid = UINT32_MAX;
-    for (uint32_t w = 0; w < ways; ++w) {
-      const uint32_t i = base + w;
-      if (epoch_[i] != epoch_now_) {
-        if (invalid == UINT32_MAX) invalid = i;
-        continue;
+    // One pass: the hit, else the first invalid way and the oldest stamp (LRU/FIFO victim).
+    const uint64_t key = line | (uint64_t(epoch_now_) << kEpochShift);
+    uint32_t invalid = UINT32_MAX, oldest = base;
+    uint64_t oldest_stamp = UINT64_MAX;
+    for (uint32_t i = base; i < base + ways; ++i) {
+      const uint64_t t = tag_[i];
+      if (t == key) {
+        if (policy_ == Policy::Lru) stamp_[i] = ++clock_;
+        mru_line_ = line;
+        mru_index_ = i;
+        if (sectors_[i] & sector_bit) return true;
+        sectors_[i] |= sector_bit;  // sector miss: the line stays, its missing sector is fetched
+        return false;
       }
-      if (tag_[i] != line) continue;
-      if (policy_ == Policy::Lru) stamp_[i] = ++clock_;
-      mru_line_ = line;
-      mru_index_ = i;
-      if (sectors_[i] & sector_bit) return true;
-      sectors_[i] |= sector_bit;  // sector miss: the line stays, its missing sector is fetched
-      return false;
+      if ((t >> kEpochShift) != epoch_now_) {
+        if (invalid == UINT32_MAX) invalid = i;
+      } else if (stamp_[i] < oldest_stamp) {
+        oldest_stamp = stamp_[i];
+        oldest = i;
+      }
     }
-    const uint32_t victim = invalid != UINT32_MAX ? invalid : base + choose_victim(base, ways);
-    tag_[victim] = line;
-    epoch_[victim] = epoch_now_;
+    uint32_t victim = invalid;
+    if (victim == UINT32_MAX)
+      victim = (policy_ == Policy::Lru || policy_ == Policy::Fifo) ? oldest : base + choose_victim(ways);
+    tag_[victim] = key;
     sectors_[victim] = sector_bit;
     stamp_[victim] = ++clock_;
     mru_line_ = line;
@@ -109,7 +119,7 @@ class Cache {
     if (sets_pow2_) return uint32_t(index_line & (sets_ - 1));
     return uint32_t(index_line % sets_);
   }
-  uint32_t choose_victim(uint32_t base, uint32_t ways);
+  uint32_t choose_victim(uint32_t ways);  // random and non_uniform
 
   Policy policy_;
   uint32_t line_shift_, sector_shift_;
@@ -127,8 +137,11 @@ class Cache {
   std::vector<double> cumulative_;  // NonUniform
   Rng* rng_;
 
+  // A tag holds the line address and, in its top bits, the epoch (reset count) it was
+  // filled in: a line of an older epoch is invalid, so a reset is one increment.
+  static constexpr int kEpochShift = 48;
+  static constexpr uint32_t kEpochMax = 0xffff;
   std::vector<uint64_t> tag_, stamp_, sectors_;
-  std::vector<uint32_t> epoch_;
   uint32_t epoch_now_ = 1;
   uint64_t mru_line_ = UINT64_MAX;  // line of the last access (UINT64_MAX: none since reset)
   uint32_t mru_index_ = 0;
