@@ -112,6 +112,31 @@ TEST_CASE("cuda: every memory path follows the chase", "[cuda][gpu]") {
   }
 }
 
+TEST_CASE("cuda: jobs with different kernel configurations in one call", "[cuda][gpu]") {
+  REQUIRE_GPU(dev);
+  const memtopo::Backend be(dev->backend());
+  const ChaseArray a = ChaseArray::stride(64 << 10, 256);
+  const ChaseArray big_shared = ChaseArray::stride(96 << 10, 132);  // past the 48 KiB default
+  std::vector<ChaseSpec> specs(4);
+  for (auto& s : specs) {
+    s.array = &a;
+    s.steps = 520;
+  }
+  specs[0].shared_carveout_percent = 0;
+  specs[1].shared_carveout_percent = 100;
+  specs[2].space = MT_SPACE_SHARED;
+  specs[2].array = &big_shared;
+  specs[3].space = MT_SPACE_CONSTANT;
+  specs[3].array = &big_shared;  // refused: 96 KiB do not fit in constant memory
+  CHECK_THROWS_WITH(be.fine_chase(specs), Contains("job 3") && Contains("constant memory"));
+  specs.pop_back();
+  const auto r = be.fine_chase(specs);
+  for (size_t i = 0; i < r.size(); ++i) {
+    INFO("job " << i);
+    CHECK(r[i].index == expected_order(*specs[i].array, 0, 0, 520));
+  }
+}
+
 TEST_CASE("cuda: jobs run on the SMs they are pinned to, each on its own SM", "[cuda][gpu]") {
   REQUIRE_GPU(dev);
   const memtopo::Backend be(dev->backend());
@@ -244,8 +269,9 @@ TEST_CASE("cuda: bad requests get a message that names the primitive and the job
     job.shared_carveout_percent = -1;
     CHECK_THROWS_WITH(be.sequence_chase(job), Contains("sequence_chase: actor 1") && Contains("share one SM"));
   }
-  // The device still works after refused requests.
-  s.start = 0;
-  s.array = &a;
-  CHECK(be.fine_chase(s).index == expected_order(a, 0, 0, 10));
+  // The device still works after a refused request.
+  ChaseSpec good;
+  good.array = &a;
+  good.steps = 10;
+  CHECK(be.fine_chase(good).index == expected_order(a, 0, 0, 10));
 }

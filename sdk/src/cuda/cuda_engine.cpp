@@ -139,11 +139,7 @@ void CudaEngine::run_chase_jobs(mt_chase_job* jobs, size_t count, bool fine) {
   for (size_t i = 0; i < count; ++i)
     groups[{jobs[i].shared_carveout_percent, jobs[i].space == MT_SPACE_SHARED}].push_back(i);
 
-  std::vector<int32_t> pin(count);
-  for (size_t i = 0; i < count; ++i) {
-    pin[i] = jobs[i].sm;
-    jobs[i].out_sm = -1;
-  }
+  for (size_t i = 0; i < count; ++i) jobs[i].out_sm = -1;
 
   for (const auto& [key, members] : groups) {
     const int32_t carveout = key.first;
@@ -169,60 +165,50 @@ void CudaEngine::run_chase_jobs(mt_chase_job* jobs, size_t count, bool fine) {
                   " bytes of shared memory needed, the device allows " + std::to_string(room) + " per block");
     check(configure_kernel(fine ? Kernel::Fine : Kernel::Average, carveout, dynamic_bytes), "cudaFuncSetAttribute");
 
-    uint64_t longest = 0;
-    for (size_t i : members) longest = std::max(longest, jobs[i].steps);
-    const uint64_t passes = fine ? (longest + spp - 1) / spp : 1;
-    for (uint64_t pass = 0; pass < passes; ++pass) {
-      std::vector<size_t> todo;
-      for (size_t i : members)
-        if (!fine || jobs[i].steps > pass * spp) todo.push_back(i);
-      for (int attempt = 0; attempt < kAttempts && !todo.empty(); ++attempt) {
-        std::vector<DeviceChaseJob> descs(todo.size());
-        std::vector<int32_t> pins(todo.size());
-        for (size_t k = 0; k < todo.size(); ++k) {
-          const mt_chase_job& j = jobs[todo[k]];
-          DeviceChaseJob& d = descs[k];
-          d.src = arrays.source(j.array);
-          d.space = uint32_t(j.space);
-          d.start = j.start;
-          d.warmup = j.warmup_steps;
-          uint32_t* o = out.data() + out_offset[todo[k]];
-          if (fine) {
-            d.skip = pass * spp;
-            d.record = std::min<uint64_t>(spp, j.steps - d.skip);
-            d.out_index = o + d.skip;
-            d.out_latency = o + j.steps + d.skip;
-          } else {
-            d.record = j.steps;
-            d.out_cycles = reinterpret_cast<unsigned long long*>(o);
-            d.out_last = o + 2;
-          }
-          pins[k] = pin[todo[k]];
+    std::vector<size_t> todo = members;
+    for (int attempt = 0; attempt < kAttempts && !todo.empty(); ++attempt) {
+      std::vector<DeviceChaseJob> descs(todo.size());
+      std::vector<int32_t> pins(todo.size());
+      for (size_t k = 0; k < todo.size(); ++k) {
+        const mt_chase_job& j = jobs[todo[k]];
+        DeviceChaseJob& d = descs[k];
+        d.src = arrays.source(j.array);
+        d.space = uint32_t(j.space);
+        d.start = j.start;
+        d.warmup = j.warmup_steps;
+        d.record = j.steps;
+        uint32_t* o = out.data() + out_offset[todo[k]];
+        if (fine) {
+          d.out_index = o;
+          d.out_latency = o + j.steps;
+        } else {
+          d.out_cycles = reinterpret_cast<unsigned long long*>(o);
+          d.out_last = o + 2;
         }
-        const DeviceChaseJob* device_descs = nullptr;
-        const ClaimTables t = upload_launch(pins, descs, &device_descs);
-        check(fine ? launch_fine(device_descs, t, grid_blocks(), spp, shared_bytes)
-                   : launch_average(device_descs, t, grid_blocks(), shared_bytes),
-              "cudaLaunchKernel");
-        check(cudaDeviceSynchronize(), "kernel");
-        const std::vector<int32_t> sms = read_job_sms(t, todo.size());
-        std::vector<size_t> missed;
-        for (size_t k = 0; k < todo.size(); ++k) {
-          if (sms[k] < 0) {
-            missed.push_back(todo[k]);
-            continue;
-          }
+        pins[k] = j.sm;
+      }
+      const DeviceChaseJob* device_descs = nullptr;
+      const ClaimTables t = upload_launch(pins, descs, &device_descs);
+      check(fine ? launch_fine(device_descs, t, grid_blocks(), spp, shared_bytes)
+                 : launch_average(device_descs, t, grid_blocks(), shared_bytes),
+            "cudaLaunchKernel");
+      check(cudaDeviceSynchronize(), "kernel");
+      const std::vector<int32_t> sms = read_job_sms(t, todo.size());
+      // A job whose SM no block reached did not run: launch it again (rare).
+      std::vector<size_t> missed;
+      for (size_t k = 0; k < todo.size(); ++k) {
+        if (sms[k] < 0)
+          missed.push_back(todo[k]);
+        else
           jobs[todo[k]].out_sm = sms[k];
-          pin[todo[k]] = sms[k];  // later passes run on the same SM
-        }
-        todo = std::move(missed);
       }
-      if (!todo.empty()) {
-        const size_t i = todo[0];
-        throw Error("job " + std::to_string(i) + ": no block reached " + sm_name(jobs[i].sm) + " in " +
-                    std::to_string(kAttempts) + " launches of " + std::to_string(grid_blocks()) +
-                    " blocks; is another process using the GPU (MPS, a green context)?");
-      }
+      todo = std::move(missed);
+    }
+    if (!todo.empty()) {
+      const size_t i = todo[0];
+      throw Error("job " + std::to_string(i) + ": no block reached " + sm_name(jobs[i].sm) + " in " +
+                  std::to_string(kAttempts) + " launches of " + std::to_string(grid_blocks()) +
+                  " blocks; is another process using the GPU (MPS, a green context)?");
     }
   }
 

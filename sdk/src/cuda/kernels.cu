@@ -172,14 +172,26 @@ __device__ bool wait_for_claims(const ClaimTables& t) {
 // ------------------------------------------------------------------ fine-grained chase
 
 struct FineRun {
-  // Warm-up, skip and record in ONE loop of identical timed steps (untimed steps write to a
-  // scratch slot), so the recorded steps run exactly the code the warm-up ran.
+  // Records job.record loads in passes of at most spp: each pass warms up again, skips the
+  // loads earlier passes recorded (untimed), records the next chunk in shared memory and
+  // copies it out (.cg stores, L2 only) before the next pass re-establishes the cache state.
   template <uint32_t S>
   __device__ static void run(const DeviceChaseJob& job, const Resolved& r, uint32_t* s_index,
                              uint32_t* s_latency, uint32_t spp) {
+    for (uint64_t done = 0; done < job.record; done += spp) {
+      const uint32_t n = uint32_t(job.record - done < spp ? job.record - done : spp);
+      pass<S>(job, r, s_index, s_latency, spp, done, n);
+    }
+  }
+
+  // Warm-up, skip and record in ONE loop of identical timed steps (untimed steps write to a
+  // scratch slot), so the recorded steps run exactly the code the warm-up ran.
+  template <uint32_t S>
+  __device__ static void pass(const DeviceChaseJob& job, const Resolved& r, uint32_t* s_index, uint32_t* s_latency,
+                              uint32_t spp, uint64_t skip, uint32_t n) {
     const unsigned long long index_base = __cvta_generic_to_shared(s_index);
-    const uint64_t record_from = job.warmup + job.skip;
-    const uint64_t total = record_from + job.record;
+    const uint64_t record_from = job.warmup + skip;
+    const uint64_t total = record_from + n;
     uint32_t j = job.start;
     uint32_t first = j;
     for (uint64_t k = 0; k < total; ++k) {
@@ -191,9 +203,9 @@ struct FineRun {
       s_latency[slot] = cycles;
     }
     // The store of step k holds the element loaded at step k+1.
-    for (uint32_t i = 0; i < uint32_t(job.record); ++i) {
-      if (job.out_index) __stcg(job.out_index + i, i == 0 ? first : s_index[i - 1]);
-      __stcg(job.out_latency + i, s_latency[i]);
+    for (uint32_t i = 0; i < n; ++i) {
+      if (job.out_index) __stcg(job.out_index + skip + i, i == 0 ? first : s_index[i - 1]);
+      __stcg(job.out_latency + skip + i, s_latency[i]);
     }
   }
 };

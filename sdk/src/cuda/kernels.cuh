@@ -45,10 +45,9 @@ struct DeviceChaseJob {
   ChaseSource src;
   uint32_t space = 0;
   uint32_t start = 0;
-  uint64_t warmup = 0;      // untimed loads first
-  uint64_t skip = 0;        // then loads already recorded by earlier passes (untimed)
-  uint64_t record = 0;      // then loads timed (fine: <= steps_per_pass; average: all)
-  uint32_t* out_index = nullptr;    // fine: [record], this pass's part of the output
+  uint64_t warmup = 0;      // untimed loads first (again in every recording pass)
+  uint64_t record = 0;      // loads timed (fine: in passes of steps_per_pass)
+  uint32_t* out_index = nullptr;    // fine: [record] or null
   uint32_t* out_latency = nullptr;  // fine: [record]
   unsigned long long* out_cycles = nullptr;  // average: cycles of the whole timed loop
   uint32_t* out_last = nullptr;     // average: index reached (keeps the chase alive)
