@@ -1,0 +1,35 @@
+// The config file (TOML; docs/host.md "The config file", schemas/config.schema.json).
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "memtopo_host/registry.hpp"
+#include "memtopo_host/runner.hpp"
+
+namespace memtopo::host {
+
+struct Config {
+  std::filesystem::path file;
+  std::vector<std::string> probes;  // [run] probes
+  std::vector<std::string> skip;    // [run] skip
+  std::optional<std::string> device;
+  std::optional<std::string> raw_dir;  // relative paths are relative to the config file's folder
+  OptionOverrides options;             // [probes."<name>"]
+};
+
+// Every problem found, each "file:line: message" (or "file:line:column: message" for syntax).
+struct ConfigError : std::runtime_error {
+  explicit ConfigError(std::vector<std::string> msgs);
+  std::vector<std::string> messages;
+};
+
+// Reads and checks a config file against the loaded probes. Throws ConfigError.
+Config load_config(const std::filesystem::path& file, const Registry& registry);
+// Same, from text (`name` stands for the file in messages).
+Config parse_config(const std::string& text, const std::string& name, const Registry& registry);
+
+}  // namespace memtopo::host

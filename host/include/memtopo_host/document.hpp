@@ -1,0 +1,40 @@
+// The topology document (docs/format.md): rendering and atomic writing.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "memtopo_host/runner.hpp"
+
+namespace memtopo::host {
+
+struct Meta {
+  int schema_version = 1;
+  std::string tool_version;
+  std::string git_commit;
+  std::string created_utc;  // RFC 3339, "2026-11-21T16:00:00Z"; written as a TOML date-time
+  std::string host;
+  std::string backend;      // "cuda" or "sim"
+  std::string device_spec;  // what --device resolved to
+  std::optional<std::string> driver_version;   // "13.0"; absent for sim
+  std::optional<std::string> runtime_version;
+  std::string abi;          // "1.0"
+};
+
+// Meta for this build and the current time/host; backend and device fields left empty.
+Meta default_meta();
+// 13000 -> "13.0", 12040 -> "12.4"; nothing for 0.
+std::optional<std::string> cuda_version_string(int version);
+std::string utc_now_rfc3339();
+
+// The document as TOML text. Tables in a stable order: meta, device, the other elements
+// alphabetically, provenance (same element order), probes (by name). Keys sorted.
+std::string render_topology(const Meta& meta, const std::vector<ProbeOutcome>& outcomes);
+
+// Writes `text` to `path` atomically: a temporary file in the same folder, fsync, rename.
+// Throws std::runtime_error naming the file on failure (the old file, if any, is untouched).
+void write_atomically(const std::filesystem::path& path, const std::string& text);
+
+}  // namespace memtopo::host

@@ -1,0 +1,52 @@
+// The run journal: one JSON line per finished probe, appended and flushed as each probe
+// finishes, so an interrupted run loses nothing (docs/host.md, "Journal and resume").
+#pragma once
+
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "memtopo_host/runner.hpp"
+
+namespace memtopo::host {
+
+// OUT.toml -> OUT.toml.journal
+std::filesystem::path journal_path_for(const std::filesystem::path& output);
+
+nlohmann::json outcome_to_json(const ProbeOutcome& o);
+// Throws std::runtime_error when the record is malformed.
+ProbeOutcome outcome_from_json(const nlohmann::json& j);
+
+class JournalWriter {
+ public:
+  JournalWriter() = default;
+  JournalWriter(const JournalWriter&) = delete;
+  JournalWriter& operator=(const JournalWriter&) = delete;
+  ~JournalWriter();
+  // Starts a new journal (truncating) whose first line is `header`, or appends to an
+  // existing one. Throws std::runtime_error naming the file on failure.
+  void open_new(const std::filesystem::path& path, const nlohmann::json& header);
+  void open_append(const std::filesystem::path& path);
+  // Appends one record and forces it to disk.
+  void append(const ProbeOutcome& outcome);
+  void close();
+
+ private:
+  void write_line(const std::string& line);
+  std::FILE* file_ = nullptr;
+  std::filesystem::path path_;
+};
+
+struct JournalContents {
+  nlohmann::json header;                // {"memtopo_journal": 1, "device_spec": ..., ...}
+  std::vector<ProbeOutcome> outcomes;   // in the order they were written
+  std::vector<std::string> warnings;    // e.g. a torn last line
+};
+
+// Throws std::runtime_error when the file cannot be read or its header is not a journal's.
+JournalContents read_journal(const std::filesystem::path& path);
+
+}  // namespace memtopo::host

@@ -1,0 +1,82 @@
+// Plugin discovery and loading (docs/host.md, docs/abi.md).
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "memtopo/abi.h"
+#include "memtopo_host/value.hpp"
+
+namespace memtopo::host {
+
+namespace fs = std::filesystem;
+
+struct OptionSpec {
+  std::string name;
+  mt_value_type type = MT_VALUE_NONE;
+  Value default_value;
+  std::string default_text;
+  std::string help;
+};
+
+// One probe as the host sees it, after its plugin passed every check.
+struct ProbeInfo {
+  std::string name;  // "<plugin>/<probe>"
+  std::string summary;
+  std::string plugin;
+  std::string plugin_version;
+  std::string file;  // library path, or "static:<origin>" for a statically linked plugin
+  std::vector<std::string> provided, required, used;  // result keys
+  std::vector<OptionSpec> options;
+  mt_probe_run_fn run = nullptr;  // from the plugin's descriptor
+  void* user = nullptr;
+
+  const OptionSpec* option(const std::string& option_name) const;
+};
+
+// Where plugins are looked for, in order. Each folder is searched for files ending in .so.
+struct SearchPaths {
+  std::vector<fs::path> plugin_path_args;  // --plugin-path, first
+  bool use_environment = true;             // MEMTOPO_PLUGIN_PATH (colon-separated)
+  std::optional<fs::path> exe_dir;         // exe_dir/../lib/memtopo/plugins and exe_dir/plugins
+  bool use_install_prefix = true;          // the plugin folder of the install prefix
+};
+
+// The folders to search, in order, without duplicates (by canonical path) and without
+// folders that do not exist.
+std::vector<fs::path> plugin_search_dirs(const SearchPaths& paths);
+
+// The folder holding the running executable.
+fs::path executable_dir();
+
+class Registry {
+ public:
+  // Loads every *.so in `dir` (sorted by file name). Errors are recorded, never thrown.
+  void load_directory(const fs::path& dir);
+  void load_all(const SearchPaths& paths);
+  // Loads one library. Returns true when its plugin was accepted.
+  bool load_file(const fs::path& file);
+  // A plugin linked into the program (tests): `origin` stands in for the file name.
+  bool add_static(mt_plugin_entry_fn entry, const std::string& origin);
+
+  // Accepted probes, sorted by name.
+  const std::vector<ProbeInfo>& probes() const { return probes_; }
+  const ProbeInfo* find(const std::string& probe_name) const;
+  bool has_plugin(const std::string& plugin_name) const;
+  // One line per refused file or plugin, each starting with the file name.
+  const std::vector<std::string>& errors() const { return errors_; }
+
+ private:
+  bool add_descriptor(const mt_plugin_desc* desc, const std::string& origin, const std::string& stem);
+  struct PluginRecord {
+    std::string name, file;
+  };
+  std::vector<ProbeInfo> probes_;
+  std::vector<PluginRecord> plugins_;
+  std::vector<std::string> loaded_files_;  // canonical paths already handled
+  std::vector<std::string> errors_;
+};
+
+}  // namespace memtopo::host

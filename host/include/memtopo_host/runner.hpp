@@ -1,0 +1,71 @@
+// Running a plan: the host services a probe sees (mt_host_api), per-probe error isolation.
+#pragma once
+
+#include <atomic>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "memtopo/abi.h"
+#include "memtopo_host/plan.hpp"
+#include "memtopo_host/value.hpp"
+
+namespace memtopo::host {
+
+struct ResultRecord {
+  std::string key;  // "l1d.line_bytes"
+  Value value;
+  double confidence = 1.0;
+  mt_bound bound = MT_BOUND_EXACT;
+  std::string note;
+  std::string probe;
+};
+
+enum class Status { Ok, Failed, Skipped };
+const char* status_name(Status s);  // "ok", "failed", "skipped"
+
+struct ProbeOutcome {
+  std::string probe;
+  std::string version;  // the plugin's version
+  Status status = Status::Skipped;
+  std::string reason;   // failure or skip message; empty when ok
+  double duration_s = 0;
+  std::vector<ResultRecord> results;  // only for ok probes
+};
+
+// Option values set in the config file: probe name -> option name -> value.
+using OptionOverrides = std::map<std::string, std::map<std::string, Value>>;
+
+// Receives progress for display.
+struct RunObserver {
+  virtual ~RunObserver() = default;
+  virtual void probe_started(size_t /*index*/, size_t /*total*/, const std::string& /*probe*/) {}
+  virtual void progress(const std::string& /*probe*/, double /*fraction*/, const std::string& /*stage*/) {}
+  virtual void probe_finished(const ProbeOutcome& /*outcome*/) {}
+};
+
+struct RunSettings {
+  OptionOverrides options;
+  std::filesystem::path raw_dir;  // empty: raw series are dropped
+  // Probes already measured (from a journal): not run again, their results feed dependents.
+  std::map<std::string, ProbeOutcome> already_done;
+  // Set (e.g. by SIGINT) to stop after the current probe; probes see it through cancelled().
+  const std::atomic<bool>* cancel = nullptr;
+  RunObserver* observer = nullptr;
+  // Called as soon as a probe finished (ok, failed or skipped while running), before the
+  // next one starts: the journal hook. Not called for probes taken from already_done.
+  std::function<void(const ProbeOutcome&)> on_finished;
+};
+
+struct RunReport {
+  std::vector<ProbeOutcome> outcomes;  // one per plan step, in plan order
+  bool interrupted = false;
+};
+
+// Runs every step of `plan` on the device. Never throws for a probe's failure.
+RunReport run_plan(const Plan& plan, const mt_device_info& device, const mt_backend* backend,
+                   RunSettings& settings);
+
+}  // namespace memtopo::host

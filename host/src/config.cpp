@@ -1,0 +1,159 @@
+#include "memtopo_host/config.hpp"
+
+#include <fstream>
+#include <sstream>
+
+#include "memtopo_host/plan.hpp"
+#include "memtopo_host/schema.hpp"
+
+namespace memtopo::host {
+
+namespace {
+
+std::string join_messages(const std::vector<std::string>& m) {
+  std::string out;
+  for (const auto& s : m) out += (out.empty() ? "" : "\n") + s;
+  return out;
+}
+
+struct Checker {
+  std::string name;
+  std::vector<std::string> errors;
+
+  void error(const toml::node& at, const std::string& message) {
+    errors.push_back(name + ":" + std::to_string(at.source().begin.line) + ": " + message);
+  }
+
+  std::vector<std::string> string_list(const toml::node& node, const std::string& where) {
+    std::vector<std::string> out;
+    const toml::array* a = node.as_array();
+    if (!a) {
+      error(node, where + " must be an array of strings, e.g. [\"device-info\"]");
+      return out;
+    }
+    for (const auto& e : *a) {
+      if (auto s = e.as_string()) out.push_back(s->get());
+      else error(e, where + " entries must be strings");
+    }
+    return out;
+  }
+};
+
+}  // namespace
+
+ConfigError::ConfigError(std::vector<std::string> msgs)
+    : std::runtime_error(join_messages(msgs)), messages(std::move(msgs)) {}
+
+Config parse_config(const std::string& text, const std::string& name, const Registry& registry) {
+  toml::table root;
+  try {
+    root = toml::parse(text, name);
+  } catch (const toml::parse_error& e) {
+    const auto& b = e.source().begin;
+    throw ConfigError({name + ":" + std::to_string(b.line) + ":" + std::to_string(b.column) +
+                       ": TOML syntax error: " + std::string(e.description())});
+  }
+  Config cfg;
+  cfg.file = name;
+  Checker c{name, {}};
+
+  auto known_name = [&](const std::string& n) { return registry.find(n) || registry.has_plugin(n); };
+
+  for (const auto& [key, node] : root) {
+    const std::string k(key.str());
+    if (k == "run") {
+      const toml::table* run = node.as_table();
+      if (!run) {
+        c.error(node, "run must be a table ([run])");
+        continue;
+      }
+      for (const auto& [rk, rn] : *run) {
+        const std::string r(rk.str());
+        if (r == "probes" || r == "skip") {
+          const toml::array* arr = rn.as_array();
+          auto list = c.string_list(rn, "[run] " + r);
+          if (arr) {
+            for (size_t idx = 0; idx < arr->size(); ++idx) {
+              const auto* s = (*arr)[idx].as_string();
+              if (s && !known_name(s->get()))
+                c.error((*arr)[idx], "[run] " + r + ": unknown probe or plugin '" + s->get() +
+                                         "' (memtopo list shows the loaded ones)");
+            }
+          }
+          (r == "probes" ? cfg.probes : cfg.skip) = list;
+        } else if (r == "device" || r == "raw_dir") {
+          if (auto s = rn.as_string()) {
+            if (r == "device") cfg.device = s->get();
+            else cfg.raw_dir = s->get();
+          } else {
+            c.error(rn, "[run] " + r + " must be a string");
+          }
+        } else {
+          c.error(rn, "unknown key '" + r + "' in [run] (known: probes, skip, device, raw_dir)");
+        }
+      }
+    } else if (k == "probes") {
+      const toml::table* probes = node.as_table();
+      if (!probes) {
+        c.error(node, "probes must be a table of [probes.\"<plugin>/<probe>\"] tables");
+        continue;
+      }
+      for (const auto& [pk, pn] : *probes) {
+        const std::string pname(pk.str());
+        const ProbeInfo* probe = registry.find(pname);
+        if (!probe) {
+          c.error(pn, "[probes.\"" + pname + "\"]: unknown probe '" + pname +
+                          "' (options are set per probe, \"<plugin>/<probe>\"; memtopo list shows them)");
+          continue;
+        }
+        const toml::table* opts = pn.as_table();
+        if (!opts) {
+          c.error(pn, "probes.\"" + pname + "\" must be a table of options");
+          continue;
+        }
+        for (const auto& [ok, on] : *opts) {
+          const std::string oname(ok.str());
+          const OptionSpec* spec = probe->option(oname);
+          if (!spec) {
+            std::string known;
+            for (const auto& o : probe->options) known += (known.empty() ? "" : ", ") + o.name;
+            c.error(on, "unknown option '" + oname + "' for probe " + pname +
+                            (known.empty() ? " (it has no options)" : " (known: " + known + ")"));
+            continue;
+          }
+          std::string err;
+          auto v = from_toml(on, spec->type, &err);
+          if (!v) {
+            c.error(on, "option " + oname + " of " + pname + ": " + err);
+            continue;
+          }
+          cfg.options[pname][oname] = *v;
+        }
+      }
+    } else {
+      c.error(node, "unknown key '" + k + "' (a config file has [run] and [probes.\"<name>\"] tables)");
+    }
+  }
+  if (c.errors.empty()) {
+    // The schema is the published authority; the checks above give the better messages, so
+    // it only speaks when they missed something.
+    for (const auto& e : validate_config(toml_to_json(root))) {
+      const toml::node* at = node_at(root, e.path);
+      c.errors.push_back(name + ":" + std::to_string(at ? at->source().begin.line : 1) + ": " + e.text());
+    }
+  }
+  if (!c.errors.empty()) throw ConfigError(c.errors);
+  if (cfg.raw_dir && std::filesystem::path(*cfg.raw_dir).is_relative())
+    cfg.raw_dir = (std::filesystem::path(name).parent_path() / *cfg.raw_dir).lexically_normal().string();
+  return cfg;
+}
+
+Config load_config(const std::filesystem::path& file, const Registry& registry) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw ConfigError({file.string() + ": cannot read the config file"});
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parse_config(ss.str(), file.string(), registry);
+}
+
+}  // namespace memtopo::host

@@ -1,0 +1,153 @@
+#include "memtopo_host/document.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <ctime>
+#include <map>
+#include <regex>
+#include <stdexcept>
+
+namespace memtopo::host {
+
+std::optional<std::string> cuda_version_string(int version) {
+  if (version <= 0) return std::nullopt;
+  return std::to_string(version / 1000) + "." + std::to_string((version % 1000) / 10);
+}
+
+std::string utc_now_rfc3339() {
+  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+Meta default_meta() {
+  Meta m;
+  m.tool_version = MEMTOPO_VERSION;
+  m.git_commit = MEMTOPO_GIT_COMMIT;
+  m.created_utc = utc_now_rfc3339();
+  char host[256] = {0};
+  if (gethostname(host, sizeof host - 1) == 0) m.host = host;
+  m.abi = std::to_string(MEMTOPO_ABI_MAJOR) + "." + std::to_string(MEMTOPO_ABI_MINOR);
+  return m;
+}
+
+namespace {
+
+const char* bound_name(mt_bound b) {
+  switch (b) {
+    case MT_BOUND_AT_LEAST: return "at_least";
+    case MT_BOUND_AT_MOST: return "at_most";
+    default: return "exact";
+  }
+}
+
+// Element names in document order: device first, then alphabetical.
+std::vector<std::string> element_order(const std::map<std::string, std::map<std::string, const ResultRecord*>>& t) {
+  std::vector<std::string> out;
+  if (t.count("device")) out.push_back("device");
+  for (const auto& [name, _] : t)
+    if (name != "device") out.push_back(name);
+  return out;
+}
+
+}  // namespace
+
+std::string render_topology(const Meta& meta, const std::vector<ProbeOutcome>& outcomes) {
+  static const std::regex datetime("^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d+)?Z$");
+  std::string out = "[meta]\n";
+  auto line = [&](const std::string& key, const std::string& literal) { out += key + " = " + literal + "\n"; };
+  line("schema_version", std::to_string(meta.schema_version));
+  line("tool_version", toml_string_literal(meta.tool_version));
+  line("git_commit", toml_string_literal(meta.git_commit));
+  // A TOML date-time when well formed; a string otherwise would fail the schema, so insist.
+  if (!std::regex_match(meta.created_utc, datetime))
+    throw std::runtime_error("created_utc '" + meta.created_utc + "' is not an RFC 3339 UTC date-time");
+  line("created_utc", meta.created_utc);
+  line("host", toml_string_literal(meta.host));
+  line("backend", toml_string_literal(meta.backend));
+  line("device_spec", toml_string_literal(meta.device_spec));
+  if (meta.driver_version) line("driver_version", toml_string_literal(*meta.driver_version));
+  if (meta.runtime_version) line("runtime_version", toml_string_literal(*meta.runtime_version));
+  line("abi", toml_string_literal(meta.abi));
+
+  // element -> key -> record, from the probes that succeeded.
+  std::map<std::string, std::map<std::string, const ResultRecord*>> tables;
+  for (const auto& o : outcomes) {
+    if (o.status != Status::Ok) continue;
+    for (const auto& r : o.results) {
+      const auto dot = r.key.find('.');
+      tables[r.key.substr(0, dot)][r.key.substr(dot + 1)] = &r;
+    }
+  }
+  const auto elements = element_order(tables);
+  for (const auto& element : elements) {
+    out += "\n[" + element + "]\n";
+    for (const auto& [key, rec] : tables[element]) line(key, to_toml_literal(rec->value));
+  }
+  for (const auto& element : elements) {
+    out += "\n[provenance." + element + "]\n";
+    for (const auto& [key, rec] : tables[element]) {
+      std::string inl = "{ probe = " + toml_string_literal(rec->probe) + ", confidence = " +
+                        format_double(rec->confidence) + ", bound = \"" + bound_name(rec->bound) + "\"";
+      if (!rec->note.empty()) inl += ", note = " + toml_string_literal(rec->note);
+      line(key, inl + " }");
+    }
+  }
+  std::map<std::string, const ProbeOutcome*> by_name;
+  for (const auto& o : outcomes) by_name[o.probe] = &o;
+  for (const auto& [name, o] : by_name) {
+    out += "\n[probes." + toml_string_literal(name) + "]\n";
+    line("version", toml_string_literal(o->version));
+    line("status", std::string("\"") + status_name(o->status) + "\"");
+    line("reason", toml_string_literal(o->reason));
+    line("duration_s", format_double(o->duration_s));
+  }
+  return out;
+}
+
+void write_atomically(const std::filesystem::path& path, const std::string& text) {
+  namespace fs = std::filesystem;
+  const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  const fs::path tmp = dir / ("." + path.filename().string() + ".tmp." + std::to_string(::getpid()));
+  auto fail = [&](const std::string& what) {
+    const std::string why = std::strerror(errno);
+    ::unlink(tmp.c_str());
+    throw std::runtime_error("cannot write " + path.string() + ": " + what + ": " + why);
+  };
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    throw std::runtime_error("cannot write " + path.string() + ": cannot create " + tmp.string() + ": " +
+                             std::strerror(errno));
+  }
+  size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      ::close(fd);
+      fail("write");
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (::fsync(fd) != 0) {
+    ::close(fd);
+    fail("fsync");
+  }
+  if (::close(fd) != 0) fail("close");
+  if (::rename(tmp.c_str(), path.c_str()) != 0) fail("rename");
+  // Make the rename itself durable.
+  const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0) {
+    ::fsync(dfd);
+    ::close(dfd);
+  }
+}
+
+}  // namespace memtopo::host

@@ -1,0 +1,143 @@
+#include "memtopo_host/journal.hpp"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <stdexcept>
+
+namespace memtopo::host {
+
+std::filesystem::path journal_path_for(const std::filesystem::path& output) {
+  return std::filesystem::path(output.string() + ".journal");
+}
+
+namespace {
+
+const char* bound_text(mt_bound b) {
+  return b == MT_BOUND_AT_LEAST ? "at_least" : b == MT_BOUND_AT_MOST ? "at_most" : "exact";
+}
+
+mt_bound bound_from_text(const std::string& s) {
+  if (s == "at_least") return MT_BOUND_AT_LEAST;
+  if (s == "at_most") return MT_BOUND_AT_MOST;
+  if (s == "exact") return MT_BOUND_EXACT;
+  throw std::runtime_error("unknown bound '" + s + "'");
+}
+
+Status status_from_text(const std::string& s) {
+  if (s == "ok") return Status::Ok;
+  if (s == "failed") return Status::Failed;
+  if (s == "skipped") return Status::Skipped;
+  throw std::runtime_error("unknown status '" + s + "'");
+}
+
+}  // namespace
+
+nlohmann::json outcome_to_json(const ProbeOutcome& o) {
+  nlohmann::json j;
+  j["probe"] = o.probe;
+  j["version"] = o.version;
+  j["status"] = status_name(o.status);
+  j["reason"] = o.reason;
+  j["duration_s"] = o.duration_s;
+  j["results"] = nlohmann::json::array();
+  for (const auto& r : o.results) {
+    // The type travels with the value: 2.0 must come back as a float, not an integer.
+    j["results"].push_back({{"key", r.key},
+                            {"type", static_cast<int>(r.value.type)},
+                            {"value", to_json(r.value)},
+                            {"confidence", r.confidence},
+                            {"bound", bound_text(r.bound)},
+                            {"note", r.note}});
+  }
+  return j;
+}
+
+ProbeOutcome outcome_from_json(const nlohmann::json& j) {
+  try {
+    ProbeOutcome o;
+    o.probe = j.at("probe").get<std::string>();
+    o.version = j.at("version").get<std::string>();
+    o.status = status_from_text(j.at("status").get<std::string>());
+    o.reason = j.at("reason").get<std::string>();
+    o.duration_s = j.at("duration_s").get<double>();
+    for (const auto& r : j.at("results")) {
+      ResultRecord rec;
+      rec.key = r.at("key").get<std::string>();
+      const auto type = static_cast<mt_value_type>(r.at("type").get<int>());
+      auto v = from_json(r.at("value"), type);
+      if (!v) throw std::runtime_error("value of " + rec.key + " does not match its type");
+      rec.value = *v;
+      rec.confidence = r.at("confidence").get<double>();
+      rec.bound = bound_from_text(r.at("bound").get<std::string>());
+      rec.note = r.at("note").get<std::string>();
+      rec.probe = o.probe;
+      o.results.push_back(std::move(rec));
+    }
+    return o;
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(e.what());
+  }
+}
+
+JournalWriter::~JournalWriter() { close(); }
+
+void JournalWriter::open_new(const std::filesystem::path& path, const nlohmann::json& header) {
+  close();
+  path_ = path;
+  file_ = std::fopen(path.c_str(), "w");
+  if (!file_) throw std::runtime_error("cannot create journal " + path.string() + ": " + std::strerror(errno));
+  write_line(header.dump());
+}
+
+void JournalWriter::open_append(const std::filesystem::path& path) {
+  close();
+  path_ = path;
+  file_ = std::fopen(path.c_str(), "a");
+  if (!file_) throw std::runtime_error("cannot open journal " + path.string() + ": " + std::strerror(errno));
+}
+
+void JournalWriter::append(const ProbeOutcome& outcome) { write_line(outcome_to_json(outcome).dump()); }
+
+void JournalWriter::write_line(const std::string& line) {
+  if (!file_) throw std::runtime_error("journal is not open");
+  if (std::fputs((line + "\n").c_str(), file_) < 0 || std::fflush(file_) != 0 || ::fsync(::fileno(file_)) != 0)
+    throw std::runtime_error("cannot write journal " + path_.string() + ": " + std::strerror(errno));
+}
+
+void JournalWriter::close() {
+  if (file_) std::fclose(file_);
+  file_ = nullptr;
+}
+
+JournalContents read_journal(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot read journal " + path.string());
+  JournalContents c;
+  std::string line;
+  size_t number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    if (line.empty()) continue;
+    nlohmann::json j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (number == 1) {
+      if (j.is_discarded() || !j.is_object() || !j.contains("memtopo_journal"))
+        throw std::runtime_error(path.string() + ":1: not a memtopo journal");
+      c.header = j;
+      continue;
+    }
+    try {
+      if (j.is_discarded()) throw std::runtime_error("not valid JSON");
+      c.outcomes.push_back(outcome_from_json(j));
+    } catch (const std::exception& e) {
+      // A crash can tear the last line; earlier records are still good.
+      c.warnings.push_back(path.string() + ":" + std::to_string(number) + ": record ignored: " + e.what());
+    }
+  }
+  if (number == 0) throw std::runtime_error(path.string() + ": empty journal");
+  return c;
+}
+
+}  // namespace memtopo::host

@@ -1,0 +1,248 @@
+#include "memtopo_host/registry.hpp"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdlib>
+#include <set>
+#include <sstream>
+
+#include <boost/dll/runtime_symbol_info.hpp>
+#include <boost/dll/shared_library.hpp>
+
+namespace memtopo::host {
+
+namespace {
+
+// Libraries are never unloaded (see docs/abi.md): descriptors, strings and code of a plugin
+// stay valid until the process exits. Intentionally leaked.
+std::vector<boost::dll::shared_library>& permanent_libraries() {
+  static auto* libs = new std::vector<boost::dll::shared_library>();
+  return *libs;
+}
+
+// Sizes of the ABI 1.0 layouts: a plugin built for 1.0 has at least these. Later minors only
+// append fields, so these minima never change within major 1.
+constexpr size_t kPluginDescMin = offsetof(mt_plugin_desc, probe_count) + sizeof(size_t);
+constexpr size_t kPluginVersionFieldsEnd = offsetof(mt_plugin_desc, abi_minor) + sizeof(uint32_t);
+constexpr size_t kProbeDescMin = offsetof(mt_probe_desc, user) + sizeof(void*);
+constexpr size_t kOptionDescMin = offsetof(mt_option_desc, help) + sizeof(const char*);
+
+std::vector<std::string> key_list(const char* const* keys) {
+  std::vector<std::string> out;
+  if (!keys) return out;
+  for (size_t k = 0; keys[k]; ++k) out.emplace_back(keys[k]);
+  return out;
+}
+
+std::string str(const char* s) { return s ? std::string(s) : std::string(); }
+
+void add_dir(std::vector<fs::path>& out, std::set<std::string>& seen, const fs::path& dir) {
+  std::error_code ec;
+  if (dir.empty() || !fs::is_directory(dir, ec)) return;
+  const fs::path canonical = fs::canonical(dir, ec);
+  if (ec) return;
+  if (seen.insert(canonical.string()).second) out.push_back(canonical);
+}
+
+}  // namespace
+
+const OptionSpec* ProbeInfo::option(const std::string& option_name) const {
+  for (const auto& o : options)
+    if (o.name == option_name) return &o;
+  return nullptr;
+}
+
+fs::path executable_dir() {
+  std::error_code ec;
+  fs::path p = boost::dll::program_location(ec);
+  if (ec || p.empty()) p = fs::read_symlink("/proc/self/exe", ec);
+  return p.parent_path();
+}
+
+std::vector<fs::path> plugin_search_dirs(const SearchPaths& paths) {
+  std::vector<fs::path> out;
+  std::set<std::string> seen;
+  for (const auto& d : paths.plugin_path_args) add_dir(out, seen, d);
+  if (paths.use_environment) {
+    if (const char* env = std::getenv("MEMTOPO_PLUGIN_PATH")) {
+      std::stringstream ss(env);
+      std::string part;
+      while (std::getline(ss, part, ':'))
+        if (!part.empty()) add_dir(out, seen, part);
+    }
+  }
+  if (paths.exe_dir) {
+    add_dir(out, seen, *paths.exe_dir / ".." / MEMTOPO_PLUGIN_SUBDIR);
+    add_dir(out, seen, *paths.exe_dir / "plugins");
+  }
+  if (paths.use_install_prefix) add_dir(out, seen, MEMTOPO_INSTALL_PLUGIN_DIR);
+  return out;
+}
+
+void Registry::load_all(const SearchPaths& paths) {
+  for (const auto& dir : plugin_search_dirs(paths)) load_directory(dir);
+}
+
+void Registry::load_directory(const fs::path& dir) {
+  std::vector<fs::path> files;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->path().extension() == ".so" && !it->is_directory()) files.push_back(it->path());
+  }
+  if (ec) {
+    errors_.push_back(dir.string() + ": cannot list the folder: " + ec.message());
+    return;
+  }
+  std::sort(files.begin(), files.end());
+  for (const auto& f : files) load_file(f);
+}
+
+bool Registry::load_file(const fs::path& file) {
+  std::error_code ec;
+  const fs::path canonical = fs::weakly_canonical(file, ec);
+  const std::string key = ec ? file.string() : canonical.string();
+  // The same file reached through two search folders (or a symlink) is one plugin.
+  if (std::find(loaded_files_.begin(), loaded_files_.end(), key) != loaded_files_.end()) return false;
+  loaded_files_.push_back(key);
+
+  const std::string name = file.string();
+  boost::dll::shared_library lib;
+  boost::dll::fs::error_code load_ec;
+  ::dlerror();  // clear any stale message
+  lib.load(file, boost::dll::load_mode::rtld_lazy | boost::dll::load_mode::rtld_local, load_ec);
+  if (load_ec || !lib.is_loaded()) {
+    const char* why = ::dlerror();
+    errors_.push_back(name + ": not a shared library: " + (why ? why : load_ec.message()));
+    return false;
+  }
+  permanent_libraries().push_back(lib);
+  if (!lib.has(MEMTOPO_ENTRY_POINT_NAME)) {
+    errors_.push_back(name + ": not a memtopo probe (no " MEMTOPO_ENTRY_POINT_NAME ")");
+    return false;
+  }
+  auto entry = lib.get<const mt_plugin_desc*(uint32_t, uint32_t)>(MEMTOPO_ENTRY_POINT_NAME);
+  const mt_plugin_desc* desc = entry(MEMTOPO_ABI_MAJOR, MEMTOPO_ABI_MINOR);
+  if (!desc) {
+    errors_.push_back(name + ": the plugin declined to work with host ABI " + std::to_string(MEMTOPO_ABI_MAJOR) +
+                      "." + std::to_string(MEMTOPO_ABI_MINOR) + " (its entry point returned no descriptor)");
+    return false;
+  }
+  return add_descriptor(desc, name, file.stem().string());
+}
+
+bool Registry::add_static(mt_plugin_entry_fn entry, const std::string& origin) {
+  const mt_plugin_desc* desc = entry ? entry(MEMTOPO_ABI_MAJOR, MEMTOPO_ABI_MINOR) : nullptr;
+  const std::string name = "static:" + origin;
+  if (!desc) {
+    errors_.push_back(name + ": the plugin returned no descriptor");
+    return false;
+  }
+  return add_descriptor(desc, name, "");
+}
+
+bool Registry::add_descriptor(const mt_plugin_desc* desc, const std::string& origin, const std::string& stem) {
+  auto refuse = [&](const std::string& why) {
+    errors_.push_back(origin + ": " + why);
+    return false;
+  };
+  if (desc->struct_size < kPluginVersionFieldsEnd)
+    return refuse("plugin descriptor too small (struct_size " + std::to_string(desc->struct_size) +
+                  "): not built with the memtopo SDK");
+  const std::string host_abi = std::to_string(MEMTOPO_ABI_MAJOR) + "." + std::to_string(MEMTOPO_ABI_MINOR);
+  const std::string plugin_abi = std::to_string(desc->abi_major) + "." + std::to_string(desc->abi_minor);
+  if (desc->abi_major != MEMTOPO_ABI_MAJOR || desc->abi_minor > MEMTOPO_ABI_MINOR)
+    return refuse("built for ABI " + plugin_abi + ", host supports " + host_abi +
+                  (desc->abi_major != MEMTOPO_ABI_MAJOR ? " (the major version must match; rebuild the plugin)"
+                                                        : " (the plugin needs a newer host; update memtopo)"));
+  if (desc->struct_size < kPluginDescMin)
+    return refuse("plugin descriptor too small for ABI " + plugin_abi + " (struct_size " +
+                  std::to_string(desc->struct_size) + ", need at least " + std::to_string(kPluginDescMin) + ")");
+  const std::string plugin = str(desc->name);
+  if (plugin.empty()) return refuse("the plugin has no name");
+  if (!stem.empty() && plugin != stem)
+    return refuse("plugin name '" + plugin + "' differs from the file name; the library must be named " + plugin +
+                  ".so");
+  for (const auto& p : plugins_)
+    if (p.name == plugin)
+      return refuse("plugin name '" + plugin + "' is already taken by " + p.file +
+                    "; this copy is ignored (the first one found wins)");
+  if (desc->probe_count && !desc->probes) return refuse("probe_count is " + std::to_string(desc->probe_count) +
+                                                        " but the probe list is null");
+
+  std::vector<ProbeInfo> accepted;
+  // Arrays are strided by their elements' own struct_size: a plugin built for an older minor
+  // has smaller elements than this host's.
+  const size_t probe_stride = desc->probe_count ? desc->probes[0].struct_size : 0;
+  for (size_t k = 0; k < desc->probe_count; ++k) {
+    const auto* pd = reinterpret_cast<const mt_probe_desc*>(reinterpret_cast<const char*>(desc->probes) +
+                                                             k * probe_stride);
+    if (pd->struct_size < kProbeDescMin)
+      return refuse("probe #" + std::to_string(k) + " descriptor too small (struct_size " +
+                    std::to_string(pd->struct_size) + ", need at least " + std::to_string(kProbeDescMin) + ")");
+    ProbeInfo info;
+    info.name = str(pd->name);
+    const std::string prefix = plugin + "/";
+    if (info.name.size() <= prefix.size() || info.name.compare(0, prefix.size(), prefix) != 0 ||
+        info.name.find('/', prefix.size()) != std::string::npos)
+      return refuse("probe name '" + info.name + "' must be '" + prefix + "<probe>'");
+    if (!pd->run) return refuse("probe " + info.name + " has no run function");
+    info.summary = str(pd->summary);
+    info.plugin = plugin;
+    info.plugin_version = str(desc->version);
+    info.file = origin;
+    info.provided = key_list(pd->provided_keys);
+    info.required = key_list(pd->required_keys);
+    info.used = key_list(pd->used_keys);
+    info.run = pd->run;
+    info.user = pd->user;
+    for (const auto* list : {&info.provided, &info.required, &info.used})
+      for (const auto& key : *list)
+        if (auto bad = check_key(key)) return refuse("probe " + info.name + ": " + *bad);
+    if (pd->option_count && !pd->options) return refuse("probe " + info.name + ": option list is null");
+    const size_t option_stride = pd->option_count ? pd->options[0].struct_size : 0;
+    for (size_t o = 0; o < pd->option_count; ++o) {
+      const auto* od = reinterpret_cast<const mt_option_desc*>(reinterpret_cast<const char*>(pd->options) +
+                                                                o * option_stride);
+      if (od->struct_size < kOptionDescMin)
+        return refuse("probe " + info.name + ": option #" + std::to_string(o) + " descriptor too small");
+      OptionSpec spec;
+      spec.name = str(od->name);
+      spec.type = od->type;
+      spec.default_text = str(od->default_value);
+      spec.help = str(od->help);
+      if (spec.name.empty()) return refuse("probe " + info.name + ": option #" + std::to_string(o) + " has no name");
+      if (info.option(spec.name)) return refuse("probe " + info.name + ": option " + spec.name + " declared twice");
+      std::string err;
+      auto def = parse_text(spec.type, spec.default_text, &err);
+      if (!def) return refuse("probe " + info.name + ": option " + spec.name + ": default " + err);
+      spec.default_value = *def;
+      info.options.push_back(std::move(spec));
+    }
+    for (const auto& other : accepted)
+      if (other.name == info.name) return refuse("probe " + info.name + " declared twice");
+    if (const ProbeInfo* existing = find(info.name))
+      return refuse("probe name " + info.name + " is already taken by " + existing->file +
+                    "; this copy is ignored (the first one found wins)");
+    accepted.push_back(std::move(info));
+  }
+  plugins_.push_back({plugin, origin});
+  for (auto& p : accepted) probes_.push_back(std::move(p));
+  std::sort(probes_.begin(), probes_.end(), [](const ProbeInfo& a, const ProbeInfo& b) { return a.name < b.name; });
+  return true;
+}
+
+const ProbeInfo* Registry::find(const std::string& probe_name) const {
+  for (const auto& p : probes_)
+    if (p.name == probe_name) return &p;
+  return nullptr;
+}
+
+bool Registry::has_plugin(const std::string& plugin_name) const {
+  for (const auto& p : plugins_)
+    if (p.name == plugin_name) return true;
+  return false;
+}
+
+}  // namespace memtopo::host

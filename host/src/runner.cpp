@@ -1,0 +1,278 @@
+#include "memtopo_host/runner.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <regex>
+
+#include <spdlog/spdlog.h>
+
+namespace memtopo::host {
+
+const char* status_name(Status s) {
+  switch (s) {
+    case Status::Ok: return "ok";
+    case Status::Failed: return "failed";
+    default: return "skipped";
+  }
+}
+
+namespace {
+
+// The state behind the opaque `host` pointer one probe receives.
+struct ProbeHost {
+  const ProbeInfo* probe = nullptr;
+  const std::map<std::string, ResultRecord>* inputs = nullptr;  // results of earlier ok probes
+  std::map<std::string, Value> options;
+  std::vector<ResultRecord> results;
+  std::filesystem::path raw_dir;
+  const std::atomic<bool>* cancel = nullptr;
+  RunObserver* observer = nullptr;
+
+  static ProbeHost& of(void* host) { return *static_cast<ProbeHost*>(host); }
+
+  static int get_input(void* host, const char* key, mt_value* out) {
+    auto& h = of(host);
+    if (!key || !out) return 0;
+    const std::string k(key);
+    const auto& p = *h.probe;
+    if (std::find(p.required.begin(), p.required.end(), k) == p.required.end() &&
+        std::find(p.used.begin(), p.used.end(), k) == p.used.end()) {
+      spdlog::warn("{}: asked for input {}, which it does not declare in requires or uses; "
+                   "declare it so the host orders the probes",
+                   p.name, k);
+      return 0;
+    }
+    auto it = h.inputs->find(k);
+    if (it == h.inputs->end()) return 0;
+    *out = it->second.value.view();
+    return 1;
+  }
+
+  static int get_option(void* host, const char* name, mt_value* out) {
+    auto& h = of(host);
+    if (!name || !out) return 0;
+    auto it = h.options.find(name);
+    if (it == h.options.end()) return 0;
+    *out = it->second.view();
+    return 1;
+  }
+
+  static void log(void* host, mt_log_level level, const char* message) {
+    auto& h = of(host);
+    const auto lvl = level <= MT_LOG_TRACE   ? spdlog::level::trace
+                     : level == MT_LOG_DEBUG ? spdlog::level::debug
+                     : level == MT_LOG_INFO  ? spdlog::level::info
+                     : level == MT_LOG_WARN  ? spdlog::level::warn
+                                             : spdlog::level::err;
+    spdlog::log(lvl, "{}: {}", h.probe->name, message ? message : "");
+  }
+
+  static void progress(void* host, double fraction, const char* stage) {
+    auto& h = of(host);
+    if (h.observer) h.observer->progress(h.probe->name, std::clamp(std::isnan(fraction) ? 0.0 : fraction, 0.0, 1.0),
+                                         stage ? stage : "");
+  }
+
+  static int put_result(void* host, const char* key, const mt_value* value, const mt_result_info* info) {
+    auto& h = of(host);
+    const auto& p = *h.probe;
+    auto refuse = [&](const std::string& why) {
+      spdlog::error("{}: result refused: {}", p.name, why);
+      return 1;
+    };
+    if (!key || !value) return refuse("null key or value");
+    const std::string k(key);
+    if (std::find(p.provided.begin(), p.provided.end(), k) == p.provided.end())
+      return refuse(k + " is not in the probe's provided keys");
+    for (const auto& r : h.results)
+      if (r.key == k) return refuse(k + " was already stored by this probe");
+    std::string err;
+    auto v = copy_from_c(*value, &err);
+    if (!v) return refuse(k + ": " + err);
+    if (auto bad = check_value_for_key(k, *v)) return refuse(*bad);
+    ResultRecord rec;
+    rec.key = k;
+    rec.value = std::move(*v);
+    rec.probe = p.name;
+    // Read only the fields the probe's struct has (struct_size), defaults for the rest.
+    if (info && info->struct_size >= offsetof(mt_result_info, confidence) + sizeof(double)) rec.confidence = info->confidence;
+    if (info && info->struct_size >= offsetof(mt_result_info, bound) + sizeof(mt_bound)) rec.bound = info->bound;
+    if (info && info->struct_size >= offsetof(mt_result_info, note) + sizeof(const char*) && info->note)
+      rec.note = info->note;
+    if (!(rec.confidence >= 0 && rec.confidence <= 1)) return refuse(k + ": confidence must be in [0, 1]");
+    if (rec.bound != MT_BOUND_EXACT && rec.bound != MT_BOUND_AT_LEAST && rec.bound != MT_BOUND_AT_MOST)
+      return refuse(k + ": unknown bound " + std::to_string(static_cast<int>(rec.bound)));
+    h.results.push_back(std::move(rec));
+    return 0;
+  }
+
+  static int put_raw(void* host, const char* series, const char* const* column_names, size_t columns,
+                     const double* data, size_t rows) {
+    auto& h = of(host);
+    const auto& p = *h.probe;
+    static const std::regex series_pattern("^[A-Za-z0-9_][A-Za-z0-9_.-]*$");
+    if (!series || !std::regex_match(series, series_pattern)) {
+      spdlog::error("{}: raw series name '{}' refused: use letters, digits, '_', '.', '-'", p.name,
+                    series ? series : "");
+      return 1;
+    }
+    if (h.raw_dir.empty()) {
+      spdlog::debug("{}: raw series {} dropped (no --raw-dir)", p.name, series);
+      return 0;
+    }
+    if ((columns && !column_names) || (rows && columns && !data)) {
+      spdlog::error("{}: raw series {}: null column names or data", p.name, series);
+      return 1;
+    }
+    std::string folder;  // "data-cache/l1d-line" -> "data-cache__l1d-line"
+    for (char c : p.name) folder += c == '/' ? std::string("__") : std::string(1, c);
+    const auto dir = h.raw_dir / folder;
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    const auto file = dir / (std::string(series) + ".csv");
+    std::ofstream out(file);
+    if (ec || !out) {
+      spdlog::error("{}: cannot write raw series {}: {}", p.name, file.string(), ec ? ec.message() : "open failed");
+      return 1;
+    }
+    for (size_t c = 0; c < columns; ++c) out << (c ? "," : "") << (column_names[c] ? column_names[c] : "");
+    out << "\n";
+    for (size_t r = 0; r < rows; ++r) {
+      for (size_t c = 0; c < columns; ++c) out << (c ? "," : "") << format_double(data[r * columns + c]);
+      out << "\n";
+    }
+    out.flush();
+    if (!out) {
+      spdlog::error("{}: writing {} failed", p.name, file.string());
+      return 1;
+    }
+    return 0;
+  }
+
+  static int cancelled(void* host) {
+    auto& h = of(host);
+    return h.cancel && h.cancel->load() ? 1 : 0;
+  }
+};
+
+const mt_host_api kHostApi = {sizeof(mt_host_api), &ProbeHost::get_input,  &ProbeHost::get_option,
+                              &ProbeHost::log,      &ProbeHost::progress,   &ProbeHost::put_result,
+                              &ProbeHost::put_raw,  &ProbeHost::cancelled};
+
+// Why `step` cannot run given what ran before it; empty when it can.
+std::string unmet_input(const PlanStep& step, const Plan& plan, const std::map<std::string, ProbeOutcome>& done,
+                        const std::map<std::string, ResultRecord>& results) {
+  for (const auto& key : step.probe->required) {
+    if (results.count(key)) continue;
+    auto prov = plan.providers.find(key);
+    if (prov == plan.providers.end()) return "needs " + key + ", which no loaded probe provides";
+    auto d = done.find(prov->second->name);
+    if (d == done.end()) return "needs " + key + ", whose provider " + prov->second->name + " did not run";
+    if (d->second.status == Status::Ok)
+      return "needs " + key + ", which its provider " + prov->second->name + " did not report";
+    return "needs " + key + ", whose provider " + prov->second->name + " " + status_name(d->second.status) + ": " +
+           d->second.reason;
+  }
+  return "";
+}
+
+}  // namespace
+
+RunReport run_plan(const Plan& plan, const mt_device_info& device, const mt_backend* backend, RunSettings& settings) {
+  RunReport report;
+  std::map<std::string, ResultRecord> results;   // key -> record, from ok probes
+  std::map<std::string, ProbeOutcome> finished;  // probe -> outcome
+  const size_t total = plan.steps.size();
+  size_t index = 0;
+  for (const auto& step : plan.steps) {
+    ++index;
+    const ProbeInfo& p = *step.probe;
+    ProbeOutcome outcome;
+    outcome.probe = p.name;
+    outcome.version = p.plugin_version;
+
+    auto journaled = settings.already_done.find(p.name);
+    if (journaled != settings.already_done.end() && journaled->second.status == Status::Ok) {
+      outcome = journaled->second;
+      for (const auto& r : outcome.results) results[r.key] = r;
+      spdlog::info("{}: already measured (journal), not run again", p.name);
+      finished[p.name] = outcome;
+      report.outcomes.push_back(std::move(outcome));
+      continue;
+    }
+    if (settings.cancel && settings.cancel->load()) {
+      report.interrupted = true;
+      outcome.status = Status::Skipped;
+      outcome.reason = "not run: the run was interrupted";
+      finished[p.name] = outcome;
+      report.outcomes.push_back(std::move(outcome));
+      continue;
+    }
+    std::string why = step.skip_reason.empty() ? unmet_input(step, plan, finished, results) : step.skip_reason;
+    if (!why.empty()) {
+      outcome.status = Status::Skipped;
+      outcome.reason = why;
+      spdlog::warn("{}: skipped: {}", p.name, why);
+    } else {
+      if (settings.observer) settings.observer->probe_started(index, total, p.name);
+      ProbeHost host;
+      host.probe = &p;
+      host.inputs = &results;
+      host.raw_dir = settings.raw_dir;
+      host.cancel = settings.cancel;
+      host.observer = settings.observer;
+      auto overrides = settings.options.find(p.name);
+      for (const auto& o : p.options) {
+        host.options[o.name] = o.default_value;
+        if (overrides != settings.options.end())
+          if (auto v = overrides->second.find(o.name); v != overrides->second.end()) host.options[o.name] = v->second;
+      }
+      mt_context ctx{};
+      ctx.struct_size = sizeof(ctx);
+      ctx.host = &host;
+      ctx.api = &kHostApi;
+      ctx.device = &device;
+      ctx.backend = backend;
+      char message[2048] = {0};
+      const auto t0 = std::chrono::steady_clock::now();
+      int status = MT_STATUS_FAILED;
+      try {
+        status = p.run(&ctx, p.user, message, sizeof message);
+      } catch (const std::exception& e) {
+        // Not allowed by the ABI (probe.hpp prevents it), but one bad probe must not end the run.
+        std::snprintf(message, sizeof message, "exception escaped the probe: %s", e.what());
+        status = MT_STATUS_FAILED;
+      } catch (...) {
+        std::snprintf(message, sizeof message, "unknown exception escaped the probe");
+        status = MT_STATUS_FAILED;
+      }
+      message[sizeof message - 1] = '\0';
+      outcome.duration_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      if (status == MT_STATUS_OK) {
+        outcome.status = Status::Ok;
+        outcome.results = std::move(host.results);
+        for (const auto& r : outcome.results) results[r.key] = r;
+      } else {
+        outcome.status = status == MT_STATUS_SKIPPED ? Status::Skipped : Status::Failed;
+        outcome.reason = message[0] ? message : (status == MT_STATUS_SKIPPED ? "skipped (no reason given)"
+                                                 : status == MT_STATUS_FAILED ? "failed (no message given)"
+                                                                              : "returned unknown status " + std::to_string(status));
+        if (!host.results.empty())
+          spdlog::debug("{}: {} result(s) discarded because the probe did not succeed", p.name, host.results.size());
+        if (outcome.status == Status::Failed) spdlog::error("{}: failed: {}", p.name, outcome.reason);
+        else spdlog::warn("{}: skipped: {}", p.name, outcome.reason);
+      }
+      if (settings.on_finished) settings.on_finished(outcome);
+    }
+    if (settings.observer) settings.observer->probe_finished(outcome);
+    finished[p.name] = outcome;
+    report.outcomes.push_back(std::move(outcome));
+  }
+  if (settings.cancel && settings.cancel->load()) report.interrupted = true;
+  return report;
+}
+
+}  // namespace memtopo::host

@@ -1,0 +1,321 @@
+#include "memtopo_host/schema.hpp"
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <regex>
+#include <sstream>
+
+#include <valijson/adapters/nlohmann_json_adapter.hpp>
+#include <valijson/schema.hpp>
+#include <valijson/schema_parser.hpp>
+#include <valijson/validation_results.hpp>
+#include <valijson/validator.hpp>
+
+namespace memtopo::host {
+
+nlohmann::json toml_to_json(const toml::node& node) {
+  if (auto t = node.as_table()) {
+    nlohmann::json j = nlohmann::json::object();
+    for (const auto& [k, v] : *t) j[std::string(k.str())] = toml_to_json(v);
+    return j;
+  }
+  if (auto a = node.as_array()) {
+    nlohmann::json j = nlohmann::json::array();
+    for (const auto& v : *a) j.push_back(toml_to_json(v));
+    return j;
+  }
+  if (auto v = node.as_integer()) return v->get();
+  if (auto v = node.as_floating_point()) return v->get();
+  if (auto v = node.as_boolean()) return v->get();
+  if (auto v = node.as_string()) return v->get();
+  // Dates and times: their TOML text, which for date-times is RFC 3339.
+  std::ostringstream os;
+  if (auto v = node.as_date_time()) os << v->get();
+  else if (auto v = node.as_date()) os << v->get();
+  else if (auto v = node.as_time()) os << v->get();
+  return os.str();
+}
+
+std::string SchemaError::text() const {
+  // Shown unescaped; a token holding '/' (a probe name) is quoted.
+  std::string shown;
+  for (const auto& tok : split_json_pointer(path)) shown += "/" + (tok.find('/') != std::string::npos ? "\"" + tok + "\"" : tok);
+  return (shown.empty() ? "/" : shown) + ": " + message;
+}
+
+std::vector<std::string> split_json_pointer(const std::string& pointer) {
+  std::vector<std::string> out;
+  if (pointer.empty()) return out;
+  std::stringstream ss(pointer.substr(1));
+  std::string tok;
+  while (std::getline(ss, tok, '/')) {
+    std::string key;
+    for (size_t k = 0; k < tok.size(); ++k) {
+      if (tok[k] == '~' && k + 1 < tok.size()) {
+        key += tok[k + 1] == '1' ? '/' : '~';
+        ++k;
+      } else {
+        key += tok[k];
+      }
+    }
+    out.push_back(key);
+  }
+  return out;
+}
+
+namespace {
+
+std::string escape_pointer_token(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '~') out += "~0";
+    else if (c == '/') out += "~1";
+    else out += c;
+  }
+  return out;
+}
+
+std::string join_pointer(const std::vector<std::string>& parts, size_t n) {
+  std::string out;
+  for (size_t k = 0; k < n && k < parts.size(); ++k) out += "/" + escape_pointer_token(parts[k]);
+  return out;
+}
+
+// valijson context entries look like "<root>", "[meta]" and "[0]".
+std::string pointer_from_context(const std::vector<std::string>& context) {
+  std::vector<std::string> parts;
+  for (const auto& c : context) {
+    if (c == "<root>") continue;
+    std::string tok = c;
+    if (tok.size() >= 2 && tok.front() == '[' && tok.back() == ']') tok = tok.substr(1, tok.size() - 2);
+    if (tok.size() >= 2 && tok.front() == '"' && tok.back() == '"') tok = tok.substr(1, tok.size() - 2);
+    parts.push_back(tok);
+  }
+  return join_pointer(parts, parts.size());
+}
+
+const nlohmann::json* json_at(const nlohmann::json& doc, const std::string& pointer) {
+  try {
+    return &doc.at(nlohmann::json::json_pointer(pointer));
+  } catch (const std::exception&) {
+    return nullptr;
+  }
+}
+
+const char* json_type(const nlohmann::json& v) {
+  if (v.is_number_integer()) return "integer";
+  if (v.is_number()) return "float";
+  if (v.is_string()) return "string";
+  if (v.is_boolean()) return "boolean";
+  if (v.is_array()) return "array";
+  if (v.is_object()) return "table";
+  return "null";
+}
+
+std::string value_summary(const nlohmann::json& v) {
+  std::string out = json_type(v);
+  if (v.is_primitive()) {
+    std::string text = v.dump();
+    if (text.size() > 40) text = text.substr(0, 37) + "...";
+    out += " " + text;
+  }
+  return out;
+}
+
+bool ends_with(const std::string& key, const char* suffix) {
+  const std::string s(suffix);
+  return key.size() >= s.size() && key.compare(key.size() - s.size(), s.size(), s) == 0;
+}
+
+bool is_element(const std::string& table) {
+  return table != "meta" && table != "provenance" && table != "probes" && table != "sim";
+}
+
+// What a topology value must be, where the format fixes its shape; empty where valijson's
+// own message is the better one.
+std::string expected_topology(const std::vector<std::string>& parts) {
+  if (parts.size() == 2 && parts[0] == "meta") {
+    const std::string& k = parts[1];
+    if (k == "schema_version") return "an integer >= 1";
+    if (k == "created_utc") return "a UTC date-time such as 2026-01-31T12:00:00Z";
+    if (k == "backend") return "\"cuda\" or \"sim\"";
+    if (k == "driver_version" || k == "runtime_version" || k == "abi") return "a version string such as \"13.0\"";
+    return "a string";
+  }
+  if (parts.size() == 4 && parts[0] == "provenance") {
+    const std::string& k = parts[3];
+    if (k == "probe") return "a probe name \"<plugin>/<probe>\"";
+    if (k == "confidence") return "a number between 0 and 1";
+    if (k == "bound") return "\"exact\", \"at_least\" or \"at_most\"";
+    if (k == "note") return "a string";
+    return "";
+  }
+  if (parts.size() == 3 && parts[0] == "probes") {
+    const std::string& k = parts[2];
+    if (k == "status") return "\"ok\", \"failed\" or \"skipped\"";
+    if (k == "duration_s") return "a number >= 0";
+    if (k == "version" || k == "reason") return "a string";
+    return "";
+  }
+  if (parts.size() == 2 && is_element(parts[0])) {
+    const std::string& k = parts[1];
+    if (ends_with(k, "_bytes") || ends_with(k, "_bits") || ends_with(k, "_khz"))
+      return "an integer >= 0 or an array of them";
+    if (ends_with(k, "_cycles") || ends_with(k, "_gbps") || ends_with(k, "_s")) return "a number >= 0 or an array of them";
+    return "an integer, float, string or boolean, or an array of one of these";
+  }
+  return "";
+}
+
+// How deep a topology error is reported: a failure inside an anyOf branch (one item of an
+// array, say) is reported at the value the anyOf applies to.
+size_t report_depth(const std::vector<std::string>& parts) {
+  if (parts.empty()) return 0;
+  if (parts[0] == "provenance") return 4;
+  if (parts[0] == "probes") return 3;
+  if (parts[0] == "sim") return 1;
+  return 2;  // meta and element tables
+}
+
+bool is_object_problem(const std::string& m) {
+  return m.rfind("Missing required", 0) == 0 || m.find("could not be validated") != std::string::npos ||
+         m.find("property name") != std::string::npos && m.find("associated with property name") == std::string::npos;
+}
+
+// valijson reports every failure along the path from the innermost constraint outwards,
+// including each failed anyOf branch; this keeps one useful message per value.
+std::vector<SchemaError> summarize(const std::vector<SchemaError>& all, const nlohmann::json& doc, bool topology) {
+  struct Group {
+    std::string path;
+    std::vector<const SchemaError*> raw;
+  };
+  std::vector<Group> groups;
+  for (const auto& e : all) {
+    const auto parts = split_json_pointer(e.path);
+    const std::string key = topology ? join_pointer(parts, report_depth(parts)) : e.path;
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const Group& g) { return g.path == key; });
+    if (it == groups.end()) groups.push_back({key, {&e}});
+    else it->raw.push_back(&e);
+  }
+  std::vector<SchemaError> out;
+  auto add = [&](const std::string& path, const std::string& message) {
+    for (const auto& o : out)
+      if (o.path == path && o.message == message) return;
+    out.push_back({path, message});
+  };
+  for (const auto& g : groups) {
+    for (const auto* r : g.raw)
+      if (r->path == g.path && is_object_problem(r->message)) add(g.path, r->message);
+    const bool has_deeper = std::any_of(groups.begin(), groups.end(), [&](const Group& o) {
+      return o.path.size() > g.path.size() && o.path.compare(0, g.path.size() + 1, g.path + "/") == 0;
+    });
+    if (has_deeper) continue;  // a summary of failures reported deeper down
+    if (std::any_of(out.begin(), out.end(), [&](const SchemaError& o) { return o.path == g.path; })) continue;
+    const nlohmann::json* v = json_at(doc, g.path);
+    const std::string want = topology ? expected_topology(split_json_pointer(g.path)) : "";
+    if (v && !want.empty()) {
+      add(g.path, "expected " + want + ", got " + value_summary(*v));
+      continue;
+    }
+    const SchemaError* best = g.raw.front();
+    for (const auto* r : g.raw)
+      if (r->path.size() > best->path.size()) best = r;
+    add(best->path, best->message);
+  }
+  return out;
+}
+
+std::vector<SchemaError> validate(const std::string_view schema_text, const nlohmann::json& doc, bool topology) {
+  static std::map<const char*, std::shared_ptr<valijson::Schema>> cache;
+  auto& schema = cache[schema_text.data()];
+  if (!schema) {
+    schema = std::make_shared<valijson::Schema>();
+    const nlohmann::json schema_json = nlohmann::json::parse(schema_text);
+    valijson::SchemaParser parser;
+    valijson::adapters::NlohmannJsonAdapter adapter(schema_json);
+    parser.populateSchema(adapter, *schema);
+  }
+  valijson::Validator validator(valijson::Validator::kStrongTypes);
+  valijson::ValidationResults results;
+  valijson::adapters::NlohmannJsonAdapter target(doc);
+  if (validator.validate(*schema, target, &results)) return {};
+  std::vector<SchemaError> all;
+  valijson::ValidationResults::Error e;
+  while (results.popError(e)) all.push_back({pointer_from_context(e.context), e.description});
+  return summarize(all, doc, topology);
+}
+
+}  // namespace
+
+namespace {
+// valijson 1.0 reports a propertyNames failure only as a failure of the enclosing object, with
+// no name: key names are checked here first so the message names the key.
+void check_topology_names(const nlohmann::json& doc, std::vector<SchemaError>& out) {
+  static const std::regex name("^[a-z][a-z0-9_]*$");
+  static const std::regex probe("^[^/]+/[^/]+$");
+  const char* rule = "key names are [a-z][a-z0-9_]* (lower case, digits, '_')";
+  if (!doc.is_object()) return;
+  for (const auto& [table, body] : doc.items()) {
+    const std::string tp = "/" + escape_pointer_token(table);
+    if (!std::regex_match(table, name)) {
+      out.push_back({tp, std::string("bad table name: ") + rule});
+      continue;
+    }
+    if (!body.is_object() || table == "meta" || table == "sim") continue;
+    for (const auto& [key, value] : body.items()) {
+      const std::string kp = tp + "/" + escape_pointer_token(key);
+      if (table == "probes") {
+        if (!std::regex_match(key, probe)) out.push_back({kp, "bad probe name: probe names are \"<plugin>/<probe>\""});
+        continue;
+      }
+      if (!std::regex_match(key, name)) {
+        out.push_back({kp, std::string("bad key name: ") + rule});
+        continue;
+      }
+      if (table == "provenance" && value.is_object())
+        for (const auto& [k2, v2] : value.items())
+          if (!std::regex_match(k2, name))
+            out.push_back({kp + "/" + escape_pointer_token(k2), std::string("bad key name: ") + rule});
+    }
+  }
+}
+}  // namespace
+
+std::vector<SchemaError> validate_topology(const nlohmann::json& doc) {
+  std::vector<SchemaError> out;
+  check_topology_names(doc, out);
+  for (auto& e : validate(topology_schema_text(), doc, true)) {
+    // Drop valijson's nameless "the document failed" when the name check said why.
+    if (e.path.empty() && !out.empty()) continue;
+    bool dup = false;
+    for (const auto& o : out)
+      if (o.path == e.path) dup = true;
+    if (!dup) out.push_back(std::move(e));
+  }
+  return out;
+}
+std::vector<SchemaError> validate_config(const nlohmann::json& doc) { return validate(config_schema_text(), doc, false); }
+
+const toml::node* node_at(const toml::table& root, const std::string& pointer) {
+  const toml::node* cur = &root;
+  for (const auto& key : split_json_pointer(pointer)) {
+    if (auto t = cur->as_table()) {
+      cur = t->get(key);
+    } else if (auto a = cur->as_array()) {
+      size_t idx = 0;
+      try {
+        idx = std::stoul(key);
+      } catch (...) {
+        return nullptr;
+      }
+      cur = a->get(idx);
+    } else {
+      return nullptr;
+    }
+    if (!cur) return nullptr;
+  }
+  return cur;
+}
+
+}  // namespace memtopo::host
