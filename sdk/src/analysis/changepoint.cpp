@@ -37,6 +37,21 @@ class SegmentCosts {
       s1_[i + 1] = s1_[i] + x[i];
       s2_[i + 1] = s2_[i] + x[i] * x[i];
     }
+    if (cost == Cost::Linear) {
+      // Sums of i*x against a position origin of 0; the fit recentres per segment.
+      sx_.assign(x.size() + 1, 0);
+      for (size_t i = 0; i < x.size(); ++i) sx_[i + 1] = sx_[i] + static_cast<double>(i) * x[i];
+    }
+  }
+  // Residual sum of squares of the least-squares line through x[b, e).
+  double linear_sse(size_t b, size_t e) const {
+    const double n = static_cast<double>(e - b);
+    if (e - b < 3) return 0;
+    const double sy = s1_[e] - s1_[b], syy = s2_[e] - s2_[b];
+    const double c = 0.5 * static_cast<double>(b + e - 1);  // mean position
+    const double sxy = (sx_[e] - sx_[b]) - c * sy;           // sum (i - c) y
+    const double sxx = n * (n * n - 1) / 12.0;               // sum (i - c)^2
+    return std::max(0.0, syy - sy * sy / n - sxy * sxy / sxx);
   }
   double sse(size_t b, size_t e) const {
     const double n = static_cast<double>(e - b), s = s1_[e] - s1_[b];
@@ -47,6 +62,7 @@ class SegmentCosts {
     if (e <= b) return 0;
     switch (cost_) {
       case Cost::SquaredError: return sse(b, e);
+      case Cost::Linear: return linear_sse(b, e);
       case Cost::NormalMeanVar: {
         const double n = static_cast<double>(e - b);
         return n * std::log(std::max(sse(b, e) / n, var_floor_));
@@ -66,38 +82,52 @@ class SegmentCosts {
   const std::vector<double>& x_;
   Cost cost_;
   double var_floor_;
-  std::vector<double> s1_, s2_;
+  std::vector<double> s1_, s2_, sx_;
   mutable std::vector<double> buf_;
 };
 
-// prefix[t] = L1 cost of x[0, t) for every t, by a running median (two heaps).
+// Sum of |x - median| over a growing multiset, by a running median (two heaps).
+class RunningL1 {
+ public:
+  void add(double v) {
+    if (lo_.empty() || v <= lo_.top()) {
+      lo_.push(v);
+      sum_lo_ += v;
+    } else {
+      hi_.push(v);
+      sum_hi_ += v;
+    }
+    if (lo_.size() > hi_.size() + 1) {
+      sum_lo_ -= lo_.top();
+      sum_hi_ += lo_.top();
+      hi_.push(lo_.top());
+      lo_.pop();
+    } else if (hi_.size() > lo_.size()) {
+      sum_hi_ -= hi_.top();
+      sum_lo_ += hi_.top();
+      lo_.push(hi_.top());
+      hi_.pop();
+    }
+  }
+  double cost() const {
+    if (lo_.empty()) return 0;
+    const double m = lo_.top();
+    return m * static_cast<double>(lo_.size()) - sum_lo_ + sum_hi_ - m * static_cast<double>(hi_.size());
+  }
+
+ private:
+  std::priority_queue<double> lo_;                                       // lower half, max on top
+  std::priority_queue<double, std::vector<double>, std::greater<>> hi_;  // upper half
+  double sum_lo_ = 0, sum_hi_ = 0;
+};
+
+// prefix[t] = L1 cost of x[0, t) for every t.
 std::vector<double> prefix_l1_costs(const std::vector<double>& x) {
   std::vector<double> out(x.size() + 1, 0);
-  std::priority_queue<double> lo;                                       // lower half (max on top)
-  std::priority_queue<double, std::vector<double>, std::greater<>> hi;  // upper half
-  double sum_lo = 0, sum_hi = 0;
+  RunningL1 run;
   for (size_t t = 0; t < x.size(); ++t) {
-    const double v = x[t];
-    if (lo.empty() || v <= lo.top()) {
-      lo.push(v);
-      sum_lo += v;
-    } else {
-      hi.push(v);
-      sum_hi += v;
-    }
-    if (lo.size() > hi.size() + 1) {
-      sum_lo -= lo.top();
-      sum_hi += lo.top();
-      hi.push(lo.top());
-      lo.pop();
-    } else if (hi.size() > lo.size()) {
-      sum_hi -= hi.top();
-      sum_lo += hi.top();
-      lo.push(hi.top());
-      hi.pop();
-    }
-    const double m = lo.top();
-    out[t + 1] = m * static_cast<double>(lo.size()) - sum_lo + sum_hi - m * static_cast<double>(hi.size());
+    run.add(x[t]);
+    out[t + 1] = run.cost();
   }
   return out;
 }
@@ -220,7 +250,7 @@ double segment_cost(const std::vector<double>& series, size_t begin, size_t end,
 
 SingleChange single_change_point(const std::vector<double>& x, const SingleChangeOptions& o) {
   SingleChange r;
-  const size_t min_seg = std::max<size_t>(o.min_segment, 1);
+  const size_t min_seg = std::max<size_t>(o.min_segment, o.cost == Cost::Linear ? 3 : 1);
   const size_t n = x.size();
   if (n < 2 * min_seg) {
     r.reason = "series of " + std::to_string(n) + " values is too short for two segments of at least " +
@@ -287,7 +317,7 @@ SingleChange single_change_point(const std::vector<double>& x, const SingleChang
 MultiChange multiple_change_points(const std::vector<double>& x, const MultiChangeOptions& o) {
   MultiChange r;
   const size_t n = x.size();
-  const size_t min_seg = std::max<size_t>(o.min_segment, 1);
+  const size_t min_seg = std::max<size_t>(o.min_segment, o.cost == Cost::Linear ? 3 : 1);
   r.segment_begin = {0};
   if (n < 2 * min_seg) {
     r.reason = "series of " + std::to_string(n) + " values is too short for two segments of at least " +
@@ -311,12 +341,14 @@ MultiChange multiple_change_points(const std::vector<double>& x, const MultiChan
   std::vector<double> z(x);
   for (double& v : z) v /= sigma;
 
-  // Costs in -2 log-likelihood units at unit noise: Gaussian SSE; Laplace (scale 1/sqrt 2)
-  // 2 sqrt(2) sum|z - median|; Gaussian with its own variance n log var (floored at 1% of the
-  // noise variance so that flat stretches do not win by log 0).
+  // Costs in -2 log-likelihood units at unit noise: Gaussian SSE (also about a line); the L1
+  // cost times sqrt(2 pi) = 1 / density at the median of unit normal noise, so that a small
+  // shift gains as much as under SSE and one penalty fits both; Gaussian with its own
+  // variance n log var (floored at 1% of the noise variance: flat stretches must not win by
+  // log 0).
   const Cost base = o.cost;
   SegmentCosts costs(z, base, 1e-2);
-  const double l1_scale = 2.0 * std::sqrt(2.0);
+  const double l1_scale = 2.5066282746310002;  // sqrt(2 pi)
   auto cost = [&](size_t b, size_t e) { return base == Cost::AbsoluteDeviation ? l1_scale * costs(b, e) : costs(b, e); };
   const double pen = o.penalty_factor * std::log(static_cast<double>(n));
   r.penalty = pen;
@@ -327,12 +359,23 @@ MultiChange multiple_change_points(const std::vector<double>& x, const MultiChan
   F[0] = -pen;
   std::vector<size_t> cand{0};
   const bool prune = base != Cost::NormalMeanVar;  // its floored cost is not sub-additive
+  std::vector<double> l1(n + 1, 0);  // AbsoluteDeviation: cost(s, t) for the candidates s
   for (size_t t = min_seg; t <= n; ++t) {
+    if (base == Cost::AbsoluteDeviation) {
+      // One backward pass from t down to the oldest candidate gives every cost(s, t) in
+      // O((t - s) log n) instead of a median per candidate.
+      RunningL1 run;
+      size_t next = t;
+      for (size_t k = cand.size(); k-- > 0;) {
+        while (next > cand[k]) run.add(z[--next]);
+        l1[cand[k]] = l1_scale * run.cost();
+      }
+    }
     std::vector<double> at(cand.size(), kInf);
     for (size_t k = 0; k < cand.size(); ++k) {
       const size_t s = cand[k];
       if (t - s < min_seg || F[s] == kInf) continue;
-      at[k] = F[s] + cost(s, t);
+      at[k] = F[s] + (base == Cost::AbsoluteDeviation ? l1[s] : cost(s, t));
       if (at[k] + pen < F[t]) {
         F[t] = at[k] + pen;
         last[t] = s;
@@ -350,22 +393,40 @@ MultiChange multiple_change_points(const std::vector<double>& x, const MultiChan
   std::vector<size_t> ends;
   for (size_t t = n; t > 0; t = last[t]) ends.push_back(last[t]);
   std::reverse(ends.begin(), ends.end());  // 0, c1, c2, ...
-  r.segment_begin = ends;
-  for (size_t i = 1; i < ends.size(); ++i) {
-    Change c;
-    c.index = ends[i];
-    const size_t b = ends[i - 1], e = i + 1 < ends.size() ? ends[i + 1] : n;
-    c.left_level = level_of_segment(x, b, c.index, base);
-    c.right_level = level_of_segment(x, c.index, e, base);
-    std::vector<double> left(x.begin() + static_cast<std::ptrdiff_t>(b), x.begin() + static_cast<std::ptrdiff_t>(c.index));
-    std::vector<double> right(x.begin() + static_cast<std::ptrdiff_t>(c.index), x.begin() + static_cast<std::ptrdiff_t>(e));
-    c.ks_p = ks_two_sample(left, right).p_value;
-    c.confidence = 1.0 - c.ks_p;
-    c.confirmed = c.ks_p < o.alpha;
-    r.changes.push_back(c);
+  // KS confirmation of each change against its neighbouring segments; with drop_unconfirmed
+  // the least confirmed change is merged away and its neighbours re-tested, until all pass.
+  auto describe = [&](const std::vector<size_t>& b) {
+    std::vector<Change> out;
+    for (size_t i = 1; i < b.size(); ++i) {
+      Change c;
+      c.index = b[i];
+      const size_t lb = b[i - 1], e = i + 1 < b.size() ? b[i + 1] : n;
+      c.left_level = level_of_segment(x, lb, c.index, base);
+      c.right_level = level_of_segment(x, c.index, e, base);
+      const std::vector<double> left(x.begin() + static_cast<std::ptrdiff_t>(lb), x.begin() + static_cast<std::ptrdiff_t>(c.index));
+      const std::vector<double> right(x.begin() + static_cast<std::ptrdiff_t>(c.index), x.begin() + static_cast<std::ptrdiff_t>(e));
+      c.ks_p = ks_two_sample(left, right).p_value;
+      c.confidence = 1.0 - c.ks_p;
+      c.confirmed = c.ks_p < o.alpha;
+      out.push_back(c);
+    }
+    return out;
+  };
+  r.changes = describe(ends);
+  size_t dropped = 0;
+  while (o.drop_unconfirmed && !r.changes.empty()) {
+    size_t worst = 0;
+    for (size_t i = 1; i < r.changes.size(); ++i)
+      if (r.changes[i].ks_p > r.changes[worst].ks_p) worst = i;
+    if (r.changes[worst].confirmed) break;
+    ends.erase(ends.begin() + static_cast<std::ptrdiff_t>(worst) + 1);
+    r.changes = describe(ends);
+    ++dropped;
   }
+  r.segment_begin = ends;
+  if (dropped) r.reason = std::to_string(dropped) + " change(s) dropped by the KS test; ";
   r.found = !r.changes.empty();
-  r.reason = r.found ? std::to_string(r.changes.size()) + " change(s), noise sigma " + fmt(sigma) + ", penalty " + fmt(pen)
+  r.reason += r.found ? std::to_string(r.changes.size()) + " change(s), noise sigma " + fmt(sigma) + ", penalty " + fmt(pen)
                      : "no change worth the penalty " + fmt(pen) + " (noise sigma " + fmt(sigma) + ")";
   return r;
 }

@@ -72,9 +72,10 @@ Levels find_levels(const std::vector<double>& samples, const LevelOptions& o) {
     if (!(res > 0)) res = 1e-12;
   }
   auto scale = [&](size_t b, size_t e) {
-    if (e - b >= kSpreadMinCount) return std::max(robust_spread(v, b, e), res);
-    const double centre = sorted_quantile(v, b, e, 0.5);
-    return std::max(res, kSmallGroupRelativeSpread * std::fabs(centre));
+    const double centre = std::fabs(sorted_quantile(v, b, e, 0.5));
+    const double floor = std::max(res, o.relative_resolution * centre);
+    if (e - b >= kSpreadMinCount) return std::max(robust_spread(v, b, e), floor);
+    return std::max(floor, kSmallGroupRelativeSpread * centre);
   };
 
   // Agglomerative merging of contiguous sorted ranges, smallest gap first (single linkage),

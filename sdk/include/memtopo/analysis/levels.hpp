@@ -25,6 +25,9 @@ struct LevelOptions {
   // Smallest meaningful difference. 0 = automatic: 1 when every sample is an integer (cycle
   // counts), otherwise 1e-6 of the largest magnitude.
   double resolution = 0;
+  // Groups closer than gap_factor * relative_resolution * |centre| are one level: quantised
+  // values (33, 34, 35 cycles) with no spread of their own must not become levels each.
+  double relative_resolution = 0.01;
   // A group smaller than this is not a level but outliers (rare, scattered samples). Rare but
   // real levels (a few misses per pass) are kept when they reach min_count.
   size_t min_count = 3;

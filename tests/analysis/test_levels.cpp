@@ -1,0 +1,197 @@
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "memtopo/analysis.hpp"
+#include "synthetic.hpp"
+
+using namespace memtopo::analysis;
+
+namespace {
+// Integer latencies around `centre` with normal jitter `sd`, with their true level label.
+void add_level(std::vector<double>& x, std::vector<uint32_t>& label, uint32_t level, double centre, double sd,
+               size_t count, synthetic::Noise& n) {
+  for (size_t i = 0; i < count; ++i) {
+    x.push_back(std::round(centre + sd * n.normal()));
+    label.push_back(level);
+  }
+}
+void shuffle(std::vector<double>& x, std::vector<uint32_t>& label, synthetic::Noise& n) {
+  for (size_t i = x.size() - 1; i > 0; --i) {
+    const size_t j = n.below(i + 1);
+    std::swap(x[i], x[j]);
+    std::swap(label[i], label[j]);
+  }
+}
+}  // namespace
+
+TEST_CASE("levels: bimodal hit/miss latencies", "[analysis][levels]") {
+  synthetic::Noise n(101);
+  std::vector<double> x;
+  std::vector<uint32_t> label;
+  add_level(x, label, 0, 32, 0.7, 900, n);
+  add_level(x, label, 1, 290, 10, 100, n);
+  shuffle(x, label, n);
+  const Levels lv = find_levels(x);
+  INFO(lv.reason);
+  REQUIRE(lv.found);
+  REQUIRE(lv.levels.size() == 2);
+  CHECK(lv.levels[0].centre == Approx(32).margin(1));
+  CHECK(lv.levels[1].centre == Approx(290).margin(5));
+  CHECK(lv.levels[0].count == 900);
+  CHECK(lv.levels[1].count == 100);
+  CHECK(lv.levels[1].spread == Approx(10).epsilon(0.3));
+  REQUIRE(lv.boundaries.size() == 1);
+  CHECK(lv.boundaries[0] > 40);
+  CHECK(lv.boundaries[0] < 250);
+  CHECK(lv.level_of == label);
+  const auto miss = lv.misses();
+  for (size_t i = 0; i < x.size(); ++i) CHECK(miss[i] == (label[i] == 1 ? 1 : 0));
+  CHECK(lv.classify(33) == 0);
+  CHECK(lv.classify(280) == 1);
+  // The uint32_t overload gives the same answer.
+  std::vector<uint32_t> ints(x.begin(), x.end());
+  CHECK(find_levels(ints).levels.size() == 2);
+}
+
+TEST_CASE("levels: trimodal with rare outliers", "[analysis][levels]") {
+  synthetic::Noise n(202);
+  std::vector<double> x;
+  std::vector<uint32_t> label;
+  add_level(x, label, 0, 34, 1, 600, n);
+  add_level(x, label, 1, 210, 8, 250, n);
+  add_level(x, label, 2, 480, 25, 150, n);
+  for (double o : {1500.0, 2600.0, 4100.0, 9000.0, 120.0}) {
+    x.push_back(o);
+    label.push_back(99);
+  }
+  shuffle(x, label, n);
+  const Levels lv = find_levels(x);
+  INFO(lv.reason);
+  REQUIRE(lv.levels.size() == 3);
+  CHECK(lv.levels[0].centre == Approx(34).margin(1));
+  CHECK(lv.levels[1].centre == Approx(210).margin(3));
+  CHECK(lv.levels[2].centre == Approx(480).margin(8));
+  CHECK(lv.outlier_count == 5);
+  for (size_t i = 0; i < x.size(); ++i) {
+    if (label[i] == 99) {
+      CHECK(lv.outlier[i] == 1);
+    } else {
+      CHECK(lv.outlier[i] == 0);
+      CHECK(lv.level_of[i] == label[i]);
+    }
+  }
+}
+
+TEST_CASE("levels: a rare but real miss level is kept", "[analysis][levels]") {
+  // One pass of an LRU cache overflowed by one line: a handful of misses among 1000 hits.
+  synthetic::Noise n(303);
+  std::vector<double> x;
+  std::vector<uint32_t> label;
+  add_level(x, label, 0, 30, 0.5, 1000, n);
+  add_level(x, label, 1, 300, 3, 6, n);
+  const Levels lv = find_levels(x);
+  INFO(lv.reason);
+  REQUIRE(lv.levels.size() == 2);
+  CHECK(lv.levels[1].count == 6);
+  CHECK(lv.outlier_count == 0);
+}
+
+TEST_CASE("levels: one level when there is only jitter", "[analysis][levels]") {
+  synthetic::Noise n(404);
+  std::vector<double> x;
+  for (int i = 0; i < 2000; ++i) x.push_back(33 + static_cast<double>(n.below(4)));  // 33..36
+  const Levels lv = find_levels(x);
+  REQUIRE(lv.levels.size() == 1);
+  CHECK(lv.boundaries.empty());
+  const auto miss = lv.misses();
+  CHECK(std::count(miss.begin(), miss.end(), 1) == 0);
+  // Continuous (non-integer) values: two well separated clusters.
+  std::vector<double> c;
+  for (int i = 0; i < 300; ++i) c.push_back(1.0 + 0.01 * n.normal());
+  for (int i = 0; i < 300; ++i) c.push_back(2.0 + 0.02 * n.normal());
+  const Levels lc = find_levels(c);
+  REQUIRE(lc.levels.size() == 2);
+  CHECK(lc.levels[1].centre == Approx(2.0).margin(0.01));
+}
+
+TEST_CASE("levels: max_levels merges the closest, empty input gets a reason", "[analysis][levels]") {
+  synthetic::Noise n(505);
+  std::vector<double> x;
+  std::vector<uint32_t> label;
+  add_level(x, label, 0, 30, 0.5, 300, n);
+  add_level(x, label, 1, 60, 0.5, 300, n);
+  add_level(x, label, 2, 600, 5, 300, n);
+  CHECK(find_levels(x).levels.size() == 3);
+  LevelOptions o;
+  o.max_levels = 2;
+  const Levels two = find_levels(x, o);
+  REQUIRE(two.levels.size() == 2);
+  CHECK(two.levels[0].count == 600);  // 30 and 60 merged: their gap is smallest for their spread
+  const Levels none = find_levels(std::vector<double>{});
+  CHECK_FALSE(none.found);
+  CHECK(none.reason == "no samples");
+}
+
+TEST_CASE("miss counts per window", "[analysis][levels]") {
+  const std::vector<uint8_t> miss{1, 0, 0, 1, 1, 1, 0, 0, 0, 1};
+  CHECK(miss_counts(miss, 4) == std::vector<size_t>{2, 2, 1});
+  CHECK(miss_counts(miss, 10) == std::vector<size_t>{5});
+  CHECK(miss_counts(miss, 0).empty());
+}
+
+TEST_CASE("periodicity: one miss every line/stride loads", "[analysis][periodicity]") {
+  // 128-byte lines, 4-byte stride: one miss every 32 loads, first at step 5.
+  std::vector<uint8_t> ev(2048, 0);
+  for (size_t i = 5; i < ev.size(); i += 32) ev[i] = 1;
+  const Periodicity p = periodicity(ev);
+  INFO(p.reason);
+  CHECK(p.found);
+  CHECK(p.period == 32);
+  CHECK(p.strength == Approx(1.0));
+  CHECK(p.first_event == 5);
+  CHECK(p.median_spacing == 32);
+  CHECK(p.event_rate == Approx(64.0 / 2048));
+}
+
+TEST_CASE("periodicity: LRU pattern with several misses per period", "[analysis][periodicity]") {
+  // Mei and Chu, Fig. 3: 13-word array over a 12-word cache; misses at 1, 7 and 13 of every 13.
+  std::vector<uint8_t> ev(13 * 40, 0);
+  for (size_t i = 0; i < ev.size(); ++i) {
+    const size_t k = i % 13;
+    ev[i] = (k == 0 || k == 6 || k == 12) ? 1 : 0;
+  }
+  const Periodicity p = periodicity(ev);
+  INFO(p.reason);
+  CHECK(p.found);
+  CHECK(p.period == 13);
+  CHECK(p.strength > 0.99);
+}
+
+TEST_CASE("periodicity: random misses (non-LRU) are not periodic", "[analysis][periodicity]") {
+  synthetic::Noise n(606);
+  std::vector<uint8_t> ev(4000, 0);
+  for (auto& e : ev) e = n.uniform() < 0.1 ? 1 : 0;
+  const Periodicity p = periodicity(ev);
+  INFO(p.reason);
+  CHECK_FALSE(p.found);
+  CHECK(p.strength < 0.3);
+  // Periodic misses with 3 % of them dropped at random (noise) still count.
+  std::vector<uint8_t> noisy(4000, 0);
+  for (size_t i = 0; i < noisy.size(); i += 8) noisy[i] = n.uniform() < 0.97 ? 1 : 0;
+  PeriodicityOptions o;
+  o.min_strength = 0.8;
+  const Periodicity q = periodicity(noisy, o);
+  INFO(q.reason);
+  CHECK(q.found);
+  CHECK(q.period == 8);
+}
+
+TEST_CASE("periodicity: too few events is a reason, not a period", "[analysis][periodicity]") {
+  std::vector<uint8_t> ev(100, 0);
+  ev[10] = ev[50] = 1;
+  const Periodicity p = periodicity(ev);
+  CHECK_FALSE(p.found);
+  CHECK(p.reason.find("too few") != std::string::npos);
+  CHECK_FALSE(periodicity(std::vector<uint8_t>(100, 0)).found);
+}
