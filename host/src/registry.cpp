@@ -142,6 +142,14 @@ bool Registry::add_static(mt_plugin_entry_fn entry, const std::string& origin) {
   return add_descriptor(desc, name, "");
 }
 
+bool Registry::add_static(const mt_plugin_desc* desc, const std::string& origin) {
+  if (!desc) {
+    errors_.push_back("static:" + origin + ": no descriptor");
+    return false;
+  }
+  return add_descriptor(desc, "static:" + origin, "");
+}
+
 bool Registry::add_descriptor(const mt_plugin_desc* desc, const std::string& origin, const std::string& stem) {
   auto refuse = [&](const std::string& why) {
     errors_.push_back(origin + ": " + why);

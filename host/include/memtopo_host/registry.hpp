@@ -60,8 +60,10 @@ class Registry {
   bool load_file(const fs::path& file);
   // A plugin linked into the program (tests): `origin` stands in for the file name.
   bool add_static(mt_plugin_entry_fn entry, const std::string& origin);
+  bool add_static(const mt_plugin_desc* desc, const std::string& origin);
 
-  // Accepted probes, sorted by name.
+  // Accepted probes, sorted by name. Pointers into this list are invalidated by later loads:
+  // load everything, then plan.
   const std::vector<ProbeInfo>& probes() const { return probes_; }
   const ProbeInfo* find(const std::string& probe_name) const;
   bool has_plugin(const std::string& plugin_name) const;

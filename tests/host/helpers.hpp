@@ -1,0 +1,68 @@
+// Shared helpers of the host tests.
+#pragma once
+
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+
+#include <catch2/catch.hpp>
+
+namespace test {
+
+namespace fs = std::filesystem;
+
+inline fs::path plugin_set(const std::string& name) { return fs::path(MEMTOPO_TEST_PLUGIN_ROOT) / name; }
+
+// A fresh empty folder under the build tree, removed at scope exit.
+struct TempDir {
+  fs::path path;
+  explicit TempDir(const std::string& tag) {
+    path = fs::path(MEMTOPO_BINARY_DIR) / "tests" / "host-tmp" / (tag + "-" + std::to_string(::getpid()));
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+  fs::path operator/(const std::string& name) const { return path / name; }
+};
+
+inline std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+inline void write_file(const fs::path& p, const std::string& text) {
+  std::ofstream out(p, std::ios::binary);
+  out << text;
+}
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr together
+};
+
+// Runs the built memtopo with `args` (shell syntax), without MEMTOPO_PLUGIN_PATH.
+inline CommandResult run_memtopo(const std::string& args) {
+  const std::string cmd = "env -u MEMTOPO_PLUGIN_PATH '" + std::string(MEMTOPO_EXE) + "' " + args + " 2>&1";
+  CommandResult r;
+  FILE* pipe = ::popen(cmd.c_str(), "r");
+  REQUIRE(pipe);
+  std::array<char, 4096> buf{};
+  size_t n;
+  while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) r.output.append(buf.data(), n);
+  const int status = ::pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+}  // namespace test

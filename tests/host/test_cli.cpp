@@ -1,0 +1,157 @@
+// The memtopo executable: exit codes and what it writes (0 ok, 1 incomplete, 2 usage/config).
+#include "helpers.hpp"
+#include "memtopo_host/journal.hpp"
+
+namespace fs = std::filesystem;
+using test::run_memtopo;
+
+namespace {
+std::string q(const fs::path& p) { return "'" + p.string() + "'"; }
+const std::string kGood = " --plugin-path " + q(test::plugin_set("good"));
+}  // namespace
+
+TEST_CASE("memtopo --version", "[host][cli]") {
+  const auto r = run_memtopo("--version");
+  CHECK(r.exit_code == 0);
+  CHECK(r.output.find("memtopo 0.1.0") != std::string::npos);
+}
+
+TEST_CASE("run on the simulator writes a file that validate accepts", "[host][cli]") {
+  test::TempDir dir("cli-run");
+  const auto out = dir / "t.toml";
+  const auto r = run_memtopo("run --device sim --only device-info -o " + q(out));
+  INFO(r.output);
+  CHECK(r.exit_code == 0);
+  REQUIRE(fs::exists(out));
+  CHECK_FALSE(fs::exists(memtopo::host::journal_path_for(out)));  // removed after the final write
+  const std::string text = test::read_file(out);
+  CHECK(text.find("backend = \"sim\"") != std::string::npos);
+  CHECK(text.find("[device]") != std::string::npos);
+  CHECK(text.find("[probes.\"device-info/properties\"]") != std::string::npos);
+  const auto v = run_memtopo("validate " + q(out));
+  INFO(v.output);
+  CHECK(v.exit_code == 0);
+}
+
+TEST_CASE("failed and skipped probes: exit 1, the file is still written", "[host][cli]") {
+  test::TempDir dir("cli-fail");
+  const auto out = dir / "t.toml";
+  const auto r = run_memtopo("run --device sim -q" + kGood + " --only t-fails,t-basic/source -o " + q(out));
+  INFO(r.output);
+  CHECK(r.exit_code == 1);
+  REQUIRE(fs::exists(out));
+  const std::string text = test::read_file(out);
+  CHECK(text.find("status = \"failed\"") != std::string::npos);
+  CHECK(text.find("whose provider t-fails/broken failed: the test probe fails on purpose") != std::string::npos);
+  CHECK(text.find("value_bytes = 42") != std::string::npos);
+  CHECK(run_memtopo("validate " + q(out)).exit_code == 0);
+}
+
+TEST_CASE("a junk .so in --plugin-path is reported by name and the run completes", "[host][cli]") {
+  test::TempDir dir("cli-junk");
+  fs::create_directories(dir / "plugins");
+  test::write_file(dir / "plugins" / "junk.so", "plain text\n");
+  const auto out = dir / "t.toml";
+  const auto r = run_memtopo("run --device sim --only device-info --plugin-path " + q(dir / "plugins") + " -o " + q(out));
+  INFO(r.output);
+  CHECK(r.exit_code == 0);
+  CHECK(r.output.find("junk.so: not a shared library") != std::string::npos);
+  CHECK(fs::exists(out));
+}
+
+TEST_CASE("config errors exit 2 and write nothing", "[host][cli]") {
+  test::TempDir dir("cli-config");
+  const auto out = dir / "t.toml";
+  SECTION("unknown probe") {
+    test::write_file(dir / "c.toml", "[run]\nprobes = [\"device-info\", \"no-such\"]\n");
+    const auto r = run_memtopo("run --device sim --config " + q(dir / "c.toml") + " -o " + q(out));
+    INFO(r.output);
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find("c.toml:2: [run] probes: unknown probe or plugin 'no-such'") != std::string::npos);
+  }
+  SECTION("syntax error") {
+    test::write_file(dir / "c.toml", "[run]\ndevice = \"sim\n");
+    const auto r = run_memtopo("run --config " + q(dir / "c.toml") + " -o " + q(out));
+    INFO(r.output);
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find("c.toml:2:") != std::string::npos);
+  }
+  CHECK_FALSE(fs::exists(out));
+  CHECK_FALSE(fs::exists(memtopo::host::journal_path_for(out)));
+}
+
+TEST_CASE("usage errors exit 2 and write nothing", "[host][cli]") {
+  test::TempDir dir("cli-usage");
+  const auto out = dir / "t.toml";
+  CHECK(run_memtopo("run --device sim").exit_code == 2);  // no -o
+  CHECK(run_memtopo("frobnicate").exit_code == 2);
+  CHECK(run_memtopo("run --device warp-drive -o " + q(out)).exit_code == 2);
+  CHECK(run_memtopo("run --device sim --only nothing-like-this -o " + q(out)).exit_code == 2);
+  CHECK(run_memtopo("run --device sim --plugin-path /nonexistent/dir -o " + q(out)).exit_code == 2);
+  CHECK(run_memtopo("run --device sim -o " + q(dir / "no-folder" / "t.toml")).exit_code == 2);
+  const auto cyc = run_memtopo("run --device sim --plugin-path " + q(test::plugin_set("cycle")) + " -o " + q(out));
+  CHECK(cyc.exit_code == 2);
+  CHECK(cyc.output.find("dependency cycle: t-cycle/a needs t.b_bytes from t-cycle/b") != std::string::npos);
+  CHECK_FALSE(fs::exists(out));
+}
+
+TEST_CASE("list and plan", "[host][cli]") {
+  const auto l = run_memtopo("list" + kGood);
+  CHECK(l.exit_code == 0);
+  CHECK(l.output.find("t-basic/consumer  1.2.3  provides: t.double_bytes, t.saw_optional  requires: t.value_bytes") !=
+        std::string::npos);
+  const auto bad = run_memtopo("list --plugin-path " + q(test::plugin_set("bad")));
+  CHECK(bad.output.find("loading errors:") != std::string::npos);
+  CHECK(bad.output.find("t-abi-major.so: built for ABI 2.0, host supports 1.0") != std::string::npos);
+
+  const auto p = run_memtopo("plan" + kGood + " --only t-basic/consumer");
+  INFO(p.output);
+  CHECK(p.exit_code == 0);
+  CHECK(p.output.find("1. t-basic/source  (pulled in: provides t.value_bytes for t-basic/consumer)") !=
+        std::string::npos);
+  CHECK(p.output.find("2. t-basic/consumer") != std::string::npos);
+  const auto m = run_memtopo("plan --plugin-path " + q(test::plugin_set("missing")));
+  CHECK(m.output.find("-  t-missing/orphan  skipped: needs nowhere.value_bytes, which no loaded probe provides") !=
+        std::string::npos);
+}
+
+TEST_CASE("--resume takes measured probes from the journal", "[host][cli]") {
+  test::TempDir dir("cli-resume");
+  const auto out = dir / "t.toml";
+  const auto journal = memtopo::host::journal_path_for(out);
+  // What an interrupted run leaves: the header and the source's record.
+  test::write_file(journal,
+                   "{\"memtopo_journal\":1,\"device_spec\":\"sim\"}\n"
+                   "{\"probe\":\"t-basic/source\",\"version\":\"1.2.3\",\"status\":\"ok\",\"reason\":\"\","
+                   "\"duration_s\":0.1,\"results\":[{\"key\":\"t.value_bytes\",\"type\":1,\"value\":100,"
+                   "\"confidence\":1.0,\"bound\":\"exact\",\"note\":\"\"}]}\n");
+  SECTION("same device: continues, then removes the journal") {
+    const auto r = run_memtopo("run --resume --device sim" + kGood + " --only t-basic/consumer -o " + q(out));
+    INFO(r.output);
+    CHECK(r.exit_code == 0);
+    const std::string text = test::read_file(out);
+    CHECK(text.find("double_bytes = 200") != std::string::npos);  // from the journal's 100
+    CHECK(text.find("value_bytes = 100") != std::string::npos);
+    CHECK_FALSE(fs::exists(journal));
+  }
+  SECTION("another device: refused, exit 2") {
+    const auto r = run_memtopo("run --resume --device sim:/nonexistent.toml" + kGood + " -o " + q(out));
+    CHECK(r.exit_code == 2);
+    CHECK(fs::exists(journal));
+  }
+}
+
+TEST_CASE("validate: 1 for schema errors, 2 for syntax errors", "[host][cli]") {
+  test::TempDir dir("cli-validate");
+  test::write_file(dir / "bad.toml",
+                   "[meta]\nschema_version = 1\ntool_version = \"0.1.0\"\ncreated_utc = 2026-01-01T00:00:00Z\n"
+                   "backend = \"sim\"\ndevice_spec = \"sim\"\nabi = \"1.0\"\n[l1d]\nsize_bytes = \"big\"\n");
+  const auto r = run_memtopo("validate " + q(dir / "bad.toml"));
+  CHECK(r.exit_code == 1);
+  CHECK(r.output.find("bad.toml:9: /l1d/size_bytes: expected an integer >= 0") != std::string::npos);
+  test::write_file(dir / "syntax.toml", "[meta]\nschema_version = = 1\n");
+  const auto s = run_memtopo("validate " + q(dir / "syntax.toml"));
+  CHECK(s.exit_code == 2);
+  CHECK(s.output.find("syntax.toml:2:") != std::string::npos);
+  CHECK(run_memtopo("validate " + q(dir / "missing.toml")).exit_code == 2);
+}

@@ -1,0 +1,95 @@
+// Config file: values, and errors with file:line (or file:line:column for syntax).
+#include "helpers.hpp"
+#include "memtopo_host/config.hpp"
+
+using namespace memtopo::host;
+
+namespace {
+
+const Registry& good_registry() {
+  static Registry r = [] {
+    Registry x;
+    x.load_directory(test::plugin_set("good"));
+    return x;
+  }();
+  return r;
+}
+
+std::vector<std::string> errors_of(const std::string& text) {
+  try {
+    parse_config(text, "my.toml", good_registry());
+  } catch (const ConfigError& e) {
+    return e.messages;
+  }
+  return {};
+}
+
+}  // namespace
+
+TEST_CASE("a valid config file is read", "[host][config]") {
+  const Config c = parse_config(R"(
+[run]
+probes = ["t-basic", "t-fails/broken"]
+skip = ["t-basic/rogue"]
+device = "sim"
+raw_dir = "raw"
+
+[probes."t-basic/source"]
+value = 7
+
+[probes."t-basic/consumer"]
+factor = 3          # an integer is fine for a float option
+)",
+                                "conf/my.toml", good_registry());
+  CHECK(c.probes == std::vector<std::string>{"t-basic", "t-fails/broken"});
+  CHECK(c.skip == std::vector<std::string>{"t-basic/rogue"});
+  CHECK(c.device == "sim");
+  CHECK(c.raw_dir == "conf/raw");  // relative to the config file
+  CHECK(c.options.at("t-basic/source").at("value").i == 7);
+  CHECK(c.options.at("t-basic/consumer").at("factor").type == MT_VALUE_FLOAT);
+  CHECK(c.options.at("t-basic/consumer").at("factor").f == 3.0);
+}
+
+TEST_CASE("config errors name the file and line", "[host][config]") {
+  SECTION("unknown probe in [run] probes") {
+    const auto e = errors_of("[run]\nprobes = [\n  \"t-basic\",\n  \"no-such-probe\",\n]\n");
+    REQUIRE(e.size() == 1);
+    CHECK(e[0] == "my.toml:4: [run] probes: unknown probe or plugin 'no-such-probe' (memtopo list shows the loaded ones)");
+  }
+  SECTION("unknown probe in [probes]") {
+    const auto e = errors_of("\n\n[probes.\"t-basic/nope\"]\nx = 1\n");
+    REQUIRE(e.size() == 1);
+    CHECK(e[0].rfind("my.toml:3: [probes.\"t-basic/nope\"]: unknown probe 't-basic/nope'", 0) == 0);
+  }
+  SECTION("unknown option") {
+    const auto e = errors_of("[probes.\"t-basic/source\"]\nvalue = 1\nvalu = 2\n");
+    REQUIRE(e.size() == 1);
+    CHECK(e[0] == "my.toml:3: unknown option 'valu' for probe t-basic/source (known: value)");
+  }
+  SECTION("option of the wrong type") {
+    const auto e = errors_of("[probes.\"t-basic/source\"]\nvalue = \"many\"\n");
+    REQUIRE(e.size() == 1);
+    CHECK(e[0] == "my.toml:2: option value of t-basic/source: expected integer");
+  }
+  SECTION("unknown keys") {
+    const auto e = errors_of("[run]\nprobs = [\"t-basic\"]\n[extra]\n");
+    REQUIRE(e.size() == 2);
+    CHECK(e[0].rfind("my.toml:3: unknown key 'extra'", 0) == 0);
+    CHECK(e[1].rfind("my.toml:2: unknown key 'probs' in [run]", 0) == 0);
+  }
+  SECTION("a device the schema refuses") {
+    const auto e = errors_of("[run]\ndevice = \"gpu0\"\n");
+    REQUIRE(e.size() == 1);
+    CHECK(e[0].rfind("my.toml:2: /run/device: ", 0) == 0);
+  }
+  SECTION("syntax error with line and column") {
+    const auto e = errors_of("[run]\nprobes = [\"a\"\ndevice = \"sim\"\n");
+    REQUIRE(e.size() == 1);
+    CHECK(e[0].rfind("my.toml:3:", 0) == 0);
+    CHECK(e[0].find("TOML syntax error") != std::string::npos);
+  }
+}
+
+TEST_CASE("load_config reports an unreadable file", "[host][config]") {
+  CHECK_THROWS_WITH(load_config("/nonexistent/x.toml", good_registry()), Catch::Contains("cannot read"));
+}

@@ -1,0 +1,141 @@
+// The topology writer (golden file), atomic writing, the journal.
+#include "helpers.hpp"
+#include "memtopo_host/document.hpp"
+#include "memtopo_host/journal.hpp"
+#include "memtopo_host/schema.hpp"
+
+using namespace memtopo::host;
+
+namespace {
+
+Meta fixed_meta() {
+  Meta m;
+  m.tool_version = "0.1.0";
+  m.git_commit = "0123456789ab";
+  m.created_utc = "2026-11-21T16:00:00Z";
+  m.host = "builder";
+  m.backend = "cuda";
+  m.device_spec = "cuda:0";
+  m.driver_version = cuda_version_string(13000);
+  m.runtime_version = cuda_version_string(12040);
+  m.abi = "1.0";
+  return m;
+}
+
+ResultRecord rec(const std::string& probe, const std::string& key, Value v, double confidence = 1.0,
+                 mt_bound bound = MT_BOUND_EXACT, const std::string& note = "") {
+  ResultRecord r;
+  r.probe = probe;
+  r.key = key;
+  r.value = std::move(v);
+  r.confidence = confidence;
+  r.bound = bound;
+  r.note = note;
+  return r;
+}
+
+std::vector<ProbeOutcome> sample_outcomes() {
+  ProbeOutcome cache;
+  cache.probe = "data-cache/l1d-size";
+  cache.version = "1.0.0";
+  cache.status = Status::Ok;
+  cache.duration_s = 1.25;
+  Value sizes;
+  sizes.type = MT_VALUE_INT_ARRAY;
+  sizes.ints = {32768, 65536};
+  cache.results = {rec(cache.probe, "l1d.size_bytes", Value::of_int(262144), 0.97, MT_BOUND_EXACT, "says \"hi\""),
+                   rec(cache.probe, "l1d.hit_cycles", Value::of_float(33.5), 0.9, MT_BOUND_AT_LEAST),
+                   rec(cache.probe, "l1d.tried_bytes", sizes), rec(cache.probe, "l2.line_bytes", Value::of_int(128))};
+  ProbeOutcome dev;
+  dev.probe = "device-info/properties";
+  dev.version = "1.0.0";
+  dev.status = Status::Ok;
+  dev.duration_s = 0.002;
+  dev.results = {rec(dev.probe, "device.sm_count", Value::of_int(132)),
+                 rec(dev.probe, "device.name", Value::of_string("NVIDIA H100")),
+                 rec(dev.probe, "device.ecc", Value::of_bool(true))};
+  ProbeOutcome failed;
+  failed.probe = "constant/l15";
+  failed.version = "0.9.0";
+  failed.status = Status::Failed;
+  failed.reason = "launch failed";
+  failed.duration_s = 0.5;
+  failed.results = {rec(failed.probe, "constant_l15.size_bytes", Value::of_int(1))};  // not written
+  ProbeOutcome skipped;
+  skipped.probe = "tlb/l1";
+  skipped.version = "1.0.0";
+  skipped.status = Status::Skipped;
+  skipped.reason = "needs l2.size_bytes, which no loaded probe provides";
+  return {cache, failed, dev, skipped};
+}
+
+}  // namespace
+
+TEST_CASE("the writer matches the golden file and the schema", "[host][document]") {
+  const std::string text = render_topology(fixed_meta(), sample_outcomes());
+  const auto golden_path = std::filesystem::path(MEMTOPO_HOST_TEST_DIR) / "golden" / "basic.toml";
+  const std::string golden = test::read_file(golden_path);
+  if (text != golden) {
+    const auto actual = std::filesystem::path(MEMTOPO_BINARY_DIR) / "tests" / "basic.actual.toml";
+    test::write_file(actual, text);
+    FAIL("output differs from " << golden_path << "; actual output written to " << actual);
+  }
+  const auto doc = toml::parse(text);
+  CHECK(validate_topology(toml_to_json(doc)).empty());
+  CHECK(doc["meta"]["created_utc"].is_date_time());
+  CHECK(doc["l1d"]["hit_cycles"].value<double>() == 33.5);
+  CHECK_FALSE(doc.contains("constant_l15"));  // results of a failed probe are not written
+}
+
+TEST_CASE("cuda version strings", "[host][document]") {
+  CHECK(cuda_version_string(13000) == "13.0");
+  CHECK(cuda_version_string(12040) == "12.4");
+  CHECK_FALSE(cuda_version_string(0));
+}
+
+TEST_CASE("atomic write replaces the file and leaves no temporary behind", "[host][document]") {
+  test::TempDir dir("atomic");
+  const auto out = dir / "t.toml";
+  test::write_file(out, "old");
+  write_atomically(out, "new contents\n");
+  CHECK(test::read_file(out) == "new contents\n");
+  size_t files = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir.path)) {
+    (void)e;
+    ++files;
+  }
+  CHECK(files == 1);
+  CHECK_THROWS_WITH(write_atomically(dir / "missing-folder" / "t.toml", "x"), Catch::Contains("cannot write"));
+}
+
+TEST_CASE("journal records round-trip and a torn last line is ignored", "[host][journal]") {
+  test::TempDir dir("journal");
+  const auto path = journal_path_for(dir / "out.toml");
+  CHECK(path.filename() == "out.toml.journal");
+  const auto outcomes = sample_outcomes();
+  {
+    JournalWriter w;
+    w.open_new(path, {{"memtopo_journal", 1}, {"device_spec", "sim"}});
+    w.append(outcomes[0]);
+    w.append(outcomes[1]);
+  }
+  {
+    JournalWriter w;
+    w.open_append(path);
+    w.append(outcomes[2]);
+  }
+  {
+    std::ofstream torn(path, std::ios::app);
+    torn << "{\"probe\": \"half";
+  }
+  const JournalContents c = read_journal(path);
+  CHECK(c.header["device_spec"] == "sim");
+  REQUIRE(c.outcomes.size() == 3);
+  REQUIRE(c.warnings.size() == 1);
+  CHECK(c.warnings[0].find(":5: record ignored") != std::string::npos);
+  // Round trip: the document written from the journal equals the one from memory.
+  CHECK(render_topology(fixed_meta(), c.outcomes) ==
+        render_topology(fixed_meta(), {outcomes[0], outcomes[1], outcomes[2]}));
+  CHECK(c.outcomes[0].results[1].value.type == MT_VALUE_FLOAT);
+  CHECK_THROWS_WITH(read_journal(dir / "out.toml"), Catch::Contains("cannot read journal"));
+}

@@ -1,0 +1,149 @@
+// Discovery and every loading error of the plugin loader.
+#include <algorithm>
+
+#include <memtopo/probe.hpp>
+
+#include "helpers.hpp"
+#include "memtopo_host/registry.hpp"
+
+using memtopo::host::Registry;
+using memtopo::host::SearchPaths;
+
+namespace {
+
+// The one error line that mentions `needle`, or "" when none does.
+std::string error_about(const Registry& r, const std::string& needle) {
+  for (const auto& e : r.errors())
+    if (e.find(needle) != std::string::npos) return e;
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("good plugins load and their probes are sorted by name", "[host][loader]") {
+  Registry r;
+  r.load_directory(test::plugin_set("good"));
+  CHECK(r.errors().empty());
+  std::vector<std::string> names;
+  for (const auto& p : r.probes()) names.push_back(p.name);
+  CHECK(names == std::vector<std::string>{"t-basic/consumer", "t-basic/rogue", "t-basic/source", "t-fails/broken",
+                                          "t-fails/dependent", "t-skips/unsupported", "t-throws/escape"});
+  const auto* consumer = r.find("t-basic/consumer");
+  REQUIRE(consumer);
+  CHECK(consumer->plugin == "t-basic");
+  CHECK(consumer->plugin_version == "1.2.3");
+  CHECK(consumer->required == std::vector<std::string>{"t.value_bytes"});
+  CHECK(consumer->used == std::vector<std::string>{"t.optional_bytes"});
+  REQUIRE(consumer->option("factor"));
+  CHECK(consumer->option("factor")->default_value.f == 2.0);
+  CHECK(consumer->file.find("t-basic.so") != std::string::npos);
+  CHECK(r.has_plugin("t-skips"));
+}
+
+TEST_CASE("every broken library is refused with a message naming the file", "[host][loader]") {
+  Registry r;
+  r.load_directory(test::plugin_set("bad"));
+  CHECK(r.probes().empty());
+  CHECK(r.errors().size() == 6);
+
+  const std::string major = error_about(r, "t-abi-major.so");
+  CHECK(major.find("built for ABI 2.0, host supports 1.0") != std::string::npos);
+  CHECK(major.find("major") != std::string::npos);
+
+  const std::string minor = error_about(r, "t-abi-minor.so");
+  CHECK(minor.find("built for ABI 1.1, host supports 1.0") != std::string::npos);
+
+  CHECK(error_about(r, "t-small-struct.so").find("too small") != std::string::npos);
+  CHECK(error_about(r, "t-wrong-name.so").find("plugin name 'not-the-file-stem' differs from the file name") !=
+        std::string::npos);
+  CHECK(error_about(r, "t-bad-probe-name.so").find("must be 't-bad-probe-name/<probe>'") != std::string::npos);
+  CHECK(error_about(r, "t-no-entry.so").find("not a memtopo probe (no memtopo_plugin_entry)") != std::string::npos);
+}
+
+TEST_CASE("a junk file named .so is reported and the others still load", "[host][loader]") {
+  test::TempDir dir("junk");
+  test::write_file(dir / "junk.so", "this is plain text, not an ELF file\n");
+  test::write_file(dir / "readme.txt", "not a candidate");
+  Registry r;
+  r.load_directory(dir.path);
+  r.load_directory(test::plugin_set("good"));
+  REQUIRE(r.errors().size() == 1);
+  CHECK(r.errors()[0].find("junk.so: not a shared library: ") != std::string::npos);
+  CHECK(r.errors()[0].find("readme") == std::string::npos);
+  CHECK(r.find("t-basic/source"));
+}
+
+TEST_CASE("a duplicate plugin name names both files and the first one wins", "[host][loader]") {
+  Registry r;
+  SearchPaths sp;
+  sp.plugin_path_args = {test::plugin_set("dup-a"), test::plugin_set("dup-b")};
+  sp.use_environment = false;
+  sp.use_install_prefix = false;
+  r.load_all(sp);
+  REQUIRE(r.find("dup/probe"));
+  CHECK(r.find("dup/probe")->plugin_version == "1.0.0");
+  REQUIRE(r.errors().size() == 1);
+  const std::string& e = r.errors()[0];
+  CHECK(e.find("dup-b/dup.so") != std::string::npos);
+  CHECK(e.find("dup-a/dup.so") != std::string::npos);
+  CHECK(e.find("first one found wins") != std::string::npos);
+}
+
+TEST_CASE("the same file found twice is loaded once, silently", "[host][loader]") {
+  Registry r;
+  r.load_directory(test::plugin_set("good"));
+  r.load_directory(test::plugin_set("good"));
+  CHECK(r.errors().empty());
+  CHECK(r.probes().size() == 7);
+}
+
+TEST_CASE("search order: --plugin-path, then MEMTOPO_PLUGIN_PATH, then beside the executable", "[host][loader]") {
+  test::TempDir exe("exe");
+  std::filesystem::create_directories(exe.path / "bin");
+  std::filesystem::create_directories(exe.path / "plugins-beside");
+  std::filesystem::create_directories(exe.path / "bin" / "plugins");
+  ::setenv("MEMTOPO_PLUGIN_PATH", (test::plugin_set("dup-b").string() + ":/nonexistent").c_str(), 1);
+  SearchPaths sp;
+  sp.plugin_path_args = {test::plugin_set("dup-a")};
+  sp.exe_dir = exe.path / "bin";
+  sp.use_install_prefix = false;
+  const auto dirs = memtopo::host::plugin_search_dirs(sp);
+  ::unsetenv("MEMTOPO_PLUGIN_PATH");
+  REQUIRE(dirs.size() == 3);
+  CHECK(dirs[0] == std::filesystem::canonical(test::plugin_set("dup-a")));
+  CHECK(dirs[1] == std::filesystem::canonical(test::plugin_set("dup-b")));
+  CHECK(dirs[2] == std::filesystem::canonical(exe.path / "bin" / "plugins"));
+}
+
+namespace {
+memtopo::Probe static_probe() {
+  return memtopo::Probe("static-one/hello").provides({"static.answer"}).run([](memtopo::Context& ctx) {
+    ctx.result("static.answer", 42);
+  });
+}
+}  // namespace
+
+TEST_CASE("a statically linked plugin registers like a loaded one", "[host][loader]") {
+  static const memtopo::detail::PluginHolder holder("static-one", "0.1.0", {static_probe()});
+  Registry r;
+  CHECK(r.add_static(holder.desc(), "test"));
+  REQUIRE(r.find("static-one/hello"));
+  CHECK(r.find("static-one/hello")->file == "static:test");
+  // The same name again is refused, naming the first.
+  CHECK_FALSE(r.add_static(holder.desc(), "again"));
+  CHECK(r.errors().at(0).find("already taken by static:test") != std::string::npos);
+}
+
+TEST_CASE("the real plugin folder holds only real plugins, all loadable", "[host][loader]") {
+  Registry r;
+  r.load_directory(MEMTOPO_REAL_PLUGIN_DIR);
+  INFO(r.errors().size() << " loading errors; first: " << (r.errors().empty() ? "" : r.errors()[0]));
+  CHECK(r.errors().empty());
+  CHECK(r.has_plugin("device-info"));
+  for (const auto& entry : std::filesystem::directory_iterator(MEMTOPO_REAL_PLUGIN_DIR)) {
+    const std::string stem = entry.path().stem().string();
+    INFO(entry.path());
+    CHECK(stem.rfind("t-", 0) != 0);
+    CHECK(stem != "dup");
+  }
+}

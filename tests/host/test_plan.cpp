@@ -1,0 +1,127 @@
+// Planning: order, cycles, missing providers, duplicate keys, skip propagation, selection.
+#include <memory>
+
+#include <memtopo/probe.hpp>
+
+#include "helpers.hpp"
+#include "memtopo_host/plan.hpp"
+
+using namespace memtopo::host;
+
+namespace {
+
+memtopo::Probe probe(const std::string& name, std::vector<std::string> provides, std::vector<std::string> needs,
+                     std::vector<std::string> uses = {}) {
+  return memtopo::Probe(name).provides(std::move(provides)).requires_keys(std::move(needs)).uses(std::move(uses)).run(
+      [](memtopo::Context&) {});
+}
+
+// Keeps the descriptors alive as long as the registry that points into them.
+struct Fixture {
+  std::vector<std::unique_ptr<memtopo::detail::PluginHolder>> holders;
+  Registry registry;
+  void add(const char* plugin, std::vector<memtopo::Probe> probes) {
+    holders.push_back(std::make_unique<memtopo::detail::PluginHolder>(plugin, "1.0.0", std::move(probes)));
+    REQUIRE(registry.add_static(holders.back()->desc(), plugin));
+  }
+};
+
+std::vector<std::string> order(const Plan& plan) {
+  std::vector<std::string> out;
+  for (const auto& s : plan.steps) out.push_back(s.probe->name);
+  return out;
+}
+
+// z provides the base; m needs it; a needs m's key and uses z's extra key.
+void add_chain(Fixture& f) {
+  f.add("z", {probe("z/base", {"base.size_bytes", "base.extra_bytes"}, {})});
+  f.add("m", {probe("m/middle", {"middle.line_bytes"}, {"base.size_bytes"})});
+  f.add("a", {probe("a/top", {"top.ways"}, {"middle.line_bytes"}, {"base.extra_bytes"}),
+              probe("a/alone", {"alone.x"}, {})});
+}
+
+}  // namespace
+
+TEST_CASE("dependencies come first; independent probes keep name order", "[host][plan]") {
+  Fixture f;
+  add_chain(f);
+  const Plan plan = make_plan(f.registry, {});
+  CHECK(order(plan) == std::vector<std::string>{"a/alone", "z/base", "m/middle", "a/top"});
+  for (const auto& s : plan.steps) CHECK(s.skip_reason.empty());
+}
+
+TEST_CASE("a used key orders its provider first when it is selected", "[host][plan]") {
+  Fixture f;
+  f.add("b", {probe("b/user", {"user.x"}, {}, {"opt.y"})});
+  f.add("c", {probe("c/opt", {"opt.y"}, {})});
+  CHECK(order(make_plan(f.registry, {})) == std::vector<std::string>{"c/opt", "b/user"});
+  // Not selected: not pulled in for a used key, and the user still runs.
+  CHECK(order(make_plan(f.registry, {{"b/user"}, {}})) == std::vector<std::string>{"b/user"});
+}
+
+TEST_CASE("a cycle is an error that prints the chain", "[host][plan]") {
+  Fixture f;
+  f.add("cy", {probe("cy/a", {"a.x"}, {"b.y"}), probe("cy/b", {"b.y"}, {"a.x"})});
+  try {
+    make_plan(f.registry, {});
+    FAIL("no error");
+  } catch (const PlanError& e) {
+    CHECK(std::string(e.what()) == "dependency cycle: cy/a needs b.y from cy/b, cy/b needs a.x from cy/a "
+                                   "(skip one of them with --skip)");
+  }
+  // Skipping one side breaks the cycle; the other side then lacks its input.
+  const Plan plan = make_plan(f.registry, {{}, {"cy/b"}});
+  REQUIRE(plan.steps.size() == 1);
+  CHECK(plan.steps[0].skip_reason == "needs b.y, whose provider cy/b is excluded by skip");
+}
+
+TEST_CASE("two probes providing one key is a plan error naming both", "[host][plan]") {
+  Fixture f;
+  f.add("p1", {probe("p1/x", {"k.value_bytes"}, {})});
+  f.add("p2", {probe("p2/y", {"k.value_bytes"}, {})});
+  REQUIRE_THROWS_AS(make_plan(f.registry, {}), PlanError);
+  try {
+    make_plan(f.registry, {});
+  } catch (const PlanError& e) {
+    const std::string m = e.what();
+    CHECK(m.find("k.value_bytes") != std::string::npos);
+    CHECK(m.find("p1/x") != std::string::npos);
+    CHECK(m.find("p2/y") != std::string::npos);
+  }
+  CHECK(make_plan(f.registry, {{}, {"p2"}}).steps.size() == 1);
+}
+
+TEST_CASE("a missing provider skips the probe and everything needing it, with chained reasons", "[host][plan]") {
+  Fixture f;
+  f.add("q", {probe("q/orphan", {"orphan.x"}, {"nowhere.value_bytes"}), probe("q/child", {"child.y"}, {"orphan.x"})});
+  const Plan plan = make_plan(f.registry, {});
+  REQUIRE(order(plan) == std::vector<std::string>{"q/orphan", "q/child"});
+  CHECK(plan.steps[0].skip_reason == "needs nowhere.value_bytes, which no loaded probe provides");
+  CHECK(plan.steps[1].skip_reason ==
+        "needs orphan.x, whose provider q/orphan is skipped: needs nowhere.value_bytes, which no loaded probe provides");
+}
+
+TEST_CASE("--only pulls in providers of required keys and says why; --skip wins", "[host][plan]") {
+  Fixture f;
+  add_chain(f);
+  const Plan plan = make_plan(f.registry, {{"a/top"}, {}});
+  CHECK(order(plan) == std::vector<std::string>{"z/base", "m/middle", "a/top"});
+  CHECK(plan.step("m/middle")->pulled_in_for == "provides middle.line_bytes for a/top");
+  CHECK(plan.step("z/base")->pulled_in_for == "provides base.size_bytes for m/middle");
+  CHECK(plan.step("a/top")->pulled_in_for.empty());
+
+  // A whole plugin by name.
+  CHECK(order(make_plan(f.registry, {{"z"}, {}})) == std::vector<std::string>{"z/base"});
+  // Skip a provider: its dependents are skipped, with the cause chained.
+  const Plan skipped = make_plan(f.registry, {{"a/top"}, {"z"}});
+  CHECK(order(skipped) == std::vector<std::string>{"m/middle", "a/top"});
+  CHECK(skipped.step("m/middle")->skip_reason == "needs base.size_bytes, whose provider z/base is excluded by skip");
+  CHECK(skipped.step("a/top")->skip_reason.find("needs middle.line_bytes, whose provider m/middle is skipped: ") == 0);
+}
+
+TEST_CASE("unknown names in --only or --skip are plan errors", "[host][plan]") {
+  Fixture f;
+  add_chain(f);
+  CHECK_THROWS_WITH(make_plan(f.registry, {{"nope"}, {}}), Catch::Contains("--only: unknown probe or plugin 'nope'"));
+  CHECK_THROWS_WITH(make_plan(f.registry, {{}, {"a/nope"}}), Catch::Contains("--skip: unknown probe or plugin"));
+}

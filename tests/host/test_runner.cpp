@@ -1,0 +1,157 @@
+// Runner: host services, failure isolation, options, raw series, resume input, cancellation.
+#include <atomic>
+
+#include "helpers.hpp"
+#include "memtopo_host/runner.hpp"
+
+using namespace memtopo::host;
+
+namespace {
+
+const Registry& good_registry() {
+  static Registry r = [] {
+    Registry x;
+    x.load_directory(test::plugin_set("good"));
+    return x;
+  }();
+  return r;
+}
+
+mt_device_info fake_device() {
+  mt_device_info d{};
+  d.struct_size = sizeof d;
+  std::snprintf(d.name, sizeof d.name, "test device");
+  std::snprintf(d.backend, sizeof d.backend, "sim");
+  return d;
+}
+
+const ProbeOutcome& outcome(const RunReport& r, const std::string& probe) {
+  for (const auto& o : r.outcomes)
+    if (o.probe == probe) return o;
+  FAIL("no outcome for " << probe);
+  throw 0;
+}
+
+const ResultRecord* result(const ProbeOutcome& o, const std::string& key) {
+  for (const auto& r : o.results)
+    if (r.key == key) return &r;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("failures are isolated and dependents skipped with the cause", "[host][runner]") {
+  const Plan plan = make_plan(good_registry(), {});
+  const auto device = fake_device();
+  RunSettings s;
+  std::vector<std::string> journaled;
+  s.on_finished = [&](const ProbeOutcome& o) { journaled.push_back(o.probe); };
+  const RunReport r = run_plan(plan, device, nullptr, s);
+  REQUIRE(r.outcomes.size() == 7);
+  CHECK_FALSE(r.interrupted);
+
+  const auto& source = outcome(r, "t-basic/source");
+  CHECK(source.status == Status::Ok);
+  REQUIRE(result(source, "t.value_bytes"));
+  CHECK(result(source, "t.value_bytes")->value.i == 42);
+  const auto* lat = result(source, "t.latency_cycles");
+  REQUIRE(lat);
+  CHECK(lat->bound == MT_BOUND_AT_LEAST);
+  CHECK(lat->confidence == 0.9);
+  CHECK(lat->note == "test note");
+
+  const auto& consumer = outcome(r, "t-basic/consumer");
+  CHECK(consumer.status == Status::Ok);
+  CHECK(result(consumer, "t.double_bytes")->value.i == 84);
+  CHECK(result(consumer, "t.saw_optional")->value.b == false);
+
+  const auto& rogue = outcome(r, "t-basic/rogue");
+  CHECK(rogue.status == Status::Failed);
+  CHECK(rogue.reason.find("t.undeclared") != std::string::npos);
+
+  CHECK(outcome(r, "t-fails/broken").status == Status::Failed);
+  const auto& dependent = outcome(r, "t-fails/dependent");
+  CHECK(dependent.status == Status::Skipped);
+  CHECK(dependent.reason ==
+        "needs t.broken_bytes, whose provider t-fails/broken failed: the test probe fails on purpose");
+
+  const auto& skip = outcome(r, "t-skips/unsupported");
+  CHECK(skip.status == Status::Skipped);
+  CHECK(skip.reason == "not supported on this device");
+
+  const auto& thrown = outcome(r, "t-throws/escape");
+  CHECK(thrown.status == Status::Failed);
+  CHECK(thrown.reason == "exception escaped the probe: escaped on purpose");
+
+  // Journal hook: every probe that ran, not the one skipped for a missing input.
+  CHECK(journaled.size() == 6);
+  CHECK(std::find(journaled.begin(), journaled.end(), "t-fails/dependent") == journaled.end());
+}
+
+TEST_CASE("config options override declared defaults", "[host][runner]") {
+  const Plan plan = make_plan(good_registry(), {{"t-basic/consumer"}, {}});
+  const auto device = fake_device();
+  RunSettings s;
+  s.options["t-basic/source"]["value"] = Value::of_int(7);
+  s.options["t-basic/consumer"]["factor"] = Value::of_float(3);
+  const RunReport r = run_plan(plan, device, nullptr, s);
+  CHECK(result(outcome(r, "t-basic/consumer"), "t.double_bytes")->value.i == 21);
+}
+
+TEST_CASE("raw series are written as CSV under the raw folder", "[host][runner]") {
+  test::TempDir dir("raw");
+  const Plan plan = make_plan(good_registry(), {{"t-basic/source"}, {}});
+  const auto device = fake_device();
+  RunSettings s;
+  s.raw_dir = dir.path;
+  run_plan(plan, device, nullptr, s);
+  CHECK(test::read_file(dir / "t-basic__source/curve.csv") == "x,y\n1.0,10.0\n2.0,20.0\n");
+}
+
+TEST_CASE("probes already measured are not run again and feed their dependents", "[host][runner]") {
+  const Plan plan = make_plan(good_registry(), {{"t-basic/consumer"}, {}});
+  const auto device = fake_device();
+  RunSettings s;
+  ProbeOutcome done;
+  done.probe = "t-basic/source";
+  done.version = "1.2.3";
+  done.status = Status::Ok;
+  ResultRecord rec;
+  rec.key = "t.value_bytes";
+  rec.value = Value::of_int(100);
+  rec.probe = done.probe;
+  done.results.push_back(rec);
+  s.already_done[done.probe] = done;
+  std::vector<std::string> ran;
+  s.on_finished = [&](const ProbeOutcome& o) { ran.push_back(o.probe); };
+  const RunReport r = run_plan(plan, device, nullptr, s);
+  CHECK(ran == std::vector<std::string>{"t-basic/consumer"});
+  CHECK(result(outcome(r, "t-basic/consumer"), "t.double_bytes")->value.i == 200);
+  CHECK(result(outcome(r, "t-basic/source"), "t.value_bytes")->value.i == 100);
+}
+
+TEST_CASE("a cancelled run stops before the next probe", "[host][runner]") {
+  const Plan plan = make_plan(good_registry(), {});
+  const auto device = fake_device();
+  std::atomic<bool> cancel{true};
+  RunSettings s;
+  s.cancel = &cancel;
+  const RunReport r = run_plan(plan, device, nullptr, s);
+  CHECK(r.interrupted);
+  for (const auto& o : r.outcomes) {
+    CHECK(o.status == Status::Skipped);
+    CHECK(o.reason == "not run: the run was interrupted");
+  }
+}
+
+TEST_CASE("unit rules for result keys", "[host][runner]") {
+  CHECK_FALSE(check_value_for_key("l1d.size_bytes", Value::of_int(4096)));
+  CHECK(check_value_for_key("l1d.size_bytes", Value::of_float(1.5)));
+  CHECK(check_value_for_key("l1d.size_bytes", Value::of_int(-1)));
+  CHECK_FALSE(check_value_for_key("l1d.hit_cycles", Value::of_float(30.5)));
+  CHECK(check_value_for_key("l1d.hit_cycles", Value::of_string("fast")));
+  CHECK_FALSE(check_value_for_key("l1d.policy", Value::of_string("lru")));
+  CHECK(check_key("L1d.size"));
+  CHECK(check_key("meta.x"));
+  CHECK_FALSE(check_key("l1d.size_bytes"));
+}

@@ -1,0 +1,86 @@
+// Schema validation of topology files: good and bad, errors naming the key path.
+#include "helpers.hpp"
+#include "memtopo_host/schema.hpp"
+
+using namespace memtopo::host;
+
+namespace {
+
+const char* kGood = R"([meta]
+schema_version = 1
+tool_version = "0.1.0"
+created_utc = 2026-11-21T16:00:00Z
+backend = "sim"
+device_spec = "sim"
+abi = "1.0"
+
+[device]
+name = "x"
+sm_count = 8
+
+[l1d]
+size_bytes = 262144
+hit_cycles = [30, 31.5]
+
+[provenance.l1d]
+size_bytes = { probe = "data-cache/l1d-size", confidence = 0.97, bound = "exact" }
+
+[probes."data-cache/l1d-size"]
+version = "1.0.0"
+status = "ok"
+reason = ""
+duration_s = 0.5
+
+[sim]
+anything = { goes = [1, "two"] }
+)";
+
+std::vector<std::string> errors_for(const std::string& text) {
+  std::vector<std::string> out;
+  for (const auto& e : validate_topology(toml_to_json(toml::parse(text)))) out.push_back(e.text());
+  return out;
+}
+
+std::string replace(std::string s, const std::string& from, const std::string& to) {
+  const auto at = s.find(from);
+  REQUIRE(at != std::string::npos);
+  return s.replace(at, from.size(), to);
+}
+
+}  // namespace
+
+TEST_CASE("a good topology validates", "[host][schema]") { CHECK(errors_for(kGood).empty()); }
+
+TEST_CASE("schema errors name the key path", "[host][schema]") {
+  CHECK(errors_for(replace(kGood, "size_bytes = 262144", "size_bytes = 1.5")) ==
+        std::vector<std::string>{"/l1d/size_bytes: expected an integer >= 0 or an array of them, got float 1.5"});
+  CHECK(errors_for(replace(kGood, "size_bytes = 262144", "size_bytes = -4")) ==
+        std::vector<std::string>{"/l1d/size_bytes: expected an integer >= 0 or an array of them, got integer -4"});
+  CHECK(errors_for(replace(kGood, "hit_cycles = [30, 31.5]", "hit_cycles = \"fast\"")) ==
+        std::vector<std::string>{"/l1d/hit_cycles: expected a number >= 0 or an array of them, got string \"fast\""});
+  CHECK(errors_for(replace(kGood, "sm_count = 8", "Sm_count = 8")) ==
+        std::vector<std::string>{"/device/Sm_count: bad key name: key names are [a-z][a-z0-9_]* (lower case, digits, '_')"});
+  CHECK(errors_for(replace(kGood, "status = \"ok\"", "status = \"fine\"")) ==
+        std::vector<std::string>{
+            "/probes/\"data-cache/l1d-size\"/status: expected \"ok\", \"failed\" or \"skipped\", got string \"fine\""});
+  CHECK(errors_for(replace(kGood, "confidence = 0.97", "confidence = 1.5")) ==
+        std::vector<std::string>{"/provenance/l1d/size_bytes/confidence: expected a number between 0 and 1, got float 1.5"});
+  CHECK(errors_for(replace(kGood, "backend = \"sim\"", "backend = \"opencl\"")) ==
+        std::vector<std::string>{"/meta/backend: expected \"cuda\" or \"sim\", got string \"opencl\""});
+  const auto missing = errors_for(replace(kGood, "abi = \"1.0\"\n", ""));
+  REQUIRE(missing.size() == 1);
+  CHECK(missing[0].rfind("/meta: Missing required property 'abi'", 0) == 0);
+  const auto extra = errors_for(replace(kGood, "bound = \"exact\" }", "bound = \"exact\", color = \"red\" }"));
+  REQUIRE(extra.size() == 1);
+  CHECK(extra[0].rfind("/provenance/l1d/size_bytes:", 0) == 0);
+  CHECK(extra[0].find("color") != std::string::npos);
+}
+
+TEST_CASE("node_at finds the TOML node of a path, for line numbers", "[host][schema]") {
+  const auto doc = toml::parse(kGood);
+  const toml::node* n = node_at(doc, "/probes/data-cache~1l1d-size/status");
+  REQUIRE(n);
+  CHECK(n->source().begin.line == 22);
+  CHECK(node_at(doc, "/l1d/hit_cycles/1")->value<double>() == 31.5);
+  CHECK_FALSE(node_at(doc, "/l1d/nope"));
+}
