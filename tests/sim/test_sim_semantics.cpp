@@ -84,7 +84,7 @@ TEST_CASE("sim: W+1 lines of one set miss always under LRU and FIFO, not under r
 
 TEST_CASE("sim: non-uniform victims follow the way probabilities", "[sim][replacement]") {
   // Victim census: fill 4 ways in order, bring in X, probe A B C D; the first miss is the victim.
-  auto d = open_text("census", tiny_device("non_uniform", "[sim.l1d]\nway_probabilities = [1, 3, 1, 1]\n"));
+  auto d = open_text("census", tiny_device("non_uniform", "[sim.l1d]\nvictim_probabilities = [1, 3, 1, 1]\n"));
   const std::vector<uint32_t> order{el(0, 0), el(4, 0), el(8, 0), el(12, 0), el(16, 0),
                                     el(0, 1), el(4, 1), el(8, 1), el(12, 1)};
   const auto next = chain(order, 640);

@@ -28,7 +28,7 @@ Cache::Cache(const CacheGeometry& g, Rng* replacement_rng)
         if (set_ways_[set] > round) residue_set_.push_back(set);
   }
   double sum = 0;
-  for (double p : g.way_probabilities) cumulative_.push_back(sum += p);
+  for (double p : g.victim_probabilities) cumulative_.push_back(sum += p);
   tag_.assign(total, 0);
   stamp_.assign(total, 0);
   sectors_.assign(total, 0);

@@ -239,8 +239,9 @@ CacheElement read_cache(Reader& r, ElementDefaults d, std::optional<uint64_t> de
   auto sector = r.integer("fetch_granularity_bytes");
   auto latency = r.cycles("latency_cycles");
   auto penalty = r.cycles("miss_penalty_cycles");
-  r.ignore("full_miss_bytes");  // informational: what probes report beside the model's keys
-  r.ignore("set_mapping");
+  // informational: what probes report beside the model's keys
+  for (const char* k : {"full_miss_bytes", "set_mapping", "api_size_bytes", "level_latencies_cycles", "level_start_bytes"})
+    r.ignore(k);
   bool on = r.exists() ? present.value_or(true) : false;
   if (!r.exists() && default_size && *default_size > 0) on = true;
   e.geometry.line_bytes = power_of_two(r, "line_bytes", line, d.line_bytes);
@@ -295,8 +296,8 @@ void read_cache_sim(Reader& s, Reader& element, CacheElement& e, bool partitions
       s.fail("set_hash", std::to_string(e.geometry.set_hash_masks.size()) + " index bits cannot address " +
                              std::to_string(e.geometry.sets()) + " sets; give log2(sets) entries");
   }
-  auto probs = s.numbers("way_probabilities");
-  auto eprobs = element.numbers("way_probabilities");  // a probe may report the measured ones
+  auto probs = s.numbers("victim_probabilities");
+  auto eprobs = element.numbers("victim_probabilities");  // the probes report the measured ones
   if (!probs) probs = eprobs;
   if (e.geometry.present && e.geometry.policy == Policy::NonUniform) {
     const uint32_t w = e.geometry.max_ways();
@@ -305,15 +306,15 @@ void read_cache_sim(Reader& s, Reader& element, CacheElement& e, bool partitions
       if (w > 1) (*probs)[1] = 3.0;
     }
     if (probs->size() != w)
-      s.fail("way_probabilities", "needs one entry per way (" + std::to_string(w) + "), got " + std::to_string(probs->size()));
+      s.fail("victim_probabilities", "needs one entry per way (" + std::to_string(w) + "), got " + std::to_string(probs->size()));
     double sum = 0;
     for (double p : *probs) {
-      if (p < 0) s.fail("way_probabilities", "must not be negative");
+      if (p < 0) s.fail("victim_probabilities", "must not be negative");
       sum += p;
     }
-    if (sum <= 0) s.fail("way_probabilities", "must not all be zero");
+    if (sum <= 0) s.fail("victim_probabilities", "must not all be zero");
     for (double& p : *probs) p /= sum;
-    e.geometry.way_probabilities = *probs;
+    e.geometry.victim_probabilities = *probs;
   }
   if (partitions_allowed) {
     e.partitions_per_sm = uint32_t(positive(s, "partitions_per_sm", s.integer("partitions_per_sm"), 1));
@@ -348,7 +349,7 @@ TlbLevel read_tlb_level(Reader& r, const char* lvl, uint64_t page_default, int64
                                     entries_key.c_str());
   }
   if (t.geometry.policy == Policy::NonUniform) {
-    t.geometry.way_probabilities.assign(t.geometry.max_ways(), 1.0 / t.geometry.max_ways());
+    t.geometry.victim_probabilities.assign(t.geometry.max_ways(), 1.0 / t.geometry.max_ways());
   }
   t.geometry.present = true;
   return t;

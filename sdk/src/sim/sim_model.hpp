@@ -21,7 +21,7 @@ struct CacheGeometry {
   uint32_t sector_bytes = 128;        // fetch granularity; a miss fills only its sector
   std::vector<uint32_t> set_ways;     // ways of every set (unequal sets allowed)
   Policy policy = Policy::Lru;
-  std::vector<double> way_probabilities;  // NonUniform: victim probability per way
+  std::vector<double> victim_probabilities;  // NonUniform: victim probability per way
   std::vector<uint64_t> set_hash_masks;   // empty: modulo; else set bit i = parity(addr & mask[i])
   uint32_t sets() const { return static_cast<uint32_t>(set_ways.size()); }
   uint32_t max_ways() const {
