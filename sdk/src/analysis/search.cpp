@@ -1,6 +1,7 @@
 #include "memtopo/analysis/search.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <string>
 
 #include "memtopo/analysis/changepoint.hpp"
