@@ -83,7 +83,8 @@ TEST_CASE("non-uniform strides (Mei and Chu)", "[analysis][recipes]") {
   const Chase w = non_uniform_stride({{4096, 3}, {4100, 3}}, 16384);
   CHECK(w.order == std::vector<uint32_t>{0, 1024, 2048, 3072, 1, 1026, 2051});  // +1025 elements per step, mod 4096
   check_single_cycle(w);
-  CHECK_THROWS_AS(non_uniform_stride({{4096, 5}}, 16384), std::invalid_argument);  // revisits byte 0 at step 4... and 4096
+  // Step 4 wraps back to byte 0 and step 5 to byte 4096: positions repeat.
+  CHECK_THROWS_AS(non_uniform_stride({{4096, 5}}, 16384), std::invalid_argument);
 }
 
 TEST_CASE("set-conflict arrays really share one set", "[analysis][recipes]") {
