@@ -1,0 +1,56 @@
+// constant: the per-SM constant L1 and the per-GPC constant L1.5 behind it, both read with
+// ld.const. CUDA caps constant memory at 64 KiB per module, so footprints stop there; an
+// L1.5 without capacity misses up to that limit is reported as "at least 64 KiB".
+#include <algorithm>
+#include <vector>
+
+#include <memtopo/cache_procedure.hpp>
+#include <memtopo/probe.hpp>
+
+namespace {
+using memtopo::Context;
+using memtopo::Probe;
+
+uint64_t constant_limit(const Context& ctx) {
+  return ctx.device().constant_memory_bytes > 0 ? uint64_t(ctx.device().constant_memory_bytes) : 65536;
+}
+
+memtopo::cache::Target l1_target(const Context& ctx) {
+  memtopo::cache::Target t;
+  t.space = MT_SPACE_CONSTANT;
+  t.element = "constant_l1";
+  t.reference_bytes = 256;
+  t.search_start_bytes = 256;
+  t.search_limit_bytes = constant_limit(ctx);
+  t.max_footprint_bytes = constant_limit(ctx);
+  return t;
+}
+
+// The L1.5 is measured from footprints that overflow the constant L1: the reference is four
+// times the L1, so its loads miss L1 and hit L1.5, which makes L1.5 the hit level.
+memtopo::cache::Target l15_target(const Context& ctx) {
+  memtopo::cache::Target t;
+  t.space = MT_SPACE_CONSTANT;
+  t.element = "constant_l15";
+  t.shared_between_sms = true;  // one L1.5 per GPC: points on other SMs may share it
+  const uint64_t l1 = uint64_t(ctx.input<int64_t>("constant_l1.size_bytes"));
+  t.reference_bytes = std::min<uint64_t>(4 * l1, constant_limit(ctx) / 2);
+  t.search_start_bytes = std::min<uint64_t>(2 * t.reference_bytes, constant_limit(ctx));
+  t.search_limit_bytes = constant_limit(ctx);
+  t.max_footprint_bytes = constant_limit(ctx);
+  return t;
+}
+
+std::vector<Probe> all_probes() {
+  std::vector<Probe> probes;
+  for (auto& p : memtopo::cache::element_probes({"constant", "constant_l1", "Constant L1 cache", l1_target, {}, {}}))
+    probes.push_back(std::move(p));
+  for (auto& p : memtopo::cache::element_probes(
+           {"constant", "constant_l15", "Constant L1.5 cache", l15_target, {"constant_l1.size_bytes"}, {}}))
+    probes.push_back(std::move(p));
+  return probes;
+}
+
+}  // namespace
+
+MEMTOPO_PLUGIN("constant", "1.0.0", all_probes())

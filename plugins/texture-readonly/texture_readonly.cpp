@@ -1,0 +1,36 @@
+// texture-readonly: the texture cache (tex1Dfetch on a linear texture) and the read-only
+// data cache (ld.global.nc). Both run the SDK's cache procedure; only the path differs.
+#include <vector>
+
+#include <memtopo/cache_procedure.hpp>
+#include <memtopo/probe.hpp>
+
+namespace {
+using memtopo::Context;
+using memtopo::Probe;
+
+memtopo::cache::Target path_target(mt_space space, const char* element) {
+  memtopo::cache::Target t;
+  t.space = space;
+  t.element = element;
+  t.shared_carveout_percent = 0;  // on unified L1/texture designs the L1 share is largest
+  t.search_limit_bytes = 4u << 20;
+  return t;
+}
+
+std::vector<Probe> all_probes() {
+  std::vector<Probe> probes;
+  for (auto& p : memtopo::cache::element_probes(
+           {"texture-readonly", "texture", "Texture cache",
+            [](const Context&) { return path_target(MT_SPACE_TEXTURE, "texture"); }, {}, {}}))
+    probes.push_back(std::move(p));
+  for (auto& p : memtopo::cache::element_probes(
+           {"texture-readonly", "readonly", "Read-only data cache",
+            [](const Context&) { return path_target(MT_SPACE_READONLY, "readonly"); }, {}, {}}))
+    probes.push_back(std::move(p));
+  return probes;
+}
+
+}  // namespace
+
+MEMTOPO_PLUGIN("texture-readonly", "1.0.0", all_probes())

@@ -1,0 +1,152 @@
+// The cache-measurement procedure shared by every cache probe (docs/cache-probes.md):
+// size, fetch granularity, line, sets and ways, replacement policy, latency and miss
+// penalty of one cache reached through one memory path. A probe picks the path and the
+// element name; the steps live here once, so the L1, texture, read-only and constant
+// probes cannot drift apart.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "memtopo/probe.hpp"
+#include "memtopo/recipes.hpp"
+
+namespace memtopo::cache {
+
+// What is measured and how far to look.
+struct Target {
+  mt_space space = MT_SPACE_GLOBAL_CA;
+  std::string element;               // result prefix, e.g. "l1d"
+  int32_t shared_carveout_percent = 0;  // 0: the largest L1 the device allows
+  uint64_t stride_bytes = 32;        // size search stride (the smallest plausible fetch unit)
+  uint64_t reference_bytes = 1024;   // a footprint far below any plausible size
+  uint64_t latency_bytes = 0;        // footprint of the hit-latency chase (0: reference_bytes)
+  uint64_t search_start_bytes = 1024;
+  uint64_t search_limit_bytes = 16ull << 20;
+  // Caches shared between SMs (L2, constant L1.5) must be measured one point at a time:
+  // points on other SMs would fill the same cache.
+  bool shared_between_sms = false;
+  uint64_t max_record_steps = 8192;  // per point: loads recorded after the warm-up
+  uint64_t max_footprint_bytes = 0;  // largest array the path accepts (constant: 64 KiB); 0 = none
+};
+
+// Runs chase points, as many at once as the target allows (one per SM), and classifies
+// their loads into hits and misses of the target's level.
+class Session {
+ public:
+  Session(const Context& ctx, Target target);
+
+  struct Point {
+    recipes::Chase chase;
+    uint64_t warmup_passes = 1;  // whole cycles chased before recording
+    uint64_t record_steps = 0;   // 0: one whole cycle (capped by max_record_steps)
+  };
+  struct Outcome {
+    std::vector<uint32_t> index;
+    std::vector<uint32_t> latency;
+    std::vector<uint8_t> miss;   // per recorded load: 1 = missed the target level
+    size_t misses = 0;
+    double miss_fraction = 0;
+  };
+
+  // Measures every point; misses are classified against the hit level of the reference.
+  std::vector<Outcome> run(const std::vector<Point>& points);
+  Outcome run(const Point& point) { return run(std::vector<Point>{point})[0]; }
+
+  const Target& target() const { return target_; }
+  const Context& ctx() const { return ctx_; }
+  double hit_latency_raw() const { return hit_centre_; }
+  int parallel_points() const;
+  size_t launches() const { return launches_; }
+
+ private:
+  void calibrate();
+  const Context& ctx_;
+  Target target_;
+  std::vector<double> reference_;  // hit latencies of the reference footprint
+  double hit_centre_ = 0;
+  size_t launches_ = 0;
+};
+
+template <class T>
+struct Measured {
+  bool found = false;
+  T value{};
+  double confidence = 0;
+  Bound bound = Bound::Exact;
+  std::string note;    // how it was measured, or why it was not
+};
+
+struct SizeResult {
+  Measured<int64_t> size_bytes;
+  Measured<int64_t> full_miss_bytes;   // found only when the transition is gradual
+  std::vector<uint64_t> footprints;    // the final sweep: footprint and miss fraction
+  std::vector<double> miss_fractions;
+};
+SizeResult find_size(Session& s);
+
+struct LineResult {
+  Measured<int64_t> fetch_granularity_bytes;
+  Measured<int64_t> line_bytes;
+  std::vector<uint64_t> overflow_bytes;  // d in N = C + d, and misses per pass
+  std::vector<double> misses_per_pass;
+};
+LineResult find_line(Session& s, int64_t size_bytes);
+
+struct GeometryResult {
+  Measured<int64_t> sets;
+  Measured<int64_t> ways;
+  Measured<std::string> set_mapping;     // "modulo" or "hashed"
+  std::vector<uint64_t> strides;         // per power-of-two stride: most lines without misses
+  std::vector<double> max_lines;
+};
+GeometryResult find_geometry(Session& s, int64_t size_bytes, int64_t line_bytes);
+
+struct PolicyResult {
+  Measured<std::string> policy;          // lru, fifo, random, non_uniform
+  std::vector<double> victim_probabilities;  // per fill position (non-LRU policies)
+  double periodicity_strength = 0;
+};
+PolicyResult find_policy(Session& s, int64_t line_bytes, int64_t sets, int64_t ways);
+
+struct LatencyResult {
+  Measured<double> latency_cycles;       // hit, plain P-chase
+  Measured<double> miss_penalty_cycles;  // next level's latency minus the hit latency
+};
+// size_bytes and line_bytes may be unknown (0): then the miss footprint is search_limit.
+LatencyResult find_latency(Session& s, int64_t size_bytes, int64_t line_bytes);
+
+// ------------------------------------------------------------------ probe factory
+
+// One cache element as a set of probes, ordered by the keys they exchange:
+//   <plugin>/<element>-size      -> size_bytes, full_miss_bytes
+//   <plugin>/<element>-line      -> fetch_granularity_bytes, line_bytes  (needs size)
+//   <plugin>/<element>-geometry  -> sets, ways, set_mapping              (needs size, line)
+//   <plugin>/<element>-policy    -> replacement_policy, victim_probabilities (needs line, sets, ways)
+//   <plugin>/<element>-latency   -> latency_cycles, miss_penalty_cycles  (needs size; uses line)
+struct ElementSpec {
+  std::string plugin;                 // "data-cache"
+  std::string element;                // "l1d"
+  std::string title;                  // "L1 data cache"
+  // Builds the target from the device and the inputs (e.g. the constant L1 size for L1.5).
+  std::function<Target(const Context&)> target;
+  std::vector<std::string> size_requires;  // extra keys the size probe needs (e.g. "l1d.present")
+  std::vector<std::string> size_uses;
+  bool latency_probe = true;          // false: the plugin measures latency its own way (L2)
+};
+std::vector<Probe> element_probes(const ElementSpec& spec);
+
+// Writes a Measured value under "<element>.<key>" (nothing when not found).
+template <class T>
+void report(const Context& ctx, const std::string& key, const Measured<T>& m) {
+  if (!m.found) {
+    if (!m.note.empty()) ctx.warn(key + " not determined: " + m.note);
+    return;
+  }
+  ctx.result(key, m.value, ResultInfo{m.confidence, m.bound, m.note});
+}
+
+}  // namespace memtopo::cache

@@ -1,0 +1,766 @@
+// The cache-measurement procedure (docs/cache-probes.md). Every step turns its question
+// into chase points, runs as many points per launch as the cache allows (one per SM for
+// per-SM caches), and reads the answer with the analysis toolkit.
+#include "memtopo/cache_procedure.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <numeric>
+#include <sstream>
+
+#include <boost/math/distributions/chi_squared.hpp>
+
+#include "memtopo/analysis.hpp"
+
+namespace memtopo::cache {
+namespace an = memtopo::analysis;
+
+namespace {
+
+// A chase over k lines spaced `stride` bytes apart (a sparse STRIDE array: no host memory).
+recipes::Chase spaced_lines(uint64_t k, uint64_t stride) {
+  recipes::Chase c;
+  c.array = ChaseArray::stride(k * stride, stride);
+  c.start = 0;
+  c.footprint_bytes = k * stride;
+  c.stride_bytes = stride;
+  return c;
+}
+
+uint64_t cycle_of(const recipes::Chase& c) {
+  if (!c.order.empty()) return c.order.size();
+  if (c.array.stride_elems) return c.array.elems / std::gcd(c.array.elems, c.array.stride_elems);
+  return recipes::cycle_length(c.array, c.start);
+}
+
+std::string fmt_bytes(uint64_t b) {
+  std::ostringstream o;
+  if (b >= (1ull << 20) && b % (1ull << 20) == 0) o << (b >> 20) << " MiB";
+  else if (b >= 1024 && b % 1024 == 0) o << (b >> 10) << " KiB";
+  else o << b << " B";
+  return o.str();
+}
+
+uint64_t round_up_pow2(uint64_t v) {
+  uint64_t p = 1;
+  while (p < v) p <<= 1;
+  return p;
+}
+
+}  // namespace
+
+// ------------------------------------------------------------------ session
+
+Session::Session(const Context& ctx, Target target) : ctx_(ctx), target_(std::move(target)) { calibrate(); }
+
+int Session::parallel_points() const {
+  if (target_.shared_between_sms) return 1;
+  return std::max(1, ctx_.device().sm_count);
+}
+
+void Session::calibrate() {
+  // The reference: a footprint far below any plausible size, chased until warm. Its
+  // latencies are the hit level every later classification is anchored to.
+  const auto chase = recipes::constant_stride(target_.reference_bytes, target_.stride_bytes);
+  const uint64_t cycle = cycle_of(chase);
+  ChaseSpec spec;
+  spec.space = target_.space;
+  spec.array = &chase.array;
+  spec.start = chase.start;
+  spec.warmup_steps = 2 * cycle;
+  spec.steps = std::min<uint64_t>(std::max<uint64_t>(4 * cycle, 512), 2048);
+  spec.shared_carveout_percent = target_.shared_carveout_percent;
+  const ChaseSamples r = ctx_.backend().fine_chase(spec);
+  ++launches_;
+  reference_ = an::to_doubles(r.latency);
+  hit_centre_ = an::median(reference_);
+}
+
+std::vector<Session::Outcome> Session::run(const std::vector<Point>& points) {
+  std::vector<Outcome> out(points.size());
+  const size_t batch = static_cast<size_t>(parallel_points());
+  for (size_t first = 0; first < points.size(); first += batch) {
+    if (ctx_.cancelled()) throw Error("cancelled");
+    const size_t last = std::min(points.size(), first + batch);
+    std::vector<ChaseSpec> specs;
+    for (size_t i = first; i < last; ++i) {
+      const Point& p = points[i];
+      const uint64_t cycle = std::max<uint64_t>(cycle_of(p.chase), 1);
+      ChaseSpec spec;
+      spec.space = target_.space;
+      spec.array = &p.chase.array;
+      spec.start = p.chase.start;
+      spec.warmup_steps = p.warmup_passes * cycle;
+      spec.steps = std::min<uint64_t>(p.record_steps ? p.record_steps : cycle, target_.max_record_steps);
+      spec.shared_carveout_percent = target_.shared_carveout_percent;
+      specs.push_back(spec);
+    }
+    std::vector<ChaseSamples> r = ctx_.backend().fine_chase(specs);
+    ++launches_;
+    for (size_t i = first; i < last; ++i) {
+      out[i].index = std::move(r[i - first].index);
+      out[i].latency = std::move(r[i - first].latency);
+    }
+  }
+  // Classify all loads of this call together with the reference: the levels come from the
+  // data, and the hit level is the one the reference sits in.
+  std::vector<double> pool = reference_;
+  for (const auto& o : out) pool.insert(pool.end(), o.latency.begin(), o.latency.end());
+  const an::Levels lv = an::find_levels(pool);
+  // Every reference load hits the target cache by construction, so every level the
+  // reference occupies is a hit (an L2 hit may come from a near or a far partition).
+  uint32_t hit_level = lv.classify(hit_centre_);
+  {
+    std::vector<size_t> per_level(lv.levels.size() + 1, 0);
+    for (size_t i = 0; i < reference_.size() && i < lv.level_of.size(); ++i)
+      if (!lv.outlier[i]) ++per_level[lv.level_of[i]];
+    for (uint32_t l = 0; l < per_level.size(); ++l)
+      if (per_level[l] * 50 >= reference_.size()) hit_level = std::max(hit_level, l);
+  }
+  const double boundary =
+      hit_level < lv.boundaries.size() ? lv.boundaries[hit_level] : std::numeric_limits<double>::infinity();
+  size_t offset = reference_.size();
+  for (auto& o : out) {
+    o.miss.assign(o.latency.size(), 0);
+    for (size_t i = 0; i < o.latency.size(); ++i) {
+      const bool outlier = offset + i < lv.outlier.size() && lv.outlier[offset + i];
+      if (o.latency[i] > boundary && !outlier) {
+        o.miss[i] = 1;
+        ++o.misses;
+      }
+    }
+    offset += o.latency.size();
+    o.miss_fraction = o.latency.empty() ? 0 : double(o.misses) / double(o.latency.size());
+  }
+  return out;
+}
+
+// ------------------------------------------------------------------ size
+
+SizeResult find_size(Session& s) {
+  const Target& t = s.target();
+  const uint64_t g = t.stride_bytes;
+  SizeResult res;
+  // A footprint "has capacity misses" when at least two loads of its recorded passes miss:
+  // one stray sample is noise, two recurring ones are not.
+  const size_t min_misses = 2;
+  auto point_for = [&](uint64_t size) {
+    Session::Point p;
+    p.chase = recipes::constant_stride(size, g);
+    p.warmup_passes = 1;
+    p.record_steps = 2 * cycle_of(p.chase);
+    return p;
+  };
+  auto has_misses = [&](const std::vector<uint64_t>& sizes) {
+    std::vector<Session::Point> pts;
+    for (uint64_t sz : sizes) pts.push_back(point_for(sz));
+    const auto o = s.run(pts);
+    std::vector<bool> r;
+    for (const auto& x : o) r.push_back(x.misses >= min_misses);
+    return r;
+  };
+  an::SearchOptions so;
+  so.start = t.search_start_bytes;
+  so.limit = t.search_limit_bytes;
+  so.granularity = g;
+  so.points_per_round = static_cast<size_t>(s.parallel_points());
+  if (so.points_per_round == 1) so.points_per_round = 3;  // shared caches: fewer rounds, serial points
+  s.ctx().progress(0.05, t.element + " size: doubling and bisection");
+  const an::Bracket b = an::find_transition(an::BatchPredicate(has_misses), so);
+  if (!b.found) {
+    if (b.low == 0) {
+      res.size_bytes.found = true;
+      res.size_bytes.value = static_cast<int64_t>(so.start);
+      res.size_bytes.bound = Bound::AtMost;
+      res.size_bytes.confidence = 0.5;
+      res.size_bytes.note = "misses already at the smallest footprint tried (" + fmt_bytes(so.start) + ")";
+    } else {
+      res.size_bytes.found = true;
+      res.size_bytes.value = static_cast<int64_t>(b.low);
+      res.size_bytes.bound = Bound::AtLeast;
+      res.size_bytes.confidence = 0.9;
+      res.size_bytes.note = "no capacity misses up to " + fmt_bytes(b.low) + ", the largest footprint searched";
+    }
+    return res;
+  }
+  const uint64_t size = b.low;
+
+  // Confirmation and shape: a sweep around the transition and beyond it; the miss fractions
+  // must show one change point at the size (KS and permutation tests), and where they keep
+  // rising past it the transition is gradual (full_miss_bytes).
+  s.ctx().progress(0.5, t.element + " size: confirming sweep");
+  std::vector<uint64_t> sizes;
+  const uint64_t below = std::min<uint64_t>(8, size / g);
+  for (uint64_t k = below; k >= 1; --k) sizes.push_back(size - k * g);
+  sizes.push_back(size);
+  for (uint64_t k = 1; k <= 8; ++k) sizes.push_back(size + k * g);
+  for (uint64_t k = 1; k <= 8; ++k) sizes.push_back(size + size * k / 8 / g * g);  // up to 2x
+  std::sort(sizes.begin(), sizes.end());
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+  std::vector<Session::Point> pts;
+  for (uint64_t sz : sizes) pts.push_back(point_for(sz));
+  const auto o = s.run(pts);
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    res.footprints.push_back(sizes[i]);
+    res.miss_fractions.push_back(o[i].miss_fraction);
+  }
+  std::vector<double> row;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    row.push_back(double(sizes[i]));
+    row.push_back(o[i].miss_fraction);
+  }
+  s.ctx().raw(t.element + "-size-sweep", {"footprint_bytes", "miss_fraction"}, row);
+
+  res.size_bytes.found = true;
+  res.size_bytes.value = static_cast<int64_t>(size);
+  const size_t size_pos = static_cast<size_t>(std::find(sizes.begin(), sizes.end(), size) - sizes.begin());
+  // The change must sit exactly at the size: KS test of the miss fractions up to the size
+  // against those past it.
+  const an::ChangeConfirmation cc = an::confirm_change(res.miss_fractions, size_pos + 1, 0.01);
+  res.size_bytes.confidence = cc.confirmed ? cc.ks.confidence : 0.5;
+  res.size_bytes.note = "largest footprint without capacity misses (stride " + fmt_bytes(g) + "); " +
+                        (cc.confirmed ? "change at the size confirmed, KS p=" + std::to_string(cc.ks.p_value)
+                                      : "change at the size not confirmed: " + cc.reason);
+  // Gradual transition: the first footprint whose miss fraction reaches 95 % of the largest.
+  const double top = *std::max_element(res.miss_fractions.begin(), res.miss_fractions.end());
+  for (size_t i = size_pos + 1; i < sizes.size(); ++i) {
+    if (res.miss_fractions[i] >= 0.95 * top) {
+      if (sizes[i] > size + 4 * g) {
+        res.full_miss_bytes.found = true;
+        res.full_miss_bytes.value = static_cast<int64_t>(sizes[i]);
+        res.full_miss_bytes.confidence = res.size_bytes.confidence;
+        res.full_miss_bytes.note = "first footprint where the miss fraction reaches 95 % of its plateau";
+      }
+      break;
+    }
+  }
+  return res;
+}
+
+// ------------------------------------------------------------------ line and sector
+
+LineResult find_line(Session& s, int64_t size_bytes) {
+  const Target& t = s.target();
+  LineResult res;
+  const uint64_t C = static_cast<uint64_t>(size_bytes);
+  // Fetch granularity: overflow the cache, chase every 4-byte word; within a missing line
+  // each fetch unit misses once, so consecutive misses lie one fetch unit apart.
+  s.ctx().progress(0.1, t.element + " line: fetch granularity");
+  {
+    Session::Point p;
+    uint64_t over = C + C / 2;
+    if (t.max_footprint_bytes) over = std::min(over, t.max_footprint_bytes);
+    if (over <= C) {
+      res.fetch_granularity_bytes.note = "the path cannot hold a footprint past the size (" + fmt_bytes(over) + ")";
+      return res;
+    }
+    p.chase = recipes::constant_stride(over, 4);
+    p.warmup_passes = 1;
+    p.record_steps = t.max_record_steps;
+    const auto o = s.run(p);
+    std::vector<double> spacing;
+    int64_t last = -1;
+    for (size_t i = 0; i < o.miss.size(); ++i) {
+      if (!o.miss[i]) continue;
+      if (last >= 0 && o.index[i] > o.index[last]) spacing.push_back(4.0 * (o.index[i] - o.index[last]));
+      last = static_cast<int64_t>(i);
+    }
+    if (spacing.size() >= 4) {
+      // The most frequent spacing: with random replacement some lines survive, which adds
+      // longer spacings but never shorter ones.
+      std::map<double, size_t> freq;
+      for (double x : spacing) ++freq[x];
+      double g = spacing[0];
+      size_t best = 0;
+      for (auto [v, c] : freq)
+        if (c > best) best = c, g = v;
+      // Agreement: the fraction of spacings equal to it.
+      const double agree =
+          double(std::count(spacing.begin(), spacing.end(), g)) / double(spacing.size());
+      res.fetch_granularity_bytes.found = true;
+      res.fetch_granularity_bytes.value = static_cast<int64_t>(round_up_pow2(static_cast<uint64_t>(g)));
+      res.fetch_granularity_bytes.confidence = agree;
+      res.fetch_granularity_bytes.note = "most frequent distance between consecutive misses, 4-byte stride, " +
+                                         std::to_string(spacing.size()) + " misses";
+    } else {
+      res.fetch_granularity_bytes.note = "too few misses past the size to measure (" +
+                                         std::to_string(spacing.size()) + ")";
+      return res;
+    }
+  }
+  // Line: the capacity at an odd multiple m of the fetch unit. While the stride is below
+  // the line every line is still touched, so the largest footprint without misses stays C;
+  // past the line each load allocates a line of its own and the footprint grows to
+  // C * stride / line. (Mei and Chu's overflow sweep finds where the set index starts, which
+  // is the line only when consecutive lines go to consecutive sets.)
+  const uint64_t g = static_cast<uint64_t>(res.fetch_granularity_bytes.value);
+  const uint64_t cap = t.max_footprint_bytes ? t.max_footprint_bytes : std::numeric_limits<uint64_t>::max();
+  std::vector<double> row;
+  for (uint64_t m : {3ull, 5ull, 9ull, 17ull, 33ull}) {
+    const uint64_t stride = m * g;
+    if (stride > 4096) break;
+    s.ctx().progress(0.3 + 0.1 * double(m) / 33.0, t.element + " line: capacity at stride " + fmt_bytes(stride));
+    auto pred = [&](const std::vector<uint64_t>& sizes) {
+      std::vector<Session::Point> pts;
+      for (uint64_t sz : sizes) {
+        Session::Point p;
+        p.chase = recipes::constant_stride(sz, stride);
+        p.warmup_passes = 1;
+        p.record_steps = 2 * cycle_of(p.chase);
+        pts.push_back(std::move(p));
+      }
+      const auto o = s.run(pts);
+      std::vector<bool> r;
+      for (const auto& x : o) r.push_back(x.misses >= 2);
+      return r;
+    };
+    an::SearchOptions so;
+    so.granularity = stride;
+    so.points_per_round = static_cast<size_t>(std::max(s.parallel_points(), 3));
+    const uint64_t lo = C / stride * stride;
+    uint64_t hi = (C * m + stride) / stride * stride + stride;
+    bool capped = false;
+    if (hi > cap) {
+      hi = cap / stride * stride;
+      capped = !pred({hi})[0];
+    }
+    uint64_t fmax = 0;
+    if (capped) {
+      fmax = hi;  // a lower bound only
+    } else {
+      const an::Bracket br = an::bisect(an::BatchPredicate(pred), lo, hi, so);
+      fmax = br.low;
+    }
+    const double ratio = double(fmax) / double(C);
+    row.push_back(double(stride));
+    row.push_back(double(fmax));
+    if (!capped && ratio < 1.0 + 0.5 / double(m)) continue;  // still below the line
+    // line = stride / ratio, rounded to a power of two (at least the fetch unit).
+    const double est = double(stride) / ratio;
+    // Capped: the ratio is a lower bound, so the line is at most `est`.
+    uint64_t line = uint64_t(1) << static_cast<int>(capped ? std::floor(std::log2(est)) : std::lround(std::log2(est)));
+    line = std::max(line, g);
+    if (capped && line * 2 <= uint64_t(est)) {
+      res.line_bytes.note = "footprints past the path's limit (" + fmt_bytes(cap) + ") would be needed";
+      break;
+    }
+    res.line_bytes.found = true;
+    res.line_bytes.value = static_cast<int64_t>(line);
+    res.line_bytes.confidence = capped ? 0.7 : std::max(0.0, 1.0 - std::fabs(std::log2(est / double(line))));
+    res.line_bytes.note = "capacity at a stride of " + fmt_bytes(stride) + " is " + fmt_bytes(fmax) +
+                          " = size * stride / line" + (capped ? " (a lower bound: limited by the path)" : "");
+    break;
+  }
+  s.ctx().raw(t.element + "-line-strides", {"stride_bytes", "largest_footprint_without_misses"}, row);
+  if (!res.line_bytes.found && res.line_bytes.note.empty())
+    res.line_bytes.note = "capacity did not grow with the stride up to " + fmt_bytes(33 * g);
+  return res;
+}
+
+// ------------------------------------------------------------------ sets and ways
+
+// Most lines spaced S bytes apart that a chase holds without misses (a batched search on k).
+uint64_t most_lines_without_misses(Session& s, uint64_t S, uint64_t C, uint64_t b, bool* capped = nullptr) {
+  if (capped) *capped = false;
+  const Target& t = s.target();
+  auto pred = [&](const std::vector<uint64_t>& ks) {
+    std::vector<Session::Point> pts;
+    for (uint64_t k : ks) {
+      Session::Point p;
+      p.chase = spaced_lines(k, S);
+      p.warmup_passes = 2;
+      p.record_steps = 4 * k;
+      pts.push_back(std::move(p));
+    }
+    const auto o = s.run(pts);
+    std::vector<bool> r;
+    for (const auto& x : o) r.push_back(x.misses >= 2);
+    return r;
+  };
+  an::SearchOptions so;
+  so.start = 1;
+  so.limit = 4 * (C / b) + 64;
+  if (t.max_footprint_bytes) so.limit = std::min<uint64_t>(so.limit, t.max_footprint_bytes / S);
+  so.granularity = 1;
+  so.points_per_round = static_cast<size_t>(std::max(s.parallel_points(), 3));
+  const an::Bracket br = an::find_transition(an::BatchPredicate(pred), so);
+  if (!br.found && br.low > 0 && capped) *capped = true;  // no misses up to the path's limit
+  return br.found ? br.low : (capped && *capped ? br.low : 0);
+}
+
+GeometryResult find_geometry(Session& s, int64_t size_bytes, int64_t line_bytes) {
+  const Target& t = s.target();
+  GeometryResult res;
+  const uint64_t C = static_cast<uint64_t>(size_bytes), b = static_cast<uint64_t>(line_bytes);
+  if (C == 0 || b == 0 || C % b) {
+    res.sets.note = res.ways.note = "needs a size that is a whole number of lines";
+    return res;
+  }
+  // Most lines spaced S apart that stay without misses: W * max(1, T*b/S) under modulo
+  // mapping. Walk S down from C: the plateau at large S is W; the smallest S still on the
+  // plateau is T*b.
+  auto max_lines = [&](uint64_t S, bool* capped) { return most_lines_without_misses(s, S, C, b, capped); };
+  // Scan power-of-two strides upward from one line. Under modulo mapping k(S) = C / S until
+  // S = T*b and W beyond; a hash of higher address bits keeps k above W until the stride
+  // passes its highest bit. The plateau (three equal strides past the size) is W either way.
+  std::vector<std::pair<uint64_t, uint64_t>> seen;  // (S, max lines), S ascending
+  const uint64_t s_max = uint64_t(1) << 22;
+  for (uint64_t S = b; S <= s_max; S *= 2) {
+    s.ctx().progress(0.05 + 0.9 * double(seen.size()) / 16.0, t.element + " sets/ways: stride " + fmt_bytes(S));
+    bool capped = false;
+    const uint64_t k = max_lines(S, &capped);
+    if (capped) {
+      // The path's footprint limit stopped the search with k lines and no misses: a lower
+      // bound. At or above the last k it is consistent with the plateau; stop here.
+      if (!seen.empty() && k >= seen.back().second) seen.emplace_back(S, seen.back().second);
+      break;
+    }
+    seen.emplace_back(S, k);
+    const size_t n = seen.size();
+    if (S > C && n >= 3 && seen[n - 1].second == seen[n - 2].second && seen[n - 2].second == seen[n - 3].second)
+      break;
+  }
+  for (auto [S, k] : seen) {
+    res.strides.push_back(S);
+    res.max_lines.push_back(double(k));
+  }
+  std::vector<double> row;
+  for (auto [S, k] : seen) {
+    row.push_back(double(S));
+    row.push_back(double(k));
+  }
+  s.ctx().raw(t.element + "-sets-ways", {"stride_bytes", "max_lines_without_misses"}, row);
+  const size_t n = seen.size();
+  if (n < 3 || seen[n - 1].second != seen[n - 2].second || seen[n - 1].second == 0) {
+    res.sets.note = res.ways.note = "no plateau of lines per set up to a stride of " + fmt_bytes(s_max);
+    return res;
+  }
+  const uint64_t P = seen[n - 1].second;
+  // The plateau P of power-of-two strides is W times the odd part of the set count (lines
+  // 2^j apart cycle through T / gcd(T, 2^j) sets). The true W is the smallest divisor W' of
+  // P at whose stride C/W' (lines T'*b apart, T' = C / (b W')) a set holds exactly W' lines:
+  // for W' < W that stride is a multiple of T*b and holds W lines, not W'.
+  uint64_t W = 0;
+  for (uint64_t w = 1; w <= P && !W; ++w) {
+    if (P % w || (C / b) % w) continue;
+    const uint64_t Tw = C / b / w;
+    if (w == P || most_lines_without_misses(s, Tw * b, C, b) == w) W = w;
+  }
+  if (W == 0) {
+    res.sets.note = res.ways.note = "the plateau (" + std::to_string(P) + " lines) does not divide the " +
+                                    std::to_string(C / b) + " lines of the cache";
+    return res;
+  }
+  const uint64_t T = C / b / W;
+  // Modulo mapping predicts k(S) = W * T / gcd(T, S/b) at every power-of-two stride.
+  auto modulo_prediction = [&](uint64_t S) { return W * (T / std::gcd(T, S / b)); };
+  bool modulo = true;
+  for (auto [S, k] : seen)
+    if (k != std::min<uint64_t>(modulo_prediction(S), C / b)) modulo = false;
+  res.sets = {true, static_cast<int64_t>(T), 0.95, Bound::Exact,
+              "lines of the cache / lines one set holds (the plateau of power-of-two strides)"};
+  res.ways = {true, static_cast<int64_t>(W), 0.95, Bound::Exact,
+              "most lines at a large power-of-two stride held without misses"};
+  if (modulo) {
+    res.set_mapping = {true, "modulo", 0.95, Bound::Exact, "lines at every power-of-two stride follow modulo mapping"};
+  } else {
+    std::string where;
+    for (auto [S, k] : seen)
+      if (k != std::min<uint64_t>(modulo_prediction(S), C / b)) where += (where.empty() ? "" : ", ") + fmt_bytes(S);
+    res.set_mapping = {true, "hashed", 0.9, Bound::Exact,
+                       "strides " + where + " spread over more sets than modulo mapping allows: higher address bits feed the set index"};
+  }
+  return res;
+}
+
+// ------------------------------------------------------------------ replacement policy
+
+PolicyResult find_policy(Session& s, int64_t line_bytes, int64_t sets, int64_t ways) {
+  const Target& t = s.target();
+  PolicyResult res;
+  const uint64_t b = static_cast<uint64_t>(line_bytes), T = static_cast<uint64_t>(sets),
+                 W = static_cast<uint64_t>(ways);
+  if (W < 2 || b < 12) {
+    res.policy.note = "needs at least 2 ways and lines of 12 bytes or more";
+    return res;
+  }
+  // Lines S apart share one set: T*b under modulo mapping; under a hashed mapping the
+  // smallest larger power of two at which a set holds exactly W lines.
+  uint64_t S = T * b;
+  while (S <= (uint64_t(1) << 22) && most_lines_without_misses(s, S, T * W * b, b) != W) S *= 2;
+  if (S > (uint64_t(1) << 22)) {
+    res.policy.note = "found no stride at which lines share one set";
+    return res;
+  }
+  // (a) W+1 lines of one set, chased cyclically: LRU and FIFO miss on every access, in a
+  // periodic pattern; random-like policies keep some lines.
+  s.ctx().progress(0.1, t.element + " policy: cyclic overflow");
+  Session::Point cyc;
+  cyc.chase = spaced_lines(W + 1, S);
+  cyc.warmup_passes = 2;
+  cyc.record_steps = 64 * (W + 1);
+  const auto oc = s.run(cyc);
+  const an::Periodicity per = an::periodicity(oc.miss);
+  res.periodicity_strength = per.strength;
+  const bool all_miss = oc.miss_fraction > 0.98;
+
+  // (b) A0..A(W-1), A0 again (another word of its line), a new line X, A0 again: LRU kept
+  // A0 (hit), FIFO evicted it (miss). W flush lines first put the set in a known state.
+  // Several sets at once, one trial each.
+  s.ctx().progress(0.4, t.element + " policy: LRU against FIFO");
+  const uint64_t trials = std::min<uint64_t>(T, 32);
+  std::vector<uint64_t> offsets;
+  std::vector<size_t> probe_pos;
+  for (uint64_t set = 0; set < trials; ++set) {
+    const uint64_t base = set * b;
+    if (!t.max_footprint_bytes || (2 * W + 1) * S <= t.max_footprint_bytes)
+      for (uint64_t j = 0; j < W; ++j) offsets.push_back(base + (W + 1 + j) * S);  // flush
+    for (uint64_t j = 0; j < W; ++j) offsets.push_back(base + j * S);            // A0..A(W-1)
+    offsets.push_back(base + 4);                                                   // A0 again
+    offsets.push_back(base + W * S);                                               // X
+    offsets.push_back(base + 8);                                                   // A0 again
+    probe_pos.push_back(offsets.size() - 1);
+  }
+  Session::Point lf;
+  lf.chase = recipes::from_byte_offsets(offsets);
+  lf.warmup_passes = 0;
+  lf.record_steps = offsets.size();
+  const auto ol = s.run(lf);
+  size_t kept = 0;
+  for (size_t p : probe_pos) kept += ol.miss[p] ? 0 : 1;
+
+  if (all_miss && kept == trials) {
+    res.policy = {true, "lru", 0.95, Bound::Exact,
+                  "cyclic overflow misses every access; a re-used line survives a new one"};
+    return res;
+  }
+  if (all_miss && kept == 0) {
+    res.policy = {true, "fifo", 0.95, Bound::Exact,
+                  "cyclic overflow misses every access; a re-used line is still evicted first"};
+    return res;
+  }
+
+  // (c) Victim census: fill W lines into an empty set in order, bring in one new line, probe
+  // the W lines in fill order: the first miss is the victim. Many sets, several launches.
+  s.ctx().progress(0.6, t.element + " policy: victim census");
+  std::vector<double> counts(W, 0);
+  size_t total = 0;
+  for (int round = 0; round < 8 && total < 400; ++round) {
+    std::vector<uint64_t> off;
+    std::vector<size_t> first_probe;
+    const uint64_t nsets = std::min<uint64_t>(T, 64);
+    for (uint64_t set = 0; set < nsets; ++set) {
+      const uint64_t base = set * b;
+      for (uint64_t j = 0; j < W; ++j) off.push_back(base + j * S);
+      off.push_back(base + W * S);
+      first_probe.push_back(off.size());
+      for (uint64_t j = 0; j < W; ++j) off.push_back(base + j * S + 4);
+    }
+    // Vary the start of the address range per round so every launch starts from fresh lines.
+    Session::Point pc;
+    pc.chase = recipes::from_byte_offsets(off);
+    pc.warmup_passes = 0;
+    pc.record_steps = off.size();
+    std::vector<Session::Point> batch(static_cast<size_t>(s.parallel_points()), pc);
+    const auto oo = s.run(batch);
+    for (const auto& o : oo) {
+      for (size_t fp : first_probe) {
+        for (uint64_t j = 0; j < W; ++j) {
+          if (o.miss[fp + j]) {
+            counts[j] += 1;
+            ++total;
+            break;
+          }
+        }
+      }
+    }
+  }
+  if (total < 20) {
+    res.policy.note = "too few evictions observed for a census (" + std::to_string(total) + ")";
+    return res;
+  }
+  double chi2 = 0;
+  const double expect = double(total) / double(W);
+  for (double c : counts) chi2 += (c - expect) * (c - expect) / expect;
+  const boost::math::chi_squared dist(static_cast<double>(W - 1));
+  const double p_uniform = boost::math::cdf(boost::math::complement(dist, chi2));
+  for (double c : counts) res.victim_probabilities.push_back(c / double(total));
+  std::vector<double> row;
+  for (size_t j = 0; j < counts.size(); ++j) {
+    row.push_back(double(j));
+    row.push_back(res.victim_probabilities[j]);
+  }
+  s.ctx().raw(t.element + "-victims", {"fill_position", "victim_probability"}, row);
+  if (p_uniform > 0.01) {
+    res.policy = {true, "random", 1 - 0.01, Bound::Exact,
+                  "aperiodic misses; victims uniform over fill positions (chi-square p=" + std::to_string(p_uniform) +
+                      ", " + std::to_string(total) + " evictions)"};
+  } else {
+    res.policy = {true, "non_uniform", 1 - p_uniform, Bound::Exact,
+                  "aperiodic misses; victims skewed over fill positions (chi-square p=" + std::to_string(p_uniform) +
+                      ", " + std::to_string(total) + " evictions)"};
+  }
+  return res;
+}
+
+// ------------------------------------------------------------------ latency
+
+LatencyResult find_latency(Session& s, int64_t size_bytes, int64_t line_bytes) {
+  const Target& t = s.target();
+  LatencyResult res;
+  // Hit: the plain P-chase over the warm reference footprint (no per-load timing overhead).
+  s.ctx().progress(0.2, t.element + " latency: hit");
+  // One load per line, so that a cache in front with shorter lines (constant L1 before
+  // L1.5) never serves a second word of a line.
+  const uint64_t hit_stride = line_bytes > 0 ? std::max<uint64_t>(uint64_t(line_bytes), t.stride_bytes) : t.stride_bytes;
+  const uint64_t hit_foot = std::max<uint64_t>(t.latency_bytes ? t.latency_bytes : t.reference_bytes, 4 * hit_stride);
+  const auto ref = recipes::constant_stride(hit_foot, hit_stride);
+  const uint64_t cycle = cycle_of(ref);
+  ChaseSpec spec;
+  spec.space = t.space;
+  spec.array = &ref.array;
+  spec.start = ref.start;
+  spec.warmup_steps = 2 * cycle;
+  spec.steps = std::max<uint64_t>(8 * cycle, 4096);
+  spec.shared_carveout_percent = t.shared_carveout_percent;
+  const double hit = s.ctx().backend().average_chase(spec);
+  res.latency_cycles = {true, hit, 0.99, Bound::Exact,
+                        "plain P-chase average over a warm " + fmt_bytes(hit_foot) + " footprint, stride " + fmt_bytes(hit_stride) +
+                            "; raw cycles (includes address arithmetic, no timing overhead)"};
+  // Miss penalty: fine-grained loads over a footprint well past the size, one load per line:
+  // the median miss minus the median hit (the timing overhead cancels out).
+  s.ctx().progress(0.6, t.element + " latency: miss penalty");
+  const uint64_t b = line_bytes > 0 ? uint64_t(line_bytes) : t.stride_bytes;
+  uint64_t foot = size_bytes > 0 ? 4 * uint64_t(size_bytes) : t.search_limit_bytes;
+  if (t.max_footprint_bytes) foot = std::min(foot, t.max_footprint_bytes);
+  foot = std::max<uint64_t>(foot / b * b, 4 * b);
+  Session::Point p;
+  p.chase = foot <= (64ull << 20) ? recipes::random_lines(foot, b) : spaced_lines(foot / b, b);
+  p.warmup_passes = 1;
+  p.record_steps = std::min<uint64_t>(cycle_of(p.chase), 4096);
+  const auto o = s.run(p);
+  std::vector<double> hits, misses;
+  for (size_t i = 0; i < o.latency.size(); ++i) (o.miss[i] ? misses : hits).push_back(o.latency[i]);
+  if (misses.size() < 8) {
+    res.miss_penalty_cycles.note = "a footprint of " + fmt_bytes(foot) + " produced too few misses";
+    return res;
+  }
+  const double penalty = an::median(misses) - s.hit_latency_raw();
+  res.miss_penalty_cycles = {true, penalty, 0.95, Bound::Exact,
+                             "median fine-grained miss latency at " + fmt_bytes(foot) +
+                                 " minus the median hit latency (raw; the timing overhead cancels)"};
+  return res;
+}
+
+// ------------------------------------------------------------------ probe factory
+
+namespace {
+
+// An element the size probe found absent ("present = false") skips the rest.
+void require_present(const Context& ctx, const std::string& element) {
+  if (auto p = ctx.try_input<bool>(element + ".present"); p && !*p)
+    throw Skip(element + " is not present on this device");
+}
+
+}  // namespace
+
+std::vector<Probe> element_probes(const ElementSpec& spec) {
+  const std::string e = spec.element;
+  const std::string pre = spec.plugin + "/" + e;
+  auto target = spec.target;
+  std::vector<Probe> probes;
+
+  // Keys the target builder reads go to every probe of the element; "<element>.present" is
+  // used where some probe provides it, so an absent cache skips the whole element.
+  auto with = [](std::vector<std::string> a, const std::vector<std::string>& b) {
+    a.insert(a.end(), b.begin(), b.end());
+    return a;
+  };
+  const std::vector<std::string> uses = with(spec.size_uses, {e + ".present"});
+  std::vector<std::string> size_req = spec.size_requires;
+  probes.push_back(
+      Probe(pre + "-size")
+          .summary(spec.title + ": size (largest footprint without capacity misses)")
+          .provides({e + ".size_bytes", e + ".full_miss_bytes"})
+          .requires_keys(size_req)
+          .uses(uses)
+          .run([e, target](Context& ctx) {
+            require_present(ctx, e);
+            Session s(ctx, target(ctx));
+            const SizeResult r = find_size(s);
+            report(ctx, e + ".size_bytes", r.size_bytes);
+            report(ctx, e + ".full_miss_bytes", r.full_miss_bytes);
+            ctx.debug(e + " size: " + std::to_string(s.launches()) + " launches");
+          }));
+
+  probes.push_back(
+      Probe(pre + "-line")
+          .summary(spec.title + ": fetch granularity (sector) and line size")
+          .provides({e + ".fetch_granularity_bytes", e + ".line_bytes"})
+          .requires_keys(with(size_req, {e + ".size_bytes"}))
+          .uses(uses)
+          .run([e, target](Context& ctx) {
+            require_present(ctx, e);
+            Session s(ctx, target(ctx));
+            const LineResult r = find_line(s, ctx.input<int64_t>(e + ".size_bytes"));
+            report(ctx, e + ".fetch_granularity_bytes", r.fetch_granularity_bytes);
+            report(ctx, e + ".line_bytes", r.line_bytes);
+            if (!r.line_bytes.found) throw Error("line size not determined: " + r.line_bytes.note);
+          }));
+
+  probes.push_back(
+      Probe(pre + "-geometry")
+          .summary(spec.title + ": sets, ways and set-index mapping")
+          .provides({e + ".sets", e + ".ways", e + ".set_mapping"})
+          .requires_keys(with(size_req, {e + ".size_bytes", e + ".line_bytes"}))
+          .uses(uses)
+          .run([e, target](Context& ctx) {
+            require_present(ctx, e);
+            Session s(ctx, target(ctx));
+            const GeometryResult r =
+                find_geometry(s, ctx.input<int64_t>(e + ".size_bytes"), ctx.input<int64_t>(e + ".line_bytes"));
+            report(ctx, e + ".set_mapping", r.set_mapping);
+            report(ctx, e + ".sets", r.sets);
+            report(ctx, e + ".ways", r.ways);
+            if (!r.sets.found) throw Skip("sets and ways not determinable: " + r.sets.note);
+          }));
+
+  probes.push_back(
+      Probe(pre + "-policy")
+          .summary(spec.title + ": replacement policy")
+          .provides({e + ".replacement_policy", e + ".victim_probabilities"})
+          .requires_keys(with(size_req, {e + ".line_bytes", e + ".sets", e + ".ways"}))
+          .uses(uses)
+          .run([e, target](Context& ctx) {
+            require_present(ctx, e);
+            Session s(ctx, target(ctx));
+            const PolicyResult r = find_policy(s, ctx.input<int64_t>(e + ".line_bytes"),
+                                               ctx.input<int64_t>(e + ".sets"), ctx.input<int64_t>(e + ".ways"));
+            report(ctx, e + ".replacement_policy", r.policy);
+            if (!r.victim_probabilities.empty())
+              ctx.result(e + ".victim_probabilities", r.victim_probabilities,
+                         ResultInfo{r.policy.confidence, Bound::Exact, "per fill position, from the victim census"});
+            if (!r.policy.found) throw Error("replacement policy not determined: " + r.policy.note);
+          }));
+
+  if (!spec.latency_probe) return probes;
+  probes.push_back(
+      Probe(pre + "-latency")
+          .summary(spec.title + ": hit latency and miss penalty")
+          .provides({e + ".latency_cycles", e + ".miss_penalty_cycles"})
+          .requires_keys(with(size_req, {e + ".size_bytes"}))
+          .uses(with(uses, {e + ".line_bytes"}))
+          .run([e, target](Context& ctx) {
+            require_present(ctx, e);
+            Session s(ctx, target(ctx));
+            const LatencyResult r = find_latency(s, ctx.input<int64_t>(e + ".size_bytes"),
+                                                 ctx.try_input<int64_t>(e + ".line_bytes").value_or(0));
+            report(ctx, e + ".latency_cycles", r.latency_cycles);
+            report(ctx, e + ".miss_penalty_cycles", r.miss_penalty_cycles);
+          }));
+  return probes;
+}
+
+}  // namespace memtopo::cache
