@@ -206,9 +206,11 @@ TEST_CASE("sim: L2 hits cost more in the far partition", "[sim]") {
 TEST_CASE("sim: L1 TLB misses are visible past its reach", "[sim]") {
   auto d = open_device("hopper-like.toml");
   const uint64_t page = 2 << 20;
-  // 32 entries x 2 MiB: no TLB cost; one page more: every load misses the L1 TLB (+25)
-  auto within = fine(*d, MT_SPACE_GLOBAL_CG, 32 * page, page, 64, 64, 0);
-  auto past = fine(*d, MT_SPACE_GLOBAL_CG, 33 * page, page, 66, 66, 0);
+  // 32 entries x 2 MiB: no TLB cost; one page more: every load misses the L1 TLB (+25).
+  // One line more than a page per step, so that the lines fall into different L2 sets.
+  const uint64_t step = page + 128;
+  auto within = fine(*d, MT_SPACE_GLOBAL_CG, 32 * step, step, 64, 64, 0);
+  auto past = fine(*d, MT_SPACE_GLOBAL_CG, 33 * step, step, 66, 66, 0);
   for (size_t i = 0; i < 64; ++i) {
     const uint32_t l2 = (within.index[i] * 4ull >> 12) % 2 == 0 ? 268 : 426;
     CHECK(within.latency[i] == l2);
