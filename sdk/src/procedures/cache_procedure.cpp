@@ -192,7 +192,7 @@ SizeResult find_size(Session& s) {
   // rising past it the transition is gradual (full_miss_bytes).
   s.ctx().progress(0.5, t.element + " size: confirming sweep");
   std::vector<uint64_t> sizes;
-  const uint64_t below = std::min<uint64_t>(8, size / g);
+  const uint64_t below = std::min<uint64_t>(16, size / g);
   for (uint64_t k = below; k >= 1; --k) sizes.push_back(size - k * g);
   sizes.push_back(size);
   for (uint64_t k = 1; k <= 8; ++k) sizes.push_back(size + k * g);
@@ -215,7 +215,22 @@ SizeResult find_size(Session& s) {
 
   res.size_bytes.found = true;
   res.size_bytes.value = static_cast<int64_t>(size);
-  const size_t size_pos = static_cast<size_t>(std::find(sizes.begin(), sizes.end(), size) - sizes.begin());
+  size_t size_pos = static_cast<size_t>(std::find(sizes.begin(), sizes.end(), size) - sizes.begin());
+  // With random replacement the first footprints past the size miss so rarely that a
+  // sampled pass can show none: the bracket then lands a few lines high. A flat-then-ramp
+  // fit over the fine part of the sweep puts the start of the ramp where the misses begin.
+  {
+    const size_t fine_end = std::min(sizes.size(), size_pos + 9);
+    const std::vector<double> fine(res.miss_fractions.begin(), res.miss_fractions.begin() + fine_end);
+    an::SingleChangeOptions lo;
+    lo.cost = an::Cost::Linear;
+    lo.min_segment = 3;
+    const an::SingleChange ramp = an::single_change_point(fine, lo);
+    if (ramp.found && ramp.index >= 1 && ramp.index <= size_pos && ramp.p_value < 0.01) {
+      size_pos = ramp.index - 1;
+      res.size_bytes.value = static_cast<int64_t>(sizes[size_pos]);
+    }
+  }
   // The change must sit exactly at the size: KS test of the miss fractions up to the size
   // against those past it.
   const an::ChangeConfirmation cc = an::confirm_change(res.miss_fractions, size_pos + 1, 0.01);
@@ -227,7 +242,7 @@ SizeResult find_size(Session& s) {
   const double top = *std::max_element(res.miss_fractions.begin(), res.miss_fractions.end());
   for (size_t i = size_pos + 1; i < sizes.size(); ++i) {
     if (res.miss_fractions[i] >= 0.95 * top) {
-      if (sizes[i] > size + 4 * g) {
+      if (sizes[i] > sizes[size_pos] + 4 * g) {
         res.full_miss_bytes.found = true;
         res.full_miss_bytes.value = static_cast<int64_t>(sizes[i]);
         res.full_miss_bytes.confidence = res.size_bytes.confidence;
@@ -442,25 +457,35 @@ GeometryResult find_geometry(Session& s, int64_t size_bytes, int64_t line_bytes)
   // 2^j apart cycle through T / gcd(T, 2^j) sets). The true W is the smallest divisor W' of
   // P at whose stride C/W' (lines T'*b apart, T' = C / (b W')) a set holds exactly W' lines:
   // for W' < W that stride is a multiple of T*b and holds W lines, not W'.
+  // A size measured a few lines long (random replacement, sampled passes) still names the
+  // set count: round the line count to the nearest multiple of W' within 1 %.
+  const uint64_t lines = C / b;
+  auto sets_for = [&](uint64_t w) -> uint64_t {
+    const uint64_t t = (lines + w / 2) / w;
+    const double off = std::fabs(double(t * w) - double(lines)) / double(lines);
+    return t > 0 && off <= 0.01 ? t : 0;
+  };
   uint64_t W = 0;
   for (uint64_t w = 1; w <= P && !W; ++w) {
-    if (P % w || (C / b) % w) continue;
-    const uint64_t Tw = C / b / w;
+    if (P % w || !sets_for(w)) continue;
+    const uint64_t Tw = sets_for(w);
     if (w == P || most_lines_without_misses(s, Tw * b, C, b) == w) W = w;
   }
+  const bool rounded = W && sets_for(W) * W != lines;
   if (W == 0) {
     res.sets.note = res.ways.note = "the plateau (" + std::to_string(P) + " lines) does not divide the " +
                                     std::to_string(C / b) + " lines of the cache";
     return res;
   }
-  const uint64_t T = C / b / W;
+  const uint64_t T = sets_for(W);
   // Modulo mapping predicts k(S) = W * T / gcd(T, S/b) at every power-of-two stride.
   auto modulo_prediction = [&](uint64_t S) { return W * (T / std::gcd(T, S / b)); };
   bool modulo = true;
   for (auto [S, k] : seen)
-    if (k != std::min<uint64_t>(modulo_prediction(S), C / b)) modulo = false;
-  res.sets = {true, static_cast<int64_t>(T), 0.95, Bound::Exact,
-              "lines of the cache / lines one set holds (the plateau of power-of-two strides)"};
+    if (k != std::min<uint64_t>(modulo_prediction(S), T * W)) modulo = false;
+  res.sets = {true, static_cast<int64_t>(T), rounded ? 0.8 : 0.95, Bound::Exact,
+              std::string("lines of the cache / lines one set holds (the plateau of power-of-two strides)") +
+                  (rounded ? "; the measured size was rounded to a whole number of sets" : "")};
   res.ways = {true, static_cast<int64_t>(W), 0.95, Bound::Exact,
               "most lines at a large power-of-two stride held without misses"};
   if (modulo) {
@@ -468,7 +493,7 @@ GeometryResult find_geometry(Session& s, int64_t size_bytes, int64_t line_bytes)
   } else {
     std::string where;
     for (auto [S, k] : seen)
-      if (k != std::min<uint64_t>(modulo_prediction(S), C / b)) where += (where.empty() ? "" : ", ") + fmt_bytes(S);
+      if (k != std::min<uint64_t>(modulo_prediction(S), T * W)) where += (where.empty() ? "" : ", ") + fmt_bytes(S);
     res.set_mapping = {true, "hashed", 0.9, Bound::Exact,
                        "strides " + where + " spread over more sets than modulo mapping allows: higher address bits feed the set index"};
   }
