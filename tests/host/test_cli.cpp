@@ -115,7 +115,7 @@ TEST_CASE("list and plan", "[host][cli]") {
         std::string::npos);
 }
 
-TEST_CASE("--resume takes measured probes from the journal", "[host][cli]") {
+TEST_CASE("cli: --resume takes measured probes from the journal", "[host][cli]") {
   test::TempDir dir("cli-resume");
   const auto out = dir / "t.toml";
   const auto journal = memtopo::host::journal_path_for(out);

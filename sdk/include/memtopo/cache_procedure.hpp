@@ -50,6 +50,7 @@ class Session {
     std::vector<uint8_t> miss;   // per recorded load: 1 = missed the target level
     size_t misses = 0;
     double miss_fraction = 0;
+    bool significant = false;    // misses beyond what the reference's noise explains
   };
 
   // Measures every point; misses are classified against the hit level of the reference.
@@ -59,6 +60,8 @@ class Session {
   const Target& target() const { return target_; }
   const Context& ctx() const { return ctx_; }
   double hit_latency_raw() const { return hit_centre_; }
+  // Whether `misses` slow loads out of `loads` are more than noise would give.
+  bool significant(size_t misses, size_t loads) const;
   int parallel_points() const;
   size_t launches() const { return launches_; }
 
@@ -68,6 +71,8 @@ class Session {
   Target target_;
   std::vector<double> reference_;  // hit latencies of the reference footprint
   double hit_centre_ = 0;
+  double slow_threshold_ = 0;
+  double slow_rate_ = 0;
   size_t launches_ = 0;
 };
 
