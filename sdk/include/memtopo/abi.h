@@ -144,7 +144,7 @@ typedef struct mt_device_info {
   int32_t max_blocks_per_sm;
   int32_t driver_version;  /* e.g. 13000; 0 for sim */
   int32_t runtime_version; /* e.g. 13000; 0 for sim */
-  char uuid[40];
+  char uuid[48]; /* "GPU-" and 36 characters */
   char pci_bus_id[32];
 } mt_device_info;
 

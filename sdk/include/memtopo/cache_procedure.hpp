@@ -43,6 +43,9 @@ class Session {
     recipes::Chase chase;
     uint64_t warmup_passes = 1;  // whole cycles chased before recording
     uint64_t record_steps = 0;   // 0: one whole cycle (capped by max_record_steps)
+    // Count only misses that come back at the same element in another recorded pass (capacity
+    // misses under LRU-like policies do; stray slow loads do not). Needs two recorded passes.
+    bool recurring_only = false;
   };
   struct Outcome {
     std::vector<uint32_t> index;
@@ -99,7 +102,8 @@ struct LineResult {
   std::vector<uint64_t> overflow_bytes;  // d in N = C + d, and misses per pass
   std::vector<double> misses_per_pass;
 };
-LineResult find_line(Session& s, int64_t size_bytes);
+// full_miss_bytes: where every access misses (0 when unknown).
+LineResult find_line(Session& s, int64_t size_bytes, int64_t full_miss_bytes = 0);
 
 struct GeometryResult {
   Measured<int64_t> sets;
