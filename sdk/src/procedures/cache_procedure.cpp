@@ -43,6 +43,11 @@ std::string fmt_bytes(uint64_t b) {
   return o.str();
 }
 
+// Largest array one point uses (the texture path reads at most 2^28 elements) and the most
+// array bytes one launch allocates.
+constexpr uint64_t kArrayBytes = uint64_t(256) << 20;
+constexpr uint64_t kLaunchBytes = uint64_t(4) << 30;
+
 uint64_t round_up_pow2(uint64_t v) {
   uint64_t p = 1;
   while (p < v) p <<= 1;
@@ -97,11 +102,13 @@ std::vector<Session::Outcome> Session::run(const std::vector<Point>& points) {
   for (size_t first = 0, next_first = 0; first < points.size(); first = next_first) {
     if (ctx_.cancelled()) throw Error("cancelled");
     size_t last = std::min(points.size(), first + batch);
-    if (target_.max_footprint_bytes) {
-      // Paths with one small buffer for all jobs of a launch (constant memory): fill it.
+    {
+      // Fill a launch up to what the device holds for it: one small buffer for all jobs on
+      // constant memory, a few GiB of arrays elsewhere (132 SMs x sparse GiB arrays would not fit).
+      const uint64_t budget = target_.max_footprint_bytes ? target_.max_footprint_bytes : kLaunchBytes;
       uint64_t total = 0;
       size_t k = first;
-      while (k < last && (k == first || total + points[k].chase.footprint_bytes <= target_.max_footprint_bytes))
+      while (k < last && (k == first || total + points[k].chase.footprint_bytes <= budget))
         total += points[k++].chase.footprint_bytes;
       last = k;
     }
@@ -416,7 +423,7 @@ uint64_t most_lines_without_misses(Session& s, uint64_t S, uint64_t C, uint64_t 
   an::SearchOptions so;
   so.start = 1;
   so.limit = 4 * (C / b) + 64;
-  if (t.max_footprint_bytes) so.limit = std::min<uint64_t>(so.limit, t.max_footprint_bytes / S);
+  so.limit = std::min<uint64_t>(so.limit, (t.max_footprint_bytes ? t.max_footprint_bytes : kArrayBytes) / S);
   so.granularity = 1;
   so.points_per_round = static_cast<size_t>(std::max(s.parallel_points(), 3));
   const an::Bracket br = an::find_transition(an::BatchPredicate(pred), so);
