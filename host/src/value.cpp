@@ -1,5 +1,7 @@
 #include "memtopo_host/value.hpp"
 
+#include "memtopo/probe.hpp"
+
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -73,18 +75,8 @@ bool Value::operator==(const Value& o) const {
   }
 }
 
-const char* type_name(mt_value_type t) {
-  switch (t) {
-    case MT_VALUE_INT: return "integer";
-    case MT_VALUE_FLOAT: return "float";
-    case MT_VALUE_STRING: return "string";
-    case MT_VALUE_BOOL: return "boolean";
-    case MT_VALUE_INT_ARRAY: return "integer array";
-    case MT_VALUE_FLOAT_ARRAY: return "float array";
-    case MT_VALUE_STRING_ARRAY: return "string array";
-    default: return "nothing";
-  }
-}
+// One spelling of the type names for probes and host alike (memtopo/probe.hpp).
+const char* type_name(mt_value_type t) { return memtopo::detail::type_name(t); }
 
 std::optional<Value> copy_from_c(const mt_value& v, std::string* error) {
   Value out;
