@@ -1,4 +1,5 @@
 #include "memtopo_host/cli.hpp"
+#include "memtopo_host/version.hpp"
 
 #include <unistd.h>
 
@@ -367,7 +368,7 @@ int cmd_validate(const std::string& file) {
 
 int run_cli(int argc, char** argv) {
   CLI::App app{"memtopo: discover a GPU's memory topology by microbenchmarks", "memtopo"};
-  app.set_version_flag("--version", std::string("memtopo ") + MEMTOPO_VERSION + " (" + MEMTOPO_GIT_COMMIT + ", ABI " +
+  app.set_version_flag("--version", std::string("memtopo ") + MEMTOPO_VERSION + " (" + memtopo::host::git_commit() + ", ABI " +
                                         std::to_string(MEMTOPO_ABI_MAJOR) + "." + std::to_string(MEMTOPO_ABI_MINOR) + ")");
   app.require_subcommand(1);
 

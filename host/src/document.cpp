@@ -1,4 +1,5 @@
 #include "memtopo_host/document.hpp"
+#include "memtopo_host/version.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -30,7 +31,7 @@ std::string utc_now_rfc3339() {
 Meta default_meta() {
   Meta m;
   m.tool_version = MEMTOPO_VERSION;
-  m.git_commit = MEMTOPO_GIT_COMMIT;
+  m.git_commit = memtopo::host::git_commit();
   m.created_utc = utc_now_rfc3339();
   char host[256] = {0};
   if (gethostname(host, sizeof host - 1) == 0) m.host = host;
