@@ -122,7 +122,9 @@ std::string trim(const std::string& s) {
   return s.substr(b, e - b + 1);
 }
 
-bool parse_int(const std::string& text, int64_t* out) {
+// The whole text (spaces trimmed, an optional leading '+') must be one number.
+template <class T>
+bool parse_number(const std::string& text, T* out) {
   const std::string t = trim(text);
   if (t.empty()) return false;
   const char* b = t.data();
@@ -132,15 +134,8 @@ bool parse_int(const std::string& text, int64_t* out) {
   return r.ec == std::errc() && r.ptr == e;
 }
 
-bool parse_double(const std::string& text, double* out) {
-  const std::string t = trim(text);
-  if (t.empty()) return false;
-  const char* b = t.data();
-  const char* e = t.data() + t.size();
-  if (*b == '+') ++b;
-  auto r = std::from_chars(b, e, *out);
-  return r.ec == std::errc() && r.ptr == e;
-}
+bool parse_int(const std::string& text, int64_t* out) { return parse_number(text, out); }
+bool parse_double(const std::string& text, double* out) { return parse_number(text, out); }
 
 std::vector<std::string> split_commas(const std::string& text) {
   std::vector<std::string> out;
