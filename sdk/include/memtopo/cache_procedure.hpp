@@ -99,8 +99,6 @@ SizeResult find_size(Session& s);
 struct LineResult {
   Measured<int64_t> fetch_granularity_bytes;
   Measured<int64_t> line_bytes;
-  std::vector<uint64_t> overflow_bytes;  // d in N = C + d, and misses per pass
-  std::vector<double> misses_per_pass;
 };
 // full_miss_bytes: where every access misses (0 when unknown).
 LineResult find_line(Session& s, int64_t size_bytes, int64_t full_miss_bytes = 0);
