@@ -337,11 +337,12 @@ LineResult find_line(Session& s, int64_t size_bytes, int64_t full_miss_bytes) {
   // is the line only when consecutive lines go to consecutive sets.)
   const uint64_t g = static_cast<uint64_t>(res.fetch_granularity_bytes.value);
   const uint64_t cap = t.max_footprint_bytes ? t.max_footprint_bytes : std::numeric_limits<uint64_t>::max();
-  std::vector<double> row;
-  for (uint64_t m : {3ull, 5ull, 9ull, 17ull, 33ull}) {
-    const uint64_t stride = m * g;
-    if (stride > 4096) break;
-    s.ctx().progress(0.3 + 0.1 * double(m) / 33.0, t.element + " line: capacity at stride " + fmt_bytes(stride));
+  // A gradual transition (every access missing only well past the first misses, as on the
+  // H100's L1) blurs the onset; there the same ratio is taken at the other end: the largest
+  // footprint at which not yet (nearly) every load misses.
+  const bool gradual = full_miss_bytes > 0 && uint64_t(full_miss_bytes) > C + C / 2;
+  // Largest footprint in [lo, hi] (multiples of stride) where the predicate is still false.
+  auto edge = [&](uint64_t stride, uint64_t lo, uint64_t hi, bool* capped) {
     auto pred = [&](const std::vector<uint64_t>& sizes) {
       std::vector<Session::Point> pts;
       for (uint64_t sz : sizes) {
@@ -349,32 +350,39 @@ LineResult find_line(Session& s, int64_t size_bytes, int64_t full_miss_bytes) {
         p.chase = recipes::constant_stride(sz, stride);
         p.warmup_passes = 1;
         p.record_steps = 2 * cycle_of(p.chase);
-        p.recurring_only = true;
+        p.recurring_only = !gradual;
         pts.push_back(std::move(p));
       }
       const auto o = s.run(pts);
       std::vector<bool> r;
-      for (const auto& x : o) r.push_back(x.significant);
+      for (const auto& x : o) r.push_back(gradual ? x.miss_fraction >= 0.9 : x.significant);
       return r;
     };
     an::SearchOptions so;
     so.granularity = stride;
     so.points_per_round = static_cast<size_t>(std::max(s.parallel_points(), 3));
-    const uint64_t lo = C / stride * stride;
-    uint64_t hi = (C * m + stride) / stride * stride + stride;
-    bool capped = false;
+    lo = lo / stride * stride;
+    hi = hi / stride * stride + stride;
+    *capped = false;
     if (hi > cap) {
       hi = cap / stride * stride;
-      capped = !pred({hi})[0];
+      if (!pred({hi})[0]) {
+        *capped = true;
+        return hi;  // a lower bound only
+      }
     }
-    uint64_t fmax = 0;
-    if (capped) {
-      fmax = hi;  // a lower bound only
-    } else {
-      const an::Bracket br = an::bisect(an::BatchPredicate(pred), lo, hi, so);
-      fmax = br.low;
-    }
-    const double ratio = double(fmax) / double(C);
+    return an::bisect(an::BatchPredicate(pred), lo, hi, so).low;
+  };
+  bool base_capped = false;
+  const uint64_t base = gradual ? edge(g, uint64_t(full_miss_bytes) / 2, uint64_t(full_miss_bytes) * 2, &base_capped) : C;
+  std::vector<double> row;
+  for (uint64_t m : {3ull, 5ull, 9ull, 17ull, 33ull}) {
+    const uint64_t stride = m * g;
+    if (stride > 4096) break;
+    s.ctx().progress(0.3 + 0.1 * double(m) / 33.0, t.element + " line: capacity at stride " + fmt_bytes(stride));
+    bool capped = false;
+    const uint64_t fmax = edge(stride, base, base * m + stride, &capped);
+    const double ratio = double(fmax) / double(base);
     row.push_back(double(stride));
     row.push_back(double(fmax));
     if (!capped && ratio < 1.0 + 0.5 / double(m)) continue;  // still below the line
@@ -390,8 +398,9 @@ LineResult find_line(Session& s, int64_t size_bytes, int64_t full_miss_bytes) {
     res.line_bytes.found = true;
     res.line_bytes.value = static_cast<int64_t>(line);
     res.line_bytes.confidence = capped ? 0.7 : std::max(0.0, 1.0 - std::fabs(std::log2(est / double(line))));
-    res.line_bytes.note = "capacity at a stride of " + fmt_bytes(stride) + " is " + fmt_bytes(fmax) +
-                          " = size * stride / line" + (capped ? " (a lower bound: limited by the path)" : "");
+    res.line_bytes.note = std::string(gradual ? "full-miss footprint" : "capacity") + " at a stride of " +
+                          fmt_bytes(stride) + " is " + fmt_bytes(fmax) + " = " + fmt_bytes(base) + " * stride / line" +
+                          (capped ? " (a lower bound: limited by the path)" : "");
     break;
   }
   s.ctx().raw(t.element + "-line-strides", {"stride_bytes", "largest_footprint_without_misses"}, row);
