@@ -13,11 +13,23 @@
 
 #include <catch2/catch.hpp>
 
+#include "memtopo_host/registry.hpp"
+
 namespace test {
 
 namespace fs = std::filesystem;
 
 inline fs::path plugin_set(const std::string& name) { return fs::path(MEMTOPO_TEST_PLUGIN_ROOT) / name; }
+
+// The well-behaved test plugins, loaded once per test binary.
+inline const memtopo::host::Registry& good_registry() {
+  static memtopo::host::Registry r = [] {
+    memtopo::host::Registry x;
+    x.load_directory(plugin_set("good"));
+    return x;
+  }();
+  return r;
+}
 
 // A fresh empty folder under the build tree, removed at scope exit.
 struct TempDir {

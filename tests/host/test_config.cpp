@@ -3,17 +3,9 @@
 #include "memtopo_host/config.hpp"
 
 using namespace memtopo::host;
+using test::good_registry;
 
 namespace {
-
-const Registry& good_registry() {
-  static Registry r = [] {
-    Registry x;
-    x.load_directory(test::plugin_set("good"));
-    return x;
-  }();
-  return r;
-}
 
 std::vector<std::string> errors_of(const std::string& text) {
   try {

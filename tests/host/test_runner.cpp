@@ -5,17 +5,9 @@
 #include "memtopo_host/runner.hpp"
 
 using namespace memtopo::host;
+using test::good_registry;
 
 namespace {
-
-const Registry& good_registry() {
-  static Registry r = [] {
-    Registry x;
-    x.load_directory(test::plugin_set("good"));
-    return x;
-  }();
-  return r;
-}
 
 mt_device_info fake_device() {
   mt_device_info d{};

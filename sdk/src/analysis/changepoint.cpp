@@ -247,21 +247,23 @@ double segment_cost(const std::vector<double>& series, size_t begin, size_t end,
   return SegmentCosts(series, cost, 1e-12)(begin, end);
 }
 
+// Why a series cannot hold a change point (empty when it can): too short for two segments
+// of min_seg values, or not finite.
+static std::string unusable_series(const std::vector<double>& x, size_t min_seg) {
+  if (x.size() < 2 * min_seg)
+    return "series of " + std::to_string(x.size()) + " values is too short for two segments of at least " +
+           std::to_string(min_seg);
+  if (!all_finite(x)) return "series contains NaN or infinite values";
+  return {};
+}
+
 // ------------------------------------------------------------------ single change point
 
 SingleChange single_change_point(const std::vector<double>& x, const SingleChangeOptions& o) {
   SingleChange r;
   const size_t min_seg = std::max<size_t>(o.min_segment, o.cost == Cost::Linear ? 3 : 1);
   const size_t n = x.size();
-  if (n < 2 * min_seg) {
-    r.reason = "series of " + std::to_string(n) + " values is too short for two segments of at least " +
-               std::to_string(min_seg);
-    return r;
-  }
-  if (!all_finite(x)) {
-    r.reason = "series contains NaN or infinite values";
-    return r;
-  }
+  if (r.reason = unusable_series(x, min_seg); !r.reason.empty()) return r;
   const double var_all = variance(x);
   if (var_all == 0) {
     r.reason = "constant series: no change";
@@ -320,15 +322,7 @@ MultiChange multiple_change_points(const std::vector<double>& x, const MultiChan
   const size_t n = x.size();
   const size_t min_seg = std::max<size_t>(o.min_segment, o.cost == Cost::Linear ? 3 : 1);
   r.segment_begin = {0};
-  if (n < 2 * min_seg) {
-    r.reason = "series of " + std::to_string(n) + " values is too short for two segments of at least " +
-               std::to_string(min_seg);
-    return r;
-  }
-  if (!all_finite(x)) {
-    r.reason = "series contains NaN or infinite values";
-    return r;
-  }
+  if (r.reason = unusable_series(x, min_seg); !r.reason.empty()) return r;
   const auto [mn, mx] = std::minmax_element(x.begin(), x.end());
   const double range = *mx - *mn;
   if (range == 0) {
