@@ -43,18 +43,11 @@ toml::table measure(const fs::path& device, const std::string& tag) {
   return toml::parse_file(out.string());
 }
 
-// Not yet recovered (issue 4 stays open for them): L2 sets, ways and replacement policy need
-// an exact L2 size, and the L2's sampled passes give it only within a few lines.
-bool not_yet_recovered(const std::string& element, const std::string& key) {
-  return element == "l2" && (key == "sets" || key == "ways" || key == "replacement_policy");
-}
-
 void compare(const toml::table& ref, const toml::table& got) {
   for (const char* e : kElements) {
     const toml::table* r = ref[e].as_table();
     if (!r) continue;
     for (const char* k : kExactKeys) {
-      if (not_yet_recovered(e, k)) continue;
       if (auto want = (*r)[k].value<int64_t>()) {
         INFO(e << "." << k);
         CHECK(got[e][k].value<int64_t>() == want);
@@ -64,15 +57,11 @@ void compare(const toml::table& ref, const toml::table& got) {
       INFO(e << ".size_bytes");
       const auto have = got[e]["size_bytes"].value<int64_t>();
       REQUIRE(have);
-      // Within one line. The L2 is shared by all SMs, so its footprints are chased one at a
-      // time and only a window of each pass is recorded (docs/cache-probes.md): just past the
-      // size, the few misses of one overflowing set can fall outside the window. There the
-      // size is within 0.5 %.
+      // Within one line.
       const int64_t line = (*r)["line_bytes"].value_or<int64_t>(128);
-      const double tolerance = std::string(e) == "l2" ? std::max<double>(line, 0.005 * double(*want)) : double(line);
-      CHECK(std::fabs(double(*have - *want)) <= tolerance);
+      CHECK(std::fabs(double(*have - *want)) <= double(line));
     }
-    if (auto want = (*r)["replacement_policy"].value<std::string>(); want && !not_yet_recovered(e, "replacement_policy")) {
+    if (auto want = (*r)["replacement_policy"].value<std::string>()) {
       INFO(e << ".replacement_policy");
       CHECK(got[e]["replacement_policy"].value<std::string>() == want);
     }

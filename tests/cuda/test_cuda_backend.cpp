@@ -112,6 +112,45 @@ TEST_CASE("cuda: every memory path follows the chase", "[cuda][gpu]") {
   }
 }
 
+TEST_CASE("cuda: count_chase counts slow loads where fine_chase sees them", "[cuda][gpu]") {
+  REQUIRE_GPU(dev);
+  const memtopo::Backend be(dev->backend());
+  // 64 MiB at 128 B stride through L2 only: every load goes past the L1, most past the L2 too.
+  // A threshold of 0 cycles makes every load slow; an unreachable one, none.
+  const ChaseArray big = ChaseArray::stride(64 << 20, 128);
+  memtopo::CountSpec spec;
+  spec.chase.space = MT_SPACE_GLOBAL_CG;
+  spec.chase.array = &big;
+  spec.chase.warmup_steps = 1000;
+  spec.chase.steps = 3000;
+  spec.slow_cycles = 0;
+  memtopo::CountResult all = be.count_chase(spec);
+  CHECK(all.slow == 3000);
+  REQUIRE(all.slow_steps.size() == 1024);  // the device keeps 1024 steps
+  for (uint32_t i = 0; i < 1024; ++i) CHECK(all.slow_steps[i] == i);
+  CHECK(all.cycles > 3000);
+  spec.slow_cycles = 4000000000u;
+  const memtopo::CountResult none = be.count_chase(spec);
+  CHECK(none.slow == 0);
+  CHECK(none.slow_steps.empty());
+  // A warm 16 KiB footprint through L1: the hit level sits far below the miss level, so a
+  // threshold between them counts (almost) nothing; the average matches the fine chase's.
+  const ChaseArray small = ChaseArray::stride(16 << 10, 32);
+  ChaseSpec f;
+  f.array = &small;
+  f.warmup_steps = 1024;
+  f.steps = 4096;
+  const memtopo::ChaseSamples fr = be.fine_chase(f);
+  std::vector<uint32_t> sorted = fr.latency;
+  std::sort(sorted.begin(), sorted.end());
+  spec.chase = f;
+  spec.slow_cycles = sorted[sorted.size() / 2] * 3;
+  const memtopo::CountResult warm = be.count_chase(spec);
+  CHECK(warm.slow < 40);
+  const double mean = double(warm.cycles) / 4096.0;
+  CHECK(mean == Approx(double(sorted[sorted.size() / 2])).epsilon(0.2));
+}
+
 TEST_CASE("cuda: jobs with different kernel configurations in one call", "[cuda][gpu]") {
   REQUIRE_GPU(dev);
   const memtopo::Backend be(dev->backend());

@@ -1,4 +1,6 @@
 // The memtopo executable: exit codes and what it writes (0 ok, 1 incomplete, 2 usage/config).
+#include <memtopo/abi.h>
+
 #include "helpers.hpp"
 #include "memtopo_host/journal.hpp"
 
@@ -102,7 +104,8 @@ TEST_CASE("list and plan", "[host][cli]") {
         std::string::npos);
   const auto bad = run_memtopo("list --plugin-path " + q(test::plugin_set("bad")));
   CHECK(bad.output.find("loading errors:") != std::string::npos);
-  CHECK(bad.output.find("t-abi-major.so: built for ABI 2.0, host supports 1.0") != std::string::npos);
+  CHECK(bad.output.find("t-abi-major.so: built for ABI 2." + std::to_string(MEMTOPO_ABI_MINOR) + ", host supports " +
+                        std::to_string(MEMTOPO_ABI_MAJOR) + "." + std::to_string(MEMTOPO_ABI_MINOR)) != std::string::npos);
 
   const auto p = run_memtopo("plan" + kGood + " --only t-basic/consumer");
   INFO(p.output);

@@ -6,6 +6,7 @@
 #include <map>
 #include <string>
 
+#include "memtopo/probe.hpp"
 #include "sim_helpers.hpp"
 
 using namespace simtest;
@@ -132,6 +133,35 @@ TEST_CASE("sim: noise is deterministic for a seed and absent when switched off",
   CHECK(g.average - 20 == Approx(10).margin(1.0));
 }
 
+TEST_CASE("sim: count_chase counts and places exactly the loads fine_chase shows as slow", "[sim][count]") {
+  // Same seed, same chase: the noisy latencies of both calls are identical, so the counts must be.
+  const std::string noisy = "seed = 3\nnoise_cycles = 4\noutlier_probability = 0.01\noutlier_cycles = 1000\n";
+  auto fd = open_text("c1", tiny_device("lru", noisy));
+  auto cd = open_text("c2", tiny_device("lru", noisy));
+  // 3 KiB at 32 B stride past a 2 KiB L1: capacity misses plus outliers.
+  const Chase f = fine(*fd, MT_SPACE_GLOBAL_CA, 3072, 32, 96, 960);
+  const uint32_t threshold = 40;
+  const std::vector<size_t> want = miss_positions(f.latency, threshold);
+  REQUIRE(want.size() > 20);
+  const memtopo::Backend be(cd->backend());
+  const memtopo::ChaseArray a = memtopo::ChaseArray::stride(3072, 32);
+  memtopo::CountSpec spec;
+  spec.chase.space = MT_SPACE_GLOBAL_CA;
+  spec.chase.array = &a;
+  spec.chase.warmup_steps = 96;
+  spec.chase.steps = 960;
+  spec.slow_cycles = threshold;
+  spec.keep_steps = 10;
+  const memtopo::CountResult r = be.count_chase(spec);
+  CHECK(r.slow == want.size());
+  REQUIRE(r.slow_steps.size() == 10);  // only as many steps as asked for are kept
+  for (size_t i = 0; i < 10; ++i) CHECK(r.slow_steps[i] == want[i]);
+  uint64_t cycles = 0;
+  for (uint32_t l : f.latency) cycles += l;
+  CHECK(r.cycles == cycles);
+  CHECK(r.sm == 0);
+}
+
 TEST_CASE("sim: jobs get the pinned or the lowest free SM and share the L2 through one buffer", "[sim]") {
   auto d = open_text("jobs", tiny_device("lru", "timing_overhead_cycles = 5\n"));
   mt_chase_array a{sizeof(mt_chase_array), MT_ARRAY_STRIDE, nullptr, 1024, 32};
@@ -207,6 +237,13 @@ TEST_CASE("sim: bad requests are refused with the reason", "[sim]") {
   mt_sequence_job s{sizeof(mt_sequence_job), MT_SPACE_GLOBAL_CA, actors, 2, &ph, 1, -1, nullptr};
   CHECK(b->sequence_chase(b->self, &s, err, sizeof err) != 0);
   CHECK_THAT(err, Catch::Contains("block 0"));
+  // a count job that asks to keep slow steps but gives no buffer
+  mt_count_job c{};
+  c.struct_size = sizeof c;
+  c.chase = j;
+  c.slow_capacity = 4;
+  CHECK(b->count_chase(b->self, &c, 1, err, sizeof err) != 0);
+  CHECK_THAT(err, Catch::Contains("out_slow_step"));
 }
 
 TEST_CASE("sim: loads per second (informational)", "[.][sim][perf]") {

@@ -42,15 +42,23 @@ class Session {
   struct Point {
     recipes::Chase chase;
     uint64_t warmup_passes = 1;  // whole cycles chased before recording
-    uint64_t record_steps = 0;   // 0: one whole cycle (capped by max_record_steps)
+    uint64_t record_steps = 0;   // 0: one whole cycle (capped by max_record_steps unless counted)
     // Count only misses that come back at the same element in another recorded pass (capacity
     // misses under LRU-like policies do; stray slow loads do not). Needs two recorded passes.
     bool recurring_only = false;
+    // The caller needs only the counts (misses, miss_fraction, significant), not each load:
+    // the loads are classified on the device (count_chase), so record_steps is not capped.
+    bool counts_only = false;
+    // The caller needs which loads missed (index, miss) but not their latencies: counted on
+    // the device too, with the steps of the slow loads kept. `miss` then covers the loads up
+    // to the last kept slow load when there were more slow loads than the backend keeps.
+    bool miss_pattern = false;
   };
   struct Outcome {
-    std::vector<uint32_t> index;
-    std::vector<uint32_t> latency;
+    std::vector<uint32_t> index;   // empty for counts_only points
+    std::vector<uint32_t> latency; // empty for counts_only and miss_pattern points
     std::vector<uint8_t> miss;   // per recorded load: 1 = missed the target level
+    size_t loads = 0;            // loads classified
     size_t misses = 0;
     double miss_fraction = 0;
     bool significant = false;    // misses beyond what the reference's noise explains
@@ -65,17 +73,25 @@ class Session {
   double hit_latency_raw() const { return hit_centre_; }
   // Whether `misses` slow loads out of `loads` are more than noise would give.
   bool significant(size_t misses, size_t loads) const;
+  // Whether `recurring` slow loads, each at an element slow in at least two of `passes` passes
+  // over a cycle of `cycle` loads, are more than stray slow loads would give.
+  bool significant_recurring(size_t recurring, uint64_t cycle, uint64_t passes) const;
   int parallel_points() const;
   size_t launches() const { return launches_; }
 
  private:
   void calibrate();
+  std::vector<Outcome> run_fine(const std::vector<Point>& points);
+  std::vector<Outcome> run_counted(const std::vector<Point>& points);
+  // Batches of points that run in one launch: one per SM at most, within the launch's memory.
+  std::vector<std::pair<size_t, size_t>> batches(const std::vector<Point>& points) const;
   const Context& ctx_;
   Target target_;
   std::vector<double> reference_;  // hit latencies of the reference footprint
   double hit_centre_ = 0;
   double slow_threshold_ = 0;
-  double slow_rate_ = 0;
+  double slow_rate_ = 0;           // stray slow loads per load
+  bool counting_ = false;          // the backend has count_chase
   size_t launches_ = 0;
 };
 

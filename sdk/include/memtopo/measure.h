@@ -104,6 +104,27 @@ typedef struct mt_sequence_job {
   int32_t* out_actor_sm; /* [actor_count] SM each actor ran on, or NULL */
 } mt_sequence_job;
 
+/* Counting chase (ABI 1.1): a fine-grained chase that classifies each timed load inside the
+ * kernel instead of recording it. A load is slow when its raw cycles (as fine_chase would
+ * report them) exceed `slow_cycles`. Nothing is written to memory while timing, so whole
+ * passes over arrays of any size cost what the loads cost (fine_chase repeats its warm-up for
+ * every 512 recorded loads). The steps of the first slow loads are kept, so a caller can
+ * tell a miss that recurs at the same element in every pass from a stray slow load. */
+typedef struct mt_count_job {
+  uint32_t struct_size;
+  mt_chase_job chase;      /* space, array, start, warmup_steps, steps, sm, carveout; out_sm.
+                              chase.out_index and chase.out_latency are not used. */
+  uint32_t slow_cycles;    /* threshold, raw cycles (timing overhead included) */
+  uint32_t slow_capacity;  /* entries of out_slow_step */
+  uint32_t* out_slow_step; /* [slow_capacity] or NULL: timed-step numbers (0 = first timed
+                              load) of the first slow loads, in order */
+  /* outputs */
+  uint64_t out_slow;       /* slow loads among the chase.steps timed loads */
+  uint64_t out_slow_recorded; /* entries written to out_slow_step: min(out_slow, slow_capacity,
+                              the backend's limit, at least 1024) */
+  uint64_t out_cycles;     /* raw cycles of all timed loads together */
+} mt_count_job;
+
 /* The function table of a backend. `self` is the first argument of every function. */
 typedef struct mt_backend {
   uint32_t struct_size;
@@ -117,6 +138,8 @@ typedef struct mt_backend {
   int (*sequence_chase)(void* self, mt_sequence_job* job, char* err, size_t err_size);
   /* Cycles the fine-grained timing adds to each load (clock reads and dependent store). */
   int (*timing_overhead)(void* self, double* out_cycles, char* err, size_t err_size);
+  /* ABI 1.1. Counting chase (mt_count_job); NULL or beyond struct_size in older backends. */
+  int (*count_chase)(void* self, mt_count_job* jobs, size_t job_count, char* err, size_t err_size);
 } mt_backend;
 
 #ifdef __cplusplus

@@ -20,6 +20,7 @@
 // instead of the exported entry point.
 #pragma once
 
+#include <cstddef>
 #include <cstdio>
 #include <cstring>
 #include <functional>
@@ -104,6 +105,21 @@ struct ChaseSamples {
   int32_t sm = -1;
 };
 
+// A counting chase (mt_count_job): a ChaseSpec whose timed loads are classified against
+// `slow_cycles` on the device.
+struct CountSpec {
+  ChaseSpec chase;
+  uint32_t slow_cycles = 0;      // raw cycles, as fine_chase reports them
+  uint32_t keep_steps = 1024;    // steps of the first slow loads to keep
+};
+
+struct CountResult {
+  uint64_t slow = 0;                // slow loads among the timed ones
+  std::vector<uint32_t> slow_steps; // steps (0 = first timed load) of the first slow loads
+  uint64_t cycles = 0;              // raw cycles of all timed loads
+  int32_t sm = -1;
+};
+
 class Backend {
  public:
   explicit Backend(const mt_backend* b) : b_(b) {}
@@ -123,6 +139,43 @@ class Backend {
   double average_chase(const ChaseSpec& spec) const {
     return average_chase(std::vector<ChaseSpec>{spec})[0].average_cycles;
   }
+
+  // Whether the backend has the counting chase (ABI 1.1).
+  bool has_count_chase() const {
+    return b_ && b_->struct_size >= offsetof(mt_backend, count_chase) + sizeof(b_->count_chase) && b_->count_chase;
+  }
+
+  // Counting chases, run at once on distinct SMs.
+  std::vector<CountResult> count_chase(const std::vector<CountSpec>& specs) const {
+    require(has_count_chase(), "count_chase (ABI 1.1)");
+    std::vector<ChaseSpec> chases;
+    for (const CountSpec& s : specs) chases.push_back(s.chase);
+    std::vector<mt_chase_array> arrays;
+    std::vector<mt_chase_job> base = jobs_for(chases, arrays);
+    std::vector<CountResult> out(specs.size());
+    std::vector<mt_count_job> jobs(specs.size());
+    for (size_t i = 0; i < specs.size(); ++i) {
+      mt_count_job& j = jobs[i];
+      j = mt_count_job{};
+      j.struct_size = sizeof(j);
+      j.chase = base[i];
+      j.slow_cycles = specs[i].slow_cycles;
+      out[i].slow_steps.resize(specs[i].keep_steps);
+      j.slow_capacity = specs[i].keep_steps;
+      j.out_slow_step = out[i].slow_steps.data();
+    }
+    char err[512] = {0};
+    if (b_->count_chase(b_->self, jobs.data(), jobs.size(), err, sizeof err) != 0)
+      throw Error(err[0] ? err : "measurement failed");
+    for (size_t i = 0; i < specs.size(); ++i) {
+      out[i].slow = jobs[i].out_slow;
+      out[i].slow_steps.resize(static_cast<size_t>(jobs[i].out_slow_recorded));
+      out[i].cycles = jobs[i].out_cycles;
+      out[i].sm = jobs[i].chase.out_sm;
+    }
+    return out;
+  }
+  CountResult count_chase(const CountSpec& spec) const { return count_chase(std::vector<CountSpec>{spec})[0]; }
 
   double timing_overhead() const {
     require(b_ && b_->timing_overhead, "timing_overhead");
@@ -144,12 +197,11 @@ class Backend {
     if (!ok) throw Error(std::string("the measurement backend does not provide ") + what);
   }
 
-  std::vector<ChaseSamples> run(const std::vector<ChaseSpec>& specs, bool fine) const {
-    require(b_ && (fine ? b_->fine_chase : b_->average_chase) != nullptr,
-            fine ? "fine_chase" : "average_chase");
-    // One mt_chase_array per distinct ChaseArray, so shared arrays share a device buffer.
+  // The C jobs of `specs`; `arrays` gets one mt_chase_array per distinct ChaseArray, so
+  // specs that share an array share a device buffer.
+  static std::vector<mt_chase_job> jobs_for(const std::vector<ChaseSpec>& specs, std::vector<mt_chase_array>& arrays) {
     std::vector<const ChaseArray*> owners;
-    std::vector<mt_chase_array> arrays;
+    arrays.clear();
     arrays.reserve(specs.size());
     std::vector<size_t> which(specs.size());
     for (size_t i = 0; i < specs.size(); ++i) {
@@ -162,7 +214,6 @@ class Backend {
       }
       which[i] = k;
     }
-    std::vector<ChaseSamples> out(specs.size());
     std::vector<mt_chase_job> jobs(specs.size());
     for (size_t i = 0; i < specs.size(); ++i) {
       const ChaseSpec& s = specs[i];
@@ -176,6 +227,19 @@ class Backend {
       j.steps = s.steps;
       j.sm = s.sm;
       j.shared_carveout_percent = s.shared_carveout_percent;
+    }
+    return jobs;
+  }
+
+  std::vector<ChaseSamples> run(const std::vector<ChaseSpec>& specs, bool fine) const {
+    require(b_ && (fine ? b_->fine_chase : b_->average_chase) != nullptr,
+            fine ? "fine_chase" : "average_chase");
+    std::vector<mt_chase_array> arrays;
+    std::vector<mt_chase_job> jobs = jobs_for(specs, arrays);
+    std::vector<ChaseSamples> out(specs.size());
+    for (size_t i = 0; i < specs.size(); ++i) {
+      const ChaseSpec& s = specs[i];
+      mt_chase_job& j = jobs[i];
       if (fine) {
         out[i].index.resize(s.steps);
         out[i].latency.resize(s.steps);

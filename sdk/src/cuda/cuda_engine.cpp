@@ -112,10 +112,18 @@ uint32_t CudaEngine::read_abort(const ClaimTables& t) {
   return c[3];
 }
 
-void CudaEngine::fine_chase(mt_chase_job* jobs, size_t count) { run_chase_jobs(jobs, count, true); }
-void CudaEngine::average_chase(mt_chase_job* jobs, size_t count) { run_chase_jobs(jobs, count, false); }
+void CudaEngine::fine_chase(mt_chase_job* jobs, size_t count) { run_chase_jobs(jobs, count, Mode::Fine); }
+void CudaEngine::average_chase(mt_chase_job* jobs, size_t count) { run_chase_jobs(jobs, count, Mode::Average); }
 
-void CudaEngine::run_chase_jobs(mt_chase_job* jobs, size_t count, bool fine) {
+void CudaEngine::count_chase(mt_count_job* jobs, size_t count) {
+  std::vector<mt_chase_job> chases;
+  if (auto e = engine::check_count_jobs(jobs, count, info_, chases); !e.empty()) throw Error(e);
+  run_chase_jobs(chases.data(), count, Mode::Count, jobs);
+  for (size_t i = 0; i < count; ++i) jobs[i].chase.out_sm = chases[i].out_sm;
+}
+
+void CudaEngine::run_chase_jobs(mt_chase_job* jobs, size_t count, Mode mode, mt_count_job* counts) {
+  const bool fine = mode == Mode::Fine;
   if (auto e = engine::check_chase_jobs(jobs, count, info_, fine); !e.empty()) throw Error(e);
 
   CallArrays arrays(pool_, limits_);
@@ -124,12 +132,14 @@ void CudaEngine::run_chase_jobs(mt_chase_job* jobs, size_t count, bool fine) {
                 "job " + std::to_string(i));
   arrays.upload();
 
-  // Outputs, in words: fine: index[steps] then latency[steps]; average: cycles, last (u64 each).
+  // Outputs, in words: fine: index[steps] then latency[steps]; average: cycles, last (u64
+  // each); count: slow, kept, cycles (u64 each), then the kept steps.
+  auto capacity = [&](size_t i) { return std::min<uint32_t>(counts[i].slow_capacity, kCountSteps); };
   std::vector<uint64_t> out_offset(count);
   uint64_t out_words = 0;
   for (size_t i = 0; i < count; ++i) {
     out_offset[i] = out_words;
-    out_words += fine ? 2 * jobs[i].steps : 4;
+    out_words += fine ? 2 * jobs[i].steps : mode == Mode::Average ? 4 : 6 + (capacity(i) + 1) / 2 * 2;  // u64-aligned
   }
   PooledBuffer out(pool_, out_words * 4);
 
@@ -152,6 +162,10 @@ void CudaEngine::run_chase_jobs(mt_chase_job* jobs, size_t count, bool fine) {
       }
     const uint32_t room = max_dynamic_shared();
     uint32_t spp = kStepsPerPass;
+    if (mode == Mode::Count && uint64_t(shared_bytes) + count_sample_bytes() > room)
+      throw Error("job " + std::to_string(largest) + ": the " + std::to_string(shared_bytes) +
+                  "-byte array in shared memory leaves no room for the slow-load buffer (" + std::to_string(room) +
+                  " bytes of shared memory per block); use a smaller array");
     if (fine && uint64_t(shared_bytes) + fine_sample_bytes(spp) > room) {
       spp = room > shared_bytes + 8 ? (room - shared_bytes) / 8 - 1 : 0;
       if (spp < kMinStepsPerPass)
@@ -159,11 +173,14 @@ void CudaEngine::run_chase_jobs(mt_chase_job* jobs, size_t count, bool fine) {
                     "-byte array in shared memory leaves no room for the sample buffer (" + std::to_string(room) +
                     " bytes of shared memory per block); use a smaller array");
     }
-    const uint32_t dynamic_bytes = fine ? fine_sample_bytes(spp) + shared_bytes : 8 + shared_bytes;
+    const uint32_t dynamic_bytes = fine                  ? fine_sample_bytes(spp) + shared_bytes
+                                   : mode == Mode::Count ? count_sample_bytes() + shared_bytes
+                                                         : 8 + shared_bytes;
     if (dynamic_bytes > room)
       throw Error("job " + std::to_string(largest) + ": " + std::to_string(dynamic_bytes) +
                   " bytes of shared memory needed, the device allows " + std::to_string(room) + " per block");
-    check(configure_kernel(fine ? Kernel::Fine : Kernel::Average, carveout, dynamic_bytes), "cudaFuncSetAttribute");
+    const Kernel kernel = fine ? Kernel::Fine : mode == Mode::Count ? Kernel::Count : Kernel::Average;
+    check(configure_kernel(kernel, carveout, dynamic_bytes), "cudaFuncSetAttribute");
 
     std::vector<size_t> todo = members;
     for (int attempt = 0; attempt < kAttempts && !todo.empty(); ++attempt) {
@@ -181,6 +198,11 @@ void CudaEngine::run_chase_jobs(mt_chase_job* jobs, size_t count, bool fine) {
         if (fine) {
           d.out_index = o;
           d.out_latency = o + j.steps;
+        } else if (mode == Mode::Count) {
+          d.out_cycles = reinterpret_cast<unsigned long long*>(o);
+          d.out_last = o + 6;
+          d.slow_cycles = counts[todo[k]].slow_cycles;
+          d.count_capacity = capacity(todo[k]);
         } else {
           d.out_cycles = reinterpret_cast<unsigned long long*>(o);
           d.out_last = o + 2;
@@ -189,8 +211,9 @@ void CudaEngine::run_chase_jobs(mt_chase_job* jobs, size_t count, bool fine) {
       }
       const DeviceChaseJob* device_descs = nullptr;
       const ClaimTables t = upload_launch(pins, descs, &device_descs);
-      check(fine ? launch_fine(device_descs, t, grid_blocks(), spp, shared_bytes)
-                 : launch_average(device_descs, t, grid_blocks(), shared_bytes),
+      check(fine                  ? launch_fine(device_descs, t, grid_blocks(), spp, shared_bytes)
+            : mode == Mode::Count ? launch_count(device_descs, t, grid_blocks(), shared_bytes)
+                                  : launch_average(device_descs, t, grid_blocks(), shared_bytes),
             "cudaLaunchKernel");
       check(cudaDeviceSynchronize(), "kernel");
       const std::vector<int32_t> sms = read_job_sms(t, todo.size());
@@ -220,6 +243,14 @@ void CudaEngine::run_chase_jobs(mt_chase_job* jobs, size_t count, bool fine) {
     if (fine) {
       if (j.out_index) std::memcpy(j.out_index, o, 4 * j.steps);
       std::memcpy(j.out_latency, o + j.steps, 4 * j.steps);
+    } else if (mode == Mode::Count) {
+      uint64_t head[3];
+      std::memcpy(head, o, sizeof head);
+      mt_count_job& c = counts[i];
+      c.out_slow = head[0];
+      c.out_slow_recorded = std::min<uint64_t>(head[1], capacity(i));
+      c.out_cycles = head[2];
+      if (c.out_slow_recorded) std::memcpy(c.out_slow_step, o + 6, 4 * c.out_slow_recorded);
     } else {
       unsigned long long cycles = 0;
       std::memcpy(&cycles, o, sizeof cycles);

@@ -26,6 +26,7 @@ class CudaEngine {
   // error return of measure.h.
   void fine_chase(mt_chase_job* jobs, size_t count);
   void average_chase(mt_chase_job* jobs, size_t count);
+  void count_chase(mt_count_job* jobs, size_t count);
   void sequence_chase(mt_sequence_job& job);
   double timing_overhead();
 
@@ -39,7 +40,9 @@ class CudaEngine {
   uint32_t read_abort(const ClaimTables& t);
   uint32_t grid_blocks() const { return 4 * sm_slots_; }
   uint32_t max_dynamic_shared() const;
-  void run_chase_jobs(mt_chase_job* jobs, size_t count, bool fine);
+  enum class Mode { Fine, Average, Count };
+  // Count mode: counts[i] is the count job whose chase is jobs[i].
+  void run_chase_jobs(mt_chase_job* jobs, size_t count, Mode mode, mt_count_job* counts = nullptr);
 
   int ordinal_;
   const mt_device_info& info_;

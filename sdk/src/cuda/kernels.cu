@@ -236,6 +236,64 @@ __global__ void fine_kernel(const DeviceChaseJob* jobs, ClaimTables t, uint32_t 
   dispatch<FineRun>(job.space, job, r, s_index, s_latency, spp);
 }
 
+// ------------------------------------------------------------------ counting chase
+
+struct CountRun {
+  // Warm-up and counted loads in one loop of identical timed steps, like the fine chase; a
+  // slow counted load only bumps a register and, while there is room, keeps its step number
+  // in shared memory. Nothing goes to global memory until the chase is over.
+  template <uint32_t S>
+  __device__ static void run(const DeviceChaseJob& job, const Resolved& r, uint32_t* s_steps,
+                             unsigned long long scratch) {
+    const uint64_t total = job.warmup + job.record;
+    const uint32_t threshold = job.slow_cycles;
+    const uint32_t cap = job.count_capacity;
+    uint64_t slow = 0;
+    unsigned long long cycles_sum = 0;
+    uint32_t j = job.start;
+    for (uint64_t k = 0; k < total; ++k) {
+      uint32_t cycles;
+      j = timed_step<S>(r, j, scratch, cycles);
+      if (k >= job.warmup) {
+        cycles_sum += cycles;
+        if (cycles > threshold) {
+          if (slow < cap) s_steps[slow] = uint32_t(k - job.warmup);
+          ++slow;
+        }
+      }
+    }
+    const uint32_t kept = uint32_t(slow < cap ? slow : cap);
+    for (uint32_t i = 0; i < kept; ++i) __stcg(job.out_last + i, s_steps[i]);
+    __stcg(job.out_cycles + 0, (unsigned long long)slow);
+    __stcg(job.out_cycles + 1, (unsigned long long)kept);
+    __stcg(job.out_cycles + 2, cycles_sum);
+  }
+};
+
+__global__ void count_kernel(const DeviceChaseJob* jobs, ClaimTables t) {
+  extern __shared__ uint32_t dyn[];  // scratch word, steps [kCountSteps], spare, then the array
+  __shared__ int s_job;
+  if (threadIdx.x == 0) {
+    uint32_t sm;
+    const int j = claim(t, &sm);
+    if (j >= 0) __stcg(t.job_sm + j, int32_t(sm));
+    s_job = j;
+  }
+  __syncthreads();
+  const int ji = s_job;
+  if (ji < 0) return;
+  const DeviceChaseJob job = load_cg(jobs + ji);
+  uint32_t* arrays = dyn + kCountSteps + 2;
+  if (job.space == kSpaceShared)
+    for (uint64_t i = threadIdx.x; i < job.src.elems; i += blockDim.x)
+      arrays[job.src.shared_offset + i] = __ldcg(job.src.global + i);
+  __syncthreads();
+  if (threadIdx.x != 0) return;
+  wait_for_claims(t);
+  const Resolved r = resolve(job.src, arrays);
+  dispatch<CountRun>(job.space, job, r, dyn + 1, static_cast<unsigned long long>(__cvta_generic_to_shared(dyn)));
+}
+
 // ------------------------------------------------------------------ plain P-chase
 
 struct AverageRun {
@@ -414,6 +472,7 @@ const void* kernel_symbol(Kernel k) {
     case Kernel::Fine: return reinterpret_cast<const void*>(&fine_kernel);
     case Kernel::Average: return reinterpret_cast<const void*>(&average_kernel);
     case Kernel::Sequence: return reinterpret_cast<const void*>(&sequence_kernel);
+    case Kernel::Count: return reinterpret_cast<const void*>(&count_kernel);
   }
   return nullptr;
 }
@@ -423,6 +482,13 @@ constexpr uint32_t kChaseThreads = 32;  // one warp: thread 0 chases, the warp c
 }  // namespace
 
 uint32_t fine_sample_bytes(uint32_t steps_per_pass) { return 2 * (steps_per_pass + 1) * 4; }
+uint32_t count_sample_bytes() { return (kCountSteps + 2) * 4; }
+
+cudaError_t launch_count(const DeviceChaseJob* jobs, const ClaimTables& t, uint32_t blocks,
+                         uint32_t shared_array_bytes) {
+  count_kernel<<<blocks, kChaseThreads, count_sample_bytes() + shared_array_bytes>>>(jobs, t);
+  return cudaGetLastError();
+}
 
 cudaError_t launch_fine(const DeviceChaseJob* jobs, const ClaimTables& t, uint32_t blocks, uint32_t steps_per_pass,
                         uint32_t shared_array_bytes) {
@@ -476,7 +542,7 @@ cudaError_t upload_constant(const uint32_t* host, uint64_t elems, uint32_t offse
 
 cudaError_t load_kernels() {
   const void* all[] = {reinterpret_cast<const void*>(&fine_kernel),     reinterpret_cast<const void*>(&average_kernel),
-                       reinterpret_cast<const void*>(&sequence_kernel), reinterpret_cast<const void*>(&overhead_kernel),
+                       reinterpret_cast<const void*>(&count_kernel), reinterpret_cast<const void*>(&sequence_kernel), reinterpret_cast<const void*>(&overhead_kernel),
                        reinterpret_cast<const void*>(&stride_fill_kernel),
                        reinterpret_cast<const void*>(&smid_count_kernel)};
   for (const void* f : all) {

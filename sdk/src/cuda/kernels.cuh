@@ -49,9 +49,17 @@ struct DeviceChaseJob {
   uint64_t record = 0;      // loads timed (fine: in passes of steps_per_pass)
   uint32_t* out_index = nullptr;    // fine: [record] or null
   uint32_t* out_latency = nullptr;  // fine: [record]
-  unsigned long long* out_cycles = nullptr;  // average: cycles of the whole timed loop
-  uint32_t* out_last = nullptr;     // average: index reached (keeps the chase alive)
+  unsigned long long* out_cycles = nullptr;  // average: cycles of the whole timed loop;
+                                             // count: [3] slow loads, steps kept, cycles
+  uint32_t* out_last = nullptr;     // average: index reached (keeps the chase alive);
+                                    // count: [count_capacity] steps of the first slow loads
+  uint32_t slow_cycles = 0;         // count: threshold (raw cycles)
+  uint32_t count_capacity = 0;      // count: steps kept (at most kCountSteps)
 };
+
+// Slow-load steps a counting chase keeps: the fine chase's sample buffer (4 KiB) reused as
+// 4-byte step numbers, so both kernels leave the same shared memory to the L1.
+constexpr uint32_t kCountSteps = 2 * (kStepsPerPass + 1) - 2;
 
 // Tables that steer which block runs which job (device pointers into one upload).
 struct ClaimTables {
@@ -89,6 +97,8 @@ cudaError_t launch_average(const DeviceChaseJob* jobs, const ClaimTables& t, uin
 cudaError_t launch_sequence(const DevicePhase* phases, uint32_t phase_count, const ClaimTables& t,
                             uint32_t blocks, uint32_t threads, uint32_t space, uint32_t record_steps,
                             uint32_t shared_array_bytes, unsigned long long phase_wait_cycles);
+cudaError_t launch_count(const DeviceChaseJob* jobs, const ClaimTables& t, uint32_t blocks,
+                         uint32_t shared_array_bytes);
 cudaError_t launch_overhead(uint32_t* out_latency, uint32_t samples);
 cudaError_t launch_stride_fill(uint32_t* buffer, uint64_t elems, uint64_t stride, uint64_t start,
                                uint64_t count);
@@ -96,9 +106,10 @@ cudaError_t launch_smid_count(uint32_t* out_nsmid);
 
 // Dynamic shared memory a launch needs besides the arrays copied into shared memory.
 uint32_t fine_sample_bytes(uint32_t steps_per_pass);
+uint32_t count_sample_bytes();
 
 // Sets the carveout (-1: default) and the dynamic shared-memory limit of a kernel.
-enum class Kernel { Fine, Average, Sequence };
+enum class Kernel { Fine, Average, Sequence, Count };
 cudaError_t configure_kernel(Kernel k, int carveout_percent, uint32_t dynamic_shared_bytes);
 
 // Copies elements into the __constant__ chase buffer at an element offset.

@@ -1,5 +1,6 @@
 #include "engine/job_checks.hpp"
 
+#include <cstdint>
 #include <cstdio>
 #include <set>
 #include <string>
@@ -69,6 +70,22 @@ std::string check_chase_jobs(const mt_chase_job* jobs, size_t count, const mt_de
       return where + ": shared_carveout_percent must be -1 or 0..100";
   }
   return {};
+}
+
+std::string check_count_jobs(const mt_count_job* jobs, size_t count, const mt_device_info& dev,
+                             std::vector<mt_chase_job>& chases) {
+  if (count == 0) return "no jobs";
+  if (!jobs) return "no job array";
+  chases.clear();
+  for (size_t i = 0; i < count; ++i) {
+    const mt_count_job& j = jobs[i];
+    const std::string where = "job " + std::to_string(i);
+    if (j.struct_size < sizeof(mt_count_job)) return where + ": struct_size too small";
+    if (j.slow_capacity > 0 && !j.out_slow_step) return where + ": slow_capacity without an out_slow_step buffer";
+    if (j.chase.steps > UINT32_MAX) return where + ": more than 2^32 - 1 counted steps";
+    chases.push_back(j.chase);
+  }
+  return check_chase_jobs(chases.data(), chases.size(), dev, false);
 }
 
 std::string check_sequence_job(const mt_sequence_job& job, const mt_device_info& dev) {

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "memtopo/abi.h"
 
@@ -12,6 +13,9 @@ namespace memtopo::engine {
 // Empty when the jobs are valid, otherwise what is wrong ("job 3: start 900 is past the
 // array's 512 elements").
 std::string check_chase_jobs(const mt_chase_job* jobs, size_t count, const mt_device_info& dev, bool fine);
+// Also copies each job's chase into `chases` (contiguous, for the chase checks and runners).
+std::string check_count_jobs(const mt_count_job* jobs, size_t count, const mt_device_info& dev,
+                             std::vector<mt_chase_job>& chases);
 std::string check_sequence_job(const mt_sequence_job& job, const mt_device_info& dev);
 
 // The element after `i` in an array (EXPLICIT or STRIDE).

@@ -29,6 +29,11 @@ recipes::Chase spaced_lines(uint64_t k, uint64_t stride) {
   return c;
 }
 
+// The element after `i` (measure.h: EXPLICIT arrays hold it, STRIDE arrays add the stride).
+uint64_t engine_next(const mt_chase_array& a, uint64_t i) {
+  return a.kind == MT_ARRAY_STRIDE ? (i + a.stride_elems) % a.elems : a.next[i];
+}
+
 uint64_t cycle_of(const recipes::Chase& c) {
   if (!c.order.empty()) return c.order.size();
   if (c.array.stride_elems) return c.array.elems / std::gcd(c.array.elems, c.array.stride_elems);
@@ -89,6 +94,19 @@ void Session::calibrate() {
   size_t slow = 0;
   for (double x : reference_) slow += x > slow_threshold_ ? 1 : 0;
   slow_rate_ = double(slow + 1) / double(reference_.size() + 2);
+  // Counted points classify millions of loads: the rate of stray slow loads must be known
+  // far below 1/4096 for their counts to mean anything. A long counted reference gives it.
+  counting_ = ctx_.backend().has_count_chase();
+  if (counting_) {
+    CountSpec c;
+    c.chase = spec;
+    c.chase.steps = uint64_t(1) << 20;
+    c.slow_cycles = static_cast<uint32_t>(slow_threshold_);
+    c.keep_steps = 0;
+    const CountResult cr = ctx_.backend().count_chase(c);
+    ++launches_;
+    slow_rate_ = double(cr.slow + 1) / double(c.chase.steps + 2);
+  }
 }
 
 bool Session::significant(size_t misses, size_t loads) const {
@@ -96,22 +114,115 @@ bool Session::significant(size_t misses, size_t loads) const {
   return double(misses) >= std::max(2.0, expected + 4.0 * std::sqrt(expected) + 2.0);
 }
 
+bool Session::significant_recurring(size_t recurring, uint64_t cycle, uint64_t passes) const {
+  // An element is slow in two passes by chance with probability C(passes, 2) p^2 and then
+  // counts twice.
+  const double pairs = double(passes) * double(passes - 1) / 2.0;
+  const double expected = 2.0 * double(cycle) * pairs * slow_rate_ * slow_rate_;
+  return double(recurring) >= std::max(2.0, expected + 4.0 * std::sqrt(expected) + 2.0);
+}
+
+std::vector<std::pair<size_t, size_t>> Session::batches(const std::vector<Point>& points) const {
+  // Fill a launch up to what the device holds for it: one small buffer for all jobs on
+  // constant memory, a few GiB of arrays elsewhere (132 SMs x sparse GiB arrays would not fit).
+  std::vector<std::pair<size_t, size_t>> out;
+  const size_t most = static_cast<size_t>(parallel_points());
+  const uint64_t budget = target_.max_footprint_bytes ? target_.max_footprint_bytes : kLaunchBytes;
+  for (size_t first = 0; first < points.size();) {
+    uint64_t total = 0;
+    size_t k = first;
+    while (k < points.size() && k - first < most && (k == first || total + points[k].chase.footprint_bytes <= budget))
+      total += points[k++].chase.footprint_bytes;
+    out.emplace_back(first, k);
+    first = k;
+  }
+  return out;
+}
+
 std::vector<Session::Outcome> Session::run(const std::vector<Point>& points) {
-  std::vector<Outcome> out(points.size());
-  const size_t batch = static_cast<size_t>(parallel_points());
-  for (size_t first = 0, next_first = 0; first < points.size(); first = next_first) {
-    if (ctx_.cancelled()) throw Error("cancelled");
-    size_t last = std::min(points.size(), first + batch);
-    {
-      // Fill a launch up to what the device holds for it: one small buffer for all jobs on
-      // constant memory, a few GiB of arrays elsewhere (132 SMs x sparse GiB arrays would not fit).
-      const uint64_t budget = target_.max_footprint_bytes ? target_.max_footprint_bytes : kLaunchBytes;
-      uint64_t total = 0;
-      size_t k = first;
-      while (k < last && (k == first || total + points[k].chase.footprint_bytes <= budget))
-        total += points[k++].chase.footprint_bytes;
-      last = k;
+  // Points that need only counts run as counting chases; the others are recorded.
+  std::vector<Point> counted, recorded;
+  std::vector<std::pair<bool, size_t>> where;
+  for (const Point& p : points) {
+    if ((p.counts_only || p.miss_pattern) && counting_) {
+      where.emplace_back(true, counted.size());
+      counted.push_back(p);
+    } else {
+      where.emplace_back(false, recorded.size());
+      recorded.push_back(p);
     }
+  }
+  std::vector<Outcome> c = counted.empty() ? std::vector<Outcome>{} : run_counted(counted);
+  std::vector<Outcome> r = recorded.empty() ? std::vector<Outcome>{} : run_fine(recorded);
+  std::vector<Outcome> out;
+  for (auto [is_counted, i] : where) out.push_back(std::move(is_counted ? c[i] : r[i]));
+  return out;
+}
+
+std::vector<Session::Outcome> Session::run_counted(const std::vector<Point>& points) {
+  std::vector<Outcome> out(points.size());
+  for (auto [first, last] : batches(points)) {
+    if (ctx_.cancelled()) throw Error("cancelled");
+    std::vector<CountSpec> specs;
+    for (size_t i = first; i < last; ++i) {
+      const Point& p = points[i];
+      const uint64_t cycle = std::max<uint64_t>(cycle_of(p.chase), 1);
+      CountSpec c;
+      c.chase.space = target_.space;
+      c.chase.array = &p.chase.array;
+      c.chase.start = p.chase.start;
+      c.chase.warmup_steps = p.warmup_passes * cycle;
+      c.chase.steps = p.record_steps ? p.record_steps : cycle;
+      c.chase.shared_carveout_percent = target_.shared_carveout_percent;
+      c.slow_cycles = static_cast<uint32_t>(slow_threshold_);
+      c.keep_steps = 1024;
+      specs.push_back(c);
+    }
+    const std::vector<CountResult> r = ctx_.backend().count_chase(specs);
+    ++launches_;
+    for (size_t i = first; i < last; ++i) {
+      const Point& p = points[i];
+      const CountResult& cr = r[i - first];
+      Outcome& o = out[i];
+      const uint64_t cycle = std::max<uint64_t>(cycle_of(p.chase), 1);
+      o.loads = static_cast<size_t>(specs[i - first].chase.steps);
+      o.misses = static_cast<size_t>(cr.slow);
+      o.miss_fraction = double(o.misses) / double(o.loads);
+      o.significant = significant(o.misses, o.loads);
+      // The kept steps say where the slow loads were: a capacity miss comes back at the same
+      // place of the cycle in the next pass, a stray one does not.
+      const uint64_t passes = o.loads / cycle;
+      if (p.recurring_only && !o.significant && passes >= 2 && !cr.slow_steps.empty()) {
+        std::map<uint64_t, int> times;
+        for (uint32_t step : cr.slow_steps) ++times[step % cycle];
+        size_t recurring = 0;
+        for (auto [pos, n] : times)
+          if (n >= 2) recurring += static_cast<size_t>(n);
+        o.significant = significant_recurring(recurring, cycle, passes);
+      }
+      if (p.miss_pattern) {
+        // Complete up to the last kept slow load (or to the end when every one was kept).
+        const size_t covered = cr.slow == cr.slow_steps.size() ? o.loads : size_t(cr.slow_steps.back()) + 1;
+        o.miss.assign(covered, 0);
+        for (uint32_t step : cr.slow_steps) o.miss[step] = 1;
+        // The warm-up is whole cycles, so counting starts at the start element again.
+        o.index.resize(covered);
+        const mt_chase_array a = p.chase.array.c();
+        uint64_t j = p.chase.start;
+        for (size_t k = 0; k < covered; ++k) {
+          o.index[k] = static_cast<uint32_t>(j);
+          j = engine_next(a, j);
+        }
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<Session::Outcome> Session::run_fine(const std::vector<Point>& points) {
+  std::vector<Outcome> out(points.size());
+  for (auto [first, last] : batches(points)) {
+    if (ctx_.cancelled()) throw Error("cancelled");
     std::vector<ChaseSpec> specs;
     for (size_t i = first; i < last; ++i) {
       const Point& p = points[i];
@@ -125,7 +236,6 @@ std::vector<Session::Outcome> Session::run(const std::vector<Point>& points) {
       spec.shared_carveout_percent = target_.shared_carveout_percent;
       specs.push_back(spec);
     }
-    next_first = last;
     std::vector<ChaseSamples> r = ctx_.backend().fine_chase(specs);
     ++launches_;
     for (size_t i = first; i < last; ++i) {
@@ -135,6 +245,7 @@ std::vector<Session::Outcome> Session::run(const std::vector<Point>& points) {
   }
   for (size_t p = 0; p < out.size(); ++p) {
     Outcome& o = out[p];
+    o.loads = o.latency.size();
     o.miss.assign(o.latency.size(), 0);
     for (size_t i = 0; i < o.latency.size(); ++i) {
       if (o.latency[i] > slow_threshold_) {
@@ -174,6 +285,7 @@ SizeResult find_size(Session& s) {
     p.warmup_passes = 1;
     p.record_steps = 2 * cycle_of(p.chase);
     p.recurring_only = true;
+    p.counts_only = true;
     return p;
   };
   auto has_misses = [&](const std::vector<uint64_t>& sizes) {
@@ -298,7 +410,8 @@ LineResult find_line(Session& s, int64_t size_bytes, int64_t full_miss_bytes) {
     }
     p.chase = recipes::constant_stride(over, 4);
     p.warmup_passes = 1;
-    p.record_steps = t.max_record_steps;
+    p.record_steps = std::max<uint64_t>(t.max_record_steps, 16384);
+    p.miss_pattern = true;
     const auto o = s.run(p);
     std::vector<double> spacing;
     int64_t last = -1;
@@ -351,6 +464,7 @@ LineResult find_line(Session& s, int64_t size_bytes, int64_t full_miss_bytes) {
         p.warmup_passes = 1;
         p.record_steps = 2 * cycle_of(p.chase);
         p.recurring_only = !gradual;
+        p.counts_only = true;
         pts.push_back(std::move(p));
       }
       const auto o = s.run(pts);
@@ -422,6 +536,7 @@ uint64_t most_lines_without_misses(Session& s, uint64_t S, uint64_t C, uint64_t 
       p.chase = spaced_lines(k, S);
       p.warmup_passes = 2;
       p.record_steps = 4 * k;
+      p.counts_only = true;
       pts.push_back(std::move(p));
     }
     const auto o = s.run(pts);
@@ -572,6 +687,7 @@ PolicyResult find_policy(Session& s, int64_t line_bytes, int64_t sets, int64_t w
   cyc.chase = spaced_lines(W + 1, S);
   cyc.warmup_passes = 2;
   cyc.record_steps = 64 * (W + 1);
+  cyc.miss_pattern = true;
   const auto oc = s.run(cyc);
   const an::Periodicity per = an::periodicity(oc.miss);
   res.periodicity_strength = per.strength;
@@ -598,17 +714,31 @@ PolicyResult find_policy(Session& s, int64_t line_bytes, int64_t sets, int64_t w
   lf.chase = recipes::from_byte_offsets(offsets);
   lf.warmup_passes = 0;
   lf.record_steps = offsets.size();
+  lf.miss_pattern = true;
   const auto ol = s.run(lf);
-  size_t kept = 0;
-  for (size_t p : probe_pos) kept += ol.miss[p] ? 0 : 1;
+  // Trials past the recorded (or kept) part of the pattern say nothing.
+  size_t kept = 0, judged = 0;
+  for (size_t p : probe_pos) {
+    if (p >= ol.miss.size()) break;
+    ++judged;
+    kept += ol.miss[p] ? 0 : 1;
+  }
+  if (judged < std::min<size_t>(probe_pos.size(), 8)) {
+    res.policy.note = "only " + std::to_string(judged) + " LRU-against-FIFO trials could be judged";
+    return res;
+  }
 
-  const size_t clear = (trials * 9 + 9) / 10;
+  const size_t clear = (judged * 9 + 9) / 10;
+  s.ctx().debug(t.element + " policy: stride " + fmt_bytes(S) + "; cyclic overflow of " + std::to_string(W + 1) +
+                " lines misses " + std::to_string(oc.miss_fraction) + " of loads (periodicity " +
+                std::to_string(per.strength) + "); a re-used line survived a new one in " + std::to_string(kept) +
+                " of " + std::to_string(judged) + " sets");
   if (all_miss && kept >= clear) {
     res.policy = {true, "lru", 0.95, Bound::Exact,
                   "cyclic overflow misses every access; a re-used line survives a new one"};
     return res;
   }
-  if (all_miss && trials - kept >= clear) {
+  if (all_miss && judged - kept >= clear) {
     res.policy = {true, "fifo", 0.95, Bound::Exact,
                   "cyclic overflow misses every access; a re-used line is still evicted first"};
     return res;
@@ -622,23 +752,30 @@ PolicyResult find_policy(Session& s, int64_t line_bytes, int64_t sets, int64_t w
   for (int round = 0; round < 8 && total < 400; ++round) {
     std::vector<uint64_t> off;
     std::vector<size_t> first_probe;
-    const uint64_t nsets = std::min<uint64_t>(T, 64);
+    // About W + 3 misses a set: within what a counting chase keeps.
+    const uint64_t nsets = std::min<uint64_t>({T, 64, std::max<uint64_t>(1024 / (W + 4), 1)});
+    // Fresh lines every round (the caches keep the previous launch's lines), same sets, as
+    // far as the path's footprint limit allows.
+    const uint64_t span = (W + 1) * S;
+    const uint64_t fit = t.max_footprint_bytes ? std::max<uint64_t>(t.max_footprint_bytes / (span + nsets * b), 1) : 8;
+    const uint64_t shift = uint64_t(round) % fit * span;
     for (uint64_t set = 0; set < nsets; ++set) {
-      const uint64_t base = set * b;
+      const uint64_t base = shift + set * b;
       for (uint64_t j = 0; j < W; ++j) off.push_back(base + j * S);
       off.push_back(base + W * S);
       first_probe.push_back(off.size());
       for (uint64_t j = 0; j < W; ++j) off.push_back(base + j * S + 4);
     }
-    // Vary the start of the address range per round so every launch starts from fresh lines.
     Session::Point pc;
     pc.chase = recipes::from_byte_offsets(off);
     pc.warmup_passes = 0;
     pc.record_steps = off.size();
+    pc.miss_pattern = true;
     std::vector<Session::Point> batch(static_cast<size_t>(s.parallel_points()), pc);
     const auto oo = s.run(batch);
     for (const auto& o : oo) {
       for (size_t fp : first_probe) {
+        if (fp + W > o.miss.size()) break;
         for (uint64_t j = 0; j < W; ++j) {
           if (o.miss[fp + j]) {
             counts[j] += 1;

@@ -52,17 +52,27 @@ class SimDevice final : public Device {
     backend_.average_chase = &average_chase;
     backend_.sequence_chase = &sequence_chase;
     backend_.timing_overhead = &timing_overhead;
+    backend_.count_chase = &count_chase;
   }
   const mt_backend* backend() const override { return &backend_; }
   const mt_device_info& info() const override { return gpu_.model().info; }
   std::string description() const override { return gpu_.model().origin; }
 
  private:
+  enum class Mode { Fine, Average, Count };
   static int fine_chase(void* self, mt_chase_job* jobs, size_t n, char* err, size_t err_size) {
-    return static_cast<SimDevice*>(self)->chase(jobs, n, true, err, err_size);
+    return static_cast<SimDevice*>(self)->chase(jobs, n, Mode::Fine, nullptr, err, err_size);
   }
   static int average_chase(void* self, mt_chase_job* jobs, size_t n, char* err, size_t err_size) {
-    return static_cast<SimDevice*>(self)->chase(jobs, n, false, err, err_size);
+    return static_cast<SimDevice*>(self)->chase(jobs, n, Mode::Average, nullptr, err, err_size);
+  }
+  static int count_chase(void* self, mt_count_job* jobs, size_t n, char* err, size_t err_size) {
+    auto* dev = static_cast<SimDevice*>(self);
+    std::vector<mt_chase_job> chases;
+    if (auto e = check_count_jobs(jobs, n, dev->info(), chases); !e.empty()) return fail(err, err_size, e);
+    const int rc = dev->chase(chases.data(), n, Mode::Count, jobs, err, err_size);
+    for (size_t i = 0; i < n && rc == 0; ++i) jobs[i].chase.out_sm = chases[i].out_sm;
+    return rc;
   }
   static int sequence_chase(void* self, mt_sequence_job* job, char* err, size_t err_size) {
     return static_cast<SimDevice*>(self)->sequence(job, err, err_size);
@@ -74,10 +84,14 @@ class SimDevice final : public Device {
   }
 
   // Jobs run interleaved, one load per job in turn (as concurrent SMs would share the L2).
-  int chase(mt_chase_job* jobs, size_t n, bool fine, char* err, size_t err_size) noexcept {
+  // Count mode: `counts[i]` is the count job whose chase is jobs[i].
+  int chase(mt_chase_job* jobs, size_t n, Mode mode, mt_count_job* counts, char* err, size_t err_size) noexcept {
     try {
       const mt_device_info& dev = info();
+      const bool fine = mode == Mode::Fine;
       if (auto e = check_chase_jobs(jobs, n, dev, fine); !e.empty()) return fail(err, err_size, e);
+      if (counts)
+        for (size_t i = 0; i < n; ++i) counts[i].out_slow = counts[i].out_slow_recorded = counts[i].out_cycles = 0;
       // SMs: pinned jobs first, then the lowest free SM for each unpinned job.
       std::vector<bool> taken(size_t(dev.sm_count), false);
       for (size_t i = 0; i < n; ++i)
@@ -103,7 +117,7 @@ class SimDevice final : public Device {
         gpu_.set_carveout(uint32_t(sm), j.shared_carveout_percent);
         runs.push_back({&j, buffers.base(j.array), j.start, 0, j.warmup_steps + j.steps, uint32_t(sm), 0});
       }
-      const int64_t overhead = fine ? gpu_.model().timing_overhead_cycles : 0;
+      const int64_t overhead = mode == Mode::Average ? 0 : gpu_.model().timing_overhead_cycles;
       for (size_t active = runs.size(); active;) {
         active = 0;
         for (Run& r : runs) {
@@ -118,6 +132,14 @@ class SimDevice final : public Device {
             if (fine) {
               if (j.out_index) j.out_index[t] = uint32_t(r.cur);
               j.out_latency[t] = clamp_cycles(measured + overhead);
+            } else if (mode == Mode::Count) {
+              mt_count_job& c = counts[&j - jobs];
+              const uint32_t raw = clamp_cycles(measured + overhead);
+              c.out_cycles += raw;
+              if (raw > c.slow_cycles) {
+                if (c.out_slow_recorded < c.slow_capacity) c.out_slow_step[c.out_slow_recorded++] = uint32_t(t);
+                ++c.out_slow;
+              }
             }
           }
           r.cur = next_index(*j.array, r.cur);
