@@ -90,6 +90,7 @@ class Session {
   std::vector<double> reference_;  // hit latencies of the reference footprint
   double hit_centre_ = 0;
   double slow_threshold_ = 0;
+  double ceiling_ = 0;             // slower loads are interruptions, not misses
   double slow_rate_ = 0;           // stray slow loads per load
   bool counting_ = false;          // the backend has count_chase
   size_t launches_ = 0;

@@ -115,6 +115,8 @@ typedef struct mt_count_job {
   mt_chase_job chase;      /* space, array, start, warmup_steps, steps, sm, carveout; out_sm.
                               chase.out_index and chase.out_latency are not used. */
   uint32_t slow_cycles;    /* threshold, raw cycles (timing overhead included) */
+  uint32_t slow_max_cycles; /* loads above this are interruptions, counted in out_outliers
+                              and not as slow (0: no ceiling) */
   uint32_t slow_capacity;  /* entries of out_slow_step */
   uint32_t* out_slow_step; /* [slow_capacity] or NULL: timed-step numbers (0 = first timed
                               load) of the first slow loads, in order */
@@ -123,6 +125,7 @@ typedef struct mt_count_job {
   uint64_t out_slow_recorded; /* entries written to out_slow_step: min(out_slow, slow_capacity,
                               the backend's limit, at least 1024) */
   uint64_t out_cycles;     /* raw cycles of all timed loads together */
+  uint64_t out_outliers;   /* loads above slow_max_cycles */
 } mt_count_job;
 
 /* The function table of a backend. `self` is the first argument of every function. */

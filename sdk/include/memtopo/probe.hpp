@@ -110,6 +110,7 @@ struct ChaseSamples {
 struct CountSpec {
   ChaseSpec chase;
   uint32_t slow_cycles = 0;      // raw cycles, as fine_chase reports them
+  uint32_t slow_max_cycles = 0;  // above: an interruption, not a slow load (0: no ceiling)
   uint32_t keep_steps = 1024;    // steps of the first slow loads to keep
 };
 
@@ -117,6 +118,7 @@ struct CountResult {
   uint64_t slow = 0;                // slow loads among the timed ones
   std::vector<uint32_t> slow_steps; // steps (0 = first timed load) of the first slow loads
   uint64_t cycles = 0;              // raw cycles of all timed loads
+  uint64_t outliers = 0;            // loads above slow_max_cycles
   int32_t sm = -1;
 };
 
@@ -160,6 +162,7 @@ class Backend {
       j.struct_size = sizeof(j);
       j.chase = base[i];
       j.slow_cycles = specs[i].slow_cycles;
+      j.slow_max_cycles = specs[i].slow_max_cycles;
       out[i].slow_steps.resize(specs[i].keep_steps);
       j.slow_capacity = specs[i].keep_steps;
       j.out_slow_step = out[i].slow_steps.data();
@@ -171,6 +174,7 @@ class Backend {
       out[i].slow = jobs[i].out_slow;
       out[i].slow_steps.resize(static_cast<size_t>(jobs[i].out_slow_recorded));
       out[i].cycles = jobs[i].out_cycles;
+      out[i].outliers = jobs[i].out_outliers;
       out[i].sm = jobs[i].chase.out_sm;
     }
     return out;

@@ -133,13 +133,13 @@ void CudaEngine::run_chase_jobs(mt_chase_job* jobs, size_t count, Mode mode, mt_
   arrays.upload();
 
   // Outputs, in words: fine: index[steps] then latency[steps]; average: cycles, last (u64
-  // each); count: slow, kept, cycles (u64 each), then the kept steps.
+  // each); count: slow, kept, cycles, outliers (u64 each), then the kept steps.
   auto capacity = [&](size_t i) { return std::min<uint32_t>(counts[i].slow_capacity, kCountSteps); };
   std::vector<uint64_t> out_offset(count);
   uint64_t out_words = 0;
   for (size_t i = 0; i < count; ++i) {
     out_offset[i] = out_words;
-    out_words += fine ? 2 * jobs[i].steps : mode == Mode::Average ? 4 : 6 + (capacity(i) + 1) / 2 * 2;  // u64-aligned
+    out_words += fine ? 2 * jobs[i].steps : mode == Mode::Average ? 4 : 8 + (capacity(i) + 1) / 2 * 2;  // u64-aligned
   }
   PooledBuffer out(pool_, out_words * 4);
 
@@ -200,8 +200,9 @@ void CudaEngine::run_chase_jobs(mt_chase_job* jobs, size_t count, Mode mode, mt_
           d.out_latency = o + j.steps;
         } else if (mode == Mode::Count) {
           d.out_cycles = reinterpret_cast<unsigned long long*>(o);
-          d.out_last = o + 6;
+          d.out_last = o + 8;
           d.slow_cycles = counts[todo[k]].slow_cycles;
+          d.slow_max_cycles = counts[todo[k]].slow_max_cycles;
           d.count_capacity = capacity(todo[k]);
         } else {
           d.out_cycles = reinterpret_cast<unsigned long long*>(o);
@@ -244,13 +245,14 @@ void CudaEngine::run_chase_jobs(mt_chase_job* jobs, size_t count, Mode mode, mt_
       if (j.out_index) std::memcpy(j.out_index, o, 4 * j.steps);
       std::memcpy(j.out_latency, o + j.steps, 4 * j.steps);
     } else if (mode == Mode::Count) {
-      uint64_t head[3];
+      uint64_t head[4];
       std::memcpy(head, o, sizeof head);
       mt_count_job& c = counts[i];
       c.out_slow = head[0];
       c.out_slow_recorded = std::min<uint64_t>(head[1], capacity(i));
       c.out_cycles = head[2];
-      if (c.out_slow_recorded) std::memcpy(c.out_slow_step, o + 6, 4 * c.out_slow_recorded);
+      c.out_outliers = head[3];
+      if (c.out_slow_recorded) std::memcpy(c.out_slow_step, o + 8, 4 * c.out_slow_recorded);
     } else {
       unsigned long long cycles = 0;
       std::memcpy(&cycles, o, sizeof cycles);

@@ -247,8 +247,9 @@ struct CountRun {
                              unsigned long long scratch) {
     const uint64_t total = job.warmup + job.record;
     const uint32_t threshold = job.slow_cycles;
+    const uint32_t ceiling = job.slow_max_cycles ? job.slow_max_cycles : 0xffffffffu;
     const uint32_t cap = job.count_capacity;
-    uint64_t slow = 0;
+    uint64_t slow = 0, outliers = 0;
     unsigned long long cycles_sum = 0;
     uint32_t j = job.start;
     for (uint64_t k = 0; k < total; ++k) {
@@ -256,7 +257,9 @@ struct CountRun {
       j = timed_step<S>(r, j, scratch, cycles);
       if (k >= job.warmup) {
         cycles_sum += cycles;
-        if (cycles > threshold) {
+        if (cycles > ceiling) {
+          ++outliers;
+        } else if (cycles > threshold) {
           if (slow < cap) s_steps[slow] = uint32_t(k - job.warmup);
           ++slow;
         }
@@ -267,6 +270,7 @@ struct CountRun {
     __stcg(job.out_cycles + 0, (unsigned long long)slow);
     __stcg(job.out_cycles + 1, (unsigned long long)kept);
     __stcg(job.out_cycles + 2, cycles_sum);
+    __stcg(job.out_cycles + 3, (unsigned long long)outliers);
   }
 };
 

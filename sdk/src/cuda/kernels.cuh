@@ -50,10 +50,11 @@ struct DeviceChaseJob {
   uint32_t* out_index = nullptr;    // fine: [record] or null
   uint32_t* out_latency = nullptr;  // fine: [record]
   unsigned long long* out_cycles = nullptr;  // average: cycles of the whole timed loop;
-                                             // count: [3] slow loads, steps kept, cycles
+                                             // count: [4] slow loads, steps kept, cycles, outliers
   uint32_t* out_last = nullptr;     // average: index reached (keeps the chase alive);
                                     // count: [count_capacity] steps of the first slow loads
   uint32_t slow_cycles = 0;         // count: threshold (raw cycles)
+  uint32_t slow_max_cycles = 0;     // count: ceiling (0: none); above it a load is an outlier
   uint32_t count_capacity = 0;      // count: steps kept (at most kCountSteps)
 };
 

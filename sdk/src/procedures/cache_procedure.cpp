@@ -91,9 +91,26 @@ void Session::calibrate() {
   // happen without any capacity miss; counts are judged against that rate.
   const double p99 = an::percentile(reference_, 99.0);
   slow_threshold_ = p99 + std::max(4.0, 0.1 * hit_centre_);
-  size_t slow = 0;
-  for (double x : reference_) slow += x > slow_threshold_ ? 1 : 0;
-  slow_rate_ = double(slow + 1) / double(reference_.size() + 2);
+  // A load far slower than any miss can be is an interruption, not a miss: the ceiling is
+  // twice the 99th percentile of a cold chase over the largest footprint searched, where
+  // every load misses every level (TLBs included).
+  {
+    const uint64_t cold_bytes = std::max(target_.search_limit_bytes, 2 * target_.reference_bytes);
+    const auto cold = recipes::constant_stride(
+        target_.max_footprint_bytes ? std::min(cold_bytes, target_.max_footprint_bytes) : cold_bytes,
+        std::max<uint64_t>(target_.stride_bytes, 128));
+    ChaseSpec c = spec;
+    c.array = &cold.array;
+    c.start = cold.start;
+    c.warmup_steps = 0;
+    c.steps = std::min<uint64_t>(2048, cycle_of(cold));
+    const ChaseSamples cr = ctx_.backend().fine_chase(c);
+    ++launches_;
+    ceiling_ = std::max(2.0 * an::percentile(an::to_doubles(cr.latency), 99.0), 2.0 * slow_threshold_);
+  }
+  size_t strays = 0;
+  for (double x : reference_) strays += x > slow_threshold_ && x <= ceiling_ ? 1 : 0;
+  slow_rate_ = double(strays + 1) / double(reference_.size() + 2);
   // Counted points classify millions of loads: the rate of stray slow loads must be known
   // far below 1/4096 for their counts to mean anything. A long counted reference gives it.
   counting_ = ctx_.backend().has_count_chase();
@@ -102,6 +119,7 @@ void Session::calibrate() {
     c.chase = spec;
     c.chase.steps = uint64_t(1) << 20;
     c.slow_cycles = static_cast<uint32_t>(slow_threshold_);
+    c.slow_max_cycles = static_cast<uint32_t>(ceiling_);
     c.keep_steps = 0;
     const CountResult cr = ctx_.backend().count_chase(c);
     ++launches_;
@@ -175,6 +193,7 @@ std::vector<Session::Outcome> Session::run_counted(const std::vector<Point>& poi
       c.chase.steps = p.record_steps ? p.record_steps : cycle;
       c.chase.shared_carveout_percent = target_.shared_carveout_percent;
       c.slow_cycles = static_cast<uint32_t>(slow_threshold_);
+      c.slow_max_cycles = static_cast<uint32_t>(ceiling_);
       c.keep_steps = 1024;
       specs.push_back(c);
     }
@@ -248,7 +267,7 @@ std::vector<Session::Outcome> Session::run_fine(const std::vector<Point>& points
     o.loads = o.latency.size();
     o.miss.assign(o.latency.size(), 0);
     for (size_t i = 0; i < o.latency.size(); ++i) {
-      if (o.latency[i] > slow_threshold_) {
+      if (o.latency[i] > slow_threshold_ && o.latency[i] <= ceiling_) {
         o.miss[i] = 1;
         ++o.misses;
       }
@@ -534,8 +553,11 @@ uint64_t most_lines_without_misses(Session& s, uint64_t S, uint64_t C, uint64_t 
     for (uint64_t k : ks) {
       Session::Point p;
       p.chase = spaced_lines(k, S);
+      // Four passes: a set one line over capacity under a random-like policy misses only a
+      // few times a pass.
       p.warmup_passes = 2;
       p.record_steps = 4 * k;
+      p.recurring_only = true;
       p.counts_only = true;
       pts.push_back(std::move(p));
     }
@@ -715,15 +737,19 @@ PolicyResult find_policy(Session& s, int64_t line_bytes, int64_t sets, int64_t w
   lf.warmup_passes = 0;
   lf.record_steps = offsets.size();
   lf.miss_pattern = true;
-  const auto ol = s.run(lf);
+  // The same trials on every SM at once (per-SM caches): more trials, so one stray slow load
+  // cannot tip the verdict.
+  const auto ols = s.run(std::vector<Session::Point>(static_cast<size_t>(s.parallel_points()), lf));
   // Trials past the recorded (or kept) part of the pattern say nothing.
   size_t kept = 0, judged = 0;
-  for (size_t p : probe_pos) {
-    if (p >= ol.miss.size()) break;
-    ++judged;
-    kept += ol.miss[p] ? 0 : 1;
+  for (const auto& ol : ols) {
+    for (size_t p : probe_pos) {
+      if (p >= ol.miss.size()) break;
+      ++judged;
+      kept += ol.miss[p] ? 0 : 1;
+    }
   }
-  if (judged < std::min<size_t>(probe_pos.size(), 8)) {
+  if (judged < std::min<size_t>(probe_pos.size() * ols.size(), 8)) {
     res.policy.note = "only " + std::to_string(judged) + " LRU-against-FIFO trials could be judged";
     return res;
   }

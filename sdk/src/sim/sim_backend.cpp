@@ -91,7 +91,7 @@ class SimDevice final : public Device {
       const bool fine = mode == Mode::Fine;
       if (auto e = check_chase_jobs(jobs, n, dev, fine); !e.empty()) return fail(err, err_size, e);
       if (counts)
-        for (size_t i = 0; i < n; ++i) counts[i].out_slow = counts[i].out_slow_recorded = counts[i].out_cycles = 0;
+        for (size_t i = 0; i < n; ++i) counts[i].out_slow = counts[i].out_slow_recorded = counts[i].out_cycles = counts[i].out_outliers = 0;
       // SMs: pinned jobs first, then the lowest free SM for each unpinned job.
       std::vector<bool> taken(size_t(dev.sm_count), false);
       for (size_t i = 0; i < n; ++i)
@@ -136,7 +136,9 @@ class SimDevice final : public Device {
               mt_count_job& c = counts[&j - jobs];
               const uint32_t raw = clamp_cycles(measured + overhead);
               c.out_cycles += raw;
-              if (raw > c.slow_cycles) {
+              if (c.slow_max_cycles && raw > c.slow_max_cycles) {
+                ++c.out_outliers;
+              } else if (raw > c.slow_cycles) {
                 if (c.out_slow_recorded < c.slow_capacity) c.out_slow_step[c.out_slow_recorded++] = uint32_t(t);
                 ++c.out_slow;
               }
