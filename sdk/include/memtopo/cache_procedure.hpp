@@ -116,6 +116,7 @@ SizeResult find_size(Session& s);
 struct LineResult {
   Measured<int64_t> fetch_granularity_bytes;
   Measured<int64_t> line_bytes;
+  bool path_limited = false;  // not determinable: the path cannot hold the footprints needed
 };
 // full_miss_bytes: where every access misses (0 when unknown).
 LineResult find_line(Session& s, int64_t size_bytes, int64_t full_miss_bytes = 0);
