@@ -608,6 +608,11 @@ GeometryResult find_geometry(Session& s, int64_t size_bytes, int64_t line_bytes)
   // mapping. Walk S down from C: the plateau at large S is W; the smallest S still on the
   // plateau is T*b.
   auto max_lines = [&](uint64_t S, bool* capped) { return most_lines_without_misses(s, S, C, b, capped); };
+  // Equal within a stray miss: one line, or 0.2 % of many.
+  auto near = [](uint64_t x, uint64_t y) {
+    const uint64_t d = x > y ? x - y : y - x;
+    return d <= std::max<uint64_t>(1, std::max(x, y) / 500);
+  };
   // Scan power-of-two strides upward from one line. Under modulo mapping k(S) = C / S until
   // S = T*b and W beyond; a hash of higher address bits keeps k above W until the stride
   // passes its highest bit. The plateau (three equal strides past the size) is W either way.
@@ -624,8 +629,18 @@ GeometryResult find_geometry(Session& s, int64_t size_bytes, int64_t line_bytes)
       break;
     }
     seen.emplace_back(S, k);
+    // A stride of one line that holds far more lines than the size allows: the line is
+    // shorter than line_bytes says, so no stride here can confine lines to one set.
+    if (S == b && double(k) * double(b) > 1.5 * double(C)) {
+      res.sets.note = res.ways.note = std::to_string(k) + " lines " + fmt_bytes(b) +
+                                      " apart stay without misses, " +
+                                      std::to_string(double(k) * double(b) / double(C)).substr(0, 4) +
+                                      " times the size: the cache allocates less than line_bytes per line, so "
+                                      "strides of whole lines cannot reveal its sets";
+      break;
+    }
     const size_t n = seen.size();
-    if (S > C && n >= 3 && seen[n - 1].second == seen[n - 2].second && seen[n - 2].second == seen[n - 3].second)
+    if (S > C && n >= 3 && near(seen[n - 1].second, seen[n - 2].second) && near(seen[n - 2].second, seen[n - 3].second))
       break;
   }
   for (auto [S, k] : seen) {
@@ -638,12 +653,14 @@ GeometryResult find_geometry(Session& s, int64_t size_bytes, int64_t line_bytes)
     row.push_back(double(k));
   }
   s.ctx().raw(t.element + "-sets-ways", {"stride_bytes", "max_lines_without_misses"}, row);
+  if (!res.sets.note.empty()) return res;
   const size_t n = seen.size();
-  if (n < 3 || seen[n - 1].second != seen[n - 2].second || seen[n - 1].second == 0) {
+  if (n < 3 || !near(seen[n - 1].second, seen[n - 2].second) || seen[n - 1].second == 0) {
     res.sets.note = res.ways.note = "no plateau of lines per set up to a stride of " + fmt_bytes(s_max);
     return res;
   }
-  const uint64_t P = seen[n - 1].second;
+  // The plateau: the most lines any of its strides held (a stray miss can cost one).
+  const uint64_t P = std::max(seen[n - 1].second, seen[n - 2].second);
   // The plateau P of power-of-two strides is W times the odd part of the set count (lines
   // 2^j apart cycle through T / gcd(T, 2^j) sets). The true W is the smallest divisor W' of
   // P at whose stride C/W' (lines T'*b apart, T' = C / (b W')) a set holds exactly W' lines:
