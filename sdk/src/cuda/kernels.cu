@@ -169,6 +169,30 @@ __device__ bool wait_for_claims(const ClaimTables& t) {
   return true;
 }
 
+// Claims this block's job, copies an array that lives in shared memory into `arrays` (the
+// whole warp helps) and waits for the other jobs to be claimed. True in thread 0 of a block
+// that got a job, which then runs it; every other thread returns.
+__device__ bool start_job(const DeviceChaseJob* jobs, const ClaimTables& t, uint32_t* arrays, DeviceChaseJob* job) {
+  __shared__ int s_job;
+  if (threadIdx.x == 0) {
+    uint32_t sm;
+    const int j = claim(t, &sm);
+    if (j >= 0) __stcg(t.job_sm + j, int32_t(sm));
+    s_job = j;
+  }
+  __syncthreads();
+  const int ji = s_job;
+  if (ji < 0) return false;
+  *job = load_cg(jobs + ji);
+  if (job->space == kSpaceShared)
+    for (uint64_t i = threadIdx.x; i < job->src.elems; i += blockDim.x)
+      arrays[job->src.shared_offset + i] = __ldcg(job->src.global + i);
+  __syncthreads();
+  if (threadIdx.x != 0) return false;
+  wait_for_claims(t);  // on time-out the job still runs; the host retries unclaimed jobs
+  return true;
+}
+
 // ------------------------------------------------------------------ fine-grained chase
 
 struct FineRun {
@@ -212,28 +236,11 @@ struct FineRun {
 
 __global__ void fine_kernel(const DeviceChaseJob* jobs, ClaimTables t, uint32_t spp) {
   extern __shared__ uint32_t dyn[];  // index [spp+1], latency [spp+1], then the array
-  __shared__ int s_job;
-  if (threadIdx.x == 0) {
-    uint32_t sm;
-    const int j = claim(t, &sm);
-    if (j >= 0) __stcg(t.job_sm + j, int32_t(sm));
-    s_job = j;
-  }
-  __syncthreads();
-  const int ji = s_job;
-  if (ji < 0) return;
-  const DeviceChaseJob job = load_cg(jobs + ji);
-  uint32_t* s_index = dyn;
-  uint32_t* s_latency = dyn + spp + 1;
   uint32_t* arrays = dyn + 2 * (spp + 1);
-  if (job.space == kSpaceShared)
-    for (uint64_t i = threadIdx.x; i < job.src.elems; i += blockDim.x)
-      arrays[job.src.shared_offset + i] = __ldcg(job.src.global + i);
-  __syncthreads();
-  if (threadIdx.x != 0) return;
-  wait_for_claims(t);  // on time-out the job still runs; the host retries unclaimed jobs
+  DeviceChaseJob job;
+  if (!start_job(jobs, t, arrays, &job)) return;
   const Resolved r = resolve(job.src, arrays);
-  dispatch<FineRun>(job.space, job, r, s_index, s_latency, spp);
+  dispatch<FineRun>(job.space, job, r, dyn, dyn + spp + 1, spp);
 }
 
 // ------------------------------------------------------------------ counting chase
@@ -276,24 +283,9 @@ struct CountRun {
 
 __global__ void count_kernel(const DeviceChaseJob* jobs, ClaimTables t) {
   extern __shared__ uint32_t dyn[];  // scratch word, steps [kCountSteps], spare, then the array
-  __shared__ int s_job;
-  if (threadIdx.x == 0) {
-    uint32_t sm;
-    const int j = claim(t, &sm);
-    if (j >= 0) __stcg(t.job_sm + j, int32_t(sm));
-    s_job = j;
-  }
-  __syncthreads();
-  const int ji = s_job;
-  if (ji < 0) return;
-  const DeviceChaseJob job = load_cg(jobs + ji);
   uint32_t* arrays = dyn + kCountSteps + 2;
-  if (job.space == kSpaceShared)
-    for (uint64_t i = threadIdx.x; i < job.src.elems; i += blockDim.x)
-      arrays[job.src.shared_offset + i] = __ldcg(job.src.global + i);
-  __syncthreads();
-  if (threadIdx.x != 0) return;
-  wait_for_claims(t);
+  DeviceChaseJob job;
+  if (!start_job(jobs, t, arrays, &job)) return;
   const Resolved r = resolve(job.src, arrays);
   dispatch<CountRun>(job.space, job, r, dyn + 1, static_cast<unsigned long long>(__cvta_generic_to_shared(dyn)));
 }
@@ -316,24 +308,9 @@ struct AverageRun {
 
 __global__ void average_kernel(const DeviceChaseJob* jobs, ClaimTables t) {
   extern __shared__ uint32_t dyn[];  // scratch word [2], then the array
-  __shared__ int s_job;
-  if (threadIdx.x == 0) {
-    uint32_t sm;
-    const int j = claim(t, &sm);
-    if (j >= 0) __stcg(t.job_sm + j, int32_t(sm));
-    s_job = j;
-  }
-  __syncthreads();
-  const int ji = s_job;
-  if (ji < 0) return;
-  const DeviceChaseJob job = load_cg(jobs + ji);
   uint32_t* arrays = dyn + 2;
-  if (job.space == kSpaceShared)
-    for (uint64_t i = threadIdx.x; i < job.src.elems; i += blockDim.x)
-      arrays[job.src.shared_offset + i] = __ldcg(job.src.global + i);
-  __syncthreads();
-  if (threadIdx.x != 0) return;
-  wait_for_claims(t);
+  DeviceChaseJob job;
+  if (!start_job(jobs, t, arrays, &job)) return;
   const Resolved r = resolve(job.src, arrays);
   dispatch<AverageRun>(job.space, job, r, static_cast<unsigned long long>(__cvta_generic_to_shared(dyn)));
 }
