@@ -35,8 +35,8 @@ memtopo::cache::Target l2_target(const Context& ctx) {
   t.search_start_bytes = 1 * MiB;
   const uint64_t api = ctx.device().l2_bytes > 0 ? uint64_t(ctx.device().l2_bytes) : 64 * MiB;
   t.search_limit_bytes = std::min<uint64_t>(4 * api, 512 * MiB);
-  // One recording pass per point: on the GPU every further pass repeats a warm-up over the
-  // whole footprint, which for tens of MiB costs seconds.
+  // Points that need latencies (not counts) record one pass of samples: on the GPU every
+  // further pass repeats a warm-up over the whole footprint, which for tens of MiB costs seconds.
   t.max_record_steps = 512;
   return t;
 }
