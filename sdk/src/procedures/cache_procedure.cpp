@@ -29,11 +29,6 @@ recipes::Chase spaced_lines(uint64_t k, uint64_t stride) {
   return c;
 }
 
-// The element after `i` (measure.h: EXPLICIT arrays hold it, STRIDE arrays add the stride).
-uint64_t engine_next(const mt_chase_array& a, uint64_t i) {
-  return a.kind == MT_ARRAY_STRIDE ? (i + a.stride_elems) % a.elems : a.next[i];
-}
-
 uint64_t cycle_of(const recipes::Chase& c) {
   if (!c.order.empty()) return c.order.size();
   if (c.array.stride_elems) return c.array.elems / std::gcd(c.array.elems, c.array.stride_elems);
@@ -233,17 +228,11 @@ std::vector<Session::Outcome> Session::run_counted(const std::vector<Point>& poi
       }
       if (p.miss_pattern) {
         // Complete up to the last kept slow load (or to the end when every one was kept).
-        const size_t covered = cr.slow == cr.slow_steps.size() ? o.loads : size_t(cr.slow_steps.back()) + 1;
+        const size_t covered = complete ? o.loads : size_t(cr.slow_steps.back()) + 1;
         o.miss.assign(covered, 0);
         for (uint32_t step : cr.slow_steps) o.miss[step] = 1;
         // The warm-up is whole cycles, so counting starts at the start element again.
-        o.index.resize(covered);
-        const mt_chase_array a = p.chase.array.c();
-        uint64_t j = p.chase.start;
-        for (size_t k = 0; k < covered; ++k) {
-          o.index[k] = static_cast<uint32_t>(j);
-          j = engine_next(a, j);
-        }
+        o.index = recipes::walk(p.chase.array, p.chase.start, covered);
       }
     }
   }
