@@ -30,11 +30,12 @@ fs::path scratch(const std::string& name) {
 }
 
 // Runs the cache plugins on a simulated device; returns the topology written.
-toml::table measure(const fs::path& device, const std::string& tag) {
+toml::table measure(const fs::path& device, const std::string& tag,
+                    const std::string& only = "data-cache,texture-readonly,constant") {
   const fs::path out = scratch(tag + ".toml");
   fs::remove(out);
   const std::string cmd = std::string(MEMTOPO_BINARY_DIR) + "/bin/memtopo run -q --device sim:" + device.string() +
-                          " --only data-cache,texture-readonly,constant -o " + out.string() + " 2>" +
+                          " --only " + only + " -o " + out.string() + " 2>" +
                           scratch(tag + ".log").string();
   const int rc = std::system(cmd.c_str());
   INFO("command: " << cmd);
@@ -76,7 +77,8 @@ void compare(const toml::table& ref, const toml::table& got) {
   }
 }
 
-std::string write_variant(const std::string& name, const std::string& tag, void (*edit)(toml::table&)) {
+template <class Edit>
+std::string write_variant(const std::string& name, const std::string& tag, Edit edit) {
   toml::table t = toml::parse_file(device_file(name).string());
   edit(t);
   const fs::path p = scratch(tag + "-" + name);
@@ -124,4 +126,38 @@ TEST_CASE("a cache with no transition in the searched range is reported as a bou
   CHECK(got["provenance"]["constant_l15"]["size_bytes"]["bound"].value<std::string>() == "at_least");
   // The smaller caches of the same device are still measured exactly.
   CHECK(got["constant_l1"]["size_bytes"].value<int64_t>() == 2048);
+}
+
+TEST_CASE("a hashed set index does not fool the line size, and sets are never made up", "[cache][sim]") {
+  // Set-index bits XOR address bits far above them, as on the H100's L1: odd strides then
+  // spread unevenly over the sets (their capacity says 256 B lines), power-of-two strides
+  // evenly. With two bits per index bit the sets still show; with three every power-of-two
+  // stride reaches every set, like a fully associative cache.
+  const int bits = GENERATE(2, 3);
+  INFO(bits << " address bits per set-index bit");
+  const std::string dev = write_variant("hopper-like.toml", "hash" + std::to_string(bits), [bits](toml::table& t) {
+    toml::array hash;
+    for (int i = 0; i < 7; ++i) {  // 128 sets of 128 B lines: index bits 7..13
+      toml::array xs;
+      for (int j = 0; j < bits; ++j) xs.push_back(7 + i + 7 * j);
+      hash.push_back(xs);
+    }
+    toml::table l1d;
+    l1d.insert("set_hash", hash);
+    t["sim"].as_table()->insert_or_assign("l1d", l1d);
+  });
+  const toml::table got = measure(dev, "hash" + std::to_string(bits),
+                                  "data-cache/l1d-size,data-cache/l1d-line,data-cache/l1d-geometry");
+  CHECK(got["l1d"]["line_bytes"].value<int64_t>() == 128);
+  CHECK(got["l1d"]["fetch_granularity_bytes"].value<int64_t>() == 32);
+  CHECK(got["l1d"]["size_bytes"].value<int64_t>() == 262144);
+  if (bits == 2) {
+    CHECK(got["l1d"]["sets"].value<int64_t>() == 128);
+    CHECK(got["l1d"]["ways"].value<int64_t>() == 16);
+    CHECK(got["l1d"]["set_mapping"].value<std::string>() == "hashed");
+  } else {
+    // Not 1 set x 2048 ways: random lines show the sets exist.
+    CHECK(!got["l1d"]["sets"]);
+    CHECK(!got["l1d"]["ways"]);
+  }
 }

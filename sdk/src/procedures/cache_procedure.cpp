@@ -8,6 +8,7 @@
 #include <limits>
 #include <map>
 #include <numeric>
+#include <random>
 #include <sstream>
 
 #include <boost/math/distributions/chi_squared.hpp>
@@ -542,6 +543,51 @@ LineResult find_line(Session& s, int64_t size_bytes, int64_t full_miss_bytes) {
     break;
   }
   s.ctx().raw(t.element + "-line-strides", {"stride_bytes", "largest_footprint_without_misses"}, row);
+  // Hashed set indices spread odd strides unevenly (the H100's L1 holds 1.3x, not 2.25x, its
+  // size at 9 fetch units), so the odd-stride line is an upper bound there. Power-of-two
+  // strides give a second one: n lines S apart with n * S = 1.125 C fit only when each takes
+  // less than S / 1.125 bytes, so the (power-of-two) line is at most S / 2; at S <= line
+  // every line of the footprint is touched and 1.125 C can never fit. Under modulo mapping the first such S is
+  // sets * line (lines S apart share few sets), above the odd-stride answer; under a hash
+  // that spreads power-of-two strides it is 2 * line. Both bounds err upward only, so the
+  // smaller wins.
+  if (res.line_bytes.found && !res.path_limited && res.line_bytes.value > int64_t(g) && C + C / 8 <= cap) {
+    std::vector<uint64_t> strides;
+    for (uint64_t S = 2 * g; S <= uint64_t(res.line_bytes.value); S *= 2) strides.push_back(S);
+    std::vector<Session::Point> pts;
+    for (uint64_t S : strides) {
+      Session::Point p;
+      p.chase = spaced_lines((C + C / 8 + S - 1) / S, S);
+      p.warmup_passes = 1;
+      p.record_steps = 2 * cycle_of(p.chase);
+      p.recurring_only = true;
+      p.counts_only = true;
+      pts.push_back(std::move(p));
+    }
+    s.ctx().progress(0.9, t.element + " line: power-of-two strides");
+    const auto o = pts.empty() ? std::vector<Session::Outcome>{} : s.run(pts);
+    std::vector<double> prow;
+    for (size_t i = 0; i < strides.size(); ++i) {
+      prow.push_back(double(strides[i]));
+      prow.push_back(double(pts[i].chase.footprint_bytes));
+      prow.push_back(o[i].miss_fraction);
+    }
+    s.ctx().raw(t.element + "-line-pow2", {"stride_bytes", "footprint_bytes", "miss_fraction"}, prow);
+    for (size_t i = 0; i < strides.size(); ++i) {
+      if (o[i].significant) continue;
+      const uint64_t line = std::max(strides[i] / 2, g);
+      if (int64_t(line) < res.line_bytes.value) {
+        res.line_bytes.note = "lines " + fmt_bytes(strides[i]) + " apart over 1.125x the size (" +
+                              fmt_bytes(pts[i].chase.footprint_bytes) + ") fit, so the line is at most half of that; " +
+                              "the odd-stride capacity said " + fmt_bytes(uint64_t(res.line_bytes.value)) +
+                              " (a hashed set index spreads odd strides unevenly)";
+        res.line_bytes.value = static_cast<int64_t>(line);
+        // Only strides below it missed, which is all a line of this size allows.
+        res.line_bytes.confidence = 0.9;
+      }
+      break;
+    }
+  }
   if (!res.line_bytes.found && res.line_bytes.note.empty())
     res.line_bytes.note = "capacity did not grow with the stride up to " + fmt_bytes(33 * g);
   return res;
@@ -682,6 +728,41 @@ GeometryResult find_geometry(Session& s, int64_t size_bytes, int64_t line_bytes)
     const double j = std::round(std::log2(double(lines) / double(W) / double(odd)));
     const uint64_t snapped = odd << static_cast<int>(std::max(0.0, j));
     if (std::fabs(double(snapped) - double(T)) <= 0.01 * double(T)) T = snapped;
+  }
+  // One set holding every line is what a fully associative cache shows, but also what a hash
+  // of many address bits shows: it spreads every power-of-two stride over all sets. Lines at
+  // random places tell them apart: 15/16 of the lines fit a fully associative cache, whereas
+  // under a hash some sets get more than their ways.
+  if (T == 1 && lines >= 16) {
+    const uint64_t span_cap = std::min(kArrayBytes, t.max_footprint_bytes ? t.max_footprint_bytes : kArrayBytes) / b;
+    const uint64_t span = std::min<uint64_t>(8 * lines, span_cap);
+    const uint64_t n = lines - lines / 16;
+    if (span >= 2 * n) {
+      std::mt19937_64 rng(0x6d656d746f706fULL);  // fixed: the same lines on every run
+      std::vector<uint64_t> pick(span);
+      std::iota(pick.begin(), pick.end(), uint64_t(0));
+      for (uint64_t i = 0; i < n; ++i) std::swap(pick[i], pick[i + rng() % (span - i)]);
+      std::vector<uint64_t> offsets;
+      for (uint64_t i = 0; i < n; ++i) offsets.push_back(pick[i] * b);
+      Session::Point p;
+      p.chase = recipes::from_byte_offsets(offsets, span * b);
+      p.warmup_passes = 2;
+      p.record_steps = 4 * n;
+      p.recurring_only = true;
+      p.counts_only = true;
+      s.ctx().progress(0.95, t.element + " sets/ways: random lines");
+      const auto o = s.run(p);
+      s.ctx().raw(t.element + "-random-lines", {"lines", "span_bytes", "miss_fraction"},
+                  {double(n), double(span * b), o.miss_fraction});
+      if (o.significant) {
+        res.sets.note = res.ways.note =
+            "every power-of-two stride holds " + std::to_string(P) +
+            " lines, as a fully associative cache would, but " + std::to_string(n) + " lines at random places in " +
+            fmt_bytes(span * b) + " (15/16 of the size) miss (" + std::to_string(o.miss_fraction).substr(0, 6) +
+            " of loads): a hash of address bits spreads power-of-two strides over all sets, so they cannot single one out";
+        return res;
+      }
+    }
   }
   // Modulo mapping predicts k(S) = W * T / gcd(T, S/b) at every power-of-two stride.
   auto modulo_prediction = [&](uint64_t S) { return W * (T / std::gcd(T, S / b)); };
