@@ -31,6 +31,10 @@ struct Target {
   bool shared_between_sms = false;
   uint64_t max_record_steps = 8192;  // per point: loads recorded after the warm-up
   uint64_t max_footprint_bytes = 0;  // largest array the path accepts (constant: 64 KiB); 0 = none
+  // Loads the sets/ways stride scan may chase in all (0: no limit). A shared cache of many
+  // MiB is searched one point at a time, hundreds of thousands of loads each; past the budget
+  // the scan stops and says so.
+  uint64_t geometry_load_budget = 0;
 };
 
 // Runs chase points, as many at once as the target allows (one per SM), and classifies
@@ -78,6 +82,7 @@ class Session {
   bool significant_recurring(size_t recurring, uint64_t cycle, uint64_t passes) const;
   int parallel_points() const;
   size_t launches() const { return launches_; }
+  uint64_t loads_chased() const { return loads_chased_; }  // warm-up included
 
  private:
   void calibrate();
@@ -94,6 +99,7 @@ class Session {
   double slow_rate_ = 0;           // stray slow loads per load
   bool counting_ = false;          // the backend has count_chase
   size_t launches_ = 0;
+  uint64_t loads_chased_ = 0;
 };
 
 template <class T>
