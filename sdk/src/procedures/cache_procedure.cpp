@@ -713,7 +713,16 @@ GeometryResult find_geometry(Session& s, int64_t size_bytes, int64_t line_bytes)
   s.ctx().raw(t.element + "-sets-ways", {"stride_bytes", "max_lines_without_misses"}, row);
   if (!res.sets.note.empty()) return res;
   const size_t n = seen.size();
-  if (n < 3 || !near(seen[n - 1].second, seen[n - 2].second) || seen[n - 1].second == 0) {
+  // Every line of the cache held at every stride from one line to 8 lines and on, until the
+  // footprint outgrows the TLBs (slow loads that are not cache misses) or the array: no
+  // plateau below the line count, the picture of a fully associative cache or of a set index
+  // hashed from many address bits. The random-lines test below tells which.
+  size_t flat = 0;
+  while (flat < n && near(seen[flat].second, seen[0].second)) ++flat;
+  const bool plateau = n >= 3 && near(seen[n - 1].second, seen[n - 2].second) && seen[n - 1].second > 0;
+  const bool all_lines_flat = !plateau && n >= 1 && seen[0].first == b && flat >= 4 &&
+                              std::fabs(double(seen[0].second) - double(C / b)) <= 0.01 * double(C / b);
+  if (!plateau && !all_lines_flat) {
     res.sets.note = res.ways.note =
         budget_stop ? "no plateau of lines per set up to a stride of " + fmt_bytes(budget_stop / 2) +
                           ", where the scan used its budget of " + std::to_string(t.geometry_load_budget) + " loads"
@@ -721,7 +730,7 @@ GeometryResult find_geometry(Session& s, int64_t size_bytes, int64_t line_bytes)
     return res;
   }
   // The plateau: the most lines any of its strides held (a stray miss can cost one).
-  const uint64_t P = std::max(seen[n - 1].second, seen[n - 2].second);
+  const uint64_t P = all_lines_flat ? C / b : std::max(seen[n - 1].second, seen[n - 2].second);
   // The plateau P of power-of-two strides is W times the odd part of the set count (lines
   // 2^j apart cycle through T / gcd(T, 2^j) sets). The true W is the smallest divisor W' of
   // P at whose stride C/W' (lines T'*b apart, T' = C / (b W')) a set holds exactly W' lines:
@@ -735,6 +744,7 @@ GeometryResult find_geometry(Session& s, int64_t size_bytes, int64_t line_bytes)
     return t > 0 && off <= 0.01 ? t : 0;
   };
   uint64_t W = 0;
+  if (all_lines_flat) W = P;
   for (uint64_t w = 1; w <= P && !W; ++w) {
     if (P % w || !sets_for(w)) continue;
     const uint64_t Tw = sets_for(w);
@@ -757,12 +767,12 @@ GeometryResult find_geometry(Session& s, int64_t size_bytes, int64_t line_bytes)
   }
   // One set holding every line is what a fully associative cache shows, but also what a hash
   // of many address bits shows: it spreads every power-of-two stride over all sets. Lines at
-  // random places tell them apart: 15/16 of the lines fit a fully associative cache, whereas
-  // under a hash some sets get more than their ways.
+  // random places tell them apart: 63/64 of the lines fit a fully associative cache, whereas
+  // under a hash some sets get more than their ways (even 4 sets of 482 ways overflow).
   if (T == 1 && lines >= 16) {
     const uint64_t span_cap = std::min(kArrayBytes, t.max_footprint_bytes ? t.max_footprint_bytes : kArrayBytes) / b;
     const uint64_t span = std::min<uint64_t>(8 * lines, span_cap);
-    const uint64_t n = lines - lines / 16;
+    const uint64_t n = lines - lines / 64;
     if (span >= 2 * n) {
       std::mt19937_64 rng(0x6d656d746f706fULL);  // fixed: the same lines on every run
       std::vector<uint64_t> pick(span);
@@ -782,9 +792,11 @@ GeometryResult find_geometry(Session& s, int64_t size_bytes, int64_t line_bytes)
                   {double(n), double(span * b), o.miss_fraction});
       if (o.significant) {
         res.sets.note = res.ways.note =
-            "every power-of-two stride holds " + std::to_string(P) +
-            " lines, as a fully associative cache would, but " + std::to_string(n) + " lines at random places in " +
-            fmt_bytes(span * b) + " (15/16 of the size) miss (" + std::to_string(o.miss_fraction).substr(0, 6) +
+            (all_lines_flat ? "power-of-two strides from " + fmt_bytes(seen[0].first) + " to " +
+                                  fmt_bytes(seen[flat - 1].first) + " hold all "
+                            : "the plateau of power-of-two strides holds ") +
+            std::to_string(P) + " lines, as a fully associative cache would, but " + std::to_string(n) + " lines at random places in " +
+            fmt_bytes(span * b) + " (63/64 of the size) miss (" + std::to_string(o.miss_fraction).substr(0, 6) +
             " of loads): a hash of address bits spreads power-of-two strides over all sets, so they cannot single one out";
         return res;
       }
@@ -800,7 +812,10 @@ GeometryResult find_geometry(Session& s, int64_t size_bytes, int64_t line_bytes)
                   (rounded ? "; the measured size was rounded to a whole number of sets" : "")};
   res.ways = {true, static_cast<int64_t>(W), 0.95, Bound::Exact,
               "most lines at a large power-of-two stride held without misses"};
-  if (modulo) {
+  if (T == 1) {
+    res.ways.note = std::string("every line fits at power-of-two strides") +
+                    (lines >= 16 ? " and at random places" : "") + ": fully associative";
+  } else if (modulo) {
     res.set_mapping = {true, "modulo", 0.95, Bound::Exact, "lines at every power-of-two stride follow modulo mapping"};
   } else {
     std::string where;
