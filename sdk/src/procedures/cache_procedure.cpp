@@ -357,7 +357,11 @@ SizeResult find_size(Session& s) {
   const uint64_t below = std::min<uint64_t>(16, size / g);
   for (uint64_t k = below; k >= 1; --k) sizes.push_back(size - k * g);
   sizes.push_back(size);
-  for (uint64_t k = 1; k <= 8; ++k) sizes.push_back(size + k * g);
+  // Per-SM caches sweep 32 steps past the bracket (one launch on many SMs): on the H100 the
+  // last three lines before the size miss now and then, so the bracket can land anywhere in
+  // them; the sweep finds where the misses become systematic.
+  const uint64_t above = cheap ? 32 : 8;
+  for (uint64_t k = 1; k <= above; ++k) sizes.push_back(size + k * g);
   for (uint64_t k = 1; k <= 8; ++k) sizes.push_back(size + size * k / 8 / g * g);  // up to 2x
   std::sort(sizes.begin(), sizes.end());
   sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
@@ -381,7 +385,19 @@ SizeResult find_size(Session& s) {
   // With random replacement the first footprints past the size miss so rarely that a
   // sampled pass can show none: the bracket then lands a few lines high. A flat-then-ramp
   // fit over the fine part of the sweep puts the start of the ramp where the misses begin.
-  {
+  if (cheap) {
+    // The largest footprint without misses after which every fine step misses (at least
+    // four of them): misses that come and go below it are not capacity misses of the
+    // steady state, since a footprint past the capacity misses in every pass.
+    const size_t fine_end = std::min<size_t>(sizes.size(), size_pos + above + 1);
+    size_t last_clean = sizes.size();
+    for (size_t i = 0; i < fine_end; ++i)
+      if (!o[i].significant) last_clean = i;
+    if (last_clean < sizes.size() && fine_end - last_clean - 1 >= 4) {
+      size_pos = last_clean;
+      res.size_bytes.value = static_cast<int64_t>(sizes[size_pos]);
+    }
+  } else {
     const size_t fine_end = std::min(sizes.size(), size_pos + 9);
     const std::vector<double> fine(res.miss_fractions.begin(), res.miss_fractions.begin() + fine_end);
     an::SingleChangeOptions lo;
