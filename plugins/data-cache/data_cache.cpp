@@ -38,8 +38,7 @@ memtopo::cache::Target l2_target(const Context& ctx) {
   // Points that need latencies (not counts) record one pass of samples: on the GPU every
   // further pass repeats a warm-up over the whole footprint, which for tens of MiB costs seconds.
   t.max_record_steps = 512;
-  // About 8 s of H100 time at L2 latencies (64 Mi loads took 17 s); the 8 MiB simulated L2
-  // needs two thirds of it.
+  // About 12 s of H100 time at L2 latencies; the 8 MiB simulated L2 needs two thirds of it.
   t.geometry_load_budget = uint64_t(32) << 20;
   return t;
 }

@@ -49,6 +49,18 @@ std::string fmt_bytes(uint64_t b) {
 constexpr uint64_t kArrayBytes = uint64_t(256) << 20;
 constexpr uint64_t kLaunchBytes = uint64_t(4) << 30;
 
+// A point judged by the slow-load counts of whole passes (Session::Point::counts_only).
+Session::Point counted_point(recipes::Chase chase, uint64_t warmup_passes, uint64_t counted_passes,
+                             bool recurring_only = true) {
+  Session::Point p;
+  p.record_steps = counted_passes * cycle_of(chase);
+  p.chase = std::move(chase);
+  p.warmup_passes = warmup_passes;
+  p.recurring_only = recurring_only;
+  p.counts_only = true;
+  return p;
+}
+
 uint64_t round_up_pow2(uint64_t v) {
   uint64_t p = 1;
   while (p < v) p <<= 1;
@@ -307,13 +319,7 @@ SizeResult find_size(Session& s) {
   // and four counted passes must all miss. A shared cache of many MiB keeps one and two.
   const bool cheap = !t.shared_between_sms;
   auto point_for = [&](uint64_t size) {
-    Session::Point p;
-    p.chase = recipes::constant_stride(size, g);
-    p.warmup_passes = cheap ? 3 : 1;
-    p.record_steps = (cheap ? 4 : 2) * cycle_of(p.chase);
-    p.recurring_only = true;
-    p.counts_only = true;
-    return p;
+    return counted_point(recipes::constant_stride(size, g), cheap ? 3 : 1, cheap ? 4 : 2);
   };
   auto has_misses = [&](const std::vector<uint64_t>& sizes) {
     std::vector<Session::Point> pts;
@@ -504,15 +510,7 @@ LineResult find_line(Session& s, int64_t size_bytes, int64_t full_miss_bytes) {
   auto edge = [&](uint64_t stride, uint64_t lo, uint64_t hi, bool* capped) {
     auto pred = [&](const std::vector<uint64_t>& sizes) {
       std::vector<Session::Point> pts;
-      for (uint64_t sz : sizes) {
-        Session::Point p;
-        p.chase = recipes::constant_stride(sz, stride);
-        p.warmup_passes = 1;
-        p.record_steps = 2 * cycle_of(p.chase);
-        p.recurring_only = !gradual;
-        p.counts_only = true;
-        pts.push_back(std::move(p));
-      }
+      for (uint64_t sz : sizes) pts.push_back(counted_point(recipes::constant_stride(sz, stride), 1, 2, !gradual));
       const auto o = s.run(pts);
       std::vector<bool> r;
       for (const auto& x : o) r.push_back(gradual ? x.miss_fraction >= 0.9 : x.significant);
@@ -569,23 +567,15 @@ LineResult find_line(Session& s, int64_t size_bytes, int64_t full_miss_bytes) {
   // size at 9 fetch units), so the odd-stride line is an upper bound there. Power-of-two
   // strides give a second one: n lines S apart with n * S = 1.125 C fit only when each takes
   // less than S / 1.125 bytes, so the (power-of-two) line is at most S / 2; at S <= line
-  // every line of the footprint is touched and 1.125 C can never fit. Under modulo mapping the first such S is
-  // sets * line (lines S apart share few sets), above the odd-stride answer; under a hash
-  // that spreads power-of-two strides it is 2 * line. Both bounds err upward only, so the
-  // smaller wins.
+  // every line of the footprint is touched and 1.125 C can never fit. Under modulo mapping
+  // the first such S is sets * line (lines S apart share few sets), above the odd-stride
+  // answer; under a hash that spreads power-of-two strides it is 2 * line. Both bounds err
+  // upward only, so the smaller wins.
   if (res.line_bytes.found && !res.path_limited && res.line_bytes.value > int64_t(g) && C + C / 8 <= cap) {
     std::vector<uint64_t> strides;
     for (uint64_t S = 2 * g; S <= uint64_t(res.line_bytes.value); S *= 2) strides.push_back(S);
     std::vector<Session::Point> pts;
-    for (uint64_t S : strides) {
-      Session::Point p;
-      p.chase = spaced_lines((C + C / 8 + S - 1) / S, S);
-      p.warmup_passes = 1;
-      p.record_steps = 2 * cycle_of(p.chase);
-      p.recurring_only = true;
-      p.counts_only = true;
-      pts.push_back(std::move(p));
-    }
+    for (uint64_t S : strides) pts.push_back(counted_point(spaced_lines((C + C / 8 + S - 1) / S, S), 1, 2));
     s.ctx().progress(0.9, t.element + " line: power-of-two strides");
     const auto o = pts.empty() ? std::vector<Session::Outcome>{} : s.run(pts);
     std::vector<double> prow;
@@ -628,15 +618,9 @@ uint64_t most_lines_without_misses(Session& s, uint64_t S, uint64_t C, uint64_t 
   auto pred = [&](const std::vector<uint64_t>& ks) {
     std::vector<Session::Point> pts;
     for (uint64_t k : ks) {
-      Session::Point p;
-      p.chase = spaced_lines(k, S);
       // Four passes: a set one line over capacity under a random-like policy misses only a
       // few times a pass.
-      p.warmup_passes = 2;
-      p.record_steps = 4 * k;
-      p.recurring_only = true;
-      p.counts_only = true;
-      pts.push_back(std::move(p));
+      pts.push_back(counted_point(spaced_lines(k, S), 2, 4));
     }
     const auto o = s.run(pts);
     std::vector<bool> r;
@@ -788,30 +772,25 @@ GeometryResult find_geometry(Session& s, int64_t size_bytes, int64_t line_bytes)
   if (T == 1 && lines >= 16) {
     const uint64_t span_cap = std::min(kArrayBytes, t.max_footprint_bytes ? t.max_footprint_bytes : kArrayBytes) / b;
     const uint64_t span = std::min<uint64_t>(8 * lines, span_cap);
-    const uint64_t n = lines - lines / 64;
-    if (span >= 2 * n) {
+    const uint64_t picked = lines - lines / 64;
+    if (span >= 2 * picked) {
       std::mt19937_64 rng(0x6d656d746f706fULL);  // fixed: the same lines on every run
       std::vector<uint64_t> pick(span);
       std::iota(pick.begin(), pick.end(), uint64_t(0));
-      for (uint64_t i = 0; i < n; ++i) std::swap(pick[i], pick[i + rng() % (span - i)]);
+      for (uint64_t i = 0; i < picked; ++i) std::swap(pick[i], pick[i + rng() % (span - i)]);
       std::vector<uint64_t> offsets;
-      for (uint64_t i = 0; i < n; ++i) offsets.push_back(pick[i] * b);
-      Session::Point p;
-      p.chase = recipes::from_byte_offsets(offsets, span * b);
-      p.warmup_passes = 2;
-      p.record_steps = 4 * n;
-      p.recurring_only = true;
-      p.counts_only = true;
+      for (uint64_t i = 0; i < picked; ++i) offsets.push_back(pick[i] * b);
       s.ctx().progress(0.95, t.element + " sets/ways: random lines");
-      const auto o = s.run(p);
+      const auto o = s.run(counted_point(recipes::from_byte_offsets(offsets, span * b), 2, 4));
       s.ctx().raw(t.element + "-random-lines", {"lines", "span_bytes", "miss_fraction"},
-                  {double(n), double(span * b), o.miss_fraction});
+                  {double(picked), double(span * b), o.miss_fraction});
       if (o.significant) {
         res.sets.note = res.ways.note =
             (all_lines_flat ? "power-of-two strides from " + fmt_bytes(seen[0].first) + " to " +
                                   fmt_bytes(seen[flat - 1].first) + " hold all "
                             : "the plateau of power-of-two strides holds ") +
-            std::to_string(P) + " lines, as a fully associative cache would, but " + std::to_string(n) + " lines at random places in " +
+            std::to_string(P) + " lines, as a fully associative cache would, but " + std::to_string(picked) +
+            " lines at random places in " +
             fmt_bytes(span * b) + " (63/64 of the size) miss (" + std::to_string(o.miss_fraction).substr(0, 6) +
             " of loads): a hash of address bits spreads power-of-two strides over all sets, so they cannot single one out";
         return res;
