@@ -4,6 +4,8 @@
 #include <fstream>
 #include <stdexcept>
 
+#include <unistd.h>
+
 namespace simtest {
 
 std::string device_path(const std::string& name) { return std::string(MEMTOPO_SOURCE_DIR) + "/examples/devices/" + name; }
@@ -13,8 +15,11 @@ std::unique_ptr<memtopo::engine::Device> open_device(const std::string& name) {
 }
 
 std::string write_temp(const std::string& stem, const std::string& text) {
+  // ctest runs every test case as its own process, several at once: the pid keeps their
+  // files apart.
   static std::atomic<int> counter{0};
-  const std::string path = std::string(MEMTOPO_BINARY_DIR) + "/tests/sim/tmp_" + stem + "_" + std::to_string(counter++) + ".toml";
+  const std::string path = std::string(MEMTOPO_BINARY_DIR) + "/tests/sim/tmp_" + stem + "_" +
+                           std::to_string(::getpid()) + "_" + std::to_string(counter++) + ".toml";
   std::ofstream(path) << text;
   return path;
 }
