@@ -195,3 +195,32 @@ TEST_CASE("periodicity: too few events is a reason, not a period", "[analysis][p
   CHECK(p.reason.find("too few") != std::string::npos);
   CHECK_FALSE(periodicity(std::vector<uint8_t>(100, 0)).found);
 }
+
+TEST_CASE("plateaus of a footprint sweep: levels and the ramps between them", "[analysis][levels]") {
+  // near L2 (with jitter), a ramp, far L2, a ramp, DRAM: the H100's shape at 8 points per octave
+  const std::vector<double> x{283, 290, 286, 288, 283, 285, 294, 320, 460, 521, 538, 536, 539, 541, 550, 620, 692, 712, 708, 713};
+  const auto p = plateaus(x);
+  REQUIRE(p.size() == 3);
+  CHECK(p[0].first == 0);
+  CHECK(p[0].last == 6);
+  CHECK(p[0].median == Approx(286));
+  CHECK(p[1].first == 10);  // 521 is part of the ramp (3.3 % below 538)
+  CHECK(p[1].last == 14);
+  CHECK(p[1].median == Approx(539));
+  CHECK(p[2].first == 16);
+  CHECK(p[2].last == 19);
+}
+
+TEST_CASE("plateaus: a spike does not split a level, a slow ramp is no level", "[analysis][levels]") {
+  const auto spiked = plateaus({100, 101, 99, 100, 180, 100, 101, 100, 250, 251, 249});
+  REQUIRE(spiked.size() == 2);
+  CHECK(spiked[0].first == 0);
+  CHECK(spiked[0].last == 7);
+  CHECK(spiked[1].first == 8);
+  // Rising 2.5 % per point: no three neighbours stay within 3 % of their median.
+  std::vector<double> ramp;
+  for (int i = 0; i < 20; ++i) ramp.push_back(100 * std::pow(1.025, i));
+  CHECK(plateaus(ramp).empty());
+  CHECK(plateaus(ramp, 0.06).size() >= 2);  // a looser tolerance cuts it into steps
+  CHECK(plateaus({100, 150, 225, 340}).empty());
+}

@@ -66,6 +66,19 @@ void compare(const toml::table& ref, const toml::table& got) {
       INFO(e << ".replacement_policy");
       CHECK(got[e]["replacement_policy"].value<std::string>() == want);
     }
+    if (std::string(e) == "l2" && r->contains("size_bytes") && (*r)["replacement_policy"].value_or<std::string>("lru") == "lru") {
+      // The level sweep: the L2's plateau, then the next level (memory) from the first
+      // footprint past the L2 (the sweep steps by 1/8 octave). Random replacement has no
+      // plateau after the L2 within the sweep.
+      INFO("l2.level_start_bytes");
+      const toml::array* starts = got["l2"]["level_start_bytes"].as_array();
+      REQUIRE(starts);
+      REQUIRE(starts->size() == 2);
+      const double l2 = double((*r)["size_bytes"].value_or<int64_t>(0));
+      const double next = double((*starts)[1].value_or<int64_t>(0));
+      CHECK(next > l2);
+      CHECK(next <= l2 * 1.0906);
+    }
     for (const char* k : kLatencyKeys) {
       if (auto want = (*r)[k].value<double>()) {
         INFO(e << "." << k);

@@ -239,4 +239,30 @@ Periodicity periodicity(const std::vector<uint8_t>& ev, const PeriodicityOptions
   return p;
 }
 
+std::vector<Plateau> plateaus(const std::vector<double>& values, double tolerance, size_t min_points) {
+  std::vector<Plateau> out;
+  auto close = [tolerance](double a, double b) { return std::fabs(a - b) <= tolerance * std::fabs(b); };
+  for (size_t i = 0; i < values.size();) {
+    std::vector<double> run{values[i]};
+    size_t j = i;
+    while (j + 1 < values.size() && close(values[j + 1], median(run))) run.push_back(values[++j]);
+    // Every member must still be close to the final median (a slow ramp drifts away from it).
+    const double m = median(run);
+    bool flat = true;
+    for (double v : run) flat = flat && close(v, m);
+    if (run.size() >= std::max<size_t>(min_points, 1) && flat) {
+      if (!out.empty() && close(m, out.back().median)) {
+        std::vector<double> both(values.begin() + static_cast<std::ptrdiff_t>(out.back().first),
+                                 values.begin() + static_cast<std::ptrdiff_t>(j) + 1);
+        out.back().last = j;
+        out.back().median = median(both);
+      } else {
+        out.push_back({i, j, m});
+      }
+    }
+    i = j + 1;
+  }
+  return out;
+}
+
 }  // namespace memtopo::analysis
