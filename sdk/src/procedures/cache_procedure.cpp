@@ -321,12 +321,23 @@ SizeResult find_size(Session& s) {
   auto point_for = [&](uint64_t size) {
     return counted_point(recipes::constant_stride(size, g), cheap ? 3 : 1, cheap ? 4 : 2);
   };
-  auto has_misses = [&](const std::vector<uint64_t>& sizes) {
+  // Outcomes of the points at `sizes`. On a shared cache a footprint that misses is measured
+  // twice more and must miss every time: other traffic evicts a few lines of sets our data
+  // has just filled (the H100's L2 from 18 MiB on, a few to a few hundred slow loads in a
+  // third of the points, often at the same lines), but only a footprint past the capacity
+  // misses every time (at least one line of an overflowing set in every pass).
+  auto outcomes = [&](const std::vector<uint64_t>& sizes) {
     std::vector<Session::Point> pts;
     for (uint64_t sz : sizes) pts.push_back(point_for(sz));
-    const auto o = s.run(pts);
+    std::vector<Session::Outcome> o = s.run(pts);
+    for (size_t i = 0; i < o.size() && !cheap; ++i)
+      for (int again = 0; again < 2 && o[i].significant; ++again)
+        if (!s.run(pts[i]).significant) o[i].significant = false;
+    return o;
+  };
+  auto has_misses = [&](const std::vector<uint64_t>& sizes) {
     std::vector<bool> r;
-    for (const auto& x : o) r.push_back(x.significant);
+    for (const auto& x : outcomes(sizes)) r.push_back(x.significant);
     return r;
   };
   an::SearchOptions so;
@@ -334,7 +345,6 @@ SizeResult find_size(Session& s) {
   so.limit = t.search_limit_bytes;
   so.granularity = g;
   so.points_per_round = static_cast<size_t>(s.parallel_points());
-  if (so.points_per_round == 1) so.points_per_round = 3;  // shared caches: fewer rounds, serial points
   s.ctx().progress(0.05, t.element + " size: doubling and bisection");
   const an::Bracket b = an::find_transition(an::BatchPredicate(has_misses), so);
   if (!b.found) {
@@ -360,20 +370,63 @@ SizeResult find_size(Session& s) {
   // rising past it the transition is gradual (full_miss_bytes).
   s.ctx().progress(0.5, t.element + " size: confirming sweep");
   std::vector<uint64_t> sizes;
-  const uint64_t below = std::min<uint64_t>(16, size / g);
-  for (uint64_t k = below; k >= 1; --k) sizes.push_back(size - k * g);
-  sizes.push_back(size);
-  // Per-SM caches sweep 32 steps past the bracket (one launch on many SMs): on the H100 the
-  // last three lines before the size miss now and then, so the bracket can land anywhere in
-  // them; the sweep finds where the misses become systematic.
-  const uint64_t above = cheap ? 32 : 8;
-  for (uint64_t k = 1; k <= above; ++k) sizes.push_back(size + k * g);
-  for (uint64_t k = 1; k <= 8; ++k) sizes.push_back(size + size * k / 8 / g * g);  // up to 2x
-  std::sort(sizes.begin(), sizes.end());
-  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
-  std::vector<Session::Point> pts;
-  for (uint64_t sz : sizes) pts.push_back(point_for(sz));
-  const auto o = s.run(pts);
+  std::vector<Session::Outcome> o;
+  auto measure = [&](const std::vector<uint64_t>& add) {
+    for (auto& x : outcomes(add)) o.push_back(std::move(x));
+    sizes.insert(sizes.end(), add.begin(), add.end());
+  };
+  size_t size_pos = 0;
+  if (cheap) {
+    // Per-SM caches (one launch on many SMs): 16 steps below, 32 past the bracket (on the
+    // H100 the last three lines before the size miss now and then, so the bracket can land
+    // anywhere in them; the sweep finds where the misses become systematic), then up to 2x.
+    std::vector<uint64_t> add;
+    const uint64_t below = std::min<uint64_t>(16, size / g);
+    for (uint64_t k = below; k >= 1; --k) add.push_back(size - k * g);
+    add.push_back(size);
+    for (uint64_t k = 1; k <= 32; ++k) add.push_back(size + k * g);
+    for (uint64_t k = 1; k <= 8; ++k) add.push_back(size + size * k / 8 / g * g);
+    std::sort(add.begin(), add.end());
+    add.erase(std::unique(add.begin(), add.end()), add.end());
+    measure(add);
+    size_pos = static_cast<size_t>(std::find(sizes.begin(), sizes.end(), size) - sizes.begin());
+    // The largest footprint without misses after which every fine step misses (at least
+    // four of them): misses that come and go below it are not capacity misses of the
+    // steady state, since a footprint past the capacity misses in every pass.
+    const size_t fine_end = std::min<size_t>(sizes.size(), size_pos + 33);
+    size_t last_clean = sizes.size();
+    for (size_t i = 0; i < fine_end; ++i)
+      if (!o[i].significant) last_clean = i;
+    if (last_clean < sizes.size() && fine_end - last_clean - 1 >= 4) size_pos = last_clean;
+  } else {
+    // A shared cache: one point at a time, each a few passes over MiB. Four footprints
+    // below the bracket, 1/64 of the size apart, must stay clean, and steps of 1/16 of the size show the ramp up to where
+    // three in a row no longer grow (or twice the size).
+    const uint64_t step = std::max<uint64_t>(size / 16 / g * g, g);
+    const uint64_t fine = std::max<uint64_t>(size / 64 / g * g, g);
+    std::vector<uint64_t> add;
+    for (uint64_t k = 4; k >= 1; --k)
+      if (size > k * fine) add.push_back(size - k * fine);
+    add.push_back(size);
+    add.push_back(size + g);
+    measure(add);
+    size_pos = sizes.size() - 2;
+    for (uint64_t f = size + step; f <= 2 * size; f += 2 * step) {
+      measure({f, f + step});
+      const size_t n = o.size();
+      if (n >= 3) {
+        const double a = o[n - 3].miss_fraction, b = o[n - 2].miss_fraction, c = o[n - 1].miss_fraction;
+        if (a > 0 && std::max({a, b, c}) <= 1.03 * std::min({a, b, c}) && o[n - 3].significant) break;
+      }
+    }
+    // A footprint below the bracket with recurring misses: the bisection was fooled; the size
+    // is the largest clean footprint below the first that misses.
+    for (size_t i = 0; i < size_pos; ++i)
+      if (o[i].significant) {
+        size_pos = i == 0 ? 0 : i - 1;
+        break;
+      }
+  }
   for (size_t i = 0; i < sizes.size(); ++i) {
     res.footprints.push_back(sizes[i]);
     res.miss_fractions.push_back(o[i].miss_fraction);
@@ -384,37 +437,8 @@ SizeResult find_size(Session& s) {
     row.push_back(o[i].miss_fraction);
   }
   s.ctx().raw(t.element + "-size-sweep", {"footprint_bytes", "miss_fraction"}, row);
-
   res.size_bytes.found = true;
-  res.size_bytes.value = static_cast<int64_t>(size);
-  size_t size_pos = static_cast<size_t>(std::find(sizes.begin(), sizes.end(), size) - sizes.begin());
-  // With random replacement the first footprints past the size miss so rarely that a
-  // sampled pass can show none: the bracket then lands a few lines high. A flat-then-ramp
-  // fit over the fine part of the sweep puts the start of the ramp where the misses begin.
-  if (cheap) {
-    // The largest footprint without misses after which every fine step misses (at least
-    // four of them): misses that come and go below it are not capacity misses of the
-    // steady state, since a footprint past the capacity misses in every pass.
-    const size_t fine_end = std::min<size_t>(sizes.size(), size_pos + above + 1);
-    size_t last_clean = sizes.size();
-    for (size_t i = 0; i < fine_end; ++i)
-      if (!o[i].significant) last_clean = i;
-    if (last_clean < sizes.size() && fine_end - last_clean - 1 >= 4) {
-      size_pos = last_clean;
-      res.size_bytes.value = static_cast<int64_t>(sizes[size_pos]);
-    }
-  } else {
-    const size_t fine_end = std::min(sizes.size(), size_pos + 9);
-    const std::vector<double> fine(res.miss_fractions.begin(), res.miss_fractions.begin() + fine_end);
-    an::SingleChangeOptions lo;
-    lo.cost = an::Cost::Linear;
-    lo.min_segment = 3;
-    const an::SingleChange ramp = an::single_change_point(fine, lo);
-    if (ramp.found && ramp.index >= 1 && ramp.index <= size_pos && ramp.p_value < 0.01) {
-      size_pos = ramp.index - 1;
-      res.size_bytes.value = static_cast<int64_t>(sizes[size_pos]);
-    }
-  }
+  res.size_bytes.value = static_cast<int64_t>(sizes[size_pos]);
   // The change must sit exactly at the size: KS test of the miss fractions up to the size
   // against those past it.
   const an::ChangeConfirmation cc = an::confirm_change(res.miss_fractions, size_pos + 1, 0.01);
