@@ -321,18 +321,19 @@ SizeResult find_size(Session& s) {
   auto point_for = [&](uint64_t size) {
     return counted_point(recipes::constant_stride(size, g), cheap ? 3 : 1, cheap ? 4 : 2);
   };
-  // Outcomes of the points at `sizes`. On a shared cache a footprint that misses is measured
-  // twice more and must miss every time: other traffic evicts a few lines of sets our data
-  // has just filled (the H100's L2 from 18 MiB on, a few to a few hundred slow loads in a
-  // third of the points, often at the same lines), but only a footprint past the capacity
-  // misses every time (at least one line of an overflowing set in every pass).
+  // Outcomes of the points at `sizes`. On a shared cache each footprint is judged by the
+  // majority of three measurements: near its capacity the H100's L2 misses or not by chance
+  // (one footprint measured twice in one run: 0.76 % and 0.02 % of loads; other traffic also
+  // evicts a few lines of sets our data has filled), so one measurement decides nothing, and
+  // the bisection then converges on the footprint that misses in half of the measurements.
   auto outcomes = [&](const std::vector<uint64_t>& sizes) {
     std::vector<Session::Point> pts;
     for (uint64_t sz : sizes) pts.push_back(point_for(sz));
     std::vector<Session::Outcome> o = s.run(pts);
-    for (size_t i = 0; i < o.size() && !cheap; ++i)
-      for (int again = 0; again < 2 && o[i].significant; ++again)
-        if (!s.run(pts[i]).significant) o[i].significant = false;
+    for (size_t i = 0; i < o.size() && !cheap; ++i) {
+      const bool second = s.run(pts[i]).significant;
+      if (second != o[i].significant) o[i].significant = s.run(pts[i]).significant;
+    }
     return o;
   };
   auto has_misses = [&](const std::vector<uint64_t>& sizes) {
