@@ -321,20 +321,10 @@ SizeResult find_size(Session& s) {
   auto point_for = [&](uint64_t size) {
     return counted_point(recipes::constant_stride(size, g), cheap ? 3 : 1, cheap ? 4 : 2);
   };
-  // Outcomes of the points at `sizes`. On a shared cache each footprint is judged by the
-  // majority of three measurements: near its capacity the H100's L2 misses or not by chance
-  // (one footprint measured twice in one run: 0.76 % and 0.02 % of loads; other traffic also
-  // evicts a few lines of sets our data has filled), so one measurement decides nothing, and
-  // the bisection then converges on the footprint that misses in half of the measurements.
   auto outcomes = [&](const std::vector<uint64_t>& sizes) {
     std::vector<Session::Point> pts;
     for (uint64_t sz : sizes) pts.push_back(point_for(sz));
-    std::vector<Session::Outcome> o = s.run(pts);
-    for (size_t i = 0; i < o.size() && !cheap; ++i) {
-      const bool second = s.run(pts[i]).significant;
-      if (second != o[i].significant) o[i].significant = s.run(pts[i]).significant;
-    }
-    return o;
+    return s.run(pts);
   };
   auto has_misses = [&](const std::vector<uint64_t>& sizes) {
     std::vector<bool> r;
@@ -400,33 +390,57 @@ SizeResult find_size(Session& s) {
       if (!o[i].significant) last_clean = i;
     if (last_clean < sizes.size() && fine_end - last_clean - 1 >= 4) size_pos = last_clean;
   } else {
-    // A shared cache: one point at a time, each a few passes over MiB. Four footprints
-    // below the bracket, 1/64 of the size apart, must stay clean, and steps of 1/16 of the size show the ramp up to where
-    // three in a row no longer grow (or twice the size).
-    const uint64_t step = std::max<uint64_t>(size / 16 / g * g, g);
+    // A shared cache: one point at a time. Near its capacity other traffic now and then
+    // evicts a few lines of sets our data has filled (the H100's L2: up to 6e-4 of loads at
+    // some footprints, in most measurements of them, from 2 MiB below the first overflow), so
+    // a bisection on "any misses" can stop early. Thirteen footprints 1/64 of the size apart
+    // around the bracket show where the misses leave that level for good: the first
+    // footprint from which every one misses, and more than four times the most seen below
+    // it. When that is not the bracket's upper end, a second bisection between it and the
+    // footprint before it finds where the miss fraction crosses the geometric mean of the
+    // two levels.
     const uint64_t fine = std::max<uint64_t>(size / 64 / g * g, g);
     std::vector<uint64_t> add;
     for (uint64_t k = 4; k >= 1; --k)
       if (size > k * fine) add.push_back(size - k * fine);
     add.push_back(size);
     add.push_back(size + g);
+    for (uint64_t k = 1; k <= 8; ++k) add.push_back(size + k * fine);
     measure(add);
-    size_pos = sizes.size() - 2;
-    for (uint64_t f = size + step; f <= 2 * size; f += 2 * step) {
-      measure({f, f + step});
-      const size_t n = o.size();
-      if (n >= 3) {
-        const double a = o[n - 3].miss_fraction, b = o[n - 2].miss_fraction, c = o[n - 1].miss_fraction;
-        if (a > 0 && std::max({a, b, c}) <= 1.03 * std::min({a, b, c}) && o[n - 3].significant) break;
-      }
+    const size_t at = static_cast<size_t>(std::find(sizes.begin(), sizes.end(), size) - sizes.begin());
+    size_pos = at;
+    size_t onset = sizes.size();
+    double below = 0;  // most misses before the candidate
+    for (size_t k = 0; k < sizes.size() && onset == sizes.size(); ++k) {
+      bool all = true;
+      for (size_t i = k; i < sizes.size(); ++i) all = all && o[i].significant && o[i].miss_fraction > 4 * below;
+      if (all) onset = k;
+      below = std::max(below, o[k].miss_fraction);
     }
-    // A footprint below the bracket with recurring misses: the bisection was fooled; the size
-    // is the largest clean footprint below the first that misses.
-    for (size_t i = 0; i < size_pos; ++i)
-      if (o[i].significant) {
-        size_pos = i == 0 ? 0 : i - 1;
-        break;
-      }
+    if (onset < sizes.size() && onset != at + 1 && onset > 0) {
+      double level = 0;
+      for (size_t i = 0; i < onset; ++i) level = std::max(level, o[i].miss_fraction);
+      level = std::max(level, 1.0 / double(o[onset].loads));
+      const double cut = std::sqrt(level * o[onset].miss_fraction);
+      auto above_cut = [&](const std::vector<uint64_t>& fs) {
+        std::vector<bool> r;
+        for (const auto& x : outcomes(fs)) r.push_back(x.significant && x.miss_fraction > cut);
+        return r;
+      };
+      an::SearchOptions bo;
+      bo.granularity = g;
+      const an::Bracket rb = an::bisect(an::BatchPredicate(above_cut), sizes[onset - 1], sizes[onset], bo);
+      size_pos = onset - 1;
+      res.size_bytes.value = static_cast<int64_t>(rb.low);
+      s.ctx().debug(t.element + " size: misses below " + fmt_bytes(sizes[onset]) + " stay at most " +
+                    std::to_string(level) + "; the size is where they pass " + std::to_string(cut));
+    }
+    for (uint64_t f = sizes.back() + 2 * fine; f <= 2 * size; f += 2 * fine) {
+      measure({f, f + 2 * fine});
+      const size_t n = o.size();
+      const double a = o[n - 3].miss_fraction, b = o[n - 2].miss_fraction, c = o[n - 1].miss_fraction;
+      if (a > 0 && std::max({a, b, c}) <= 1.03 * std::min({a, b, c}) && o[n - 3].significant) break;
+    }
   }
   for (size_t i = 0; i < sizes.size(); ++i) {
     res.footprints.push_back(sizes[i]);
@@ -439,7 +453,7 @@ SizeResult find_size(Session& s) {
   }
   s.ctx().raw(t.element + "-size-sweep", {"footprint_bytes", "miss_fraction"}, row);
   res.size_bytes.found = true;
-  res.size_bytes.value = static_cast<int64_t>(sizes[size_pos]);
+  if (res.size_bytes.value == 0) res.size_bytes.value = static_cast<int64_t>(sizes[size_pos]);
   // The change must sit exactly at the size: KS test of the miss fractions up to the size
   // against those past it.
   const an::ChangeConfirmation cc = an::confirm_change(res.miss_fractions, size_pos + 1, 0.01);
