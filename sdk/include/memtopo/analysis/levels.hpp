@@ -56,14 +56,15 @@ Levels find_levels(const std::vector<uint32_t>& latencies, const LevelOptions& o
 // Plateaus of a series measured over growing footprints (average latency per footprint): each
 // latency level of a memory hierarchy is a run of consecutive values, the ramps between them
 // are not. A plateau is a maximal run of at least `min_points` values within `tolerance`
-// (relative) of the run's median; neighbouring plateaus whose medians are that close are one
-// (a spike inside a plateau does not split it).
+// (relative) of the run's median whose two halves have medians that close (no trend);
+// neighbouring plateaus whose medians are that close are one (a spike inside a plateau does
+// not split it).
 struct Plateau {
   size_t first = 0;   // index of its first and last value
   size_t last = 0;
   double median = 0;
 };
-std::vector<Plateau> plateaus(const std::vector<double>& values, double tolerance = 0.03, size_t min_points = 3);
+std::vector<Plateau> plateaus(const std::vector<double>& values, double tolerance = 0.04, size_t min_points = 3);
 
 // Number of misses in consecutive windows of `window` steps (the last may be shorter).
 std::vector<size_t> miss_counts(const std::vector<uint8_t>& miss, size_t window);
