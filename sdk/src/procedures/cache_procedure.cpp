@@ -397,8 +397,9 @@ SizeResult find_size(Session& s) {
     // its capacity other traffic evicts a few lines of sets our data has filled (up to 6e-4
     // of loads, from 2 MiB below the first overflow), and past it one footprint misses 0 or
     // 2-3 % of its loads from one measurement to the next. There the size is where the
-    // rolling median of five neighbours first passes an eighth of the window's largest miss
-    // fraction and stays above it: the last footprint before that (to 1/64 of the size).
+    // rolling median of five neighbours (each the mean of three measurements) first passes an
+    // eighth of the window's largest miss fraction and stays above it: the last footprint
+    // before that (to 1/64 of the size).
     const uint64_t fine = std::max<uint64_t>(size / 64 / g * g, g);
     std::vector<uint64_t> add;
     for (uint64_t k = 4; k >= 1; --k)
@@ -414,6 +415,13 @@ SizeResult find_size(Session& s) {
     bool missing_above = true;
     for (size_t i = at + 2; i < sizes.size(); ++i) missing_above = missing_above && o[i].significant;
     if (!clean_below || !missing_above) {
+      // Two more measurements of the window; each footprint's miss fraction is their mean.
+      const std::vector<uint64_t> window(sizes.begin(), sizes.end());
+      for (int again = 0; again < 2; ++again) {
+        const auto more = outcomes(window);
+        for (size_t i = 0; i < window.size(); ++i) o[i].miss_fraction += more[i].miss_fraction;
+      }
+      for (auto& x : o) x.miss_fraction /= 3;
       double top = 0;
       for (const auto& x : o) top = std::max(top, x.miss_fraction);
       const double cut = top / 8;
