@@ -114,7 +114,7 @@ Probe l2_levels() {
         std::vector<int64_t> starts;
         for (size_t k = 0; k < pl.size(); ++k) {
           levels.push_back(pl[k].median);
-          starts.push_back(int64_t(sizes[k == 0 ? pl[0].first : pl[k - 1].last + 1]));
+          starts.push_back(int64_t(sizes[k == 0 ? 0 : pl[k - 1].last + 1]));  // the first: where the sweep begins
         }
         const memtopo::ResultInfo info{0.9, memtopo::Bound::Exact,
                                        "plain P-chase averages (.cg, random line order, raw cycles), 8 footprints per "
