@@ -128,3 +128,20 @@ TEST_CASE("fine sweep: stop hook and point cap", "[analysis][search]") {
   CHECK_FALSE(c.complete);
   CHECK(c.reason.find("cap") != std::string::npos);
 }
+
+TEST_CASE("lasting_onset: where misses that come and go begin for good", "[analysis][search]") {
+  // The H100's L2 near its capacity (build 010f75e, runs 1 and 3): mean miss fractions of
+  // three measurements at footprints 1/64 of the size apart. Misses of other traffic and
+  // footprints that miss only now and then come before the lasting rise.
+  const std::vector<double> run1{1.73e-05, 0.00406, 2.54e-06, 7.7e-05, 0.00546, 0.00129, 0.01,
+                                 0.00931,  0.027,   0.0181,   0.0225,  0.0324,  0.0387,  0.0521};
+  CHECK(lasting_onset(run1) == 6);
+  const std::vector<double> run3{7.4e-05, 0, 0, 2.59e-06, 0.000119, 0, 5.72e-05,
+                                 9.2e-05, 2.68e-05, 0.00138, 0.00519, 0.0204, 0.00791, 0.037};
+  CHECK(lasting_onset(run3) == 10);
+  // A single spike in the clean part does not move it; nothing to find in all zeros.
+  CHECK(lasting_onset({0, 0, 0.05, 0, 0, 0, 0.01, 0.02, 0.03, 0.04}) == 6);
+  CHECK(lasting_onset({0, 0, 0, 0}) == 4);
+  // A ramp that falls back at the end has no lasting onset.
+  CHECK(lasting_onset({0, 0, 0.02, 0.03, 0.04, 0, 0, 0}) == 8);
+}

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "memtopo/analysis/changepoint.hpp"
+#include "memtopo/analysis/robust.hpp"
 
 namespace memtopo::analysis {
 namespace {
@@ -169,6 +170,23 @@ StopHook stop_when_change_confirmed(double alpha, size_t after) {
     const SingleChange c = single_change_point(s.values, o);
     return c.found && s.values.size() - c.index >= after;
   };
+}
+
+size_t lasting_onset(const std::vector<double>& values, double fraction, size_t window) {
+  const size_t n = values.size();
+  const double top = n ? *std::max_element(values.begin(), values.end()) : 0;
+  if (!(top > 0)) return n;
+  const double cut = fraction * top;
+  const size_t half = window / 2;
+  size_t onset = n;
+  for (size_t k = n; k-- > 0;) {
+    const size_t lo = k >= half ? k - half : 0, hi = std::min(n, k + half + 1);
+    if (median(std::vector<double>(values.begin() + static_cast<std::ptrdiff_t>(lo),
+                                   values.begin() + static_cast<std::ptrdiff_t>(hi))) < cut)
+      break;
+    onset = k;
+  }
+  return onset;
 }
 
 }  // namespace memtopo::analysis

@@ -422,23 +422,14 @@ SizeResult find_size(Session& s) {
         for (size_t i = 0; i < window.size(); ++i) o[i].miss_fraction += more[i].miss_fraction;
       }
       for (auto& x : o) x.miss_fraction /= 3;
-      double top = 0;
-      for (const auto& x : o) top = std::max(top, x.miss_fraction);
-      const double cut = top / 8;
-      std::vector<double> med(sizes.size());
-      for (size_t k = 0; k < sizes.size(); ++k) {
-        const size_t lo = k >= 2 ? k - 2 : 0, hi = std::min(sizes.size(), k + 3);
-        std::vector<double> w;
-        for (size_t i = lo; i < hi; ++i) w.push_back(o[i].miss_fraction);
-        med[k] = an::median(w);
-      }
-      size_t onset = sizes.size();
-      for (size_t k = sizes.size(); k-- > 0 && med[k] >= cut;) onset = k;
-      if (onset > 0 && onset < sizes.size() && cut > 0) {
+      std::vector<double> mf;
+      for (const auto& x : o) mf.push_back(x.miss_fraction);
+      const size_t onset = an::lasting_onset(mf, 1.0 / 8, 5);
+      if (onset > 0 && onset < sizes.size()) {
         size_pos = onset - 1;
         stochastic_onset = true;
-        s.ctx().debug(t.element + " size: misses come and go near the size; rolling median passes " +
-                      std::to_string(cut) + " (1/8 of the largest) from " + fmt_bytes(sizes[onset]));
+        s.ctx().debug(t.element + " size: misses come and go near the size; their rolling median stays above 1/8 "
+                      "of the largest from " + fmt_bytes(sizes[onset]));
       }
     }
     for (uint64_t f = sizes.back() + 2 * fine; f <= 2 * size; f += 4 * fine) {

@@ -69,4 +69,10 @@ Sweep fine_sweep(const BatchMeasure& measure, uint64_t low, uint64_t high, const
 // and KS, alpha) with at least `after` values measured beyond it.
 StopHook stop_when_change_confirmed(double alpha = 0.01, size_t after = 4);
 
+// Where misses that come and go begin for good (a shared cache near its capacity, where one
+// footprint misses or not from one measurement to the next): the index of the first value
+// from which the rolling median of `window` neighbours stays at or above `fraction` of the
+// largest value. values.size() when there is no such index or every value is 0.
+size_t lasting_onset(const std::vector<double>& values, double fraction = 0.125, size_t window = 5);
+
 }  // namespace memtopo::analysis
