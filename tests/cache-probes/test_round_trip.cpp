@@ -174,3 +174,27 @@ TEST_CASE("a hashed set index does not fool the line size, and sets are never ma
     CHECK(!got["l1d"]["ways"]);
   }
 }
+
+TEST_CASE("a victim census over many ways is judged and reported per bin of the fill order", "[cache][sim]") {
+  // 2 sets x 96 ways, the first-filled line the victim 30 % of the time: a few hundred
+  // evictions are far too few for a chi-square test over 96 positions, enough over 16 bins.
+  const std::string dev = write_variant("pascal-like.toml", "wide", [](toml::table& t) {
+    for (const char* e : {"l1d", "texture", "readonly"}) {
+      t[e].as_table()->insert_or_assign("sets", 2);
+      t[e].as_table()->insert_or_assign("ways", 96);
+    }
+    toml::array probs;
+    probs.push_back(0.3);
+    for (int i = 1; i < 96; ++i) probs.push_back(0.7 / 95);
+    t["sim"]["l1d"].as_table()->insert_or_assign("victim_probabilities", probs);
+  });
+  const toml::table got = measure(dev, "wide", "data-cache/l1d-present,data-cache/l1d-size,data-cache/l1d-line,"
+                                               "data-cache/l1d-geometry,data-cache/l1d-policy");
+  CHECK(got["l1d"]["ways"].value<int64_t>() == 96);
+  CHECK(got["l1d"]["replacement_policy"].value<std::string>() == "non_uniform");
+  const toml::array* v = got["l1d"]["victim_probabilities"].as_array();
+  REQUIRE(v);
+  CHECK(v->size() == 16);
+  // Bin 0 holds the favoured position and five others: 0.34; uniform would give 1/16.
+  CHECK((*v)[0].value_or(0.0) > 0.2);
+}
