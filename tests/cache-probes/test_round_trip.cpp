@@ -175,6 +175,26 @@ TEST_CASE("a hashed set index does not fool the line size, and sets are never ma
   }
 }
 
+TEST_CASE("a cache split in two by one address bit and hashed within each half is not taken for two sets", "[cache][sim]") {
+  // Address bit 7 picks a half; bits far above it pick one of the half's 64 sets. Every
+  // power-of-two stride from 256 B to 4 MiB then holds 1024 lines, exactly what 2 modulo
+  // sets of 1024 ways would hold (the H100's texture path shows such a picture at 512 B).
+  const std::string dev = write_variant("hopper-like.toml", "halves", [](toml::table& t) {
+    toml::array hash;
+    hash.push_back(toml::array{7});
+    for (int i = 0; i < 6; ++i) hash.push_back(toml::array{8 + i, 14 + i, 20 + i, 26 + i});
+    toml::table l1d;
+    l1d.insert("set_hash", hash);
+    t["sim"].as_table()->insert_or_assign("l1d", l1d);
+  });
+  const toml::table got = measure(dev, "halves", "data-cache/l1d-size,data-cache/l1d-line,data-cache/l1d-geometry");
+  CHECK(got["l1d"]["size_bytes"].value<int64_t>() == 262144);
+  CHECK(got["l1d"]["line_bytes"].value<int64_t>() == 128);
+  CHECK(!got["l1d"]["sets"]);
+  CHECK(!got["l1d"]["ways"]);
+  CHECK(!got["l1d"]["set_mapping"]);
+}
+
 TEST_CASE("a victim census over many ways is judged and reported per bin of the fill order", "[cache][sim]") {
   // 2 sets x 96 ways, the first-filled line the victim 30 % of the time: a few hundred
   // evictions are far too few for a chi-square test over 96 positions, enough over 16 bins.

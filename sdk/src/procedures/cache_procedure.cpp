@@ -804,38 +804,6 @@ GeometryResult find_geometry(Session& s, int64_t size_bytes, int64_t line_bytes)
     const uint64_t snapped = odd << static_cast<int>(std::max(0.0, j));
     if (std::fabs(double(snapped) - double(T)) <= 0.01 * double(T)) T = snapped;
   }
-  // One set holding every line is what a fully associative cache shows, but also what a hash
-  // of many address bits shows: it spreads every power-of-two stride over all sets. Lines at
-  // random places tell them apart: 63/64 of the lines fit a fully associative cache, whereas
-  // under a hash some sets get more than their ways (even 4 sets of 482 ways overflow).
-  if (T == 1 && lines >= 16) {
-    const uint64_t span_cap = std::min(kArrayBytes, t.max_footprint_bytes ? t.max_footprint_bytes : kArrayBytes) / b;
-    const uint64_t span = std::min<uint64_t>(8 * lines, span_cap);
-    const uint64_t picked = lines - lines / 64;
-    if (span >= 2 * picked) {
-      std::mt19937_64 rng(0x6d656d746f706fULL);  // fixed: the same lines on every run
-      std::vector<uint64_t> pick(span);
-      std::iota(pick.begin(), pick.end(), uint64_t(0));
-      for (uint64_t i = 0; i < picked; ++i) std::swap(pick[i], pick[i + rng() % (span - i)]);
-      std::vector<uint64_t> offsets;
-      for (uint64_t i = 0; i < picked; ++i) offsets.push_back(pick[i] * b);
-      s.ctx().progress(0.95, t.element + " sets/ways: random lines");
-      const auto o = s.run(counted_point(recipes::from_byte_offsets(offsets, span * b), 2, 4));
-      s.ctx().raw(t.element + "-random-lines", {"lines", "span_bytes", "miss_fraction"},
-                  {double(picked), double(span * b), o.miss_fraction});
-      if (o.significant) {
-        res.sets.note = res.ways.note =
-            (all_lines_flat ? "power-of-two strides from " + fmt_bytes(seen[0].first) + " to " +
-                                  fmt_bytes(seen[flat - 1].first) + " hold all "
-                            : "the plateau of power-of-two strides holds ") +
-            std::to_string(P) + " lines, as a fully associative cache would, but " + std::to_string(picked) +
-            " lines at random places in " +
-            fmt_bytes(span * b) + " (63/64 of the size) miss (" + std::to_string(o.miss_fraction).substr(0, 6) +
-            " of loads): a hash of address bits spreads power-of-two strides over all sets, so they cannot single one out";
-        return res;
-      }
-    }
-  }
   // Modulo mapping predicts k(S) = W * T / gcd(T, S/b) at every power-of-two stride. A hash
   // moves k by a large factor; a line or two less is a stray miss in the search (the H100's
   // texture path: 962 instead of 964 at 256 B in one run of three, which made it "hashed").
@@ -847,6 +815,54 @@ GeometryResult find_geometry(Session& s, int64_t size_bytes, int64_t line_bytes)
   bool modulo = true;
   for (auto [S, k] : seen)
     if (!fits_modulo(S, k)) modulo = false;
+  // Power-of-two strides cannot tell T modulo sets of W ways from T groups whose lines a hash
+  // of higher address bits spreads over many smaller sets: every such stride reaches all sets
+  // of a group. One set holding every line (T = 1) is the extreme case, a fully associative
+  // cache or a hash of many bits. Lines at random places tell them apart: W - W/64 random lines
+  // of each modulo set fit T x W, whereas under a hash some sets get more than their ways.
+  // Few ways leave a hash little room to hide (the stride scan already sees it), so the test
+  // runs for T = 1 or for sets of 8 ways or more.
+  bool random_fit = false;
+  if ((T == 1 && lines >= 16) || (T > 1 && modulo && W >= 8)) {
+    const uint64_t span_cap = std::min(kArrayBytes, t.max_footprint_bytes ? t.max_footprint_bytes : kArrayBytes) / b;
+    const uint64_t span = std::min<uint64_t>(8 * lines, span_cap) / T * T;  // whole rounds of the T sets
+    const uint64_t per_set = W - W / 64;
+    if (span / T >= 2 * per_set) {
+      std::mt19937_64 rng(0x6d656d746f706fULL);  // fixed: the same lines on every run
+      std::vector<uint64_t> offsets;
+      std::vector<uint64_t> pick(span / T);
+      for (uint64_t set = 0; set < T; ++set) {
+        std::iota(pick.begin(), pick.end(), uint64_t(0));
+        for (uint64_t i = 0; i < per_set; ++i) {
+          std::swap(pick[i], pick[i + rng() % (pick.size() - i)]);
+          offsets.push_back((pick[i] * T + set) * b);
+        }
+      }
+      std::shuffle(offsets.begin(), offsets.end(), rng);
+      s.ctx().progress(0.95, t.element + " sets/ways: random lines");
+      const auto o = s.run(counted_point(recipes::from_byte_offsets(offsets, span * b), 2, 4));
+      s.ctx().raw(t.element + "-random-lines", {"lines", "span_bytes", "miss_fraction"},
+                  {double(offsets.size()), double(span * b), o.miss_fraction});
+      if (o.significant) {
+        const std::string held =
+            all_lines_flat ? "power-of-two strides from " + fmt_bytes(seen[0].first) + " to " +
+                                 fmt_bytes(seen[flat - 1].first) + " hold all " + std::to_string(P) +
+                                 " lines, as a fully associative cache would"
+            : T == 1 ? "the plateau of power-of-two strides holds " + std::to_string(P) +
+                           " lines, as a fully associative cache would"
+                     : "power-of-two strides fit " + std::to_string(T) + " modulo sets of " + std::to_string(W) +
+                           " ways";
+        res.sets.note = res.ways.note =
+            held + ", but " + std::to_string(offsets.size()) + " lines at random places in " + fmt_bytes(span * b) +
+            (T == 1 ? " (63/64 of the size)" : " (" + std::to_string(per_set) + " in each of those sets)") +
+            " miss (" + std::to_string(o.miss_fraction).substr(0, 6) +
+            " of loads): a hash of address bits spreads power-of-two strides over " +
+            (T == 1 ? "all sets" : "the sets of each group") + ", so they cannot single one out";
+        return res;
+      }
+      random_fit = true;
+    }
+  }
   res.sets = {true, static_cast<int64_t>(T), rounded ? 0.8 : 0.95, Bound::Exact,
               std::string("lines of the cache / lines one set holds (the plateau of power-of-two strides)") +
                   (rounded ? "; the measured size was rounded to a whole number of sets" : "")};
@@ -854,9 +870,11 @@ GeometryResult find_geometry(Session& s, int64_t size_bytes, int64_t line_bytes)
               "most lines at a large power-of-two stride held without misses"};
   if (T == 1) {
     res.ways.note = std::string("every line fits at power-of-two strides") +
-                    (lines >= 16 ? " and at random places" : "") + ": fully associative";
+                    (random_fit ? " and at random places" : "") + ": fully associative";
   } else if (modulo) {
-    res.set_mapping = {true, "modulo", 0.95, Bound::Exact, "lines at every power-of-two stride follow modulo mapping"};
+    res.set_mapping = {true, "modulo", 0.95, Bound::Exact,
+                       std::string("lines at every power-of-two stride follow modulo mapping") +
+                           (random_fit ? ", and lines at random places fill every set to its ways" : "")};
   } else {
     std::string where;
     for (auto [S, k] : seen)
