@@ -368,6 +368,7 @@ SizeResult find_size(Session& s) {
   };
   size_t size_pos = 0;
   bool stochastic_onset = false;  // shared cache whose misses come and go near the size
+  uint64_t onset_low = UINT64_MAX, onset_high = 0;  // the size from each measurement alone
   if (cheap) {
     // Per-SM caches (one launch on many SMs): 16 steps below, 32 past the bracket (on the
     // H100 the last three lines before the size miss now and then, so the bracket can land
@@ -417,9 +418,15 @@ SizeResult find_size(Session& s) {
     if (!clean_below || !missing_above) {
       // Two more measurements of the window; each footprint's miss fraction is their mean.
       const std::vector<uint64_t> window(sizes.begin(), sizes.end());
+      std::vector<std::vector<double>> single(1);
+      for (const auto& x : o) single[0].push_back(x.miss_fraction);
       for (int again = 0; again < 2; ++again) {
         const auto more = outcomes(window);
-        for (size_t i = 0; i < window.size(); ++i) o[i].miss_fraction += more[i].miss_fraction;
+        single.emplace_back();
+        for (size_t i = 0; i < window.size(); ++i) {
+          o[i].miss_fraction += more[i].miss_fraction;
+          single.back().push_back(more[i].miss_fraction);
+        }
       }
       for (auto& x : o) x.miss_fraction /= 3;
       std::vector<double> mf;
@@ -430,6 +437,15 @@ SizeResult find_size(Session& s) {
         stochastic_onset = true;
         s.ctx().debug(t.element + " size: misses come and go near the size; their rolling median stays above 1/8 "
                       "of the largest from " + fmt_bytes(sizes[onset]));
+        // How far one measurement alone would move the answer: the spread a user should
+        // expect between runs (the size is then not exact to the line).
+        for (const auto& one : single) {
+          const size_t k = an::lasting_onset(one, 1.0 / 8, 5);
+          if (k > 0 && k < sizes.size()) {
+            onset_low = std::min(onset_low, sizes[k - 1]);
+            onset_high = std::max(onset_high, sizes[k - 1]);
+          }
+        }
       }
     }
     for (uint64_t f = sizes.back() + 2 * fine; f <= 2 * size; f += 4 * fine) {
@@ -455,9 +471,16 @@ SizeResult find_size(Session& s) {
   // against those past it.
   const an::ChangeConfirmation cc = an::confirm_change(res.miss_fractions, size_pos + 1, 0.01);
   res.size_bytes.confidence = cc.confirmed ? cc.ks.confidence : 0.5;
+  const bool spread = stochastic_onset && onset_high > onset_low;
+  // Measurements that disagree: the value is not exact to the line, whatever the KS test says.
+  if (spread) res.size_bytes.confidence = std::min(res.size_bytes.confidence, 0.5);
   res.size_bytes.note = (stochastic_onset ? "last footprint before the misses (which come and go near the size) "
                                              "stay above 1/8 of the largest seen, to 1/64 of the size (stride " +
-                                                 fmt_bytes(g) + "); "
+                                                 fmt_bytes(g) + "); " +
+                                                 (spread ? "not exact to the line: each of the three measurements "
+                                                           "alone gives " + std::to_string(onset_low) + " to " +
+                                                           std::to_string(onset_high) + " B; "
+                                                         : std::string())
                                            : "largest footprint without capacity misses (stride " + fmt_bytes(g) + "); ") +
                         (cc.confirmed ? "change at the size confirmed, KS p=" + std::to_string(cc.ks.p_value)
                                       : "change at the size not confirmed: " + cc.reason);

@@ -538,6 +538,9 @@ Model load_model(const std::string& text, const std::string& file, const std::st
 
   // L2 placement: which partition each SM is near.
   m.l2_interleave_bytes = power_of_two(s_l2, "interleave_bytes", s_l2.integer("interleave_bytes"), 4096);
+  m.l2_foreign_line_probability = s_l2.number("foreign_line_probability").value_or(0.0);
+  if (m.l2_foreign_line_probability < 0 || m.l2_foreign_line_probability > 1)
+    s_l2.fail("foreign_line_probability", "must be within 0..1");
   if (auto near = s_l2.integers("near_partition")) {
     if (near->size() != sm_count)
       s_l2.fail("near_partition", "needs one entry per SM (" + std::to_string(sm_count) + ")");

@@ -34,7 +34,10 @@ const CacheElement* element_of(const Model& m, Storage s) {
 }  // namespace
 
 Gpu::Gpu(const Model& model)
-    : model_(model), replacement_rng_(model.seed ^ 0x5eed5eedull), noise_rng_(model.seed) {
+    : model_(model),
+      replacement_rng_(model.seed ^ 0x5eed5eedull),
+      noise_rng_(model.seed),
+      traffic_rng_(model.seed ^ 0x7aff1cull) {
   noisy_ = model_.noise_cycles > 0 || (model_.outlier_probability > 0 && model_.outlier_cycles > 0);
   const uint32_t sms = uint32_t(model_.info.sm_count);
   auto make_per_sm = [&](PerSmCaches& c, const CacheElement& e) {

@@ -104,14 +104,23 @@ class Gpu {
   int64_t below_sm(uint32_t sm, uint64_t addr, const PathLatency& p) {
     int64_t cycles = model_.tlb_present ? translate(sm, addr) : 0;
     if (l2_.empty()) return cycles + p.dram_near;
-    const uint64_t chunk = addr >> interleave_shift_;
-    const uint32_t part = uint32_t(chunk % l2_.size());
-    // address inside the partition: the other partitions' chunks squeezed out
-    const uint64_t local = ((chunk / l2_.size()) << interleave_shift_) | (addr & (model_.l2_interleave_bytes - 1));
-    const bool far = part != model_.l2_near_partition[sm];
-    if (l2_[part]->access(addr, local)) return cycles + (far ? p.l2_far : p.l2_near);
+    if (model_.l2_foreign_line_probability > 0 && traffic_rng_.uniform() < model_.l2_foreign_line_probability)
+      l2_access(kForeignBase + traffic_rng_.below(kForeignLines) * model_.l2.geometry.line_bytes);
+    const bool far = l2_partition(addr) != model_.l2_near_partition[sm];
+    if (l2_access(addr)) return cycles + (far ? p.l2_far : p.l2_near);
     return cycles + (far ? p.dram_far : p.dram_near);
   }
+
+  uint32_t l2_partition(uint64_t addr) const { return uint32_t((addr >> interleave_shift_) % l2_.size()); }
+  bool l2_access(uint64_t addr) {
+    const uint64_t chunk = addr >> interleave_shift_;
+    // address inside the partition: the other partitions' chunks squeezed out
+    const uint64_t local = ((chunk / l2_.size()) << interleave_shift_) | (addr & (model_.l2_interleave_bytes - 1));
+    return l2_[l2_partition(addr)]->access(addr, local);
+  }
+  // Other clients' lines: far above every buffer, many more than the L2 holds.
+  static constexpr uint64_t kForeignBase = uint64_t(1) << 47;
+  static constexpr uint64_t kForeignLines = uint64_t(1) << 24;
 
   int64_t translate(uint32_t sm, uint64_t addr) {
     int64_t cycles = 0;
@@ -124,7 +133,7 @@ class Gpu {
   }
 
   Model model_;
-  Rng replacement_rng_, noise_rng_;
+  Rng replacement_rng_, noise_rng_, traffic_rng_;
   bool noisy_ = false;
   Storage l1d_storage_ = Storage::None;
   PerSmCaches l1d_, tex_cache_, ro_cache_;

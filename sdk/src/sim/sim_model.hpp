@@ -59,6 +59,9 @@ struct Model {
   uint32_t l2_partitions = 1;
   int64_t l2_far_latency_cycles = 0;
   uint64_t l2_interleave_bytes = 4096;
+  // Chance per L2 access that another client's line (page tables, code, other kernels) is
+  // brought into the L2 first: on the H100 such traffic evicts lines of full sets.
+  double l2_foreign_line_probability = 0.0;
   std::vector<uint32_t> l2_near_partition;   // per SM
 
   bool tlb_present = false;
