@@ -73,10 +73,11 @@ Probe l1d_present() {
 
 // Every latency level a footprint sweep shows beyond L1 (near and far L2 partitions, DRAM),
 // with the footprint where each begins: plain P-chase averages over random line orders,
-// eight footprints per octave. A level is a plateau of the averages; it begins where the
-// one before it ends (the first footprint past that plateau), so the starts are the reach
-// of each level: on the H100 the far partition's level starts at 24.4 MB and DRAM's at
-// 53.1 MB.
+// eight footprints per octave. A level is a plateau of the averages; it begins at the first
+// footprint past the previous plateau whose average has gone 1/8 of the way to it. The
+// H100's near plateau ends in a creep (2-5 % of loads already far) where the first footprint
+// past it moved between three grid points from run to run; 1/8 of the way lies on the steep
+// part of the ramp.
 Probe l2_levels() {
   return Probe("data-cache/l2-levels")
       .summary("L2: latency levels of a footprint sweep beyond L1, and the API's L2 size")
@@ -112,14 +113,12 @@ Probe l2_levels() {
         if (pl.empty()) throw memtopo::Error("no latency plateau in the L2 footprint sweep (see the raw l2-levels series)");
         std::vector<double> levels;
         std::vector<int64_t> starts;
-        for (size_t k = 0; k < pl.size(); ++k) {
-          levels.push_back(pl[k].median);
-          starts.push_back(int64_t(sizes[k == 0 ? 0 : pl[k - 1].last + 1]));  // the first: where the sweep begins
-        }
+        for (const auto& p : pl) levels.push_back(p.median);
+        for (size_t i : an::level_starts(lat, pl, 0.125)) starts.push_back(int64_t(sizes[i]));  // the first: the sweep's
         const memtopo::ResultInfo info{0.9, memtopo::Bound::Exact,
                                        "plain P-chase averages (.cg, random line order, raw cycles), 8 footprints per "
-                                       "octave; levels are plateaus within 4 %; a level starts past the previous one's "
-                                       "last footprint"};
+                                       "octave; levels are plateaus within 4 %; a level starts at the first footprint "
+                                       "past the previous plateau whose average has gone 1/8 of the way to it"};
         ctx.result("l2.level_latencies_cycles", levels, info);
         ctx.result("l2.level_start_bytes", starts, info);
       });

@@ -239,3 +239,33 @@ TEST_CASE("plateaus: a level whose values jump between two close sublevels is on
   CHECK(p[1].first == 22);  // 502 is 5 % below the far level: still the ramp
   CHECK(p[2].first == 29);
 }
+
+TEST_CASE("level_starts: a level begins where the ramp has gone 1/8 of the way", "[analysis][levels]") {
+  // The H100's L2 sweep at 8 footprints per octave from 8.61 MB (build 0868b91, three runs on
+  // one GPU). The near plateau ends at 20.48, 22.34 or 24.36 MB from run to run (its last
+  // footprints creep up by a few cycles); 1/8 of the way to the far level is 26.56 MB in all
+  // three, and 1/8 of the way to DRAM is 53.12 MB.
+  const std::vector<std::vector<double>> runs{
+      {284.6, 283.0, 278.0, 278.0, 283.0, 283.0, 280.2, 278.0, 283.0, 283.0, 278.0, 289.5, 296.6,
+       345.8, 491.7, 530.6, 530.6, 530.5, 523.5, 523.5, 533.0, 610.4, 683.8, 688.4, 686.4},
+      {280.2, 283.0, 282.9, 280.2, 280.2, 285.2, 285.2, 278.0, 285.1, 283.0, 283.0, 284.1, 295.3,
+       342.9, 463.3, 528.5, 523.5, 530.6, 528.6, 526.0, 527.8, 585.0, 687.4, 684.4, 681.5},
+      {285.2, 285.1, 283.0, 280.2, 278.1, 282.9, 283.0, 280.2, 280.2, 282.9, 283.1, 278.3, 283.3,
+       366.1, 469.2, 508.3, 525.0, 530.1, 530.7, 523.6, 531.9, 579.2, 689.3, 684.3, 684.4}};
+  for (const auto& x : runs) {
+    const auto p = plateaus(x);
+    REQUIRE(p.size() == 3);
+    const auto s = level_starts(x, p);
+    REQUIRE(s.size() == 3);
+    CHECK(s[0] == 0);
+    CHECK(s[1] == 13);
+    CHECK(s[2] == 21);
+  }
+  // Falling levels work the same way; a plateau right after the previous one starts there.
+  const std::vector<double> down{500, 502, 498, 480, 300, 200, 201, 199};
+  const auto pd = plateaus(down);
+  REQUIRE(pd.size() == 2);
+  CHECK(level_starts(down, pd)[1] == 4);
+  const std::vector<double> step{100, 101, 99, 200, 201, 199};
+  CHECK(level_starts(step, plateaus(step))[1] == 3);
+}

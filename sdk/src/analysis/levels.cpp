@@ -268,4 +268,21 @@ std::vector<Plateau> plateaus(const std::vector<double>& values, double toleranc
   return out;
 }
 
+std::vector<size_t> level_starts(const std::vector<double>& values, const std::vector<Plateau>& levels,
+                                 double fraction) {
+  std::vector<size_t> out;
+  for (size_t k = 0; k < levels.size(); ++k) {
+    if (k == 0) {
+      out.push_back(0);
+      continue;
+    }
+    const double from = levels[k - 1].median, to = levels[k].median;
+    const double mark = from + fraction * (to - from);
+    size_t i = levels[k - 1].last + 1;
+    while (i < levels[k].first && (to > from ? values[i] < mark : values[i] > mark)) ++i;
+    out.push_back(i);
+  }
+  return out;
+}
+
 }  // namespace memtopo::analysis

@@ -66,6 +66,14 @@ struct Plateau {
 };
 std::vector<Plateau> plateaus(const std::vector<double>& values, double tolerance = 0.04, size_t min_points = 3);
 
+// Where each plateau's level begins in the series: 0 for the first; for the next ones the
+// first value past the previous plateau that has moved `fraction` of the way from the
+// previous level to this one. A plateau's edge lies where its values creep (a few loads of
+// the next level already), so a footprint grid can cut it at either point; the steep part of
+// the ramp is where neighbouring footprints differ most.
+std::vector<size_t> level_starts(const std::vector<double>& values, const std::vector<Plateau>& levels,
+                                 double fraction = 0.125);
+
 // Number of misses in consecutive windows of `window` steps (the last may be shorter).
 std::vector<size_t> miss_counts(const std::vector<uint8_t>& miss, size_t window);
 
