@@ -80,6 +80,7 @@ class Session {
   // Whether `recurring` slow loads, each at an element slow in at least two of `passes` passes
   // over a cycle of `cycle` loads, are more than stray slow loads would give.
   bool significant_recurring(size_t recurring, uint64_t cycle, uint64_t passes) const;
+  int32_t pinned_sm() const;  // the SM every point of a shared cache runs on, or -1
   int parallel_points() const;
   size_t launches() const { return launches_; }
   uint64_t loads_chased() const { return loads_chased_; }  // warm-up included
