@@ -9,7 +9,6 @@
 #include <map>
 #include <numeric>
 #include <random>
-#include <iomanip>
 #include <sstream>
 
 #include <boost/math/distributions/chi_squared.hpp>
@@ -42,12 +41,6 @@ std::string fmt_bytes(uint64_t b) {
   if (b >= (1ull << 20) && b % (1ull << 20) == 0) o << (b >> 20) << " MiB";
   else if (b >= 1024 && b % 1024 == 0) o << (b >> 10) << " KiB";
   else o << b << " B";
-  return o.str();
-}
-
-std::string fmt_fraction(double f) {
-  std::ostringstream o;
-  o << std::setprecision(2) << f;
   return o.str();
 }
 
@@ -388,8 +381,7 @@ SizeResult find_size(Session& s) {
   };
   size_t size_pos = 0;
   bool stochastic_onset = false;  // shared cache whose misses come and go near the size
-  uint64_t refined_to = 0;         // the step of the finest window that found the edge
-  std::string refine_note;         // how sharp the edge was at that step, or why it stopped
+  uint64_t onset_low = UINT64_MAX, onset_high = 0;  // the size from each measurement alone
   if (cheap) {
     // Per-SM caches (one launch on many SMs): 16 steps below, 32 past the bracket (on the
     // H100 the last three lines before the size miss now and then, so the bracket can land
@@ -415,13 +407,13 @@ SizeResult find_size(Session& s) {
   } else {
     // A shared cache: one point at a time, around the bracket 1/64 of the size apart. On the
     // simulator (and any cache that misses by its own data alone) the window is clean up to
-    // the bracket and misses past it: the bracket stands. The H100's L2 is not like that:
-    // below its capacity other traffic evicts lines of full sets now and then (bursts of a
-    // few hundred slow loads in one measurement, from 2 MiB below the edge), and just past
-    // it one measurement may show few misses. There the edge is where the rolling median of
-    // five neighbours first passes an eighth of the window's largest miss fraction and stays
-    // above it (analysis::lasting_onset, tested on H100 windows), and windows of 1/16 the
-    // step each close in on it down to the stride.
+    // the bracket and misses past it: the bracket stands. The H100's L2 is not like that: near
+    // its capacity other traffic evicts a few lines of sets our data has filled (up to 6e-4
+    // of loads, from 2 MiB below the first overflow), and past it one footprint misses 0 or
+    // 2-3 % of its loads from one measurement to the next. There the size is where the
+    // rolling median of five neighbours (each the mean of three measurements) first passes an
+    // eighth of the window's largest miss fraction and stays above it: the last footprint
+    // before that (to 1/64 of the size).
     const uint64_t fine = std::max<uint64_t>(size / 64 / g * g, g);
     std::vector<uint64_t> add;
     for (uint64_t k = 4; k >= 1; --k)
@@ -430,7 +422,6 @@ SizeResult find_size(Session& s) {
     add.push_back(size + g);
     for (uint64_t k = 1; k <= 8; ++k) add.push_back(size + k * fine);
     measure(add);
-    const uint64_t window_end = sizes.back();
     const size_t at = static_cast<size_t>(std::find(sizes.begin(), sizes.end(), size) - sizes.begin());
     size_pos = at;
     bool clean_below = true;
@@ -438,83 +429,43 @@ SizeResult find_size(Session& s) {
     bool missing_above = true;
     for (size_t i = at + 2; i < sizes.size(); ++i) missing_above = missing_above && o[i].significant;
     if (!clean_below || !missing_above) {
-      // Two more measurements of the coarse window; each footprint's miss fraction is their
-      // mean (one footprint there can miss 0 or 2-3 % from one measurement to the next).
+      // Two more measurements of the window; each footprint's miss fraction is their mean.
       const std::vector<uint64_t> window(sizes.begin(), sizes.end());
+      std::vector<std::vector<double>> single(1);
+      for (const auto& x : o) single[0].push_back(x.miss_fraction);
       for (int again = 0; again < 2; ++again) {
         const auto more = outcomes(window);
-        for (size_t i = 0; i < window.size(); ++i) o[i].miss_fraction += more[i].miss_fraction;
+        single.emplace_back();
+        for (size_t i = 0; i < window.size(); ++i) {
+          o[i].miss_fraction += more[i].miss_fraction;
+          single.back().push_back(more[i].miss_fraction);
+        }
       }
       for (auto& x : o) x.miss_fraction /= 3;
       std::vector<double> mf;
       for (const auto& x : o) mf.push_back(x.miss_fraction);
       const size_t onset = an::lasting_onset(mf, 1.0 / 8, 5);
       if (onset > 0 && onset < sizes.size()) {
+        size_pos = onset - 1;
         stochastic_onset = true;
-        uint64_t below = sizes[onset - 1], above = sizes[onset], step = fine;
         s.ctx().debug(t.element + " size: misses come and go near the size; their rolling median stays above 1/8 "
-                      "of the largest from " + fmt_bytes(above) + "; closing in");
-        // Windows of 1/16 the step (three steps of context on each side), one measurement
-        // per footprint: the rolling median needs neighbours, not repeats.
-        while (step > g) {
-          const uint64_t next = std::max<uint64_t>(step / 16 / g * g, g);
-          std::vector<uint64_t> w;
-          for (uint64_t f = below > 3 * next ? below - 3 * next : next; f <= above + 3 * next; f += next) w.push_back(f);
-          const auto out = outcomes(w);
-          std::vector<double> m;
-          for (const auto& x : out) m.push_back(x.miss_fraction);
-          for (size_t i = 0; i < w.size(); ++i) {
-            sizes.push_back(w[i]);
-            o.push_back(out[i]);
+                      "of the largest from " + fmt_bytes(sizes[onset]));
+        // How far one measurement alone would move the answer: the spread a user should
+        // expect between runs (the size is then not exact to the line).
+        for (const auto& one : single) {
+          const size_t k = an::lasting_onset(one, 1.0 / 8, 5);
+          if (k > 0 && k < sizes.size()) {
+            onset_low = std::min(onset_low, sizes[k - 1]);
+            onset_high = std::max(onset_high, sizes[k - 1]);
           }
-          const size_t k = an::lasting_onset(m, 1.0 / 8, 5);
-          if (k == 0 || k >= w.size()) {
-            refine_note = "a window of " + fmt_bytes(next) + " steps did not show the edge again, so the size is to " +
-                          fmt_bytes(step);
-            break;
-          }
-          below = w[k - 1];
-          above = w[k];
-          step = next;
-          // How sharp the edge is at this step: median miss fraction of three footprints on
-          // each side.
-          const auto med = [&](size_t from, size_t to) {
-            return an::median(std::vector<double>(m.begin() + static_cast<std::ptrdiff_t>(from),
-                                                  m.begin() + static_cast<std::ptrdiff_t>(to)));
-          };
-          const double lo_m = med(k >= 3 ? k - 3 : 0, k), hi_m = med(k, std::min(m.size(), k + 3));
-          refine_note = "at " + fmt_bytes(step) + " steps the median miss fraction goes from " + fmt_fraction(lo_m) +
-                        " to " + fmt_fraction(hi_m);
         }
-        refined_to = step;
-        // size_pos is found after sorting (below).
-        size_pos = SIZE_MAX;
-        res.size_bytes.value = static_cast<int64_t>(below);
       }
     }
-    for (uint64_t f = window_end + 2 * fine; f <= 2 * size; f += 4 * fine) {
+    for (uint64_t f = sizes.back() + 2 * fine; f <= 2 * size; f += 4 * fine) {
       measure({f, f + 2 * fine});
       const size_t n = o.size();
       const double a = o[n - 3].miss_fraction, b = o[n - 2].miss_fraction, c = o[n - 1].miss_fraction;
       if (a > 0 && std::max({a, b, c}) <= 1.03 * std::min({a, b, c}) && o[n - 3].significant) break;
-    }
-    if (stochastic_onset) {
-      // Windows at several steps: put every footprint in order; the size is the last
-      // footprint of the finest window before the edge.
-      std::vector<size_t> order(sizes.size());
-      for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-      std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return sizes[a] < sizes[b]; });
-      std::vector<uint64_t> s2;
-      std::vector<Session::Outcome> o2;
-      for (size_t i : order) {
-        s2.push_back(sizes[i]);
-        o2.push_back(o[i]);
-      }
-      sizes = std::move(s2);
-      o = std::move(o2);
-      const uint64_t v = static_cast<uint64_t>(res.size_bytes.value);
-      for (size_t i = 0; i < sizes.size(); ++i)
-        if (sizes[i] == v) size_pos = i;  // the finest window's measurement comes last
     }
   }
   for (size_t i = 0; i < sizes.size(); ++i) {
@@ -533,17 +484,19 @@ SizeResult find_size(Session& s) {
   // against those past it.
   const an::ChangeConfirmation cc = an::confirm_change(res.miss_fractions, size_pos + 1, 0.01);
   res.size_bytes.confidence = cc.confirmed ? cc.ks.confidence : 0.5;
-  // An edge closed in on down to the stride is exact to the line; one that a finer window
-  // lost is only as exact as the last window that showed it.
-  const bool coarse = stochastic_onset && refined_to > g;
-  if (coarse) res.size_bytes.confidence = std::min(res.size_bytes.confidence, 0.5);
-  res.size_bytes.note =
-      (stochastic_onset ? "last footprint before the misses (which come and go near the size) stay above 1/8 of the "
-                          "largest seen, in windows of 1/16 the step down to " + fmt_bytes(refined_to) + " (stride " +
-                              fmt_bytes(g) + "); " + refine_note + "; "
-                        : "largest footprint without capacity misses (stride " + fmt_bytes(g) + "); ") +
-      (cc.confirmed ? "change at the size confirmed, KS p=" + std::to_string(cc.ks.p_value)
-                    : "change at the size not confirmed: " + cc.reason);
+  const bool spread = stochastic_onset && onset_high > onset_low;
+  // Measurements that disagree: the value is not exact to the line, whatever the KS test says.
+  if (spread) res.size_bytes.confidence = std::min(res.size_bytes.confidence, 0.5);
+  res.size_bytes.note = (stochastic_onset ? "last footprint before the misses (which come and go near the size) "
+                                             "stay above 1/8 of the largest seen, to 1/64 of the size (stride " +
+                                                 fmt_bytes(g) + "); " +
+                                                 (spread ? "not exact to the line: each of the three measurements "
+                                                           "alone gives " + std::to_string(onset_low) + " to " +
+                                                           std::to_string(onset_high) + " B; "
+                                                         : std::string())
+                                           : "largest footprint without capacity misses (stride " + fmt_bytes(g) + "); ") +
+                        (cc.confirmed ? "change at the size confirmed, KS p=" + std::to_string(cc.ks.p_value)
+                                      : "change at the size not confirmed: " + cc.reason);
   // Gradual transition: the first footprint whose miss fraction reaches 95 % of the largest.
   const double top = *std::max_element(res.miss_fractions.begin(), res.miss_fractions.end());
   for (size_t i = size_pos + 1; i < sizes.size(); ++i) {
