@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -35,7 +36,9 @@ class DevicePool {
   void trim();
 
  private:
-  std::multimap<uint64_t, DeviceBuffer> free_;  // by capacity
+  // By capacity, then address: the same request gets the same buffer every time (buffers of
+  // equal capacity would otherwise take turns).
+  std::map<std::pair<uint64_t, uintptr_t>, DeviceBuffer> free_;
   uint64_t cached_bytes_ = 0;
 };
 
