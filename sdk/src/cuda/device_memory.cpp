@@ -17,14 +17,10 @@ DevicePool::~DevicePool() { trim(); }
 
 DeviceBuffer DevicePool::take(uint64_t bytes) {
   const uint64_t capacity = round_up(bytes ? bytes : 1, kArrayAlignment);
-  // Reuse the smallest free buffer that holds the request, however large. Points of one
-  // search then chase prefixes of the same memory: a physically indexed cache (the H100's
-  // L2 hashes physical addresses over its slices) fills its sets differently in different
-  // memory, so a footprint placed in another buffer can miss where a smaller one did not.
-  // With a size class per 2 MiB, the L2 size search put neighbouring footprints into
-  // different buffers, and its misses came and went from one measurement to the next.
-  auto it = free_.lower_bound({capacity, uintptr_t(0)});
-  if (it != free_.end()) {
+  // Reuse a free buffer of the same size class (at most twice as large, so a small request
+  // does not tie up a huge buffer).
+  auto it = free_.lower_bound(capacity);
+  if (it != free_.end() && it->first <= 2 * capacity) {
     DeviceBuffer b = it->second;
     free_.erase(it);
     cached_bytes_ -= b.capacity;
@@ -54,11 +50,11 @@ void DevicePool::give_back(DeviceBuffer b) {
     return;
   }
   cached_bytes_ += b.capacity;
-  free_.emplace(std::make_pair(b.capacity, reinterpret_cast<uintptr_t>(b.raw)), b);
+  free_.emplace(b.capacity, b);
 }
 
 void DevicePool::trim() {
-  for (auto& [key, b] : free_) cudaFree(b.raw);  // errors ignored: nothing to do about them here
+  for (auto& [cap, b] : free_) cudaFree(b.raw);  // errors ignored: nothing to do about them here
   free_.clear();
   cached_bytes_ = 0;
 }

@@ -5,7 +5,6 @@
 
 #include <cstdint>
 #include <map>
-#include <utility>
 #include <string>
 #include <vector>
 
@@ -36,9 +35,7 @@ class DevicePool {
   void trim();
 
  private:
-  // By capacity, then address: the same request gets the same buffer every time (buffers of
-  // equal capacity would otherwise take turns).
-  std::map<std::pair<uint64_t, uintptr_t>, DeviceBuffer> free_;
+  std::multimap<uint64_t, DeviceBuffer> free_;  // by capacity
   uint64_t cached_bytes_ = 0;
 };
 
