@@ -104,10 +104,9 @@ void Session::calibrate() {
   // A load is slow when it lies above the reference's 99th percentile by a margin. The
   // reference's own slow loads (noise tails, interrupts) give the rate at which slow loads
   // happen without any capacity miss; counts are judged against that rate. A shared cache's
-  // hits get slower with the footprint (on the H100's L2, 20 MiB footprints have hits some
-  // 10-40 cycles above a 512 KiB reference's 99th percentile, which a 10 % margin counted as
-  // 0.5-2 % misses, far below the capacity), so its margin is 30 % of the hit: the next
-  // level is 1.5x the hit or more on every GPU seen.
+  // small reference may not show how far its hits spread at footprints of many MiB (TLB
+  // reach, distance to the slice), so its margin is 30 % of the hit: the next level is 1.5x
+  // the hit or more on every GPU seen (H100 L2: 268 near, 528 far).
   const double p99 = an::percentile(reference_, 99.0);
   slow_threshold_ = p99 + std::max(4.0, (target_.shared_between_sms ? 0.3 : 0.1) * hit_centre_);
   // A load far slower than any miss can be is an interruption, not a miss: the ceiling is
