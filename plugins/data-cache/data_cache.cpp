@@ -205,7 +205,7 @@ std::vector<Probe> all_probes() {
   for (auto& p : memtopo::cache::element_probes({"data-cache", "l1d", "L1 data cache", l1d_target,
                                                   {"l1d.present"}, {}}))
     probes.push_back(std::move(p));
-  for (auto& p : memtopo::cache::element_probes({"data-cache", "l2", "L2 cache", l2_target, {}, {}, false}))
+  for (auto& p : memtopo::cache::element_probes({"data-cache", "l2", "L2 cache", l2_target, {}, {}, false, true}))
     probes.push_back(std::move(p));
   return probes;
 }

@@ -143,9 +143,10 @@ TEST_CASE("a cache with no transition in the searched range is reported as a bou
 
 TEST_CASE("other traffic in the L2 costs the size a little, never the line", "[cache][sim]") {
   // One load in a thousand brings another client's line into the L2 first, as on the H100,
-  // where lines of full sets go missing below the capacity. The first misses then come
-  // before the capacity: the size comes out low (6.4 % on the hopper-like L2, seed 1), never
-  // high, and the line, the fetch unit and the next level's start stay exact.
+  // where lines of full sets go missing below the capacity. The first misses of the cyclic
+  // sweep then come before the capacity (6.4 % early on the hopper-like L2, seed 1); the
+  // size, as the lines held under random loads, misses only the lines the other client
+  // holds (0.15 %), and the line, the fetch unit and the next level's start stay exact.
   const std::string name = GENERATE("hopper-like.toml", "kepler-like.toml");
   INFO(name);
   const std::string dev = write_variant(name, "foreign", [](toml::table& t) {
@@ -156,12 +157,15 @@ TEST_CASE("other traffic in the L2 costs the size a little, never the line", "[c
   const toml::table ref = toml::parse_file(device_file(name).string());
   const toml::table got = measure(dev, "foreign-" + name,
                                   "data-cache/l1d-size,data-cache/l1d-line,data-cache/l2-size,data-cache/l2-line,"
-                                  "data-cache/l2-levels");
+                                  "data-cache/l2-occupancy,data-cache/l2-levels");
   const int64_t c = *ref["l2"]["size_bytes"].value<int64_t>();
   const auto size = got["l2"]["size_bytes"].value<int64_t>();
   REQUIRE(size);
   CHECK(*size <= c);
-  CHECK(*size >= c - c / 8);
+  CHECK(*size >= c - c / 128);
+  const auto first = got["l2"]["first_miss_bytes"].value<int64_t>();
+  REQUIRE(first);
+  CHECK(*first <= *size);
   CHECK(got["l2"]["line_bytes"].value<int64_t>() == ref["l2"]["line_bytes"].value<int64_t>());
   CHECK(got["l2"]["fetch_granularity_bytes"].value<int64_t>() == ref["l2"]["fetch_granularity_bytes"].value<int64_t>());
   const toml::array* starts = got["l2"]["level_start_bytes"].as_array();

@@ -162,6 +162,36 @@ TEST_CASE("sim: count_chase counts and places exactly the loads fine_chase shows
   CHECK(r.sm == 0);
 }
 
+TEST_CASE("sim: random loads hit in proportion to the lines the cache holds, under any policy", "[sim][count]") {
+  // 64 lines over a 16-line L1 (4 sets x 4 ways): every set full, so a load to a random line
+  // hits with probability 16/64 under LRU and random replacement alike, where a cyclic
+  // chase over the same lines never hits under LRU.
+  for (const std::string policy : {"lru", "random"}) {
+    INFO(policy);
+    auto d = open_text("rnd-" + policy, tiny_device(policy));
+    const memtopo::Backend be(d->backend());
+    REQUIRE(be.has_random_count());
+    const memtopo::ChaseArray a = memtopo::ChaseArray::stride(64 * 128, 128);
+    memtopo::RandomCountSpec r;
+    r.count.chase.space = MT_SPACE_GLOBAL_CA;
+    r.count.chase.array = &a;
+    r.count.chase.warmup_steps = 4096;
+    r.count.chase.steps = 200000;
+    r.count.slow_cycles = 100;
+    r.count.keep_steps = 0;
+    r.stride_bytes = 128;
+    r.seed = 7;
+    const memtopo::CountResult got = be.random_count({r})[0];
+    const double hit = 1.0 - double(got.slow) / 200000.0;
+    CHECK(hit == Approx(0.25).margin(0.005));  // 5 standard errors
+    memtopo::CountSpec cyclic = r.count;
+    const memtopo::CountResult cyc = be.count_chase(cyclic);
+    if (policy == "lru") CHECK(cyc.slow == 200000);
+    // Same seed, same draws: under LRU (no random victims) the count repeats exactly.
+    if (policy == "lru") CHECK(be.random_count({r})[0].slow == got.slow);
+  }
+}
+
 TEST_CASE("sim: jobs get the pinned or the lowest free SM and share the L2 through one buffer", "[sim]") {
   auto d = open_text("jobs", tiny_device("lru", "timing_overhead_cycles = 5\n"));
   mt_chase_array a{sizeof(mt_chase_array), MT_ARRAY_STRIDE, nullptr, 1024, 32};
@@ -244,6 +274,19 @@ TEST_CASE("sim: bad requests are refused with the reason", "[sim]") {
   c.slow_capacity = 4;
   CHECK(b->count_chase(b->self, &c, 1, err, sizeof err) != 0);
   CHECK_THAT(err, Catch::Contains("out_slow_step"));
+  // random loads through the constant path, and with no stride
+  mt_random_count_job rj{};
+  rj.struct_size = sizeof rj;
+  rj.count = c;
+  rj.count.slow_capacity = 0;
+  rj.count.chase.space = MT_SPACE_CONSTANT;
+  rj.stride_elems = 32;
+  CHECK(b->random_count(b->self, &rj, 1, err, sizeof err) != 0);
+  CHECK_THAT(err, Catch::Contains("global path"));
+  rj.count.chase.space = MT_SPACE_GLOBAL_CG;
+  rj.stride_elems = 0;
+  CHECK(b->random_count(b->self, &rj, 1, err, sizeof err) != 0);
+  CHECK_THAT(err, Catch::Contains("stride_elems is 0"));
 }
 
 TEST_CASE("sim: loads per second (informational)", "[.][sim][perf]") {

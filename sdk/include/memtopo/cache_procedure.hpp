@@ -35,6 +35,8 @@ struct Target {
   // MiB is searched one point at a time, hundreds of thousands of loads each; past the budget
   // the scan stops and says so.
   uint64_t geometry_load_budget = 0;
+  // Timed loads per footprint of the occupancy measurement (find_occupancy).
+  uint64_t occupancy_loads = uint64_t(1) << 24;
 };
 
 // Runs chase points, as many at once as the target allows (one per SM), and classifies
@@ -80,6 +82,9 @@ class Session {
   // Whether `recurring` slow loads, each at an element slow in at least two of `passes` passes
   // over a cycle of `cycle` loads, are more than stray slow loads would give.
   bool significant_recurring(size_t recurring, uint64_t cycle, uint64_t passes) const;
+  // Loads to uniformly random multiples of `stride` within `footprint` bytes (random_count):
+  // `loads` timed after `warmup` untimed; outliers are left out of Outcome::loads.
+  Outcome run_random(uint64_t footprint, uint64_t stride, uint64_t warmup, uint64_t loads, uint64_t seed);
   int32_t pinned_sm() const;  // the SM every point of a shared cache runs on, or -1
   int parallel_points() const;
   size_t launches() const { return launches_; }
@@ -120,6 +125,19 @@ struct SizeResult {
 };
 SizeResult find_size(Session& s);
 
+// The capacity as occupancy: loads to random lines of footprints past the first miss (every
+// set full) hit with probability (lines held) / (lines in the footprint), whatever the policy,
+// so lines held = hit fraction x lines. Where a hashed set index fills sets unevenly, the
+// first miss of a cyclic sweep (find_size) comes before the capacity: conflict misses, not
+// capacity misses. Reports the first miss itself when both agree (to three standard errors),
+// else the lines held, to the line, with their standard error in the note.
+struct OccupancyResult {
+  Measured<int64_t> size_bytes;
+  std::vector<uint64_t> footprints;
+  std::vector<double> lines_held, standard_errors;
+};
+OccupancyResult find_occupancy(Session& s, int64_t first_miss_bytes, int64_t full_miss_bytes, int64_t line_bytes);
+
 struct LineResult {
   Measured<int64_t> fetch_granularity_bytes;
   Measured<int64_t> line_bytes;
@@ -159,6 +177,9 @@ LatencyResult find_latency(Session& s, int64_t size_bytes, int64_t line_bytes);
 //   <plugin>/<element>-geometry  -> sets, ways, set_mapping              (needs size, line)
 //   <plugin>/<element>-policy    -> replacement_policy, victim_probabilities (needs line, sets, ways)
 //   <plugin>/<element>-latency   -> latency_cycles, miss_penalty_cycles  (needs size; uses line)
+// With size_by_occupancy the size probe provides first_miss_bytes (the line and geometry
+// probes need it instead of size_bytes), and
+//   <plugin>/<element>-occupancy -> size_bytes                           (needs first miss, line)
 struct ElementSpec {
   std::string plugin;                 // "data-cache"
   std::string element;                // "l1d"
@@ -168,6 +189,9 @@ struct ElementSpec {
   std::vector<std::string> size_requires;  // extra keys the size probe needs (e.g. "l1d.present")
   std::vector<std::string> size_uses;
   bool latency_probe = true;          // false: the plugin measures latency its own way (L2)
+  // The size is the occupancy (find_occupancy, a probe after the line size): the size probe
+  // then provides <element>.first_miss_bytes, which the line and geometry probes use.
+  bool size_by_occupancy = false;
 };
 std::vector<Probe> element_probes(const ElementSpec& spec);
 

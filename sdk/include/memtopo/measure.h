@@ -128,6 +128,22 @@ typedef struct mt_count_job {
   uint64_t out_outliers;   /* loads above slow_max_cycles */
 } mt_count_job;
 
+/* Random-load count (ABI 1.2): a counting chase whose loads (warm-up and timed) do not follow
+ * the array. Each goes to an element drawn uniformly at random, independently of every other
+ * load, from the multiples of stride_elems below count.chase.array->elems (a generator
+ * seeded by `seed`; chase.start and the array's contents are not used, but the array still
+ * sets the buffer, so jobs sharing an array share its memory). Each load still waits for the
+ * one before it. Since where a load goes does not depend on what the cache holds, the share
+ * of fast loads is the share of the candidates the cache holds, under any replacement
+ * policy: a measure of occupancy, where a cyclic chase measures the first overflow. Global
+ * paths only (MT_SPACE_GLOBAL_CA, _CG, READONLY). */
+typedef struct mt_random_count_job {
+  uint32_t struct_size;
+  mt_count_job count;    /* as for count_chase; out_slow_step may be NULL */
+  uint64_t stride_elems; /* candidates are 0, stride, 2 * stride, ... (fewer than 2^32 of them) */
+  uint64_t seed;
+} mt_random_count_job;
+
 /* The function table of a backend. `self` is the first argument of every function. */
 typedef struct mt_backend {
   uint32_t struct_size;
@@ -143,6 +159,8 @@ typedef struct mt_backend {
   int (*timing_overhead)(void* self, double* out_cycles, char* err, size_t err_size);
   /* ABI 1.1. Counting chase (mt_count_job); NULL or beyond struct_size in older backends. */
   int (*count_chase)(void* self, mt_count_job* jobs, size_t job_count, char* err, size_t err_size);
+  /* ABI 1.2. Random-load count (mt_random_count_job); NULL or beyond struct_size in older backends. */
+  int (*random_count)(void* self, mt_random_count_job* jobs, size_t job_count, char* err, size_t err_size);
 } mt_backend;
 
 #ifdef __cplusplus

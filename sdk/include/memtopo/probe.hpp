@@ -114,6 +114,14 @@ struct CountSpec {
   uint32_t keep_steps = 1024;    // steps of the first slow loads to keep
 };
 
+// A random-load count (mt_random_count_job): `count.chase.array` sets the buffer; every load
+// goes to a uniformly random multiple of stride_bytes within it.
+struct RandomCountSpec {
+  CountSpec count;
+  uint64_t stride_bytes = 0;
+  uint64_t seed = 1;
+};
+
 struct CountResult {
   uint64_t slow = 0;                // slow loads among the timed ones
   std::vector<uint32_t> slow_steps; // steps (0 = first timed load) of the first slow loads
@@ -180,6 +188,48 @@ class Backend {
     return out;
   }
   CountResult count_chase(const CountSpec& spec) const { return count_chase(std::vector<CountSpec>{spec})[0]; }
+
+  // Whether the backend has the random-load count (ABI 1.2).
+  bool has_random_count() const {
+    return b_ && b_->struct_size >= offsetof(mt_backend, random_count) + sizeof(b_->random_count) && b_->random_count;
+  }
+
+  // Random-load counts, run at once on distinct SMs.
+  std::vector<CountResult> random_count(const std::vector<RandomCountSpec>& specs) const {
+    require(has_random_count(), "random_count (ABI 1.2)");
+    std::vector<ChaseSpec> chases;
+    for (const RandomCountSpec& s : specs) chases.push_back(s.count.chase);
+    std::vector<mt_chase_array> arrays;
+    std::vector<mt_chase_job> base = jobs_for(chases, arrays);
+    std::vector<CountResult> out(specs.size());
+    std::vector<mt_random_count_job> jobs(specs.size());
+    for (size_t i = 0; i < specs.size(); ++i) {
+      mt_random_count_job& j = jobs[i];
+      j = mt_random_count_job{};
+      j.struct_size = sizeof(j);
+      j.count.struct_size = sizeof(j.count);
+      j.count.chase = base[i];
+      j.count.slow_cycles = specs[i].count.slow_cycles;
+      j.count.slow_max_cycles = specs[i].count.slow_max_cycles;
+      out[i].slow_steps.resize(specs[i].count.keep_steps);
+      j.count.slow_capacity = specs[i].count.keep_steps;
+      j.count.out_slow_step = out[i].slow_steps.empty() ? nullptr : out[i].slow_steps.data();
+      j.stride_elems = specs[i].stride_bytes / 4;
+      j.seed = specs[i].seed;
+    }
+    char err[512] = {0};
+    if (b_->random_count(b_->self, jobs.data(), jobs.size(), err, sizeof err) != 0)
+      throw Error(err[0] ? err : "measurement failed");
+    for (size_t i = 0; i < specs.size(); ++i) {
+      const mt_count_job& c = jobs[i].count;
+      out[i].slow = c.out_slow;
+      out[i].slow_steps.resize(static_cast<size_t>(c.out_slow_recorded));
+      out[i].cycles = c.out_cycles;
+      out[i].outliers = c.out_outliers;
+      out[i].sm = c.chase.out_sm;
+    }
+    return out;
+  }
 
   double timing_overhead() const {
     require(b_ && b_->timing_overhead, "timing_overhead");

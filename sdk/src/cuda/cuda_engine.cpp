@@ -122,7 +122,23 @@ void CudaEngine::count_chase(mt_count_job* jobs, size_t count) {
   for (size_t i = 0; i < count; ++i) jobs[i].chase.out_sm = chases[i].out_sm;
 }
 
-void CudaEngine::run_chase_jobs(mt_chase_job* jobs, size_t count, Mode mode, mt_count_job* counts) {
+void CudaEngine::random_count(mt_random_count_job* jobs, size_t count) {
+  std::vector<mt_count_job> counts;
+  std::vector<mt_chase_job> chases;
+  if (auto e = engine::check_random_jobs(jobs, count, info_, counts, chases); !e.empty()) throw Error(e);
+  run_chase_jobs(chases.data(), count, Mode::Count, counts.data(), jobs);
+  for (size_t i = 0; i < count; ++i) {
+    mt_count_job& c = jobs[i].count;
+    c.out_slow = counts[i].out_slow;
+    c.out_slow_recorded = counts[i].out_slow_recorded;
+    c.out_cycles = counts[i].out_cycles;
+    c.out_outliers = counts[i].out_outliers;
+    c.chase.out_sm = chases[i].out_sm;
+  }
+}
+
+void CudaEngine::run_chase_jobs(mt_chase_job* jobs, size_t count, Mode mode, mt_count_job* counts,
+                                const mt_random_count_job* random) {
   const bool fine = mode == Mode::Fine;
   if (auto e = engine::check_chase_jobs(jobs, count, info_, fine); !e.empty()) throw Error(e);
 
@@ -204,6 +220,13 @@ void CudaEngine::run_chase_jobs(mt_chase_job* jobs, size_t count, Mode mode, mt_
           d.slow_cycles = counts[todo[k]].slow_cycles;
           d.slow_max_cycles = counts[todo[k]].slow_max_cycles;
           d.count_capacity = capacity(todo[k]);
+          if (random) {
+            const mt_random_count_job& rj = random[todo[k]];
+            const engine::RandomPlaces places(rj.seed, j.array->elems, rj.stride_elems);
+            d.random_state = places.x;
+            d.random_stride = places.stride;
+            d.random_candidates = places.candidates;
+          }
         } else {
           d.out_cycles = reinterpret_cast<unsigned long long*>(o);
           d.out_last = o + 2;

@@ -27,6 +27,7 @@ class CudaEngine {
   void fine_chase(mt_chase_job* jobs, size_t count);
   void average_chase(mt_chase_job* jobs, size_t count);
   void count_chase(mt_count_job* jobs, size_t count);
+  void random_count(mt_random_count_job* jobs, size_t count);
   void sequence_chase(mt_sequence_job& job);
   double timing_overhead();
 
@@ -41,8 +42,10 @@ class CudaEngine {
   uint32_t grid_blocks() const { return 4 * sm_slots_; }
   uint32_t max_dynamic_shared() const;
   enum class Mode { Fine, Average, Count };
-  // Count mode: counts[i] is the count job whose chase is jobs[i].
-  void run_chase_jobs(mt_chase_job* jobs, size_t count, Mode mode, mt_count_job* counts = nullptr);
+  // Count mode: counts[i] is the count job whose chase is jobs[i]; with `random`, its loads
+  // go where random[i] says.
+  void run_chase_jobs(mt_chase_job* jobs, size_t count, Mode mode, mt_count_job* counts = nullptr,
+                      const mt_random_count_job* random = nullptr);
 
   int ordinal_;
   const mt_device_info& info_;

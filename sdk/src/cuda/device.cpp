@@ -44,6 +44,9 @@ int cu_average(void* self, mt_chase_job* jobs, size_t n, char* err, size_t size)
 int cu_count(void* self, mt_count_job* jobs, size_t n, char* err, size_t size) {
   return guarded(self, "count_chase", err, size, [&](CudaEngine& e) { e.count_chase(jobs, n); });
 }
+int cu_random(void* self, mt_random_count_job* jobs, size_t n, char* err, size_t size) {
+  return guarded(self, "random_count", err, size, [&](CudaEngine& e) { e.random_count(jobs, n); });
+}
 int cu_sequence(void* self, mt_sequence_job* job, char* err, size_t size) {
   return guarded(self, "sequence_chase", err, size, [&](CudaEngine& e) {
     if (!job) throw Error("no job");
@@ -110,6 +113,7 @@ class CudaDevice final : public Device {
     backend_.sequence_chase = &cu_sequence;
     backend_.timing_overhead = &cu_overhead;
     backend_.count_chase = &cu_count;
+    backend_.random_count = &cu_random;
   }
   const mt_backend* backend() const override { return &backend_; }
   const mt_device_info& info() const override { return info_; }

@@ -281,13 +281,63 @@ struct CountRun {
   }
 };
 
+// The counting chase with loads to random places (mt_random_count_job): the same timed
+// step and classification; each address is drawn, then tied to the last loaded value.
+struct RandomCountRun {
+  template <uint32_t S>
+  __device__ static void run(const DeviceChaseJob& job, const Resolved& r, uint32_t* s_steps,
+                             unsigned long long scratch) {
+    const uint64_t total = job.warmup + job.record;
+    const uint32_t threshold = job.slow_cycles;
+    const uint32_t ceiling = job.slow_max_cycles ? job.slow_max_cycles : 0xffffffffu;
+    const uint32_t cap = job.count_capacity;
+    const uint32_t n = job.random_candidates, stride = job.random_stride, mask = job.dep_mask;
+    unsigned long long x = job.random_state;
+    uint64_t slow = 0, outliers = 0;
+    unsigned long long cycles_sum = 0;
+    uint32_t v = 0;
+    for (uint64_t k = 0; k < total; ++k) {
+      x ^= x << 13;
+      x ^= x >> 7;
+      x ^= x << 17;
+      const uint32_t target = uint32_t(((x >> 32) * (unsigned long long)n) >> 32) * stride ^ (v & mask);
+      uint32_t cycles;
+      v = timed_step<S>(r, target, scratch, cycles);
+      if (k >= job.warmup) {
+        cycles_sum += cycles;
+        if (cycles > ceiling) {
+          ++outliers;
+        } else if (cycles > threshold) {
+          if (slow < cap) s_steps[slow] = uint32_t(k - job.warmup);
+          ++slow;
+        }
+      }
+    }
+    const uint32_t kept = uint32_t(slow < cap ? slow : cap);
+    for (uint32_t i = 0; i < kept; ++i) __stcg(job.out_last + i, s_steps[i]);
+    __stcg(job.out_cycles + 0, (unsigned long long)slow);
+    __stcg(job.out_cycles + 1, (unsigned long long)kept);
+    __stcg(job.out_cycles + 2, cycles_sum);
+    __stcg(job.out_cycles + 3, (unsigned long long)outliers);
+  }
+};
+
 __global__ void count_kernel(const DeviceChaseJob* jobs, ClaimTables t) {
   extern __shared__ uint32_t dyn[];  // scratch word, steps [kCountSteps], spare, then the array
   uint32_t* arrays = dyn + kCountSteps + 2;
   DeviceChaseJob job;
   if (!start_job(jobs, t, arrays, &job)) return;
   const Resolved r = resolve(job.src, arrays);
-  dispatch<CountRun>(job.space, job, r, dyn + 1, static_cast<unsigned long long>(__cvta_generic_to_shared(dyn)));
+  const unsigned long long scratch = static_cast<unsigned long long>(__cvta_generic_to_shared(dyn));
+  if (job.random_stride == 0) {
+    dispatch<CountRun>(job.space, job, r, dyn + 1, scratch);
+    return;
+  }
+  switch (job.space) {  // global paths only (checked on the host)
+    case kSpaceGlobalCa: RandomCountRun::run<kSpaceGlobalCa>(job, r, dyn + 1, scratch); break;
+    case kSpaceGlobalCg: RandomCountRun::run<kSpaceGlobalCg>(job, r, dyn + 1, scratch); break;
+    default: RandomCountRun::run<kSpaceReadonly>(job, r, dyn + 1, scratch); break;
+  }
 }
 
 // ------------------------------------------------------------------ plain P-chase

@@ -56,6 +56,14 @@ struct DeviceChaseJob {
   uint32_t slow_cycles = 0;         // count: threshold (raw cycles)
   uint32_t slow_max_cycles = 0;     // count: ceiling (0: none); above it a load is an outlier
   uint32_t count_capacity = 0;      // count: steps kept (at most kCountSteps)
+  // Random-load count: loads go to random multiples of random_stride (0: follow the array),
+  // drawn by xorshift64 from random_state (engine::RandomPlaces). dep_mask is always 0 but
+  // read at run time, so the compiler must keep each load's address waiting for the last load.
+  unsigned long long random_state = 0;
+  uint32_t random_stride = 0;
+  uint32_t random_candidates = 0;
+  uint32_t dep_mask = 0;
+  uint32_t pad = 0;
 };
 
 // Slow-load steps a counting chase keeps: the fine chase's sample buffer (4 KiB) reused as

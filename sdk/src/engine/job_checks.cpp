@@ -88,6 +88,31 @@ std::string check_count_jobs(const mt_count_job* jobs, size_t count, const mt_de
   return check_chase_jobs(chases.data(), chases.size(), dev, false);
 }
 
+std::string check_random_jobs(const mt_random_count_job* jobs, size_t count, const mt_device_info& dev,
+                              std::vector<mt_count_job>& counts, std::vector<mt_chase_job>& chases) {
+  if (count == 0) return "no jobs";
+  if (!jobs) return "no job array";
+  counts.clear();
+  for (size_t i = 0; i < count; ++i) {
+    const mt_random_count_job& j = jobs[i];
+    const std::string where = "job " + std::to_string(i);
+    if (j.struct_size < sizeof(mt_random_count_job)) return where + ": struct_size too small";
+    const mt_space s = j.count.chase.space;
+    if (s != MT_SPACE_GLOBAL_CA && s != MT_SPACE_GLOBAL_CG && s != MT_SPACE_READONLY)
+      return where + ": random loads take a global path (GLOBAL_CA, GLOBAL_CG or READONLY), not space " +
+             std::to_string(int(s));
+    if (j.stride_elems == 0) return where + ": stride_elems is 0";
+    const mt_chase_array* a = j.count.chase.array;
+    if (a && j.stride_elems > a->elems)
+      return where + ": stride_elems " + std::to_string(j.stride_elems) + " exceeds the array's " +
+             std::to_string(a->elems) + " elements";
+    if (a && a->elems / j.stride_elems > UINT32_MAX) return where + ": 2^32 or more candidate places";
+    counts.push_back(j.count);
+    counts.back().chase.start = 0;  // not used; keeps the chase checks quiet
+  }
+  return check_count_jobs(counts.data(), counts.size(), dev, chases);
+}
+
 std::string check_sequence_job(const mt_sequence_job& job, const mt_device_info& dev) {
   if (job.struct_size < sizeof(mt_sequence_job)) return "sequence: struct_size too small";
   if (job.actor_count == 0 || !job.actors) return "sequence: no actors";

@@ -16,6 +16,10 @@ std::string check_chase_jobs(const mt_chase_job* jobs, size_t count, const mt_de
 // Also copies each job's chase into `chases` (contiguous, for the chase checks and runners).
 std::string check_count_jobs(const mt_count_job* jobs, size_t count, const mt_device_info& dev,
                              std::vector<mt_chase_job>& chases);
+// Random-load counts: also copies each job's count job into `counts` and its chase into
+// `chases` (contiguous, for the count runners).
+std::string check_random_jobs(const mt_random_count_job* jobs, size_t count, const mt_device_info& dev,
+                              std::vector<mt_count_job>& counts, std::vector<mt_chase_job>& chases);
 std::string check_sequence_job(const mt_sequence_job& job, const mt_device_info& dev);
 
 // The element after `i` in an array (EXPLICIT or STRIDE).
@@ -23,6 +27,29 @@ inline uint32_t next_index(const mt_chase_array& a, uint64_t i) {
   if (a.kind == MT_ARRAY_STRIDE) return static_cast<uint32_t>((i + a.stride_elems) % a.elems);
   return a.next[i];
 }
+
+// The random-load generator both backends use (xorshift64, seeded through splitmix64), so
+// a job draws the same places on the GPU and on the simulator.
+struct RandomPlaces {
+  uint64_t x;
+  uint32_t candidates;
+  uint32_t stride;
+  RandomPlaces(uint64_t seed, uint64_t elems, uint64_t stride_elems)
+      : x(mix(seed)), candidates(uint32_t(elems / stride_elems)), stride(uint32_t(stride_elems)) {}
+  static uint64_t mix(uint64_t z) {
+    z += 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    return z ? z : 1;
+  }
+  uint32_t next() {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return uint32_t(((x >> 32) * uint64_t(candidates)) >> 32) * stride;
+  }
+};
 
 // Writes `msg` into a C error buffer; returns 1 so callers can `return fail(...)`.
 int fail(char* err, size_t size, const std::string& msg);

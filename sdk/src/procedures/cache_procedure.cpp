@@ -264,6 +264,33 @@ std::vector<Session::Outcome> Session::run_counted(const std::vector<Point>& poi
   return out;
 }
 
+Session::Outcome Session::run_random(uint64_t footprint, uint64_t stride, uint64_t warmup, uint64_t loads,
+                                     uint64_t seed) {
+  if (ctx_.cancelled()) throw Error("cancelled");
+  const ChaseArray array = ChaseArray::stride(footprint, stride);
+  RandomCountSpec r;
+  r.count.chase.space = target_.space;
+  r.count.chase.array = &array;
+  r.count.chase.warmup_steps = warmup;
+  r.count.chase.steps = loads;
+  r.count.chase.shared_carveout_percent = target_.shared_carveout_percent;
+  r.count.chase.sm = pinned_sm();
+  r.count.slow_cycles = static_cast<uint32_t>(slow_threshold_);
+  r.count.slow_max_cycles = static_cast<uint32_t>(ceiling_);
+  r.count.keep_steps = 0;
+  r.stride_bytes = stride;
+  r.seed = seed;
+  const CountResult cr = ctx_.backend().random_count({r})[0];
+  ++launches_;
+  loads_chased_ += warmup + loads;
+  Outcome o;
+  o.loads = static_cast<size_t>(loads - std::min<uint64_t>(cr.outliers, loads));
+  o.misses = static_cast<size_t>(cr.slow);
+  o.miss_fraction = o.loads ? double(o.misses) / double(o.loads) : 0;
+  o.significant = significant(o.misses, o.loads);
+  return o;
+}
+
 std::vector<Session::Outcome> Session::run_fine(const std::vector<Point>& points) {
   std::vector<Outcome> out(points.size());
   for (auto [first, last] : batches(points)) {
@@ -509,6 +536,103 @@ SizeResult find_size(Session& s) {
       break;
     }
   }
+  return res;
+}
+
+// ------------------------------------------------------------------ occupancy
+
+OccupancyResult find_occupancy(Session& s, int64_t first_miss_bytes, int64_t full_miss_bytes, int64_t line_bytes) {
+  const Target& t = s.target();
+  OccupancyResult res;
+  Measured<int64_t>& m = res.size_bytes;
+  const uint64_t L = uint64_t(line_bytes), first = uint64_t(first_miss_bytes);
+  auto first_miss_only = [&](const std::string& why) {
+    m.found = true;
+    m.value = first_miss_bytes;
+    m.confidence = 0.5;
+    m.note = "first miss of the cyclic sweep (" + std::to_string(first) + " B); occupancy not measured: " + why;
+    return res;
+  };
+  if (L == 0 || first < L) return first_miss_only("no line size");
+  if (!s.ctx().backend().has_random_count()) return first_miss_only("the backend has no random_count (ABI 1.2)");
+  // Every set full: twice the first miss, and past where every cyclic access misses.
+  uint64_t F = std::max<uint64_t>(2 * first, uint64_t(std::max<int64_t>(full_miss_bytes, 0)) * 5 / 4);
+  const uint64_t most = std::min<uint64_t>(t.max_footprint_bytes ? t.max_footprint_bytes : kArrayBytes, kArrayBytes);
+  struct Held {
+    double lines, variance;
+  };
+  auto measure = [&](uint64_t footprint, uint64_t seed) {
+    const uint64_t n = footprint / L;
+    // 64 loads per line give a standard error near 0.1 % of the lines held; at most the target's.
+    const uint64_t loads = std::clamp<uint64_t>(64 * n, uint64_t(1) << 20, std::max<uint64_t>(t.occupancy_loads, 1));
+    const Session::Outcome o = s.run_random(n * L, L, 4 * n, loads, seed);
+    const double h = o.loads ? 1.0 - o.miss_fraction : 0.0;
+    res.footprints.push_back(n * L);
+    res.lines_held.push_back(double(n) * h);
+    // Binomial: the loads are independent draws.
+    const double var = double(n) * double(n) * std::max(h * (1 - h), 1.0 / double(std::max<size_t>(o.loads, 1))) /
+                       double(std::max<size_t>(o.loads, 1));
+    res.standard_errors.push_back(std::sqrt(var));
+    return std::pair<Held, bool>{Held{double(n) * h, var}, o.significant};
+  };
+  s.ctx().progress(0.2, t.element + " occupancy: random loads over " + fmt_bytes(F / L * L));
+  if (F > most) return first_miss_only("the footprint it needs (" + fmt_bytes(F) + ") exceeds " + fmt_bytes(most));
+  auto [a, missed] = measure(F, 1);
+  if (!missed) {
+    m.found = true;
+    m.value = int64_t(F / L * L);
+    m.bound = Bound::AtLeast;
+    m.confidence = 0.7;
+    m.note = "random loads over " + fmt_bytes(F / L * L) + " all hit";
+    return res;
+  }
+  // A second, larger footprint: the lines held must not grow any more (every set was full).
+  bool plateau = false;
+  Held b = a;
+  for (int more = 0; more < 2; ++more) {
+    const uint64_t G = F + F / 4;
+    if (G > most) break;
+    s.ctx().progress(0.5 + 0.2 * more, t.element + " occupancy: random loads over " + fmt_bytes(G / L * L));
+    b = measure(G, 2 + uint64_t(more)).first;
+    if (b.lines - a.lines <= 3 * std::sqrt(a.variance + b.variance)) {
+      plateau = true;
+      break;
+    }
+    a = b;
+    F = G;
+  }
+  std::vector<double> row;
+  for (size_t i = 0; i < res.footprints.size(); ++i) {
+    row.push_back(double(res.footprints[i]));
+    row.push_back(res.lines_held[i]);
+    row.push_back(res.standard_errors[i]);
+  }
+  s.ctx().raw(t.element + "-occupancy", {"footprint_bytes", "lines_held", "standard_error_lines"}, row);
+  // Both footprints measure the same thing once every set is full: weight by precision.
+  const double wa = plateau ? 1 / a.variance : 0, wb = 1 / b.variance;
+  const double lines = (wa * a.lines + wb * b.lines) / (wa + wb);
+  const double se = 1 / std::sqrt(wa + wb);
+  const double first_lines = double(first) / double(L);
+  std::ostringstream note;
+  note.setf(std::ios::fixed);
+  note.precision(1);
+  note << "lines held under loads to uniformly random lines (hit fraction x lines) at ";
+  for (size_t i = 0; i < res.footprints.size(); ++i)
+    note << (i ? ", " : "") << fmt_bytes(res.footprints[i]) << ": " << res.lines_held[i] << " +- " << res.standard_errors[i];
+  note << " lines of " << L << " B";
+  m.found = true;
+  if (std::fabs(lines - first_lines) <= std::max(3 * se, 2.0)) {
+    m.value = first_miss_bytes;
+    m.confidence = 0.95;
+    note << "; agrees with the first miss of the cyclic sweep, which is the size";
+  } else {
+    m.value = int64_t(std::llround(lines)) * int64_t(L);
+    m.confidence = plateau ? 0.8 : 0.5;
+    note << "; " << lines << " +- " << se << " lines" << (plateau ? "" : " (still growing with the footprint)")
+         << ", not exact to the line; the cyclic sweep misses from " << first
+         << " B on (conflict misses: the set index fills sets unevenly)";
+  }
+  m.note = note.str();
   return res;
 }
 
@@ -1173,31 +1297,49 @@ std::vector<Probe> element_probes(const ElementSpec& spec) {
   };
   const std::vector<std::string> uses = with(spec.size_uses, {e + ".present"});
   std::vector<std::string> size_req = spec.size_requires;
+  // The footprint the line and geometry steps start from: the first miss of the cyclic sweep.
+  const std::string first_key = e + (spec.size_by_occupancy ? ".first_miss_bytes" : ".size_bytes");
   probes.push_back(
       Probe(pre + "-size")
-          .summary(spec.title + ": size (largest footprint without capacity misses)")
-          .provides({e + ".size_bytes", e + ".full_miss_bytes"})
+          .summary(spec.title + (spec.size_by_occupancy ? ": first miss of a cyclic footprint sweep"
+                                                        : ": size (largest footprint without capacity misses)"))
+          .provides({first_key, e + ".full_miss_bytes"})
           .requires_keys(size_req)
           .uses(uses)
-          .run([e, target](Context& ctx) {
+          .run([e, target, first_key](Context& ctx) {
             require_present(ctx, e);
             Session s(ctx, target(ctx));
-            const SizeResult r = find_size(s);
-            report(ctx, e + ".size_bytes", r.size_bytes);
+            SizeResult r = find_size(s);
+            report(ctx, first_key, r.size_bytes);
             report(ctx, e + ".full_miss_bytes", r.full_miss_bytes);
             ctx.debug(e + " size: " + std::to_string(s.launches()) + " launches");
           }));
+  if (spec.size_by_occupancy)
+    probes.push_back(
+        Probe(pre + "-occupancy")
+            .summary(spec.title + ": size as the lines held under random loads (every set full)")
+            .provides({e + ".size_bytes"})
+            .requires_keys(with(size_req, {first_key, e + ".line_bytes"}))
+            .uses(with(uses, {e + ".full_miss_bytes"}))
+            .run([e, target, first_key](Context& ctx) {
+              require_present(ctx, e);
+              Session s(ctx, target(ctx));
+              const OccupancyResult r =
+                  find_occupancy(s, ctx.input<int64_t>(first_key), ctx.try_input<int64_t>(e + ".full_miss_bytes").value_or(0),
+                                 ctx.input<int64_t>(e + ".line_bytes"));
+              report(ctx, e + ".size_bytes", r.size_bytes);
+            }));
 
   probes.push_back(
       Probe(pre + "-line")
           .summary(spec.title + ": fetch granularity (sector) and line size")
           .provides({e + ".fetch_granularity_bytes", e + ".line_bytes"})
-          .requires_keys(with(size_req, {e + ".size_bytes"}))
+          .requires_keys(with(size_req, {first_key}))
           .uses(with(uses, {e + ".full_miss_bytes"}))
-          .run([e, target](Context& ctx) {
+          .run([e, target, first_key](Context& ctx) {
             require_present(ctx, e);
             Session s(ctx, target(ctx));
-            const LineResult r = find_line(s, ctx.input<int64_t>(e + ".size_bytes"),
+            const LineResult r = find_line(s, ctx.input<int64_t>(first_key),
                                            ctx.try_input<int64_t>(e + ".full_miss_bytes").value_or(0));
             report(ctx, e + ".fetch_granularity_bytes", r.fetch_granularity_bytes);
             report(ctx, e + ".line_bytes", r.line_bytes);
@@ -1209,13 +1351,13 @@ std::vector<Probe> element_probes(const ElementSpec& spec) {
       Probe(pre + "-geometry")
           .summary(spec.title + ": sets, ways and set-index mapping")
           .provides({e + ".sets", e + ".ways", e + ".set_mapping"})
-          .requires_keys(with(size_req, {e + ".size_bytes", e + ".line_bytes"}))
+          .requires_keys(with(size_req, {first_key, e + ".line_bytes"}))
           .uses(uses)
-          .run([e, target](Context& ctx) {
+          .run([e, target, first_key](Context& ctx) {
             require_present(ctx, e);
             Session s(ctx, target(ctx));
             const GeometryResult r =
-                find_geometry(s, ctx.input<int64_t>(e + ".size_bytes"), ctx.input<int64_t>(e + ".line_bytes"));
+                find_geometry(s, ctx.input<int64_t>(first_key), ctx.input<int64_t>(e + ".line_bytes"));
             report(ctx, e + ".set_mapping", r.set_mapping);
             report(ctx, e + ".sets", r.sets);
             report(ctx, e + ".ways", r.ways);

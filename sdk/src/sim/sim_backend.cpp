@@ -4,6 +4,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -53,6 +54,7 @@ class SimDevice final : public Device {
     backend_.sequence_chase = &sequence_chase;
     backend_.timing_overhead = &timing_overhead;
     backend_.count_chase = &count_chase;
+    backend_.random_count = &random_count;
   }
   const mt_backend* backend() const override { return &backend_; }
   const mt_device_info& info() const override { return gpu_.model().info; }
@@ -74,6 +76,20 @@ class SimDevice final : public Device {
     for (size_t i = 0; i < n && rc == 0; ++i) jobs[i].chase.out_sm = chases[i].out_sm;
     return rc;
   }
+  static int random_count(void* self, mt_random_count_job* jobs, size_t n, char* err, size_t err_size) {
+    auto* dev = static_cast<SimDevice*>(self);
+    std::vector<mt_count_job> counts;
+    std::vector<mt_chase_job> chases;
+    if (auto e = check_random_jobs(jobs, n, dev->info(), counts, chases); !e.empty()) return fail(err, err_size, e);
+    const int rc = dev->chase(chases.data(), n, Mode::Count, counts.data(), err, err_size, jobs);
+    for (size_t i = 0; i < n && rc == 0; ++i) {
+      mt_chase_job out_chase = jobs[i].count.chase;
+      jobs[i].count = counts[i];
+      jobs[i].count.chase = out_chase;
+      jobs[i].count.chase.out_sm = chases[i].out_sm;
+    }
+    return rc;
+  }
   static int sequence_chase(void* self, mt_sequence_job* job, char* err, size_t err_size) {
     return static_cast<SimDevice*>(self)->sequence(job, err, err_size);
   }
@@ -85,7 +101,9 @@ class SimDevice final : public Device {
 
   // Jobs run interleaved, one load per job in turn (as concurrent SMs would share the L2).
   // Count mode: `counts[i]` is the count job whose chase is jobs[i].
-  int chase(mt_chase_job* jobs, size_t n, Mode mode, mt_count_job* counts, char* err, size_t err_size) noexcept {
+  // `random` (random-load counts): random[i] says where jobs[i]'s loads go.
+  int chase(mt_chase_job* jobs, size_t n, Mode mode, mt_count_job* counts, char* err, size_t err_size,
+            const mt_random_count_job* random = nullptr) noexcept {
     try {
       const mt_device_info& dev = info();
       const bool fine = mode == Mode::Fine;
@@ -103,6 +121,7 @@ class SimDevice final : public Device {
         uint64_t base, cur, done, total;
         uint32_t sm;
         int64_t sum;
+        std::optional<RandomPlaces> places;
       };
       std::vector<Run> runs;
       for (size_t i = 0; i < n; ++i) {
@@ -115,7 +134,11 @@ class SimDevice final : public Device {
         }
         j.out_sm = sm;
         gpu_.set_carveout(uint32_t(sm), j.shared_carveout_percent);
-        runs.push_back({&j, buffers.base(j.array), j.start, 0, j.warmup_steps + j.steps, uint32_t(sm), 0});
+        runs.push_back({&j, buffers.base(j.array), j.start, 0, j.warmup_steps + j.steps, uint32_t(sm), 0, {}});
+        if (random) {
+          runs.back().places.emplace(random[i].seed, j.array->elems, random[i].stride_elems);
+          runs.back().cur = runs.back().places->next();
+        }
       }
       const int64_t overhead = mode == Mode::Average ? 0 : gpu_.model().timing_overhead_cycles;
       for (size_t active = runs.size(); active;) {
@@ -144,7 +167,7 @@ class SimDevice final : public Device {
               }
             }
           }
-          r.cur = next_index(*j.array, r.cur);
+          r.cur = r.places ? r.places->next() : next_index(*j.array, r.cur);
           ++r.done;
         }
       }
