@@ -164,27 +164,11 @@ class Backend {
     std::vector<mt_chase_job> base = jobs_for(chases, arrays);
     std::vector<CountResult> out(specs.size());
     std::vector<mt_count_job> jobs(specs.size());
-    for (size_t i = 0; i < specs.size(); ++i) {
-      mt_count_job& j = jobs[i];
-      j = mt_count_job{};
-      j.struct_size = sizeof(j);
-      j.chase = base[i];
-      j.slow_cycles = specs[i].slow_cycles;
-      j.slow_max_cycles = specs[i].slow_max_cycles;
-      out[i].slow_steps.resize(specs[i].keep_steps);
-      j.slow_capacity = specs[i].keep_steps;
-      j.out_slow_step = out[i].slow_steps.data();
-    }
+    for (size_t i = 0; i < specs.size(); ++i) jobs[i] = count_job(base[i], specs[i], out[i]);
     char err[512] = {0};
     if (b_->count_chase(b_->self, jobs.data(), jobs.size(), err, sizeof err) != 0)
       throw Error(err[0] ? err : "measurement failed");
-    for (size_t i = 0; i < specs.size(); ++i) {
-      out[i].slow = jobs[i].out_slow;
-      out[i].slow_steps.resize(static_cast<size_t>(jobs[i].out_slow_recorded));
-      out[i].cycles = jobs[i].out_cycles;
-      out[i].outliers = jobs[i].out_outliers;
-      out[i].sm = jobs[i].chase.out_sm;
-    }
+    for (size_t i = 0; i < specs.size(); ++i) read_count(jobs[i], out[i]);
     return out;
   }
   CountResult count_chase(const CountSpec& spec) const { return count_chase(std::vector<CountSpec>{spec})[0]; }
@@ -207,29 +191,17 @@ class Backend {
       mt_random_count_job& j = jobs[i];
       j = mt_random_count_job{};
       j.struct_size = sizeof(j);
-      j.count.struct_size = sizeof(j.count);
-      j.count.chase = base[i];
-      j.count.slow_cycles = specs[i].count.slow_cycles;
-      j.count.slow_max_cycles = specs[i].count.slow_max_cycles;
-      out[i].slow_steps.resize(specs[i].count.keep_steps);
-      j.count.slow_capacity = specs[i].count.keep_steps;
-      j.count.out_slow_step = out[i].slow_steps.empty() ? nullptr : out[i].slow_steps.data();
+      j.count = count_job(base[i], specs[i].count, out[i]);
       j.stride_elems = specs[i].stride_bytes / 4;
       j.seed = specs[i].seed;
     }
     char err[512] = {0};
     if (b_->random_count(b_->self, jobs.data(), jobs.size(), err, sizeof err) != 0)
       throw Error(err[0] ? err : "measurement failed");
-    for (size_t i = 0; i < specs.size(); ++i) {
-      const mt_count_job& c = jobs[i].count;
-      out[i].slow = c.out_slow;
-      out[i].slow_steps.resize(static_cast<size_t>(c.out_slow_recorded));
-      out[i].cycles = c.out_cycles;
-      out[i].outliers = c.out_outliers;
-      out[i].sm = c.chase.out_sm;
-    }
+    for (size_t i = 0; i < specs.size(); ++i) read_count(jobs[i].count, out[i]);
     return out;
   }
+
 
   double timing_overhead() const {
     require(b_ && b_->timing_overhead, "timing_overhead");
@@ -247,6 +219,25 @@ class Backend {
   }
 
  private:
+  // One count job for a spec; `out` lends the buffer for the kept steps.
+  static mt_count_job count_job(const mt_chase_job& chase, const CountSpec& spec, CountResult& out) {
+    mt_count_job j{};
+    j.struct_size = sizeof(j);
+    j.chase = chase;
+    j.slow_cycles = spec.slow_cycles;
+    j.slow_max_cycles = spec.slow_max_cycles;
+    out.slow_steps.resize(spec.keep_steps);
+    j.slow_capacity = spec.keep_steps;
+    j.out_slow_step = out.slow_steps.empty() ? nullptr : out.slow_steps.data();
+    return j;
+  }
+  static void read_count(const mt_count_job& j, CountResult& out) {
+    out.slow = j.out_slow;
+    out.slow_steps.resize(static_cast<size_t>(j.out_slow_recorded));
+    out.cycles = j.out_cycles;
+    out.outliers = j.out_outliers;
+    out.sm = j.chase.out_sm;
+  }
   static void require(bool ok, const char* what) {
     if (!ok) throw Error(std::string("the measurement backend does not provide ") + what);
   }

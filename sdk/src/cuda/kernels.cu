@@ -245,6 +245,33 @@ __global__ void fine_kernel(const DeviceChaseJob* jobs, ClaimTables t, uint32_t 
 
 // ------------------------------------------------------------------ counting chase
 
+// Where a counting chase's next load goes. Along the array: the loaded value is the next
+// index, exactly the fine chase's step.
+struct FollowArray {
+  uint32_t start;
+  __device__ explicit FollowArray(const DeviceChaseJob& job) : start(job.start) {}
+  __device__ uint32_t first() { return start; }
+  __device__ uint32_t after(uint32_t loaded) { return loaded; }
+};
+
+// To random places (mt_random_count_job): engine::RandomPlaces' draws, each address tied to
+// the last loaded value through a mask that is 0 but unknown to the compiler.
+struct RandomDraws {
+  unsigned long long x;
+  uint32_t n, stride, mask;
+  __device__ explicit RandomDraws(const DeviceChaseJob& job)
+      : x(job.random_state), n(job.random_candidates), stride(job.random_stride), mask(job.dep_mask) {}
+  __device__ uint32_t draw() {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return uint32_t(((x >> 32) * (unsigned long long)n) >> 32) * stride;
+  }
+  __device__ uint32_t first() { return draw(); }
+  __device__ uint32_t after(uint32_t loaded) { return draw() ^ (loaded & mask); }
+};
+
+template <class Places>
 struct CountRun {
   // Warm-up and counted loads in one loop of identical timed steps, like the fine chase; a
   // slow counted load only bumps a register and, while there is room, keeps its step number
@@ -258,51 +285,11 @@ struct CountRun {
     const uint32_t cap = job.count_capacity;
     uint64_t slow = 0, outliers = 0;
     unsigned long long cycles_sum = 0;
-    uint32_t j = job.start;
+    Places places(job);
+    uint32_t j = places.first();
     for (uint64_t k = 0; k < total; ++k) {
       uint32_t cycles;
-      j = timed_step<S>(r, j, scratch, cycles);
-      if (k >= job.warmup) {
-        cycles_sum += cycles;
-        if (cycles > ceiling) {
-          ++outliers;
-        } else if (cycles > threshold) {
-          if (slow < cap) s_steps[slow] = uint32_t(k - job.warmup);
-          ++slow;
-        }
-      }
-    }
-    const uint32_t kept = uint32_t(slow < cap ? slow : cap);
-    for (uint32_t i = 0; i < kept; ++i) __stcg(job.out_last + i, s_steps[i]);
-    __stcg(job.out_cycles + 0, (unsigned long long)slow);
-    __stcg(job.out_cycles + 1, (unsigned long long)kept);
-    __stcg(job.out_cycles + 2, cycles_sum);
-    __stcg(job.out_cycles + 3, (unsigned long long)outliers);
-  }
-};
-
-// The counting chase with loads to random places (mt_random_count_job): the same timed
-// step and classification; each address is drawn, then tied to the last loaded value.
-struct RandomCountRun {
-  template <uint32_t S>
-  __device__ static void run(const DeviceChaseJob& job, const Resolved& r, uint32_t* s_steps,
-                             unsigned long long scratch) {
-    const uint64_t total = job.warmup + job.record;
-    const uint32_t threshold = job.slow_cycles;
-    const uint32_t ceiling = job.slow_max_cycles ? job.slow_max_cycles : 0xffffffffu;
-    const uint32_t cap = job.count_capacity;
-    const uint32_t n = job.random_candidates, stride = job.random_stride, mask = job.dep_mask;
-    unsigned long long x = job.random_state;
-    uint64_t slow = 0, outliers = 0;
-    unsigned long long cycles_sum = 0;
-    uint32_t v = 0;
-    for (uint64_t k = 0; k < total; ++k) {
-      x ^= x << 13;
-      x ^= x >> 7;
-      x ^= x << 17;
-      const uint32_t target = uint32_t(((x >> 32) * (unsigned long long)n) >> 32) * stride ^ (v & mask);
-      uint32_t cycles;
-      v = timed_step<S>(r, target, scratch, cycles);
+      j = places.after(timed_step<S>(r, j, scratch, cycles));
       if (k >= job.warmup) {
         cycles_sum += cycles;
         if (cycles > ceiling) {
@@ -330,13 +317,14 @@ __global__ void count_kernel(const DeviceChaseJob* jobs, ClaimTables t) {
   const Resolved r = resolve(job.src, arrays);
   const unsigned long long scratch = static_cast<unsigned long long>(__cvta_generic_to_shared(dyn));
   if (job.random_stride == 0) {
-    dispatch<CountRun>(job.space, job, r, dyn + 1, scratch);
+    dispatch<CountRun<FollowArray>>(job.space, job, r, dyn + 1, scratch);
     return;
   }
+  using Random = CountRun<RandomDraws>;
   switch (job.space) {  // global paths only (checked on the host)
-    case kSpaceGlobalCa: RandomCountRun::run<kSpaceGlobalCa>(job, r, dyn + 1, scratch); break;
-    case kSpaceGlobalCg: RandomCountRun::run<kSpaceGlobalCg>(job, r, dyn + 1, scratch); break;
-    default: RandomCountRun::run<kSpaceReadonly>(job, r, dyn + 1, scratch); break;
+    case kSpaceGlobalCa: Random::run<kSpaceGlobalCa>(job, r, dyn + 1, scratch); break;
+    case kSpaceGlobalCg: Random::run<kSpaceGlobalCg>(job, r, dyn + 1, scratch); break;
+    default: Random::run<kSpaceReadonly>(job, r, dyn + 1, scratch); break;
   }
 }
 
