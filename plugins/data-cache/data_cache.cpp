@@ -136,10 +136,11 @@ Probe l2_latency() {
         const uint64_t line = uint64_t(ctx.try_input<int64_t>("l2.line_bytes").value_or(128));
         const uint64_t size = uint64_t(ctx.input<int64_t>("l2.size_bytes"));
         const double overhead = ctx.backend().timing_overhead();
-        // `arrays` > 1: as many arrays on as many SMs at once, their loads pooled. An L2 hit
-        // takes longer from an SM far from the line's slice, and lines land on slices by
-        // physical address: one array on one SM gave hit levels 259-270 cycles across runs
-        // on the H100; eight average over SMs and placements.
+        // `arrays` > 1: as many chases of one array on as many SMs at once, their loads
+        // pooled. An L2 hit takes longer from an SM far from the line's slice, and lines land
+        // on slices by physical address: one array on one SM gave hit levels 259-270 cycles
+        // across runs on the H100; eight average over SMs. The SMs are always 0, 1, ...: eight
+        // SMs that happened to be free gave 267-276 cycles in three runs on one H100.
         auto levels_of = [&](uint64_t footprint, uint64_t warm_passes, size_t arrays) {
           const auto chase = footprint <= 64 * MiB ? memtopo::recipes::random_lines(footprint, line)
                                                    : memtopo::recipes::constant_stride(footprint, line);
@@ -149,8 +150,10 @@ Probe l2_latency() {
           spec.start = chase.start;
           spec.warmup_steps = warm_passes * chase.cycle_length();
           spec.steps = std::min<uint64_t>(chase.cycle_length(), 4096);
+          std::vector<memtopo::ChaseSpec> specs(arrays, spec);
+          for (size_t i = 0; i < arrays; ++i) specs[i].sm = int32_t(i);
           std::vector<uint32_t> pooled;
-          for (const auto& r : ctx.backend().fine_chase(std::vector<memtopo::ChaseSpec>(arrays, spec)))
+          for (const auto& r : ctx.backend().fine_chase(specs))
             pooled.insert(pooled.end(), r.latency.begin(), r.latency.end());
           const an::Levels lv = an::find_levels(pooled);
           std::vector<an::Level> big;  // levels holding at least 10 % of the loads
