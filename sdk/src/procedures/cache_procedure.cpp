@@ -553,7 +553,8 @@ OccupancyResult find_occupancy(Session& s, int64_t first_miss_bytes, int64_t ful
     m.note = "first miss of the cyclic sweep (" + std::to_string(first) + " B); occupancy not measured: " + why;
     return res;
   };
-  if (L == 0 || first < L) return first_miss_only("no line size");
+  if (L == 0) return first_miss_only("no line size");
+  if (first < L) return first_miss_only("the first miss is below one line");
   if (!s.ctx().backend().has_random_count()) return first_miss_only("the backend has no random_count (ABI 1.2)");
   // Every set full: twice the first miss, and past where every cyclic access misses.
   uint64_t F = std::max<uint64_t>(2 * first, uint64_t(std::max<int64_t>(full_miss_bytes, 0)) * 5 / 4);
@@ -564,7 +565,8 @@ OccupancyResult find_occupancy(Session& s, int64_t first_miss_bytes, int64_t ful
   auto measure = [&](uint64_t footprint, uint64_t seed) {
     const uint64_t n = footprint / L;
     // 64 loads per line give a standard error near 0.1 % of the lines held; at most the target's.
-    const uint64_t loads = std::clamp<uint64_t>(64 * n, uint64_t(1) << 20, std::max<uint64_t>(t.occupancy_loads, 1));
+    // (min, then max: std::clamp is undefined when the target allows fewer than 2^20.)
+    const uint64_t loads = std::max<uint64_t>(std::min<uint64_t>(64 * n, t.occupancy_loads), uint64_t(1) << 20);
     const Session::Outcome o = s.run_random(n * L, L, 4 * n, loads, seed);
     const double h = o.loads ? 1.0 - o.miss_fraction : 0.0;
     res.footprints.push_back(n * L);
