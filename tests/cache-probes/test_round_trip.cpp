@@ -176,6 +176,33 @@ TEST_CASE("other traffic in the L2 costs the size a little, never the line", "[c
   CHECK(next <= c * 1.0906);
 }
 
+TEST_CASE("stray lines in one SM's L1 now and then do not move the L1 sizes", "[cache][sim]") {
+  // Each call, each SM's L1, texture and read-only cache holds, with probability 0.15, another
+  // user's line in one set: a footprint just below the size then misses on that SM only, as
+  // on the H100, where one measurement per footprint gave one 32-byte step less in 10 of 81
+  // values. The sizes must still come out exact, run after run (three seeds).
+  const std::string name = GENERATE("hopper-like.toml", "kepler-like.toml", "pascal-like.toml");
+  const int seed = GENERATE(1, 2, 3);
+  INFO(name << ", seed " << seed);
+  const std::string dev = write_variant(name, "stray" + std::to_string(seed), [&](toml::table& t) {
+    toml::table& sim = *t["sim"].as_table();
+    sim.insert_or_assign("stray_line_probability", 0.15);
+    sim.insert_or_assign("seed", seed);
+  });
+  const toml::table ref = toml::parse_file(device_file(name).string());
+  const toml::table got = measure(dev, "stray" + std::to_string(seed) + "-" + name,
+                                  "data-cache/l1d-size,texture-readonly/texture-size,texture-readonly/readonly-size");
+  int checked = 0;
+  for (const char* e : {"l1d", "texture", "readonly"}) {
+    const auto want = ref[e]["size_bytes"].value<int64_t>();
+    if (!want) continue;
+    INFO(e << ".size_bytes");
+    CHECK(got[e]["size_bytes"].value<int64_t>() == want);
+    ++checked;
+  }
+  CHECK(checked >= 1);
+}
+
 TEST_CASE("a hashed set index does not fool the line size, and sets are never made up", "[cache][sim]") {
   // Set-index bits XOR address bits far above them, as on the H100's L1: odd strides then
   // spread unevenly over the sets (their capacity says 256 B lines), power-of-two strides

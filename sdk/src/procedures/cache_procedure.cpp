@@ -365,16 +365,37 @@ SizeResult find_size(Session& s) {
     for (uint64_t sz : sizes) pts.push_back(point_for(sz));
     return s.run(pts);
   };
+  // A per-SM cache of the H100 misses now and then at footprints a few lines below its
+  // size, on one SM and not on the others (about one footprint in eight): one measurement
+  // per footprint gave one 32-byte step less in 10 of 81 H100 values. So each footprint
+  // runs on `copies` SMs of one launch and the middle copy (by significance, then by
+  // misses) stands for it: most SMs must miss.
+  auto middle_of = [&](const std::vector<uint64_t>& sizes, size_t copies) {
+    std::vector<uint64_t> runs;  // copy-major: a launch holds copies of many footprints
+    for (size_t c = 0; c < copies; ++c) runs.insert(runs.end(), sizes.begin(), sizes.end());
+    std::vector<Session::Outcome> got = outcomes(runs);
+    std::vector<Session::Outcome> out;
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      std::vector<Session::Outcome*> v;
+      for (size_t c = 0; c < copies; ++c) v.push_back(&got[c * sizes.size() + i]);
+      std::sort(v.begin(), v.end(), [](const Session::Outcome* a, const Session::Outcome* b) {
+        return std::make_pair(a->significant, a->misses) < std::make_pair(b->significant, b->misses);
+      });
+      out.push_back(std::move(*v[copies / 2]));
+    }
+    return out;
+  };
+  const size_t search_copies = cheap ? 3 : 1;
   auto has_misses = [&](const std::vector<uint64_t>& sizes) {
     std::vector<bool> r;
-    for (const auto& x : outcomes(sizes)) r.push_back(x.significant);
+    for (const auto& x : middle_of(sizes, search_copies)) r.push_back(x.significant);
     return r;
   };
   an::SearchOptions so;
   so.start = t.search_start_bytes;
   so.limit = t.search_limit_bytes;
   so.granularity = g;
-  so.points_per_round = static_cast<size_t>(s.parallel_points());
+  so.points_per_round = std::max<size_t>(1, static_cast<size_t>(s.parallel_points()) / search_copies);
   s.ctx().progress(0.05, t.element + " size: doubling and bisection");
   const an::Bracket b = an::find_transition(an::BatchPredicate(has_misses), so);
   if (!b.found) {
@@ -409,27 +430,55 @@ SizeResult find_size(Session& s) {
   bool stochastic_onset = false;  // shared cache whose misses come and go near the size
   uint64_t onset_low = UINT64_MAX, onset_high = 0;  // the size from each measurement alone
   if (cheap) {
-    // Per-SM caches (one launch on many SMs): 16 steps below, 32 past the bracket (on the
-    // H100 the last three lines before the size miss now and then, so the bracket can land
-    // anywhere in them; the sweep finds where the misses become systematic), then up to 2x.
-    std::vector<uint64_t> add;
-    const uint64_t below = std::min<uint64_t>(16, size / g);
-    for (uint64_t k = below; k >= 1; --k) add.push_back(size - k * g);
-    add.push_back(size);
-    for (uint64_t k = 1; k <= 32; ++k) add.push_back(size + k * g);
-    for (uint64_t k = 1; k <= 8; ++k) add.push_back(size + size * k / 8 / g * g);
-    std::sort(add.begin(), add.end());
-    add.erase(std::unique(add.begin(), add.end()), add.end());
-    measure(add);
-    size_pos = static_cast<size_t>(std::find(sizes.begin(), sizes.end(), size) - sizes.begin());
-    // The largest footprint without misses after which every fine step misses (at least
-    // four of them): misses that come and go below it are not capacity misses of the
-    // steady state, since a footprint past the capacity misses in every pass.
-    const size_t fine_end = std::min<size_t>(sizes.size(), size_pos + 33);
-    size_t last_clean = sizes.size();
-    for (size_t i = 0; i < fine_end; ++i)
-      if (!o[i].significant) last_clean = i;
-    if (last_clean < sizes.size() && fine_end - last_clean - 1 >= 4) size_pos = last_clean;
+    // Per-SM caches (one launch on many SMs): 16 steps below, 32 past the bracket, each on
+    // nine SMs (the stray misses land anywhere in the last lines before the size, so the
+    // bracket can too), then up to 2x. The window must show the transition: a clean
+    // footprint followed by at least four missing ones. When it does not, stray misses that
+    // beat the search's three copies moved the bracket: search again past the window (or
+    // below it) and measure a new window, twice at most.
+    constexpr size_t kCopies = 9;
+    uint64_t at = size;
+    for (int attempt = 0;; ++attempt) {
+      sizes.clear();
+      const uint64_t below = std::min<uint64_t>(16, at / g - 1);
+      for (uint64_t k = below; k >= 1; --k) sizes.push_back(at - k * g);
+      sizes.push_back(at);
+      for (uint64_t k = 1; k <= 32; ++k) sizes.push_back(at + k * g);
+      o = middle_of(sizes, kCopies);
+      size_pos = below;
+      // The largest footprint without misses after which every fine step misses: misses
+      // that come and go below it are not capacity misses of the steady state, since a
+      // footprint past the capacity misses in every pass.
+      size_t last_clean = sizes.size();
+      for (size_t i = 0; i < sizes.size(); ++i)
+        if (!o[i].significant) last_clean = i;
+      const bool shown = last_clean < sizes.size() && sizes.size() - last_clean - 1 >= 4;
+      if (shown) size_pos = last_clean;
+      if (shown || attempt == 2) break;
+      if (last_clean == sizes.size()) {  // all missing: the transition lies below the window
+        const an::Bracket again = an::bisect(an::BatchPredicate(has_misses), sizes.front() / 2, sizes.front(), so);
+        if (!again.found) break;
+        at = std::max(again.low, 2 * g);
+      } else if (last_clean + 1 == sizes.size()) {  // clean at the top: it lies above
+        an::SearchOptions up = so;
+        up.start = sizes.back() + g;
+        const an::Bracket again = an::find_transition(an::BatchPredicate(has_misses), up);
+        if (!again.found) break;
+        at = again.low;
+      } else {
+        at = sizes[last_clean];  // near the top: centre the window on it
+      }
+      s.ctx().debug(t.element + " size: the window did not show the transition; measuring one at " + fmt_bytes(at));
+    }
+    // The shape past it, on a grid anchored at the size found (not at the bracket, which
+    // stray misses move), so that full_miss_bytes is the same from run to run.
+    const uint64_t found = sizes[size_pos];
+    std::vector<uint64_t> coarse;
+    for (uint64_t k = 1; k <= 8; ++k) {
+      const uint64_t f = found + found * k / 8 / g * g;
+      if (f > sizes.back() && (coarse.empty() || f > coarse.back())) coarse.push_back(f);
+    }
+    measure(coarse);
   } else {
     // A shared cache: one point at a time, around the bracket 1/64 of the size apart. On the
     // simulator (and any cache that misses by its own data alone) the window is clean up to

@@ -55,6 +55,13 @@ class Cache {
     way_limit_ = ways ? ways : UINT32_MAX;
     mru_line_ = UINT64_MAX;
   }
+  // One way of `set` (of sets()) holds another user's line for now: the set has one way
+  // less. UINT32_MAX: none.
+  void lose_way_of(uint32_t set) {
+    lost_way_set_ = set;
+    mru_line_ = UINT64_MAX;
+  }
+  uint32_t sets() const { return sets_; }
 
   // Addresses must stay below 2^48 (checked by the backend's buffer placement).
   static constexpr uint64_t kMaxAddress = uint64_t(1) << 48;
@@ -75,6 +82,7 @@ class Cache {
     const uint32_t base = equal_sets_ ? set * ways_ : set_base_[set];
     uint32_t ways = equal_sets_ ? ways_ : set_ways_[set];
     if (ways > way_limit_) ways = way_limit_;
+    if (set == lost_way_set_ && ways > 1) --ways;
     // One pass: the hit, else the first invalid way and the oldest stamp (LRU/FIFO victim).
     const uint64_t key = line | (uint64_t(epoch_now_) << kEpochShift);
     uint32_t invalid = UINT32_MAX, oldest = base;
@@ -129,6 +137,7 @@ class Cache {
   bool equal_sets_;
   uint32_t ways_;  // equal sets only
   uint32_t way_limit_ = UINT32_MAX;
+  uint32_t lost_way_set_ = UINT32_MAX;
   std::vector<uint32_t> set_ways_, set_base_;
   // Unequal sets: set of each residue (line mod total lines), dealt round-robin to the
   // sets that still have a free way, so that exactly `total lines` consecutive lines fit.

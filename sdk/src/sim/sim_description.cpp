@@ -498,6 +498,8 @@ Model load_model(const std::string& text, const std::string& file, const std::st
   if (m.outlier_probability < 0 || m.outlier_probability > 1) sim.fail("outlier_probability", "must be within 0..1");
   m.outlier_cycles = sim.cycles("outlier_cycles").value_or(0);
   if (m.outlier_cycles < 0) sim.fail("outlier_cycles", "must not be negative");
+  m.stray_line_probability = sim.number("stray_line_probability").value_or(0.0);
+  if (m.stray_line_probability < 0 || m.stray_line_probability > 1) sim.fail("stray_line_probability", "must be within 0..1");
   m.sm_per_gpc = uint32_t(positive(sim, "sm_per_gpc", sim.integer("sm_per_gpc"), sm_count));
   m.warp_schedulers = uint32_t(positive(sim, "warp_schedulers", sim.integer("warp_schedulers"), 4));
   if (auto v = sim.integer("l1_shared_total_bytes")) {

@@ -37,7 +37,8 @@ Gpu::Gpu(const Model& model)
     : model_(model),
       replacement_rng_(model.seed ^ 0x5eed5eedull),
       noise_rng_(model.seed),
-      traffic_rng_(model.seed ^ 0x7aff1cull) {
+      traffic_rng_(model.seed ^ 0x7aff1cull),
+      stray_rng_(model.seed ^ 0x57a4ull) {
   noisy_ = model_.noise_cycles > 0 || (model_.outlier_probability > 0 && model_.outlier_cycles > 0);
   const uint32_t sms = uint32_t(model_.info.sm_count);
   auto make_per_sm = [&](PerSmCaches& c, const CacheElement& e) {
@@ -102,6 +103,8 @@ void Gpu::begin_call() {
     for (auto& x : c->caches) {
       x->reset();
       x->limit_ways(0);
+      const bool stray = model_.stray_line_probability > 0 && stray_rng_.uniform() < model_.stray_line_probability;
+      x->lose_way_of(stray ? uint32_t(stray_rng_.below(x->sets())) : UINT32_MAX);
     }
   for (auto* v : {&c1_, &c15_, &l2_, &tlb1_})
     for (auto& x : *v) x->reset();

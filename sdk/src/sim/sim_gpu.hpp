@@ -133,7 +133,7 @@ class Gpu {
   }
 
   Model model_;
-  Rng replacement_rng_, noise_rng_, traffic_rng_;
+  Rng replacement_rng_, noise_rng_, traffic_rng_, stray_rng_;
   bool noisy_ = false;
   Storage l1d_storage_ = Storage::None;
   PerSmCaches l1d_, tex_cache_, ro_cache_;

@@ -80,6 +80,10 @@ struct Model {
   bool noise_geometric = false;
   double outlier_probability = 0.0;
   int64_t outlier_cycles = 0;
+  // Chance per call that an SM's L1, texture or read-only cache holds another user's line
+  // in one random set for the whole call: the H100's L1 paths miss now and then at
+  // footprints just below their size, on one SM and not on the next.
+  double stray_line_probability = 0.0;
   uint32_t sm_per_gpc = 1;
   uint32_t warp_schedulers = 4;
   uint64_t l1_shared_total_bytes = 0;  // 0: the carveout does not change the L1
