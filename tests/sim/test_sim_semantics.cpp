@@ -2,6 +2,7 @@
 // SM assignment, buffers, sparse footprints, request errors.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <ctime>
 #include <map>
 #include <string>
@@ -190,6 +191,36 @@ TEST_CASE("sim: random loads hit in proportion to the lines the cache holds, und
     // Same seed, same draws: under LRU (no random victims) the count repeats exactly.
     if (policy == "lru") CHECK(be.random_count({r})[0].slow == got.slow);
   }
+}
+
+TEST_CASE("sim: a stray line takes one way of one set of an SM's L1 for a call", "[sim]") {
+  // 16 lines chased cyclically fill the 4 x 4 L1 exactly: no misses after the warm-up. With
+  // stray_line_probability = 1 every SM's L1 has a way less in one set, so that set's 4
+  // lines miss on every pass under LRU; with 0.5 some of the four SMs miss and some do not.
+  const memtopo::ChaseArray a = memtopo::ChaseArray::stride(16 * 128, 128);
+  auto slow_per_sm = [&](const std::string& sim) {
+    auto d = open_text("stray", tiny_device("lru", sim));
+    const memtopo::Backend be(d->backend());
+    std::vector<memtopo::CountSpec> specs(4);
+    for (auto& c : specs) {
+      c.chase.space = MT_SPACE_GLOBAL_CA;
+      c.chase.array = &a;
+      c.chase.warmup_steps = 32;
+      c.chase.steps = 160;
+      c.slow_cycles = 100;
+      c.keep_steps = 0;
+    }
+    std::vector<uint64_t> slow;
+    for (const auto& r : be.count_chase(specs)) slow.push_back(r.slow);
+    return slow;
+  };
+  for (uint64_t n : slow_per_sm("")) CHECK(n == 0);
+  for (uint64_t n : slow_per_sm("stray_line_probability = 1.0\n")) CHECK(n == 40);  // 4 of 16 lines, 10 passes
+  const auto half = slow_per_sm("stray_line_probability = 0.5\nseed = 3\n");
+  const size_t missing = size_t(std::count(half.begin(), half.end(), uint64_t(40)));
+  CHECK(missing + size_t(std::count(half.begin(), half.end(), uint64_t(0))) == 4);
+  CHECK(missing >= 1);
+  CHECK(missing <= 3);
 }
 
 TEST_CASE("sim: jobs get the pinned or the lowest free SM and share the L2 through one buffer", "[sim]") {
