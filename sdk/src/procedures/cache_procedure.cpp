@@ -461,10 +461,9 @@ SizeResult find_size(Session& s) {
         at = std::max(again.low, 2 * g);
       } else if (last_clean + 1 == sizes.size()) {  // clean at the top: it lies above
         an::SearchOptions up = so;
-        up.start = sizes.back() + g;
+        up.start = sizes.back();  // doubling from the clean top, then bisection
         const an::Bracket again = an::find_transition(an::BatchPredicate(has_misses), up);
-        if (!again.found) break;
-        at = again.low;
+        at = again.found ? again.low : sizes.back();  // not found: the top itself missed now
       } else {
         at = sizes[last_clean];  // near the top: centre the window on it
       }
