@@ -1,7 +1,10 @@
 // constant: the per-SM constant L1 and the per-GPC constant L1.5 behind it, both read with
-// ld.const. CUDA caps constant memory at 64 KiB per module, so footprints stop there; an
-// L1.5 without capacity misses up to that limit is reported as "at least 64 KiB".
+// ld.const. CUDA caps constant memory at 64 KiB per module; the backends let a chase go on
+// into the kernel-parameter bank, which the same caches hold (docs/cache-probes.md), so the
+// L1.5 is searched up to that reach (95 KiB on Volta and later). An L1.5 without capacity
+// misses there is reported as "at least" the reach, with the reason.
 #include <algorithm>
+#include <string>
 #include <vector>
 
 #include <memtopo/cache_procedure.hpp>
@@ -13,6 +16,16 @@ using memtopo::Probe;
 
 uint64_t constant_limit(const Context& ctx) {
   return ctx.device().constant_memory_bytes > 0 ? uint64_t(ctx.device().constant_memory_bytes) : 65536;
+}
+
+uint64_t constant_reach(const Context& ctx) { return std::max(constant_limit(ctx), ctx.constant_reach_bytes()); }
+
+std::string reach_reason(const Context& ctx) {
+  const uint64_t mem = constant_limit(ctx), reach = constant_reach(ctx);
+  std::string r = "the most one kernel reads through the constant caches: " + std::to_string(mem) +
+                  " bytes of constant memory";
+  if (reach > mem) r += " and " + std::to_string(reach - mem) + " bytes of kernel parameters";
+  return r;
 }
 
 memtopo::cache::Target l1_target(const Context& ctx) {
@@ -36,8 +49,9 @@ memtopo::cache::Target l15_target(const Context& ctx) {
   const uint64_t l1 = uint64_t(ctx.input<int64_t>("constant_l1.size_bytes"));
   t.reference_bytes = std::min<uint64_t>(4 * l1, constant_limit(ctx) / 2);
   t.search_start_bytes = std::min<uint64_t>(2 * t.reference_bytes, constant_limit(ctx));
-  t.search_limit_bytes = constant_limit(ctx);
-  t.max_footprint_bytes = constant_limit(ctx);
+  t.search_limit_bytes = constant_reach(ctx);
+  t.search_limit_reason = reach_reason(ctx);
+  t.max_footprint_bytes = constant_reach(ctx);
   return t;
 }
 

@@ -66,6 +66,29 @@ TEST_CASE("search: no transition is reported, not invented", "[analysis][search]
   CHECK(always.reason.find("already true") != std::string::npos);
 }
 
+TEST_CASE("search: doubling ends at the limit itself", "[analysis][search]") {
+  // The constant path reaches 95 KiB: doubling from 16 KiB must look at 95 KiB, not stop at 64.
+  SearchOptions o;
+  o.start = 16384;
+  o.granularity = 256;
+  o.limit = 97280;
+  std::vector<uint64_t> seen;
+  const Bracket never = find_transition(
+      [&](uint64_t s) {
+        seen.push_back(s);
+        return false;
+      },
+      o);
+  CHECK_FALSE(never.found);
+  CHECK(never.low == 97280);
+  CHECK(seen == std::vector<uint64_t>{16384, 32768, 65536, 97280});
+  // A transition between the last power of two and the limit is found.
+  const Bracket b = find_transition([](uint64_t s) { return s > 81920; }, o);
+  REQUIRE(b.found);
+  CHECK(b.low == 81920);
+  CHECK(b.high == 81920 + 256);
+}
+
 TEST_CASE("search: the iteration cap stops bisection with a valid wider bracket", "[analysis][search]") {
   SearchOptions o;
   o.granularity = 4;

@@ -128,17 +128,45 @@ TEST_CASE("cache probes give the same results with measurement noise on", "[cach
 }
 
 TEST_CASE("a cache with no transition in the searched range is reported as a bound", "[cache][sim]") {
-  // A constant L1.5 larger than the 64 KiB that constant memory lets a program address.
+  // A constant L1.5 larger than the constant path reaches: 64 KiB of constant memory, and on
+  // Volta and later (the hopper-like device) 31 KiB of kernel parameters behind it.
   const std::string big = write_variant("hopper-like.toml", "bigl15", [](toml::table& t) {
     toml::table& c = *t["constant_l15"].as_table();
     c.insert_or_assign("size_bytes", 131072);
     c.insert_or_assign("sets", 64);
   });
-  const toml::table got = measure(big, "bigl15");
-  CHECK(got["constant_l15"]["size_bytes"].value<int64_t>() == 65536);
+  const toml::table got = measure(big, "bigl15", "constant");
+  CHECK(got["constant_l15"]["size_bytes"].value<int64_t>() == 97280);
   CHECK(got["provenance"]["constant_l15"]["size_bytes"]["bound"].value<std::string>() == "at_least");
+  CHECK_THAT(got["provenance"]["constant_l15"]["size_bytes"]["note"].value_or(std::string()),
+             Catch::Contains("31744 bytes of kernel parameters"));
   // The smaller caches of the same device are still measured exactly.
   CHECK(got["constant_l1"]["size_bytes"].value<int64_t>() == 2048);
+}
+
+TEST_CASE("a constant L1.5 past 64 KiB is measured through the kernel parameters", "[cache][sim]") {
+  // 80 KiB: past constant memory, within the reach of constant memory and kernel parameters
+  // on Volta and later; a Kepler has no such parameter space, so there it stays a bound.
+  const std::string name = GENERATE("hopper-like.toml", "kepler-like.toml");
+  INFO(name);
+  const std::string dev = write_variant(name, "l15-80k", [](toml::table& t) {
+    toml::table& c = *t["constant_l15"].as_table();
+    c.insert_or_assign("size_bytes", 81920);
+    c.insert_or_assign("sets", 16);
+    c.insert_or_assign("ways", 20);
+  });
+  const toml::table got = measure(dev, "l15-80k-" + name, "constant");
+  const std::string bound = got["provenance"]["constant_l15"]["size_bytes"]["bound"].value_or(std::string());
+  if (name == "hopper-like.toml") {
+    CHECK(got["constant_l15"]["size_bytes"].value<int64_t>() == 81920);
+    CHECK(bound == "exact");
+    // Odd strides need 3x the size, past the reach; strides just past the line do not.
+    CHECK(got["constant_l15"]["line_bytes"].value<int64_t>() == 256);
+    CHECK(got["constant_l15"]["fetch_granularity_bytes"].value<int64_t>() == 256);
+  } else {
+    CHECK(got["constant_l15"]["size_bytes"].value<int64_t>() == 65536);
+    CHECK(bound == "at_least");
+  }
 }
 
 TEST_CASE("other traffic in the L2 costs the size a little, never the line", "[cache][sim]") {

@@ -176,6 +176,66 @@ TEST_CASE("cuda: jobs with different kernel configurations in one call", "[cuda]
   }
 }
 
+TEST_CASE("cuda: a constant chase past constant memory reads its tail from the kernel parameters", "[cuda][gpu]") {
+  REQUIRE_GPU(dev);
+  const memtopo::Backend be(dev->backend());
+  const int64_t mem = dev->info().constant_memory_bytes, reach = dev->info().constant_reach_bytes;
+  if (reach <= mem) {
+    WARN("no kernel-parameter bank on this device; skipping");
+    return;
+  }
+  // A random cycle over the whole reach: consecutive loads cross between the banks at random.
+  const ChaseArray wide = random_cycle(uint32_t(reach / 4), 11);
+  ChaseSpec s;
+  s.array = &wide;
+  s.space = MT_SPACE_CONSTANT;
+  s.warmup_steps = 3000;
+  s.steps = 3000;
+  const auto f = be.fine_chase(s);
+  CHECK(f.index == expected_order(wide, 0, 3000, 3000));
+  CHECK(*std::min_element(f.latency.begin(), f.latency.end()) > 0);
+  // The counting chase times the same loads: its mean is the fine chase's typical load.
+  std::vector<uint32_t> sorted = f.latency;
+  std::sort(sorted.begin(), sorted.end());
+  memtopo::CountSpec c;
+  c.chase = s;
+  c.slow_cycles = sorted[sorted.size() / 2];
+  const auto counted = be.count_chase(std::vector<memtopo::CountSpec>{c})[0];
+  CHECK(double(counted.cycles) / 3000.0 == Approx(double(sorted[sorted.size() / 2])).epsilon(0.2));
+  CHECK(be.average_chase(s) > 0);
+  // A sequence phase follows the same chase.
+  const mt_chase_array wc = wide.c();
+  const mt_actor actor{0, 0, -1};
+  std::vector<uint32_t> index(700), latency(700);
+  mt_phase ph{};
+  ph.struct_size = sizeof ph;
+  ph.array = &wc;
+  ph.start = 5;
+  ph.steps = 700;
+  ph.out_index = index.data();
+  ph.out_latency = latency.data();
+  mt_sequence_job job{};
+  job.struct_size = sizeof job;
+  job.space = MT_SPACE_CONSTANT;
+  job.actors = &actor;
+  job.actor_count = 1;
+  job.phases = &ph;
+  job.phase_count = 1;
+  job.shared_carveout_percent = -1;
+  be.sequence_chase(job);
+  CHECK(index == expected_order(wide, 5, 0, 700));
+  // It must be the only constant array of its call, in either order.
+  const ChaseArray small = ChaseArray::stride(1024, 4);
+  ChaseSpec t = s;
+  t.array = &small;
+  CHECK_THROWS_WITH(be.fine_chase({s, t}), Contains("job 1") && Contains("the only array"));
+  CHECK_THROWS_WITH(be.fine_chase({t, s}), Contains("job 1") && Contains("the only array"));
+  // One element more than the reach is refused before anything runs.
+  const ChaseArray too_long = ChaseArray::stride(uint64_t(reach) + 4, 4);
+  s.array = &too_long;
+  CHECK_THROWS_WITH(be.fine_chase(s), Contains("do not fit in constant memory"));
+}
+
 TEST_CASE("cuda: jobs run on the SMs they are pinned to, each on its own SM", "[cuda][gpu]") {
   REQUIRE_GPU(dev);
   const memtopo::Backend be(dev->backend());

@@ -41,6 +41,8 @@ TEST_CASE("sim: description errors name file, line and key", "[sim][description]
              Catch::Contains("l1d.line_bytes: must be a power of two"));
   CHECK_THAT(error_of(kDevice + "[sim]\nnoise = 3\n"), Catch::StartsWith(":5: sim.noise: unknown key"));
   CHECK_THAT(error_of(kDevice + "[sim]\nnoise_cycles = \"lots\"\n"), Catch::Contains("sim.noise_cycles: must be a number"));
+  CHECK_THAT(error_of(kDevice + "constant_memory_bytes = 65536\nconstant_reach_bytes = 4096\n"),
+             Catch::StartsWith(":5: device.constant_reach_bytes: must be at least constant_memory_bytes (65536)"));
   CHECK_THAT(error_of(kDevice + "[sim]\nstray_line_probability = 1.5\n"),
              Catch::StartsWith(":5: sim.stray_line_probability: must be within 0..1"));
   CHECK_THAT(error_of(kDevice + "[l1d]\nsize_bytes = 4096\nsets = 8\n[sim.l1d]\nset_hash = [7, 8]\n"),

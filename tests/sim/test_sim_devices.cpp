@@ -158,6 +158,30 @@ TEST_CASE("sim: constant L1 then the per-GPC constant L1.5", "[sim]") {
   CHECK(other[0] > c15 + overhead);
 }
 
+TEST_CASE("sim: a constant array reaches into the kernel parameters on Volta and later", "[sim]") {
+  // As the CUDA backend: 64 KiB of constant memory, then 31 KiB of kernel parameters from
+  // compute capability 7.0 on; the Kepler-like device (3.5) stops at constant memory.
+  const std::string name = GENERATE(kDevices[0], kDevices[1]);
+  INFO(name);
+  auto d = open_device(name);
+  const int64_t mem = d->info().constant_memory_bytes;
+  const int64_t reach = d->info().constant_reach_bytes;
+  CHECK(mem == 65536);
+  CHECK(reach == (d->info().cc_major >= 7 ? 65536 + 31744 : 65536));
+  // The whole reach is one cache footprint: every L1.5 line misses once, then hits.
+  auto c = fine(*d, MT_SPACE_CONSTANT, uint64_t(reach), 256, 0, uint64_t(reach) / 256);
+  CHECK(c.index.size() == uint64_t(reach) / 256);
+  CHECK_THROWS_WITH(fine(*d, MT_SPACE_CONSTANT, uint64_t(reach) + 256, 256, 0, 16),
+                    Catch::Contains("do not fit in constant memory") &&
+                        (d->info().cc_major >= 7 ? Catch::Contains("97280 with the kernel-parameter bank")
+                                                 : Catch::Contains("65536 bytes)")));
+  // A description may set the reach (a backend without the parameter bank).
+  const std::string text = "[device]\nsm_count = 2\ncompute_capability = \"9.0\"\nconstant_memory_bytes = 65536\n"
+                           "constant_reach_bytes = 65536\n";
+  auto own = memtopo::engine::open_sim(write_temp("reach", text));
+  CHECK(own->info().constant_reach_bytes == 65536);
+}
+
 TEST_CASE("sim: Kepler-like texture cache has 4 partitions chosen by warp", "[sim]") {
   auto d = open_device("kepler-like.toml");
   const uint32_t hit = 108 + 16;

@@ -24,7 +24,7 @@ extern "C" {
 #endif
 
 #define MEMTOPO_ABI_MAJOR 1
-#define MEMTOPO_ABI_MINOR 2
+#define MEMTOPO_ABI_MINOR 3
 
 /* Name of the single exported entry point of a plugin library. */
 #define MEMTOPO_ENTRY_POINT_NAME "memtopo_plugin_entry"
@@ -146,6 +146,10 @@ typedef struct mt_device_info {
   int32_t runtime_version; /* e.g. 13000; 0 for sim */
   char uuid[48]; /* "GPU-" and 36 characters */
   char pci_bus_id[32];
+  /* ABI 1.3. Bytes one MT_SPACE_CONSTANT chase array may span (measure.h): the constant
+   * bank and, where the backend can, the kernel-parameter bank behind it. A probe built for
+   * an older minor, or a host that leaves it 0, means constant_memory_bytes. */
+  int64_t constant_reach_bytes;
 } mt_device_info;
 
 /* ---------------------------------------------------------------- context */

@@ -26,11 +26,14 @@ struct Target {
   uint64_t latency_bytes = 0;        // footprint of the hit-latency chase (0: reference_bytes)
   uint64_t search_start_bytes = 1024;
   uint64_t search_limit_bytes = 16ull << 20;
+  // Why the search stops there, for the note of an "at least" size (empty: the limit is
+  // only a search range).
+  std::string search_limit_reason;
   // Caches shared between SMs (L2, constant L1.5) must be measured one point at a time:
   // points on other SMs would fill the same cache.
   bool shared_between_sms = false;
   uint64_t max_record_steps = 8192;  // per point: loads recorded after the warm-up
-  uint64_t max_footprint_bytes = 0;  // largest array the path accepts (constant: 64 KiB); 0 = none
+  uint64_t max_footprint_bytes = 0;  // largest array the path accepts (constant: about 95 KiB); 0 = none
   // Loads the sets/ways stride scan may chase in all (0: no limit). A shared cache of many
   // MiB is searched one point at a time, hundreds of thousands of loads each; past the budget
   // the scan stops and says so.

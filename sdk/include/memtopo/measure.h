@@ -35,7 +35,10 @@ typedef enum mt_space {
   MT_SPACE_GLOBAL_CG = 1, /* ld.global.cg: cached in L2 only */
   MT_SPACE_READONLY = 2,  /* ld.global.nc: read-only data path */
   MT_SPACE_TEXTURE = 3,   /* tex1Dfetch on a texture object over the array */
-  MT_SPACE_CONSTANT = 4,  /* ld.const: constant caches (arrays above 64 KiB are refused) */
+  MT_SPACE_CONSTANT = 4,  /* ld.const: constant caches. An array may span the device's
+                             constant_reach_bytes (abi.h): past constant_memory_bytes its
+                             elements live in the kernel-parameter bank, read through the same
+                             constant caches; a call holds at most one such array. */
   MT_SPACE_SHARED = 5     /* ld.shared: array copied to shared memory first */
 } mt_space;
 

@@ -70,6 +70,10 @@ Bracket find_transition(const BatchPredicate& predicate, const SearchOptions& o)
   const size_t k = std::max<size_t>(o.points_per_round, 1);
   uint64_t last_false = 0;
   bool any_false = false;
+  // Doubling ends at the limit itself, not at the last power of two times the start below
+  // it: a cache as large as the path reaches must be looked at there too.
+  const uint64_t top = std::max(align_down(o.limit, g), g);
+  auto next = [&](uint64_t s) { return s < top && 2 * s > top ? top : 2 * s; };
   // Stage 1: doubling, k sizes per round.
   while (true) {
     if (b.rounds >= o.max_rounds) {
@@ -79,7 +83,7 @@ Bracket find_transition(const BatchPredicate& predicate, const SearchOptions& o)
       return b;
     }
     std::vector<uint64_t> pts;
-    for (uint64_t s = size; pts.size() < k && s <= o.limit; s *= 2) pts.push_back(s);
+    for (uint64_t s = size; pts.size() < k && s <= o.limit; s = next(s)) pts.push_back(s);
     if (pts.empty()) {
       b.low = last_false;
       b.reason = "predicate still false at " + std::to_string(last_false) + " (limit " + std::to_string(o.limit) + ")";
@@ -104,7 +108,7 @@ Bracket find_transition(const BatchPredicate& predicate, const SearchOptions& o)
       b.high = pts[i];
       break;
     }
-    size = pts.back() * 2;
+    size = next(pts.back());
   }
   // Stage 2: bisection of (last false, first true].
   SearchOptions o2 = o;

@@ -31,6 +31,9 @@ CudaEngine::CudaEngine(int ordinal, const mt_device_info& info) : ordinal_(ordin
   limits_.texture_1d_linear_elems = uint64_t(device_attribute(cudaDevAttrMaxTexture1DLinearWidth, ordinal));
   if (info.constant_memory_bytes > 0)
     limits_.constant_elems = std::min<uint64_t>(kConstantElems, uint64_t(info.constant_memory_bytes) / 4);
+  if (info.constant_reach_bytes > info.constant_memory_bytes)
+    limits_.param_bank_elems = std::min<uint64_t>(
+        kParamBankElems, uint64_t(info.constant_reach_bytes) / 4 - limits_.constant_elems);
   control_bytes_ = uint64_t(1) << 20;
   check(cudaMalloc(&control_, control_bytes_), "cudaMalloc");
   // %smid runs up to %nsmid, which may exceed the SM count: size the per-SM tables for it.
@@ -196,7 +199,8 @@ void CudaEngine::run_chase_jobs(mt_chase_job* jobs, size_t count, Mode mode, mt_
       throw Error("job " + std::to_string(largest) + ": " + std::to_string(dynamic_bytes) +
                   " bytes of shared memory needed, the device allows " + std::to_string(room) + " per block");
     const Kernel kernel = fine ? Kernel::Fine : mode == Mode::Count ? Kernel::Count : Kernel::Average;
-    check(configure_kernel(kernel, carveout, dynamic_bytes), "cudaFuncSetAttribute");
+    const ParamBank* bank = arrays.param_bank();
+    check(configure_kernel(kernel, bank != nullptr, carveout, dynamic_bytes), "cudaFuncSetAttribute");
 
     std::vector<size_t> todo = members;
     for (int attempt = 0; attempt < kAttempts && !todo.empty(); ++attempt) {
@@ -235,9 +239,9 @@ void CudaEngine::run_chase_jobs(mt_chase_job* jobs, size_t count, Mode mode, mt_
       }
       const DeviceChaseJob* device_descs = nullptr;
       const ClaimTables t = upload_launch(pins, descs, &device_descs);
-      check(fine                  ? launch_fine(device_descs, t, grid_blocks(), spp, shared_bytes)
-            : mode == Mode::Count ? launch_count(device_descs, t, grid_blocks(), shared_bytes)
-                                  : launch_average(device_descs, t, grid_blocks(), shared_bytes),
+      check(fine                  ? launch_fine(device_descs, t, grid_blocks(), spp, shared_bytes, bank)
+            : mode == Mode::Count ? launch_count(device_descs, t, grid_blocks(), shared_bytes, bank)
+                                  : launch_average(device_descs, t, grid_blocks(), shared_bytes, bank),
             "cudaLaunchKernel");
       check(cudaDeviceSynchronize(), "kernel");
       const std::vector<int32_t> sms = read_job_sms(t, todo.size());
@@ -368,7 +372,8 @@ void CudaEngine::sequence_chase(mt_sequence_job& job) {
       d.out_latency = o + ph.steps;
     }
   }
-  check(configure_kernel(Kernel::Sequence, job.shared_carveout_percent, fine_sample_bytes(rec) + shared_bytes),
+  check(configure_kernel(Kernel::Sequence, arrays.param_bank() != nullptr, job.shared_carveout_percent,
+                         fine_sample_bytes(rec) + shared_bytes),
         "cudaFuncSetAttribute");
   const uint32_t threads = uint32_t(round_up(max_lane + 1, 32));
   const double khz = info_.sm_clock_khz > 0 ? double(info_.sm_clock_khz) : 2e6;
@@ -380,7 +385,7 @@ void CudaEngine::sequence_chase(mt_sequence_job& job) {
     const DevicePhase* device_phases = nullptr;
     const ClaimTables t = upload_launch(pins, descs, &device_phases);
     check(launch_sequence(device_phases, uint32_t(job.phase_count), t, grid_blocks(), threads, uint32_t(job.space), rec,
-                          shared_bytes, phase_wait),
+                          shared_bytes, phase_wait, arrays.param_bank()),
           "cudaLaunchKernel");
     check(cudaDeviceSynchronize(), "kernel");
     abort = read_abort(t);

@@ -9,6 +9,7 @@
 
 #include "cuda_engine.hpp"
 #include "cuda_util.hpp"
+#include "engine/param_bank.hpp"
 #include "engine/job_checks.hpp"
 #include "memtopo/engine.hpp"
 #include "memtopo/probe.hpp"
@@ -92,6 +93,7 @@ class CudaDevice final : public Device {
     info_.shared_per_block_bytes = static_cast<int64_t>(p.sharedMemPerBlock);
     info_.shared_per_block_optin_bytes = static_cast<int64_t>(p.sharedMemPerBlockOptin);
     info_.constant_memory_bytes = static_cast<int64_t>(p.totalConstMem);
+    info_.constant_reach_bytes = engine::constant_reach(info_.constant_memory_bytes, p.major);
     info_.registers_per_sm = p.regsPerMultiprocessor;
     info_.registers_per_block = p.regsPerBlock;
     info_.max_threads_per_sm = p.maxThreadsPerMultiProcessor;

@@ -97,12 +97,34 @@ void CallArrays::need(const mt_chase_array* a, mt_space space, uint32_t start, u
       break;
     case MT_SPACE_CONSTANT:
       if (!e.constant) {
-        if (constant_used_ + a->elems > limits_.constant_elems)
-          throw Error(where + ": the arrays read through constant memory take " +
-                      std::to_string((constant_used_ + a->elems) * 4) + " bytes together, more than the " +
-                      std::to_string(limits_.constant_elems * 4) + "-byte constant buffer");
-        e.constant_offset = uint32_t(constant_used_);
-        constant_used_ += a->elems;
+        const std::string buffer = std::to_string(limits_.constant_elems * 4) + "-byte constant buffer";
+        if (a->elems > limits_.constant_elems) {
+          // Past the buffer: the rest goes to the kernel-parameter bank, so the array must
+          // start at element 0 of the buffer and be the call's only constant array.
+          const uint64_t reach = limits_.constant_elems + limits_.param_bank_elems;
+          if (a->elems > reach)
+            throw Error(where + ": the array takes " + std::to_string(a->elems * 4) +
+                        " bytes, more than the constant path reaches (" + std::to_string(reach * 4) + " bytes: the " +
+                        buffer + " and " + std::to_string(limits_.param_bank_elems * 4) +
+                        " bytes of kernel parameters)");
+          if (constant_used_ > 0)
+            throw Error(where + ": an array longer than the " + buffer +
+                        " must be the only array a call reads through constant memory; run the others in "
+                        "another call");
+          wide_ = true;
+          constant_used_ = limits_.constant_elems;
+          e.wide = true;
+        } else {
+          if (constant_used_ + a->elems > limits_.constant_elems)
+            throw Error(where + ": the arrays read through constant memory take " +
+                        std::to_string((wide_ ? limits_.constant_elems * 4 : constant_used_ * 4) + a->elems * 4) +
+                        " bytes together, more than the " + buffer +
+                        (wide_ ? "; an array longer than the buffer is in this call, and it must be the only array a call "
+                                 "reads through constant memory"
+                               : ""));
+          e.constant_offset = uint32_t(constant_used_);
+          constant_used_ += a->elems;
+        }
       }
       e.constant = true;
       break;
@@ -154,10 +176,16 @@ void CallArrays::upload() {
       check(cudaCreateTextureObject(&t, &res, &tex, nullptr), "cudaCreateTextureObject");
       e.texture_object = t;
     }
-    if (e.constant) {  // at most 64 KiB: a stride array is simply expanded
+    if (e.constant) {  // at most about 95 KiB: a stride array is simply expanded
       const std::vector<uint32_t> expanded = a.kind == MT_ARRAY_STRIDE ? expand_stride(a) : std::vector<uint32_t>{};
       const uint32_t* data = a.kind == MT_ARRAY_STRIDE ? expanded.data() : a.next;
-      check(upload_constant(data, a.elems, e.constant_offset), "cudaMemcpyToSymbol");
+      const uint64_t in_buffer = e.wide ? limits_.constant_elems : a.elems;
+      check(upload_constant(data, in_buffer, e.constant_offset), "cudaMemcpyToSymbol");
+      if (e.wide) {
+        bank_ = std::make_unique<ParamBank>();
+        std::fill(std::begin(bank_->next), std::end(bank_->next), 0u);
+        std::copy(data + in_buffer, data + a.elems, bank_->next);
+      }
     }
   }
 }
@@ -169,6 +197,7 @@ ChaseSource CallArrays::source(const mt_chase_array* a, uint32_t shared_offset) 
     s.global = e.buffer.data;
     s.texture = e.texture_object;
     s.constant_offset = e.constant_offset;
+    s.constant_split = e.wide ? uint32_t(limits_.constant_elems) : 0xffffffffu;
     s.elems = a->elems;
     s.shared_offset = shared_offset;
     return s;

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -59,6 +60,7 @@ class PooledBuffer {
 struct DeviceLimits {
   uint64_t texture_1d_linear_elems = 0;  // cudaDevAttrMaxTexture1DLinearWidth
   uint64_t constant_elems = kConstantElems;
+  uint64_t param_bank_elems = 0;  // elements a constant array may add in the ParamBank
 };
 
 // The arrays of one call. Each distinct mt_chase_array (by address) gets one device buffer;
@@ -79,6 +81,8 @@ class CallArrays {
   // Where a job finds its array; shared_offset is the element offset of the array in the
   // block's shared-memory area (SHARED only).
   ChaseSource source(const mt_chase_array* a, uint32_t shared_offset = 0) const;
+  // The call's kernel-parameter bank (a constant array past the constant buffer), or null.
+  const ParamBank* param_bank() const { return bank_.get(); }
 
  private:
   struct Entry {
@@ -87,6 +91,7 @@ class CallArrays {
     bool global = false;    // global buffer (global paths, texture, copy source of SHARED)
     bool texture = false;
     bool constant = false;
+    bool wide = false;      // CONSTANT, continues in the ParamBank
     std::map<uint32_t, uint64_t> starts;  // STRIDE: loads needed from each start
     DeviceBuffer buffer;
     unsigned long long texture_object = 0;
@@ -98,6 +103,8 @@ class CallArrays {
   DeviceLimits limits_;
   std::vector<Entry> entries_;
   uint64_t constant_used_ = 0;
+  bool wide_ = false;  // one array takes the whole constant buffer and the ParamBank
+  std::unique_ptr<ParamBank> bank_;
 };
 
 // The full contents of a STRIDE array (for the small constant and shared paths).

@@ -9,6 +9,8 @@
 //    own bookkeeping never occupies the L1 under test.
 #include "kernels.cuh"
 
+#include <type_traits>
+
 namespace memtopo::cuda {
 namespace {
 
@@ -52,14 +54,28 @@ struct Resolved {
   unsigned long long texture;
   unsigned long long const_base;   // const-space address of element 0
   unsigned long long shared_base;  // shared-space address of element 0
+  unsigned long long param_base;   // kSpaceConstantWide: param-space address of element `split`
+  uint32_t split;                  // kSpaceConstantWide: elements in the constant buffer
 };
 
-__device__ Resolved resolve(const ChaseSource& s, uint32_t* shared_arrays) {
+// The kernel parameter of the variants without a ParamBank (kept tiny: launches copy it).
+struct NoBank {
+  uint32_t unused;
+};
+template <bool Wide>
+using BankOf = std::conditional_t<Wide, ParamBank, NoBank>;
+
+template <bool Wide>
+__device__ Resolved resolve(const ChaseSource& s, uint32_t* shared_arrays, const BankOf<Wide>& bank) {
   Resolved r;
   r.global = s.global;
   r.texture = s.texture;
   asm("cvta.to.const.u64 %0, %1;" : "=l"(r.const_base) : "l"(c_chase + s.constant_offset));
   r.shared_base = __cvta_generic_to_shared(shared_arrays + s.shared_offset);
+  r.param_base = 0;
+  r.split = s.constant_split;
+  // &bank is generic (a __grid_constant__ parameter); ld.param needs its param-space address.
+  if constexpr (Wide) asm("cvta.to.param.u64 %0, %1;" : "=l"(r.param_base) : "l"(&bank.next[0]));
   return r;
 }
 
@@ -92,6 +108,12 @@ __device__ __forceinline__ uint32_t timed_step(const Resolved& r, uint32_t j, un
     MT_TIMED_STEP("tex.1d.v4.u32.s32 {%0, d1, d2, d3}, [%2, {%4}];", r.texture);
   } else if constexpr (S == kSpaceConstant) {
     MT_TIMED_STEP("ld.const.u32 %0, [%2];", r.const_base + 4ull * j);
+  } else if constexpr (S == kSpaceConstantWide) {  // the bank is chosen before the clock starts
+    if (j < r.split) {
+      MT_TIMED_STEP("ld.const.u32 %0, [%2];", r.const_base + 4ull * j);
+    } else {
+      MT_TIMED_STEP("ld.param.u32 %0, [%2];", r.param_base + 4ull * (j - r.split));
+    }
   } else if constexpr (S == kSpaceShared) {
     MT_TIMED_STEP("ld.shared.u32 %0, [%2];", r.shared_base + 4ull * j);
   } else {
@@ -118,6 +140,12 @@ __device__ __forceinline__ uint32_t load(const Resolved& r, uint32_t j) {
     MT_LOAD("tex.1d.v4.u32.s32 {%0, d1, d2, d3}, [%1, {%2}];", r.texture);
   } else if constexpr (S == kSpaceConstant) {
     MT_LOAD("ld.const.u32 %0, [%1];", r.const_base + 4ull * j);
+  } else if constexpr (S == kSpaceConstantWide) {
+    if (j < r.split) {
+      MT_LOAD("ld.const.u32 %0, [%1];", r.const_base + 4ull * j);
+    } else {
+      MT_LOAD("ld.param.u32 %0, [%1];", r.param_base + 4ull * (j - r.split));
+    }
   } else if constexpr (S == kSpaceShared) {
     MT_LOAD("ld.shared.u32 %0, [%1];", r.shared_base + 4ull * j);
   } else {
@@ -127,15 +155,16 @@ __device__ __forceinline__ uint32_t load(const Resolved& r, uint32_t j) {
 }
 #undef MT_LOAD
 
-// Calls F::run<S>(args...) for the run-time space s.
-template <class F, class... A>
+// Calls F::run<S>(args...) for the run-time space s (constant arrays that may continue in the
+// kernel-parameter bank in the Wide variants).
+template <class F, bool Wide, class... A>
 __device__ __forceinline__ void dispatch(uint32_t s, A&&... a) {
   switch (s) {
     case kSpaceGlobalCa: F::template run<kSpaceGlobalCa>(a...); break;
     case kSpaceGlobalCg: F::template run<kSpaceGlobalCg>(a...); break;
     case kSpaceReadonly: F::template run<kSpaceReadonly>(a...); break;
     case kSpaceTexture: F::template run<kSpaceTexture>(a...); break;
-    case kSpaceConstant: F::template run<kSpaceConstant>(a...); break;
+    case kSpaceConstant: F::template run<Wide ? kSpaceConstantWide : kSpaceConstant>(a...); break;
     case kSpaceShared: F::template run<kSpaceShared>(a...); break;
     default: F::template run<kSpaceOverhead>(a...); break;
   }
@@ -234,13 +263,15 @@ struct FineRun {
   }
 };
 
-__global__ void fine_kernel(const DeviceChaseJob* jobs, ClaimTables t, uint32_t spp) {
+template <bool Wide>
+__global__ void fine_kernel(const DeviceChaseJob* jobs, ClaimTables t, uint32_t spp,
+                            const __grid_constant__ BankOf<Wide> bank) {
   extern __shared__ uint32_t dyn[];  // index [spp+1], latency [spp+1], then the array
   uint32_t* arrays = dyn + 2 * (spp + 1);
   DeviceChaseJob job;
   if (!start_job(jobs, t, arrays, &job)) return;
-  const Resolved r = resolve(job.src, arrays);
-  dispatch<FineRun>(job.space, job, r, dyn, dyn + spp + 1, spp);
+  const Resolved r = resolve<Wide>(job.src, arrays, bank);
+  dispatch<FineRun, Wide>(job.space, job, r, dyn, dyn + spp + 1, spp);
 }
 
 // ------------------------------------------------------------------ counting chase
@@ -309,15 +340,16 @@ struct CountRun {
   }
 };
 
-__global__ void count_kernel(const DeviceChaseJob* jobs, ClaimTables t) {
+template <bool Wide>
+__global__ void count_kernel(const DeviceChaseJob* jobs, ClaimTables t, const __grid_constant__ BankOf<Wide> bank) {
   extern __shared__ uint32_t dyn[];  // scratch word, steps [kCountSteps], spare, then the array
   uint32_t* arrays = dyn + kCountSteps + 2;
   DeviceChaseJob job;
   if (!start_job(jobs, t, arrays, &job)) return;
-  const Resolved r = resolve(job.src, arrays);
+  const Resolved r = resolve<Wide>(job.src, arrays, bank);
   const unsigned long long scratch = static_cast<unsigned long long>(__cvta_generic_to_shared(dyn));
   if (job.random_stride == 0) {
-    dispatch<CountRun<FollowArray>>(job.space, job, r, dyn + 1, scratch);
+    dispatch<CountRun<FollowArray>, Wide>(job.space, job, r, dyn + 1, scratch);
     return;
   }
   using Random = CountRun<RandomDraws>;
@@ -344,13 +376,14 @@ struct AverageRun {
   }
 };
 
-__global__ void average_kernel(const DeviceChaseJob* jobs, ClaimTables t) {
+template <bool Wide>
+__global__ void average_kernel(const DeviceChaseJob* jobs, ClaimTables t, const __grid_constant__ BankOf<Wide> bank) {
   extern __shared__ uint32_t dyn[];  // scratch word [2], then the array
   uint32_t* arrays = dyn + 2;
   DeviceChaseJob job;
   if (!start_job(jobs, t, arrays, &job)) return;
-  const Resolved r = resolve(job.src, arrays);
-  dispatch<AverageRun>(job.space, job, r, static_cast<unsigned long long>(__cvta_generic_to_shared(dyn)));
+  const Resolved r = resolve<Wide>(job.src, arrays, bank);
+  dispatch<AverageRun, Wide>(job.space, job, r, static_cast<unsigned long long>(__cvta_generic_to_shared(dyn)));
 }
 
 // ------------------------------------------------------------------ sequence chase
@@ -404,8 +437,9 @@ __device__ bool wait_phase(const ClaimTables& t, uint32_t p, unsigned long long 
   return true;
 }
 
+template <bool Wide>
 __global__ void sequence_kernel(const DevicePhase* phases, uint32_t phase_count, ClaimTables t, uint32_t space,
-                                uint32_t rec, unsigned long long phase_wait) {
+                                uint32_t rec, unsigned long long phase_wait, const __grid_constant__ BankOf<Wide> bank) {
   extern __shared__ uint32_t dyn[];  // index [rec+1], latency [rec+1], then the arrays
   __shared__ int s_block;
   __shared__ int s_ok;
@@ -441,8 +475,8 @@ __global__ void sequence_kernel(const DevicePhase* phases, uint32_t phase_count,
     __syncthreads();
     if (!s_ok) return;
     if (threadIdx.x == ph.lane) {
-      const Resolved r = resolve(ph.src, arrays);
-      dispatch<PhaseRun>(space, ph, r, s_index, s_latency, rec);
+      const Resolved r = resolve<Wide>(ph.src, arrays, bank);
+      dispatch<PhaseRun, Wide>(space, ph, r, s_index, s_latency, rec);
     }
     __syncthreads();
     if (threadIdx.x == 0) {
@@ -458,7 +492,7 @@ __global__ void overhead_kernel(uint32_t* out, uint32_t samples) {
   extern __shared__ uint32_t dyn[];  // index [kStepsPerPass+1], latency [kStepsPerPass+1]
   uint32_t* s_latency = dyn + kStepsPerPass + 1;
   const unsigned long long index_base = __cvta_generic_to_shared(dyn);
-  const Resolved r{};
+  const Resolved r{};  // the timed step of kSpaceOverhead reads nothing from it
   uint32_t j = threadIdx.x;
   // Chunk -1 is a warm-up (instruction cache); chunks 0.. are copied out.
   for (int chunk = -1; uint64_t(chunk + 1) * kStepsPerPass <= samples; ++chunk) {
@@ -486,12 +520,13 @@ __global__ void smid_count_kernel(uint32_t* out) {
   *out = n;
 }
 
+template <bool Wide>
 const void* kernel_symbol(Kernel k) {
   switch (k) {
-    case Kernel::Fine: return reinterpret_cast<const void*>(&fine_kernel);
-    case Kernel::Average: return reinterpret_cast<const void*>(&average_kernel);
-    case Kernel::Sequence: return reinterpret_cast<const void*>(&sequence_kernel);
-    case Kernel::Count: return reinterpret_cast<const void*>(&count_kernel);
+    case Kernel::Fine: return reinterpret_cast<const void*>(&fine_kernel<Wide>);
+    case Kernel::Average: return reinterpret_cast<const void*>(&average_kernel<Wide>);
+    case Kernel::Sequence: return reinterpret_cast<const void*>(&sequence_kernel<Wide>);
+    case Kernel::Count: return reinterpret_cast<const void*>(&count_kernel<Wide>);
   }
   return nullptr;
 }
@@ -504,29 +539,44 @@ uint32_t fine_sample_bytes(uint32_t steps_per_pass) { return 2 * (steps_per_pass
 uint32_t count_sample_bytes() { return (kCountSteps + 2) * 4; }
 
 cudaError_t launch_count(const DeviceChaseJob* jobs, const ClaimTables& t, uint32_t blocks,
-                         uint32_t shared_array_bytes) {
-  count_kernel<<<blocks, kChaseThreads, count_sample_bytes() + shared_array_bytes>>>(jobs, t);
+                         uint32_t shared_array_bytes, const ParamBank* bank) {
+  const uint32_t dyn = count_sample_bytes() + shared_array_bytes;
+  if (bank)
+    count_kernel<true><<<blocks, kChaseThreads, dyn>>>(jobs, t, *bank);
+  else
+    count_kernel<false><<<blocks, kChaseThreads, dyn>>>(jobs, t, NoBank{});
   return cudaGetLastError();
 }
 
 cudaError_t launch_fine(const DeviceChaseJob* jobs, const ClaimTables& t, uint32_t blocks, uint32_t steps_per_pass,
-                        uint32_t shared_array_bytes) {
-  fine_kernel<<<blocks, kChaseThreads, fine_sample_bytes(steps_per_pass) + shared_array_bytes>>>(jobs, t,
-                                                                                                  steps_per_pass);
+                        uint32_t shared_array_bytes, const ParamBank* bank) {
+  const uint32_t dyn = fine_sample_bytes(steps_per_pass) + shared_array_bytes;
+  if (bank)
+    fine_kernel<true><<<blocks, kChaseThreads, dyn>>>(jobs, t, steps_per_pass, *bank);
+  else
+    fine_kernel<false><<<blocks, kChaseThreads, dyn>>>(jobs, t, steps_per_pass, NoBank{});
   return cudaGetLastError();
 }
 
 cudaError_t launch_average(const DeviceChaseJob* jobs, const ClaimTables& t, uint32_t blocks,
-                           uint32_t shared_array_bytes) {
-  average_kernel<<<blocks, kChaseThreads, 8 + shared_array_bytes>>>(jobs, t);
+                           uint32_t shared_array_bytes, const ParamBank* bank) {
+  if (bank)
+    average_kernel<true><<<blocks, kChaseThreads, 8 + shared_array_bytes>>>(jobs, t, *bank);
+  else
+    average_kernel<false><<<blocks, kChaseThreads, 8 + shared_array_bytes>>>(jobs, t, NoBank{});
   return cudaGetLastError();
 }
 
 cudaError_t launch_sequence(const DevicePhase* phases, uint32_t phase_count, const ClaimTables& t, uint32_t blocks,
                             uint32_t threads, uint32_t space, uint32_t record_steps, uint32_t shared_array_bytes,
-                            unsigned long long phase_wait_cycles) {
-  sequence_kernel<<<blocks, threads, fine_sample_bytes(record_steps) + shared_array_bytes>>>(
-      phases, phase_count, t, space, record_steps, phase_wait_cycles);
+                            unsigned long long phase_wait_cycles, const ParamBank* bank) {
+  const uint32_t dyn = fine_sample_bytes(record_steps) + shared_array_bytes;
+  if (bank)
+    sequence_kernel<true><<<blocks, threads, dyn>>>(phases, phase_count, t, space, record_steps, phase_wait_cycles,
+                                                    *bank);
+  else
+    sequence_kernel<false><<<blocks, threads, dyn>>>(phases, phase_count, t, space, record_steps, phase_wait_cycles,
+                                                     NoBank{});
   return cudaGetLastError();
 }
 
@@ -547,8 +597,8 @@ cudaError_t launch_smid_count(uint32_t* out_nsmid) {
   return cudaGetLastError();
 }
 
-cudaError_t configure_kernel(Kernel k, int carveout_percent, uint32_t dynamic_shared_bytes) {
-  const void* f = kernel_symbol(k);
+cudaError_t configure_kernel(Kernel k, bool wide, int carveout_percent, uint32_t dynamic_shared_bytes) {
+  const void* f = wide ? kernel_symbol<true>(k) : kernel_symbol<false>(k);
   cudaError_t e = cudaFuncSetAttribute(f, cudaFuncAttributePreferredSharedMemoryCarveout,
                                        carveout_percent < 0 ? int(cudaSharedmemCarveoutDefault) : carveout_percent);
   if (e != cudaSuccess) return e;
@@ -560,8 +610,15 @@ cudaError_t upload_constant(const uint32_t* host, uint64_t elems, uint32_t offse
 }
 
 cudaError_t load_kernels() {
-  const void* all[] = {reinterpret_cast<const void*>(&fine_kernel),     reinterpret_cast<const void*>(&average_kernel),
-                       reinterpret_cast<const void*>(&count_kernel), reinterpret_cast<const void*>(&sequence_kernel), reinterpret_cast<const void*>(&overhead_kernel),
+  const void* all[] = {kernel_symbol<false>(Kernel::Fine),
+                       kernel_symbol<false>(Kernel::Average),
+                       kernel_symbol<false>(Kernel::Count),
+                       kernel_symbol<false>(Kernel::Sequence),
+                       kernel_symbol<true>(Kernel::Fine),
+                       kernel_symbol<true>(Kernel::Average),
+                       kernel_symbol<true>(Kernel::Count),
+                       kernel_symbol<true>(Kernel::Sequence),
+                       reinterpret_cast<const void*>(&overhead_kernel),
                        reinterpret_cast<const void*>(&stride_fill_kernel),
                        reinterpret_cast<const void*>(&smid_count_kernel)};
   for (const void* f : all) {

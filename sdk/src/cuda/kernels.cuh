@@ -9,6 +9,8 @@
 
 #include <cstdint>
 
+#include "engine/param_bank.hpp"
+
 namespace memtopo::cuda {
 
 // Memory paths, numbered as mt_space; kSpaceOverhead replaces the load by a register move.
@@ -20,6 +22,7 @@ enum : uint32_t {
   kSpaceConstant = 4,
   kSpaceShared = 5,
   kSpaceOverhead = 6,
+  kSpaceConstantWide = 7,  // kernels with a ParamBank run kSpaceConstant jobs as this
 };
 
 // Timed steps one recording pass can hold in shared memory. Index and latency take 8 bytes a
@@ -31,6 +34,13 @@ constexpr uint32_t kStepsPerPass = 512;
 // architecture the fat binary targets).
 constexpr uint32_t kConstantElems = 16384;
 
+// A constant-space array longer than the buffer continues in the kernel-parameter bank
+// (engine/param_bank.hpp): a __grid_constant__ parameter read with ld.param.
+constexpr uint32_t kParamBankElems = uint32_t(engine::kParamBankBytes / 4);
+struct ParamBank {
+  uint32_t next[kParamBankElems];
+};
+
 // Where a chase reads its array.
 struct ChaseSource {
   const uint32_t* global = nullptr;  // device buffer (global paths; copy source for SHARED)
@@ -38,6 +48,10 @@ struct ChaseSource {
   uint32_t constant_offset = 0;      // CONSTANT: first element in the constant buffer
   uint32_t shared_offset = 0;        // SHARED: first element in the block's shared array area
   uint64_t elems = 0;                // array length
+  // CONSTANT: elements in the constant buffer; those from here on are in the ParamBank of
+  // the launch (only kernels launched with one read it).
+  uint32_t constant_split = 0xffffffffu;
+  uint32_t pad = 0;
 };
 
 // One fine or average chase job, as the kernel sees it.
@@ -99,15 +113,18 @@ enum : uint32_t { kAbortNone = 0, kAbortClaimTimeout = 1, kAbortPhaseTimeout = 2
 
 // Every launch returns the cudaError_t of the launch itself (cudaGetLastError); the caller
 // synchronizes and checks execution errors.
+// `bank` (or null) is the call's ParamBank: with one, the launch runs the kernel variant that
+// passes it as a parameter and reads constant arrays past their split from it.
 cudaError_t launch_fine(const DeviceChaseJob* jobs, const ClaimTables& t, uint32_t blocks,
-                        uint32_t steps_per_pass, uint32_t shared_array_bytes);
+                        uint32_t steps_per_pass, uint32_t shared_array_bytes, const ParamBank* bank);
 cudaError_t launch_average(const DeviceChaseJob* jobs, const ClaimTables& t, uint32_t blocks,
-                           uint32_t shared_array_bytes);
+                           uint32_t shared_array_bytes, const ParamBank* bank);
 cudaError_t launch_sequence(const DevicePhase* phases, uint32_t phase_count, const ClaimTables& t,
                             uint32_t blocks, uint32_t threads, uint32_t space, uint32_t record_steps,
-                            uint32_t shared_array_bytes, unsigned long long phase_wait_cycles);
+                            uint32_t shared_array_bytes, unsigned long long phase_wait_cycles,
+                            const ParamBank* bank);
 cudaError_t launch_count(const DeviceChaseJob* jobs, const ClaimTables& t, uint32_t blocks,
-                         uint32_t shared_array_bytes);
+                         uint32_t shared_array_bytes, const ParamBank* bank);
 cudaError_t launch_overhead(uint32_t* out_latency, uint32_t samples);
 cudaError_t launch_stride_fill(uint32_t* buffer, uint64_t elems, uint64_t stride, uint64_t start,
                                uint64_t count);
@@ -117,9 +134,10 @@ cudaError_t launch_smid_count(uint32_t* out_nsmid);
 uint32_t fine_sample_bytes(uint32_t steps_per_pass);
 uint32_t count_sample_bytes();
 
-// Sets the carveout (-1: default) and the dynamic shared-memory limit of a kernel.
+// Sets the carveout (-1: default) and the dynamic shared-memory limit of a kernel (the
+// variant with a ParamBank when `wide`).
 enum class Kernel { Fine, Average, Sequence, Count };
-cudaError_t configure_kernel(Kernel k, int carveout_percent, uint32_t dynamic_shared_bytes);
+cudaError_t configure_kernel(Kernel k, bool wide, int carveout_percent, uint32_t dynamic_shared_bytes);
 
 // Copies elements into the __constant__ chase buffer at an element offset.
 cudaError_t upload_constant(const uint32_t* host, uint64_t elems, uint32_t offset_elems);

@@ -1,5 +1,6 @@
 #include "engine/job_checks.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <set>
@@ -24,10 +25,12 @@ std::string check_array(const mt_chase_array* a, const std::string& where) {
 
 std::string check_space(mt_space s, const mt_chase_array* a, const mt_device_info& dev, const std::string& where) {
   if (s < MT_SPACE_GLOBAL_CA || s > MT_SPACE_SHARED) return where + ": unknown memory space " + std::to_string(int(s));
-  if (s == MT_SPACE_CONSTANT && dev.constant_memory_bytes > 0 &&
-      a->elems * 4 > uint64_t(dev.constant_memory_bytes))
+  const int64_t reach = std::max(dev.constant_memory_bytes, dev.constant_reach_bytes);
+  if (s == MT_SPACE_CONSTANT && reach > 0 && a->elems * 4 > uint64_t(reach))
     return where + ": " + std::to_string(a->elems * 4) + " bytes do not fit in constant memory (" +
-           std::to_string(dev.constant_memory_bytes) + " bytes)";
+           std::to_string(dev.constant_memory_bytes) + " bytes" +
+           (reach > dev.constant_memory_bytes ? ", " + std::to_string(reach) + " with the kernel-parameter bank" : "") +
+           ")";
   if (s == MT_SPACE_SHARED && dev.shared_per_block_optin_bytes > 0 &&
       a->elems * 4 > uint64_t(dev.shared_per_block_optin_bytes))
     return where + ": " + std::to_string(a->elems * 4) + " bytes do not fit in shared memory (" +

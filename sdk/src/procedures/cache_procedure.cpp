@@ -410,7 +410,8 @@ SizeResult find_size(Session& s) {
       res.size_bytes.value = static_cast<int64_t>(b.low);
       res.size_bytes.bound = Bound::AtLeast;
       res.size_bytes.confidence = 0.9;
-      res.size_bytes.note = "no capacity misses up to " + fmt_bytes(b.low) + ", the largest footprint searched";
+      res.size_bytes.note = "no capacity misses up to " + fmt_bytes(b.low) + ", the largest footprint searched" +
+                            (t.search_limit_reason.empty() ? std::string() : " (" + t.search_limit_reason + ")");
     }
     return res;
   }
@@ -797,6 +798,26 @@ LineResult find_line(Session& s, int64_t size_bytes, int64_t full_miss_bytes) {
     // Capped: the ratio is a lower bound, so the line is at most `est`.
     uint64_t line = uint64_t(1) << static_cast<int>(capped ? std::floor(std::log2(est)) : std::lround(std::log2(est)));
     line = std::max(line, g);
+    if (capped && !gradual && C + C / 16 <= cap) {
+      // The path stops the footprint before the capacity at this stride shows: try strides
+      // just past each candidate line L instead. Loads 9/8 L apart take a line each, so 17/16
+      // of the size fits in 17/18 of the lines; at 9/16 L apart every line is touched and
+      // 17/16 of the size cannot fit. The first candidate that fits is the line.
+      for (uint64_t cand = g; cand <= line; cand *= 2) {
+        const uint64_t S = (cand * 9 / 8 + 3) / 4 * 4;
+        const uint64_t F = (C + C / 16) / S * S;
+        if (s.run(counted_point(recipes::constant_stride(F, S), 1, 2)).significant) continue;
+        res.line_bytes.found = true;
+        res.line_bytes.value = static_cast<int64_t>(cand);
+        res.line_bytes.confidence = 0.9;
+        res.line_bytes.note = fmt_bytes(F) + " (17/16 of the size) fits at a stride of " + fmt_bytes(S) +
+                              (cand > g ? " but not at " + fmt_bytes((cand / 2 * 9 / 8 + 3) / 4 * 4) : std::string()) +
+                              ": the line is " + fmt_bytes(cand) + " (the path, " + fmt_bytes(cap) +
+                              ", stops the odd-stride footprints short of the capacity)";
+        break;
+      }
+      if (res.line_bytes.found) break;
+    }
     if (capped && line * 2 <= uint64_t(est)) {
       res.line_bytes.note = "footprints past the path's limit (" + fmt_bytes(cap) + ") would be needed";
       res.path_limited = true;
@@ -805,9 +826,12 @@ LineResult find_line(Session& s, int64_t size_bytes, int64_t full_miss_bytes) {
     res.line_bytes.found = true;
     res.line_bytes.value = static_cast<int64_t>(line);
     res.line_bytes.confidence = capped ? 0.7 : std::max(0.0, 1.0 - std::fabs(std::log2(est / double(line))));
+    if (capped) res.line_bytes.bound = Bound::AtMost;
     res.line_bytes.note = std::string(gradual ? "full-miss footprint" : "capacity") + " at a stride of " +
                           fmt_bytes(stride) + " is " + fmt_bytes(fmax) + " = " + fmt_bytes(base) + " * stride / line" +
-                          (capped ? " (a lower bound: limited by the path)" : "");
+                          (capped ? " or more (the path stops the footprint there), so the line is at most " +
+                                        fmt_bytes(line)
+                                  : std::string());
     break;
   }
   s.ctx().raw(t.element + "-line-strides", {"stride_bytes", "largest_footprint_without_misses"}, row);

@@ -14,6 +14,7 @@
 #include <toml++/toml.h>
 
 #include "memtopo/probe.hpp"
+#include "engine/param_bank.hpp"
 #include "sim/sim_model.hpp"
 
 namespace memtopo::sim {
@@ -388,6 +389,12 @@ void read_device(Reader& r, mt_device_info& info) {
   num("shared_per_block_bytes", info.shared_per_block_bytes);
   num("shared_per_block_optin_bytes", info.shared_per_block_optin_bytes);
   num("constant_memory_bytes", info.constant_memory_bytes);
+  // As on CUDA: Volta and later read a constant array's tail from the kernel parameters.
+  info.constant_reach_bytes = engine::constant_reach(info.constant_memory_bytes, info.cc_major);
+  num("constant_reach_bytes", info.constant_reach_bytes);
+  if (info.constant_reach_bytes < info.constant_memory_bytes)
+    r.fail("constant_reach_bytes", "must be at least constant_memory_bytes (" +
+                                       std::to_string(info.constant_memory_bytes) + ")");
   num("registers_per_sm", info.registers_per_sm);
   num("registers_per_block", info.registers_per_block);
   num("max_threads_per_sm", info.max_threads_per_sm);
