@@ -140,6 +140,11 @@ TEST_CASE("a cache with no transition in the searched range is reported as a bou
   CHECK(got["provenance"]["constant_l15"]["size_bytes"]["bound"].value<std::string>() == "at_least");
   CHECK_THAT(got["provenance"]["constant_l15"]["size_bytes"]["note"].value_or(std::string()),
              Catch::Contains("31744 bytes of kernel parameters"));
+  // A launch finds the constant caches cold: the first pass misses once per L1.5 line.
+  CHECK(got["constant_l15"]["fetch_granularity_bytes"].value<int64_t>() == 256);
+  // Without the line, the hit chase still steps by the constant L1's line: every load misses
+  // the L1 in front (at 32 B the median mixed L1 and L1.5 hits, 62 instead of 96 cycles).
+  CHECK(got["constant_l15"]["latency_cycles"].value_or(0.0) == Approx(96).epsilon(0.05));
   // The smaller caches of the same device are still measured exactly.
   CHECK(got["constant_l1"]["size_bytes"].value<int64_t>() == 2048);
 }

@@ -697,28 +697,47 @@ LineResult find_line(Session& s, int64_t size_bytes, int64_t full_miss_bytes) {
   // each fetch unit misses once, so consecutive misses lie one fetch unit apart.
   s.ctx().progress(0.1, t.element + " line: fetch granularity");
   {
+    // Distances between consecutive misses of a 4-byte-stride chase.
+    auto spacings = [](const Session::Outcome& o) {
+      std::vector<double> spacing;
+      int64_t last = -1;
+      for (size_t i = 0; i < o.miss.size(); ++i) {
+        if (!o.miss[i]) continue;
+        if (last >= 0 && o.index[i] > o.index[last]) spacing.push_back(4.0 * (o.index[i] - o.index[last]));
+        last = static_cast<int64_t>(i);
+      }
+      return spacing;
+    };
     Session::Point p;
     // Well past the size, and past the footprint where every access misses when the
     // transition is gradual.
     uint64_t over = std::max<uint64_t>(C + C / 2, full_miss_bytes > 0 ? uint64_t(full_miss_bytes) * 5 / 4 : 0);
     if (t.max_footprint_bytes) over = std::min(over, t.max_footprint_bytes);
-    if (over <= C) {
-      res.fetch_granularity_bytes.note = "the path cannot hold a footprint past the size (" + fmt_bytes(over) + ")";
-      res.line_bytes.note = "needs the fetch granularity, and " + res.fetch_granularity_bytes.note;
-      res.path_limited = true;
-      return res;
-    }
-    p.chase = recipes::constant_stride(over, 4);
-    p.warmup_passes = 1;
-    p.record_steps = std::max<uint64_t>(t.max_record_steps, 16384);
-    p.miss_pattern = true;
-    const auto o = s.run(p);
     std::vector<double> spacing;
-    int64_t last = -1;
-    for (size_t i = 0; i < o.miss.size(); ++i) {
-      if (!o.miss[i]) continue;
-      if (last >= 0 && o.index[i] > o.index[last]) spacing.push_back(4.0 * (o.index[i] - o.index[last]));
-      last = static_cast<int64_t>(i);
+    const bool cold = over <= C;
+    if (cold) {
+      // The path cannot overflow the cache. Where a launch finds it cold (the constant caches
+      // lose their lines between launches), the first pass still misses once per fetch unit.
+      res.line_bytes.note = "needs a footprint past the size, which the path cannot hold (" + fmt_bytes(over) + ")";
+      res.path_limited = true;
+      p.chase = recipes::constant_stride(std::min<uint64_t>(C, 16384), 4);
+      p.warmup_passes = 0;
+      p.record_steps = cycle_of(p.chase);
+      p.miss_pattern = true;
+      spacing = spacings(s.run(p));
+      if (spacing.size() < 4) {
+        res.fetch_granularity_bytes.note = "the path cannot hold a footprint past the size (" + fmt_bytes(over) +
+                                           "), and a cold first pass missed too rarely (" +
+                                           std::to_string(spacing.size()) + " spacings)";
+        res.line_bytes.note = "needs the fetch granularity, and " + res.fetch_granularity_bytes.note;
+        return res;
+      }
+    } else {
+      p.chase = recipes::constant_stride(over, 4);
+      p.warmup_passes = 1;
+      p.record_steps = std::max<uint64_t>(t.max_record_steps, 16384);
+      p.miss_pattern = true;
+      spacing = spacings(s.run(p));
     }
     if (spacing.size() >= 4) {
       // The most frequent spacing: with random replacement some lines survive, which adds
@@ -736,7 +755,10 @@ LineResult find_line(Session& s, int64_t size_bytes, int64_t full_miss_bytes) {
       res.fetch_granularity_bytes.value = static_cast<int64_t>(round_up_pow2(static_cast<uint64_t>(g)));
       res.fetch_granularity_bytes.confidence = agree;
       res.fetch_granularity_bytes.note = "most frequent distance between consecutive misses, 4-byte stride, " +
-                                         std::to_string(spacing.size()) + " misses";
+                                         std::to_string(spacing.size()) + " misses" +
+                                         (cold ? " of a cold first pass (the path cannot hold a footprint past the size)"
+                                               : "");
+      if (cold) return res;  // the line needs capacities past the size
     } else {
       res.fetch_granularity_bytes.note = "too few misses past the size to measure (" +
                                          std::to_string(spacing.size()) + ")";
@@ -1417,7 +1439,11 @@ std::vector<Probe> element_probes(const ElementSpec& spec) {
                                            ctx.try_input<int64_t>(e + ".full_miss_bytes").value_or(0));
             report(ctx, e + ".fetch_granularity_bytes", r.fetch_granularity_bytes);
             report(ctx, e + ".line_bytes", r.line_bytes);
-            if (!r.line_bytes.found && r.path_limited) throw Skip("line size not determinable: " + r.line_bytes.note);
+            // A path too short for the line may still have shown the fetch unit (cold misses):
+            // then the probe succeeds with that alone.
+            if (!r.line_bytes.found && r.path_limited && !r.fetch_granularity_bytes.found)
+              throw Skip("line size not determinable: " + r.line_bytes.note);
+            if (!r.line_bytes.found && r.path_limited) return;
             if (!r.line_bytes.found) throw Error("line size not determined: " + r.line_bytes.note);
           }));
 
