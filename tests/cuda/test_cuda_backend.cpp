@@ -207,21 +207,8 @@ TEST_CASE("cuda: a constant chase past constant memory reads its tail from the k
   const mt_chase_array wc = wide.c();
   const mt_actor actor{0, 0, -1};
   std::vector<uint32_t> index(700), latency(700);
-  mt_phase ph{};
-  ph.struct_size = sizeof ph;
-  ph.array = &wc;
-  ph.start = 5;
-  ph.steps = 700;
-  ph.out_index = index.data();
-  ph.out_latency = latency.data();
-  mt_sequence_job job{};
-  job.struct_size = sizeof job;
-  job.space = MT_SPACE_CONSTANT;
-  job.actors = &actor;
-  job.actor_count = 1;
-  job.phases = &ph;
-  job.phase_count = 1;
-  job.shared_carveout_percent = -1;
+  mt_phase ph{sizeof(mt_phase), 0, &wc, 5, 700, index.data(), latency.data()};
+  mt_sequence_job job{sizeof(mt_sequence_job), MT_SPACE_CONSTANT, &actor, 1, &ph, 1, -1, nullptr};
   be.sequence_chase(job);
   CHECK(index == expected_order(wide, 5, 0, 700));
   // It must be the only constant array of its call, in either order.
