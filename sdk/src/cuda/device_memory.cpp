@@ -117,7 +117,7 @@ void CallArrays::need(const mt_chase_array* a, mt_space space, uint32_t start, u
         } else {
           if (constant_used_ + a->elems > limits_.constant_elems)
             throw Error(where + ": the arrays read through constant memory take " +
-                        std::to_string((wide_ ? limits_.constant_elems * 4 : constant_used_ * 4) + a->elems * 4) +
+                        std::to_string((constant_used_ + a->elems) * 4) +
                         " bytes together, more than the " + buffer +
                         (wide_ ? "; an array longer than the buffer is in this call, and it must be the only array a call "
                                  "reads through constant memory"
@@ -182,8 +182,7 @@ void CallArrays::upload() {
       const uint64_t in_buffer = e.wide ? limits_.constant_elems : a.elems;
       check(upload_constant(data, in_buffer, e.constant_offset), "cudaMemcpyToSymbol");
       if (e.wide) {
-        bank_ = std::make_unique<ParamBank>();
-        std::fill(std::begin(bank_->next), std::end(bank_->next), 0u);
+        bank_ = std::make_unique<ParamBank>();  // value-initialized: zeros past the array
         std::copy(data + in_buffer, data + a.elems, bank_->next);
       }
     }
