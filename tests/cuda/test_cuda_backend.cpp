@@ -151,6 +151,45 @@ TEST_CASE("cuda: count_chase counts slow loads where fine_chase sees them", "[cu
   CHECK(mean == Approx(double(sorted[sorted.size() / 2])).epsilon(0.2));
 }
 
+TEST_CASE("cuda: random-load streams share the loads and overlap in time", "[cuda][gpu]") {
+  REQUIRE_GPU(dev);
+  const memtopo::Backend be(dev->backend());
+  REQUIRE(be.has_random_rate());
+  CHECK(be.random_streams_max() == 32);
+  // 1 MiB of 128 B lines through L2 only, warm: every load hits. Eight streams make the
+  // timed loads one stream makes (threshold 0: each one counted slow) in much less time.
+  const ChaseArray a = ChaseArray::stride(1 << 20, 128);
+  memtopo::RandomCountSpec r;
+  r.count.chase.space = MT_SPACE_GLOBAL_CG;
+  r.count.chase.array = &a;
+  r.count.chase.warmup_steps = 40000;
+  r.count.chase.steps = 100003;
+  r.count.chase.sm = 0;
+  r.count.slow_cycles = 0;
+  r.count.keep_steps = 16;
+  r.stride_bytes = 128;
+  r.seed = 3;
+  const memtopo::CountResult one = be.random_count({r})[0];
+  CHECK(one.slow == 100003);
+  CHECK(one.sm == 0);
+  REQUIRE(one.span_cycles > 0);
+  CHECK(double(one.span_cycles) >= double(one.cycles) * 0.9);  // the loads follow one another
+  r.streams = 8;
+  const memtopo::CountResult eight = be.random_count({r})[0];
+  CHECK(eight.slow == 100003);
+  CHECK(eight.slow_steps.size() == 16);  // stream 0's
+  CHECK(eight.span_cycles * 3 < one.span_cycles);
+  // Time per load at one stream is near the hit latency; a gap adds to it.
+  r.streams = 1;
+  r.gap_cycles = 2000;
+  r.count.chase.steps = 20000;
+  const memtopo::CountResult slow = be.random_count({r})[0];
+  CHECK(double(slow.span_cycles) / 20000.0 > 2000.0);
+  CHECK(double(slow.span_cycles) / 20000.0 < 2000.0 + 4.0 * double(one.span_cycles) / 100003.0);
+  r.streams = 33;
+  CHECK_THROWS_WITH(be.random_count({r}), Contains("33 streams"));
+}
+
 TEST_CASE("cuda: jobs with different kernel configurations in one call", "[cuda][gpu]") {
   REQUIRE_GPU(dev);
   const memtopo::Backend be(dev->backend());

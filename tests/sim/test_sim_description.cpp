@@ -48,6 +48,8 @@ TEST_CASE("sim: description errors name file, line and key", "[sim][description]
   CHECK_THAT(error_of(kDevice + "[l1d]\nsize_bytes = 4096\nsets = 8\n[sim.l1d]\nset_hash = [7, 8]\n"),
              Catch::Contains("sim.l1d.set_hash: 2 index bits cannot address 8 sets"));
   CHECK_THAT(error_of(kDevice + "[sim.l1d]\npartitions = 2\n"), Catch::Contains("sim.l1d.partitions: unknown key"));
+  CHECK_THAT(error_of(kDevice + "[l2]\nsize_bytes = 65536\n[sim.l2]\nforeign_lines_per_kcycle = -1\n"),
+             Catch::StartsWith(":7: sim.l2.foreign_lines_per_kcycle: must be within 0..1000"));
   CHECK_THAT(error_of(kDevice + "[tlb]\nl2_entries = 65\nl2_sets = [17, 8, 8]\n"),
              Catch::Contains("tlb.l2_sets: the sets hold 33 lines, but l2_entries / line = 65"));
   CHECK_THAT(error_of(kDevice + "[l2]\npartitions = 2\nlatency_cycles = 300\nfar_latency_cycles = 200\n"),

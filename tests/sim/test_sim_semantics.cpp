@@ -193,6 +193,39 @@ TEST_CASE("sim: random loads hit in proportion to the lines the cache holds, und
   }
 }
 
+TEST_CASE("sim: random-load streams share the loads and the time", "[sim][count]") {
+  // Same 64 lines over the 16-line L1: 8 streams make as many timed loads as one, hit as
+  // often, and take an eighth of the span; a gap lengthens each stream's loads.
+  auto d = open_text("rnd-streams", tiny_device("lru"));
+  const memtopo::Backend be(d->backend());
+  REQUIRE(be.has_random_rate());
+  CHECK(be.random_streams_max() == 32);
+  const memtopo::ChaseArray a = memtopo::ChaseArray::stride(64 * 128, 128);
+  memtopo::RandomCountSpec r;
+  r.count.chase.space = MT_SPACE_GLOBAL_CA;
+  r.count.chase.array = &a;
+  r.count.chase.warmup_steps = 4096;
+  r.count.chase.steps = 200003;  // not a multiple of the streams
+  r.count.slow_cycles = 100;
+  r.count.keep_steps = 16;
+  r.stride_bytes = 128;
+  r.seed = 7;
+  const memtopo::CountResult one = be.random_count({r})[0];
+  r.streams = 8;
+  const memtopo::CountResult eight = be.random_count({r})[0];
+  CHECK(1.0 - double(eight.slow) / 200003.0 == Approx(0.25).margin(0.005));
+  CHECK(one.span_cycles > 0);
+  CHECK(double(eight.span_cycles) == Approx(double(one.span_cycles) / 8).epsilon(0.02));
+  CHECK(eight.slow_steps.size() == 16);  // stream 0's, in its own step numbers
+  CHECK(eight.slow_steps.back() < 200003 / 8 + 1);
+  r.streams = 1;
+  r.gap_cycles = 1000;
+  const memtopo::CountResult slow = be.random_count({r})[0];
+  CHECK(double(slow.span_cycles) == Approx(double(one.span_cycles) + 1000.0 * 200003).epsilon(0.01));
+  r.streams = 33;
+  CHECK_THROWS_WITH(be.random_count({r}), Catch::Contains("33 streams"));
+}
+
 TEST_CASE("sim: a stray line takes one way of one set of an SM's L1 for a call", "[sim]") {
   // 16 lines chased cyclically fill the 4 x 4 L1 exactly: no misses after the warm-up. With
   // stray_line_probability = 1 every SM's L1 has a way less in one set, so that set's 4
@@ -318,6 +351,14 @@ TEST_CASE("sim: bad requests are refused with the reason", "[sim]") {
   rj.stride_elems = 0;
   CHECK(b->random_count(b->self, &rj, 1, err, sizeof err) != 0);
   CHECK_THAT(err, Catch::Contains("stride_elems is 0"));
+  // more streams than the backend runs, and a caller of ABI 1.2 (no streams: one, accepted)
+  rj.stride_elems = 32;
+  rj.streams = 64;
+  CHECK(b->random_count(b->self, &rj, 1, err, sizeof err) != 0);
+  CHECK_THAT(err, Catch::Contains("at most 32"));
+  rj.struct_size = offsetof(mt_random_count_job, streams);
+  CHECK(b->random_count(b->self, &rj, 1, err, sizeof err) == 0);
+  CHECK(rj.out_span_cycles == 0);  // beyond that caller's struct: left alone
 }
 
 TEST_CASE("sim: loads per second (informational)", "[.][sim][perf]") {

@@ -145,6 +145,15 @@ typedef struct mt_random_count_job {
   mt_count_job count;    /* as for count_chase; out_slow_step may be NULL */
   uint64_t stride_elems; /* candidates are 0, stride, 2 * stride, ... (fewer than 2^32 of them) */
   uint64_t seed;
+  /* ABI 1.4 (a backend reads them only where mt_backend.random_count_streams_max says it
+   * can). The job's loads come from `streams` independent generators on the job's SM (0 or
+   * 1: one), each waiting for its own last load only; warmup_steps and steps are totals over
+   * all streams, and the outputs are summed. After each load a stream waits `gap_cycles`
+   * more. Both set the rate at which the job brings lines in: a cache whose lines other
+   * clients displace over time holds fewer of the job's lines the slower it loads. */
+  uint32_t streams;
+  uint32_t gap_cycles;
+  uint64_t out_span_cycles; /* cycles from the first timed load's start to the last one's end */
 } mt_random_count_job;
 
 /* The function table of a backend. `self` is the first argument of every function. */
@@ -164,6 +173,9 @@ typedef struct mt_backend {
   int (*count_chase)(void* self, mt_count_job* jobs, size_t job_count, char* err, size_t err_size);
   /* ABI 1.2. Random-load count (mt_random_count_job); NULL or beyond struct_size in older backends. */
   int (*random_count)(void* self, mt_random_count_job* jobs, size_t job_count, char* err, size_t err_size);
+  /* ABI 1.4. Most streams one random_count job may have (0 or beyond struct_size: the
+   * backend ignores streams and gap_cycles and runs one stream). */
+  uint32_t random_count_streams_max;
 } mt_backend;
 
 #ifdef __cplusplus

@@ -116,10 +116,14 @@ struct CountSpec {
 
 // A random-load count (mt_random_count_job): `count.chase.array` sets the buffer; every load
 // goes to a uniformly random multiple of stride_bytes within it.
+// `streams` independent load streams on the SM share the loads (ABI 1.4; at most
+// Backend::random_streams_max()), each waiting `gap_cycles` after every load.
 struct RandomCountSpec {
   CountSpec count;
   uint64_t stride_bytes = 0;
   uint64_t seed = 1;
+  uint32_t streams = 1;
+  uint32_t gap_cycles = 0;
 };
 
 struct CountResult {
@@ -128,6 +132,7 @@ struct CountResult {
   uint64_t cycles = 0;              // raw cycles of all timed loads
   uint64_t outliers = 0;            // loads above slow_max_cycles
   int32_t sm = -1;
+  uint64_t span_cycles = 0;         // random_count (ABI 1.4): first timed load to last; 0 if unknown
 };
 
 class Backend {
@@ -178,9 +183,23 @@ class Backend {
     return b_ && b_->struct_size >= offsetof(mt_backend, random_count) + sizeof(b_->random_count) && b_->random_count;
   }
 
+  // Whether random-load counts take streams and gap_cycles (ABI 1.4).
+  bool has_random_rate() const {
+    return has_random_count() &&
+           b_->struct_size >= offsetof(mt_backend, random_count_streams_max) + sizeof(b_->random_count_streams_max) &&
+           b_->random_count_streams_max > 0;
+  }
+  // Most load streams one random-load count may have; 1 in older backends.
+  uint32_t random_streams_max() const { return has_random_rate() ? b_->random_count_streams_max : 1; }
+
   // Random-load counts, run at once on distinct SMs.
   std::vector<CountResult> random_count(const std::vector<RandomCountSpec>& specs) const {
     require(has_random_count(), "random_count (ABI 1.2)");
+    for (const RandomCountSpec& s : specs)
+      if (s.streams > random_streams_max() || (s.gap_cycles && !has_random_rate()))
+        throw Error("random_count: " + std::to_string(s.streams) + " streams" + (s.gap_cycles ? " with a gap" : "") +
+                    " asked of a backend that runs at most " + std::to_string(random_streams_max()) +
+                    (has_random_rate() ? "" : " and no gap (ABI 1.4)"));
     std::vector<ChaseSpec> chases;
     for (const RandomCountSpec& s : specs) chases.push_back(s.count.chase);
     std::vector<mt_chase_array> arrays;
@@ -194,11 +213,16 @@ class Backend {
       j.count = count_job(base[i], specs[i].count, out[i]);
       j.stride_elems = specs[i].stride_bytes / 4;
       j.seed = specs[i].seed;
+      j.streams = specs[i].streams;
+      j.gap_cycles = specs[i].gap_cycles;
     }
     char err[512] = {0};
     if (b_->random_count(b_->self, jobs.data(), jobs.size(), err, sizeof err) != 0)
       throw Error(err[0] ? err : "measurement failed");
-    for (size_t i = 0; i < specs.size(); ++i) read_count(jobs[i].count, out[i]);
+    for (size_t i = 0; i < specs.size(); ++i) {
+      read_count(jobs[i].count, out[i]);
+      out[i].span_cycles = jobs[i].out_span_cycles;
+    }
     return out;
   }
 

@@ -129,7 +129,8 @@ void CudaEngine::random_count(mt_random_count_job* jobs, size_t count) {
   std::vector<mt_count_job> counts;
   std::vector<mt_chase_job> chases;
   if (auto e = engine::check_random_jobs(jobs, count, info_, counts, chases); !e.empty()) throw Error(e);
-  run_chase_jobs(chases.data(), count, Mode::Count, counts.data(), jobs);
+  std::vector<uint64_t> spans(count);
+  run_chase_jobs(chases.data(), count, Mode::Count, counts.data(), jobs, spans.data());
   for (size_t i = 0; i < count; ++i) {
     mt_count_job& c = jobs[i].count;
     c.out_slow = counts[i].out_slow;
@@ -137,11 +138,12 @@ void CudaEngine::random_count(mt_random_count_job* jobs, size_t count) {
     c.out_cycles = counts[i].out_cycles;
     c.out_outliers = counts[i].out_outliers;
     c.chase.out_sm = chases[i].out_sm;
+    if (engine::random_rate(jobs[i]).has_span) jobs[i].out_span_cycles = spans[i];
   }
 }
 
 void CudaEngine::run_chase_jobs(mt_chase_job* jobs, size_t count, Mode mode, mt_count_job* counts,
-                                const mt_random_count_job* random) {
+                                const mt_random_count_job* random, uint64_t* spans) {
   const bool fine = mode == Mode::Fine;
   if (auto e = engine::check_chase_jobs(jobs, count, info_, fine); !e.empty()) throw Error(e);
 
@@ -158,7 +160,7 @@ void CudaEngine::run_chase_jobs(mt_chase_job* jobs, size_t count, Mode mode, mt_
   uint64_t out_words = 0;
   for (size_t i = 0; i < count; ++i) {
     out_offset[i] = out_words;
-    out_words += fine ? 2 * jobs[i].steps : mode == Mode::Average ? 4 : 8 + (capacity(i) + 1) / 2 * 2;  // u64-aligned
+    out_words += fine ? 2 * jobs[i].steps : mode == Mode::Average ? 4 : 10 + (capacity(i) + 1) / 2 * 2;  // u64-aligned
   }
   PooledBuffer out(pool_, out_words * 4);
 
@@ -203,6 +205,7 @@ void CudaEngine::run_chase_jobs(mt_chase_job* jobs, size_t count, Mode mode, mt_
     check(configure_kernel(kernel, bank != nullptr, carveout, dynamic_bytes), "cudaFuncSetAttribute");
 
     std::vector<size_t> todo = members;
+    uint32_t streams = 1;  // the most any random-load job of this group has
     for (int attempt = 0; attempt < kAttempts && !todo.empty(); ++attempt) {
       std::vector<DeviceChaseJob> descs(todo.size());
       std::vector<int32_t> pins(todo.size());
@@ -220,7 +223,7 @@ void CudaEngine::run_chase_jobs(mt_chase_job* jobs, size_t count, Mode mode, mt_
           d.out_latency = o + j.steps;
         } else if (mode == Mode::Count) {
           d.out_cycles = reinterpret_cast<unsigned long long*>(o);
-          d.out_last = o + 8;
+          d.out_last = o + 10;
           d.slow_cycles = counts[todo[k]].slow_cycles;
           d.slow_max_cycles = counts[todo[k]].slow_max_cycles;
           d.count_capacity = capacity(todo[k]);
@@ -230,6 +233,10 @@ void CudaEngine::run_chase_jobs(mt_chase_job* jobs, size_t count, Mode mode, mt_
             d.random_state = places.x;
             d.random_stride = places.stride;
             d.random_candidates = places.candidates;
+            const engine::RandomRate rate = engine::random_rate(rj);
+            d.streams = rate.streams;
+            d.gap_cycles = rate.gap_cycles;
+            streams = std::max(streams, rate.streams);
           }
         } else {
           d.out_cycles = reinterpret_cast<unsigned long long*>(o);
@@ -240,7 +247,7 @@ void CudaEngine::run_chase_jobs(mt_chase_job* jobs, size_t count, Mode mode, mt_
       const DeviceChaseJob* device_descs = nullptr;
       const ClaimTables t = upload_launch(pins, descs, &device_descs);
       check(fine                  ? launch_fine(device_descs, t, grid_blocks(), spp, shared_bytes, bank)
-            : mode == Mode::Count ? launch_count(device_descs, t, grid_blocks(), shared_bytes, bank)
+            : mode == Mode::Count ? launch_count(device_descs, t, grid_blocks(), shared_bytes, bank, streams)
                                   : launch_average(device_descs, t, grid_blocks(), shared_bytes, bank),
             "cudaLaunchKernel");
       check(cudaDeviceSynchronize(), "kernel");
@@ -272,8 +279,9 @@ void CudaEngine::run_chase_jobs(mt_chase_job* jobs, size_t count, Mode mode, mt_
       if (j.out_index) std::memcpy(j.out_index, o, 4 * j.steps);
       std::memcpy(j.out_latency, o + j.steps, 4 * j.steps);
     } else if (mode == Mode::Count) {
-      uint64_t head[4];
+      uint64_t head[5];
       std::memcpy(head, o, sizeof head);
+      if (spans) spans[i] = head[4];
       mt_count_job& c = counts[i];
       c.out_slow = head[0];
       c.out_slow_recorded = std::min<uint64_t>(head[1], capacity(i));

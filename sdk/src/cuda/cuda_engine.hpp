@@ -45,7 +45,7 @@ class CudaEngine {
   // Count mode: counts[i] is the count job whose chase is jobs[i]; with `random`, its loads
   // go where random[i] says.
   void run_chase_jobs(mt_chase_job* jobs, size_t count, Mode mode, mt_count_job* counts = nullptr,
-                      const mt_random_count_job* random = nullptr);
+                      const mt_random_count_job* random = nullptr, uint64_t* spans = nullptr);
 
   int ordinal_;
   const mt_device_info& info_;

@@ -116,6 +116,7 @@ class CudaDevice final : public Device {
     backend_.timing_overhead = &cu_overhead;
     backend_.count_chase = &cu_count;
     backend_.random_count = &cu_random;
+    backend_.random_count_streams_max = engine::kRandomStreamsMax;
   }
   const mt_backend* backend() const override { return &backend_; }
   const mt_device_info& info() const override { return info_; }

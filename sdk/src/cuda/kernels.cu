@@ -198,10 +198,9 @@ __device__ bool wait_for_claims(const ClaimTables& t) {
   return true;
 }
 
-// Claims this block's job, copies an array that lives in shared memory into `arrays` (the
-// whole warp helps) and waits for the other jobs to be claimed. True in thread 0 of a block
-// that got a job, which then runs it; every other thread returns.
-__device__ bool start_job(const DeviceChaseJob* jobs, const ClaimTables& t, uint32_t* arrays, DeviceChaseJob* job) {
+// Claims this block's job and copies an array that lives in shared memory into `arrays`
+// (every thread helps). The job's index in every thread of the block, or -1.
+__device__ int claim_job(const DeviceChaseJob* jobs, const ClaimTables& t, uint32_t* arrays, DeviceChaseJob* job) {
   __shared__ int s_job;
   if (threadIdx.x == 0) {
     uint32_t sm;
@@ -211,13 +210,19 @@ __device__ bool start_job(const DeviceChaseJob* jobs, const ClaimTables& t, uint
   }
   __syncthreads();
   const int ji = s_job;
-  if (ji < 0) return false;
+  if (ji < 0) return -1;
   *job = load_cg(jobs + ji);
   if (job->space == kSpaceShared)
     for (uint64_t i = threadIdx.x; i < job->src.elems; i += blockDim.x)
       arrays[job->src.shared_offset + i] = __ldcg(job->src.global + i);
   __syncthreads();
-  if (threadIdx.x != 0) return false;
+  return ji;
+}
+
+// claim_job, then waits for the other jobs to be claimed. True in thread 0 of a block that
+// got a job, which then runs it; every other thread returns.
+__device__ bool start_job(const DeviceChaseJob* jobs, const ClaimTables& t, uint32_t* arrays, DeviceChaseJob* job) {
+  if (claim_job(jobs, t, arrays, job) < 0 || threadIdx.x != 0) return false;
   wait_for_claims(t);  // on time-out the job still runs; the host retries unclaimed jobs
   return true;
 }
@@ -280,18 +285,22 @@ __global__ void fine_kernel(const DeviceChaseJob* jobs, ClaimTables t, uint32_t 
 // index, exactly the fine chase's step.
 struct FollowArray {
   uint32_t start;
-  __device__ explicit FollowArray(const DeviceChaseJob& job) : start(job.start) {}
+  __device__ FollowArray(const DeviceChaseJob& job, uint32_t /*stream*/) : start(job.start) {}
   __device__ uint32_t first() { return start; }
   __device__ uint32_t after(uint32_t loaded) { return loaded; }
 };
 
 // To random places (mt_random_count_job): engine::RandomPlaces' draws, each address tied to
-// the last loaded value through a mask that is 0 but unknown to the compiler.
+// the last loaded value through a mask that is 0 but unknown to the compiler. Stream k starts
+// from engine::stream_state(state, k).
 struct RandomDraws {
   unsigned long long x;
   uint32_t n, stride, mask;
-  __device__ explicit RandomDraws(const DeviceChaseJob& job)
-      : x(job.random_state), n(job.random_candidates), stride(job.random_stride), mask(job.dep_mask) {}
+  __device__ RandomDraws(const DeviceChaseJob& job, uint32_t stream)
+      : x(job.random_state ^ (0xD1B54A32D192ED03ull * stream)), n(job.random_candidates), stride(job.random_stride),
+        mask(job.dep_mask) {
+    if (x == 0) x = 1;
+  }
   __device__ uint32_t draw() {
     x ^= x << 13;
     x ^= x >> 7;
@@ -302,6 +311,11 @@ struct RandomDraws {
   __device__ uint32_t after(uint32_t loaded) { return draw() ^ (loaded & mask); }
 };
 
+// What one stream of a counting chase saw.
+struct Tally {
+  unsigned long long slow = 0, kept = 0, cycles = 0, outliers = 0, first = 0, last = 0;
+};
+
 template <class Places>
 struct CountRun {
   // Warm-up and counted loads in one loop of identical timed steps, like the fine chase; a
@@ -309,34 +323,59 @@ struct CountRun {
   // in shared memory. Nothing goes to global memory until the chase is over.
   template <uint32_t S>
   __device__ static void run(const DeviceChaseJob& job, const Resolved& r, uint32_t* s_steps,
-                             unsigned long long scratch) {
-    const uint64_t total = job.warmup + job.record;
+                             unsigned long long scratch, Places places, uint64_t warmup, uint64_t record,
+                             uint32_t cap, Tally* out) {
+    const uint64_t total = warmup + record;
     const uint32_t threshold = job.slow_cycles;
     const uint32_t ceiling = job.slow_max_cycles ? job.slow_max_cycles : 0xffffffffu;
-    const uint32_t cap = job.count_capacity;
-    uint64_t slow = 0, outliers = 0;
-    unsigned long long cycles_sum = 0;
-    Places places(job);
+    const uint32_t gap = job.gap_cycles;
+    Tally y;
     uint32_t j = places.first();
     for (uint64_t k = 0; k < total; ++k) {
+      if (k == warmup) y.first = now();
       uint32_t cycles;
       j = places.after(timed_step<S>(r, j, scratch, cycles));
-      if (k >= job.warmup) {
-        cycles_sum += cycles;
+      if (k >= warmup) {
+        y.cycles += cycles;
         if (cycles > ceiling) {
-          ++outliers;
+          ++y.outliers;
         } else if (cycles > threshold) {
-          if (slow < cap) s_steps[slow] = uint32_t(k - job.warmup);
-          ++slow;
+          if (y.slow < cap) s_steps[y.slow] = uint32_t(k - warmup);
+          ++y.slow;
+        }
+      }
+      if (gap) {  // a slower stream (mt_random_count_job.gap_cycles); not timed
+        const unsigned long long t0 = now();
+        while (now() - t0 < gap) {
         }
       }
     }
-    const uint32_t kept = uint32_t(slow < cap ? slow : cap);
-    for (uint32_t i = 0; i < kept; ++i) __stcg(job.out_last + i, s_steps[i]);
-    __stcg(job.out_cycles + 0, (unsigned long long)slow);
-    __stcg(job.out_cycles + 1, (unsigned long long)kept);
-    __stcg(job.out_cycles + 2, cycles_sum);
-    __stcg(job.out_cycles + 3, (unsigned long long)outliers);
+    y.last = now();
+    y.kept = y.slow < cap ? y.slow : cap;
+    *out = y;
+  }
+};
+
+__device__ void write_tally(const DeviceChaseJob& job, const Tally& y, const uint32_t* s_steps) {
+  for (uint32_t i = 0; i < uint32_t(y.kept); ++i) __stcg(job.out_last + i, s_steps[i]);
+  __stcg(job.out_cycles + 0, y.slow);
+  __stcg(job.out_cycles + 1, y.kept);
+  __stcg(job.out_cycles + 2, y.cycles);
+  __stcg(job.out_cycles + 3, y.outliers);
+  __stcg(job.out_cycles + 4, y.last - y.first);
+}
+
+// Stream k's share of n loads split over `streams`.
+__device__ uint64_t share(uint64_t n, uint32_t streams, uint32_t k) { return n / streams + (k < n % streams ? 1 : 0); }
+
+template <class Places>
+struct CountOne {
+  template <uint32_t S>
+  __device__ static void run(const DeviceChaseJob& job, const Resolved& r, uint32_t* s_steps, unsigned long long scratch) {
+    Tally y;
+    CountRun<Places>::template run<S>(job, r, s_steps, scratch, Places(job, 0), job.warmup, job.record,
+                                      job.count_capacity, &y);
+    write_tally(job, y, s_steps);
   }
 };
 
@@ -345,19 +384,55 @@ __global__ void count_kernel(const DeviceChaseJob* jobs, ClaimTables t, const __
   extern __shared__ uint32_t dyn[];  // scratch word, steps [kCountSteps], spare, then the array
   uint32_t* arrays = dyn + kCountSteps + 2;
   DeviceChaseJob job;
-  if (!start_job(jobs, t, arrays, &job)) return;
+  if (claim_job(jobs, t, arrays, &job) < 0) return;
   const Resolved r = resolve<Wide>(job.src, arrays, bank);
   const unsigned long long scratch = static_cast<unsigned long long>(__cvta_generic_to_shared(dyn));
-  if (job.random_stride == 0) {
-    dispatch<CountRun<FollowArray>, Wide>(job.space, job, r, dyn + 1, scratch);
+  if (job.random_stride == 0 || job.streams <= 1) {
+    if (threadIdx.x != 0) return;
+    wait_for_claims(t);
+    if (job.random_stride == 0) {
+      dispatch<CountOne<FollowArray>, Wide>(job.space, job, r, dyn + 1, scratch);
+      return;
+    }
+    using One = CountOne<RandomDraws>;
+    switch (job.space) {  // global paths only (checked on the host)
+      case kSpaceGlobalCa: One::run<kSpaceGlobalCa>(job, r, dyn + 1, scratch); break;
+      case kSpaceGlobalCg: One::run<kSpaceGlobalCg>(job, r, dyn + 1, scratch); break;
+      default: One::run<kSpaceReadonly>(job, r, dyn + 1, scratch); break;
+    }
     return;
   }
-  using Random = CountRun<RandomDraws>;
-  switch (job.space) {  // global paths only (checked on the host)
-    case kSpaceGlobalCa: Random::run<kSpaceGlobalCa>(job, r, dyn + 1, scratch); break;
-    case kSpaceGlobalCg: Random::run<kSpaceGlobalCg>(job, r, dyn + 1, scratch); break;
-    default: Random::run<kSpaceReadonly>(job, r, dyn + 1, scratch); break;
+  // Several streams: lane 0 of warps 0 .. streams-1, each with its own generator, share of
+  // the loads and scratch word; stream 0 keeps its slow steps. Sums go out from thread 0.
+  __shared__ Tally s_tally[32];
+  __shared__ uint32_t s_scratch[32];
+  if (threadIdx.x == 0) wait_for_claims(t);
+  __syncthreads();
+  const uint32_t w = threadIdx.x / 32;
+  if (threadIdx.x % 32 == 0 && w < job.streams) {
+    const unsigned long long slot = static_cast<unsigned long long>(__cvta_generic_to_shared(s_scratch + w));
+    const uint64_t warm = share(job.warmup, job.streams, w), rec = share(job.record, job.streams, w);
+    const uint32_t cap = w == 0 ? job.count_capacity : 0;
+    using Run = CountRun<RandomDraws>;
+    const RandomDraws places(job, w);
+    switch (job.space) {
+      case kSpaceGlobalCa: Run::run<kSpaceGlobalCa>(job, r, dyn + 1, slot, places, warm, rec, cap, s_tally + w); break;
+      case kSpaceGlobalCg: Run::run<kSpaceGlobalCg>(job, r, dyn + 1, slot, places, warm, rec, cap, s_tally + w); break;
+      default: Run::run<kSpaceReadonly>(job, r, dyn + 1, slot, places, warm, rec, cap, s_tally + w); break;
+    }
   }
+  __syncthreads();
+  if (threadIdx.x != 0) return;
+  Tally sum = s_tally[0];
+  for (uint32_t k = 1; k < job.streams; ++k) {
+    const Tally& y = s_tally[k];
+    sum.slow += y.slow;
+    sum.cycles += y.cycles;
+    sum.outliers += y.outliers;
+    sum.first = y.first < sum.first ? y.first : sum.first;
+    sum.last = y.last > sum.last ? y.last : sum.last;
+  }
+  write_tally(job, sum, dyn + 1);
 }
 
 // ------------------------------------------------------------------ plain P-chase
@@ -539,12 +614,13 @@ uint32_t fine_sample_bytes(uint32_t steps_per_pass) { return 2 * (steps_per_pass
 uint32_t count_sample_bytes() { return (kCountSteps + 2) * 4; }
 
 cudaError_t launch_count(const DeviceChaseJob* jobs, const ClaimTables& t, uint32_t blocks,
-                         uint32_t shared_array_bytes, const ParamBank* bank) {
+                         uint32_t shared_array_bytes, const ParamBank* bank, uint32_t streams) {
   const uint32_t dyn = count_sample_bytes() + shared_array_bytes;
+  const uint32_t threads = kChaseThreads * (streams > 1 ? (streams < 32 ? streams : 32) : 1);
   if (bank)
-    count_kernel<true><<<blocks, kChaseThreads, dyn>>>(jobs, t, *bank);
+    count_kernel<true><<<blocks, threads, dyn>>>(jobs, t, *bank);
   else
-    count_kernel<false><<<blocks, kChaseThreads, dyn>>>(jobs, t, NoBank{});
+    count_kernel<false><<<blocks, threads, dyn>>>(jobs, t, NoBank{});
   return cudaGetLastError();
 }
 

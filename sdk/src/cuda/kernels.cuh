@@ -64,7 +64,8 @@ struct DeviceChaseJob {
   uint32_t* out_index = nullptr;    // fine: [record] or null
   uint32_t* out_latency = nullptr;  // fine: [record]
   unsigned long long* out_cycles = nullptr;  // average: cycles of the whole timed loop;
-                                             // count: [4] slow loads, steps kept, cycles, outliers
+                                             // count: [5] slow loads, steps kept, cycles, outliers,
+                                             // span (first timed load to last, every stream)
   uint32_t* out_last = nullptr;     // average: index reached (keeps the chase alive);
                                     // count: [count_capacity] steps of the first slow loads
   uint32_t slow_cycles = 0;         // count: threshold (raw cycles)
@@ -77,6 +78,10 @@ struct DeviceChaseJob {
   uint32_t random_stride = 0;
   uint32_t random_candidates = 0;
   uint32_t dep_mask = 0;
+  // Random-load count: independent streams (lane 0 of one warp each; their generators start
+  // from engine::stream_state) and the cycles each waits after every load.
+  uint32_t streams = 1;
+  uint32_t gap_cycles = 0;
   uint32_t pad = 0;
 };
 
@@ -123,8 +128,9 @@ cudaError_t launch_sequence(const DevicePhase* phases, uint32_t phase_count, con
                             uint32_t blocks, uint32_t threads, uint32_t space, uint32_t record_steps,
                             uint32_t shared_array_bytes, unsigned long long phase_wait_cycles,
                             const ParamBank* bank);
+// `streams`: the most streams any job has (the block then has that many warps).
 cudaError_t launch_count(const DeviceChaseJob* jobs, const ClaimTables& t, uint32_t blocks,
-                         uint32_t shared_array_bytes, const ParamBank* bank);
+                         uint32_t shared_array_bytes, const ParamBank* bank, uint32_t streams = 1);
 cudaError_t launch_overhead(uint32_t* out_latency, uint32_t samples);
 cudaError_t launch_stride_fill(uint32_t* buffer, uint64_t elems, uint64_t stride, uint64_t start,
                                uint64_t count);

@@ -1,6 +1,7 @@
 #include "engine/job_checks.hpp"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <set>
@@ -99,7 +100,13 @@ std::string check_random_jobs(const mt_random_count_job* jobs, size_t count, con
   for (size_t i = 0; i < count; ++i) {
     const mt_random_count_job& j = jobs[i];
     const std::string where = "job " + std::to_string(i);
-    if (j.struct_size < sizeof(mt_random_count_job)) return where + ": struct_size too small";
+    if (j.struct_size < offsetof(mt_random_count_job, streams)) return where + ": struct_size too small";
+    const RandomRate rate = random_rate(j);
+    if (rate.streams > kRandomStreamsMax)
+      return where + ": " + std::to_string(rate.streams) + " streams; at most " + std::to_string(kRandomStreamsMax);
+    if (j.count.chase.steps < rate.streams)
+      return where + ": fewer timed loads (" + std::to_string(j.count.chase.steps) + ") than streams (" +
+             std::to_string(rate.streams) + ")";
     const mt_space s = j.count.chase.space;
     if (s != MT_SPACE_GLOBAL_CA && s != MT_SPACE_GLOBAL_CG && s != MT_SPACE_READONLY)
       return where + ": random loads take a global path (GLOBAL_CA, GLOBAL_CG or READONLY), not space " +
@@ -114,6 +121,16 @@ std::string check_random_jobs(const mt_random_count_job* jobs, size_t count, con
     counts.back().chase.start = 0;  // not used; keeps the chase checks quiet
   }
   return check_count_jobs(counts.data(), counts.size(), dev, chases);
+}
+
+RandomRate random_rate(const mt_random_count_job& j) {
+  RandomRate r;
+  if (j.struct_size >= offsetof(mt_random_count_job, gap_cycles) + sizeof(j.gap_cycles)) {
+    r.streams = j.streams ? j.streams : 1;
+    r.gap_cycles = j.gap_cycles;
+  }
+  r.has_span = j.struct_size >= offsetof(mt_random_count_job, out_span_cycles) + sizeof(j.out_span_cycles);
+  return r;
 }
 
 std::string check_sequence_job(const mt_sequence_job& job, const mt_device_info& dev) {

@@ -22,6 +22,22 @@ std::string check_random_jobs(const mt_random_count_job* jobs, size_t count, con
                               std::vector<mt_count_job>& counts, std::vector<mt_chase_job>& chases);
 std::string check_sequence_job(const mt_sequence_job& job, const mt_device_info& dev);
 
+// Streams per random-load count job both backends run (one warp each on the GPU).
+constexpr uint32_t kRandomStreamsMax = 32;
+// A random-load count job's rate fields (ABI 1.4), with the defaults of an older caller.
+struct RandomRate {
+  uint32_t streams = 1;
+  uint32_t gap_cycles = 0;
+  bool has_span = false;  // the caller's struct has out_span_cycles
+};
+RandomRate random_rate(const mt_random_count_job& j);
+// Stream k's generator state from stream 0's (RandomPlaces::x); the GPU kernel derives it
+// the same way. Stream 0 keeps it, so a one-stream job draws what it drew before.
+inline uint64_t stream_state(uint64_t x, uint32_t k) {
+  const uint64_t y = x ^ (0xD1B54A32D192ED03ull * uint64_t(k));
+  return y ? y : 1;
+}
+
 // The element after `i` in an array (EXPLICIT or STRIDE).
 inline uint32_t next_index(const mt_chase_array& a, uint64_t i) {
   if (a.kind == MT_ARRAY_STRIDE) return static_cast<uint32_t>((i + a.stride_elems) % a.elems);

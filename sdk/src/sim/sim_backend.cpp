@@ -55,6 +55,7 @@ class SimDevice final : public Device {
     backend_.timing_overhead = &timing_overhead;
     backend_.count_chase = &count_chase;
     backend_.random_count = &random_count;
+    backend_.random_count_streams_max = kRandomStreamsMax;
   }
   const mt_backend* backend() const override { return &backend_; }
   const mt_device_info& info() const override { return gpu_.model().info; }
@@ -81,12 +82,14 @@ class SimDevice final : public Device {
     std::vector<mt_count_job> counts;
     std::vector<mt_chase_job> chases;
     if (auto e = check_random_jobs(jobs, n, dev->info(), counts, chases); !e.empty()) return fail(err, err_size, e);
+    dev->spans_.assign(n, 0);
     const int rc = dev->chase(chases.data(), n, Mode::Count, counts.data(), err, err_size, jobs);
     for (size_t i = 0; i < n && rc == 0; ++i) {
       mt_chase_job out_chase = jobs[i].count.chase;
       jobs[i].count = counts[i];
       jobs[i].count.chase = out_chase;
       jobs[i].count.chase.out_sm = chases[i].out_sm;
+      if (random_rate(jobs[i]).has_span) jobs[i].out_span_cycles = dev->spans_[i];
     }
     return rc;
   }
@@ -116,14 +119,18 @@ class SimDevice final : public Device {
         if (jobs[i].sm >= 0) taken[size_t(jobs[i].sm)] = true;
       gpu_.begin_call();
       Buffers buffers;
+      // One run per stream: a random-load job's streams (ABI 1.4) split its loads and share
+      // its outputs; stream 0 alone keeps slow steps. Each run keeps its own clock.
       struct Run {
         mt_chase_job* job;
-        uint64_t base, cur, done, total;
-        uint32_t sm;
+        uint64_t base, cur, done, warmup, total;
+        uint32_t sm, stream, gap;
         int64_t sum;
         std::optional<RandomPlaces> places;
+        double clock = 0, first = -1;
       };
       std::vector<Run> runs;
+      std::vector<int64_t> sums(n, 0);
       for (size_t i = 0; i < n; ++i) {
         mt_chase_job& j = jobs[i];
         int32_t sm = j.sm;
@@ -134,44 +141,68 @@ class SimDevice final : public Device {
         }
         j.out_sm = sm;
         gpu_.set_carveout(uint32_t(sm), j.shared_carveout_percent);
-        runs.push_back({&j, buffers.base(j.array), j.start, 0, j.warmup_steps + j.steps, uint32_t(sm), 0, {}});
-        if (random) {
-          runs.back().places.emplace(random[i].seed, j.array->elems, random[i].stride_elems);
-          runs.back().cur = runs.back().places->next();
+        const RandomRate rate = random ? random_rate(random[i]) : RandomRate{};
+        const uint32_t streams = rate.streams;
+        for (uint32_t k = 0; k < streams; ++k) {
+          auto share = [&](uint64_t x) { return x / streams + (k < x % streams ? 1 : 0); };
+          Run r{&j, buffers.base(j.array), j.start, 0, share(j.warmup_steps), 0, uint32_t(sm), k, rate.gap_cycles, 0, {}};
+          r.total = r.warmup + share(j.steps);
+          if (random) {
+            r.places.emplace(random[i].seed, j.array->elems, random[i].stride_elems);
+            r.places->x = stream_state(r.places->x, k);
+            r.cur = r.places->next();
+          }
+          runs.push_back(std::move(r));
         }
       }
       const int64_t overhead = mode == Mode::Average ? 0 : gpu_.model().timing_overhead_cycles;
       for (size_t active = runs.size(); active;) {
         active = 0;
+        for (const Run& r : runs) active += r.done < r.total ? 1 : 0;
         for (Run& r : runs) {
           if (r.done == r.total) continue;
-          ++active;
           const mt_chase_job& j = *r.job;
+          const size_t ji = size_t(&j - jobs);
           const int64_t cycles = gpu_.load(r.sm, 0, j.space, r.base + 4 * r.cur);
-          if (r.done >= j.warmup_steps) {
-            const uint64_t t = r.done - j.warmup_steps;
+          if (r.done == r.warmup) r.first = r.clock;
+          if (r.done >= r.warmup) {
+            const uint64_t t = r.done - r.warmup;
             const int64_t measured = cycles + gpu_.noise();
-            r.sum += measured;
+            sums[ji] += measured;
             if (fine) {
               if (j.out_index) j.out_index[t] = uint32_t(r.cur);
               j.out_latency[t] = clamp_cycles(measured + overhead);
             } else if (mode == Mode::Count) {
-              mt_count_job& c = counts[&j - jobs];
+              mt_count_job& c = counts[ji];
               const uint32_t raw = clamp_cycles(measured + overhead);
               c.out_cycles += raw;
               if (c.slow_max_cycles && raw > c.slow_max_cycles) {
                 ++c.out_outliers;
               } else if (raw > c.slow_cycles) {
-                if (c.out_slow_recorded < c.slow_capacity) c.out_slow_step[c.out_slow_recorded++] = uint32_t(t);
+                if (r.stream == 0 && c.out_slow_recorded < c.slow_capacity) c.out_slow_step[c.out_slow_recorded++] = uint32_t(t);
                 ++c.out_slow;
               }
             }
           }
+          // The runs of this round load at the same time: the round takes one load's time.
+          const double step = double(cycles + overhead + r.gap);
+          r.clock += step;
+          gpu_.advance(step / double(active));
           r.cur = r.places ? r.places->next() : next_index(*j.array, r.cur);
           ++r.done;
         }
       }
-      for (Run& r : runs) r.job->out_average_cycles = double(r.sum) / double(r.job->steps);
+      for (size_t i = 0; i < n; ++i) jobs[i].out_average_cycles = double(sums[i]) / double(jobs[i].steps);
+      if (random)
+        for (size_t i = 0; i < n; ++i) {
+          double first = -1, last = 0;
+          for (const Run& r : runs)
+            if (r.job == &jobs[i] && r.first >= 0) {
+              first = first < 0 ? r.first : std::min(first, r.first);
+              last = std::max(last, r.clock);
+            }
+          if (random_rate(random[i]).has_span) spans_[i] = uint64_t(std::llround(std::max(0.0, last - first)));
+        }
       return 0;
     } catch (const std::exception& e) {
       return fail(err, err_size, std::string("simulated GPU: ") + e.what());
@@ -240,6 +271,7 @@ class SimDevice final : public Device {
 
   Gpu gpu_;
   mt_backend backend_{};
+  std::vector<uint64_t> spans_;  // random_count: each job's span (chase fills it)
 };
 
 }  // namespace

@@ -550,6 +550,9 @@ Model load_model(const std::string& text, const std::string& file, const std::st
   m.l2_foreign_line_probability = s_l2.number("foreign_line_probability").value_or(0.0);
   if (m.l2_foreign_line_probability < 0 || m.l2_foreign_line_probability > 1)
     s_l2.fail("foreign_line_probability", "must be within 0..1");
+  m.l2_foreign_lines_per_kcycle = s_l2.number("foreign_lines_per_kcycle").value_or(0.0);
+  if (m.l2_foreign_lines_per_kcycle < 0 || m.l2_foreign_lines_per_kcycle > 1000)
+    s_l2.fail("foreign_lines_per_kcycle", "must be within 0..1000");
   if (auto near = s_l2.integers("near_partition")) {
     if (near->size() != sm_count)
       s_l2.fail("near_partition", "needs one entry per SM (" + std::to_string(sm_count) + ")");

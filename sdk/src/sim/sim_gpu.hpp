@@ -49,6 +49,15 @@ class Gpu {
     }
   }
 
+  // Time passes (cycles, possibly fractional: loads of concurrent streams overlap); other
+  // clients bring lines into the L2 at [sim.l2] foreign_lines_per_kcycle.
+  void advance(double cycles) {
+    if (model_.l2_foreign_lines_per_kcycle <= 0 || l2_.empty()) return;
+    foreign_due_ += cycles * model_.l2_foreign_lines_per_kcycle / 1000.0;
+    for (; foreign_due_ >= 1.0; foreign_due_ -= 1.0)
+      l2_access(kForeignBase + traffic_rng_.below(kForeignLines) * model_.l2.geometry.line_bytes);
+  }
+
   // Random extra cycles of one measured load ([sim] noise_cycles, outliers).
   int64_t noise() {
     if (!noisy_) return 0;
@@ -134,6 +143,7 @@ class Gpu {
 
   Model model_;
   Rng replacement_rng_, noise_rng_, traffic_rng_, stray_rng_;
+  double foreign_due_ = 0;
   bool noisy_ = false;
   Storage l1d_storage_ = Storage::None;
   PerSmCaches l1d_, tex_cache_, ro_cache_;
