@@ -1,0 +1,63 @@
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "memtopo/analysis.hpp"
+#include "synthetic.hpp"
+
+using namespace memtopo::analysis;
+
+namespace {
+// Counts of a cache of `c` lines that loses a t^beta to other clients at t cycles per load,
+// each with binomial-sized noise.
+void counts(double c, double a, double beta, const std::vector<double>& t, const std::vector<double>& se,
+            synthetic::Noise& n, std::vector<double>& y) {
+  y.clear();
+  for (size_t i = 0; i < t.size(); ++i) y.push_back(c - a * std::pow(t[i], beta) + se[i] * n.normal());
+}
+}  // namespace
+
+TEST_CASE("extrapolation: counts that do not depend on the rate give their weighted mean", "[analysis][extrapolate]") {
+  synthetic::Noise n(7);
+  const std::vector<double> t{40, 80, 160, 330, 2700}, se{30, 40, 40, 55, 190};
+  std::vector<double> y;
+  counts(204800, 0, 0.5, t, se, n, y);
+  const RateFit f = extrapolate_to_infinite_rate(t, y, se);
+  REQUIRE(f.ok);
+  CHECK_FALSE(f.rate_dependent);
+  CHECK(std::fabs(f.limit - 204800) < 3 * f.standard_error);
+  CHECK(f.standard_error < 25);
+}
+
+TEST_CASE("extrapolation: a loss that shrinks with the rate is extrapolated away", "[analysis][extrapolate]") {
+  // The H100's L2 in session 10: about 1550 lines short at 330 cycles per load, 10600 at
+  // 24000 (beta near 0.5); a simulated loss at a constant rate is linear (beta 1).
+  const std::vector<double> t{40, 80, 160, 330, 2700}, se{30, 40, 40, 55, 190};
+  for (double beta : {0.5, 1.0}) {
+    INFO("beta " << beta);
+    const double a = beta == 0.5 ? 85 : 2.5;
+    int inside = 0;
+    for (uint64_t seed = 1; seed <= 20; ++seed) {
+      synthetic::Noise n(seed);
+      std::vector<double> y;
+      counts(204800, a, beta, t, se, n, y);
+      const RateFit f = extrapolate_to_infinite_rate(t, y, se);
+      REQUIRE(f.ok);
+      CHECK(f.rate_dependent);
+      CHECK(f.limit > y[0]);  // past the fastest count: that one still lost lines
+      CHECK(f.standard_error < 400);
+      inside += std::fabs(f.limit - 204800) <= 2 * f.standard_error ? 1 : 0;
+    }
+    CHECK(inside >= 17);  // about 95 % of the intervals hold the truth
+  }
+}
+
+TEST_CASE("extrapolation: counts that fall towards faster rates are not extrapolated", "[analysis][extrapolate]") {
+  const std::vector<double> t{40, 80, 160, 330}, y{200000, 201000, 202000, 203000}, se{30, 30, 30, 30};
+  const RateFit f = extrapolate_to_infinite_rate(t, y, se);
+  CHECK_FALSE(f.ok);
+  CHECK(f.rate_dependent);
+  CHECK(f.why.find("faster") != std::string::npos);
+  const RateFit g = extrapolate_to_infinite_rate({40, 80}, {1, 2}, {0, 1});
+  CHECK_FALSE(g.ok);
+}
