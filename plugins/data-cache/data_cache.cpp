@@ -2,6 +2,7 @@
 // ld.global.cg). The measuring steps are the SDK's cache procedure; this file only says
 // which path reaches which cache, and adds the two L1/L2-specific probes.
 #include <algorithm>
+#include <string>
 #include <vector>
 
 #include <memtopo/analysis.hpp>
@@ -130,11 +131,12 @@ Probe l2_latency() {
   return Probe("data-cache/l2-latency")
       .summary("L2: hit latency (near and far partitions) and miss penalty")
       .provides({"l2.latency_cycles", "l2.far_latency_cycles", "l2.partitions", "l2.miss_penalty_cycles"})
-      .requires_keys({"l2.size_bytes"})
+      // The first miss, not the size: the size by occupancy may use the partitions found here.
+      .requires_keys({"l2.first_miss_bytes"})
       .uses({"l2.line_bytes", "l2.level_latencies_cycles", "l2.level_start_bytes", "l2.api_size_bytes"})
       .run([](Context& ctx) {
         const uint64_t line = uint64_t(ctx.try_input<int64_t>("l2.line_bytes").value_or(128));
-        const uint64_t size = uint64_t(ctx.input<int64_t>("l2.size_bytes"));
+        const uint64_t size = uint64_t(ctx.input<int64_t>("l2.first_miss_bytes"));
         const double overhead = ctx.backend().timing_overhead();
         // `arrays` > 1: as many chases of one array on as many SMs at once, their loads
         // pooled. An L2 hit takes longer from an SM far from the line's slice, and lines land
@@ -161,7 +163,7 @@ Probe l2_latency() {
             if (l.count * 10 >= pooled.size()) big.push_back(l);
           return big;
         };
-        // Eight hit footprints together stay within half the measured size.
+        // Eight hit footprints together stay within half the first miss.
         const uint64_t hit_foot = std::max<uint64_t>(std::min<uint64_t>(512 * KiB, size / 16) / line * line, line);
         const size_t hit_arrays = size_t(std::clamp<int64_t>(ctx.device().sm_count, 1, 8));
         const auto hits = levels_of(hit_foot, 2, hit_arrays);
@@ -195,7 +197,7 @@ Probe l2_latency() {
                      {0.8, memtopo::Bound::Exact, "distinct L2 hit latency levels in the pooled loads"});
           if (hits.size() > 1) ctx.result("l2.far_latency_cycles", hits.back().centre - overhead, info);
         }
-        // Misses: every line new, a footprint four times the size (cold, no warm-up pass).
+        // Misses: every line new, a footprint four times the first miss (cold, no warm-up pass).
         const auto miss = levels_of(std::min<uint64_t>(4 * size, 512 * MiB), 0, 1);
         if (!miss.empty() && miss.front().centre > hits.back().centre)
           ctx.result("l2.miss_penalty_cycles", miss.front().centre - hits.front().centre,
@@ -203,13 +205,29 @@ Probe l2_latency() {
       });
 }
 
+// What the occupancy may confirm: the API's L2 size, where an SM's lines spread over every
+// partition (the simulator), or its even share per partition, where an SM fills the one near
+// it (the H100: 50 MiB, 25 MiB per SM).
+std::vector<memtopo::cache::SizeCandidate> l2_size_candidates(const Context& ctx) {
+  std::vector<memtopo::cache::SizeCandidate> c;
+  const auto api = ctx.try_input<int64_t>("l2.api_size_bytes");
+  if (!api || *api <= 0) return c;
+  c.push_back({*api, "the API's L2 size"});
+  const auto parts = ctx.try_input<int64_t>("l2.partitions");
+  if (parts && *parts > 1 && *api % *parts == 0)
+    c.push_back({*api / *parts, "the API's L2 size over the " + std::to_string(*parts) + " partitions"});
+  return c;
+}
+
 std::vector<Probe> all_probes() {
   std::vector<Probe> probes{l1d_present(), l2_levels(), l2_latency()};
   for (auto& p : memtopo::cache::element_probes({"data-cache", "l1d", "L1 data cache", l1d_target,
                                                   {"l1d.present"}, {}}))
     probes.push_back(std::move(p));
-  for (auto& p : memtopo::cache::element_probes({"data-cache", "l2", "L2 cache", l2_target, {}, {}, false, true}))
-    probes.push_back(std::move(p));
+  memtopo::cache::ElementSpec l2{"data-cache", "l2", "L2 cache", l2_target, {}, {}, false, true};
+  l2.size_candidates = l2_size_candidates;
+  l2.candidate_uses = {"l2.api_size_bytes", "l2.partitions"};
+  for (auto& p : memtopo::cache::element_probes(l2)) probes.push_back(std::move(p));
   return probes;
 }
 

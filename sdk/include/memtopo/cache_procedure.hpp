@@ -71,6 +71,7 @@ class Session {
     size_t misses = 0;
     double miss_fraction = 0;
     bool significant = false;    // misses beyond what the reference's noise explains
+    double cycles_per_load = 0;  // run_random: time per load of all its streams together
   };
 
   // Measures every point; misses are classified against the hit level of the reference.
@@ -87,7 +88,9 @@ class Session {
   bool significant_recurring(size_t recurring, uint64_t cycle, uint64_t passes) const;
   // Loads to uniformly random multiples of `stride` within `footprint` bytes (random_count):
   // `loads` timed after `warmup` untimed; outliers are left out of Outcome::loads.
-  Outcome run_random(uint64_t footprint, uint64_t stride, uint64_t warmup, uint64_t loads, uint64_t seed);
+  // `streams` load streams share the loads, each waiting `gap_cycles` after every load (ABI 1.4).
+  Outcome run_random(uint64_t footprint, uint64_t stride, uint64_t warmup, uint64_t loads, uint64_t seed,
+                     uint32_t streams = 1, uint32_t gap_cycles = 0);
   int32_t pinned_sm() const;  // the SM every point of a shared cache runs on, or -1
   int parallel_points() const;
   size_t launches() const { return launches_; }
@@ -132,14 +135,22 @@ SizeResult find_size(Session& s);
 // set full) hit with probability (lines held) / (lines in the footprint), whatever the policy,
 // so lines held = hit fraction x lines. Where a hashed set index fills sets unevenly, the
 // first miss of a cyclic sweep (find_size) comes before the capacity: conflict misses, not
-// capacity misses. Reports the first miss itself when both agree (to three standard errors),
-// else the lines held, to the line, with their standard error in the note.
+// capacity misses. Where other clients displace lines over time, the lines held grow with the
+// load rate: they are measured at several rates and extrapolated to an infinite one. Reports
+// the first miss itself when both agree (to three standard errors), else the one `candidate`
+// that agrees, else the lines held, to the line, with their standard error in the note.
+struct SizeCandidate {
+  int64_t bytes = 0;
+  std::string source;  // "the API's L2 size over 2 partitions"
+};
 struct OccupancyResult {
   Measured<int64_t> size_bytes;
   std::vector<uint64_t> footprints;
-  std::vector<double> lines_held, standard_errors;
+  std::vector<uint32_t> streams, gap_cycles;
+  std::vector<double> cycles_per_load, lines_held, standard_errors;
 };
-OccupancyResult find_occupancy(Session& s, int64_t first_miss_bytes, int64_t full_miss_bytes, int64_t line_bytes);
+OccupancyResult find_occupancy(Session& s, int64_t first_miss_bytes, int64_t full_miss_bytes, int64_t line_bytes,
+                               const std::vector<SizeCandidate>& candidates = {});
 
 struct LineResult {
   Measured<int64_t> fetch_granularity_bytes;
@@ -195,6 +206,10 @@ struct ElementSpec {
   // The size is the occupancy (find_occupancy, a probe after the line size): the size probe
   // then provides <element>.first_miss_bytes, which the line and geometry probes use.
   bool size_by_occupancy = false;
+  // Sizes the occupancy may confirm (e.g. the API's L2 size, or its share per partition),
+  // from keys in candidate_uses; empty when those are not known.
+  std::function<std::vector<SizeCandidate>(const Context&)> size_candidates;
+  std::vector<std::string> candidate_uses;
 };
 std::vector<Probe> element_probes(const ElementSpec& spec);
 

@@ -265,7 +265,7 @@ std::vector<Session::Outcome> Session::run_counted(const std::vector<Point>& poi
 }
 
 Session::Outcome Session::run_random(uint64_t footprint, uint64_t stride, uint64_t warmup, uint64_t loads,
-                                     uint64_t seed) {
+                                     uint64_t seed, uint32_t streams, uint32_t gap_cycles) {
   if (ctx_.cancelled()) throw Error("cancelled");
   const ChaseArray array = ChaseArray::stride(footprint, stride);
   RandomCountSpec r;
@@ -280,6 +280,8 @@ Session::Outcome Session::run_random(uint64_t footprint, uint64_t stride, uint64
   r.count.keep_steps = 0;
   r.stride_bytes = stride;
   r.seed = seed;
+  r.streams = streams;
+  r.gap_cycles = gap_cycles;
   const CountResult cr = ctx_.backend().random_count({r})[0];
   ++launches_;
   loads_chased_ += warmup + loads;
@@ -288,6 +290,11 @@ Session::Outcome Session::run_random(uint64_t footprint, uint64_t stride, uint64
   o.misses = static_cast<size_t>(cr.slow);
   o.miss_fraction = o.loads ? double(o.misses) / double(o.loads) : 0;
   o.significant = significant(o.misses, o.loads);
+  // Time per load of all streams together: the span where the backend reports it, else each
+  // stream's timed cycles and gap.
+  o.cycles_per_load = cr.span_cycles ? double(cr.span_cycles) / double(std::max<uint64_t>(loads, 1))
+                                     : (double(cr.cycles) / double(std::max<uint64_t>(loads, 1)) + gap_cycles) /
+                                           double(std::max<uint32_t>(streams, 1));
   return o;
 }
 
@@ -592,7 +599,8 @@ SizeResult find_size(Session& s) {
 
 // ------------------------------------------------------------------ occupancy
 
-OccupancyResult find_occupancy(Session& s, int64_t first_miss_bytes, int64_t full_miss_bytes, int64_t line_bytes) {
+OccupancyResult find_occupancy(Session& s, int64_t first_miss_bytes, int64_t full_miss_bytes, int64_t line_bytes,
+                               const std::vector<SizeCandidate>& candidates) {
   const Target& t = s.target();
   OccupancyResult res;
   Measured<int64_t>& m = res.size_bytes;
@@ -606,31 +614,53 @@ OccupancyResult find_occupancy(Session& s, int64_t first_miss_bytes, int64_t ful
   };
   if (L == 0) return first_miss_only("no line size");
   if (first < L) return first_miss_only("the first miss is below one line");
-  if (!s.ctx().backend().has_random_count()) return first_miss_only("the backend has no random_count (ABI 1.2)");
+  const Backend& backend = s.ctx().backend();
+  if (!backend.has_random_count()) return first_miss_only("the backend has no random_count (ABI 1.2)");
   // Every set full: twice the first miss, and past where every cyclic access misses.
   uint64_t F = std::max<uint64_t>(2 * first, uint64_t(std::max<int64_t>(full_miss_bytes, 0)) * 5 / 4);
   const uint64_t most = std::min<uint64_t>(t.max_footprint_bytes ? t.max_footprint_bytes : kArrayBytes, kArrayBytes);
+  // The rates: 8, 4, 2 and 1 streams on the SM, then one stream waiting after each load.
+  // Other clients displace lines over time, so the slower the loads come, the fewer lines
+  // the cache holds of them (the H100's L2: 0.8 % fewer at one stream than the limit, 5 %
+  // fewer at one load per 14 us); the series is extrapolated to an infinite rate.
+  struct Rate {
+    uint32_t streams, gap;
+    uint64_t loads;
+  };
+  // 64 loads per line give a standard error near 0.1 % of the lines held; at most the
+  // target's. (min, then max: std::clamp is undefined when the target allows fewer than 2^20.)
+  const uint64_t base = std::max<uint64_t>(std::min<uint64_t>(64 * (F / L), t.occupancy_loads), uint64_t(1) << 20);
+  std::vector<Rate> rates;
+  // Measured in this order: the fastest, one stream (when both agree, the cache keeps its
+  // lines at any rate and the rest is skipped), the rates between, one stream with a gap.
+  const uint32_t top = std::min<uint32_t>(8, backend.random_streams_max());
+  if (top >= 2) rates.push_back({top, 0, 2 * base});
+  rates.push_back({1, 0, base / 2});
+  for (uint32_t k = top / 2; k >= 2; k /= 2) rates.push_back({k, 0, base});
+  if (backend.has_random_rate()) rates.push_back({1, uint32_t(std::llround(8 * s.hit_latency_raw())), base / 16});
   struct Held {
-    double lines, variance;
+    double lines, se, cycles_per_load;
   };
-  auto measure = [&](uint64_t footprint, uint64_t seed) {
+  auto measure = [&](uint64_t footprint, const Rate& r, uint64_t seed, uint64_t warm) {
     const uint64_t n = footprint / L;
-    // 64 loads per line give a standard error near 0.1 % of the lines held; at most the target's.
-    // (min, then max: std::clamp is undefined when the target allows fewer than 2^20.)
-    const uint64_t loads = std::max<uint64_t>(std::min<uint64_t>(64 * n, t.occupancy_loads), uint64_t(1) << 20);
-    const Session::Outcome o = s.run_random(n * L, L, 4 * n, loads, seed);
+    const Session::Outcome o = s.run_random(n * L, L, warm, r.loads, seed, r.streams, r.gap);
     const double h = o.loads ? 1.0 - o.miss_fraction : 0.0;
-    res.footprints.push_back(n * L);
-    res.lines_held.push_back(double(n) * h);
+    const double loads = double(std::max<size_t>(o.loads, 1));
     // Binomial: the loads are independent draws.
-    const double var = double(n) * double(n) * std::max(h * (1 - h), 1.0 / double(std::max<size_t>(o.loads, 1))) /
-                       double(std::max<size_t>(o.loads, 1));
-    res.standard_errors.push_back(std::sqrt(var));
-    return std::pair<Held, bool>{Held{double(n) * h, var}, o.significant};
+    const double se = double(n) * std::sqrt(std::max(h * (1 - h), 1.0 / loads) / loads);
+    res.footprints.push_back(n * L);
+    res.streams.push_back(r.streams);
+    res.gap_cycles.push_back(r.gap);
+    res.cycles_per_load.push_back(o.cycles_per_load);
+    res.lines_held.push_back(double(n) * h);
+    res.standard_errors.push_back(se);
+    return std::pair<Held, bool>{Held{double(n) * h, se, o.cycles_per_load}, o.significant};
   };
-  s.ctx().progress(0.2, t.element + " occupancy: random loads over " + fmt_bytes(F / L * L));
   if (F > most) return first_miss_only("the footprint it needs (" + fmt_bytes(F) + ") exceeds " + fmt_bytes(most));
-  auto [a, missed] = measure(F, 1);
+  // The fastest rate first, at F and 1.25 F: the lines held must not grow any more (every
+  // set was full), else F moves up (twice at most).
+  s.ctx().progress(0.1, t.element + " occupancy: random loads over " + fmt_bytes(F / L * L));
+  auto [a, missed] = measure(F, rates[0], 1, 4 * (F / L));
   if (!missed) {
     m.found = true;
     m.value = int64_t(F / L * L);
@@ -639,51 +669,76 @@ OccupancyResult find_occupancy(Session& s, int64_t first_miss_bytes, int64_t ful
     m.note = "random loads over " + fmt_bytes(F / L * L) + " all hit";
     return res;
   }
-  // A second, larger footprint: the lines held must not grow any more (every set was full).
   bool plateau = false;
-  Held b = a;
-  for (int more = 0; more < 2; ++more) {
+  for (int more = 0; more < 3; ++more) {
     const uint64_t G = F + F / 4;
     if (G > most) break;
-    s.ctx().progress(0.5 + 0.2 * more, t.element + " occupancy: random loads over " + fmt_bytes(G / L * L));
-    b = measure(G, 2 + uint64_t(more)).first;
-    if (b.lines - a.lines <= 3 * std::sqrt(a.variance + b.variance)) {
+    s.ctx().progress(0.2 + 0.1 * more, t.element + " occupancy: random loads over " + fmt_bytes(G / L * L));
+    const Held b = measure(G, rates[0], 2 + uint64_t(more), 4 * (G / L)).first;
+    if (b.lines - a.lines <= 3 * std::hypot(a.se, b.se)) {
       plateau = true;
       break;
     }
     a = b;
     F = G;
   }
-  std::vector<double> row;
-  for (size_t i = 0; i < res.footprints.size(); ++i) {
-    row.push_back(double(res.footprints[i]));
-    row.push_back(res.lines_held[i]);
-    row.push_back(res.standard_errors[i]);
+  // The other rates at F, after the fastest.
+  std::vector<double> tt{a.cycles_per_load}, yy{a.lines}, ee{a.se};
+  for (size_t k = 1; k < rates.size(); ++k) {
+    s.ctx().progress(0.5 + 0.1 * double(k), t.element + " occupancy: " + std::to_string(rates[k].streams) + " stream(s)" +
+                                                (rates[k].gap ? " with a gap" : "") + " over " + fmt_bytes(F / L * L));
+    const Held h = measure(F, rates[k], 10 + k, (rates[k].gap ? 1 : 2) * (F / L)).first;
+    tt.push_back(h.cycles_per_load);
+    yy.push_back(h.lines);
+    ee.push_back(h.se);
+    if (k == 1 && std::fabs(h.lines - a.lines) <= 3 * std::hypot(h.se, a.se)) break;
   }
-  s.ctx().raw(t.element + "-occupancy", {"footprint_bytes", "lines_held", "standard_error_lines"}, row);
-  // Both footprints measure the same thing once every set is full: weight by precision.
-  const double wa = plateau ? 1 / a.variance : 0, wb = 1 / b.variance;
-  const double lines = (wa * a.lines + wb * b.lines) / (wa + wb);
-  const double se = 1 / std::sqrt(wa + wb);
+  std::vector<double> row;
+  for (size_t i = 0; i < res.footprints.size(); ++i)
+    for (double v : {double(res.footprints[i]), double(res.streams[i]), double(res.gap_cycles[i]), res.cycles_per_load[i],
+                     res.lines_held[i], res.standard_errors[i]})
+      row.push_back(v);
+  s.ctx().raw(t.element + "-occupancy",
+              {"footprint_bytes", "streams", "gap_cycles", "cycles_per_load", "lines_held", "standard_error_lines"}, row);
+  const an::RateFit fit = an::extrapolate_to_infinite_rate(tt, yy, ee);
+  const double lines = fit.limit, se = fit.standard_error;
   const double first_lines = double(first) / double(L);
   std::ostringstream note;
   note.setf(std::ios::fixed);
   note.precision(1);
-  note << "lines held under loads to uniformly random lines (hit fraction x lines) at ";
-  for (size_t i = 0; i < res.footprints.size(); ++i)
-    note << (i ? ", " : "") << fmt_bytes(res.footprints[i]) << ": " << res.lines_held[i] << " +- " << res.standard_errors[i];
-  note << " lines of " << L << " B";
+  note << "lines held under loads to uniformly random lines (hit fraction x lines) over " << fmt_bytes(F / L * L);
+  for (size_t i = 0; i < tt.size(); ++i)
+    note << (i ? ", " : ": ") << yy[i] << " +- " << ee[i] << " at " << tt[i] << " cycles per load";
+  note << " (lines of " << L << " B)";
+  if (fit.rate_dependent && fit.ok)
+    note << "; fewer lines at slower rates: extrapolated to an infinite rate as c - a t^" << std::setprecision(2)
+         << fit.beta << std::setprecision(1) << ", c = " << lines << " +- " << se << " lines";
+  else if (!fit.ok)
+    note << "; " << fit.why << ": their weighted mean, " << lines << " +- " << se << " lines";
+  else
+    note << "; the same at every rate: " << lines << " +- " << se << " lines";
   m.found = true;
+  double confidence = plateau ? 0.8 : 0.5;
+  if (!fit.ok) confidence = 0.4;
   if (std::fabs(lines - first_lines) <= std::max(3 * se, 2.0)) {
     m.value = first_miss_bytes;
     m.confidence = 0.95;
     note << "; agrees with the first miss of the cyclic sweep, which is the size";
+  } else if (const auto c = std::find_if(candidates.begin(), candidates.end(),
+                                          [&](const SizeCandidate& x) {
+                                            return x.bytes > 0 &&
+                                                   std::fabs(lines - double(x.bytes) / double(L)) <= std::max(3 * se, 2.0);
+                                          });
+             c != candidates.end()) {
+    m.value = c->bytes;
+    m.confidence = std::min(confidence, 0.9);
+    note << "; agrees within three standard errors with " << c->source << " (" << c->bytes << " B), which is reported";
   } else {
     m.value = int64_t(std::llround(lines)) * int64_t(L);
-    m.confidence = plateau ? 0.8 : 0.5;
-    note << "; " << lines << " +- " << se << " lines" << (plateau ? "" : " (still growing with the footprint)")
-         << ", not exact to the line; the cyclic sweep misses from " << first
-         << " B on (conflict misses: the set index fills sets unevenly)";
+    m.confidence = confidence;
+    note << (plateau ? "" : " (still growing with the footprint)") << "; not exact to the line; the cyclic sweep misses from "
+         << first << " B on (conflict misses: the set index fills sets unevenly)";
+    for (const SizeCandidate& x : candidates) note << "; " << x.source << ": " << x.bytes << " B";
   }
   m.note = note.str();
   return res;
@@ -1418,13 +1473,14 @@ std::vector<Probe> element_probes(const ElementSpec& spec) {
             .summary(spec.title + ": size as the lines held under random loads (every set full)")
             .provides({e + ".size_bytes"})
             .requires_keys(with(size_req, {first_key, e + ".line_bytes"}))
-            .uses(with(uses, {e + ".full_miss_bytes"}))
-            .run([e, target, first_key](Context& ctx) {
+            .uses(with(with(uses, {e + ".full_miss_bytes"}), spec.candidate_uses))
+            .run([e, target, first_key, candidates = spec.size_candidates](Context& ctx) {
               require_present(ctx, e);
               Session s(ctx, target(ctx));
               const OccupancyResult r =
                   find_occupancy(s, ctx.input<int64_t>(first_key), ctx.try_input<int64_t>(e + ".full_miss_bytes").value_or(0),
-                                 ctx.input<int64_t>(e + ".line_bytes"));
+                                 ctx.input<int64_t>(e + ".line_bytes"),
+                                 candidates ? candidates(ctx) : std::vector<SizeCandidate>{});
               report(ctx, e + ".size_bytes", r.size_bytes);
             }));
 
