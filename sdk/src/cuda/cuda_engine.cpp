@@ -287,7 +287,7 @@ void CudaEngine::run_chase_jobs(mt_chase_job* jobs, size_t count, Mode mode, mt_
       c.out_slow_recorded = std::min<uint64_t>(head[1], capacity(i));
       c.out_cycles = head[2];
       c.out_outliers = head[3];
-      if (c.out_slow_recorded) std::memcpy(c.out_slow_step, o + 8, 4 * c.out_slow_recorded);
+      if (c.out_slow_recorded) std::memcpy(c.out_slow_step, o + 10, 4 * c.out_slow_recorded);
     } else {
       unsigned long long cycles = 0;
       std::memcpy(&cycles, o, sizeof cycles);
