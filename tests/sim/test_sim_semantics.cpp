@@ -351,14 +351,21 @@ TEST_CASE("sim: bad requests are refused with the reason", "[sim]") {
   rj.stride_elems = 0;
   CHECK(b->random_count(b->self, &rj, 1, err, sizeof err) != 0);
   CHECK_THAT(err, Catch::Contains("stride_elems is 0"));
-  // more streams than the backend runs, and a caller of ABI 1.2 (no streams: one, accepted)
-  rj.stride_elems = 32;
-  rj.streams = 64;
-  CHECK(b->random_count(b->self, &rj, 1, err, sizeof err) != 0);
+  // a paced count with more streams than the backend runs, or than it has loads
+  mt_paced_count_job pj{};
+  pj.struct_size = sizeof pj;
+  pj.random = rj;
+  pj.random.stride_elems = 32;
+  pj.random.count.chase.steps = 100;
+  pj.streams = 64;
+  CHECK(b->paced_count(b->self, &pj, 1, err, sizeof err) != 0);
   CHECK_THAT(err, Catch::Contains("at most 32"));
-  rj.struct_size = offsetof(mt_random_count_job, streams);
-  CHECK(b->random_count(b->self, &rj, 1, err, sizeof err) == 0);
-  CHECK(rj.out_span_cycles == 0);  // beyond that caller's struct: left alone
+  pj.streams = 101;
+  CHECK(b->paced_count(b->self, &pj, 1, err, sizeof err) != 0);
+  pj.streams = 4;
+  pj.struct_size = sizeof(mt_random_count_job);
+  CHECK(b->paced_count(b->self, &pj, 1, err, sizeof err) != 0);
+  CHECK_THAT(err, Catch::Contains("struct_size too small"));
 }
 
 TEST_CASE("sim: loads per second (informational)", "[.][sim][perf]") {

@@ -145,16 +145,22 @@ typedef struct mt_random_count_job {
   mt_count_job count;    /* as for count_chase; out_slow_step may be NULL */
   uint64_t stride_elems; /* candidates are 0, stride, 2 * stride, ... (fewer than 2^32 of them) */
   uint64_t seed;
-  /* ABI 1.4 (a backend reads them only where mt_backend.random_count_streams_max says it
-   * can). The job's loads come from `streams` independent generators on the job's SM (0 or
-   * 1: one), each waiting for its own last load only; warmup_steps and steps are totals over
-   * all streams, and the outputs are summed. After each load a stream waits `gap_cycles`
-   * more. Both set the rate at which the job brings lines in: a cache whose lines other
-   * clients displace over time holds fewer of the job's lines the slower it loads. */
+} mt_random_count_job;
+
+/* Paced random-load count (ABI 1.4): a random-load count whose loads come from `streams`
+ * independent generators on the job's SM (0 or 1: one; at most mt_backend.paced_streams_max),
+ * each waiting for its own last load only and `gap_cycles` more after it. The random job's
+ * warmup_steps and steps are totals over all streams, and its outputs are summed (its
+ * out_slow_step holds stream 0's slow loads, numbered in stream 0's own steps). Streams and
+ * gap set the rate at which the job brings lines in: a cache whose lines other clients
+ * displace over time holds fewer of the job's lines the slower it loads. */
+typedef struct mt_paced_count_job {
+  uint32_t struct_size;
+  mt_random_count_job random;
   uint32_t streams;
   uint32_t gap_cycles;
   uint64_t out_span_cycles; /* cycles from the first timed load's start to the last one's end */
-} mt_random_count_job;
+} mt_paced_count_job;
 
 /* The function table of a backend. `self` is the first argument of every function. */
 typedef struct mt_backend {
@@ -173,9 +179,10 @@ typedef struct mt_backend {
   int (*count_chase)(void* self, mt_count_job* jobs, size_t job_count, char* err, size_t err_size);
   /* ABI 1.2. Random-load count (mt_random_count_job); NULL or beyond struct_size in older backends. */
   int (*random_count)(void* self, mt_random_count_job* jobs, size_t job_count, char* err, size_t err_size);
-  /* ABI 1.4. Most streams one random_count job may have (0 or beyond struct_size: the
-   * backend ignores streams and gap_cycles and runs one stream). */
-  uint32_t random_count_streams_max;
+  /* ABI 1.4. Paced random-load count (mt_paced_count_job), and the most streams one of its
+   * jobs may have; NULL, 0 or beyond struct_size in older backends. */
+  int (*paced_count)(void* self, mt_paced_count_job* jobs, size_t job_count, char* err, size_t err_size);
+  uint32_t paced_streams_max;
 } mt_backend;
 
 #ifdef __cplusplus

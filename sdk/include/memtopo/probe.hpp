@@ -116,8 +116,8 @@ struct CountSpec {
 
 // A random-load count (mt_random_count_job): `count.chase.array` sets the buffer; every load
 // goes to a uniformly random multiple of stride_bytes within it.
-// `streams` independent load streams on the SM share the loads (ABI 1.4; at most
-// Backend::random_streams_max()), each waiting `gap_cycles` after every load.
+// `streams` independent load streams on the SM share the loads (the paced count, ABI 1.4; at
+// most Backend::random_streams_max()), each waiting `gap_cycles` after every load.
 struct RandomCountSpec {
   CountSpec count;
   uint64_t stride_bytes = 0;
@@ -132,7 +132,7 @@ struct CountResult {
   uint64_t cycles = 0;              // raw cycles of all timed loads
   uint64_t outliers = 0;            // loads above slow_max_cycles
   int32_t sm = -1;
-  uint64_t span_cycles = 0;         // random_count (ABI 1.4): first timed load to last; 0 if unknown
+  uint64_t span_cycles = 0;         // paced count (ABI 1.4): first timed load to last; 0 if unknown
 };
 
 class Backend {
@@ -183,49 +183,58 @@ class Backend {
     return b_ && b_->struct_size >= offsetof(mt_backend, random_count) + sizeof(b_->random_count) && b_->random_count;
   }
 
-  // Whether random-load counts take streams and gap_cycles (ABI 1.4).
+  // Whether the backend has the paced count (ABI 1.4): streams and gaps for random loads.
   bool has_random_rate() const {
-    return has_random_count() &&
-           b_->struct_size >= offsetof(mt_backend, random_count_streams_max) + sizeof(b_->random_count_streams_max) &&
-           b_->random_count_streams_max > 0;
+    return has_random_count() && b_->struct_size >= offsetof(mt_backend, paced_streams_max) + sizeof(b_->paced_streams_max) &&
+           b_->paced_count && b_->paced_streams_max > 0;
   }
   // Most load streams one random-load count may have; 1 in older backends.
-  uint32_t random_streams_max() const { return has_random_rate() ? b_->random_count_streams_max : 1; }
+  uint32_t random_streams_max() const { return has_random_rate() ? b_->paced_streams_max : 1; }
 
-  // Random-load counts, run at once on distinct SMs.
+  // Random-load counts, run at once on distinct SMs; through the paced count (ABI 1.4) where
+  // the backend has it (then CountResult::span_cycles is known).
   std::vector<CountResult> random_count(const std::vector<RandomCountSpec>& specs) const {
     require(has_random_count(), "random_count (ABI 1.2)");
     for (const RandomCountSpec& s : specs)
       if (s.streams > random_streams_max() || (s.gap_cycles && !has_random_rate()))
         throw Error("random_count: " + std::to_string(s.streams) + " streams" + (s.gap_cycles ? " with a gap" : "") +
                     " asked of a backend that runs at most " + std::to_string(random_streams_max()) +
-                    (has_random_rate() ? "" : " and no gap (ABI 1.4)"));
+                    (has_random_rate() ? "" : " and no gap (paced_count, ABI 1.4)"));
     std::vector<ChaseSpec> chases;
     for (const RandomCountSpec& s : specs) chases.push_back(s.count.chase);
     std::vector<mt_chase_array> arrays;
     std::vector<mt_chase_job> base = jobs_for(chases, arrays);
     std::vector<CountResult> out(specs.size());
-    std::vector<mt_random_count_job> jobs(specs.size());
+    std::vector<mt_paced_count_job> jobs(specs.size());
     for (size_t i = 0; i < specs.size(); ++i) {
-      mt_random_count_job& j = jobs[i];
-      j = mt_random_count_job{};
+      mt_paced_count_job& p = jobs[i];
+      p = mt_paced_count_job{};
+      p.struct_size = sizeof(p);
+      mt_random_count_job& j = p.random;
       j.struct_size = sizeof(j);
       j.count = count_job(base[i], specs[i].count, out[i]);
       j.stride_elems = specs[i].stride_bytes / 4;
       j.seed = specs[i].seed;
-      j.streams = specs[i].streams;
-      j.gap_cycles = specs[i].gap_cycles;
+      p.streams = specs[i].streams;
+      p.gap_cycles = specs[i].gap_cycles;
     }
     char err[512] = {0};
-    if (b_->random_count(b_->self, jobs.data(), jobs.size(), err, sizeof err) != 0)
-      throw Error(err[0] ? err : "measurement failed");
+    int rc = 0;
+    if (has_random_rate()) {
+      rc = b_->paced_count(b_->self, jobs.data(), jobs.size(), err, sizeof err);
+    } else {
+      std::vector<mt_random_count_job> plain;
+      for (const mt_paced_count_job& p : jobs) plain.push_back(p.random);
+      rc = b_->random_count(b_->self, plain.data(), plain.size(), err, sizeof err);
+      for (size_t i = 0; i < plain.size(); ++i) jobs[i].random = plain[i];
+    }
+    if (rc != 0) throw Error(err[0] ? err : "measurement failed");
     for (size_t i = 0; i < specs.size(); ++i) {
-      read_count(jobs[i].count, out[i]);
+      read_count(jobs[i].random.count, out[i]);
       out[i].span_cycles = jobs[i].out_span_cycles;
     }
     return out;
   }
-
 
   double timing_overhead() const {
     require(b_ && b_->timing_overhead, "timing_overhead");

@@ -126,24 +126,38 @@ void CudaEngine::count_chase(mt_count_job* jobs, size_t count) {
 }
 
 void CudaEngine::random_count(mt_random_count_job* jobs, size_t count) {
+  // One stream, no gap: the paced count with its defaults.
+  std::vector<mt_paced_count_job> paced(jobs ? count : 0);
+  for (size_t i = 0; i < paced.size(); ++i) {
+    paced[i].struct_size = sizeof(mt_paced_count_job);
+    paced[i].random = jobs[i];
+  }
+  paced_count(paced.empty() ? nullptr : paced.data(), count);
+  for (size_t i = 0; i < paced.size(); ++i) jobs[i].count = paced[i].random.count;
+}
+
+void CudaEngine::paced_count(mt_paced_count_job* jobs, size_t count) {
+  std::vector<mt_random_count_job> randoms;
+  std::vector<engine::RandomRate> rates;
   std::vector<mt_count_job> counts;
   std::vector<mt_chase_job> chases;
-  if (auto e = engine::check_random_jobs(jobs, count, info_, counts, chases); !e.empty()) throw Error(e);
+  if (auto e = engine::check_paced_jobs(jobs, count, info_, randoms, rates, counts, chases); !e.empty()) throw Error(e);
   std::vector<uint64_t> spans(count);
-  run_chase_jobs(chases.data(), count, Mode::Count, counts.data(), jobs, spans.data());
+  run_chase_jobs(chases.data(), count, Mode::Count, counts.data(), randoms.data(), rates.data(), spans.data());
   for (size_t i = 0; i < count; ++i) {
-    mt_count_job& c = jobs[i].count;
+    mt_count_job& c = jobs[i].random.count;
     c.out_slow = counts[i].out_slow;
     c.out_slow_recorded = counts[i].out_slow_recorded;
     c.out_cycles = counts[i].out_cycles;
     c.out_outliers = counts[i].out_outliers;
     c.chase.out_sm = chases[i].out_sm;
-    if (engine::random_rate(jobs[i]).has_span) jobs[i].out_span_cycles = spans[i];
+    jobs[i].out_span_cycles = spans[i];
   }
 }
 
 void CudaEngine::run_chase_jobs(mt_chase_job* jobs, size_t count, Mode mode, mt_count_job* counts,
-                                const mt_random_count_job* random, uint64_t* spans) {
+                                const mt_random_count_job* random, const engine::RandomRate* rates,
+                                uint64_t* spans) {
   const bool fine = mode == Mode::Fine;
   if (auto e = engine::check_chase_jobs(jobs, count, info_, fine); !e.empty()) throw Error(e);
 
@@ -233,7 +247,7 @@ void CudaEngine::run_chase_jobs(mt_chase_job* jobs, size_t count, Mode mode, mt_
             d.random_state = places.x;
             d.random_stride = places.stride;
             d.random_candidates = places.candidates;
-            const engine::RandomRate rate = engine::random_rate(rj);
+            const engine::RandomRate rate = rates ? rates[todo[k]] : engine::RandomRate{};
             d.streams = rate.streams;
             d.gap_cycles = rate.gap_cycles;
             streams = std::max(streams, rate.streams);

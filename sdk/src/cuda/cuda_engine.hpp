@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "device_memory.hpp"
+#include "engine/job_checks.hpp"
 #include "memtopo/abi.h"
 
 namespace memtopo::cuda {
@@ -28,6 +29,7 @@ class CudaEngine {
   void average_chase(mt_chase_job* jobs, size_t count);
   void count_chase(mt_count_job* jobs, size_t count);
   void random_count(mt_random_count_job* jobs, size_t count);
+  void paced_count(mt_paced_count_job* jobs, size_t count);
   void sequence_chase(mt_sequence_job& job);
   double timing_overhead();
 
@@ -43,9 +45,10 @@ class CudaEngine {
   uint32_t max_dynamic_shared() const;
   enum class Mode { Fine, Average, Count };
   // Count mode: counts[i] is the count job whose chase is jobs[i]; with `random`, its loads
-  // go where random[i] says.
+  // go where random[i] says, at rates[i] (paced counts), and spans[i] gets its span.
   void run_chase_jobs(mt_chase_job* jobs, size_t count, Mode mode, mt_count_job* counts = nullptr,
-                      const mt_random_count_job* random = nullptr, uint64_t* spans = nullptr);
+                      const mt_random_count_job* random = nullptr, const engine::RandomRate* rates = nullptr,
+                      uint64_t* spans = nullptr);
 
   int ordinal_;
   const mt_device_info& info_;

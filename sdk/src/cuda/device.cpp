@@ -48,6 +48,9 @@ int cu_count(void* self, mt_count_job* jobs, size_t n, char* err, size_t size) {
 int cu_random(void* self, mt_random_count_job* jobs, size_t n, char* err, size_t size) {
   return guarded(self, "random_count", err, size, [&](CudaEngine& e) { e.random_count(jobs, n); });
 }
+int cu_paced(void* self, mt_paced_count_job* jobs, size_t n, char* err, size_t size) {
+  return guarded(self, "paced_count", err, size, [&](CudaEngine& e) { e.paced_count(jobs, n); });
+}
 int cu_sequence(void* self, mt_sequence_job* job, char* err, size_t size) {
   return guarded(self, "sequence_chase", err, size, [&](CudaEngine& e) {
     if (!job) throw Error("no job");
@@ -116,7 +119,8 @@ class CudaDevice final : public Device {
     backend_.timing_overhead = &cu_overhead;
     backend_.count_chase = &cu_count;
     backend_.random_count = &cu_random;
-    backend_.random_count_streams_max = engine::kRandomStreamsMax;
+    backend_.paced_count = &cu_paced;
+    backend_.paced_streams_max = engine::kRandomStreamsMax;
   }
   const mt_backend* backend() const override { return &backend_; }
   const mt_device_info& info() const override { return info_; }

@@ -1,7 +1,6 @@
 #include "engine/job_checks.hpp"
 
 #include <algorithm>
-#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <set>
@@ -100,13 +99,7 @@ std::string check_random_jobs(const mt_random_count_job* jobs, size_t count, con
   for (size_t i = 0; i < count; ++i) {
     const mt_random_count_job& j = jobs[i];
     const std::string where = "job " + std::to_string(i);
-    if (j.struct_size < offsetof(mt_random_count_job, streams)) return where + ": struct_size too small";
-    const RandomRate rate = random_rate(j);
-    if (rate.streams > kRandomStreamsMax)
-      return where + ": " + std::to_string(rate.streams) + " streams; at most " + std::to_string(kRandomStreamsMax);
-    if (j.count.chase.steps < rate.streams)
-      return where + ": fewer timed loads (" + std::to_string(j.count.chase.steps) + ") than streams (" +
-             std::to_string(rate.streams) + ")";
+    if (j.struct_size < sizeof(mt_random_count_job)) return where + ": struct_size too small";
     const mt_space s = j.count.chase.space;
     if (s != MT_SPACE_GLOBAL_CA && s != MT_SPACE_GLOBAL_CG && s != MT_SPACE_READONLY)
       return where + ": random loads take a global path (GLOBAL_CA, GLOBAL_CG or READONLY), not space " +
@@ -123,14 +116,29 @@ std::string check_random_jobs(const mt_random_count_job* jobs, size_t count, con
   return check_count_jobs(counts.data(), counts.size(), dev, chases);
 }
 
-RandomRate random_rate(const mt_random_count_job& j) {
-  RandomRate r;
-  if (j.struct_size >= offsetof(mt_random_count_job, gap_cycles) + sizeof(j.gap_cycles)) {
+std::string check_paced_jobs(const mt_paced_count_job* jobs, size_t count, const mt_device_info& dev,
+                             std::vector<mt_random_count_job>& randoms, std::vector<RandomRate>& rates,
+                             std::vector<mt_count_job>& counts, std::vector<mt_chase_job>& chases) {
+  if (count == 0) return "no jobs";
+  if (!jobs) return "no job array";
+  randoms.clear();
+  rates.clear();
+  for (size_t i = 0; i < count; ++i) {
+    const mt_paced_count_job& j = jobs[i];
+    const std::string where = "job " + std::to_string(i);
+    if (j.struct_size < sizeof(mt_paced_count_job)) return where + ": struct_size too small";
+    RandomRate r;
     r.streams = j.streams ? j.streams : 1;
     r.gap_cycles = j.gap_cycles;
+    if (r.streams > kRandomStreamsMax)
+      return where + ": " + std::to_string(r.streams) + " streams; at most " + std::to_string(kRandomStreamsMax);
+    if (j.random.count.chase.steps < r.streams)
+      return where + ": fewer timed loads (" + std::to_string(j.random.count.chase.steps) + ") than streams (" +
+             std::to_string(r.streams) + ")";
+    randoms.push_back(j.random);
+    rates.push_back(r);
   }
-  r.has_span = j.struct_size >= offsetof(mt_random_count_job, out_span_cycles) + sizeof(j.out_span_cycles);
-  return r;
+  return check_random_jobs(randoms.data(), randoms.size(), dev, counts, chases);
 }
 
 std::string check_sequence_job(const mt_sequence_job& job, const mt_device_info& dev) {

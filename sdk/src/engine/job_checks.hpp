@@ -22,15 +22,18 @@ std::string check_random_jobs(const mt_random_count_job* jobs, size_t count, con
                               std::vector<mt_count_job>& counts, std::vector<mt_chase_job>& chases);
 std::string check_sequence_job(const mt_sequence_job& job, const mt_device_info& dev);
 
-// Streams per random-load count job both backends run (one warp each on the GPU).
+// Streams per paced count job both backends run (one warp each on the GPU).
 constexpr uint32_t kRandomStreamsMax = 32;
-// A random-load count job's rate fields (ABI 1.4), with the defaults of an older caller.
+// A paced count job's rate (streams 0 read as 1).
 struct RandomRate {
   uint32_t streams = 1;
   uint32_t gap_cycles = 0;
-  bool has_span = false;  // the caller's struct has out_span_cycles
 };
-RandomRate random_rate(const mt_random_count_job& j);
+// Paced counts: also copies each job's random job into `randoms`, its rate into `rates`, and
+// the count and chase jobs as check_random_jobs does.
+std::string check_paced_jobs(const mt_paced_count_job* jobs, size_t count, const mt_device_info& dev,
+                             std::vector<mt_random_count_job>& randoms, std::vector<RandomRate>& rates,
+                             std::vector<mt_count_job>& counts, std::vector<mt_chase_job>& chases);
 // Stream k's generator state from stream 0's (RandomPlaces::x); the GPU kernel derives it
 // the same way. Stream 0 keeps it, so a one-stream job draws what it drew before.
 inline uint64_t stream_state(uint64_t x, uint32_t k) {

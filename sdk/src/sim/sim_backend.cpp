@@ -55,7 +55,8 @@ class SimDevice final : public Device {
     backend_.timing_overhead = &timing_overhead;
     backend_.count_chase = &count_chase;
     backend_.random_count = &random_count;
-    backend_.random_count_streams_max = kRandomStreamsMax;
+    backend_.paced_count = &paced_count;
+    backend_.paced_streams_max = kRandomStreamsMax;
   }
   const mt_backend* backend() const override { return &backend_; }
   const mt_device_info& info() const override { return gpu_.model().info; }
@@ -78,18 +79,34 @@ class SimDevice final : public Device {
     return rc;
   }
   static int random_count(void* self, mt_random_count_job* jobs, size_t n, char* err, size_t err_size) {
+    // One stream, no gap: the paced count with its defaults.
+    std::vector<mt_paced_count_job> paced(jobs ? n : 0);
+    for (size_t i = 0; i < paced.size(); ++i) {
+      paced[i].struct_size = sizeof(mt_paced_count_job);
+      paced[i].random = jobs[i];
+    }
+    const int rc = paced_count(self, paced.empty() ? nullptr : paced.data(), n, err, err_size);
+    for (size_t i = 0; i < paced.size() && rc == 0; ++i) jobs[i].count = paced[i].random.count;
+    return rc;
+  }
+  static int paced_count(void* self, mt_paced_count_job* jobs, size_t n, char* err, size_t err_size) {
     auto* dev = static_cast<SimDevice*>(self);
+    std::vector<mt_random_count_job> randoms;
+    std::vector<RandomRate> rates;
     std::vector<mt_count_job> counts;
     std::vector<mt_chase_job> chases;
-    if (auto e = check_random_jobs(jobs, n, dev->info(), counts, chases); !e.empty()) return fail(err, err_size, e);
-    dev->spans_.assign(n, 0);
-    const int rc = dev->chase(chases.data(), n, Mode::Count, counts.data(), err, err_size, jobs);
+    if (auto e = check_paced_jobs(jobs, n, dev->info(), randoms, rates, counts, chases); !e.empty())
+      return fail(err, err_size, e);
+    std::vector<uint64_t> spans(n, 0);
+    const int rc =
+        dev->chase(chases.data(), n, Mode::Count, counts.data(), err, err_size, randoms.data(), rates.data(), spans.data());
     for (size_t i = 0; i < n && rc == 0; ++i) {
-      mt_chase_job out_chase = jobs[i].count.chase;
-      jobs[i].count = counts[i];
-      jobs[i].count.chase = out_chase;
-      jobs[i].count.chase.out_sm = chases[i].out_sm;
-      if (random_rate(jobs[i]).has_span) jobs[i].out_span_cycles = dev->spans_[i];
+      mt_count_job& c = jobs[i].random.count;
+      const mt_chase_job out_chase = c.chase;
+      c = counts[i];
+      c.chase = out_chase;
+      c.chase.out_sm = chases[i].out_sm;
+      jobs[i].out_span_cycles = spans[i];
     }
     return rc;
   }
@@ -106,7 +123,8 @@ class SimDevice final : public Device {
   // Count mode: `counts[i]` is the count job whose chase is jobs[i].
   // `random` (random-load counts): random[i] says where jobs[i]'s loads go.
   int chase(mt_chase_job* jobs, size_t n, Mode mode, mt_count_job* counts, char* err, size_t err_size,
-            const mt_random_count_job* random = nullptr) noexcept {
+            const mt_random_count_job* random = nullptr, const RandomRate* rates = nullptr,
+            uint64_t* spans = nullptr) noexcept {
     try {
       const mt_device_info& dev = info();
       const bool fine = mode == Mode::Fine;
@@ -141,7 +159,7 @@ class SimDevice final : public Device {
         }
         j.out_sm = sm;
         gpu_.set_carveout(uint32_t(sm), j.shared_carveout_percent);
-        const RandomRate rate = random ? random_rate(random[i]) : RandomRate{};
+        const RandomRate rate = rates ? rates[i] : RandomRate{};
         const uint32_t streams = rate.streams;
         for (uint32_t k = 0; k < streams; ++k) {
           auto share = [&](uint64_t x) { return x / streams + (k < x % streams ? 1 : 0); };
@@ -193,7 +211,7 @@ class SimDevice final : public Device {
         }
       }
       for (size_t i = 0; i < n; ++i) jobs[i].out_average_cycles = double(sums[i]) / double(jobs[i].steps);
-      if (random)
+      if (spans)
         for (size_t i = 0; i < n; ++i) {
           double first = -1, last = 0;
           for (const Run& r : runs)
@@ -201,7 +219,7 @@ class SimDevice final : public Device {
               first = first < 0 ? r.first : std::min(first, r.first);
               last = std::max(last, r.clock);
             }
-          if (random_rate(random[i]).has_span) spans_[i] = uint64_t(std::llround(std::max(0.0, last - first)));
+          spans[i] = uint64_t(std::llround(std::max(0.0, last - first)));
         }
       return 0;
     } catch (const std::exception& e) {
@@ -271,7 +289,6 @@ class SimDevice final : public Device {
 
   Gpu gpu_;
   mt_backend backend_{};
-  std::vector<uint64_t> spans_;  // random_count: each job's span (chase fills it)
 };
 
 }  // namespace
