@@ -159,16 +159,13 @@ TEST_CASE("cuda: random-load streams share the loads and overlap in time", "[cud
   // 1 MiB of 128 B lines through L2 only, warm: every load hits. Eight streams make the
   // timed loads one stream makes (threshold 0: each one counted slow) in much less time.
   const ChaseArray a = ChaseArray::stride(1 << 20, 128);
-  memtopo::RandomCountSpec r;
-  r.count.chase.space = MT_SPACE_GLOBAL_CG;
-  r.count.chase.array = &a;
-  r.count.chase.warmup_steps = 40000;
-  r.count.chase.steps = 100003;
-  r.count.chase.sm = 0;
-  r.count.slow_cycles = 0;
-  r.count.keep_steps = 16;
-  r.stride_bytes = 128;
-  r.seed = 3;
+  ChaseSpec chase;
+  chase.space = MT_SPACE_GLOBAL_CG;
+  chase.array = &a;
+  chase.warmup_steps = 40000;
+  chase.steps = 100003;
+  chase.sm = 0;
+  memtopo::RandomCountSpec r{memtopo::CountSpec{chase, 0, 0, 16}, 128, 3};
   const memtopo::CountResult one = be.random_count({r})[0];
   CHECK(one.slow == 100003);
   CHECK(one.sm == 0);
