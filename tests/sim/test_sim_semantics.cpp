@@ -226,6 +226,47 @@ TEST_CASE("sim: random-load streams share the loads and the time", "[sim][count]
   CHECK_THROWS_WITH(be.random_count({r}), Catch::Contains("33 streams"));
 }
 
+TEST_CASE("sim: a pump loads between windows of timed loads, which it leaves alone", "[sim][count]") {
+  // The 64 lines over the 16-line L1 again. A pump of 32 lanes loads for 2000 cycles before
+  // every 10 timed loads: the timed loads hit as often as without it, the span holds the
+  // pump's windows, and the pump's loads are counted from the first window after timing began.
+  auto d = open_text("rnd-pump", tiny_device("lru"));
+  const memtopo::Backend be(d->backend());
+  REQUIRE(be.has_pump());
+  CHECK(be.pump_warps_max() == 1);
+  const memtopo::ChaseArray a = memtopo::ChaseArray::stride(64 * 128, 128);
+  memtopo::RandomCountSpec r;
+  r.count.chase.space = MT_SPACE_GLOBAL_CA;
+  r.count.chase.array = &a;
+  r.count.chase.warmup_steps = 4096;
+  r.count.chase.steps = 100000;
+  r.count.slow_cycles = 100;
+  r.count.keep_steps = 0;
+  r.stride_bytes = 128;
+  r.seed = 7;
+  const memtopo::CountResult plain = be.random_count({r})[0];
+  CHECK(plain.pump_loads == 0);
+  r.pump_warps = 1;
+  r.pump_lanes = 32;
+  r.pump_cycles = 2000;
+  r.probe_loads = 10;
+  const memtopo::CountResult pumped = be.random_count({r})[0];
+  CHECK(1.0 - double(pumped.slow) / 100000.0 == Approx(0.25).margin(0.007));
+  // Windows begun after the first timed load: 9999 of them, each of 2000 cycles or a little
+  // more (the last load ends past it).
+  const double windows = 100000 / 10 - 1;
+  CHECK(double(pumped.span_cycles) > double(plain.span_cycles) + windows * 2000);
+  CHECK(double(pumped.span_cycles) < double(plain.span_cycles) + windows * 2200 + 4000);
+  // Each lane loads all window long: 32 lanes x 2000 cycles over the mean load's cycles.
+  const double per_window = 32.0 * 2000.0 / (double(plain.span_cycles) / 100000.0);
+  CHECK(double(pumped.pump_loads) == Approx(windows * per_window).epsilon(0.1));
+  r.pump_warps = 2;
+  CHECK_THROWS_WITH(be.random_count({r}), Catch::Contains("at most 1 pump warps"));
+  r.pump_warps = 1;
+  r.streams = 2;
+  CHECK_THROWS_WITH(be.random_count({r}), Catch::Contains("one timed stream"));
+}
+
 TEST_CASE("sim: a stray line takes one way of one set of an SM's L1 for a call", "[sim]") {
   // 16 lines chased cyclically fill the 4 x 4 L1 exactly: no misses after the warm-up. With
   // stray_line_probability = 1 every SM's L1 has a way less in one set, so that set's 4
@@ -365,6 +406,27 @@ TEST_CASE("sim: bad requests are refused with the reason", "[sim]") {
   pj.streams = 4;
   pj.struct_size = sizeof(mt_random_count_job);
   CHECK(b->paced_count(b->self, &pj, 1, err, sizeof err) != 0);
+  CHECK_THAT(err, Catch::Contains("struct_size too small"));
+  // a pumped count with too many pump warps or lanes, a pump that never runs, a short struct
+  mt_pumped_count_job uj{};
+  uj.struct_size = sizeof uj;
+  uj.random = pj.random;
+  uj.pump_warps = 2;
+  uj.pump_lanes = 32;
+  uj.pump_cycles = 100;
+  CHECK(b->pumped_count(b->self, &uj, 1, err, sizeof err) != 0);
+  CHECK_THAT(err, Catch::Contains("2 pump warps; at most 1"));
+  uj.pump_warps = 1;
+  uj.pump_lanes = 33;
+  CHECK(b->pumped_count(b->self, &uj, 1, err, sizeof err) != 0);
+  CHECK_THAT(err, Catch::Contains("33 pump lanes; 1 to 32"));
+  uj.pump_lanes = 32;
+  uj.pump_cycles = 0;
+  CHECK(b->pumped_count(b->self, &uj, 1, err, sizeof err) != 0);
+  CHECK_THAT(err, Catch::Contains("pump_cycles 0"));
+  uj.pump_cycles = 100;
+  uj.struct_size = sizeof(mt_paced_count_job);
+  CHECK(b->pumped_count(b->self, &uj, 1, err, sizeof err) != 0);
   CHECK_THAT(err, Catch::Contains("struct_size too small"));
 }
 

@@ -162,6 +162,25 @@ typedef struct mt_paced_count_job {
   uint64_t out_span_cycles; /* cycles from the first timed load's start to the last one's end */
 } mt_paced_count_job;
 
+/* Pumped random-load count (ABI 1.5): the random job's loads come from one timed stream,
+ * and pump_warps x pump_lanes untimed generators on the same SM (at most
+ * mt_backend.pump_warps_max warps, 1 to 32 lanes each) load from the same candidates. The
+ * job runs in windows: the pump loads for pump_cycles, stops and lets its loads finish, then
+ * the timed stream makes probe_loads loads (its warm-up loads in the first windows) while
+ * the pump waits. The pump sets the rate at which the job brings lines in, far above one
+ * stream's; the timed loads never queue behind its loads, so a hit stays as fast as it is
+ * at one stream. pump_warps 0: no pump, a plain random-load count. */
+typedef struct mt_pumped_count_job {
+  uint32_t struct_size;
+  mt_random_count_job random;
+  uint32_t pump_warps;
+  uint32_t pump_lanes;
+  uint32_t pump_cycles;     /* per window */
+  uint32_t probe_loads;     /* timed-stream loads per window (0 reads as 1) */
+  uint64_t out_span_cycles; /* cycles from the first timed load's start to the last one's end */
+  uint64_t out_pump_loads;  /* pump loads in the windows between them */
+} mt_pumped_count_job;
+
 /* The function table of a backend. `self` is the first argument of every function. */
 typedef struct mt_backend {
   uint32_t struct_size;
@@ -183,6 +202,10 @@ typedef struct mt_backend {
    * jobs may have; NULL, 0 or beyond struct_size in older backends. */
   int (*paced_count)(void* self, mt_paced_count_job* jobs, size_t job_count, char* err, size_t err_size);
   uint32_t paced_streams_max;
+  /* ABI 1.5. Pumped random-load count (mt_pumped_count_job), and the most pump warps one of
+   * its jobs may have; NULL, 0 or beyond struct_size in older backends. */
+  int (*pumped_count)(void* self, mt_pumped_count_job* jobs, size_t job_count, char* err, size_t err_size);
+  uint32_t pump_warps_max;
 } mt_backend;
 
 #ifdef __cplusplus

@@ -20,6 +20,7 @@
 // instead of the exported entry point.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdio>
 #include <cstring>
@@ -124,6 +125,12 @@ struct RandomCountSpec {
   uint64_t seed = 1;
   uint32_t streams = 1;
   uint32_t gap_cycles = 0;
+  // A pump (the pumped count, ABI 1.5; one timed stream, no gap): pump_warps x pump_lanes
+  // untimed generators load for pump_cycles before every probe_loads timed loads.
+  uint32_t pump_warps = 0;
+  uint32_t pump_lanes = 32;
+  uint32_t pump_cycles = 0;
+  uint32_t probe_loads = 32;
 };
 
 struct CountResult {
@@ -133,6 +140,7 @@ struct CountResult {
   uint64_t outliers = 0;            // loads above slow_max_cycles
   int32_t sm = -1;
   uint64_t span_cycles = 0;         // paced count (ABI 1.4): first timed load to last; 0 if unknown
+  uint64_t pump_loads = 0;          // pumped count (ABI 1.5): pump loads within the span
 };
 
 class Backend {
@@ -191,10 +199,20 @@ class Backend {
   // Most load streams one random-load count may have; 1 in older backends.
   uint32_t random_streams_max() const { return has_random_rate() ? b_->paced_streams_max : 1; }
 
+  // Whether the backend has the pumped count (ABI 1.5), and the most pump warps it runs.
+  bool has_pump() const {
+    return has_random_rate() && b_->struct_size >= offsetof(mt_backend, pump_warps_max) + sizeof(b_->pump_warps_max) &&
+           b_->pumped_count && b_->pump_warps_max > 0;
+  }
+  uint32_t pump_warps_max() const { return has_pump() ? b_->pump_warps_max : 0; }
+
   // Random-load counts, run at once on distinct SMs; through the paced count (ABI 1.4) where
-  // the backend has it (then CountResult::span_cycles is known).
+  // the backend has it (then CountResult::span_cycles is known), through the pumped count
+  // (ABI 1.5) when a spec has a pump.
   std::vector<CountResult> random_count(const std::vector<RandomCountSpec>& specs) const {
     require(has_random_count(), "random_count (ABI 1.2)");
+    if (std::any_of(specs.begin(), specs.end(), [](const RandomCountSpec& s) { return s.pump_warps > 0; }))
+      return pumped_count(specs);
     for (const RandomCountSpec& s : specs)
       if (s.streams > random_streams_max() || (s.gap_cycles && !has_random_rate()))
         throw Error("random_count: " + std::to_string(s.streams) + " streams" + (s.gap_cycles ? " with a gap" : "") +
@@ -232,6 +250,44 @@ class Backend {
     for (size_t i = 0; i < specs.size(); ++i) {
       read_count(jobs[i].random.count, out[i]);
       out[i].span_cycles = jobs[i].out_span_cycles;
+    }
+    return out;
+  }
+
+  std::vector<CountResult> pumped_count(const std::vector<RandomCountSpec>& specs) const {
+    for (const RandomCountSpec& s : specs)
+      if (s.pump_warps > pump_warps_max() || s.streams > 1 || s.gap_cycles)
+        throw Error("random_count: a pump of " + std::to_string(s.pump_warps) + " warps" +
+                    (s.streams > 1 || s.gap_cycles ? " with several streams or a gap" : "") +
+                    " asked of a backend that runs at most " + std::to_string(pump_warps_max()) +
+                    " pump warps (pumped_count, ABI 1.5) and one timed stream with them");
+    std::vector<ChaseSpec> chases;
+    for (const RandomCountSpec& s : specs) chases.push_back(s.count.chase);
+    std::vector<mt_chase_array> arrays;
+    std::vector<mt_chase_job> base = jobs_for(chases, arrays);
+    std::vector<CountResult> out(specs.size());
+    std::vector<mt_pumped_count_job> jobs(specs.size());
+    for (size_t i = 0; i < specs.size(); ++i) {
+      mt_pumped_count_job& p = jobs[i];
+      p = mt_pumped_count_job{};
+      p.struct_size = sizeof(p);
+      mt_random_count_job& j = p.random;
+      j.struct_size = sizeof(j);
+      j.count = count_job(base[i], specs[i].count, out[i]);
+      j.stride_elems = specs[i].stride_bytes / 4;
+      j.seed = specs[i].seed;
+      p.pump_warps = specs[i].pump_warps;
+      p.pump_lanes = specs[i].pump_lanes;
+      p.pump_cycles = specs[i].pump_cycles;
+      p.probe_loads = specs[i].probe_loads;
+    }
+    char err[512] = {0};
+    if (b_->pumped_count(b_->self, jobs.data(), jobs.size(), err, sizeof err) != 0)
+      throw Error(err[0] ? err : "measurement failed");
+    for (size_t i = 0; i < specs.size(); ++i) {
+      read_count(jobs[i].random.count, out[i]);
+      out[i].span_cycles = jobs[i].out_span_cycles;
+      out[i].pump_loads = jobs[i].out_pump_loads;
     }
     return out;
   }

@@ -155,9 +155,32 @@ void CudaEngine::paced_count(mt_paced_count_job* jobs, size_t count) {
   }
 }
 
+void CudaEngine::pumped_count(mt_pumped_count_job* jobs, size_t count) {
+  static_assert(kPumpStreamBase == engine::kPumpStreamBase, "pump generators differ between the backends");
+  std::vector<mt_random_count_job> randoms;
+  std::vector<engine::RandomRate> rates;
+  std::vector<mt_count_job> counts;
+  std::vector<mt_chase_job> chases;
+  if (auto e = engine::check_pumped_jobs(jobs, count, info_, kPumpWarpsMax, randoms, rates, counts, chases); !e.empty())
+    throw Error(e);
+  std::vector<uint64_t> spans(count), pumped(count);
+  run_chase_jobs(chases.data(), count, Mode::Count, counts.data(), randoms.data(), rates.data(), spans.data(),
+                 pumped.data());
+  for (size_t i = 0; i < count; ++i) {
+    mt_count_job& c = jobs[i].random.count;
+    c.out_slow = counts[i].out_slow;
+    c.out_slow_recorded = counts[i].out_slow_recorded;
+    c.out_cycles = counts[i].out_cycles;
+    c.out_outliers = counts[i].out_outliers;
+    c.chase.out_sm = chases[i].out_sm;
+    jobs[i].out_span_cycles = spans[i];
+    jobs[i].out_pump_loads = pumped[i];
+  }
+}
+
 void CudaEngine::run_chase_jobs(mt_chase_job* jobs, size_t count, Mode mode, mt_count_job* counts,
                                 const mt_random_count_job* random, const engine::RandomRate* rates,
-                                uint64_t* spans) {
+                                uint64_t* spans, uint64_t* pumped) {
   const bool fine = mode == Mode::Fine;
   if (auto e = engine::check_chase_jobs(jobs, count, info_, fine); !e.empty()) throw Error(e);
 
@@ -168,13 +191,13 @@ void CudaEngine::run_chase_jobs(mt_chase_job* jobs, size_t count, Mode mode, mt_
   arrays.upload();
 
   // Outputs, in words: fine: index[steps] then latency[steps]; average: cycles, last (u64
-  // each); count: slow, kept, cycles, outliers (u64 each), then the kept steps.
+  // each); count: slow, kept, cycles, outliers, span, pump loads (u64 each), then the kept steps.
   auto capacity = [&](size_t i) { return std::min<uint32_t>(counts[i].slow_capacity, kCountSteps); };
   std::vector<uint64_t> out_offset(count);
   uint64_t out_words = 0;
   for (size_t i = 0; i < count; ++i) {
     out_offset[i] = out_words;
-    out_words += fine ? 2 * jobs[i].steps : mode == Mode::Average ? 4 : 10 + (capacity(i) + 1) / 2 * 2;  // u64-aligned
+    out_words += fine ? 2 * jobs[i].steps : mode == Mode::Average ? 4 : kCountHeadWords + (capacity(i) + 1) / 2 * 2;  // u64-aligned
   }
   PooledBuffer out(pool_, out_words * 4);
 
@@ -219,7 +242,7 @@ void CudaEngine::run_chase_jobs(mt_chase_job* jobs, size_t count, Mode mode, mt_
     check(configure_kernel(kernel, bank != nullptr, carveout, dynamic_bytes), "cudaFuncSetAttribute");
 
     std::vector<size_t> todo = members;
-    uint32_t streams = 1;  // the most any random-load job of this group has
+    uint32_t streams = 1;  // warps per block: the most any random-load job of this group needs
     for (int attempt = 0; attempt < kAttempts && !todo.empty(); ++attempt) {
       std::vector<DeviceChaseJob> descs(todo.size());
       std::vector<int32_t> pins(todo.size());
@@ -237,7 +260,7 @@ void CudaEngine::run_chase_jobs(mt_chase_job* jobs, size_t count, Mode mode, mt_
           d.out_latency = o + j.steps;
         } else if (mode == Mode::Count) {
           d.out_cycles = reinterpret_cast<unsigned long long*>(o);
-          d.out_last = o + 10;
+          d.out_last = o + kCountHeadWords;
           d.slow_cycles = counts[todo[k]].slow_cycles;
           d.slow_max_cycles = counts[todo[k]].slow_max_cycles;
           d.count_capacity = capacity(todo[k]);
@@ -250,7 +273,11 @@ void CudaEngine::run_chase_jobs(mt_chase_job* jobs, size_t count, Mode mode, mt_
             const engine::RandomRate rate = rates ? rates[todo[k]] : engine::RandomRate{};
             d.streams = rate.streams;
             d.gap_cycles = rate.gap_cycles;
-            streams = std::max(streams, rate.streams);
+            d.pump_warps = rate.pump_warps;
+            d.pump_lanes = rate.pump_lanes;
+            d.pump_cycles = rate.pump_cycles;
+            d.probe_loads = rate.probe_loads;
+            streams = std::max({streams, rate.streams, rate.pump_warps ? rate.pump_warps + 1 : 1u});
           }
         } else {
           d.out_cycles = reinterpret_cast<unsigned long long*>(o);
@@ -293,15 +320,16 @@ void CudaEngine::run_chase_jobs(mt_chase_job* jobs, size_t count, Mode mode, mt_
       if (j.out_index) std::memcpy(j.out_index, o, 4 * j.steps);
       std::memcpy(j.out_latency, o + j.steps, 4 * j.steps);
     } else if (mode == Mode::Count) {
-      uint64_t head[5];
+      uint64_t head[kCountHeadWords / 2];
       std::memcpy(head, o, sizeof head);
       if (spans) spans[i] = head[4];
+      if (pumped) pumped[i] = head[5];
       mt_count_job& c = counts[i];
       c.out_slow = head[0];
       c.out_slow_recorded = std::min<uint64_t>(head[1], capacity(i));
       c.out_cycles = head[2];
       c.out_outliers = head[3];
-      if (c.out_slow_recorded) std::memcpy(c.out_slow_step, o + 10, 4 * c.out_slow_recorded);
+      if (c.out_slow_recorded) std::memcpy(c.out_slow_step, o + kCountHeadWords, 4 * c.out_slow_recorded);
     } else {
       unsigned long long cycles = 0;
       std::memcpy(&cycles, o, sizeof cycles);

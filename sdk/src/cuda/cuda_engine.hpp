@@ -30,6 +30,9 @@ class CudaEngine {
   void count_chase(mt_count_job* jobs, size_t count);
   void random_count(mt_random_count_job* jobs, size_t count);
   void paced_count(mt_paced_count_job* jobs, size_t count);
+  void pumped_count(mt_pumped_count_job* jobs, size_t count);
+  // Pump warps one pumped job may have: the block's other 31 warps.
+  static constexpr uint32_t kPumpWarpsMax = 31;
   void sequence_chase(mt_sequence_job& job);
   double timing_overhead();
 
@@ -45,10 +48,11 @@ class CudaEngine {
   uint32_t max_dynamic_shared() const;
   enum class Mode { Fine, Average, Count };
   // Count mode: counts[i] is the count job whose chase is jobs[i]; with `random`, its loads
-  // go where random[i] says, at rates[i] (paced counts), and spans[i] gets its span.
+  // go where random[i] says, at rates[i] (paced and pumped counts), spans[i] gets its span
+  // and pumped[i] its pump loads.
   void run_chase_jobs(mt_chase_job* jobs, size_t count, Mode mode, mt_count_job* counts = nullptr,
                       const mt_random_count_job* random = nullptr, const engine::RandomRate* rates = nullptr,
-                      uint64_t* spans = nullptr);
+                      uint64_t* spans = nullptr, uint64_t* pumped = nullptr);
 
   int ordinal_;
   const mt_device_info& info_;

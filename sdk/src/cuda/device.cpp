@@ -51,6 +51,9 @@ int cu_random(void* self, mt_random_count_job* jobs, size_t n, char* err, size_t
 int cu_paced(void* self, mt_paced_count_job* jobs, size_t n, char* err, size_t size) {
   return guarded(self, "paced_count", err, size, [&](CudaEngine& e) { e.paced_count(jobs, n); });
 }
+int cu_pumped(void* self, mt_pumped_count_job* jobs, size_t n, char* err, size_t size) {
+  return guarded(self, "pumped_count", err, size, [&](CudaEngine& e) { e.pumped_count(jobs, n); });
+}
 int cu_sequence(void* self, mt_sequence_job* job, char* err, size_t size) {
   return guarded(self, "sequence_chase", err, size, [&](CudaEngine& e) {
     if (!job) throw Error("no job");
@@ -121,6 +124,8 @@ class CudaDevice final : public Device {
     backend_.random_count = &cu_random;
     backend_.paced_count = &cu_paced;
     backend_.paced_streams_max = engine::kRandomStreamsMax;
+    backend_.pumped_count = &cu_pumped;
+    backend_.pump_warps_max = CudaEngine::kPumpWarpsMax;
   }
   const mt_backend* backend() const override { return &backend_; }
   const mt_device_info& info() const override { return info_; }

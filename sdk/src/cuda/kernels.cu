@@ -313,18 +313,77 @@ struct RandomDraws {
 
 // What one stream of a counting chase saw.
 struct Tally {
-  unsigned long long slow = 0, kept = 0, cycles = 0, outliers = 0, first = 0, last = 0;
+  unsigned long long slow = 0, kept = 0, cycles = 0, outliers = 0, first = 0, last = 0, pumped = 0;
 };
+
+struct NoWindow {
+  __device__ void operator()(uint64_t) const {}
+};
+
+// The pumped count's shared state: thread 0 (the timed stream) steers, the pump lanes follow.
+struct PumpControl {
+  volatile uint32_t phase;   // kPumpHold, kPumpRun or kPumpDone
+  volatile uint32_t window;  // windows begun; a lane acknowledges each hold once
+  uint32_t parked;           // lanes whose last load has come back since the hold began
+  uint32_t lanes;
+  unsigned long long loads;  // pump loads within the span (counted by thread 0 from the lanes)
+};
+constexpr uint32_t kPumpHold = 0, kPumpRun = 1, kPumpDone = 2;
+
+// Before every probe_loads timed steps: let the pump load for pump_cycles, then hold it and
+// wait until every lane has acknowledged the hold, which a lane does only once its last
+// load is back. The timed loads then have the SM's memory path to themselves.
+struct PumpWindow {
+  PumpControl* c;
+  uint32_t probe_loads, pump_cycles;
+  __device__ void operator()(uint64_t k) const {
+    if (k % probe_loads != 0) return;
+    c->phase = kPumpRun;
+    const unsigned long long t0 = now();
+    while (now() - t0 < pump_cycles) {
+    }
+    c->window = c->window + 1;
+    __threadfence_block();
+    c->phase = kPumpHold;
+    while (*reinterpret_cast<volatile uint32_t*>(&c->parked) < c->lanes) {
+    }
+    atomicExch(&c->parked, 0u);
+  }
+};
+
+// One pump lane: untimed random loads (its own generator) while the phase says run. Loads of
+// windows that begin after the first timed load (window number `counted_from` on) count.
+template <uint32_t S>
+__device__ void pump_lane(const DeviceChaseJob& job, const Resolved& r, PumpControl* c, uint32_t index,
+                          uint32_t counted_from) {
+  RandomDraws places(job, kPumpStreamBase + index);
+  uint32_t j = places.first(), acked = 0;
+  unsigned long long n = 0;
+  for (;;) {
+    const uint32_t phase = c->phase;
+    if (phase == kPumpDone) break;
+    const uint32_t w = c->window;
+    if (phase == kPumpRun) {
+      j = places.after(load<S>(r, j));
+      n += w >= counted_from ? 1 : 0;
+    } else if (w != acked) {
+      acked = w;
+      atomicAdd(&c->parked, 1u + (j & job.dep_mask));  // j waits for the last load's value
+    }
+  }
+  atomicAdd(&c->loads, n);
+}
 
 template <class Places>
 struct CountRun {
   // Warm-up and counted loads in one loop of identical timed steps, like the fine chase; a
   // slow counted load only bumps a register and, while there is room, keeps its step number
   // in shared memory. Nothing goes to global memory until the chase is over.
-  template <uint32_t S>
+  // `before(k)` runs before step k (a pump window; nothing for a plain count).
+  template <uint32_t S, class Before = NoWindow>
   __device__ static void run(const DeviceChaseJob& job, const Resolved& r, uint32_t* s_steps,
                              unsigned long long scratch, Places places, uint64_t warmup, uint64_t record,
-                             uint32_t cap, Tally* out) {
+                             uint32_t cap, Tally* out, Before before = Before{}) {
     const uint64_t total = warmup + record;
     const uint32_t threshold = job.slow_cycles;
     const uint32_t ceiling = job.slow_max_cycles ? job.slow_max_cycles : 0xffffffffu;
@@ -332,6 +391,7 @@ struct CountRun {
     Tally y;
     uint32_t j = places.first();
     for (uint64_t k = 0; k < total; ++k) {
+      before(k);
       if (k == warmup) y.first = now();
       uint32_t cycles;
       j = places.after(timed_step<S>(r, j, scratch, cycles));
@@ -363,6 +423,7 @@ __device__ void write_tally(const DeviceChaseJob& job, const Tally& y, const uin
   __stcg(job.out_cycles + 2, y.cycles);
   __stcg(job.out_cycles + 3, y.outliers);
   __stcg(job.out_cycles + 4, y.last - y.first);
+  __stcg(job.out_cycles + 5, y.pumped);
 }
 
 // Stream k's share of n loads split over `streams`.
@@ -379,14 +440,62 @@ struct CountOne {
   }
 };
 
+// A pumped count (mt_pumped_count_job): thread 0 times, warps 1 .. pump_warps pump.
+__device__ void run_pumped(const DeviceChaseJob& job, const Resolved& r, const ClaimTables& t, uint32_t* s_steps,
+                           unsigned long long scratch) {
+  __shared__ PumpControl s_pump;
+  __shared__ Tally s_timed;
+  if (threadIdx.x == 0) {
+    wait_for_claims(t);
+    s_pump.phase = kPumpHold;
+    s_pump.window = 0;
+    s_pump.parked = 0;
+    s_pump.lanes = job.pump_warps * job.pump_lanes;
+    s_pump.loads = 0;
+  }
+  __syncthreads();
+  const uint32_t w = threadIdx.x / 32, lane = threadIdx.x % 32;
+  if (threadIdx.x == 0) {
+    Tally y;
+    const PumpWindow win{&s_pump, job.probe_loads, job.pump_cycles};
+    using Run = CountRun<RandomDraws>;
+    const RandomDraws places(job, 0);
+    switch (job.space) {  // global paths only (checked on the host)
+      case kSpaceGlobalCa: Run::run<kSpaceGlobalCa>(job, r, s_steps, scratch, places, job.warmup, job.record, job.count_capacity, &y, win); break;
+      case kSpaceGlobalCg: Run::run<kSpaceGlobalCg>(job, r, s_steps, scratch, places, job.warmup, job.record, job.count_capacity, &y, win); break;
+      default: Run::run<kSpaceReadonly>(job, r, s_steps, scratch, places, job.warmup, job.record, job.count_capacity, &y, win); break;
+    }
+    s_pump.phase = kPumpDone;
+    s_timed = y;
+  } else if (w >= 1 && w <= job.pump_warps && lane < job.pump_lanes) {
+    // Windows begun at steps 0 .. warmup come before the first timed load.
+    const uint32_t from = uint32_t(job.warmup / job.probe_loads + 1);
+    const uint32_t index = (w - 1) * job.pump_lanes + lane;
+    switch (job.space) {
+      case kSpaceGlobalCa: pump_lane<kSpaceGlobalCa>(job, r, &s_pump, index, from); break;
+      case kSpaceGlobalCg: pump_lane<kSpaceGlobalCg>(job, r, &s_pump, index, from); break;
+      default: pump_lane<kSpaceReadonly>(job, r, &s_pump, index, from); break;
+    }
+  }
+  __syncthreads();
+  if (threadIdx.x != 0) return;
+  Tally y = s_timed;
+  y.pumped = s_pump.loads;
+  write_tally(job, y, s_steps);
+}
+
 template <bool Wide>
-__global__ void count_kernel(const DeviceChaseJob* jobs, ClaimTables t, const __grid_constant__ BankOf<Wide> bank) {
+__global__ void __launch_bounds__(1024) count_kernel(const DeviceChaseJob* jobs, ClaimTables t, const __grid_constant__ BankOf<Wide> bank) {
   extern __shared__ uint32_t dyn[];  // scratch word, steps [kCountSteps], spare, then the array
   uint32_t* arrays = dyn + kCountSteps + 2;
   DeviceChaseJob job;
   if (claim_job(jobs, t, arrays, &job) < 0) return;
   const Resolved r = resolve<Wide>(job.src, arrays, bank);
   const unsigned long long scratch = static_cast<unsigned long long>(__cvta_generic_to_shared(dyn));
+  if (job.pump_warps > 0) {
+    run_pumped(job, r, t, dyn + 1, scratch);
+    return;
+  }
   if (job.random_stride == 0 || job.streams <= 1) {
     if (threadIdx.x != 0) return;
     wait_for_claims(t);
@@ -614,9 +723,9 @@ uint32_t fine_sample_bytes(uint32_t steps_per_pass) { return 2 * (steps_per_pass
 uint32_t count_sample_bytes() { return (kCountSteps + 2) * 4; }
 
 cudaError_t launch_count(const DeviceChaseJob* jobs, const ClaimTables& t, uint32_t blocks,
-                         uint32_t shared_array_bytes, const ParamBank* bank, uint32_t streams) {
+                         uint32_t shared_array_bytes, const ParamBank* bank, uint32_t warps) {
   const uint32_t dyn = count_sample_bytes() + shared_array_bytes;
-  const uint32_t threads = kChaseThreads * (streams > 1 ? (streams < 32 ? streams : 32) : 1);
+  const uint32_t threads = kChaseThreads * (warps > 1 ? (warps < 32 ? warps : 32) : 1);
   if (bank)
     count_kernel<true><<<blocks, threads, dyn>>>(jobs, t, *bank);
   else

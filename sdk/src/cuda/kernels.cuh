@@ -64,8 +64,9 @@ struct DeviceChaseJob {
   uint32_t* out_index = nullptr;    // fine: [record] or null
   uint32_t* out_latency = nullptr;  // fine: [record]
   unsigned long long* out_cycles = nullptr;  // average: cycles of the whole timed loop;
-                                             // count: [5] slow loads, steps kept, cycles, outliers,
-                                             // span (first timed load to last, every stream)
+                                             // count: [6] slow loads, steps kept, cycles, outliers,
+                                             // span (first timed load to last, every stream),
+                                             // pump loads within the span
   uint32_t* out_last = nullptr;     // average: index reached (keeps the chase alive);
                                     // count: [count_capacity] steps of the first slow loads
   uint32_t slow_cycles = 0;         // count: threshold (raw cycles)
@@ -82,11 +83,23 @@ struct DeviceChaseJob {
   // from engine::stream_state) and the cycles each waits after every load.
   uint32_t streams = 1;
   uint32_t gap_cycles = 0;
-  uint32_t pad = 0;
+  // Pumped count: warps 1 .. pump_warps (lanes 0 .. pump_lanes-1) load for pump_cycles before
+  // every probe_loads loads of the timed stream (thread 0); 0 warps: no pump.
+  uint32_t pump_warps = 0;
+  uint32_t pump_lanes = 0;
+  uint32_t pump_cycles = 0;
+  uint32_t probe_loads = 1;
 };
 
 // Slow-load steps a counting chase keeps: the fine chase's sample buffer (4 KiB) reused as
 // 4-byte step numbers, so both kernels leave the same shared memory to the L1.
+// Pump lane k draws from stream k + kPumpStreamBase (engine::kPumpStreamBase): never a timed
+// stream's generator.
+constexpr uint32_t kPumpStreamBase = 64;
+
+// Words before a count's kept steps: slow, kept, cycles, outliers, span, pump loads (u64).
+constexpr uint32_t kCountHeadWords = 12;
+
 constexpr uint32_t kCountSteps = 2 * (kStepsPerPass + 1) - 2;
 
 // Tables that steer which block runs which job (device pointers into one upload).
@@ -128,9 +141,9 @@ cudaError_t launch_sequence(const DevicePhase* phases, uint32_t phase_count, con
                             uint32_t blocks, uint32_t threads, uint32_t space, uint32_t record_steps,
                             uint32_t shared_array_bytes, unsigned long long phase_wait_cycles,
                             const ParamBank* bank);
-// `streams`: the most streams any job has (the block then has that many warps).
+// `warps`: the most warps any job needs (its streams, or its timed warp and pump warps).
 cudaError_t launch_count(const DeviceChaseJob* jobs, const ClaimTables& t, uint32_t blocks,
-                         uint32_t shared_array_bytes, const ParamBank* bank, uint32_t streams = 1);
+                         uint32_t shared_array_bytes, const ParamBank* bank, uint32_t warps = 1);
 cudaError_t launch_overhead(uint32_t* out_latency, uint32_t samples);
 cudaError_t launch_stride_fill(uint32_t* buffer, uint64_t elems, uint64_t stride, uint64_t start,
                                uint64_t count);

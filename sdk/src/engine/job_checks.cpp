@@ -141,6 +141,34 @@ std::string check_paced_jobs(const mt_paced_count_job* jobs, size_t count, const
   return check_random_jobs(randoms.data(), randoms.size(), dev, counts, chases);
 }
 
+std::string check_pumped_jobs(const mt_pumped_count_job* jobs, size_t count, const mt_device_info& dev,
+                              uint32_t pump_warps_max, std::vector<mt_random_count_job>& randoms,
+                              std::vector<RandomRate>& rates, std::vector<mt_count_job>& counts,
+                              std::vector<mt_chase_job>& chases) {
+  if (count == 0) return "no jobs";
+  if (!jobs) return "no job array";
+  randoms.clear();
+  rates.clear();
+  for (size_t i = 0; i < count; ++i) {
+    const mt_pumped_count_job& j = jobs[i];
+    const std::string where = "job " + std::to_string(i);
+    if (j.struct_size < sizeof(mt_pumped_count_job)) return where + ": struct_size too small";
+    RandomRate r;
+    r.pump_warps = j.pump_warps;
+    r.pump_lanes = j.pump_lanes;
+    r.pump_cycles = j.pump_cycles;
+    r.probe_loads = j.probe_loads ? j.probe_loads : 1;
+    if (r.pump_warps > pump_warps_max)
+      return where + ": " + std::to_string(r.pump_warps) + " pump warps; at most " + std::to_string(pump_warps_max);
+    if (r.pump_warps && (r.pump_lanes == 0 || r.pump_lanes > kPumpLanesMax))
+      return where + ": " + std::to_string(r.pump_lanes) + " pump lanes; 1 to " + std::to_string(kPumpLanesMax);
+    if (r.pump_warps && r.pump_cycles == 0) return where + ": a pump with pump_cycles 0 never loads";
+    randoms.push_back(j.random);
+    rates.push_back(r);
+  }
+  return check_random_jobs(randoms.data(), randoms.size(), dev, counts, chases);
+}
+
 std::string check_sequence_job(const mt_sequence_job& job, const mt_device_info& dev) {
   if (job.struct_size < sizeof(mt_sequence_job)) return "sequence: struct_size too small";
   if (job.actor_count == 0 || !job.actors) return "sequence: no actors";

@@ -24,16 +24,30 @@ std::string check_sequence_job(const mt_sequence_job& job, const mt_device_info&
 
 // Streams per paced count job both backends run (one warp each on the GPU).
 constexpr uint32_t kRandomStreamsMax = 32;
-// A paced count job's rate (streams 0 read as 1).
+// Most lanes of one pump warp (a pumped count's untimed generators).
+constexpr uint32_t kPumpLanesMax = 32;
+// A paced or pumped count job's rate (streams 0 read as 1; pump_warps 0: no pump).
 struct RandomRate {
   uint32_t streams = 1;
   uint32_t gap_cycles = 0;
+  uint32_t pump_warps = 0;
+  uint32_t pump_lanes = 0;
+  uint32_t pump_cycles = 0;
+  uint32_t probe_loads = 1;  // timed-stream loads per pump window
 };
+// Pump generator k (0 .. warps x lanes - 1) draws from stream_state(x, kPumpStreamBase + k):
+// never a timed stream's.
+constexpr uint32_t kPumpStreamBase = 64;
 // Paced counts: also copies each job's random job into `randoms`, its rate into `rates`, and
 // the count and chase jobs as check_random_jobs does.
 std::string check_paced_jobs(const mt_paced_count_job* jobs, size_t count, const mt_device_info& dev,
                              std::vector<mt_random_count_job>& randoms, std::vector<RandomRate>& rates,
                              std::vector<mt_count_job>& counts, std::vector<mt_chase_job>& chases);
+// Pumped counts (pump_warps_max: the backend's): as check_paced_jobs.
+std::string check_pumped_jobs(const mt_pumped_count_job* jobs, size_t count, const mt_device_info& dev,
+                              uint32_t pump_warps_max, std::vector<mt_random_count_job>& randoms,
+                              std::vector<RandomRate>& rates, std::vector<mt_count_job>& counts,
+                              std::vector<mt_chase_job>& chases);
 // Stream k's generator state from stream 0's (RandomPlaces::x); the GPU kernel derives it
 // the same way. Stream 0 keeps it, so a one-stream job draws what it drew before.
 inline uint64_t stream_state(uint64_t x, uint32_t k) {

@@ -22,6 +22,9 @@ namespace {
 
 using sim::Gpu;
 
+// Pump warps the simulator runs: each pump load is simulated one by one, so a pump of many
+// warps costs many times the timed loads in CPU time.
+constexpr uint32_t kSimPumpWarpsMax = 1;
 constexpr uint64_t kBufferAlign = uint64_t(2) << 20;  // every array in its own 2 MiB-aligned buffer
 
 // Virtual base address of every distinct array of one call, in order of first use.
@@ -57,6 +60,8 @@ class SimDevice final : public Device {
     backend_.random_count = &random_count;
     backend_.paced_count = &paced_count;
     backend_.paced_streams_max = kRandomStreamsMax;
+    backend_.pumped_count = &pumped_count;
+    backend_.pump_warps_max = kSimPumpWarpsMax;
   }
   const mt_backend* backend() const override { return &backend_; }
   const mt_device_info& info() const override { return gpu_.model().info; }
@@ -110,6 +115,28 @@ class SimDevice final : public Device {
     }
     return rc;
   }
+  static int pumped_count(void* self, mt_pumped_count_job* jobs, size_t n, char* err, size_t err_size) {
+    auto* dev = static_cast<SimDevice*>(self);
+    std::vector<mt_random_count_job> randoms;
+    std::vector<RandomRate> rates;
+    std::vector<mt_count_job> counts;
+    std::vector<mt_chase_job> chases;
+    if (auto e = check_pumped_jobs(jobs, n, dev->info(), kSimPumpWarpsMax, randoms, rates, counts, chases); !e.empty())
+      return fail(err, err_size, e);
+    std::vector<uint64_t> spans(n, 0), pumped(n, 0);
+    const int rc = dev->chase(chases.data(), n, Mode::Count, counts.data(), err, err_size, randoms.data(), rates.data(),
+                              spans.data(), pumped.data());
+    for (size_t i = 0; i < n && rc == 0; ++i) {
+      mt_count_job& c = jobs[i].random.count;
+      const mt_chase_job out_chase = c.chase;
+      c = counts[i];
+      c.chase = out_chase;
+      c.chase.out_sm = chases[i].out_sm;
+      jobs[i].out_span_cycles = spans[i];
+      jobs[i].out_pump_loads = pumped[i];
+    }
+    return rc;
+  }
   static int sequence_chase(void* self, mt_sequence_job* job, char* err, size_t err_size) {
     return static_cast<SimDevice*>(self)->sequence(job, err, err_size);
   }
@@ -124,7 +151,7 @@ class SimDevice final : public Device {
   // `random` (random-load counts): random[i] says where jobs[i]'s loads go.
   int chase(mt_chase_job* jobs, size_t n, Mode mode, mt_count_job* counts, char* err, size_t err_size,
             const mt_random_count_job* random = nullptr, const RandomRate* rates = nullptr,
-            uint64_t* spans = nullptr) noexcept {
+            uint64_t* spans = nullptr, uint64_t* pumped = nullptr) noexcept {
     try {
       const mt_device_info& dev = info();
       const bool fine = mode == Mode::Fine;
@@ -146,6 +173,9 @@ class SimDevice final : public Device {
         int64_t sum;
         std::optional<RandomPlaces> places;
         double clock = 0, first = -1;
+        RandomRate rate;
+        std::vector<RandomPlaces> pump;  // a pumped job's untimed generators, one per lane
+        uint64_t pump_loads = 0;
       };
       std::vector<Run> runs;
       std::vector<int64_t> sums(n, 0);
@@ -169,6 +199,11 @@ class SimDevice final : public Device {
             r.places.emplace(random[i].seed, j.array->elems, random[i].stride_elems);
             r.places->x = stream_state(r.places->x, k);
             r.cur = r.places->next();
+            r.rate = rate;
+            for (uint32_t p = 0; p < rate.pump_warps * rate.pump_lanes; ++p) {
+              r.pump.emplace_back(random[i].seed, j.array->elems, random[i].stride_elems);
+              r.pump.back().x = stream_state(r.pump.back().x, kPumpStreamBase + p);
+            }
           }
           runs.push_back(std::move(r));
         }
@@ -181,6 +216,9 @@ class SimDevice final : public Device {
           if (r.done == r.total) continue;
           const mt_chase_job& j = *r.job;
           const size_t ji = size_t(&j - jobs);
+          if (!r.pump.empty() && r.done % r.rate.probe_loads == 0) pump_window(r.pump, r.rate, r.sm, j.space, r.base,
+                                                                             double(active), r.clock,
+                                                                             r.done > r.warmup ? &r.pump_loads : nullptr);
           const int64_t cycles = gpu_.load(r.sm, 0, j.space, r.base + 4 * r.cur);
           if (r.done == r.warmup) r.first = r.clock;
           if (r.done >= r.warmup) {
@@ -221,10 +259,27 @@ class SimDevice final : public Device {
             }
           spans[i] = uint64_t(std::llround(std::max(0.0, last - first)));
         }
+      if (pumped)
+        for (const Run& r : runs) pumped[size_t(r.job - jobs)] += r.pump_loads;
       return 0;
     } catch (const std::exception& e) {
       return fail(err, err_size, std::string("simulated GPU: ") + e.what());
     }
+  }
+
+  // One pump window: the lanes load in turn, all at once (each load takes 1/lanes of its
+  // time), until pump_cycles have passed. Untimed; the loads still change what the caches hold.
+  void pump_window(std::vector<RandomPlaces>& pump, const RandomRate& rate, uint32_t sm, mt_space space, uint64_t base,
+                   double active, double& clock, uint64_t* counted) {
+    const double lanes = double(pump.size());
+    double t = 0;
+    for (size_t k = 0; t < double(rate.pump_cycles); k = (k + 1) % pump.size()) {
+      const double step = double(gpu_.load(sm, 0, space, base + 4 * uint64_t(pump[k].next()))) / lanes;
+      t += step;
+      gpu_.advance(step / active);
+      if (counted) ++*counted;
+    }
+    clock += t;
   }
 
   int sequence(mt_sequence_job* job, char* err, size_t err_size) noexcept {
