@@ -104,7 +104,8 @@ RateFit extrapolate_to_infinite_rate(const std::vector<double>& t, const std::ve
   f.a = best.a;
   f.beta = best_beta;
   f.chi2 = best.chi2;
-  f.standard_error = std::sqrt(best.var_c * scale + std::pow((hi - lo) / 2, 2));
+  const double beyond = best.a * std::pow(*std::min_element(t.begin(), t.end()), best_beta);
+  f.standard_error = std::sqrt(best.var_c * scale + std::pow((hi - lo) / 2, 2) + beyond * beyond);
   return f;
 }
 

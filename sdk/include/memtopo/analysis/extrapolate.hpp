@@ -11,8 +11,10 @@ namespace memtopo::analysis {
 // Counts y[i] +- se[i] taken at t[i] units of time per event (the inverse of the rate). When
 // they differ by more than their errors allow, the loss model y = c - a t^beta (a > 0, beta in
 // [0.1, 1.5], fitted) gives c, the count at an infinite rate; its standard error covers the
-// fit's and the spread of c over every beta the data allow (chi-square within 1 of the best,
-// after scaling by chi-square per degree of freedom when that exceeds 1).
+// fit's, the spread of c over every beta the data allow (chi-square within 1 of the best,
+// after scaling by chi-square per degree of freedom when that exceeds 1), and what the model
+// adds beyond the fastest rate measured (a t_min^beta): its form there is an assumption, so
+// that step is counted as uncertain by its own size.
 struct RateFit {
   bool ok = false;              // false: `why` says what did not fit
   bool rate_dependent = false;  // false: limit is the weighted mean of the counts
