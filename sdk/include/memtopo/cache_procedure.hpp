@@ -42,6 +42,15 @@ struct Target {
   uint64_t occupancy_loads = uint64_t(1) << 24;
 };
 
+// How fast random loads come (Session::run_random): streams and gaps (ABI 1.4), or one timed
+// stream and a pump (ABI 1.5).
+struct LoadRate {
+  uint32_t streams = 1;
+  uint32_t gap_cycles = 0;
+  uint32_t pump_warps = 0, pump_lanes = 0, pump_cycles = 0, probe_loads = 32;
+  uint32_t pump_total() const { return pump_warps * pump_lanes; }
+};
+
 // Runs chase points, as many at once as the target allows (one per SM), and classifies
 // their loads into hits and misses of the target's level.
 class Session {
@@ -71,7 +80,7 @@ class Session {
     size_t misses = 0;
     double miss_fraction = 0;
     bool significant = false;    // misses beyond what the reference's noise explains
-    double cycles_per_load = 0;  // run_random: time per load of all its streams together
+    double cycles_per_load = 0;  // run_random: time per load of all its streams (and pump) together
   };
 
   // Measures every point; misses are classified against the hit level of the reference.
@@ -88,9 +97,9 @@ class Session {
   bool significant_recurring(size_t recurring, uint64_t cycle, uint64_t passes) const;
   // Loads to uniformly random multiples of `stride` within `footprint` bytes (random_count):
   // `loads` timed after `warmup` untimed; outliers are left out of Outcome::loads.
-  // `streams` load streams share the loads, each waiting `gap_cycles` after every load (ABI 1.4).
+  // `rate` says how fast they come: streams and gaps (ABI 1.4), or a pump (ABI 1.5).
   Outcome run_random(uint64_t footprint, uint64_t stride, uint64_t warmup, uint64_t loads, uint64_t seed,
-                     uint32_t streams = 1, uint32_t gap_cycles = 0);
+                     const LoadRate& rate = {});
   int32_t pinned_sm() const;  // the SM every point of a shared cache runs on, or -1
   int parallel_points() const;
   size_t launches() const { return launches_; }
@@ -146,7 +155,7 @@ struct SizeCandidate {
 struct OccupancyResult {
   Measured<int64_t> size_bytes;
   std::vector<uint64_t> footprints;
-  std::vector<uint32_t> streams, gap_cycles;
+  std::vector<uint32_t> streams, gap_cycles, pump_lanes;
   std::vector<double> cycles_per_load, lines_held, standard_errors;
 };
 OccupancyResult find_occupancy(Session& s, int64_t first_miss_bytes, int64_t full_miss_bytes, int64_t line_bytes,

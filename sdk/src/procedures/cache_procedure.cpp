@@ -265,7 +265,7 @@ std::vector<Session::Outcome> Session::run_counted(const std::vector<Point>& poi
 }
 
 Session::Outcome Session::run_random(uint64_t footprint, uint64_t stride, uint64_t warmup, uint64_t loads,
-                                     uint64_t seed, uint32_t streams, uint32_t gap_cycles) {
+                                     uint64_t seed, const LoadRate& rate) {
   if (ctx_.cancelled()) throw Error("cancelled");
   const ChaseArray array = ChaseArray::stride(footprint, stride);
   RandomCountSpec r;
@@ -280,8 +280,12 @@ Session::Outcome Session::run_random(uint64_t footprint, uint64_t stride, uint64
   r.count.keep_steps = 0;
   r.stride_bytes = stride;
   r.seed = seed;
-  r.streams = streams;
-  r.gap_cycles = gap_cycles;
+  r.streams = rate.streams;
+  r.gap_cycles = rate.gap_cycles;
+  r.pump_warps = rate.pump_warps;
+  r.pump_lanes = rate.pump_lanes;
+  r.pump_cycles = rate.pump_cycles;
+  r.probe_loads = rate.probe_loads;
   const CountResult cr = ctx_.backend().random_count({r})[0];
   ++launches_;
   loads_chased_ += warmup + loads;
@@ -290,11 +294,11 @@ Session::Outcome Session::run_random(uint64_t footprint, uint64_t stride, uint64
   o.misses = static_cast<size_t>(cr.slow);
   o.miss_fraction = o.loads ? double(o.misses) / double(o.loads) : 0;
   o.significant = significant(o.misses, o.loads);
-  // Time per load of all streams together: the span where the backend reports it, else each
-  // stream's timed cycles and gap.
-  o.cycles_per_load = cr.span_cycles ? double(cr.span_cycles) / double(std::max<uint64_t>(loads, 1))
-                                     : (double(cr.cycles) / double(std::max<uint64_t>(loads, 1)) + gap_cycles) /
-                                           double(std::max<uint32_t>(streams, 1));
+  // Time per load of all streams (and the pump) together: the span where the backend reports
+  // it, else each stream's timed cycles and gap.
+  o.cycles_per_load = cr.span_cycles ? double(cr.span_cycles) / double(std::max<uint64_t>(loads + cr.pump_loads, 1))
+                                     : (double(cr.cycles) / double(std::max<uint64_t>(loads, 1)) + rate.gap_cycles) /
+                                           double(std::max<uint32_t>(rate.streams, 1));
   return o;
 }
 
@@ -619,48 +623,47 @@ OccupancyResult find_occupancy(Session& s, int64_t first_miss_bytes, int64_t ful
   // Every set full: twice the first miss, and past where every cyclic access misses.
   uint64_t F = std::max<uint64_t>(2 * first, uint64_t(std::max<int64_t>(full_miss_bytes, 0)) * 5 / 4);
   const uint64_t most = std::min<uint64_t>(t.max_footprint_bytes ? t.max_footprint_bytes : kArrayBytes, kArrayBytes);
-  // The rates: 8, 4, 2 and 1 streams on the SM, then one stream waiting after each load.
   // Other clients displace lines over time, so the slower the loads come, the fewer lines
-  // the cache holds of them (the H100's L2: 0.8 % fewer at one stream than the limit, 5 %
-  // fewer at one load per 14 us); the series is extrapolated to an infinite rate.
-  struct Rate {
-    uint32_t streams, gap;
-    uint64_t loads;
-  };
+  // the cache holds of them (the H100's L2: 0.7 % fewer at one stream than at the fastest
+  // rate, 2.5 % fewer at one load per 1.6 us). One stream and one stream with a gap say
+  // whether the rate matters; where it does, a pump (ABI 1.5) brings lines in far faster
+  // while one stream still times the loads, and the series is extrapolated to an infinite
+  // rate. Several timed streams (ABI 1.4, the fallback) are faster too, but their hits queue
+  // behind each other's loads and some of them pass the threshold.
+  using Rate = LoadRate;
   // 64 loads per line give a standard error near 0.1 % of the lines held; at most the
   // target's. (min, then max: std::clamp is undefined when the target allows fewer than 2^20.)
   const uint64_t base = std::max<uint64_t>(std::min<uint64_t>(64 * (F / L), t.occupancy_loads), uint64_t(1) << 20);
-  std::vector<Rate> rates;
-  // Measured in this order: the fastest, one stream (when both agree, the cache keeps its
-  // lines at any rate and the rest is skipped), the rates between, one stream with a gap.
-  const uint32_t top = std::min<uint32_t>(8, backend.random_streams_max());
-  if (top >= 2) rates.push_back({top, 0, 2 * base});
-  rates.push_back({1, 0, base / 2});
-  for (uint32_t k = top / 2; k >= 2; k /= 2) rates.push_back({k, 0, base});
-  if (backend.has_random_rate()) rates.push_back({1, uint32_t(std::llround(8 * s.hit_latency_raw())), base / 16});
   struct Held {
     double lines, se, cycles_per_load;
   };
-  auto measure = [&](uint64_t footprint, const Rate& r, uint64_t seed, uint64_t warm) {
+  auto describe = [](const Rate& r) {
+    if (r.pump_warps) return "one stream with a pump of " + std::to_string(r.pump_total()) + " lanes";
+    return std::to_string(r.streams) + (r.streams == 1 ? " stream" : " streams") + (r.gap_cycles ? " with a gap" : "");
+  };
+  auto measure = [&](uint64_t footprint, const Rate& r, uint64_t loads, uint64_t seed, double progress) {
     const uint64_t n = footprint / L;
-    const Session::Outcome o = s.run_random(n * L, L, warm, r.loads, seed, r.streams, r.gap);
+    s.ctx().progress(progress, t.element + " occupancy: " + describe(r) + " over " + fmt_bytes(n * L));
+    // Warm-up: every line drawn a few times (the pump draws most of them when there is one).
+    const uint64_t warm = r.pump_warps ? std::max<uint64_t>(n / 8, 64 * uint64_t(r.probe_loads)) : 2 * n;
+    const Session::Outcome o = s.run_random(n * L, L, warm, loads, seed, r);
     const double h = o.loads ? 1.0 - o.miss_fraction : 0.0;
-    const double loads = double(std::max<size_t>(o.loads, 1));
+    const double counted = double(std::max<size_t>(o.loads, 1));
     // Binomial: the loads are independent draws.
-    const double se = double(n) * std::sqrt(std::max(h * (1 - h), 1.0 / loads) / loads);
+    const double se = double(n) * std::sqrt(std::max(h * (1 - h), 1.0 / counted) / counted);
     res.footprints.push_back(n * L);
     res.streams.push_back(r.streams);
-    res.gap_cycles.push_back(r.gap);
+    res.gap_cycles.push_back(r.gap_cycles);
+    res.pump_lanes.push_back(r.pump_total());
     res.cycles_per_load.push_back(o.cycles_per_load);
     res.lines_held.push_back(double(n) * h);
     res.standard_errors.push_back(se);
     return std::pair<Held, bool>{Held{double(n) * h, se, o.cycles_per_load}, o.significant};
   };
+  auto agree = [](const Held& x, const Held& y) { return std::fabs(x.lines - y.lines) <= 3 * std::hypot(x.se, y.se); };
   if (F > most) return first_miss_only("the footprint it needs (" + fmt_bytes(F) + ") exceeds " + fmt_bytes(most));
-  // The fastest rate first, at F and 1.25 F: the lines held must not grow any more (every
-  // set was full), else F moves up (twice at most).
-  s.ctx().progress(0.1, t.element + " occupancy: random loads over " + fmt_bytes(F / L * L));
-  auto [a, missed] = measure(F, rates[0], 1, 4 * (F / L));
+  const Rate one;
+  auto [a, missed] = measure(F, one, base / 2, 1, 0.1);
   if (!missed) {
     m.found = true;
     m.value = int64_t(F / L * L);
@@ -669,37 +672,81 @@ OccupancyResult find_occupancy(Session& s, int64_t first_miss_bytes, int64_t ful
     m.note = "random loads over " + fmt_bytes(F / L * L) + " all hit";
     return res;
   }
-  bool plateau = false;
+  // Whether the rate matters: one stream against one stream that waits 8 hits after each load.
+  Rate slow = one;
+  slow.gap_cycles = uint32_t(std::llround(8 * s.hit_latency_raw()));
+  const bool paced = backend.has_random_rate();
+  Held g{};
+  if (paced) g = measure(F, slow, base / 16, 2, 0.2).first;
+  const bool rate_dependent = paced && !agree(a, g);
+  // The faster rates, fastest first: the pump (its share of the time about the timed
+  // stream's), else several timed streams.
+  std::vector<Rate> fast;
+  if (rate_dependent && backend.has_pump()) {
+    const uint32_t warps = std::min<uint32_t>(16, backend.pump_warps_max());
+    Rate p;
+    p.pump_warps = warps;
+    p.pump_lanes = 32;
+    p.pump_cycles = uint32_t(std::min(1e9, std::ceil(double(p.probe_loads) * a.cycles_per_load)));
+    fast.push_back(p);
+    Rate q = p;  // an eighth of the lanes
+    q.pump_warps = std::max<uint32_t>(1, warps / 8);
+    q.pump_lanes = warps >= 8 ? 32 : 4;
+    fast.push_back(q);
+  } else if (rate_dependent) {
+    for (uint32_t k = std::min<uint32_t>(8, backend.random_streams_max()); k >= 2; k /= 2) {
+      Rate r;
+      r.streams = k;
+      fast.push_back(r);
+    }
+  }
+  // The lines held must not grow past F (every set full): the rate the size is read at, at
+  // F and 1.25 F; F moves up (twice at most) while they grow.
+  const Rate top = fast.empty() ? one : fast[0];
+  Held at_top = fast.empty() ? a : measure(F, top, base / 2, 3, 0.3).first;
+  bool plateau = false, moved = false;
+  Held beyond{};
   for (int more = 0; more < 3; ++more) {
     const uint64_t G = F + F / 4;
     if (G > most) break;
-    s.ctx().progress(0.2 + 0.1 * more, t.element + " occupancy: random loads over " + fmt_bytes(G / L * L));
-    const Held b = measure(G, rates[0], 2 + uint64_t(more), 4 * (G / L)).first;
-    if (b.lines - a.lines <= 3 * std::hypot(a.se, b.se)) {
+    beyond = measure(G, top, base / 4, 4 + uint64_t(more), 0.4 + 0.05 * more).first;
+    if (beyond.lines - at_top.lines <= 3 * std::hypot(at_top.se, beyond.se)) {
       plateau = true;
       break;
     }
-    a = b;
+    at_top = beyond;
     F = G;
+    moved = true;
   }
-  // The other rates at F, after the fastest.
-  std::vector<double> tt{a.cycles_per_load}, yy{a.lines}, ee{a.se};
-  for (size_t k = 1; k < rates.size(); ++k) {
-    s.ctx().progress(0.5 + 0.1 * double(k), t.element + " occupancy: " + std::to_string(rates[k].streams) + " stream(s)" +
-                                                (rates[k].gap ? " with a gap" : "") + " over " + fmt_bytes(F / L * L));
-    const Held h = measure(F, rates[k], 10 + k, (rates[k].gap ? 1 : 2) * (F / L)).first;
+  // The series: the rate the size is read at (at F, and at 1.25 F where that holds as many),
+  // then the others at F.
+  std::vector<double> tt{at_top.cycles_per_load}, yy{at_top.lines}, ee{at_top.se};
+  auto add = [&](const Held& h) {
     tt.push_back(h.cycles_per_load);
     yy.push_back(h.lines);
     ee.push_back(h.se);
-    if (k == 1 && std::fabs(h.lines - a.lines) <= 3 * std::hypot(h.se, a.se)) break;
+  };
+  if (plateau) add(beyond);
+  if (rate_dependent) {
+    for (size_t k = 1; k < fast.size(); ++k) add(measure(F, fast[k], base / 4, 10 + k, 0.6).first);
+    if (moved) {
+      a = measure(F, one, base / 2, 20, 0.8).first;
+      g = measure(F, slow, base / 16, 21, 0.9).first;
+    }
+    add(a);
+    add(g);
+  } else if (paced && !moved) {
+    add(g);  // the same at both rates: both count
   }
   std::vector<double> row;
   for (size_t i = 0; i < res.footprints.size(); ++i)
-    for (double v : {double(res.footprints[i]), double(res.streams[i]), double(res.gap_cycles[i]), res.cycles_per_load[i],
-                     res.lines_held[i], res.standard_errors[i]})
+    for (double v : {double(res.footprints[i]), double(res.streams[i]), double(res.gap_cycles[i]),
+                     double(res.pump_lanes[i]), res.cycles_per_load[i], res.lines_held[i], res.standard_errors[i]})
       row.push_back(v);
   s.ctx().raw(t.element + "-occupancy",
-              {"footprint_bytes", "streams", "gap_cycles", "cycles_per_load", "lines_held", "standard_error_lines"}, row);
+              {"footprint_bytes", "streams", "gap_cycles", "pump_lanes", "cycles_per_load", "lines_held",
+               "standard_error_lines"},
+              row);
   const an::RateFit fit = an::extrapolate_to_infinite_rate(tt, yy, ee);
   const double lines = fit.limit, se = fit.standard_error;
   const double first_lines = double(first) / double(L);
@@ -720,14 +767,14 @@ OccupancyResult find_occupancy(Session& s, int64_t first_miss_bytes, int64_t ful
   m.found = true;
   double confidence = plateau ? 0.8 : 0.5;
   if (!fit.ok) confidence = 0.4;
-  if (std::fabs(lines - first_lines) <= std::max(3 * se, 2.0)) {
+  auto agrees = [&](double want) { return std::fabs(lines - want) <= std::max(3 * se, 2.0); };
+  if (agrees(first_lines)) {
     m.value = first_miss_bytes;
     m.confidence = 0.95;
     note << "; agrees with the first miss of the cyclic sweep, which is the size";
   } else if (const auto c = std::find_if(candidates.begin(), candidates.end(),
                                           [&](const SizeCandidate& x) {
-                                            return x.bytes > 0 &&
-                                                   std::fabs(lines - double(x.bytes) / double(L)) <= std::max(3 * se, 2.0);
+                                            return x.bytes > 0 && agrees(double(x.bytes) / double(L));
                                           });
              c != candidates.end()) {
     m.value = c->bytes;
