@@ -211,10 +211,10 @@ TEST_CASE("other traffic in the L2 costs the size a little, never the line", "[c
 
 TEST_CASE("other traffic over time: the lines held are extrapolated to an infinite load rate", "[cache][sim]") {
   // Another client brings a line into the L2 every 80 000 cycles, as the H100's L2 loses
-  // lines over time (session 10): one stream of random loads then keeps 0.8 % fewer lines
-  // than the L2 holds, one with a gap 5 %, eight streams 0.1 %. Extrapolated to an infinite
-  // rate the lines held agree with the API's size; one stream alone would be 3 standard
-  // errors or more short of it.
+  // lines over time (sessions 10 and 11): one stream of random loads then keeps 0.9 % fewer
+  // lines than the L2 holds, one with a gap 5.7 %, one with a pump of 32 lanes 0.06 %.
+  // Extrapolated to an infinite rate the lines held agree with the API's size; one stream
+  // alone would be 20 standard errors short of it.
   const std::string dev = write_variant("hopper-like.toml", "foreign-time", [](toml::table& t) {
     t["sim"]["l2"].as_table()->insert_or_assign("foreign_lines_per_kcycle", 0.0125);
   });
@@ -227,6 +227,7 @@ TEST_CASE("other traffic over time: the lines held are extrapolated to an infini
   const std::string note = got["provenance"]["l2"]["size_bytes"]["note"].value_or(std::string());
   INFO(note);
   CHECK(note.find("extrapolated to an infinite rate") != std::string::npos);
+  CHECK(note.find("with a pump of 32 lanes") != std::string::npos);
   CHECK(note.find("agrees within three standard errors with the API's L2 size") != std::string::npos);
   const auto first = got["l2"]["first_miss_bytes"].value<int64_t>();
   REQUIRE(first);

@@ -720,23 +720,26 @@ OccupancyResult find_occupancy(Session& s, int64_t first_miss_bytes, int64_t ful
   }
   // The series: the rate the size is read at (at F, and at 1.25 F where that holds as many),
   // then the others at F.
-  std::vector<double> tt{at_top.cycles_per_load}, yy{at_top.lines}, ee{at_top.se};
-  auto add = [&](const Held& h) {
+  std::vector<double> tt, yy, ee;
+  std::vector<std::string> how;
+  auto add = [&](const Held& h, const Rate& r) {
     tt.push_back(h.cycles_per_load);
     yy.push_back(h.lines);
     ee.push_back(h.se);
+    how.push_back(describe(r));
   };
-  if (plateau) add(beyond);
+  add(at_top, top);
+  if (plateau) add(beyond, top);
   if (rate_dependent) {
-    for (size_t k = 1; k < fast.size(); ++k) add(measure(F, fast[k], base / 4, 10 + k, 0.6).first);
+    for (size_t k = 1; k < fast.size(); ++k) add(measure(F, fast[k], base / 4, 10 + k, 0.6).first, fast[k]);
     if (moved) {
       a = measure(F, one, base / 2, 20, 0.8).first;
       g = measure(F, slow, base / 16, 21, 0.9).first;
     }
-    add(a);
-    add(g);
+    add(a, one);
+    add(g, slow);
   } else if (paced && !moved) {
-    add(g);  // the same at both rates: both count
+    add(g, slow);  // the same at both rates: both count
   }
   std::vector<double> row;
   for (size_t i = 0; i < res.footprints.size(); ++i)
@@ -755,7 +758,7 @@ OccupancyResult find_occupancy(Session& s, int64_t first_miss_bytes, int64_t ful
   note.precision(1);
   note << "lines held under loads to uniformly random lines (hit fraction x lines) over " << fmt_bytes(F / L * L);
   for (size_t i = 0; i < tt.size(); ++i)
-    note << (i ? ", " : ": ") << yy[i] << " +- " << ee[i] << " at " << tt[i] << " cycles per load";
+    note << (i ? ", " : ": ") << yy[i] << " +- " << ee[i] << " at " << tt[i] << " cycles per load (" << how[i] << ")";
   note << " (lines of " << L << " B)";
   if (fit.rate_dependent && fit.ok)
     note << "; fewer lines at slower rates: extrapolated to an infinite rate as c - a t^" << std::setprecision(2)
