@@ -43,6 +43,18 @@ ChaseArray random_cycle(uint32_t n, uint32_t seed) {
 }
 
 // The positions a chase loads after `skip` loads from `start`.
+// Random loads to 128 B lines of `a` through L2 only, on SM 0, with threshold 0: every timed
+// load counts as slow, and 16 of their steps are kept.
+memtopo::RandomCountSpec l2_hits_counted_slow(const ChaseArray& a, uint64_t warmup, uint64_t steps) {
+  ChaseSpec chase;
+  chase.space = MT_SPACE_GLOBAL_CG;
+  chase.array = &a;
+  chase.warmup_steps = warmup;
+  chase.steps = steps;
+  chase.sm = 0;
+  return memtopo::RandomCountSpec{memtopo::CountSpec{chase, 0, 0, 16}, 128, 3};
+}
+
 std::vector<uint32_t> expected_order(const ChaseArray& a, uint32_t start, uint64_t skip, uint64_t steps) {
   const mt_chase_array c = a.c();
   std::vector<uint32_t> out;
@@ -159,13 +171,7 @@ TEST_CASE("cuda: random-load streams share the loads and overlap in time", "[cud
   // 1 MiB of 128 B lines through L2 only, warm: every load hits. Eight streams make the
   // timed loads one stream makes (threshold 0: each one counted slow) in much less time.
   const ChaseArray a = ChaseArray::stride(1 << 20, 128);
-  ChaseSpec chase;
-  chase.space = MT_SPACE_GLOBAL_CG;
-  chase.array = &a;
-  chase.warmup_steps = 40000;
-  chase.steps = 100003;
-  chase.sm = 0;
-  memtopo::RandomCountSpec r{memtopo::CountSpec{chase, 0, 0, 16}, 128, 3};
+  memtopo::RandomCountSpec r = l2_hits_counted_slow(a, 40000, 100003);
   const memtopo::CountResult one = be.random_count({r})[0];
   CHECK(one.slow == 100003);
   CHECK(one.sm == 0);
@@ -195,13 +201,7 @@ TEST_CASE("cuda: a pumped count times one stream between the pump's windows", "[
   // 1 MiB of 128 B lines through L2 only, warm: every load hits (threshold 0: each timed
   // load counted slow). 512 pump lanes load for 20000 cycles before every 32 timed loads.
   const ChaseArray a = ChaseArray::stride(1 << 20, 128);
-  ChaseSpec chase;
-  chase.space = MT_SPACE_GLOBAL_CG;
-  chase.array = &a;
-  chase.warmup_steps = 64;
-  chase.steps = 3200;
-  chase.sm = 0;
-  memtopo::RandomCountSpec r{memtopo::CountSpec{chase, 0, 0, 16}, 128, 3};
+  memtopo::RandomCountSpec r = l2_hits_counted_slow(a, 64, 3200);
   const memtopo::CountResult plain = be.random_count({r})[0];
   r.pump_warps = 16;
   r.pump_lanes = 32;

@@ -56,6 +56,21 @@ std::vector<bool> hits(const Chase& c, uint32_t hit) {
   return h;
 }
 
+// Random loads to the 128 B lines of `a` through L1 (threshold 100 cycles, 4096 warm-up
+// loads, seed 7), keeping `keep` slow steps.
+memtopo::RandomCountSpec random_lines(const memtopo::ChaseArray& a, uint64_t steps, uint32_t keep) {
+  memtopo::RandomCountSpec r;
+  r.count.chase.space = MT_SPACE_GLOBAL_CA;
+  r.count.chase.array = &a;
+  r.count.chase.warmup_steps = 4096;
+  r.count.chase.steps = steps;
+  r.count.slow_cycles = 100;
+  r.count.keep_steps = keep;
+  r.stride_bytes = 128;
+  r.seed = 7;
+  return r;
+}
+
 }  // namespace
 
 TEST_CASE("sim: LRU keeps a re-used line that FIFO evicts", "[sim][replacement]") {
@@ -173,15 +188,7 @@ TEST_CASE("sim: random loads hit in proportion to the lines the cache holds, und
     const memtopo::Backend be(d->backend());
     REQUIRE(be.has_random_count());
     const memtopo::ChaseArray a = memtopo::ChaseArray::stride(64 * 128, 128);
-    memtopo::RandomCountSpec r;
-    r.count.chase.space = MT_SPACE_GLOBAL_CA;
-    r.count.chase.array = &a;
-    r.count.chase.warmup_steps = 4096;
-    r.count.chase.steps = 200000;
-    r.count.slow_cycles = 100;
-    r.count.keep_steps = 0;
-    r.stride_bytes = 128;
-    r.seed = 7;
+    memtopo::RandomCountSpec r = random_lines(a, 200000, 0);
     const memtopo::CountResult got = be.random_count({r})[0];
     const double hit = 1.0 - double(got.slow) / 200000.0;
     CHECK(hit == Approx(0.25).margin(0.005));  // 5 standard errors
@@ -201,15 +208,7 @@ TEST_CASE("sim: random-load streams share the loads and the time", "[sim][count]
   REQUIRE(be.has_random_rate());
   CHECK(be.random_streams_max() == 32);
   const memtopo::ChaseArray a = memtopo::ChaseArray::stride(64 * 128, 128);
-  memtopo::RandomCountSpec r;
-  r.count.chase.space = MT_SPACE_GLOBAL_CA;
-  r.count.chase.array = &a;
-  r.count.chase.warmup_steps = 4096;
-  r.count.chase.steps = 200003;  // not a multiple of the streams
-  r.count.slow_cycles = 100;
-  r.count.keep_steps = 16;
-  r.stride_bytes = 128;
-  r.seed = 7;
+  memtopo::RandomCountSpec r = random_lines(a, 200003, 16);  // not a multiple of the streams
   const memtopo::CountResult one = be.random_count({r})[0];
   r.streams = 8;
   const memtopo::CountResult eight = be.random_count({r})[0];
@@ -235,15 +234,7 @@ TEST_CASE("sim: a pump loads between windows of timed loads, which it leaves alo
   REQUIRE(be.has_pump());
   CHECK(be.pump_warps_max() == 1);
   const memtopo::ChaseArray a = memtopo::ChaseArray::stride(64 * 128, 128);
-  memtopo::RandomCountSpec r;
-  r.count.chase.space = MT_SPACE_GLOBAL_CA;
-  r.count.chase.array = &a;
-  r.count.chase.warmup_steps = 4096;
-  r.count.chase.steps = 100000;
-  r.count.slow_cycles = 100;
-  r.count.keep_steps = 0;
-  r.stride_bytes = 128;
-  r.seed = 7;
+  memtopo::RandomCountSpec r = random_lines(a, 100000, 0);
   const memtopo::CountResult plain = be.random_count({r})[0];
   CHECK(plain.pump_loads == 0);
   r.pump_warps = 1;

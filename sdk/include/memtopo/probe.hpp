@@ -228,11 +228,7 @@ class Backend {
       mt_paced_count_job& p = jobs[i];
       p = mt_paced_count_job{};
       p.struct_size = sizeof(p);
-      mt_random_count_job& j = p.random;
-      j.struct_size = sizeof(j);
-      j.count = count_job(base[i], specs[i].count, out[i]);
-      j.stride_elems = specs[i].stride_bytes / 4;
-      j.seed = specs[i].seed;
+      p.random = random_job(base[i], specs[i], out[i]);
       p.streams = specs[i].streams;
       p.gap_cycles = specs[i].gap_cycles;
     }
@@ -271,11 +267,7 @@ class Backend {
       mt_pumped_count_job& p = jobs[i];
       p = mt_pumped_count_job{};
       p.struct_size = sizeof(p);
-      mt_random_count_job& j = p.random;
-      j.struct_size = sizeof(j);
-      j.count = count_job(base[i], specs[i].count, out[i]);
-      j.stride_elems = specs[i].stride_bytes / 4;
-      j.seed = specs[i].seed;
+      p.random = random_job(base[i], specs[i], out[i]);
       p.pump_warps = specs[i].pump_warps;
       p.pump_lanes = specs[i].pump_lanes;
       p.pump_cycles = specs[i].pump_cycles;
@@ -318,6 +310,14 @@ class Backend {
     out.slow_steps.resize(spec.keep_steps);
     j.slow_capacity = spec.keep_steps;
     j.out_slow_step = out.slow_steps.empty() ? nullptr : out.slow_steps.data();
+    return j;
+  }
+  static mt_random_count_job random_job(const mt_chase_job& chase, const RandomCountSpec& spec, CountResult& out) {
+    mt_random_count_job j{};
+    j.struct_size = sizeof(j);
+    j.count = count_job(chase, spec.count, out);
+    j.stride_elems = spec.stride_bytes / 4;
+    j.seed = spec.seed;
     return j;
   }
   static void read_count(const mt_count_job& j, CountResult& out) {

@@ -136,46 +136,25 @@ void CudaEngine::random_count(mt_random_count_job* jobs, size_t count) {
   for (size_t i = 0; i < paced.size(); ++i) jobs[i].count = paced[i].random.count;
 }
 
+template <class Job>
+void CudaEngine::run_rated(Job* jobs, size_t count, engine::RatedJobs& r) {
+  std::vector<uint64_t> spans(count), pumped(count);
+  run_chase_jobs(r.chases.data(), count, Mode::Count, r.counts.data(), r.randoms.data(), r.rates.data(), spans.data(),
+                 pumped.data());
+  engine::return_rated(jobs, r, spans, pumped);
+}
+
 void CudaEngine::paced_count(mt_paced_count_job* jobs, size_t count) {
-  std::vector<mt_random_count_job> randoms;
-  std::vector<engine::RandomRate> rates;
-  std::vector<mt_count_job> counts;
-  std::vector<mt_chase_job> chases;
-  if (auto e = engine::check_paced_jobs(jobs, count, info_, randoms, rates, counts, chases); !e.empty()) throw Error(e);
-  std::vector<uint64_t> spans(count);
-  run_chase_jobs(chases.data(), count, Mode::Count, counts.data(), randoms.data(), rates.data(), spans.data());
-  for (size_t i = 0; i < count; ++i) {
-    mt_count_job& c = jobs[i].random.count;
-    c.out_slow = counts[i].out_slow;
-    c.out_slow_recorded = counts[i].out_slow_recorded;
-    c.out_cycles = counts[i].out_cycles;
-    c.out_outliers = counts[i].out_outliers;
-    c.chase.out_sm = chases[i].out_sm;
-    jobs[i].out_span_cycles = spans[i];
-  }
+  engine::RatedJobs r;
+  if (auto e = engine::check_paced_jobs(jobs, count, info_, r); !e.empty()) throw Error(e);
+  run_rated(jobs, count, r);
 }
 
 void CudaEngine::pumped_count(mt_pumped_count_job* jobs, size_t count) {
   static_assert(kPumpStreamBase == engine::kPumpStreamBase, "pump generators differ between the backends");
-  std::vector<mt_random_count_job> randoms;
-  std::vector<engine::RandomRate> rates;
-  std::vector<mt_count_job> counts;
-  std::vector<mt_chase_job> chases;
-  if (auto e = engine::check_pumped_jobs(jobs, count, info_, kPumpWarpsMax, randoms, rates, counts, chases); !e.empty())
-    throw Error(e);
-  std::vector<uint64_t> spans(count), pumped(count);
-  run_chase_jobs(chases.data(), count, Mode::Count, counts.data(), randoms.data(), rates.data(), spans.data(),
-                 pumped.data());
-  for (size_t i = 0; i < count; ++i) {
-    mt_count_job& c = jobs[i].random.count;
-    c.out_slow = counts[i].out_slow;
-    c.out_slow_recorded = counts[i].out_slow_recorded;
-    c.out_cycles = counts[i].out_cycles;
-    c.out_outliers = counts[i].out_outliers;
-    c.chase.out_sm = chases[i].out_sm;
-    jobs[i].out_span_cycles = spans[i];
-    jobs[i].out_pump_loads = pumped[i];
-  }
+  engine::RatedJobs r;
+  if (auto e = engine::check_pumped_jobs(jobs, count, info_, kPumpWarpsMax, r); !e.empty()) throw Error(e);
+  run_rated(jobs, count, r);
 }
 
 void CudaEngine::run_chase_jobs(mt_chase_job* jobs, size_t count, Mode mode, mt_count_job* counts,

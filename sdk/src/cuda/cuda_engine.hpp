@@ -54,6 +54,10 @@ class CudaEngine {
                       const mt_random_count_job* random = nullptr, const engine::RandomRate* rates = nullptr,
                       uint64_t* spans = nullptr, uint64_t* pumped = nullptr);
 
+  // Paced and pumped counts, checked: run them, and give the outputs back to the jobs.
+  template <class Job>
+  void run_rated(Job* jobs, size_t count, engine::RatedJobs& r);
+
   int ordinal_;
   const mt_device_info& info_;
   DeviceLimits limits_;

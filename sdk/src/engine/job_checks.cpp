@@ -116,13 +116,10 @@ std::string check_random_jobs(const mt_random_count_job* jobs, size_t count, con
   return check_count_jobs(counts.data(), counts.size(), dev, chases);
 }
 
-std::string check_paced_jobs(const mt_paced_count_job* jobs, size_t count, const mt_device_info& dev,
-                             std::vector<mt_random_count_job>& randoms, std::vector<RandomRate>& rates,
-                             std::vector<mt_count_job>& counts, std::vector<mt_chase_job>& chases) {
+std::string check_paced_jobs(const mt_paced_count_job* jobs, size_t count, const mt_device_info& dev, RatedJobs& out) {
   if (count == 0) return "no jobs";
   if (!jobs) return "no job array";
-  randoms.clear();
-  rates.clear();
+  out = RatedJobs{};
   for (size_t i = 0; i < count; ++i) {
     const mt_paced_count_job& j = jobs[i];
     const std::string where = "job " + std::to_string(i);
@@ -135,20 +132,17 @@ std::string check_paced_jobs(const mt_paced_count_job* jobs, size_t count, const
     if (j.random.count.chase.steps < r.streams)
       return where + ": fewer timed loads (" + std::to_string(j.random.count.chase.steps) + ") than streams (" +
              std::to_string(r.streams) + ")";
-    randoms.push_back(j.random);
-    rates.push_back(r);
+    out.randoms.push_back(j.random);
+    out.rates.push_back(r);
   }
-  return check_random_jobs(randoms.data(), randoms.size(), dev, counts, chases);
+  return check_random_jobs(out.randoms.data(), out.randoms.size(), dev, out.counts, out.chases);
 }
 
 std::string check_pumped_jobs(const mt_pumped_count_job* jobs, size_t count, const mt_device_info& dev,
-                              uint32_t pump_warps_max, std::vector<mt_random_count_job>& randoms,
-                              std::vector<RandomRate>& rates, std::vector<mt_count_job>& counts,
-                              std::vector<mt_chase_job>& chases) {
+                              uint32_t pump_warps_max, RatedJobs& out) {
   if (count == 0) return "no jobs";
   if (!jobs) return "no job array";
-  randoms.clear();
-  rates.clear();
+  out = RatedJobs{};
   for (size_t i = 0; i < count; ++i) {
     const mt_pumped_count_job& j = jobs[i];
     const std::string where = "job " + std::to_string(i);
@@ -163,10 +157,10 @@ std::string check_pumped_jobs(const mt_pumped_count_job* jobs, size_t count, con
     if (r.pump_warps && (r.pump_lanes == 0 || r.pump_lanes > kPumpLanesMax))
       return where + ": " + std::to_string(r.pump_lanes) + " pump lanes; 1 to " + std::to_string(kPumpLanesMax);
     if (r.pump_warps && r.pump_cycles == 0) return where + ": a pump with pump_cycles 0 never loads";
-    randoms.push_back(j.random);
-    rates.push_back(r);
+    out.randoms.push_back(j.random);
+    out.rates.push_back(r);
   }
-  return check_random_jobs(randoms.data(), randoms.size(), dev, counts, chases);
+  return check_random_jobs(out.randoms.data(), out.randoms.size(), dev, out.counts, out.chases);
 }
 
 std::string check_sequence_job(const mt_sequence_job& job, const mt_device_info& dev) {

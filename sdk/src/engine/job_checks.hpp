@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "memtopo/abi.h"
@@ -38,16 +39,33 @@ struct RandomRate {
 // Pump generator k (0 .. warps x lanes - 1) draws from stream_state(x, kPumpStreamBase + k):
 // never a timed stream's.
 constexpr uint32_t kPumpStreamBase = 64;
-// Paced counts: also copies each job's random job into `randoms`, its rate into `rates`, and
-// the count and chase jobs as check_random_jobs does.
-std::string check_paced_jobs(const mt_paced_count_job* jobs, size_t count, const mt_device_info& dev,
-                             std::vector<mt_random_count_job>& randoms, std::vector<RandomRate>& rates,
-                             std::vector<mt_count_job>& counts, std::vector<mt_chase_job>& chases);
+// Paced and pumped counts, checked: each job's random job, rate, count job and chase
+// (contiguous, for the count runners).
+struct RatedJobs {
+  std::vector<mt_random_count_job> randoms;
+  std::vector<RandomRate> rates;
+  std::vector<mt_count_job> counts;
+  std::vector<mt_chase_job> chases;
+};
+std::string check_paced_jobs(const mt_paced_count_job* jobs, size_t count, const mt_device_info& dev, RatedJobs& out);
 // Pumped counts (pump_warps_max: the backend's): as check_paced_jobs.
 std::string check_pumped_jobs(const mt_pumped_count_job* jobs, size_t count, const mt_device_info& dev,
-                              uint32_t pump_warps_max, std::vector<mt_random_count_job>& randoms,
-                              std::vector<RandomRate>& rates, std::vector<mt_count_job>& counts,
-                              std::vector<mt_chase_job>& chases);
+                              uint32_t pump_warps_max, RatedJobs& out);
+// The outputs of checked jobs that ran (spans and pump loads per job) back into the caller's.
+template <class Job>
+void return_rated(Job* jobs, const RatedJobs& r, const std::vector<uint64_t>& spans,
+                  const std::vector<uint64_t>& pump_loads) {
+  for (size_t i = 0; i < r.counts.size(); ++i) {
+    mt_count_job& c = jobs[i].random.count;
+    c.out_slow = r.counts[i].out_slow;
+    c.out_slow_recorded = r.counts[i].out_slow_recorded;
+    c.out_cycles = r.counts[i].out_cycles;
+    c.out_outliers = r.counts[i].out_outliers;
+    c.chase.out_sm = r.chases[i].out_sm;
+    jobs[i].out_span_cycles = spans[i];
+    if constexpr (std::is_same_v<Job, mt_pumped_count_job>) jobs[i].out_pump_loads = pump_loads[i];
+  }
+}
 // Stream k's generator state from stream 0's (RandomPlaces::x); the GPU kernel derives it
 // the same way. Stream 0 keeps it, so a one-stream job draws what it drew before.
 inline uint64_t stream_state(uint64_t x, uint32_t k) {

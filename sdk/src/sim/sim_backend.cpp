@@ -96,45 +96,22 @@ class SimDevice final : public Device {
   }
   static int paced_count(void* self, mt_paced_count_job* jobs, size_t n, char* err, size_t err_size) {
     auto* dev = static_cast<SimDevice*>(self);
-    std::vector<mt_random_count_job> randoms;
-    std::vector<RandomRate> rates;
-    std::vector<mt_count_job> counts;
-    std::vector<mt_chase_job> chases;
-    if (auto e = check_paced_jobs(jobs, n, dev->info(), randoms, rates, counts, chases); !e.empty())
-      return fail(err, err_size, e);
-    std::vector<uint64_t> spans(n, 0);
-    const int rc =
-        dev->chase(chases.data(), n, Mode::Count, counts.data(), err, err_size, randoms.data(), rates.data(), spans.data());
-    for (size_t i = 0; i < n && rc == 0; ++i) {
-      mt_count_job& c = jobs[i].random.count;
-      const mt_chase_job out_chase = c.chase;
-      c = counts[i];
-      c.chase = out_chase;
-      c.chase.out_sm = chases[i].out_sm;
-      jobs[i].out_span_cycles = spans[i];
-    }
-    return rc;
+    RatedJobs r;
+    if (auto e = check_paced_jobs(jobs, n, dev->info(), r); !e.empty()) return fail(err, err_size, e);
+    return dev->run_rated(jobs, n, r, err, err_size);
   }
   static int pumped_count(void* self, mt_pumped_count_job* jobs, size_t n, char* err, size_t err_size) {
     auto* dev = static_cast<SimDevice*>(self);
-    std::vector<mt_random_count_job> randoms;
-    std::vector<RandomRate> rates;
-    std::vector<mt_count_job> counts;
-    std::vector<mt_chase_job> chases;
-    if (auto e = check_pumped_jobs(jobs, n, dev->info(), kSimPumpWarpsMax, randoms, rates, counts, chases); !e.empty())
-      return fail(err, err_size, e);
+    RatedJobs r;
+    if (auto e = check_pumped_jobs(jobs, n, dev->info(), kSimPumpWarpsMax, r); !e.empty()) return fail(err, err_size, e);
+    return dev->run_rated(jobs, n, r, err, err_size);
+  }
+  template <class Job>
+  int run_rated(Job* jobs, size_t n, RatedJobs& r, char* err, size_t err_size) {
     std::vector<uint64_t> spans(n, 0), pumped(n, 0);
-    const int rc = dev->chase(chases.data(), n, Mode::Count, counts.data(), err, err_size, randoms.data(), rates.data(),
-                              spans.data(), pumped.data());
-    for (size_t i = 0; i < n && rc == 0; ++i) {
-      mt_count_job& c = jobs[i].random.count;
-      const mt_chase_job out_chase = c.chase;
-      c = counts[i];
-      c.chase = out_chase;
-      c.chase.out_sm = chases[i].out_sm;
-      jobs[i].out_span_cycles = spans[i];
-      jobs[i].out_pump_loads = pumped[i];
-    }
+    const int rc = chase(r.chases.data(), n, Mode::Count, r.counts.data(), err, err_size, r.randoms.data(),
+                         r.rates.data(), spans.data(), pumped.data());
+    if (rc == 0) return_rated(jobs, r, spans, pumped);
     return rc;
   }
   static int sequence_chase(void* self, mt_sequence_job* job, char* err, size_t err_size) {
