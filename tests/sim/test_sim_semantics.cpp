@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cstddef>
 #include <ctime>
 #include <map>
 #include <string>
@@ -256,6 +257,23 @@ TEST_CASE("sim: a pump loads between windows of timed loads, which it leaves alo
   r.pump_warps = 1;
   r.streams = 2;
   CHECK_THROWS_WITH(be.random_count({r}), Catch::Contains("one timed stream"));
+}
+
+TEST_CASE("a backend table of ABI 1.4 has no pump, and a spec with one is refused", "[sim][count]") {
+  auto d = open_text("abi14", tiny_device("lru"));
+  mt_backend older = *d->backend();
+  older.struct_size = offsetof(mt_backend, pumped_count);  // what a 1.4 backend fills
+  const memtopo::Backend be(&older);
+  CHECK(be.has_random_rate());
+  CHECK_FALSE(be.has_pump());
+  CHECK(be.pump_warps_max() == 0);
+  const memtopo::ChaseArray a = memtopo::ChaseArray::stride(64 * 128, 128);
+  memtopo::RandomCountSpec r = random_lines(a, 1000, 0);
+  r.pump_warps = 1;
+  r.pump_cycles = 100;
+  CHECK_THROWS_WITH(be.random_count({r}), Catch::Contains("at most 0 pump warps"));
+  r.pump_warps = 0;
+  CHECK(be.random_count({r})[0].pump_loads == 0);
 }
 
 TEST_CASE("sim: a stray line takes one way of one set of an SM's L1 for a call", "[sim]") {
