@@ -326,7 +326,7 @@ struct PumpControl {
   volatile uint32_t window;  // windows begun; a lane acknowledges each hold once
   uint32_t parked;           // lanes whose last load has come back since the hold began
   uint32_t lanes;
-  unsigned long long loads;  // pump loads within the span (counted by thread 0 from the lanes)
+  unsigned long long loads;  // pump loads within the span (each lane adds its count at the end)
 };
 constexpr uint32_t kPumpHold = 0, kPumpRun = 1, kPumpDone = 2;
 

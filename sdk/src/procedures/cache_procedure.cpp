@@ -624,8 +624,8 @@ OccupancyResult find_occupancy(Session& s, int64_t first_miss_bytes, int64_t ful
   uint64_t F = std::max<uint64_t>(2 * first, uint64_t(std::max<int64_t>(full_miss_bytes, 0)) * 5 / 4);
   const uint64_t most = std::min<uint64_t>(t.max_footprint_bytes ? t.max_footprint_bytes : kArrayBytes, kArrayBytes);
   // Other clients displace lines over time, so the slower the loads come, the fewer lines
-  // the cache holds of them (the H100's L2: 0.7 % fewer at one stream than at the fastest
-  // rate, 2.5 % fewer at one load per 1.6 us). One stream and one stream with a gap say
+  // the cache holds of them (the H100's L2: 0.9 % fewer at one stream than at the fastest
+  // rate, 2.4 % fewer at one load per 1.7 us). One stream and one stream with a gap say
   // whether the rate matters; where it does, a pump (ABI 1.5) brings lines in far faster
   // while one stream still times the loads, and the series is extrapolated to an infinite
   // rate. Several timed streams (ABI 1.4, the fallback) are faster too, but their hits queue
@@ -770,14 +770,14 @@ OccupancyResult find_occupancy(Session& s, int64_t first_miss_bytes, int64_t ful
   m.found = true;
   double confidence = plateau ? 0.8 : 0.5;
   if (!fit.ok) confidence = 0.4;
-  auto agrees = [&](double want) { return std::fabs(lines - want) <= std::max(3 * se, 2.0); };
-  if (agrees(first_lines)) {
+  auto within_three_se = [&](double want) { return std::fabs(lines - want) <= std::max(3 * se, 2.0); };
+  if (within_three_se(first_lines)) {
     m.value = first_miss_bytes;
     m.confidence = 0.95;
     note << "; agrees with the first miss of the cyclic sweep, which is the size";
   } else if (const auto c = std::find_if(candidates.begin(), candidates.end(),
                                           [&](const SizeCandidate& x) {
-                                            return x.bytes > 0 && agrees(double(x.bytes) / double(L));
+                                            return x.bytes > 0 && within_three_se(double(x.bytes) / double(L));
                                           });
              c != candidates.end()) {
     m.value = c->bytes;
