@@ -23,8 +23,8 @@
 extern "C" {
 #endif
 
-#define MEMTOPO_ABI_MAJOR 1
-#define MEMTOPO_ABI_MINOR 5
+#define MEMTOPO_ABI_MAJOR 2
+#define MEMTOPO_ABI_MINOR 0
 
 /* Name of the single exported entry point of a plugin library. */
 #define MEMTOPO_ENTRY_POINT_NAME "memtopo_plugin_entry"
@@ -81,7 +81,11 @@ typedef struct mt_result_info {
 typedef enum mt_status {
   MT_STATUS_OK = 0,
   MT_STATUS_FAILED = 1,  /* an error; the message says what */
-  MT_STATUS_SKIPPED = 2  /* deliberately not measured (e.g. not supported on this device) */
+  MT_STATUS_SKIPPED = 2, /* deliberately not measured (e.g. not supported on this device) */
+  /* Measured, but the data cannot settle the value (a hashed set index hides the sets, the
+   * path cannot hold the footprint needed): the message says why. Results the probe stored
+   * before (e.g. the fetch unit when the line is not determinable) are kept. */
+  MT_STATUS_NOT_DETERMINABLE = 3
 } mt_status;
 
 typedef enum mt_log_level {
@@ -177,6 +181,20 @@ typedef struct mt_option_desc {
  * into `message` (host-owned, `message_size` bytes, always NUL-terminated). */
 typedef int (*mt_probe_run_fn)(const mt_context* ctx, void* user, char* message, size_t message_size);
 
+/* Backends a probe can run on (mt_probe_desc::backends). */
+#define MT_BACKEND_CUDA 1u
+#define MT_BACKEND_SIM 2u
+
+/* What one provided key holds: lets a drop-in plugin's tables validate without editing the
+ * host's schemas (the host merges these into its checks). */
+typedef struct mt_key_desc {
+  uint32_t struct_size;
+  const char* key;      /* one of the probe's provided_keys */
+  mt_value_type type;   /* the value's type; arrays: the array type */
+  const char* unit;     /* "bytes", "cycles", "khz", ...; "" when the value has none */
+  const char* meaning;  /* one sentence */
+} mt_key_desc;
+
 typedef struct mt_probe_desc {
   uint32_t struct_size;
   const char* name;              /* "<plugin>/<probe>", e.g. "data-cache/l1d-line" */
@@ -188,6 +206,13 @@ typedef struct mt_probe_desc {
   size_t option_count;
   mt_probe_run_fn run;
   void* user;
+  /* What the probe needs of the device; the host skips it otherwise, with the reason, before
+   * it runs (memtopo list and plan show both). 0 in each: no requirement. */
+  uint32_t backends;    /* MT_BACKEND_* bits it can run on */
+  int32_t min_cc_major; /* lowest compute capability (CUDA) */
+  int32_t min_cc_minor;
+  const mt_key_desc* keys; /* what its provided keys hold, or NULL */
+  size_t key_count;
 } mt_probe_desc;
 
 typedef struct mt_plugin_desc {

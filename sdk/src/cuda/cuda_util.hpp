@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "memtopo/probe.hpp"
+#include "memtopo/errors.hpp"
 
 namespace memtopo::cuda {
 

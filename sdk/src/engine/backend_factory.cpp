@@ -3,7 +3,7 @@
 #include <string>
 
 #include "memtopo/engine.hpp"
-#include "memtopo/probe.hpp"
+#include "memtopo/errors.hpp"
 
 namespace memtopo::engine {
 

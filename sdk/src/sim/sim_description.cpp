@@ -13,7 +13,7 @@
 
 #include <toml++/toml.h>
 
-#include "memtopo/probe.hpp"
+#include "memtopo/errors.hpp"
 #include "engine/param_bank.hpp"
 #include "sim/sim_model.hpp"
 

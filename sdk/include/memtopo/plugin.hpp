@@ -1,0 +1,223 @@
+// memtopo probe SDK: a probe's specification (name, keys, options, needs, run function) and
+// the registration macro that turns specs into the C descriptors of abi.h.
+//
+// Exceptions never cross the boundary: the trampoline turns memtopo::Skip into
+// MT_STATUS_SKIPPED, memtopo::NotDeterminable into MT_STATUS_NOT_DETERMINABLE and any other
+// exception into MT_STATUS_FAILED with its message. Compile a plugin source with
+// -DMEMTOPO_STATIC_PLUGIN_FN=some_name to link it statically into a test: the macro then
+// defines `const mt_plugin_desc* some_name(uint32_t, uint32_t)` instead of the exported
+// entry point.
+#pragma once
+
+#include <cstddef>
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "memtopo/abi.h"
+#include "memtopo/context.hpp"
+#include "memtopo/errors.hpp"
+
+namespace memtopo {
+
+class Probe {
+ public:
+  using RunFn = std::function<void(Context&)>;
+  struct Option {
+    std::string name;
+    mt_value_type type;
+    std::string default_value;
+    std::string help;
+  };
+  // What one provided key holds (mt_key_desc).
+  struct KeyDoc {
+    std::string key;
+    mt_value_type type;
+    std::string unit;
+    std::string meaning;
+  };
+
+  explicit Probe(std::string name) : name_(std::move(name)) {}
+  Probe& summary(std::string s) { summary_ = std::move(s); return *this; }
+  Probe& provides(std::vector<std::string> k) { provides_ = std::move(k); return *this; }
+  Probe& requires_keys(std::vector<std::string> k) { requires_ = std::move(k); return *this; }
+  Probe& uses(std::vector<std::string> k) { uses_ = std::move(k); return *this; }
+  Probe& option(std::string name, mt_value_type type, std::string def, std::string help) {
+    options_.push_back({std::move(name), type, std::move(def), std::move(help)});
+    return *this;
+  }
+  Probe& run(RunFn fn) { run_ = std::move(fn); return *this; }
+  // The backends the probe runs on (MT_BACKEND_* bits; default: all). A probe whose kernels
+  // exist only on CUDA says backends(MT_BACKEND_CUDA); the host skips it on the simulator.
+  Probe& backends(uint32_t mask) { backends_ = mask; return *this; }
+  // The lowest compute capability the probe's kernels need (e.g. 9, 0 for clusters).
+  Probe& min_compute_capability(int major, int minor = 0) {
+    min_cc_major_ = major;
+    min_cc_minor_ = minor;
+    return *this;
+  }
+  // Type, unit and meaning of a provided key: validates a drop-in plugin's tables.
+  Probe& key(std::string name, mt_value_type type, std::string unit, std::string meaning) {
+    keys_.push_back({std::move(name), type, std::move(unit), std::move(meaning)});
+    return *this;
+  }
+
+  const std::string& name() const { return name_; }
+  const std::string& summary() const { return summary_; }
+  const std::vector<std::string>& provided() const { return provides_; }
+  const std::vector<std::string>& required() const { return requires_; }
+  const std::vector<std::string>& used() const { return uses_; }
+  const std::vector<Option>& options() const { return options_; }
+  const RunFn& fn() const { return run_; }
+  uint32_t backend_mask() const { return backends_; }
+  int min_cc_major() const { return min_cc_major_; }
+  int min_cc_minor() const { return min_cc_minor_; }
+  const std::vector<KeyDoc>& keys() const { return keys_; }
+
+ private:
+  std::string name_, summary_;
+  std::vector<std::string> provides_, requires_, uses_;
+  std::vector<Option> options_;
+  std::vector<KeyDoc> keys_;
+  uint32_t backends_ = 0;
+  int min_cc_major_ = 0, min_cc_minor_ = 0;
+  RunFn run_;
+};
+
+namespace detail {
+
+inline void copy_message(char* dst, size_t size, const char* src) {
+  if (!dst || size == 0) return;
+  std::snprintf(dst, size, "%s", src ? src : "");
+}
+
+// Runs a probe's C++ function; exceptions become status codes here, at the boundary.
+inline int trampoline(const mt_context* ctx, void* user, char* message, size_t message_size) {
+  const Probe* probe = static_cast<const Probe*>(user);
+  try {
+    if (!probe->fn()) throw Error("probe has no run function");
+    Context c(ctx);
+    probe->fn()(c);
+    return MT_STATUS_OK;
+  } catch (const Skip& e) {
+    copy_message(message, message_size, e.what());
+    return MT_STATUS_SKIPPED;
+  } catch (const NotDeterminable& e) {
+    copy_message(message, message_size, e.what());
+    return MT_STATUS_NOT_DETERMINABLE;
+  } catch (const std::exception& e) {
+    copy_message(message, message_size, e.what());
+    return MT_STATUS_FAILED;
+  } catch (...) {
+    copy_message(message, message_size, "unknown exception");
+    return MT_STATUS_FAILED;
+  }
+}
+
+// Owns the C descriptors built from Probe specs; lives as long as the library.
+class PluginHolder {
+ public:
+  PluginHolder(const char* name, const char* version, std::vector<Probe> probes)
+      : name_(name), version_(version), probes_(std::move(probes)) {
+    keys_.resize(probes_.size());
+    opts_.resize(probes_.size());
+    docs_.resize(probes_.size());
+    for (size_t i = 0; i < probes_.size(); ++i) {
+      const Probe& p = probes_[i];
+      auto& k = keys_[i];
+      k.provided = terminated(p.provided());
+      k.required = terminated(p.required());
+      k.used = terminated(p.used());
+      for (const auto& o : p.options()) {
+        mt_option_desc d{};
+        d.struct_size = sizeof(d);
+        d.name = o.name.c_str();
+        d.type = o.type;
+        d.default_value = o.default_value.c_str();
+        d.help = o.help.c_str();
+        opts_[i].push_back(d);
+      }
+      for (const auto& kd : p.keys()) {
+        mt_key_desc d{};
+        d.struct_size = sizeof(d);
+        d.key = kd.key.c_str();
+        d.type = kd.type;
+        d.unit = kd.unit.c_str();
+        d.meaning = kd.meaning.c_str();
+        docs_[i].push_back(d);
+      }
+      mt_probe_desc d{};
+      d.struct_size = sizeof(d);
+      d.name = p.name().c_str();
+      d.summary = p.summary().c_str();
+      d.provided_keys = k.provided.data();
+      d.required_keys = k.required.data();
+      d.used_keys = k.used.data();
+      d.options = opts_[i].data();
+      d.option_count = opts_[i].size();
+      d.run = &trampoline;
+      d.user = const_cast<Probe*>(&probes_[i]);
+      d.backends = p.backend_mask();
+      d.min_cc_major = p.min_cc_major();
+      d.min_cc_minor = p.min_cc_minor();
+      d.keys = docs_[i].empty() ? nullptr : docs_[i].data();
+      d.key_count = docs_[i].size();
+      descs_.push_back(d);
+    }
+    desc_.struct_size = sizeof(desc_);
+    desc_.abi_major = MEMTOPO_ABI_MAJOR;
+    desc_.abi_minor = MEMTOPO_ABI_MINOR;
+    desc_.name = name_.c_str();
+    desc_.version = version_.c_str();
+    desc_.probes = descs_.data();
+    desc_.probe_count = descs_.size();
+  }
+  PluginHolder(const PluginHolder&) = delete;
+  PluginHolder& operator=(const PluginHolder&) = delete;
+  const mt_plugin_desc* desc() const { return &desc_; }
+
+ private:
+  struct Keys {
+    std::vector<const char*> provided, required, used;
+  };
+  static std::vector<const char*> terminated(const std::vector<std::string>& v) {
+    std::vector<const char*> out;
+    for (const auto& s : v) out.push_back(s.c_str());
+    out.push_back(nullptr);
+    return out;
+  }
+  std::string name_, version_;
+  std::vector<Probe> probes_;
+  std::vector<Keys> keys_;
+  std::vector<std::vector<mt_option_desc>> opts_;
+  std::vector<std::vector<mt_key_desc>> docs_;
+  std::vector<mt_probe_desc> descs_;
+  mt_plugin_desc desc_{};
+};
+
+}  // namespace detail
+}  // namespace memtopo
+
+#define MEMTOPO_DETAIL_DESCRIPTOR_(NAME, VERSION, ...)                                       \
+  static const mt_plugin_desc* memtopo_detail_descriptor_() {                                \
+    static const ::memtopo::detail::PluginHolder holder(NAME, VERSION, {__VA_ARGS__});       \
+    return holder.desc();                                                                    \
+  }
+
+#ifdef MEMTOPO_STATIC_PLUGIN_FN
+// Linked statically into a test: a named function instead of the exported entry point.
+#define MEMTOPO_PLUGIN(NAME, VERSION, ...)                                                   \
+  MEMTOPO_DETAIL_DESCRIPTOR_(NAME, VERSION, __VA_ARGS__)                                     \
+  const mt_plugin_desc* MEMTOPO_STATIC_PLUGIN_FN(uint32_t, uint32_t) {                       \
+    return memtopo_detail_descriptor_();                                                     \
+  }
+#else
+#define MEMTOPO_PLUGIN(NAME, VERSION, ...)                                                   \
+  MEMTOPO_DETAIL_DESCRIPTOR_(NAME, VERSION, __VA_ARGS__)                                     \
+  /* The descriptor carries the plugin's ABI version; the host decides whether to use it. */ \
+  extern "C" MEMTOPO_EXPORT const mt_plugin_desc* memtopo_plugin_entry(uint32_t, uint32_t) {  \
+    return memtopo_detail_descriptor_();                                                     \
+  }
+#endif
