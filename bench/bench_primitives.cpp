@@ -1,6 +1,7 @@
-// memtopo-bench-primitives: how fast each measurement primitive runs on a device, and the
-// latency levels of two reference chases (a 16 KiB footprint that stays in L1, a 4 MiB one
-// that does not). Works on any device spec the host accepts, GPU or simulator.
+// memtopo-bench-primitives: how fast the measurement job runs in each of its forms on a
+// device, the latency levels of reference chases (a 16 KiB footprint that stays in L1, a
+// 4 MiB one that does not) and the load-to-use latency of the 16 KiB one. Works on any
+// device spec the host accepts, GPU or simulator.
 //
 //   memtopo-bench-primitives [DEVICE] [--repeat N]     DEVICE: auto, cuda, cuda:N, sim, sim:FILE
 #include <algorithm>
@@ -17,7 +18,7 @@
 namespace {
 
 using memtopo::ChaseArray;
-using memtopo::ChaseSpec;
+using memtopo::Job;
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -67,14 +68,14 @@ std::vector<Level> levels(std::vector<uint32_t> v, double* outlier_fraction) {
 // Fine-grained chase through ld.global.ca: one warm-up pass, then `steps` recorded loads.
 void latency_levels(const memtopo::Backend& be, uint64_t footprint, uint64_t stride, uint64_t steps) {
   const ChaseArray a = ChaseArray::stride(footprint, stride);
-  ChaseSpec s;
+  Job s;
   s.space = MT_SPACE_GLOBAL_CA;
   s.array = &a;
   s.warmup_steps = footprint / stride;
   s.steps = steps;
   s.shared_carveout_percent = 0;  // largest L1
   const auto t0 = std::chrono::steady_clock::now();
-  const memtopo::ChaseSamples r = be.fine_chase(s);
+  const memtopo::JobResult r = be.run(s);
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   // The recorded indices must follow the chase: warm-up, then stride by stride.
   const uint64_t elems = footprint / 4, step = stride / 4;
@@ -122,52 +123,53 @@ int main(int argc, char** argv) {
     std::printf("timing overhead: %.1f cycles (clock read + dependent store; first call %.3f ms)\n\n", overhead,
                 first * 1e3);
 
-    std::printf("%-34s %18s %20s\n", "primitive", "time per call", "samples per second");
+    std::printf("%-34s %18s %20s\n", "job", "time per call", "samples per second");
     const uint64_t footprint = 16 << 10, stride = 64, steps = 2048;
     const ChaseArray small = ChaseArray::stride(footprint, stride);
-    ChaseSpec one;
+    Job one;
     one.array = &small;
     one.warmup_steps = footprint / stride;
     one.steps = steps;
-    report("fine_chase, 1 job x 2048 loads", time_call(repeat, [&] { be.fine_chase(one); }), double(steps), "samples");
+    report("samples, 1 job x 2048 loads", time_call(repeat, [&] { be.run(one); }), double(steps), "samples");
 
     const int jobs = std::max(1, info.sm_count);
-    std::vector<ChaseSpec> all(jobs, one);
-    const std::string all_name = "fine_chase, " + std::to_string(jobs) + " jobs x 2048 loads";
-    report(all_name.c_str(), time_call(repeat, [&] { be.fine_chase(all); }), double(steps) * jobs, "samples");
+    std::vector<Job> all(jobs, one);
+    const std::string all_name = "samples, " + std::to_string(jobs) + " jobs x 2048 loads";
+    report(all_name.c_str(), time_call(repeat, [&] { be.run(all); }), double(steps) * jobs, "samples");
 
-    ChaseSpec avg = one;
-    avg.steps = 100000;
-    report("average_chase, 1 job x 100000 loads", time_call(repeat, [&] { be.average_chase(avg); }),
-           double(avg.steps), "loads");
+    Job counted = one;
+    counted.record = MT_RECORD_COUNTS;
+    counted.steps = 100000;
+    counted.slow_cycles = 1000;
+    report("counts, 1 job x 100000 loads", time_call(repeat, [&] { be.run(counted); }), double(counted.steps), "loads");
+
+    Job total = one;
+    total.record = MT_RECORD_TOTAL;
+    total.steps = 100000;
+    report("total, 1 job x 100000 loads", time_call(repeat, [&] { be.run(total); }), double(total.steps), "loads");
+    Job pointers = total;
+    pointers.pattern = MT_PATTERN_POINTERS;
+    report("total by pointer, 1 job x 100000", time_call(repeat, [&] { be.run(pointers); }), double(total.steps), "loads");
 
     // Sequence: a fills, b fills, a re-measures (timed) -- the L1-sharing pattern.
-    std::vector<uint32_t> seq_index(512), seq_latency(512);
-    const mt_chase_array sa = small.c();
-    const mt_actor actors[2] = {{0, 0, -1}, {1, 0, -1}};
-    mt_phase phases[3];
-    for (int p = 0; p < 3; ++p) {
-      phases[p] = mt_phase{};
-      phases[p].struct_size = sizeof(mt_phase);
-      phases[p].array = &sa;
-      phases[p].actor = p == 1 ? 1 : 0;
-      phases[p].steps = footprint / stride;
+    std::vector<Job> seq(3, one);
+    for (uint32_t k = 0; k < 3; ++k) {
+      seq[k].order = k + 1;
+      seq[k].block = k == 1 ? 1 : 0;
+      seq[k].warmup_steps = 0;
+      seq[k].steps = footprint / stride;
+      seq[k].timed = k == 2;
+      seq[k].shared_carveout_percent = -1;
     }
-    phases[2].steps = 512;
-    phases[2].out_index = seq_index.data();
-    phases[2].out_latency = seq_latency.data();
-    mt_sequence_job seq{};
-    seq.struct_size = sizeof seq;
-    seq.space = MT_SPACE_GLOBAL_CA;
-    seq.actors = actors;
-    seq.actor_count = 2;
-    seq.phases = phases;
-    seq.phase_count = 3;
-    seq.shared_carveout_percent = -1;
-    report("sequence_chase, 2 actors, 3 phases", time_call(repeat, [&] { be.sequence_chase(seq); }), 512.0,
-           "samples");
+    seq[2].steps = 512;
+    report("sequence, 2 blocks, 3 jobs", time_call(repeat, [&] { be.run(seq); }), 512.0, "samples");
     report("timing_overhead (cached)", time_call(repeat, [&] { be.timing_overhead(); }), 1.0, "calls");
 
+    Job warm = pointers;
+    warm.space = MT_SPACE_GLOBAL_CA;
+    warm.shared_carveout_percent = 0;
+    std::printf("\nload-to-use (pointer chase, ld.global.ca, 16 KiB, stride 64 B): %.2f cycles per load\n",
+                be.run(warm).average_cycles);
     std::printf("\nlatency levels (fine-grained chase, carveout 0 = largest L1):\n");
     latency_levels(be, 16 << 10, 16, 4096);
     latency_levels(be, 4 << 20, 16, 4096);

@@ -1,5 +1,6 @@
 // texture-readonly: the texture cache (tex1Dfetch on a linear texture) and the read-only
 // data cache (ld.global.nc). Both run the SDK's cache procedure; only the path differs.
+#include <tuple>
 #include <vector>
 
 #include <memtopo/cache_procedure.hpp>
@@ -20,14 +21,16 @@ memtopo::cache::Target path_target(mt_space space, const char* element) {
 
 std::vector<Probe> all_probes() {
   std::vector<Probe> probes;
-  for (auto& p : memtopo::cache::element_probes(
-           {"texture-readonly", "texture", "Texture cache",
-            [](const Context&) { return path_target(MT_SPACE_TEXTURE, "texture"); }, {}, {}}))
-    probes.push_back(std::move(p));
-  for (auto& p : memtopo::cache::element_probes(
-           {"texture-readonly", "readonly", "Read-only data cache",
-            [](const Context&) { return path_target(MT_SPACE_READONLY, "readonly"); }, {}, {}}))
-    probes.push_back(std::move(p));
+  for (auto [space, element, title] : {std::tuple{MT_SPACE_TEXTURE, "texture", "Texture cache"},
+                                       std::tuple{MT_SPACE_READONLY, "readonly", "Read-only data cache"}}) {
+    memtopo::cache::ElementSpec spec;
+    spec.plugin = "texture-readonly";
+    spec.element = element;
+    spec.title = title;
+    spec.target = [space = space, element = element](const Context&) { return path_target(space, element); };
+    spec.carveout_option = true;  // where they share the L1 storage, the carveout sets their size
+    for (auto& p : memtopo::cache::element_probes(spec)) probes.push_back(std::move(p));
+  }
   return probes;
 }
 

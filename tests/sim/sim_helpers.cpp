@@ -33,7 +33,8 @@ int64_t key(const toml::table& t, const char* element, const char* k) {
 }
 
 namespace {
-Chase run(const memtopo::engine::Device& d, mt_chase_job& job, uint64_t steps) {
+// One recorded job (MT_RECORD_SAMPLES), then the same as a whole-chase timing (MT_RECORD_TOTAL).
+Chase run(const memtopo::engine::Device& d, mt_job& job, uint64_t steps) {
   Chase c;
   c.index.resize(steps);
   c.latency.resize(steps);
@@ -41,14 +42,32 @@ Chase run(const memtopo::engine::Device& d, mt_chase_job& job, uint64_t steps) {
   job.out_latency = c.latency.data();
   char err[512] = "";
   const mt_backend* b = d.backend();
-  if (b->fine_chase(b->self, &job, 1, err, sizeof err)) throw std::runtime_error(err);
-  c.sm = job.out_sm;
-  mt_chase_job avg = job;
+  mt_job* jobs[1] = {&job};
+  if (b->run_jobs(b->self, jobs, 1, err, sizeof err)) throw std::runtime_error(err);
+  c.sm = job.out.sm;
+  mt_job avg = job;
+  avg.record = MT_RECORD_TOTAL;
   avg.out_index = nullptr;
   avg.out_latency = nullptr;
-  if (b->average_chase(b->self, &avg, 1, err, sizeof err)) throw std::runtime_error(err);
-  c.average = avg.out_average_cycles;
+  jobs[0] = &avg;
+  if (b->run_jobs(b->self, jobs, 1, err, sizeof err)) throw std::runtime_error(err);
+  c.average = avg.out.average_cycles;
   return c;
+}
+
+mt_job job_of(const mt_chase_array& a, mt_space space, uint32_t start, uint64_t warmup_steps, uint64_t steps,
+              int32_t sm, int32_t carveout) {
+  mt_job job{};
+  job.struct_size = sizeof job;
+  job.block = -1;
+  job.space = space;
+  job.array = &a;
+  job.start = start;
+  job.warmup_steps = warmup_steps;
+  job.steps = steps;
+  job.sm = sm;
+  job.shared_carveout_percent = carveout;
+  return job;
 }
 }  // namespace
 
@@ -59,14 +78,7 @@ Chase fine(const memtopo::engine::Device& d, mt_space space, uint64_t footprint_
   a.kind = MT_ARRAY_STRIDE;
   a.elems = footprint_bytes / 4;
   a.stride_elems = stride_bytes / 4;
-  mt_chase_job job{};
-  job.struct_size = sizeof job;
-  job.space = space;
-  job.array = &a;
-  job.warmup_steps = warmup_steps;
-  job.steps = steps;
-  job.sm = sm;
-  job.shared_carveout_percent = carveout;
+  mt_job job = job_of(a, space, 0, warmup_steps, steps, sm, carveout);
   return run(d, job, steps);
 }
 
@@ -77,15 +89,7 @@ Chase fine_explicit(const memtopo::engine::Device& d, mt_space space, const std:
   a.kind = MT_ARRAY_EXPLICIT;
   a.next = next.data();
   a.elems = next.size();
-  mt_chase_job job{};
-  job.struct_size = sizeof job;
-  job.space = space;
-  job.array = &a;
-  job.start = start;
-  job.warmup_steps = warmup_steps;
-  job.steps = steps;
-  job.sm = -1;
-  job.shared_carveout_percent = -1;
+  mt_job job = job_of(a, space, start, warmup_steps, steps, -1, -1);
   return run(d, job, steps);
 }
 

@@ -25,7 +25,8 @@ struct Chase {
   double average = 0;
 };
 
-// A stride chase (footprint and stride in bytes) run by fine_chase.
+// A stride chase (footprint and stride in bytes), recorded (MT_RECORD_SAMPLES); `average`
+// from the same chase timed as a whole (MT_RECORD_TOTAL).
 Chase fine(const memtopo::engine::Device& d, mt_space space, uint64_t footprint_bytes, uint64_t stride_bytes,
            uint64_t warmup_steps, uint64_t steps, int32_t sm = -1, int32_t carveout = -1);
 // An explicit chase over `next`.

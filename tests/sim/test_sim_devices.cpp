@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "memtopo/measure.hpp"
 #include "sim_helpers.hpp"
 
 using namespace simtest;
@@ -140,16 +141,23 @@ TEST_CASE("sim: constant L1 then the per-GPC constant L1.5", "[sim]") {
   for (uint32_t l : c.latency) REQUIRE(l == c15 + overhead);
   // A block of another SM of the same GPC finds the data in the L1.5; one of another GPC does not.
   const int64_t sm_per_gpc = key(t, "sim", "sm_per_gpc");
-  mt_chase_array a{sizeof(mt_chase_array), MT_ARRAY_STRIDE, nullptr, 2048, 16};
-  std::vector<uint32_t> same(128), other(128);
-  mt_actor actors[] = {{0, 0, 0}, {1, 0, 1}, {2, 0, int32_t(sm_per_gpc)}};
-  mt_phase phases[] = {{sizeof(mt_phase), 0, &a, 0, 128, nullptr, nullptr},
-                       {sizeof(mt_phase), 1, &a, 0, 128, nullptr, same.data()},
-                       {sizeof(mt_phase), 2, &a, 0, 128, nullptr, other.data()}};
-  int32_t sms[3] = {-1, -1, -1};
-  mt_sequence_job job{sizeof(mt_sequence_job), MT_SPACE_CONSTANT, actors, 3, phases, 3, -1, sms};
-  char err[256] = "";
-  REQUIRE(d->backend()->sequence_chase(d->backend()->self, &job, err, sizeof err) == 0);
+  const memtopo::ChaseArray a = memtopo::ChaseArray::stride(8192, 64);
+  // Block 0 on SM 0 fills the L1.5; block 1 (SM 1, same GPC) and block 2 (first SM of the
+  // next GPC) re-read it, timed.
+  std::vector<memtopo::Job> jobs(3);
+  for (int k = 0; k < 3; ++k) {
+    jobs[k].space = MT_SPACE_CONSTANT;
+    jobs[k].array = &a;
+    jobs[k].steps = 128;
+    jobs[k].order = uint32_t(k + 1);
+    jobs[k].block = k;
+    jobs[k].sm = k == 2 ? int32_t(sm_per_gpc) : k;
+    jobs[k].timed = k > 0;
+  }
+  const auto r = memtopo::Backend(d->backend()).run(jobs);
+  const std::vector<uint32_t>& same = r[1].latency;
+  const std::vector<uint32_t>& other = r[2].latency;
+  const int32_t sms[3] = {r[0].sm, r[1].sm, r[2].sm};
   CHECK(sms[2] == sm_per_gpc);
   for (uint32_t l : same) REQUIRE(l == c15 + overhead);
   // the other GPC's L1.5 misses once per L1.5 line (then holds the line)
@@ -187,18 +195,20 @@ TEST_CASE("sim: Kepler-like texture cache has 4 partitions chosen by warp", "[si
   const uint32_t hit = 108 + 16;
   // lane 0 fills 10 KiB of its 12 KiB partition, another lane fills 10 KiB, lane 0 re-reads
   auto run = [&](uint32_t other_lane) {
-    mt_chase_array a{sizeof(mt_chase_array), MT_ARRAY_STRIDE, nullptr, 2560, 8};
-    mt_chase_array b{sizeof(mt_chase_array), MT_ARRAY_STRIDE, nullptr, 2560, 8};
-    std::vector<uint32_t> lat(320);
-    mt_actor actors[] = {{0, 0, -1}, {0, other_lane, -1}};
-    mt_phase phases[] = {{sizeof(mt_phase), 0, &a, 0, 320, nullptr, nullptr},
-                         {sizeof(mt_phase), 1, &b, 0, 320, nullptr, nullptr},
-                         {sizeof(mt_phase), 0, &a, 0, 320, nullptr, lat.data()}};
-    int32_t sms[2];
-    mt_sequence_job job{sizeof(mt_sequence_job), MT_SPACE_TEXTURE, actors, 2, phases, 3, -1, sms};
-    char err[256] = "";
-    REQUIRE(d->backend()->sequence_chase(d->backend()->self, &job, err, sizeof err) == 0);
-    CHECK(sms[0] == sms[1]);
+    const memtopo::ChaseArray a = memtopo::ChaseArray::stride(10240, 32), b = memtopo::ChaseArray::stride(10240, 32);
+    std::vector<memtopo::Job> jobs(3);
+    for (int k = 0; k < 3; ++k) {
+      jobs[k].space = MT_SPACE_TEXTURE;
+      jobs[k].array = k == 1 ? &b : &a;
+      jobs[k].steps = 320;
+      jobs[k].order = uint32_t(k + 1);
+      jobs[k].block = 0;
+      jobs[k].lane = k == 1 ? other_lane : 0;
+      jobs[k].timed = k == 2;
+    }
+    const auto r = memtopo::Backend(d->backend()).run(jobs);
+    CHECK(r[0].sm == r[1].sm);
+    const std::vector<uint32_t>& lat = r[2].latency;
     return misses(lat, hit);
   };
   CHECK(run(1) > 0);     // same warp: same partition, evicted

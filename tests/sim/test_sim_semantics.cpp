@@ -1,5 +1,6 @@
-// Semantics of the primitives on the simulator: replacement policies, noise and seeds,
-// SM assignment, buffers, sparse footprints, request errors.
+// Semantics of the measurement job on the simulator: replacement policies, noise and seeds,
+// counted and random loads, streams and pumps, SM assignment, buffers, sparse footprints,
+// request errors.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -8,7 +9,8 @@
 #include <map>
 #include <string>
 
-#include "memtopo/probe.hpp"
+#include "engine/jobs.hpp"
+#include "memtopo/measure.hpp"
 #include "sim_helpers.hpp"
 
 using namespace simtest;
@@ -57,19 +59,27 @@ std::vector<bool> hits(const Chase& c, uint32_t hit) {
   return h;
 }
 
+// A counted chase of `a` through L1: `steps` loads after `warmup`, slow above `threshold`.
+memtopo::Job counted(const memtopo::ChaseArray& a, uint64_t warmup, uint64_t steps, uint32_t threshold, uint32_t keep) {
+  memtopo::Job j;
+  j.space = MT_SPACE_GLOBAL_CA;
+  j.array = &a;
+  j.warmup_steps = warmup;
+  j.steps = steps;
+  j.record = MT_RECORD_COUNTS;
+  j.slow_cycles = threshold;
+  j.keep_steps = keep;
+  return j;
+}
+
 // Random loads to the 128 B lines of `a` through L1 (threshold 100 cycles, 4096 warm-up
 // loads, seed 7), keeping `keep` slow steps.
-memtopo::RandomCountSpec random_lines(const memtopo::ChaseArray& a, uint64_t steps, uint32_t keep) {
-  memtopo::RandomCountSpec r;
-  r.count.chase.space = MT_SPACE_GLOBAL_CA;
-  r.count.chase.array = &a;
-  r.count.chase.warmup_steps = 4096;
-  r.count.chase.steps = steps;
-  r.count.slow_cycles = 100;
-  r.count.keep_steps = keep;
-  r.stride_bytes = 128;
-  r.seed = 7;
-  return r;
+memtopo::Job random_lines(const memtopo::ChaseArray& a, uint64_t steps, uint32_t keep) {
+  memtopo::Job j = counted(a, 4096, steps, 100, keep);
+  j.pattern = MT_PATTERN_RANDOM;
+  j.random_stride_bytes = 128;
+  j.seed = 7;
+  return j;
 }
 
 }  // namespace
@@ -150,7 +160,7 @@ TEST_CASE("sim: noise is deterministic for a seed and absent when switched off",
   CHECK(g.average - 20 == Approx(10).margin(1.0));
 }
 
-TEST_CASE("sim: count_chase counts and places exactly the loads fine_chase shows as slow", "[sim][count]") {
+TEST_CASE("sim: counted loads are the recorded chase's slow loads, at the same steps", "[sim][count]") {
   // Same seed, same chase: the noisy latencies of both calls are identical, so the counts must be.
   const std::string noisy = "seed = 3\nnoise_cycles = 4\noutlier_probability = 0.01\noutlier_cycles = 1000\n";
   auto fd = open_text("c1", tiny_device("lru", noisy));
@@ -162,14 +172,7 @@ TEST_CASE("sim: count_chase counts and places exactly the loads fine_chase shows
   REQUIRE(want.size() > 20);
   const memtopo::Backend be(cd->backend());
   const memtopo::ChaseArray a = memtopo::ChaseArray::stride(3072, 32);
-  memtopo::CountSpec spec;
-  spec.chase.space = MT_SPACE_GLOBAL_CA;
-  spec.chase.array = &a;
-  spec.chase.warmup_steps = 96;
-  spec.chase.steps = 960;
-  spec.slow_cycles = threshold;
-  spec.keep_steps = 10;
-  const memtopo::CountResult r = be.count_chase(spec);
+  const memtopo::JobResult r = be.run(counted(a, 96, 960, threshold, 10));
   CHECK(r.slow == want.size());
   REQUIRE(r.slow_steps.size() == 10);  // only as many steps as asked for are kept
   for (size_t i = 0; i < 10; ++i) CHECK(r.slow_steps[i] == want[i]);
@@ -187,17 +190,18 @@ TEST_CASE("sim: random loads hit in proportion to the lines the cache holds, und
     INFO(policy);
     auto d = open_text("rnd-" + policy, tiny_device(policy));
     const memtopo::Backend be(d->backend());
-    REQUIRE(be.has_random_count());
+    REQUIRE(be.has(MT_CAP_RANDOM | MT_CAP_COUNTS));
     const memtopo::ChaseArray a = memtopo::ChaseArray::stride(64 * 128, 128);
-    memtopo::RandomCountSpec r = random_lines(a, 200000, 0);
-    const memtopo::CountResult got = be.random_count({r})[0];
+    const memtopo::Job r = random_lines(a, 200000, 0);
+    const memtopo::JobResult got = be.run(r);
     const double hit = 1.0 - double(got.slow) / 200000.0;
     CHECK(hit == Approx(0.25).margin(0.005));  // 5 standard errors
-    memtopo::CountSpec cyclic = r.count;
-    const memtopo::CountResult cyc = be.count_chase(cyclic);
+    memtopo::Job cyclic = r;
+    cyclic.pattern = MT_PATTERN_CHASE;
+    const memtopo::JobResult cyc = be.run(cyclic);
     if (policy == "lru") CHECK(cyc.slow == 200000);
     // Same seed, same draws: under LRU (no random victims) the count repeats exactly.
-    if (policy == "lru") CHECK(be.random_count({r})[0].slow == got.slow);
+    if (policy == "lru") CHECK(be.run(r).slow == got.slow);
   }
 }
 
@@ -206,24 +210,24 @@ TEST_CASE("sim: random-load streams share the loads and the time", "[sim][count]
   // often, and take an eighth of the span; a gap lengthens each stream's loads.
   auto d = open_text("rnd-streams", tiny_device("lru"));
   const memtopo::Backend be(d->backend());
-  REQUIRE(be.has_random_rate());
-  CHECK(be.random_streams_max() == 32);
+  REQUIRE(be.has(MT_CAP_STREAMS));
+  CHECK(be.streams_max() == 32);
   const memtopo::ChaseArray a = memtopo::ChaseArray::stride(64 * 128, 128);
-  memtopo::RandomCountSpec r = random_lines(a, 200003, 16);  // not a multiple of the streams
-  const memtopo::CountResult one = be.random_count({r})[0];
-  r.streams = 8;
-  const memtopo::CountResult eight = be.random_count({r})[0];
+  memtopo::Job r = random_lines(a, 200003, 16);  // not a multiple of the streams
+  const memtopo::JobResult one = be.run(r);
+  r.rate.streams = 8;
+  const memtopo::JobResult eight = be.run(r);
   CHECK(1.0 - double(eight.slow) / 200003.0 == Approx(0.25).margin(0.005));
   CHECK(one.span_cycles > 0);
   CHECK(double(eight.span_cycles) == Approx(double(one.span_cycles) / 8).epsilon(0.02));
   CHECK(eight.slow_steps.size() == 16);  // stream 0's, in its own step numbers
   CHECK(eight.slow_steps.back() < 200003 / 8 + 1);
-  r.streams = 1;
-  r.gap_cycles = 1000;
-  const memtopo::CountResult slow = be.random_count({r})[0];
+  r.rate.streams = 1;
+  r.rate.gap_cycles = 1000;
+  const memtopo::JobResult slow = be.run(r);
   CHECK(double(slow.span_cycles) == Approx(double(one.span_cycles) + 1000.0 * 200003).epsilon(0.01));
-  r.streams = 33;
-  CHECK_THROWS_WITH(be.random_count({r}), Catch::Contains("33 streams"));
+  r.rate.streams = 33;
+  CHECK_THROWS_WITH(be.run(r), Catch::Contains("33 streams"));
 }
 
 TEST_CASE("sim: a pump loads between windows of timed loads, which it leaves alone", "[sim][count]") {
@@ -232,17 +236,17 @@ TEST_CASE("sim: a pump loads between windows of timed loads, which it leaves alo
   // pump's windows, and the pump's loads are counted from the first window after timing began.
   auto d = open_text("rnd-pump", tiny_device("lru"));
   const memtopo::Backend be(d->backend());
-  REQUIRE(be.has_pump());
+  REQUIRE(be.has(MT_CAP_PUMP));
   CHECK(be.pump_warps_max() == 1);
   const memtopo::ChaseArray a = memtopo::ChaseArray::stride(64 * 128, 128);
-  memtopo::RandomCountSpec r = random_lines(a, 100000, 0);
-  const memtopo::CountResult plain = be.random_count({r})[0];
+  memtopo::Job r = random_lines(a, 100000, 0);
+  const memtopo::JobResult plain = be.run(r);
   CHECK(plain.pump_loads == 0);
-  r.pump_warps = 1;
-  r.pump_lanes = 32;
-  r.pump_cycles = 2000;
-  r.probe_loads = 10;
-  const memtopo::CountResult pumped = be.random_count({r})[0];
+  r.rate.pump_warps = 1;
+  r.rate.pump_lanes = 32;
+  r.rate.pump_cycles = 2000;
+  r.rate.probe_loads = 10;
+  const memtopo::JobResult pumped = be.run(r);
   CHECK(1.0 - double(pumped.slow) / 100000.0 == Approx(0.25).margin(0.007));
   // Windows begun after the first timed load: 9999 of them, each of 2000 cycles or a little
   // more (the last load ends past it).
@@ -252,28 +256,46 @@ TEST_CASE("sim: a pump loads between windows of timed loads, which it leaves alo
   // Each lane loads all window long: 32 lanes x 2000 cycles over the mean load's cycles.
   const double per_window = 32.0 * 2000.0 / (double(plain.span_cycles) / 100000.0);
   CHECK(double(pumped.pump_loads) == Approx(windows * per_window).epsilon(0.1));
-  r.pump_warps = 2;
-  CHECK_THROWS_WITH(be.random_count({r}), Catch::Contains("at most 1 pump warps"));
-  r.pump_warps = 1;
-  r.streams = 2;
-  CHECK_THROWS_WITH(be.random_count({r}), Catch::Contains("one timed stream"));
+  r.rate.pump_warps = 2;
+  CHECK_THROWS_WITH(be.run(r), Catch::Contains("at most 1"));
+  r.rate.pump_warps = 1;
+  r.rate.streams = 2;
+  CHECK_THROWS_WITH(be.run(r), Catch::Contains("one timed stream"));
 }
 
-TEST_CASE("a backend table of ABI 1.4 has no pump, and a spec with one is refused", "[sim][count]") {
-  auto d = open_text("abi14", tiny_device("lru"));
-  mt_backend older = *d->backend();
-  older.struct_size = offsetof(mt_backend, pumped_count);  // what a 1.4 backend fills
-  const memtopo::Backend be(&older);
-  CHECK(be.has_random_rate());
-  CHECK_FALSE(be.has_pump());
-  CHECK(be.pump_warps_max() == 0);
+TEST_CASE("jobs are refused for what a backend's capabilities leave out", "[sim][count]") {
   const memtopo::ChaseArray a = memtopo::ChaseArray::stride(64 * 128, 128);
-  memtopo::RandomCountSpec r = random_lines(a, 1000, 0);
-  r.pump_warps = 1;
-  r.pump_cycles = 100;
-  CHECK_THROWS_WITH(be.random_count({r}), Catch::Contains("at most 0 pump warps"));
-  r.pump_warps = 0;
-  CHECK(be.random_count({r})[0].pump_loads == 0);
+  const mt_chase_array c = a.c();
+  memtopo::engine::JobCall call;
+  mt_job j{};
+  j.struct_size = sizeof j;
+  j.block = -1;
+  j.space = MT_SPACE_GLOBAL_CA;
+  j.pattern = MT_PATTERN_RANDOM;
+  j.record = MT_RECORD_COUNTS;
+  j.array = &c;
+  j.random_stride_elems = 32;
+  j.steps = 1000;
+  j.rate.pump_warps = 1;
+  j.rate.pump_lanes = 32;
+  j.rate.pump_cycles = 100;
+  call.jobs = {j};
+  mt_device_info dev{};
+  dev.sm_count = 4;
+  memtopo::engine::BackendLimits no_pump{MT_CAP_COUNTS | MT_CAP_RANDOM | MT_CAP_STREAMS, 32, 0};
+  CHECK_THAT(memtopo::engine::check_jobs(call, dev, no_pump), Catch::Contains("MT_CAP_PUMP"));
+  call.jobs[0].rate = mt_rate{};
+  CHECK(memtopo::engine::check_jobs(call, dev, no_pump).empty());
+  memtopo::engine::BackendLimits no_random{MT_CAP_COUNTS, 1, 0};
+  CHECK_THAT(memtopo::engine::check_jobs(call, dev, no_random), Catch::Contains("MT_CAP_RANDOM"));
+  // A C++ caller reads the same from the table.
+  auto d = open_text("caps", tiny_device("lru"));
+  mt_backend table = *d->backend();
+  table.capabilities &= ~MT_CAP_PUMP;
+  const memtopo::Backend be(&table);
+  CHECK_FALSE(be.has(MT_CAP_PUMP));
+  CHECK(be.pump_warps_max() == 0);
+  CHECK(be.has(MT_CAP_STREAMS));
 }
 
 TEST_CASE("sim: a stray line takes one way of one set of an SM's L1 for a call", "[sim]") {
@@ -284,17 +306,9 @@ TEST_CASE("sim: a stray line takes one way of one set of an SM's L1 for a call",
   auto slow_per_sm = [&](const std::string& sim) {
     auto d = open_text("stray", tiny_device("lru", sim));
     const memtopo::Backend be(d->backend());
-    std::vector<memtopo::CountSpec> specs(4);
-    for (auto& c : specs) {
-      c.chase.space = MT_SPACE_GLOBAL_CA;
-      c.chase.array = &a;
-      c.chase.warmup_steps = 32;
-      c.chase.steps = 160;
-      c.slow_cycles = 100;
-      c.keep_steps = 0;
-    }
+    const std::vector<memtopo::Job> jobs(4, counted(a, 32, 160, 100, 0));
     std::vector<uint64_t> slow;
-    for (const auto& r : be.count_chase(specs)) slow.push_back(r.slow);
+    for (const auto& r : be.run(jobs)) slow.push_back(r.slow);
     return slow;
   };
   for (uint64_t n : slow_per_sm("")) CHECK(n == 0);
@@ -312,8 +326,9 @@ TEST_CASE("sim: jobs get the pinned or the lowest free SM and share the L2 throu
   mt_chase_array a_copy = a;
   std::vector<uint32_t> l0(8), l1(8), l2(8);
   auto job = [](const mt_chase_array* arr, int32_t sm, uint32_t* lat) {
-    mt_chase_job j{};
+    mt_job j{};
     j.struct_size = sizeof j;
+    j.block = -1;
     j.space = MT_SPACE_GLOBAL_CG;
     j.array = arr;
     j.steps = 8;
@@ -322,13 +337,14 @@ TEST_CASE("sim: jobs get the pinned or the lowest free SM and share the L2 throu
     j.out_latency = lat;
     return j;
   };
-  mt_chase_job jobs[] = {job(&a, -1, l0.data()), job(&a, 0, l1.data()), job(&a_copy, -1, l2.data())};
+  mt_job jobs[] = {job(&a, -1, l0.data()), job(&a, 0, l1.data()), job(&a_copy, -1, l2.data())};
+  mt_job* ptrs[] = {&jobs[0], &jobs[1], &jobs[2]};
   char err[256] = "";
   const mt_backend* b = d->backend();
-  REQUIRE(b->fine_chase(b->self, jobs, 3, err, sizeof err) == 0);
-  CHECK(jobs[0].out_sm == 1);
-  CHECK(jobs[1].out_sm == 0);
-  CHECK(jobs[2].out_sm == 2);
+  REQUIRE(b->run_jobs(b->self, ptrs, 3, err, sizeof err) == 0);
+  CHECK(jobs[0].out.sm == 1);
+  CHECK(jobs[1].out.sm == 0);
+  CHECK(jobs[2].out.sm == 2);
   // interleaved: job 0 misses first, job 1 (same array) then hits in the L2; job 2's array
   // is another buffer and misses
   CHECK(l0 == std::vector<uint32_t>(8, 405));
@@ -362,81 +378,88 @@ TEST_CASE("sim: bad requests are refused with the reason", "[sim]") {
   auto d = open_text("bad", tiny_device("lru"));
   const mt_backend* b = d->backend();
   mt_chase_array a{sizeof(mt_chase_array), MT_ARRAY_STRIDE, nullptr, 1024, 32};
-  mt_chase_job j{};
-  j.struct_size = sizeof j;
-  j.space = MT_SPACE_GLOBAL_CA;
-  j.array = &a;
-  j.steps = 8;
-  j.sm = 9;
-  j.shared_carveout_percent = -1;
+  mt_job base{};
+  base.struct_size = sizeof base;
+  base.block = -1;
+  base.space = MT_SPACE_GLOBAL_CA;
+  base.array = &a;
+  base.steps = 8;
+  base.sm = -1;
+  base.shared_carveout_percent = -1;
   char err[256] = "";
-  CHECK(b->average_chase(b->self, &j, 1, err, sizeof err) != 0);
-  CHECK_THAT(err, Catch::Contains("SM 9"));
-  j.sm = -1;
-  CHECK(b->fine_chase(b->self, &j, 1, err, sizeof err) != 0);
-  CHECK_THAT(err, Catch::Contains("out_latency"));
-  // a sequence whose actors pin one block to two SMs
-  mt_actor actors[] = {{0, 0, 1}, {0, 1, 2}};
-  mt_phase ph{sizeof(mt_phase), 0, &a, 0, 4, nullptr, nullptr};
-  mt_sequence_job s{sizeof(mt_sequence_job), MT_SPACE_GLOBAL_CA, actors, 2, &ph, 1, -1, nullptr};
-  CHECK(b->sequence_chase(b->self, &s, err, sizeof err) != 0);
-  CHECK_THAT(err, Catch::Contains("block 0"));
-  // a count job that asks to keep slow steps but gives no buffer
-  mt_count_job c{};
-  c.struct_size = sizeof c;
-  c.chase = j;
+  // Runs `jobs` and returns the error message (empty when they ran).
+  auto refused = [&](std::vector<mt_job> jobs) {
+    std::vector<mt_job*> ptrs;
+    for (mt_job& j : jobs) ptrs.push_back(&j);
+    err[0] = 0;
+    return b->run_jobs(b->self, ptrs.data(), ptrs.size(), err, sizeof err) != 0 ? std::string(err) : std::string();
+  };
+  mt_job j = base;
+  j.sm = 9;
+  j.record = MT_RECORD_TOTAL;
+  CHECK_THAT(refused({j}), Catch::Contains("SM 9"));
+  CHECK_THAT(refused({base}), Catch::Contains("out_latency"));  // samples with nowhere to go
+  j = base;
+  j.struct_size = 16;
+  CHECK_THAT(refused({j}), Catch::Contains("struct_size 16 is below the ABI 2.0 job"));
+  // a sequence whose jobs pin one block to two SMs, or that mixes orders with order 0
+  mt_job x = base, y = base;
+  x.order = 1;
+  y.order = 2;
+  x.block = y.block = 0;
+  x.sm = 1;
+  y.sm = 2;
+  CHECK_THAT(refused({x, y}), Catch::Contains("block 0"));
+  y.sm = -1;
+  y.order = 0;
+  CHECK_THAT(refused({x, y}), Catch::Contains("a call is all order 0 or a sequence"));
+  // counted loads that ask to keep slow steps but give no buffer
+  mt_job c = base;
+  c.record = MT_RECORD_COUNTS;
   c.slow_capacity = 4;
-  CHECK(b->count_chase(b->self, &c, 1, err, sizeof err) != 0);
-  CHECK_THAT(err, Catch::Contains("out_slow_step"));
-  // random loads through the constant path, and with no stride
-  mt_random_count_job rj{};
-  rj.struct_size = sizeof rj;
-  rj.count = c;
-  rj.count.slow_capacity = 0;
-  rj.count.chase.space = MT_SPACE_CONSTANT;
-  rj.stride_elems = 32;
-  CHECK(b->random_count(b->self, &rj, 1, err, sizeof err) != 0);
-  CHECK_THAT(err, Catch::Contains("global path"));
-  rj.count.chase.space = MT_SPACE_GLOBAL_CG;
-  rj.stride_elems = 0;
-  CHECK(b->random_count(b->self, &rj, 1, err, sizeof err) != 0);
-  CHECK_THAT(err, Catch::Contains("stride_elems is 0"));
-  // a paced count with more streams than the backend runs, or than it has loads
-  mt_paced_count_job pj{};
-  pj.struct_size = sizeof pj;
-  pj.random = rj;
-  pj.random.stride_elems = 32;
-  pj.random.count.chase.steps = 100;
-  pj.streams = 64;
-  CHECK(b->paced_count(b->self, &pj, 1, err, sizeof err) != 0);
-  CHECK_THAT(err, Catch::Contains("at most 32"));
-  pj.streams = 101;
-  CHECK(b->paced_count(b->self, &pj, 1, err, sizeof err) != 0);
-  pj.streams = 4;
-  pj.struct_size = sizeof(mt_random_count_job);
-  CHECK(b->paced_count(b->self, &pj, 1, err, sizeof err) != 0);
-  CHECK_THAT(err, Catch::Contains("struct_size too small"));
-  // a pumped count with too many pump warps or lanes, a pump that never runs, a short struct
-  mt_pumped_count_job uj{};
-  uj.struct_size = sizeof uj;
-  uj.random = pj.random;
-  uj.pump_warps = 2;
-  uj.pump_lanes = 32;
-  uj.pump_cycles = 100;
-  CHECK(b->pumped_count(b->self, &uj, 1, err, sizeof err) != 0);
-  CHECK_THAT(err, Catch::Contains("2 pump warps; at most 1"));
-  uj.pump_warps = 1;
-  uj.pump_lanes = 33;
-  CHECK(b->pumped_count(b->self, &uj, 1, err, sizeof err) != 0);
-  CHECK_THAT(err, Catch::Contains("33 pump lanes; 1 to 32"));
-  uj.pump_lanes = 32;
-  uj.pump_cycles = 0;
-  CHECK(b->pumped_count(b->self, &uj, 1, err, sizeof err) != 0);
-  CHECK_THAT(err, Catch::Contains("pump_cycles 0"));
-  uj.pump_cycles = 100;
-  uj.struct_size = sizeof(mt_paced_count_job);
-  CHECK(b->pumped_count(b->self, &uj, 1, err, sizeof err) != 0);
-  CHECK_THAT(err, Catch::Contains("struct_size too small"));
+  CHECK_THAT(refused({c}), Catch::Contains("out_slow_step"));
+  // random loads through the constant path, with no stride, recorded instead of counted
+  c.slow_capacity = 0;
+  c.pattern = MT_PATTERN_RANDOM;
+  c.space = MT_SPACE_CONSTANT;
+  c.random_stride_elems = 32;
+  CHECK_THAT(refused({c}), Catch::Contains("global path"));
+  c.space = MT_SPACE_GLOBAL_CG;
+  c.random_stride_elems = 0;
+  CHECK_THAT(refused({c}), Catch::Contains("random_stride_elems is 0"));
+  c.random_stride_elems = 32;
+  mt_job rec = c;
+  rec.record = MT_RECORD_TOTAL;
+  CHECK_THAT(refused({rec}), Catch::Contains("MT_RECORD_COUNTS"));
+  // more streams than the backend runs, or than the job has loads; a gap on a chase
+  c.steps = 100;
+  c.rate.streams = 64;
+  CHECK_THAT(refused({c}), Catch::Contains("at most 32"));
+  c.rate.streams = 8;
+  c.steps = 5;
+  CHECK_THAT(refused({c}), Catch::Contains("fewer timed loads"));
+  c.steps = 100;
+  mt_job gap = base;
+  gap.record = MT_RECORD_COUNTS;
+  gap.rate.gap_cycles = 10;
+  CHECK_THAT(refused({gap}), Catch::Contains("pace counted random loads"));
+  // a pump with too many warps or lanes, one that never runs, one beside several streams
+  c.rate = mt_rate{0, 0, 2, 32, 100, 0};
+  CHECK_THAT(refused({c}), Catch::Contains("2 pump warps; at most 1"));
+  c.rate = mt_rate{0, 0, 1, 33, 100, 0};
+  CHECK_THAT(refused({c}), Catch::Contains("33 pump lanes; 1 to 32"));
+  c.rate = mt_rate{0, 0, 1, 32, 0, 0};
+  CHECK_THAT(refused({c}), Catch::Contains("pump_cycles 0"));
+  c.rate = mt_rate{2, 0, 1, 32, 100, 0};
+  CHECK_THAT(refused({c}), Catch::Contains("one timed stream"));
+  // a pointer chase recorded per load, or over odd elements of a global path
+  mt_job p = base;
+  p.pattern = MT_PATTERN_POINTERS;
+  CHECK_THAT(refused({p}), Catch::Contains("MT_RECORD_TOTAL"));
+  p.record = MT_RECORD_TOTAL;
+  CHECK(refused({p}).empty());  // stride 32 elements from 0: every element even
+  p.start = 1;
+  CHECK_THAT(refused({p}), Catch::Contains("even"));
 }
 
 TEST_CASE("sim: loads per second (informational)", "[.][sim][perf]") {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "memtopo/analysis/changepoint.hpp"
+#include "memtopo/analysis/counts.hpp"
 #include "memtopo/analysis/extrapolate.hpp"
 #include "memtopo/analysis/ks.hpp"
 #include "memtopo/analysis/levels.hpp"

@@ -1,23 +1,28 @@
 /*
- * memtopo measurement primitives: the C interface of the measurement engine.
+ * memtopo measurement: the C interface of the measurement engine (ABI 2.0).
  *
- * The host creates one backend (CUDA or the simulated GPU) and hands it to every probe
- * in mt_context::backend. Probes call the primitives through this function table and
- * never launch kernels of their own, so every probe runs unchanged on a GPU and on the
- * simulator. The C++ wrapper in memtopo/probe.hpp makes these calls pleasant.
+ * The host creates one backend (CUDA or the simulated GPU) and hands it to every probe in
+ * mt_context::backend. A measurement is a set of jobs (mt_job) run by one call of
+ * mt_backend::run_jobs; a job says who loads (a thread of a block on an SM), what it loads
+ * (a memory path, an array and an access pattern), how fast (streams, gaps, a pump) and what
+ * comes back (every load's latency, the total, or counts of slow loads). Every experiment is
+ * a setting of these fields; new needs extend mt_job at its end (zero meaning "off") and
+ * announce themselves in mt_backend::capabilities, never as a new job kind.
+ * Probes that need instructions the job does not express bring their own kernels
+ * (memtopo/cuda/) and take buffers from the backend's pool (alloc_buffer).
  *
  * Conventions shared by both backends:
  *  - A chase array holds 32-bit element indices: element i holds the index of the element
  *    loaded after it. Footprint = elems * 4 bytes. Every distinct mt_chase_array (by
  *    address) in one call is placed in its own device buffer, aligned to 2 MiB; jobs of one
  *    call that point at the same mt_chase_array share that buffer (and so the L2).
- *  - Latencies are SM clock cycles (clock64 on CUDA), raw: they include the timing
- *    overhead, which timing_overhead() reports so probes can correct for it.
+ *  - Latencies are SM clock cycles (clock64 on CUDA), raw: a per-load sample includes the
+ *    timing overhead, which timing_overhead() reports. MT_RECORD_TOTAL has one clock pair
+ *    around all timed loads, so its per-load average carries no per-load overhead.
  *  - Caches start each call in the state the hardware leaves them (the simulator starts
- *    each call with every cache and TLB empty). Probes that need warm caches ask for a
- *    warm-up (warmup_steps).
- *  - Functions return 0 on success; on error they return non-zero and write a message
- *    (the CUDA error string, or what was wrong with the request) into `err`.
+ *    each call with every cache and TLB empty). Jobs that need warm caches ask for a warm-up.
+ *  - run_jobs returns 0 on success; on error it returns non-zero and writes a message (the
+ *    CUDA error string, or what was wrong with the request) into `err`.
  */
 #ifndef MEMTOPO_MEASURE_H
 #define MEMTOPO_MEASURE_H
@@ -56,156 +61,147 @@ typedef struct mt_chase_array {
   uint64_t stride_elems; /* STRIDE only */
 } mt_chase_array;
 
-/* One single-thread pointer chase (one block of one thread). Jobs of one call run at the
- * same time, each on its own SM. */
-typedef struct mt_chase_job {
-  uint32_t struct_size;
-  mt_space space;
-  const mt_chase_array* array;
-  uint32_t start;         /* index of the first element loaded */
-  uint64_t warmup_steps;  /* loads made before timing starts (0: start cold) */
-  uint64_t steps;         /* loads timed */
-  int32_t sm;             /* SM to run on, or -1 for any free one */
-  int32_t shared_carveout_percent; /* -1: backend default; 0: largest L1 the device allows */
-  /* outputs */
-  uint32_t* out_index;    /* fine_chase: [steps] element index of each timed load, or NULL */
-  uint32_t* out_latency;  /* fine_chase: [steps] cycles of each timed load */
-  double out_average_cycles; /* average_chase: cycles per load over all timed loads */
-  int32_t out_sm;         /* SM the job ran on (read from %smid) */
-} mt_chase_job;
+/* Where a job's loads go. Every load waits for the one before it. */
+typedef enum mt_pattern {
+  /* Along the array from `start`: the loaded value is the index of the next element. */
+  MT_PATTERN_CHASE = 0,
+  /* To an element drawn uniformly at random, independently of every other load, from the
+   * multiples of random_stride_elems below the array's length (xorshift64 seeded by
+   * random_seed, the same draws on every backend). The array's contents do not matter; it
+   * only sets the buffer. Since where a load goes does not depend on what the cache holds,
+   * the share of fast loads is the share of the candidates the cache holds, under any
+   * replacement policy. Global paths only (GLOBAL_CA, GLOBAL_CG, READONLY). */
+  MT_PATTERN_RANDOM = 1,
+  /* Along the array as CHASE, but memory holds the address of the next element, so a load's
+   * value is the next load's address with nothing computed in between: the per-load time is
+   * the load-to-use latency. Global paths store 64-bit addresses at the element's byte offset
+   * (every visited element index must be even); constant and shared memory store 32-bit
+   * addresses of their state space; a texture fetch takes the index itself as its coordinate,
+   * so there POINTERS equals CHASE. Only with MT_RECORD_TOTAL. */
+  MT_PATTERN_POINTERS = 2
+} mt_pattern;
 
-/* One participant of a sequence chase: thread `lane` of logical block `block`. Actors with
- * the same block run on the same SM (e.g. two lanes sharing an L1); `sm` pins the block
- * (-1: any; blocks of one sequence always land on distinct SMs). */
-typedef struct mt_actor {
-  uint32_t block;
-  uint32_t lane;
-  int32_t sm;
-} mt_actor;
+/* What a job returns. */
+typedef enum mt_record {
+  /* The element index and raw latency of every timed load (out_index, out_latency). On the
+   * GPU a job records in passes of a few hundred loads, each after the warm-up again. */
+  MT_RECORD_SAMPLES = 0,
+  /* One clock pair around all timed loads: out.cycles and out.average_cycles. */
+  MT_RECORD_TOTAL = 1,
+  /* Each timed load classified on the device: slower than slow_cycles (raw) is slow, slower
+   * than slow_max_cycles (when not 0) an interruption counted in out.outliers. The steps of
+   * the first slow loads are kept (out_slow_step), so a caller can tell a miss that recurs
+   * at the same element in every pass from a stray slow load. Nothing is written to memory
+   * while timing, so whole passes over arrays of any size cost what the loads cost. */
+  MT_RECORD_COUNTS = 2
+} mt_record;
 
-/* One step of a sequence: `actor` chases `array` for `steps` loads from `start`. Phases run
- * strictly one after another (the others wait), so "a fills, b fills, a re-measures" is
- * expressed as three phases. Timed phases write out_index/out_latency when not NULL. */
-typedef struct mt_phase {
-  uint32_t struct_size;
-  uint32_t actor;
-  const mt_chase_array* array;
-  uint32_t start;
-  uint64_t steps;
-  uint32_t* out_index;   /* [steps] or NULL */
-  uint32_t* out_latency; /* [steps] or NULL (then the phase only loads) */
-} mt_phase;
-
-typedef struct mt_sequence_job {
-  uint32_t struct_size;
-  mt_space space;
-  const mt_actor* actors;
-  size_t actor_count;
-  mt_phase* phases;
-  size_t phase_count;
-  int32_t shared_carveout_percent;
-  int32_t* out_actor_sm; /* [actor_count] SM each actor ran on, or NULL */
-} mt_sequence_job;
-
-/* Counting chase (ABI 1.1): a fine-grained chase that classifies each timed load inside the
- * kernel instead of recording it. A load is slow when its raw cycles (as fine_chase would
- * report them) exceed `slow_cycles`. Nothing is written to memory while timing, so whole
- * passes over arrays of any size cost what the loads cost (fine_chase repeats its warm-up for
- * every 512 recorded loads). The steps of the first slow loads are kept, so a caller can
- * tell a miss that recurs at the same element in every pass from a stray slow load. */
-typedef struct mt_count_job {
-  uint32_t struct_size;
-  mt_chase_job chase;      /* space, array, start, warmup_steps, steps, sm, carveout; out_sm.
-                              chase.out_index and chase.out_latency are not used. */
-  uint32_t slow_cycles;    /* threshold, raw cycles (timing overhead included) */
-  uint32_t slow_max_cycles; /* loads above this are interruptions, counted in out_outliers
-                              and not as slow (0: no ceiling) */
-  uint32_t slow_capacity;  /* entries of out_slow_step */
-  uint32_t* out_slow_step; /* [slow_capacity] or NULL: timed-step numbers (0 = first timed
-                              load) of the first slow loads, in order */
-  /* outputs */
-  uint64_t out_slow;       /* slow loads among the chase.steps timed loads */
-  uint64_t out_slow_recorded; /* entries written to out_slow_step: min(out_slow, slow_capacity,
-                              the backend's limit, at least 1024) */
-  uint64_t out_cycles;     /* raw cycles of all timed loads together */
-  uint64_t out_outliers;   /* loads above slow_max_cycles */
-} mt_count_job;
-
-/* Random-load count (ABI 1.2): a counting chase whose loads (warm-up and timed) do not follow
- * the array. Each goes to an element drawn uniformly at random, independently of every other
- * load, from the multiples of stride_elems below count.chase.array->elems (a generator
- * seeded by `seed`; chase.start and the array's contents are not used, but the array still
- * sets the buffer, so jobs sharing an array share its memory). Each load still waits for the
- * one before it. Since where a load goes does not depend on what the cache holds, the share
- * of fast loads is the share of the candidates the cache holds, under any replacement
- * policy: a measure of occupancy, where a cyclic chase measures the first overflow. Global
- * paths only (MT_SPACE_GLOBAL_CA, _CG, READONLY). */
-typedef struct mt_random_count_job {
-  uint32_t struct_size;
-  mt_count_job count;    /* as for count_chase; out_slow_step may be NULL */
-  uint64_t stride_elems; /* candidates are 0, stride, 2 * stride, ... (fewer than 2^32 of them) */
-  uint64_t seed;
-} mt_random_count_job;
-
-/* Paced random-load count (ABI 1.4): a random-load count whose loads come from `streams`
- * independent generators on the job's SM (0 or 1: one; at most mt_backend.paced_streams_max),
- * each waiting for its own last load only and `gap_cycles` more after it. The random job's
- * warmup_steps and steps are totals over all streams, and its outputs are summed (its
- * out_slow_step holds stream 0's slow loads, numbered in stream 0's own steps). Streams and
- * gap set the rate at which the job brings lines in: a cache whose lines other clients
- * displace over time holds fewer of the job's lines the slower it loads. */
-typedef struct mt_paced_count_job {
-  uint32_t struct_size;
-  mt_random_count_job random;
+/* How fast a job's loads come. All zero: one stream, each load right after the last. */
+typedef struct mt_rate {
+  /* Independent timed load streams on the job's SM (0 or 1: one; at most
+   * mt_backend::streams_max), each its own dependent chain taking its share of the warm-up
+   * and timed loads (RANDOM only; stream k draws from its own generator). Outputs are
+   * summed; stream 0 alone keeps slow steps, numbered in its own steps. */
   uint32_t streams;
+  /* Cycles each stream waits after every load, outside the timed window. */
   uint32_t gap_cycles;
-  uint64_t out_span_cycles; /* cycles from the first timed load's start to the last one's end */
-} mt_paced_count_job;
-
-/* Pumped random-load count (ABI 1.5): the random job's loads come from one timed stream,
- * and pump_warps x pump_lanes untimed generators on the same SM (at most
- * mt_backend.pump_warps_max warps, 1 to 32 lanes each) load from the same candidates. The
- * job runs in windows: the pump loads for pump_cycles, stops and lets its loads finish, then
- * the timed stream makes probe_loads loads (its warm-up loads in the first windows) while
- * the pump waits. The pump sets the rate at which the job brings lines in, far above one
- * stream's; the timed loads never queue behind its loads, so a hit stays as fast as it is
- * at one stream. pump_warps 0: no pump, a plain random-load count. */
-typedef struct mt_pumped_count_job {
-  uint32_t struct_size;
-  mt_random_count_job random;
+  /* A pump (RANDOM, one timed stream, no gap): pump_warps x pump_lanes untimed generators on
+   * the same SM (at most mt_backend::pump_warps_max warps, 1 to 32 lanes each) load from the
+   * same candidates. The job runs in windows: the pump loads for pump_cycles, stops and lets
+   * its loads finish, then the timed stream makes probe_loads loads (0 reads as 1) while the
+   * pump waits. The pump sets the rate at which lines come in; the timed loads never queue
+   * behind its loads, so a hit stays as fast as at one stream. */
   uint32_t pump_warps;
   uint32_t pump_lanes;
-  uint32_t pump_cycles;     /* per window */
-  uint32_t probe_loads;     /* timed-stream loads per window (0 reads as 1) */
-  uint64_t out_span_cycles; /* cycles from the first timed load's start to the last one's end */
-  uint64_t out_pump_loads;  /* pump loads in the windows between them */
-} mt_pumped_count_job;
+  uint32_t pump_cycles;
+  uint32_t probe_loads;
+} mt_rate;
+
+/* What a job reported (written by the backend). */
+typedef struct mt_job_result {
+  int32_t sm;              /* SM the job ran on (%smid on the GPU) */
+  uint32_t reserved;
+  uint64_t cycles;         /* raw cycles: SAMPLES and COUNTS the sum over timed loads;
+                              TOTAL the clock pair around them */
+  double average_cycles;   /* cycles / steps */
+  uint64_t slow;           /* COUNTS: slow loads among the timed ones */
+  uint64_t slow_recorded;  /* COUNTS: entries written to out_slow_step: min(slow,
+                              slow_capacity, the backend's limit, at least 1024) */
+  uint64_t outliers;       /* COUNTS: loads above slow_max_cycles */
+  uint64_t span_cycles;    /* first timed load's start to the last one's end, every stream and
+                              pump window included; 0 where the backend does not measure it */
+  uint64_t pump_loads;     /* pump loads of the windows within the span */
+} mt_job_result;
+
+/* One job. Jobs of order 0 run at the same time, each in a block of its own on its own SM
+ * (a call holds at most one job per SM). Jobs of order k > 0 form a sequence: each runs
+ * after every job of a lower order has finished, the others waiting, so "a fills, b fills,
+ * a re-measures" is three jobs of orders 1, 2, 3; jobs of one sequence with the same block
+ * run in one block (one SM, sharing its L1), as thread `lane` of it, and different blocks
+ * on different SMs. A call is either all order 0 or a sequence. Jobs needing another kernel
+ * configuration (carveout, record, an array in shared memory) run in separate launches of
+ * one call, one after the other. */
+typedef struct mt_job {
+  uint32_t struct_size;
+  /* who */
+  int32_t sm;                 /* SM to run on, or -1 for any free one */
+  int32_t block;              /* sequences: logical block (>= 0); -1: one of its own */
+  uint32_t lane;              /* sequences: thread of the block */
+  uint32_t order;             /* 0: at once; k > 0: the job's place in a sequence */
+  int32_t shared_carveout_percent; /* -1: backend default; 0: largest L1 the device allows */
+  /* what it loads */
+  mt_space space;
+  mt_pattern pattern;
+  const mt_chase_array* array;
+  uint32_t start;             /* CHASE, POINTERS: index of the first element loaded */
+  uint32_t reserved;
+  uint64_t random_stride_elems; /* RANDOM: candidates are 0, stride, 2 * stride, ... (< 2^32) */
+  uint64_t random_seed;       /* RANDOM */
+  uint64_t warmup_steps;      /* loads before timing starts (0: start cold) */
+  uint64_t steps;             /* loads timed */
+  mt_rate rate;
+  /* what it returns */
+  mt_record record;
+  uint32_t slow_cycles;       /* COUNTS: threshold, raw cycles (timing overhead included) */
+  uint32_t slow_max_cycles;   /* COUNTS: ceiling (0: none) */
+  uint32_t slow_capacity;     /* COUNTS: entries of out_slow_step */
+  uint32_t* out_slow_step;    /* COUNTS: [slow_capacity] or NULL: timed-step numbers (0 = first
+                                 timed load) of the first slow loads, in order */
+  uint32_t* out_index;        /* SAMPLES: [steps] element index of each timed load, or NULL */
+  uint32_t* out_latency;      /* SAMPLES: [steps] raw cycles of each timed load; in a sequence
+                                 NULL makes the job load without timing */
+  mt_job_result out;
+} mt_job;
+
+/* What a backend runs (mt_backend::capabilities). A job needing a missing bit is refused
+ * with a message that names it. */
+#define MT_CAP_SAMPLES (1ull << 0)   /* MT_RECORD_SAMPLES */
+#define MT_CAP_TOTAL (1ull << 1)     /* MT_RECORD_TOTAL */
+#define MT_CAP_COUNTS (1ull << 2)    /* MT_RECORD_COUNTS */
+#define MT_CAP_RANDOM (1ull << 3)    /* MT_PATTERN_RANDOM */
+#define MT_CAP_POINTERS (1ull << 4)  /* MT_PATTERN_POINTERS */
+#define MT_CAP_STREAMS (1ull << 5)   /* mt_rate streams and gap_cycles */
+#define MT_CAP_PUMP (1ull << 6)      /* mt_rate pump */
+#define MT_CAP_SEQUENCE (1ull << 7)  /* jobs of order > 0 */
+#define MT_CAP_KERNELS (1ull << 8)   /* alloc_buffer: probes may launch their own kernels */
 
 /* The function table of a backend. `self` is the first argument of every function. */
 typedef struct mt_backend {
   uint32_t struct_size;
   void* self;
-  const char* name; /* "cuda" or "sim" */
-  /* Fine-grained chase: the index and latency of every timed load, for each job. */
-  int (*fine_chase)(void* self, mt_chase_job* jobs, size_t job_count, char* err, size_t err_size);
-  /* Whole-chase average (the plain P-chase): cycles per load, no per-load overhead. */
-  int (*average_chase)(void* self, mt_chase_job* jobs, size_t job_count, char* err, size_t err_size);
-  /* Several actors chasing in a fixed order (sharing and per-SM partition tests). */
-  int (*sequence_chase)(void* self, mt_sequence_job* job, char* err, size_t err_size);
-  /* Cycles the fine-grained timing adds to each load (clock reads and dependent store). */
+  const char* name;       /* "cuda" or "sim" */
+  uint64_t capabilities;  /* MT_CAP_* */
+  uint32_t streams_max;   /* most mt_rate::streams of one job */
+  uint32_t pump_warps_max; /* most mt_rate::pump_warps of one job */
+  /* Runs `count` jobs (an array of pointers, so each job may be of its own struct_size). */
+  int (*run_jobs)(void* self, mt_job* const* jobs, size_t count, char* err, size_t err_size);
+  /* Cycles the per-load timing of MT_RECORD_SAMPLES adds to a sample when the load is
+   * replaced by a register move (clock reads and the dependent store). */
   int (*timing_overhead)(void* self, double* out_cycles, char* err, size_t err_size);
-  /* ABI 1.1. Counting chase (mt_count_job); NULL or beyond struct_size in older backends. */
-  int (*count_chase)(void* self, mt_count_job* jobs, size_t job_count, char* err, size_t err_size);
-  /* ABI 1.2. Random-load count (mt_random_count_job); NULL or beyond struct_size in older backends. */
-  int (*random_count)(void* self, mt_random_count_job* jobs, size_t job_count, char* err, size_t err_size);
-  /* ABI 1.4. Paced random-load count (mt_paced_count_job), and the most streams one of its
-   * jobs may have; NULL, 0 or beyond struct_size in older backends. */
-  int (*paced_count)(void* self, mt_paced_count_job* jobs, size_t job_count, char* err, size_t err_size);
-  uint32_t paced_streams_max;
-  /* ABI 1.5. Pumped random-load count (mt_pumped_count_job), and the most pump warps one of
-   * its jobs may have; NULL, 0 or beyond struct_size in older backends. */
-  int (*pumped_count)(void* self, mt_pumped_count_job* jobs, size_t job_count, char* err, size_t err_size);
-  uint32_t pump_warps_max;
+  /* MT_CAP_KERNELS: a device buffer of at least `bytes` from the backend's pool (2 MiB
+   * aligned), for a probe's own kernels; free_buffer gives it back. NULL elsewhere. */
+  int (*alloc_buffer)(void* self, uint64_t bytes, void** out_device_ptr, char* err, size_t err_size);
+  void (*free_buffer)(void* self, void* device_ptr);
 } mt_backend;
 
 #ifdef __cplusplus

@@ -1,7 +1,15 @@
-// memtopo measurement: the C++ layer over the measurement backend (measure.h).
+// memtopo measurement: the C++ layer over the measurement backend (measure.h). A probe
+// describes jobs (memtopo::Job), runs them together through Backend::run, and reads each
+// one's JobResult:
+//
+//   memtopo::Job j;
+//   j.space = MT_SPACE_GLOBAL_CA;
+//   j.array = &chase.array;
+//   j.warmup_steps = 2 * chase.cycle_length();
+//   j.steps = 4096;                      // record: MT_RECORD_SAMPLES (each load's latency)
+//   const memtopo::JobResult r = ctx.backend().run(j);
 #pragma once
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -44,58 +52,52 @@ struct ChaseArray {
   }
 };
 
-struct ChaseSpec {
-  mt_space space = MT_SPACE_GLOBAL_CA;
-  const ChaseArray* array = nullptr;  // several specs may share one array
-  uint32_t start = 0;
-  uint64_t warmup_steps = 0;
-  uint64_t steps = 0;
-  int32_t sm = -1;
-  int32_t shared_carveout_percent = -1;
-};
-
-struct ChaseSamples {
-  std::vector<uint32_t> index;
-  std::vector<uint32_t> latency;
-  double average_cycles = 0;
-  int32_t sm = -1;
-};
-
-// A counting chase (mt_count_job): a ChaseSpec whose timed loads are classified against
-// `slow_cycles` on the device.
-struct CountSpec {
-  ChaseSpec chase;
-  uint32_t slow_cycles = 0;      // raw cycles, as fine_chase reports them
-  uint32_t slow_max_cycles = 0;  // above: an interruption, not a slow load (0: no ceiling)
-  uint32_t keep_steps = 1024;    // steps of the first slow loads to keep
-};
-
-// A random-load count (mt_random_count_job): `count.chase.array` sets the buffer; every load
-// goes to a uniformly random multiple of stride_bytes within it.
-// `streams` independent load streams on the SM share the loads (the paced count, ABI 1.4; at
-// most Backend::random_streams_max()), each waiting `gap_cycles` after every load.
-struct RandomCountSpec {
-  CountSpec count;
-  uint64_t stride_bytes = 0;
-  uint64_t seed = 1;
+// How fast a job's loads come (mt_rate): streams and gaps, or one timed stream and a pump.
+struct Rate {
   uint32_t streams = 1;
   uint32_t gap_cycles = 0;
-  // A pump (the pumped count, ABI 1.5; one timed stream, no gap): pump_warps x pump_lanes
-  // untimed generators load for pump_cycles before every probe_loads timed loads.
-  uint32_t pump_warps = 0;
-  uint32_t pump_lanes = 32;
-  uint32_t pump_cycles = 0;
-  uint32_t probe_loads = 32;
+  uint32_t pump_warps = 0, pump_lanes = 0, pump_cycles = 0, probe_loads = 32;
+  uint32_t pump_total() const { return pump_warps * pump_lanes; }
 };
 
-struct CountResult {
-  uint64_t slow = 0;                // slow loads among the timed ones
-  std::vector<uint32_t> slow_steps; // steps (0 = first timed load) of the first slow loads
-  uint64_t cycles = 0;              // raw cycles of all timed loads
-  uint64_t outliers = 0;            // loads above slow_max_cycles
+// One job (mt_job; measure.h documents every field). Several jobs may share one array, and
+// then one device buffer.
+struct Job {
+  // who
   int32_t sm = -1;
-  uint64_t span_cycles = 0;         // paced count (ABI 1.4): first timed load to last; 0 if unknown
-  uint64_t pump_loads = 0;          // pumped count (ABI 1.5): pump loads within the span
+  int32_t block = -1;  // sequences: the logical block
+  uint32_t lane = 0;   // sequences: the thread of the block
+  uint32_t order = 0;  // 0: at once with the call's other jobs; k > 0: place in a sequence
+  int32_t shared_carveout_percent = -1;
+  // what it loads
+  mt_space space = MT_SPACE_GLOBAL_CA;
+  mt_pattern pattern = MT_PATTERN_CHASE;
+  const ChaseArray* array = nullptr;
+  uint32_t start = 0;
+  uint64_t random_stride_bytes = 0;  // RANDOM
+  uint64_t seed = 1;                 // RANDOM
+  uint64_t warmup_steps = 0;
+  uint64_t steps = 0;
+  Rate rate;
+  // what it returns
+  mt_record record = MT_RECORD_SAMPLES;
+  bool want_index = true;           // SAMPLES: the element index of each load too
+  bool timed = true;                // sequences: false loads without timing
+  uint32_t slow_cycles = 0;         // COUNTS: raw threshold
+  uint32_t slow_max_cycles = 0;     // COUNTS: above, an interruption (0: no ceiling)
+  uint32_t keep_steps = 1024;       // COUNTS: steps of the first slow loads to keep
+};
+
+struct JobResult {
+  std::vector<uint32_t> index;       // SAMPLES
+  std::vector<uint32_t> latency;     // SAMPLES: raw cycles per timed load
+  std::vector<uint32_t> slow_steps;  // COUNTS: steps (0 = first timed load) of the first slow loads
+  int32_t sm = -1;
+  uint64_t cycles = 0;               // raw cycles of the timed loads (TOTAL: one clock pair)
+  double average_cycles = 0;
+  uint64_t slow = 0, outliers = 0;   // COUNTS
+  uint64_t span_cycles = 0;          // first timed load to last (0: not measured)
+  uint64_t pump_loads = 0;           // pump loads within the span
 };
 
 class Backend {
@@ -104,141 +106,41 @@ class Backend {
   const char* name() const { return b_ ? b_->name : "none"; }
   const mt_backend* c() const { return b_; }
 
-  // Fine-grained chases, run at once on distinct SMs.
-  std::vector<ChaseSamples> fine_chase(const std::vector<ChaseSpec>& specs) const {
-    return run(specs, true);
-  }
-  ChaseSamples fine_chase(const ChaseSpec& spec) const { return fine_chase(std::vector<ChaseSpec>{spec})[0]; }
+  // Whether the backend runs what an MT_CAP_* bit names.
+  bool has(uint64_t capability) const { return b_ && (b_->capabilities & capability) == capability; }
+  uint32_t streams_max() const { return has(MT_CAP_STREAMS) ? b_->streams_max : 1; }
+  uint32_t pump_warps_max() const { return has(MT_CAP_PUMP) ? b_->pump_warps_max : 0; }
 
-  // Whole-chase average latency per load.
-  std::vector<ChaseSamples> average_chase(const std::vector<ChaseSpec>& specs) const {
-    return run(specs, false);
-  }
-  double average_chase(const ChaseSpec& spec) const {
-    return average_chase(std::vector<ChaseSpec>{spec})[0].average_cycles;
-  }
-
-  // Whether the backend has the counting chase (ABI 1.1).
-  bool has_count_chase() const {
-    return b_ && b_->struct_size >= offsetof(mt_backend, count_chase) + sizeof(b_->count_chase) && b_->count_chase;
-  }
-
-  // Counting chases, run at once on distinct SMs.
-  std::vector<CountResult> count_chase(const std::vector<CountSpec>& specs) const {
-    require(has_count_chase(), "count_chase (ABI 1.1)");
-    std::vector<ChaseSpec> chases;
-    for (const CountSpec& s : specs) chases.push_back(s.chase);
+  // Runs the jobs in one call (measure.h says which run at once) and returns their results.
+  std::vector<JobResult> run(const std::vector<Job>& jobs) const {
+    require(b_ && b_->run_jobs, "run_jobs");
+    std::vector<const ChaseArray*> owners;
     std::vector<mt_chase_array> arrays;
-    std::vector<mt_chase_job> base = jobs_for(chases, arrays);
-    std::vector<CountResult> out(specs.size());
-    std::vector<mt_count_job> jobs(specs.size());
-    for (size_t i = 0; i < specs.size(); ++i) jobs[i] = count_job(base[i], specs[i], out[i]);
+    arrays.reserve(jobs.size());  // stable addresses: jobs point into it
+    std::vector<mt_job> c(jobs.size());
+    std::vector<mt_job*> ptrs;
+    std::vector<JobResult> out(jobs.size());
+    for (size_t i = 0; i < jobs.size(); ++i) {
+      const Job& j = jobs[i];
+      if (!j.array) throw Error("job " + std::to_string(i) + " has no array");
+      size_t k = 0;
+      while (k < owners.size() && owners[k] != j.array) ++k;
+      if (k == owners.size()) {
+        owners.push_back(j.array);
+        arrays.push_back(j.array->c());
+      }
+      c[i] = to_c(j, &arrays[k], out[i]);
+      ptrs.push_back(&c[i]);
+    }
     char err[512] = {0};
-    if (b_->count_chase(b_->self, jobs.data(), jobs.size(), err, sizeof err) != 0)
+    if (b_->run_jobs(b_->self, ptrs.data(), ptrs.size(), err, sizeof err) != 0)
       throw Error(err[0] ? err : "measurement failed");
-    for (size_t i = 0; i < specs.size(); ++i) read_count(jobs[i], out[i]);
+    for (size_t i = 0; i < jobs.size(); ++i) read_out(c[i], out[i]);
     return out;
   }
-  CountResult count_chase(const CountSpec& spec) const { return count_chase(std::vector<CountSpec>{spec})[0]; }
+  JobResult run(const Job& job) const { return run(std::vector<Job>{job})[0]; }
 
-  // Whether the backend has the random-load count (ABI 1.2).
-  bool has_random_count() const {
-    return b_ && b_->struct_size >= offsetof(mt_backend, random_count) + sizeof(b_->random_count) && b_->random_count;
-  }
-
-  // Whether the backend has the paced count (ABI 1.4): streams and gaps for random loads.
-  bool has_random_rate() const {
-    return has_random_count() && b_->struct_size >= offsetof(mt_backend, paced_streams_max) + sizeof(b_->paced_streams_max) &&
-           b_->paced_count && b_->paced_streams_max > 0;
-  }
-  // Most load streams one random-load count may have; 1 in older backends.
-  uint32_t random_streams_max() const { return has_random_rate() ? b_->paced_streams_max : 1; }
-
-  // Whether the backend has the pumped count (ABI 1.5), and the most pump warps it runs.
-  bool has_pump() const {
-    return has_random_rate() && b_->struct_size >= offsetof(mt_backend, pump_warps_max) + sizeof(b_->pump_warps_max) &&
-           b_->pumped_count && b_->pump_warps_max > 0;
-  }
-  uint32_t pump_warps_max() const { return has_pump() ? b_->pump_warps_max : 0; }
-
-  // Random-load counts, run at once on distinct SMs; through the paced count (ABI 1.4) where
-  // the backend has it (then CountResult::span_cycles is known), through the pumped count
-  // (ABI 1.5) when a spec has a pump.
-  std::vector<CountResult> random_count(const std::vector<RandomCountSpec>& specs) const {
-    require(has_random_count(), "random_count (ABI 1.2)");
-    if (std::any_of(specs.begin(), specs.end(), [](const RandomCountSpec& s) { return s.pump_warps > 0; }))
-      return pumped_count(specs);
-    for (const RandomCountSpec& s : specs)
-      if (s.streams > random_streams_max() || (s.gap_cycles && !has_random_rate()))
-        throw Error("random_count: " + std::to_string(s.streams) + " streams" + (s.gap_cycles ? " with a gap" : "") +
-                    " asked of a backend that runs at most " + std::to_string(random_streams_max()) +
-                    (has_random_rate() ? "" : " and no gap (paced_count, ABI 1.4)"));
-    std::vector<ChaseSpec> chases;
-    for (const RandomCountSpec& s : specs) chases.push_back(s.count.chase);
-    std::vector<mt_chase_array> arrays;
-    std::vector<mt_chase_job> base = jobs_for(chases, arrays);
-    std::vector<CountResult> out(specs.size());
-    std::vector<mt_paced_count_job> jobs(specs.size());
-    for (size_t i = 0; i < specs.size(); ++i) {
-      mt_paced_count_job& p = jobs[i];
-      p = mt_paced_count_job{};
-      p.struct_size = sizeof(p);
-      p.random = random_job(base[i], specs[i], out[i]);
-      p.streams = specs[i].streams;
-      p.gap_cycles = specs[i].gap_cycles;
-    }
-    char err[512] = {0};
-    int rc = 0;
-    if (has_random_rate()) {
-      rc = b_->paced_count(b_->self, jobs.data(), jobs.size(), err, sizeof err);
-    } else {
-      std::vector<mt_random_count_job> plain;
-      for (const mt_paced_count_job& p : jobs) plain.push_back(p.random);
-      rc = b_->random_count(b_->self, plain.data(), plain.size(), err, sizeof err);
-      for (size_t i = 0; i < plain.size(); ++i) jobs[i].random = plain[i];
-    }
-    if (rc != 0) throw Error(err[0] ? err : "measurement failed");
-    for (size_t i = 0; i < specs.size(); ++i) {
-      read_count(jobs[i].random.count, out[i]);
-      out[i].span_cycles = jobs[i].out_span_cycles;
-    }
-    return out;
-  }
-
-  std::vector<CountResult> pumped_count(const std::vector<RandomCountSpec>& specs) const {
-    for (const RandomCountSpec& s : specs)
-      if (s.pump_warps > pump_warps_max() || s.streams > 1 || s.gap_cycles)
-        throw Error("random_count: a pump of " + std::to_string(s.pump_warps) + " warps" +
-                    (s.streams > 1 || s.gap_cycles ? " with several streams or a gap" : "") +
-                    " asked of a backend that runs at most " + std::to_string(pump_warps_max()) +
-                    " pump warps (pumped_count, ABI 1.5) and one timed stream with them");
-    std::vector<ChaseSpec> chases;
-    for (const RandomCountSpec& s : specs) chases.push_back(s.count.chase);
-    std::vector<mt_chase_array> arrays;
-    std::vector<mt_chase_job> base = jobs_for(chases, arrays);
-    std::vector<CountResult> out(specs.size());
-    std::vector<mt_pumped_count_job> jobs(specs.size());
-    for (size_t i = 0; i < specs.size(); ++i) {
-      mt_pumped_count_job& p = jobs[i];
-      p = mt_pumped_count_job{};
-      p.struct_size = sizeof(p);
-      p.random = random_job(base[i], specs[i], out[i]);
-      p.pump_warps = specs[i].pump_warps;
-      p.pump_lanes = specs[i].pump_lanes;
-      p.pump_cycles = specs[i].pump_cycles;
-      p.probe_loads = specs[i].probe_loads;
-    }
-    char err[512] = {0};
-    if (b_->pumped_count(b_->self, jobs.data(), jobs.size(), err, sizeof err) != 0)
-      throw Error(err[0] ? err : "measurement failed");
-    for (size_t i = 0; i < specs.size(); ++i) {
-      read_count(jobs[i].random.count, out[i]);
-      out[i].span_cycles = jobs[i].out_span_cycles;
-      out[i].pump_loads = jobs[i].out_pump_loads;
-    }
-    return out;
-  }
-
+  // Cycles the per-load timing of MT_RECORD_SAMPLES adds when the load is a register move.
   double timing_overhead() const {
     require(b_ && b_->timing_overhead, "timing_overhead");
     double cycles = 0;
@@ -247,106 +149,72 @@ class Backend {
     return cycles;
   }
 
-  // Raw access for sequence chases (memtopo/measure.h documents the fields).
-  void sequence_chase(mt_sequence_job& job) const {
-    require(b_ && b_->sequence_chase, "sequence_chase");
+  // MT_CAP_KERNELS: device memory from the backend's pool for a probe's own kernels.
+  void* alloc_buffer(uint64_t bytes) const {
+    require(has(MT_CAP_KERNELS) && b_->alloc_buffer, "device buffers for probe kernels (MT_CAP_KERNELS)");
+    void* p = nullptr;
     char err[512] = {0};
-    if (b_->sequence_chase(b_->self, &job, err, sizeof err) != 0) throw Error(err);
+    if (b_->alloc_buffer(b_->self, bytes, &p, err, sizeof err) != 0) throw Error(err[0] ? err : "alloc_buffer failed");
+    return p;
+  }
+  void free_buffer(void* p) const {
+    if (p && b_ && b_->free_buffer) b_->free_buffer(b_->self, p);
   }
 
  private:
-  // One count job for a spec; `out` lends the buffer for the kept steps.
-  static mt_count_job count_job(const mt_chase_job& chase, const CountSpec& spec, CountResult& out) {
-    mt_count_job j{};
-    j.struct_size = sizeof(j);
-    j.chase = chase;
-    j.slow_cycles = spec.slow_cycles;
-    j.slow_max_cycles = spec.slow_max_cycles;
-    out.slow_steps.resize(spec.keep_steps);
-    j.slow_capacity = spec.keep_steps;
-    j.out_slow_step = out.slow_steps.empty() ? nullptr : out.slow_steps.data();
-    return j;
-  }
-  static mt_random_count_job random_job(const mt_chase_job& chase, const RandomCountSpec& spec, CountResult& out) {
-    mt_random_count_job j{};
-    j.struct_size = sizeof(j);
-    j.count = count_job(chase, spec.count, out);
-    j.stride_elems = spec.stride_bytes / 4;
-    j.seed = spec.seed;
-    return j;
-  }
-  static void read_count(const mt_count_job& j, CountResult& out) {
-    out.slow = j.out_slow;
-    out.slow_steps.resize(static_cast<size_t>(j.out_slow_recorded));
-    out.cycles = j.out_cycles;
-    out.outliers = j.out_outliers;
-    out.sm = j.chase.out_sm;
-  }
   static void require(bool ok, const char* what) {
     if (!ok) throw Error(std::string("the measurement backend does not provide ") + what);
   }
 
-  // The C jobs of `specs`; `arrays` gets one mt_chase_array per distinct ChaseArray, so
-  // specs that share an array share a device buffer.
-  static std::vector<mt_chase_job> jobs_for(const std::vector<ChaseSpec>& specs, std::vector<mt_chase_array>& arrays) {
-    std::vector<const ChaseArray*> owners;
-    arrays.clear();
-    arrays.reserve(specs.size());
-    std::vector<size_t> which(specs.size());
-    for (size_t i = 0; i < specs.size(); ++i) {
-      if (!specs[i].array) throw Error("chase spec without an array");
-      size_t k = 0;
-      while (k < owners.size() && owners[k] != specs[i].array) ++k;
-      if (k == owners.size()) {
-        owners.push_back(specs[i].array);
-        arrays.push_back(specs[i].array->c());
-      }
-      which[i] = k;
+  // The C job of `j`; `out` lends the buffers for what comes back.
+  static mt_job to_c(const Job& j, const mt_chase_array* array, JobResult& out) {
+    mt_job c{};
+    c.struct_size = sizeof(c);
+    c.sm = j.sm;
+    c.block = j.block;
+    c.lane = j.lane;
+    c.order = j.order;
+    c.shared_carveout_percent = j.shared_carveout_percent;
+    c.space = j.space;
+    c.pattern = j.pattern;
+    c.array = array;
+    c.start = j.start;
+    c.random_stride_elems = j.random_stride_bytes / 4;
+    c.random_seed = j.seed;
+    c.warmup_steps = j.warmup_steps;
+    c.steps = j.steps;
+    c.rate = mt_rate{j.rate.streams, j.rate.gap_cycles, j.rate.pump_warps, j.rate.pump_lanes, j.rate.pump_cycles,
+                     j.rate.probe_loads};
+    c.record = j.record;
+    if (j.record == MT_RECORD_SAMPLES && j.timed) {
+      out.latency.resize(j.steps);
+      c.out_latency = out.latency.data();
     }
-    std::vector<mt_chase_job> jobs(specs.size());
-    for (size_t i = 0; i < specs.size(); ++i) {
-      const ChaseSpec& s = specs[i];
-      mt_chase_job& j = jobs[i];
-      j = mt_chase_job{};
-      j.struct_size = sizeof(j);
-      j.space = s.space;
-      j.array = &arrays[which[i]];
-      j.start = s.start;
-      j.warmup_steps = s.warmup_steps;
-      j.steps = s.steps;
-      j.sm = s.sm;
-      j.shared_carveout_percent = s.shared_carveout_percent;
+    if (j.record == MT_RECORD_SAMPLES && j.timed && j.want_index) {
+      out.index.resize(j.steps);
+      c.out_index = out.index.data();
     }
-    return jobs;
+    if (j.record == MT_RECORD_COUNTS) {
+      c.slow_cycles = j.slow_cycles;
+      c.slow_max_cycles = j.slow_max_cycles;
+      out.slow_steps.resize(j.keep_steps);
+      c.slow_capacity = j.keep_steps;
+      c.out_slow_step = out.slow_steps.empty() ? nullptr : out.slow_steps.data();
+    }
+    return c;
   }
-
-  std::vector<ChaseSamples> run(const std::vector<ChaseSpec>& specs, bool fine) const {
-    require(b_ && (fine ? b_->fine_chase : b_->average_chase) != nullptr,
-            fine ? "fine_chase" : "average_chase");
-    std::vector<mt_chase_array> arrays;
-    std::vector<mt_chase_job> jobs = jobs_for(specs, arrays);
-    std::vector<ChaseSamples> out(specs.size());
-    for (size_t i = 0; i < specs.size(); ++i) {
-      const ChaseSpec& s = specs[i];
-      mt_chase_job& j = jobs[i];
-      if (fine) {
-        out[i].index.resize(s.steps);
-        out[i].latency.resize(s.steps);
-        j.out_index = out[i].index.data();
-        j.out_latency = out[i].latency.data();
-      }
-    }
-    char err[512] = {0};
-    int rc = fine ? b_->fine_chase(b_->self, jobs.data(), jobs.size(), err, sizeof err)
-                  : b_->average_chase(b_->self, jobs.data(), jobs.size(), err, sizeof err);
-    if (rc != 0) throw Error(err[0] ? err : "measurement failed");
-    for (size_t i = 0; i < specs.size(); ++i) {
-      out[i].average_cycles = jobs[i].out_average_cycles;
-      out[i].sm = jobs[i].out_sm;
-    }
-    return out;
+  static void read_out(const mt_job& c, JobResult& out) {
+    out.sm = c.out.sm;
+    out.cycles = c.out.cycles;
+    out.average_cycles = c.out.average_cycles;
+    out.slow = c.out.slow;
+    out.outliers = c.out.outliers;
+    out.span_cycles = c.out.span_cycles;
+    out.pump_loads = c.out.pump_loads;
+    if (c.record == MT_RECORD_COUNTS) out.slow_steps.resize(size_t(c.out.slow_recorded));
   }
 
   const mt_backend* b_;
 };
+
 }  // namespace memtopo

@@ -1,5 +1,5 @@
-// The measurement primitives of the CUDA backend (the mt_backend functions of measure.h):
-// request checks, array placement, SM claiming tables, recording passes, retries.
+// The measurement engine of the CUDA backend (mt_backend::run_jobs and the rest of
+// measure.h): request checks, array placement, SM claiming tables, launches, retries.
 #pragma once
 
 #include <cstdint>
@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "device_memory.hpp"
-#include "engine/job_checks.hpp"
+#include "engine/jobs.hpp"
 #include "memtopo/abi.h"
 
 namespace memtopo::cuda {
@@ -23,40 +23,38 @@ class CudaEngine {
   CudaEngine& operator=(const CudaEngine&) = delete;
   ~CudaEngine();
 
-  // Each throws memtopo::Error with "<what>: <reason>"; the C wrappers turn that into the
-  // error return of measure.h.
-  void fine_chase(mt_chase_job* jobs, size_t count);
-  void average_chase(mt_chase_job* jobs, size_t count);
-  void count_chase(mt_count_job* jobs, size_t count);
-  void random_count(mt_random_count_job* jobs, size_t count);
-  void paced_count(mt_paced_count_job* jobs, size_t count);
-  void pumped_count(mt_pumped_count_job* jobs, size_t count);
-  // Pump warps one pumped job may have: the block's other 31 warps.
+  // Pump warps one job may have: the block's other 31 warps.
   static constexpr uint32_t kPumpWarpsMax = 31;
-  void sequence_chase(mt_sequence_job& job);
+  static constexpr uint32_t kStreamsMax = 32;
+  static const engine::BackendLimits& limits();
+
+  // Each throws memtopo::Error with the reason; the C wrappers turn that into the error
+  // return of measure.h.
+  void run_jobs(mt_job* const* jobs, size_t count);
   double timing_overhead();
+  // A buffer from the pool for a probe's own kernels, and its return.
+  void* alloc_buffer(uint64_t bytes);
+  void free_buffer(void* data);
 
   std::mutex& mutex() { return mutex_; }
   int ordinal() const { return ordinal_; }
 
  private:
+  // Jobs of order 0 (concurrent_jobs.cpp) and sequences (sequence_jobs.cpp).
+  void run_concurrent(engine::JobCall& call);
+  void run_sequence(engine::JobCall& call);
+  // Launches one group of concurrent jobs (the same kernel configuration), relaunching the
+  // jobs whose SM no block reached; their SMs go to jobs[i].out.sm.
+  struct Group;
+  void launch_group(engine::JobCall& call, const Group& g, const CallArrays& arrays, uint32_t* out,
+                    const std::vector<uint64_t>& out_offset);
+
   template <class Desc>
   ClaimTables upload_launch(const std::vector<int32_t>& pins, const std::vector<Desc>& descs, const Desc** device_descs);
   std::vector<int32_t> read_job_sms(const ClaimTables& t, size_t count);
   uint32_t read_abort(const ClaimTables& t);
   uint32_t grid_blocks() const { return 4 * sm_slots_; }
   uint32_t max_dynamic_shared() const;
-  enum class Mode { Fine, Average, Count };
-  // Count mode: counts[i] is the count job whose chase is jobs[i]; with `random`, its loads
-  // go where random[i] says, at rates[i] (paced and pumped counts), spans[i] gets its span
-  // and pumped[i] its pump loads.
-  void run_chase_jobs(mt_chase_job* jobs, size_t count, Mode mode, mt_count_job* counts = nullptr,
-                      const mt_random_count_job* random = nullptr, const engine::RandomRate* rates = nullptr,
-                      uint64_t* spans = nullptr, uint64_t* pumped = nullptr);
-
-  // Paced and pumped counts, checked: run them, and give the outputs back to the jobs.
-  template <class Job>
-  void run_rated(Job* jobs, size_t count, engine::RatedJobs& r);
 
   int ordinal_;
   const mt_device_info& info_;
@@ -64,10 +62,15 @@ class CudaEngine {
   uint32_t sm_slots_ = 0;           // max(sm_count, %nsmid): size of the per-SM tables
   unsigned long long wait_cycles_ = 0;  // bounded waits inside kernels
   DevicePool pool_;
+  std::vector<DeviceBuffer> lent_;  // buffers lent to probe kernels
   void* control_ = nullptr;         // claim tables and job descriptors of one launch
   uint64_t control_bytes_ = 0;
   std::optional<double> overhead_;  // timing_overhead, measured once
   std::mutex mutex_;
 };
+
+// Launches tried before a job whose SM no block reached is reported as an error.
+constexpr int kLaunchAttempts = 4;
+inline std::string sm_name(int32_t sm) { return sm < 0 ? std::string("any free SM") : "SM " + std::to_string(sm); }
 
 }  // namespace memtopo::cuda

@@ -10,9 +10,9 @@
 #include "cuda_engine.hpp"
 #include "cuda_util.hpp"
 #include "engine/param_bank.hpp"
-#include "engine/job_checks.hpp"
+#include "engine/jobs.hpp"
 #include "memtopo/engine.hpp"
-#include "memtopo/probe.hpp"
+#include "memtopo/errors.hpp"
 
 namespace memtopo::engine {
 namespace {
@@ -36,29 +36,18 @@ int guarded(void* self, const char* what, char* err, size_t err_size, F&& f) {
   }
 }
 
-int cu_fine(void* self, mt_chase_job* jobs, size_t n, char* err, size_t size) {
-  return guarded(self, "fine_chase", err, size, [&](CudaEngine& e) { e.fine_chase(jobs, n); });
+int cu_run_jobs(void* self, mt_job* const* jobs, size_t n, char* err, size_t size) {
+  return guarded(self, "run_jobs", err, size, [&](CudaEngine& e) { e.run_jobs(jobs, n); });
 }
-int cu_average(void* self, mt_chase_job* jobs, size_t n, char* err, size_t size) {
-  return guarded(self, "average_chase", err, size, [&](CudaEngine& e) { e.average_chase(jobs, n); });
-}
-int cu_count(void* self, mt_count_job* jobs, size_t n, char* err, size_t size) {
-  return guarded(self, "count_chase", err, size, [&](CudaEngine& e) { e.count_chase(jobs, n); });
-}
-int cu_random(void* self, mt_random_count_job* jobs, size_t n, char* err, size_t size) {
-  return guarded(self, "random_count", err, size, [&](CudaEngine& e) { e.random_count(jobs, n); });
-}
-int cu_paced(void* self, mt_paced_count_job* jobs, size_t n, char* err, size_t size) {
-  return guarded(self, "paced_count", err, size, [&](CudaEngine& e) { e.paced_count(jobs, n); });
-}
-int cu_pumped(void* self, mt_pumped_count_job* jobs, size_t n, char* err, size_t size) {
-  return guarded(self, "pumped_count", err, size, [&](CudaEngine& e) { e.pumped_count(jobs, n); });
-}
-int cu_sequence(void* self, mt_sequence_job* job, char* err, size_t size) {
-  return guarded(self, "sequence_chase", err, size, [&](CudaEngine& e) {
-    if (!job) throw Error("no job");
-    e.sequence_chase(*job);
+int cu_alloc(void* self, uint64_t bytes, void** out, char* err, size_t size) {
+  return guarded(self, "alloc_buffer", err, size, [&](CudaEngine& e) {
+    if (!out) throw Error("no output pointer");
+    *out = e.alloc_buffer(bytes);
   });
+}
+void cu_free(void* self, void* data) {
+  char err[8];
+  guarded(self, "free_buffer", err, sizeof err, [&](CudaEngine& e) { e.free_buffer(data); });
 }
 int cu_overhead(void* self, double* out, char* err, size_t size) {
   return guarded(self, "timing_overhead", err, size, [&](CudaEngine& e) {
@@ -116,16 +105,13 @@ class CudaDevice final : public Device {
     backend_.struct_size = sizeof(backend_);
     backend_.self = engine_.get();
     backend_.name = "cuda";
-    backend_.fine_chase = &cu_fine;
-    backend_.average_chase = &cu_average;
-    backend_.sequence_chase = &cu_sequence;
+    backend_.capabilities = CudaEngine::limits().capabilities;
+    backend_.streams_max = CudaEngine::limits().streams_max;
+    backend_.pump_warps_max = CudaEngine::limits().pump_warps_max;
+    backend_.run_jobs = &cu_run_jobs;
     backend_.timing_overhead = &cu_overhead;
-    backend_.count_chase = &cu_count;
-    backend_.random_count = &cu_random;
-    backend_.paced_count = &cu_paced;
-    backend_.paced_streams_max = engine::kRandomStreamsMax;
-    backend_.pumped_count = &cu_pumped;
-    backend_.pump_warps_max = CudaEngine::kPumpWarpsMax;
+    backend_.alloc_buffer = &cu_alloc;
+    backend_.free_buffer = &cu_free;
   }
   const mt_backend* backend() const override { return &backend_; }
   const mt_device_info& info() const override { return info_; }

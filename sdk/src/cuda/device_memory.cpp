@@ -84,8 +84,21 @@ CallArrays::Entry& CallArrays::entry(const mt_chase_array* a, const std::string&
 }
 
 void CallArrays::need(const mt_chase_array* a, mt_space space, uint32_t start, uint64_t loads,
-                      const std::string& where) {
+                      const std::string& where, bool pointers) {
   Entry& e = entry(a, where);
+  // One buffer holds one form: indices or addresses. A texture fetch takes indices either way.
+  const bool addresses = pointers && space != MT_SPACE_TEXTURE;
+  if (e.pointers >= 0 && e.pointers != int(addresses))
+    throw Error(where + ": the array is chased by index and by address (MT_PATTERN_POINTERS) in one call; "
+                "run them in separate calls or give each its own array");
+  e.pointers = int(addresses);
+  if (addresses && space == MT_SPACE_CONSTANT && a->elems > limits_.constant_elems)
+    throw Error(where + ": a constant pointer chase must fit the " + std::to_string(limits_.constant_elems * 4) +
+                "-byte constant buffer");
+  if (addresses && space == MT_SPACE_CONSTANT && limits_.constant_base + 4 * limits_.constant_elems > UINT32_MAX)
+    throw Error(where + ": the constant buffer's addresses do not fit 32 bits on this device; no constant pointer chase");
+  if (addresses && (space == MT_SPACE_GLOBAL_CA || space == MT_SPACE_GLOBAL_CG || space == MT_SPACE_READONLY))
+    e.global_pointers = true;
   switch (space) {
     case MT_SPACE_TEXTURE:
       if (limits_.texture_1d_linear_elems && a->elems > limits_.texture_1d_linear_elems)
@@ -150,9 +163,12 @@ void CallArrays::upload() {
                       ", past its " + std::to_string(a.elems) + " elements");
     }
     if (e.global) {
-      e.buffer = pool_.take(a.elems * 4);
-      if (a.kind == MT_ARRAY_EXPLICIT)
+      // A pointer at the last element reaches 4 bytes past the array.
+      e.buffer = pool_.take(a.elems * 4 + (e.global_pointers ? 4 : 0));
+      if (a.kind == MT_ARRAY_EXPLICIT) {
         check(cudaMemcpy(e.buffer.data, a.next, a.elems * 4, cudaMemcpyHostToDevice), "cudaMemcpy");
+        if (e.global_pointers) check(launch_pointer_convert(e.buffer.data, a.elems), "pointer form: cudaLaunchKernel");
+      }
       if (a.kind == MT_ARRAY_STRIDE) {
         // next[i] = (i + stride) % elems at the visited positions only: the cycle from each
         // start, as far as the chase goes.
@@ -160,7 +176,9 @@ void CallArrays::upload() {
         const uint64_t cycle = a.elems / std::gcd(a.elems, stride);
         for (const auto& [start, loads] : e.starts) {
           const uint64_t count = std::min(cycle, loads);
-          check(launch_stride_fill(e.buffer.data, a.elems, stride, start, count), "stride fill: cudaLaunchKernel");
+          check(e.global_pointers ? launch_stride_pointer_fill(e.buffer.data, a.elems, stride, start, count)
+                                  : launch_stride_fill(e.buffer.data, a.elems, stride, start, count),
+                "stride fill: cudaLaunchKernel");
         }
       }
     }
@@ -177,8 +195,12 @@ void CallArrays::upload() {
       e.texture_object = t;
     }
     if (e.constant) {  // at most about 95 KiB: a stride array is simply expanded
-      const std::vector<uint32_t> expanded = a.kind == MT_ARRAY_STRIDE ? expand_stride(a) : std::vector<uint32_t>{};
-      const uint32_t* data = a.kind == MT_ARRAY_STRIDE ? expanded.data() : a.next;
+      std::vector<uint32_t> expanded = a.kind == MT_ARRAY_STRIDE ? expand_stride(a) : std::vector<uint32_t>{};
+      if (e.pointers == 1) {  // const-space addresses of the next elements (32 bits, checked in need())
+        if (expanded.empty()) expanded.assign(a.next, a.next + a.elems);
+        for (uint32_t& v : expanded) v = uint32_t(limits_.constant_base + 4 * (uint64_t(e.constant_offset) + v));
+      }
+      const uint32_t* data = expanded.empty() ? a.next : expanded.data();
       const uint64_t in_buffer = e.wide ? limits_.constant_elems : a.elems;
       check(upload_constant(data, in_buffer, e.constant_offset), "cudaMemcpyToSymbol");
       if (e.wide) {

@@ -61,6 +61,7 @@ struct DeviceLimits {
   uint64_t texture_1d_linear_elems = 0;  // cudaDevAttrMaxTexture1DLinearWidth
   uint64_t constant_elems = kConstantElems;
   uint64_t param_bank_elems = 0;  // elements a constant array may add in the ParamBank
+  uint64_t constant_base = 0;     // const-space address of the chase buffer (constant pointer chases)
 };
 
 // The arrays of one call. Each distinct mt_chase_array (by address) gets one device buffer;
@@ -73,9 +74,11 @@ class CallArrays {
   CallArrays& operator=(const CallArrays&) = delete;
   ~CallArrays();
 
-  // `a` is chased through `space` from `start` for `loads` loads (warm-up included).
-  // `where` names the job in error messages ("job 3").
-  void need(const mt_chase_array* a, mt_space space, uint32_t start, uint64_t loads, const std::string& where);
+  // `a` is chased through `space` from `start` for `loads` loads (warm-up included), by
+  // index or (`pointers`, MT_PATTERN_POINTERS) by address. `where` names the job in error
+  // messages ("job 3").
+  void need(const mt_chase_array* a, mt_space space, uint32_t start, uint64_t loads, const std::string& where,
+            bool pointers = false);
   // Allocates and writes every array. Throws memtopo::Error with the CUDA message.
   void upload();
   // Where a job finds its array; shared_offset is the element offset of the array in the
@@ -92,6 +95,8 @@ class CallArrays {
     bool texture = false;
     bool constant = false;
     bool wide = false;      // CONSTANT, continues in the ParamBank
+    int pointers = -1;      // -1: not yet known; 0: indices; 1: addresses (MT_PATTERN_POINTERS)
+    bool global_pointers = false;  // the global buffer holds 64-bit addresses
     std::map<uint32_t, uint64_t> starts;  // STRIDE: loads needed from each start
     DeviceBuffer buffer;
     unsigned long long texture_object = 0;

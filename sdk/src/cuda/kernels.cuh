@@ -1,8 +1,9 @@
 // Interface between the host side of the CUDA backend and its kernels (kernels.cu).
 //
 // Without separable compilation the kernels, the __constant__ chase buffer and every
-// launch must live in one translation unit; the host code reaches them only through the
-// functions declared here. docs/measurement.md explains the kernel design.
+// launch must live in one translation unit: kernels.cu includes each kernel's header; the
+// host code reaches them only through the functions declared here. docs/measurement.md
+// explains the kernel design.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -54,7 +55,7 @@ struct ChaseSource {
   uint32_t pad = 0;
 };
 
-// One fine or average chase job, as the kernel sees it.
+// One job of order 0 (mt_job), as the kernel sees it.
 struct DeviceChaseJob {
   ChaseSource src;
   uint32_t space = 0;
@@ -89,6 +90,10 @@ struct DeviceChaseJob {
   uint32_t pump_lanes = 0;
   uint32_t pump_cycles = 0;
   uint32_t probe_loads = 1;
+  // Average: a pointer chase (MT_PATTERN_POINTERS); the array holds addresses (and a shared
+  // array is turned into addresses while it is copied in).
+  uint32_t pointers = 0;
+  uint32_t reserved = 0;
 };
 
 // Slow-load steps a counting chase keeps: the fine chase's sample buffer (4 KiB) reused as
@@ -115,12 +120,14 @@ struct ClaimTables {
   unsigned long long wait_cycles = 0;  // how long claimed blocks wait for the others
 };
 
-// One phase of a sequence chase, as the kernel sees it.
+// One job of a sequence (mt_job of order > 0), as the kernel sees it.
 struct DevicePhase {
   ChaseSource src;
   uint32_t block = 0;  // logical block (dense, 0..block_count-1)
   uint32_t lane = 0;
   uint32_t start = 0;
+  uint32_t space = 0;
+  uint64_t warmup = 0;  // untimed loads first
   uint64_t steps = 0;
   uint32_t* out_index = nullptr;    // [steps] or null
   uint32_t* out_latency = nullptr;  // [steps] or null (untimed phase)
@@ -138,7 +145,7 @@ cudaError_t launch_fine(const DeviceChaseJob* jobs, const ClaimTables& t, uint32
 cudaError_t launch_average(const DeviceChaseJob* jobs, const ClaimTables& t, uint32_t blocks,
                            uint32_t shared_array_bytes, const ParamBank* bank);
 cudaError_t launch_sequence(const DevicePhase* phases, uint32_t phase_count, const ClaimTables& t,
-                            uint32_t blocks, uint32_t threads, uint32_t space, uint32_t record_steps,
+                            uint32_t blocks, uint32_t threads, uint32_t record_steps,
                             uint32_t shared_array_bytes, unsigned long long phase_wait_cycles,
                             const ParamBank* bank);
 // `warps`: the most warps any job needs (its streams, or its timed warp and pump warps).
@@ -147,7 +154,14 @@ cudaError_t launch_count(const DeviceChaseJob* jobs, const ClaimTables& t, uint3
 cudaError_t launch_overhead(uint32_t* out_latency, uint32_t samples);
 cudaError_t launch_stride_fill(uint32_t* buffer, uint64_t elems, uint64_t stride, uint64_t start,
                                uint64_t count);
+// Pointer forms of arrays in global memory (MT_PATTERN_POINTERS): a stride array written at
+// its visited elements, an explicit array converted in place.
+cudaError_t launch_stride_pointer_fill(uint32_t* buffer, uint64_t elems, uint64_t stride, uint64_t start,
+                                       uint64_t count);
+cudaError_t launch_pointer_convert(uint32_t* buffer, uint64_t elems);
 cudaError_t launch_smid_count(uint32_t* out_nsmid);
+// The const-space address of the __constant__ chase buffer, written to `out` (device memory).
+cudaError_t launch_constant_base(unsigned long long* out);
 
 // Dynamic shared memory a launch needs besides the arrays copied into shared memory.
 uint32_t fine_sample_bytes(uint32_t steps_per_pass);

@@ -1,0 +1,24 @@
+// memtopo device toolkit: uses of a loaded value that the compiler cannot drop, so that a
+// measured load is never optimised away.
+#pragma once
+
+#include <cstdint>
+
+namespace memtopo::device {
+
+// The value is computed (the load issued) even if nothing else reads it. Costs no
+// instruction and does not wait for the load.
+template <class T>
+__device__ __forceinline__ void keep(T value) {
+  asm volatile("" ::"r"(static_cast<uint32_t>(value)));
+}
+
+// Writes the value to `sink` only when `flag` (a run-time 0 the compiler cannot see through,
+// e.g. a kernel parameter) is set: the load must complete before the kernel ends, and no
+// memory traffic happens while timing.
+template <class T>
+__device__ __forceinline__ void keep_if(T value, T* sink, uint32_t flag) {
+  if (flag) *sink = value;
+}
+
+}  // namespace memtopo::device

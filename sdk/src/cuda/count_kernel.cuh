@@ -1,0 +1,84 @@
+// The counting kernel: counted chases, random loads at a rate (streams, gaps) or with a pump.
+// Included by kernels.cu only (docs/measurement.md explains the kernels).
+#pragma once
+
+#include "count_common.cuh"
+#include "pump.cuh"
+
+namespace memtopo::cuda::detail {
+
+// Stream k's share of n loads split over `streams`.
+__device__ uint64_t share(uint64_t n, uint32_t streams, uint32_t k) { return n / streams + (k < n % streams ? 1 : 0); }
+
+template <class Places>
+struct CountOne {
+  template <uint32_t S>
+  __device__ static void run(const DeviceChaseJob& job, const Resolved& r, uint32_t* s_steps, unsigned long long scratch) {
+    Tally y;
+    CountRun<Places>::template run<S>(job, r, s_steps, scratch, Places(job, 0), job.warmup, job.record,
+                                      job.count_capacity, &y);
+    write_tally(job, y, s_steps);
+  }
+};
+
+template <bool Wide>
+__global__ void __launch_bounds__(1024) count_kernel(const DeviceChaseJob* jobs, ClaimTables t, const __grid_constant__ BankOf<Wide> bank) {
+  extern __shared__ uint32_t dyn[];  // scratch word, steps [kCountSteps], spare, then the array
+  uint32_t* arrays = dyn + kCountSteps + 2;
+  DeviceChaseJob job;
+  if (claim_job(jobs, t, arrays, &job) < 0) return;
+  const Resolved r = resolve<Wide>(job.src, arrays, bank);
+  const unsigned long long scratch = static_cast<unsigned long long>(__cvta_generic_to_shared(dyn));
+  if (job.pump_warps > 0) {
+    run_pumped(job, r, t, dyn + 1, scratch);
+    return;
+  }
+  if (job.random_stride == 0 || job.streams <= 1) {
+    if (threadIdx.x != 0) return;
+    wait_for_claims(t);
+    if (job.random_stride == 0) {
+      dispatch<CountOne<FollowArray>, Wide>(job.space, job, r, dyn + 1, scratch);
+      return;
+    }
+    using One = CountOne<RandomDraws>;
+    switch (job.space) {  // global paths only (checked on the host)
+      case kSpaceGlobalCa: One::run<kSpaceGlobalCa>(job, r, dyn + 1, scratch); break;
+      case kSpaceGlobalCg: One::run<kSpaceGlobalCg>(job, r, dyn + 1, scratch); break;
+      default: One::run<kSpaceReadonly>(job, r, dyn + 1, scratch); break;
+    }
+    return;
+  }
+  // Several streams: lane 0 of warps 0 .. streams-1, each with its own generator, share of
+  // the loads and scratch word; stream 0 keeps its slow steps. Sums go out from thread 0.
+  __shared__ Tally s_tally[32];
+  __shared__ uint32_t s_scratch[32];
+  if (threadIdx.x == 0) wait_for_claims(t);
+  __syncthreads();
+  const uint32_t w = threadIdx.x / 32;
+  if (threadIdx.x % 32 == 0 && w < job.streams) {
+    const unsigned long long slot = static_cast<unsigned long long>(__cvta_generic_to_shared(s_scratch + w));
+    const uint64_t warm = share(job.warmup, job.streams, w), rec = share(job.record, job.streams, w);
+    const uint32_t cap = w == 0 ? job.count_capacity : 0;
+    using Run = CountRun<RandomDraws>;
+    const RandomDraws places(job, w);
+    switch (job.space) {
+      case kSpaceGlobalCa: Run::run<kSpaceGlobalCa>(job, r, dyn + 1, slot, places, warm, rec, cap, s_tally + w); break;
+      case kSpaceGlobalCg: Run::run<kSpaceGlobalCg>(job, r, dyn + 1, slot, places, warm, rec, cap, s_tally + w); break;
+      default: Run::run<kSpaceReadonly>(job, r, dyn + 1, slot, places, warm, rec, cap, s_tally + w); break;
+    }
+  }
+  __syncthreads();
+  if (threadIdx.x != 0) return;
+  Tally sum = s_tally[0];
+  for (uint32_t k = 1; k < job.streams; ++k) {
+    const Tally& y = s_tally[k];
+    sum.slow += y.slow;
+    sum.cycles += y.cycles;
+    sum.outliers += y.outliers;
+    sum.first = y.first < sum.first ? y.first : sum.first;
+    sum.last = y.last > sum.last ? y.last : sum.last;
+  }
+  write_tally(job, sum, dyn + 1);
+}
+
+}  // namespace memtopo::cuda::detail

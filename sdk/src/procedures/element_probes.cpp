@@ -1,0 +1,161 @@
+// The probe factory of the cache procedure: one cache element as probes ordered by the keys
+// they exchange (memtopo/cache/element.hpp), each with the options of its search.
+#include <functional>
+
+#include "memtopo/cache/element.hpp"
+
+namespace memtopo::cache {
+namespace {
+
+// An element the size probe found absent ("present = false") skips the rest.
+void require_present(const Context& ctx, const std::string& element) {
+  if (auto p = ctx.try_input<bool>(element + ".present"); p && !*p)
+    throw Skip(element + " is not present on this device");
+}
+
+std::vector<std::string> with(std::vector<std::string> a, const std::vector<std::string>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+// The options every probe of an element takes, and how they change its target.
+void declare_options(Probe& p, const ElementSpec& spec, bool search) {
+  if (spec.carveout_option)
+    p.option("shared_carveout_percent", MT_VALUE_INT, "0",
+             "shared-memory carveout of the measuring kernels in percent (0: the largest L1 the device allows; "
+             "-1: the driver's default)");
+  if (!search) return;
+  p.option("search_start_bytes", MT_VALUE_INT, "0", "smallest footprint of the size search (0: the probe's default)");
+  p.option("search_limit_bytes", MT_VALUE_INT, "0",
+           "largest footprint of the size search (0: the probe's default, from the device)");
+}
+
+Target configured(const Context& ctx, const ElementSpec& spec, bool search) {
+  Target t = spec.target(ctx);
+  if (spec.carveout_option) {
+    const auto c = ctx.option<int64_t>("shared_carveout_percent");
+    if (c < -1 || c > 100) throw Error("option shared_carveout_percent: " + std::to_string(c) + " is not -1 or 0..100");
+    t.shared_carveout_percent = int32_t(c);
+  }
+  if (!search) return t;
+  if (const auto v = ctx.option<int64_t>("search_start_bytes"); v > 0) t.search_start_bytes = uint64_t(v);
+  if (const auto v = ctx.option<int64_t>("search_limit_bytes"); v > 0) {
+    t.search_limit_bytes = uint64_t(v);
+    t.search_limit_reason = "the search_limit_bytes option";
+  }
+  if (t.search_start_bytes >= t.search_limit_bytes)
+    throw Error("the size search starts at " + std::to_string(t.search_start_bytes) + " B, not below its limit (" +
+                std::to_string(t.search_limit_bytes) + " B); check the search_start_bytes and search_limit_bytes options");
+  return t;
+}
+
+// A probe of the element: declared keys and options, then `step` on a calibrated Measurer.
+Probe element_probe(const ElementSpec& spec, const std::string& suffix, const std::string& summary, bool search,
+                    std::function<void(Context&, Measurer&)> step) {
+  Probe p(spec.plugin + "/" + spec.element + "-" + suffix);
+  p.summary(spec.title + ": " + summary);
+  declare_options(p, spec, search);
+  p.run([spec, search, step](Context& ctx) {
+    require_present(ctx, spec.element);
+    Measurer m(ctx, configured(ctx, spec, search));
+    step(ctx, m);
+  });
+  return p;
+}
+
+}  // namespace
+
+std::vector<Probe> element_probes(const ElementSpec& spec) {
+  const std::string e = spec.element;
+  // Keys the target builder reads go to every probe of the element; "<element>.present" is
+  // used where some probe provides it, so an absent cache skips the whole element.
+  const std::vector<std::string> uses = with(spec.size_uses, {e + ".present"});
+  const std::vector<std::string>& size_req = spec.size_requires;
+  // The footprint the line and geometry steps start from: the first miss of the cyclic sweep.
+  const std::string first_key = e + (spec.size_by_occupancy ? ".first_miss_bytes" : ".size_bytes");
+  std::vector<Probe> probes;
+
+  probes.push_back(element_probe(spec, "size",
+                                 spec.size_by_occupancy ? "first miss of a cyclic footprint sweep"
+                                                        : "size (largest footprint without capacity misses)",
+                                 true, [e, first_key](Context& ctx, Measurer& m) {
+                                   const SizeResult r = find_size(m);
+                                   report(ctx, first_key, r.size_bytes);
+                                   report(ctx, e + ".full_miss_bytes", r.full_miss_bytes);
+                                   ctx.debug(e + " size: " + std::to_string(m.launches()) + " launches");
+                                 }));
+  probes.back().provides({first_key, e + ".full_miss_bytes"}).requires_keys(size_req).uses(uses);
+
+  if (spec.size_by_occupancy) {
+    probes.push_back(element_probe(
+        spec, "occupancy", "size as the lines held under random loads (every set full)", false,
+        [e, first_key, candidates = spec.size_candidates](Context& ctx, Measurer& m) {
+          const OccupancyResult r = find_occupancy(
+              m, ctx.input<int64_t>(first_key), ctx.try_input<int64_t>(e + ".full_miss_bytes").value_or(0),
+              ctx.input<int64_t>(e + ".line_bytes"), candidates ? candidates(ctx) : std::vector<SizeCandidate>{});
+          report(ctx, e + ".size_bytes", r.size_bytes);
+        }));
+    probes.back()
+        .provides({e + ".size_bytes"})
+        .requires_keys(with(size_req, {first_key, e + ".line_bytes"}))
+        .uses(with(with(uses, {e + ".full_miss_bytes"}), spec.candidate_uses));
+  }
+
+  probes.push_back(element_probe(spec, "line", "fetch granularity (sector) and line size", false,
+                                 [e, first_key](Context& ctx, Measurer& m) {
+                                   const LineResult r = find_line(m, ctx.input<int64_t>(first_key),
+                                                                  ctx.try_input<int64_t>(e + ".full_miss_bytes").value_or(0));
+                                   report(ctx, e + ".fetch_granularity_bytes", r.fetch_granularity_bytes);
+                                   report(ctx, e + ".line_bytes", r.line_bytes);
+                                   // The fetch unit alone (a path too short for the line) is kept.
+                                   if (!r.line_bytes.found) throw NotDeterminable("line size: " + r.line_bytes.note);
+                                 }));
+  probes.back()
+      .provides({e + ".fetch_granularity_bytes", e + ".line_bytes"})
+      .requires_keys(with(size_req, {first_key}))
+      .uses(with(uses, {e + ".full_miss_bytes"}));
+
+  probes.push_back(element_probe(spec, "geometry", "sets, ways and set-index mapping", false,
+                                 [e, first_key](Context& ctx, Measurer& m) {
+                                   const GeometryResult r = find_geometry(m, ctx.input<int64_t>(first_key),
+                                                                          ctx.input<int64_t>(e + ".line_bytes"));
+                                   report(ctx, e + ".set_mapping", r.set_mapping);
+                                   report(ctx, e + ".sets", r.sets);
+                                   report(ctx, e + ".ways", r.ways);
+                                   if (!r.sets.found) throw NotDeterminable("sets and ways: " + r.sets.note);
+                                 }));
+  probes.back()
+      .provides({e + ".sets", e + ".ways", e + ".set_mapping"})
+      .requires_keys(with(size_req, {first_key, e + ".line_bytes"}))
+      .uses(uses);
+
+  probes.push_back(element_probe(spec, "policy", "replacement policy", false, [e](Context& ctx, Measurer& m) {
+    const PolicyResult r =
+        find_policy(m, ctx.input<int64_t>(e + ".line_bytes"), ctx.input<int64_t>(e + ".sets"), ctx.input<int64_t>(e + ".ways"));
+    report(ctx, e + ".replacement_policy", r.policy);
+    if (!r.victim_probabilities.empty())
+      ctx.result(e + ".victim_probabilities", r.victim_probabilities,
+                 ResultInfo{r.policy.confidence, Bound::Exact, "per fill position, from the victim census"});
+    if (!r.policy.found) throw NotDeterminable("replacement policy: " + r.policy.note);
+  }));
+  probes.back()
+      .provides({e + ".replacement_policy", e + ".victim_probabilities"})
+      .requires_keys(with(size_req, {e + ".line_bytes", e + ".sets", e + ".ways"}))
+      .uses(uses);
+
+  if (!spec.latency_probe) return probes;
+  probes.push_back(element_probe(spec, "latency", "hit latency (load to use) and miss penalty", false,
+                                 [e](Context& ctx, Measurer& m) {
+                                   const LatencyResult r = find_latency(m, ctx.input<int64_t>(e + ".size_bytes"),
+                                                                        ctx.try_input<int64_t>(e + ".line_bytes").value_or(0));
+                                   report(ctx, e + ".latency_cycles", r.latency_cycles);
+                                   report(ctx, e + ".miss_penalty_cycles", r.miss_penalty_cycles);
+                                 }));
+  probes.back()
+      .provides({e + ".latency_cycles", e + ".miss_penalty_cycles"})
+      .requires_keys(with(size_req, {e + ".size_bytes"}))
+      .uses(with(uses, {e + ".line_bytes"}));
+  return probes;
+}
+
+}  // namespace memtopo::cache

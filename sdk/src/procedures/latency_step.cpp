@@ -1,0 +1,90 @@
+// Latency: the hit latency as the load-to-use latency of a dependent load (a pointer chase,
+// where each loaded value is the next address and nothing else lies between two loads), and
+// the miss penalty as the next level's fine-grained latency minus the hit's.
+#include <algorithm>
+
+#include "memtopo/analysis.hpp"
+#include "memtopo/cache/steps.hpp"
+#include "procedure_util.hpp"
+
+namespace memtopo::cache {
+namespace an = memtopo::analysis;
+namespace {
+
+// Loads one pointer chase times between its two clock reads: their cost (a few cycles)
+// spread over this many loads is a few hundredths of a cycle. Short chases, repeated: the
+// median of their times leaves out the chases an interruption slowed.
+constexpr uint64_t kPointerChaseLoads = 256;
+constexpr int kPointerChaseRepeats = 16;
+
+// Most SMs a per-SM cache's hit or miss chase runs on at once.
+constexpr size_t kLatencySms = 8;
+
+}  // namespace
+
+double load_to_use_cycles(const Measurer& m, const recipes::Chase& chase, const std::vector<int32_t>& sms) {
+  std::vector<Job> jobs;
+  for (int32_t sm : sms) {
+    Job j = m.job_for(chase, 2, kPointerChaseLoads);
+    j.sm = sm;
+    j.pattern = MT_PATTERN_POINTERS;
+    j.record = MT_RECORD_TOTAL;
+    jobs.push_back(j);
+  }
+  std::vector<double> times;
+  for (int k = 0; k < kPointerChaseRepeats; ++k)
+    for (const JobResult& r : m.ctx().backend().run(jobs)) times.push_back(r.average_cycles);
+  return an::median(times);
+}
+
+LatencyResult find_latency(Measurer& m, int64_t size_bytes, int64_t line_bytes) {
+  const Target& t = m.target();
+  LatencyResult res;
+  const size_t sms = t.shared_between_sms ? 1 : std::min<size_t>(kLatencySms, size_t(m.parallel_footprints()));
+  // Hit: one load per line, so that a cache in front with shorter lines (constant L1 before
+  // L1.5) never serves a second word of a line. Lines of 8 bytes or more keep the chase's
+  // 64-bit pointers apart.
+  m.ctx().progress(0.2, t.element + " latency: hit");
+  const uint64_t hit_stride = std::max<uint64_t>(line_bytes > 0 ? uint64_t(line_bytes) : 0, std::max<uint64_t>(t.stride_bytes, 8));
+  const uint64_t hit_foot = std::max<uint64_t>(t.latency_bytes ? t.latency_bytes : t.reference_bytes, 4 * hit_stride);
+  const auto ref = recipes::constant_stride(hit_foot, hit_stride);
+  const double hit = load_to_use_cycles(m, ref, std::vector<int32_t>(sms, m.pinned_sm()));
+  res.latency_cycles = {true, hit, 0.99, Bound::Exact,
+                        "load-to-use: cycles per load of a pointer chase (each loaded value is the next address) over a "
+                        "warm " + fmt_bytes(hit_foot) + " footprint, stride " + fmt_bytes(hit_stride) + ", " +
+                            std::to_string(kPointerChaseLoads) + " loads between two clock reads; median of " +
+                            std::to_string(kPointerChaseRepeats) + " chases on each of " + std::to_string(sms) +
+                            (sms == 1 ? " SM" : " SMs")};
+  // Miss penalty: fine-grained loads over a footprint well past the size, one load per line:
+  // the median miss minus the median hit (the timing overhead cancels out).
+  m.ctx().progress(0.6, t.element + " latency: miss penalty");
+  const uint64_t b = line_bytes > 0 ? uint64_t(line_bytes) : t.stride_bytes;
+  uint64_t foot = size_bytes > 0 ? 4 * uint64_t(size_bytes) : t.search_limit_bytes;
+  if (t.max_footprint_bytes) foot = std::min(foot, t.max_footprint_bytes);
+  foot = std::max<uint64_t>(foot / b * b, 4 * b);
+  Footprint f;
+  f.chase = foot <= (64ull << 20) ? recipes::random_lines(foot, b) : spaced_lines(foot / b, b);
+  f.warmup_passes = 1;
+  f.record_steps = std::min<uint64_t>(cycle_of(f.chase), 4096);
+  // The next level's latency depends on where each line lands (L2 slices and partitions, by
+  // physical address): one array's median moves by several percent from run to run on the
+  // H100 (docs/results/h100.md). Eight arrays on eight SMs average over eight placements.
+  // (Per-SM caches only: eight footprints of 4x a shared cache would not stay in the level
+  // behind it.)
+  const auto outs = m.run(std::vector<Footprint>(sms, f));
+  std::vector<double> hits, misses;
+  for (const auto& o : outs)
+    for (size_t i = 0; i < o.latency.size(); ++i) (o.miss[i] ? misses : hits).push_back(o.latency[i]);
+  if (misses.size() < 8) {
+    res.miss_penalty_cycles.note = "a footprint of " + fmt_bytes(foot) + " produced too few misses";
+    return res;
+  }
+  const double penalty = an::median(misses) - m.hit_latency_raw();
+  res.miss_penalty_cycles = {true, penalty, 0.95, Bound::Exact,
+                             "median fine-grained miss latency at " + fmt_bytes(foot) + " (" + std::to_string(sms) +
+                                 (sms == 1 ? " array" : " arrays on as many SMs") +
+                                 ") minus the median hit latency (raw; the timing overhead cancels)"};
+  return res;
+}
+
+}  // namespace memtopo::cache

@@ -1,0 +1,232 @@
+// Line and sector: the fetch unit from the distances between consecutive misses of a
+// 4-byte-stride chase past the size; the line from how the capacity grows with odd
+// multiples of the fetch unit, bounded from above by power-of-two strides.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "memtopo/analysis.hpp"
+#include "memtopo/cache/steps.hpp"
+#include "procedure_util.hpp"
+
+namespace memtopo::cache {
+namespace an = memtopo::analysis;
+namespace {
+
+// Distances in bytes between consecutive misses of a 4-byte-stride chase.
+std::vector<double> miss_spacings(const FootprintResult& o) {
+  std::vector<double> spacing;
+  int64_t last = -1;
+  for (size_t i = 0; i < o.miss.size(); ++i) {
+    if (!o.miss[i]) continue;
+    if (last >= 0 && o.index[i] > o.index[last]) spacing.push_back(4.0 * (o.index[i] - o.index[last]));
+    last = static_cast<int64_t>(i);
+  }
+  return spacing;
+}
+
+// Fetch granularity: overflow the cache, chase every 4-byte word; within a missing line each
+// fetch unit misses once, so consecutive misses lie one fetch unit apart. False when the
+// line cannot follow (no fetch unit, or only a cold pass was possible).
+bool fetch_granularity(Measurer& m, uint64_t C, int64_t full_miss_bytes, LineResult& res) {
+  const Target& t = m.target();
+  m.ctx().progress(0.1, t.element + " line: fetch granularity");
+  Footprint f;
+  // Well past the size, and past the footprint where every access misses when the
+  // transition is gradual.
+  uint64_t over = std::max<uint64_t>(C + C / 2, full_miss_bytes > 0 ? uint64_t(full_miss_bytes) * 5 / 4 : 0);
+  if (t.max_footprint_bytes) over = std::min(over, t.max_footprint_bytes);
+  const bool cold = over <= C;
+  f.miss_pattern = true;
+  if (cold) {
+    // The path cannot overflow the cache. Where a launch finds it cold (the constant caches
+    // lose their lines between launches), the first pass still misses once per fetch unit.
+    res.line_bytes.note = "needs a footprint past the size, which the path cannot hold (" + fmt_bytes(over) + ")";
+    res.path_limited = true;
+    f.chase = recipes::constant_stride(std::min<uint64_t>(C, 16384), 4);
+    f.warmup_passes = 0;
+    f.record_steps = cycle_of(f.chase);
+  } else {
+    f.chase = recipes::constant_stride(over, 4);
+    f.warmup_passes = 1;
+    f.record_steps = std::max<uint64_t>(t.max_record_steps, 16384);
+  }
+  const std::vector<double> spacing = miss_spacings(m.run(f));
+  if (spacing.size() < 4) {
+    res.fetch_granularity_bytes.note =
+        cold ? "the path cannot hold a footprint past the size (" + fmt_bytes(over) + "), and a cold first pass missed too "
+               "rarely (" + std::to_string(spacing.size()) + " spacings)"
+             : "too few misses past the size to measure (" + std::to_string(spacing.size()) + ")";
+    res.line_bytes.note = "needs the fetch granularity" + std::string(cold ? ", and " : ": ") + res.fetch_granularity_bytes.note;
+    return false;
+  }
+  // The most frequent spacing: with random replacement some lines survive, which adds
+  // longer spacings but never shorter ones. Its share says how clear it is.
+  const an::Mode g = an::mode(spacing);
+  res.fetch_granularity_bytes = {true, static_cast<int64_t>(round_up_pow2(static_cast<uint64_t>(g.value))), g.share,
+                                 Bound::Exact,
+                                 "most frequent distance between consecutive misses, 4-byte stride, " +
+                                     std::to_string(spacing.size()) + " misses" +
+                                     (cold ? " of a cold first pass (the path cannot hold a footprint past the size)" : "")};
+  return !cold;  // the line needs capacities past the size
+}
+
+// The largest footprint in [lo, hi] (multiples of `stride`) that is still without capacity
+// misses (or, for a gradual transition, where not yet nearly every load misses).
+class StrideEdge {
+ public:
+  StrideEdge(Measurer& m, bool gradual, uint64_t cap) : m_(m), gradual_(gradual), cap_(cap) {}
+  uint64_t operator()(uint64_t stride, uint64_t lo, uint64_t hi, bool* capped) {
+    auto pred = [&](const std::vector<uint64_t>& sizes) {
+      std::vector<Footprint> fs;
+      for (uint64_t sz : sizes) fs.push_back(counted_footprint(recipes::constant_stride(sz, stride), 1, 2, !gradual_));
+      std::vector<bool> r;
+      for (const auto& x : m_.run(fs)) r.push_back(gradual_ ? x.miss_fraction >= 0.9 : x.significant);
+      return r;
+    };
+    an::SearchOptions so;
+    so.granularity = stride;
+    so.points_per_round = static_cast<size_t>(std::max(m_.parallel_footprints(), 3));
+    lo = lo / stride * stride;
+    hi = hi / stride * stride + stride;
+    *capped = false;
+    if (hi > cap_) {
+      hi = cap_ / stride * stride;
+      if (!pred({hi})[0]) {
+        *capped = true;
+        return hi;  // a lower bound only
+      }
+    }
+    return an::bisect(an::BatchPredicate(pred), lo, hi, so).low;
+  }
+
+ private:
+  Measurer& m_;
+  bool gradual_;
+  uint64_t cap_;
+};
+
+// Where the path stops odd-stride footprints short of the capacity: strides just past each
+// candidate line L instead. Loads 9/8 L apart take a line each, so 17/16 of the size fits in
+// 17/18 of the lines; at 9/16 L apart every line is touched and 17/16 of the size cannot fit.
+// The first candidate that fits is the line.
+bool line_from_short_strides(Measurer& m, uint64_t C, uint64_t g, uint64_t upto, uint64_t cap, LineResult& res) {
+  for (uint64_t cand = g; cand <= upto; cand *= 2) {
+    const uint64_t S = (cand * 9 / 8 + 3) / 4 * 4;
+    const uint64_t F = (C + C / 16) / S * S;
+    if (m.run(counted_footprint(recipes::constant_stride(F, S), 1, 2)).significant) continue;
+    res.line_bytes = {true, static_cast<int64_t>(cand), 0.9, Bound::Exact,
+                      fmt_bytes(F) + " (17/16 of the size) fits at a stride of " + fmt_bytes(S) +
+                          (cand > g ? " but not at " + fmt_bytes((cand / 2 * 9 / 8 + 3) / 4 * 4) : std::string()) +
+                          ": the line is " + fmt_bytes(cand) + " (the path, " + fmt_bytes(cap) +
+                          ", stops the odd-stride footprints short of the capacity)"};
+    return true;
+  }
+  return false;
+}
+
+// Line: the capacity at an odd multiple k of the fetch unit. While the stride is below the
+// line every line is still touched, so the largest footprint without misses stays C; past
+// the line each load allocates a line of its own and the footprint grows to C * stride /
+// line. (Mei and Chu's overflow sweep finds where the set index starts, which is the line
+// only when consecutive lines go to consecutive sets.)
+void odd_stride_line(Measurer& m, uint64_t C, int64_t full_miss_bytes, LineResult& res) {
+  const Target& t = m.target();
+  const uint64_t g = static_cast<uint64_t>(res.fetch_granularity_bytes.value);
+  const uint64_t cap = t.max_footprint_bytes ? t.max_footprint_bytes : std::numeric_limits<uint64_t>::max();
+  // A gradual transition (every access missing only well past the first misses, as on the
+  // H100's L1) blurs the onset; there the same ratio is taken at the other end: the largest
+  // footprint at which not yet (nearly) every load misses.
+  const bool gradual = full_miss_bytes > 0 && uint64_t(full_miss_bytes) > C + C / 2;
+  StrideEdge edge(m, gradual, cap);
+  bool base_capped = false;
+  const uint64_t base = gradual ? edge(g, uint64_t(full_miss_bytes) / 2, uint64_t(full_miss_bytes) * 2, &base_capped) : C;
+  std::vector<double> row;
+  for (uint64_t k : {3ull, 5ull, 9ull, 17ull, 33ull}) {
+    const uint64_t stride = k * g;
+    if (stride > 4096) break;
+    m.ctx().progress(0.3 + 0.1 * double(k) / 33.0, t.element + " line: capacity at stride " + fmt_bytes(stride));
+    bool capped = false;
+    const uint64_t fmax = edge(stride, base, base * k + stride, &capped);
+    const double ratio = double(fmax) / double(base);
+    row.push_back(double(stride));
+    row.push_back(double(fmax));
+    if (!capped && ratio < 1.0 + 0.5 / double(k)) continue;  // still below the line
+    // line = stride / ratio, rounded to a power of two (at least the fetch unit). Capped:
+    // the ratio is a lower bound, so the line is at most `est`.
+    const double est = double(stride) / ratio;
+    uint64_t line = uint64_t(1) << static_cast<int>(capped ? std::floor(std::log2(est)) : std::lround(std::log2(est)));
+    line = std::max(line, g);
+    if (capped && !gradual && C + C / 16 <= cap && line_from_short_strides(m, C, g, line, cap, res)) break;
+    if (capped && line * 2 <= uint64_t(est)) {
+      res.line_bytes.note = "footprints past the path's limit (" + fmt_bytes(cap) + ") would be needed";
+      res.path_limited = true;
+      break;
+    }
+    res.line_bytes = {true, static_cast<int64_t>(line),
+                      capped ? 0.7 : std::max(0.0, 1.0 - std::fabs(std::log2(est / double(line)))),
+                      capped ? Bound::AtMost : Bound::Exact,
+                      std::string(gradual ? "full-miss footprint" : "capacity") + " at a stride of " + fmt_bytes(stride) +
+                          " is " + fmt_bytes(fmax) + " = " + fmt_bytes(base) + " * stride / line" +
+                          (capped ? " or more (the path stops the footprint there), so the line is at most " +
+                                        fmt_bytes(line)
+                                  : std::string())};
+    break;
+  }
+  m.ctx().raw(t.element + "-line-strides", {"stride_bytes", "largest_footprint_without_misses"}, row);
+}
+
+// Hashed set indices spread odd strides unevenly (the H100's L1 holds 1.3x, not 2.25x, its
+// size at 9 fetch units), so the odd-stride line is an upper bound there. Power-of-two
+// strides give a second one: n lines S apart with n * S = 1.125 C fit only when each takes
+// less than S / 1.125 bytes, so the (power-of-two) line is at most S / 2; at S <= line every
+// line of the footprint is touched and 1.125 C can never fit. Under modulo mapping the first
+// such S is sets * line (lines S apart share few sets), above the odd-stride answer; under a
+// hash that spreads power-of-two strides it is 2 * line. Both bounds err upward only, so the
+// smaller wins.
+void power_of_two_bound(Measurer& m, uint64_t C, LineResult& res) {
+  const Target& t = m.target();
+  const uint64_t g = static_cast<uint64_t>(res.fetch_granularity_bytes.value);
+  std::vector<uint64_t> strides;
+  for (uint64_t S = 2 * g; S <= uint64_t(res.line_bytes.value); S *= 2) strides.push_back(S);
+  std::vector<Footprint> fs;
+  for (uint64_t S : strides) fs.push_back(counted_footprint(spaced_lines((C + C / 8 + S - 1) / S, S), 1, 2));
+  m.ctx().progress(0.9, t.element + " line: power-of-two strides");
+  const auto o = fs.empty() ? std::vector<FootprintResult>{} : m.run(fs);
+  std::vector<double> row;
+  for (size_t i = 0; i < strides.size(); ++i)
+    for (double v : {double(strides[i]), double(fs[i].chase.footprint_bytes), o[i].miss_fraction}) row.push_back(v);
+  m.ctx().raw(t.element + "-line-pow2", {"stride_bytes", "footprint_bytes", "miss_fraction"}, row);
+  for (size_t i = 0; i < strides.size(); ++i) {
+    if (o[i].significant) continue;
+    const uint64_t line = std::max(strides[i] / 2, g);
+    if (int64_t(line) < res.line_bytes.value) {
+      res.line_bytes.note = "lines " + fmt_bytes(strides[i]) + " apart over 1.125x the size (" +
+                            fmt_bytes(fs[i].chase.footprint_bytes) + ") fit, so the line is at most half of that; " +
+                            "the odd-stride capacity said " + fmt_bytes(uint64_t(res.line_bytes.value)) +
+                            " (a hashed set index spreads odd strides unevenly)";
+      res.line_bytes.value = static_cast<int64_t>(line);
+      // Only strides below it missed, which is all a line of this size allows.
+      res.line_bytes.confidence = 0.9;
+    }
+    break;
+  }
+}
+
+}  // namespace
+
+LineResult find_line(Measurer& m, int64_t size_bytes, int64_t full_miss_bytes) {
+  LineResult res;
+  const uint64_t C = static_cast<uint64_t>(size_bytes);
+  if (!fetch_granularity(m, C, full_miss_bytes, res)) return res;
+  odd_stride_line(m, C, full_miss_bytes, res);
+  const uint64_t g = static_cast<uint64_t>(res.fetch_granularity_bytes.value);
+  const uint64_t cap = m.target().max_footprint_bytes;
+  if (res.line_bytes.found && !res.path_limited && res.line_bytes.value > int64_t(g) && (!cap || C + C / 8 <= cap))
+    power_of_two_bound(m, C, res);
+  if (!res.line_bytes.found && res.line_bytes.note.empty())
+    res.line_bytes.note = "capacity did not grow with the stride up to " + fmt_bytes(33 * g);
+  return res;
+}
+
+}  // namespace memtopo::cache

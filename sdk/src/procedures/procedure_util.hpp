@@ -1,0 +1,50 @@
+// Small helpers shared by the steps of the cache procedure.
+#pragma once
+
+#include <cstdint>
+#include <numeric>
+#include <sstream>
+#include <string>
+
+#include "memtopo/cache/measurer.hpp"
+
+namespace memtopo::cache {
+
+// Largest array one footprint uses (the texture path reads at most 2^28 elements) and the
+// most array bytes one launch allocates.
+constexpr uint64_t kArrayBytes = uint64_t(256) << 20;
+constexpr uint64_t kLaunchBytes = uint64_t(4) << 30;
+
+// A chase over k lines spaced `stride` bytes apart (a sparse STRIDE array: no host memory).
+inline recipes::Chase spaced_lines(uint64_t k, uint64_t stride) {
+  recipes::Chase c;
+  c.array = ChaseArray::stride(k * stride, stride);
+  c.start = 0;
+  c.footprint_bytes = k * stride;
+  c.stride_bytes = stride;
+  return c;
+}
+
+// Loads in one pass of the chase's cycle.
+inline uint64_t cycle_of(const recipes::Chase& c) {
+  if (!c.order.empty()) return c.order.size();
+  if (c.array.stride_elems) return c.array.elems / std::gcd(c.array.elems, c.array.stride_elems);
+  return recipes::cycle_length(c.array, c.start);
+}
+
+// "4 MiB", "48 KiB", "1000 B".
+inline std::string fmt_bytes(uint64_t b) {
+  std::ostringstream o;
+  if (b >= (1ull << 20) && b % (1ull << 20) == 0) o << (b >> 20) << " MiB";
+  else if (b >= 1024 && b % 1024 == 0) o << (b >> 10) << " KiB";
+  else o << b << " B";
+  return o.str();
+}
+
+inline uint64_t round_up_pow2(uint64_t v) {
+  uint64_t p = 1;
+  while (p < v) p <<= 1;
+  return p;
+}
+
+}  // namespace memtopo::cache
