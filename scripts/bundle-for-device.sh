@@ -7,10 +7,11 @@ set -euo pipefail
 build=${1:-build}
 dest=.carry/memtopo
 rm -rf "$dest"
-cmake --install "$build" --prefix "$dest" >/dev/null
+cmake --install "$build" --prefix "$dest" --strip >/dev/null
 # Test binaries and benchmark programs travel too when they exist.
 mkdir -p "$dest/test-bin"
 find "$build/bin" -maxdepth 1 -type f -executable ! -name memtopo -exec cp {} "$dest/test-bin/" \; 2>/dev/null || true
+strip --strip-debug "$dest"/test-bin/* 2>/dev/null || true
 bundler=${MEMTOPO_BUNDLER:-../shared/tools/bundle-for-device}
 [ -x "$bundler" ] || bundler=/work/shared/tools/bundle-for-device
 "$bundler" "$dest" >/dev/null

@@ -11,10 +11,11 @@ namespace memtopo::cache {
 namespace an = memtopo::analysis;
 namespace {
 
-// Loads one pointer chase times between its two clock reads: their cost (a few cycles)
-// spread over this many loads is a few hundredths of a cycle. Short chases, repeated: the
-// median of their times leaves out the chases an interruption slowed.
-constexpr uint64_t kPointerChaseLoads = 256;
+// Pointer chases of two lengths, each repeated: the difference of their median times over
+// the difference of their lengths is the time per load without what every chase pays once
+// (the clock reads, the first pass through a cold instruction cache: about 66 cycles on the
+// H100, docs/results/h100.md); short chases and medians leave out those an interruption slowed.
+constexpr uint64_t kShortChase = 128, kLongChase = 384;
 constexpr int kPointerChaseRepeats = 16;
 
 // Most SMs a per-SM cache's hit or miss chase runs on at once.
@@ -23,18 +24,21 @@ constexpr size_t kLatencySms = 8;
 }  // namespace
 
 double load_to_use_cycles(const Measurer& m, const recipes::Chase& chase, const std::vector<int32_t>& sms) {
-  std::vector<Job> jobs;
-  for (int32_t sm : sms) {
-    Job j = m.job_for(chase, 2, kPointerChaseLoads);
-    j.sm = sm;
-    j.pattern = MT_PATTERN_POINTERS;
-    j.record = MT_RECORD_TOTAL;
-    jobs.push_back(j);
-  }
-  std::vector<double> times;
-  for (int k = 0; k < kPointerChaseRepeats; ++k)
-    for (const JobResult& r : m.ctx().backend().run(jobs)) times.push_back(r.average_cycles);
-  return an::median(times);
+  auto median_time = [&](uint64_t loads) {
+    std::vector<Job> jobs;
+    for (int32_t sm : sms) {
+      Job j = m.job_for(chase, 2, loads);
+      j.sm = sm;
+      j.pattern = MT_PATTERN_POINTERS;
+      j.record = MT_RECORD_TOTAL;
+      jobs.push_back(j);
+    }
+    std::vector<double> times;
+    for (int k = 0; k < kPointerChaseRepeats; ++k)
+      for (const JobResult& r : m.ctx().backend().run(jobs)) times.push_back(double(r.cycles));
+    return an::median(times);
+  };
+  return (median_time(kLongChase) - median_time(kShortChase)) / double(kLongChase - kShortChase);
 }
 
 LatencyResult find_latency(Measurer& m, int64_t size_bytes, int64_t line_bytes) {
@@ -50,11 +54,12 @@ LatencyResult find_latency(Measurer& m, int64_t size_bytes, int64_t line_bytes) 
   const auto ref = recipes::constant_stride(hit_foot, hit_stride);
   const double hit = load_to_use_cycles(m, ref, std::vector<int32_t>(sms, m.pinned_sm()));
   res.latency_cycles = {true, hit, 0.99, Bound::Exact,
-                        "load-to-use: cycles per load of a pointer chase (each loaded value is the next address) over a "
-                        "warm " + fmt_bytes(hit_foot) + " footprint, stride " + fmt_bytes(hit_stride) + ", " +
-                            std::to_string(kPointerChaseLoads) + " loads between two clock reads; median of " +
-                            std::to_string(kPointerChaseRepeats) + " chases on each of " + std::to_string(sms) +
-                            (sms == 1 ? " SM" : " SMs")};
+                        "load-to-use: time per load of pointer chases (each loaded value is the next address) over a "
+                        "warm " + fmt_bytes(hit_foot) + " footprint, stride " + fmt_bytes(hit_stride) +
+                            ": the median times of chases of " + std::to_string(kLongChase) + " and " +
+                            std::to_string(kShortChase) + " loads, their difference over " +
+                            std::to_string(kLongChase - kShortChase) + " (" + std::to_string(kPointerChaseRepeats) +
+                            " chases of each on each of " + std::to_string(sms) + (sms == 1 ? " SM)" : " SMs)")};
   // Miss penalty: fine-grained loads over a footprint well past the size, one load per line:
   // the median miss minus the median hit (the timing overhead cancels out).
   m.ctx().progress(0.6, t.element + " latency: miss penalty");
