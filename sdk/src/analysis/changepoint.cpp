@@ -317,38 +317,20 @@ SingleChange single_change_point(const std::vector<double>& x, const SingleChang
 
 // ------------------------------------------------------------------ several change points
 
-MultiChange multiple_change_points(const std::vector<double>& x, const MultiChangeOptions& o) {
-  MultiChange r;
-  const size_t n = x.size();
-  const size_t min_seg = std::max<size_t>(o.min_segment, o.cost == Cost::Linear ? 3 : 1);
-  r.segment_begin = {0};
-  if (r.reason = unusable_series(x, min_seg); !r.reason.empty()) return r;
-  const auto [mn, mx] = std::minmax_element(x.begin(), x.end());
-  const double range = *mx - *mn;
-  if (range == 0) {
-    r.reason = "constant series: no change";
-    return r;
-  }
-  double sigma = o.sigma > 0 ? o.sigma : difference_sigma(x);
-  if (!(sigma > 0) || !std::isfinite(sigma)) sigma = 0;
-  sigma = std::max(sigma, o.min_sigma_fraction * range);
-  r.sigma = sigma;
-  std::vector<double> z(x);
-  for (double& v : z) v /= sigma;
+namespace {
 
-  // Costs in -2 log-likelihood units at unit noise: Gaussian SSE (also about a line); the L1
-  // cost times sqrt(2 pi) = 1 / density at the median of unit normal noise, so that a small
-  // shift gains as much as under SSE and one penalty fits both; Gaussian with its own
-  // variance n log var (floored at 1% of the noise variance: flat stretches must not win by
-  // log 0).
-  const Cost base = o.cost;
+// PELT over z (unit-noise units): the starts of the optimal segments (0 first) under penalty
+// `pen` per change, segments at least min_seg long. Costs in -2 log-likelihood units at unit
+// noise: Gaussian SSE (also about a line); the L1 cost times sqrt(2 pi) = 1 / density at the
+// median of unit normal noise, so that a small shift gains as much as under SSE and one
+// penalty fits both; Gaussian with its own variance n log var (floored at 1% of the noise
+// variance: flat stretches must not win by log 0).
+std::vector<size_t> pelt(const std::vector<double>& z, Cost base, double pen, size_t min_seg) {
+  const size_t n = z.size();
   SegmentCosts costs(z, base, 1e-2);
   const double l1_scale = 2.5066282746310002;  // sqrt(2 pi)
   auto cost = [&](size_t b, size_t e) { return base == Cost::AbsoluteDeviation ? l1_scale * costs(b, e) : costs(b, e); };
-  const double pen = o.penalty_factor * std::log(static_cast<double>(n));
-  r.penalty = pen;
-
-  // PELT. F[t]: optimal penalised cost of z[0, t); last[t]: start of its last segment.
+  // F[t]: optimal penalised cost of z[0, t); last[t]: start of its last segment.
   std::vector<double> F(n + 1, kInf);
   std::vector<size_t> last(n + 1, 0);
   F[0] = -pen;
@@ -388,26 +370,57 @@ MultiChange multiple_change_points(const std::vector<double>& x, const MultiChan
   std::vector<size_t> ends;
   for (size_t t = n; t > 0; t = last[t]) ends.push_back(last[t]);
   std::reverse(ends.begin(), ends.end());  // 0, c1, c2, ...
+  return ends;
+}
+
+// Each change of the segmentation `b` (segment starts) with its levels and KS test against
+// its neighbouring segments.
+std::vector<Change> describe_changes(const std::vector<double>& x, const std::vector<size_t>& b, Cost base,
+                                     double alpha) {
+  std::vector<Change> out;
+  const size_t n = x.size();
+  for (size_t i = 1; i < b.size(); ++i) {
+    Change c;
+    c.index = b[i];
+    const size_t lb = b[i - 1], e = i + 1 < b.size() ? b[i + 1] : n;
+    c.left_level = level_of_segment(x, lb, c.index, base);
+    c.right_level = level_of_segment(x, c.index, e, base);
+    const std::vector<double> left(x.begin() + static_cast<std::ptrdiff_t>(lb), x.begin() + static_cast<std::ptrdiff_t>(c.index));
+    const std::vector<double> right(x.begin() + static_cast<std::ptrdiff_t>(c.index), x.begin() + static_cast<std::ptrdiff_t>(e));
+    c.ks_p = ks_two_sample(left, right).p_value;
+    c.confidence = 1.0 - c.ks_p;
+    c.confirmed = c.ks_p < alpha;
+    out.push_back(c);
+  }
+  return out;
+}
+
+}  // namespace
+
+MultiChange multiple_change_points(const std::vector<double>& x, const MultiChangeOptions& o) {
+  MultiChange r;
+  const size_t n = x.size();
+  const size_t min_seg = std::max<size_t>(o.min_segment, o.cost == Cost::Linear ? 3 : 1);
+  r.segment_begin = {0};
+  if (r.reason = unusable_series(x, min_seg); !r.reason.empty()) return r;
+  const auto [mn, mx] = std::minmax_element(x.begin(), x.end());
+  const double range = *mx - *mn;
+  if (range == 0) {
+    r.reason = "constant series: no change";
+    return r;
+  }
+  double sigma = o.sigma > 0 ? o.sigma : difference_sigma(x);
+  if (!(sigma > 0) || !std::isfinite(sigma)) sigma = 0;
+  sigma = std::max(sigma, o.min_sigma_fraction * range);
+  r.sigma = sigma;
+  std::vector<double> z(x);
+  for (double& v : z) v /= sigma;
+  const double pen = o.penalty_factor * std::log(static_cast<double>(n));
+  r.penalty = pen;
+  std::vector<size_t> ends = pelt(z, o.cost, pen, min_seg);
   // KS confirmation of each change against its neighbouring segments; with drop_unconfirmed
   // the least confirmed change is merged away and its neighbours re-tested, until all pass.
-  auto describe = [&](const std::vector<size_t>& b) {
-    std::vector<Change> out;
-    for (size_t i = 1; i < b.size(); ++i) {
-      Change c;
-      c.index = b[i];
-      const size_t lb = b[i - 1], e = i + 1 < b.size() ? b[i + 1] : n;
-      c.left_level = level_of_segment(x, lb, c.index, base);
-      c.right_level = level_of_segment(x, c.index, e, base);
-      const std::vector<double> left(x.begin() + static_cast<std::ptrdiff_t>(lb), x.begin() + static_cast<std::ptrdiff_t>(c.index));
-      const std::vector<double> right(x.begin() + static_cast<std::ptrdiff_t>(c.index), x.begin() + static_cast<std::ptrdiff_t>(e));
-      c.ks_p = ks_two_sample(left, right).p_value;
-      c.confidence = 1.0 - c.ks_p;
-      c.confirmed = c.ks_p < o.alpha;
-      out.push_back(c);
-    }
-    return out;
-  };
-  r.changes = describe(ends);
+  r.changes = describe_changes(x, ends, o.cost, o.alpha);
   size_t dropped = 0;
   while (o.drop_unconfirmed && !r.changes.empty()) {
     size_t worst = 0;
@@ -415,7 +428,7 @@ MultiChange multiple_change_points(const std::vector<double>& x, const MultiChan
       if (r.changes[i].ks_p > r.changes[worst].ks_p) worst = i;
     if (r.changes[worst].confirmed) break;
     ends.erase(ends.begin() + static_cast<std::ptrdiff_t>(worst) + 1);
-    r.changes = describe(ends);
+    r.changes = describe_changes(x, ends, o.cost, o.alpha);
     ++dropped;
   }
   r.segment_begin = ends;

@@ -46,6 +46,81 @@ Levels find_levels(const std::vector<uint32_t>& latencies, const LevelOptions& o
   return find_levels(to_doubles(latencies), options);
 }
 
+namespace {
+
+// How far a sorted range [b, e) of v spreads: its robust spread, at least the resolution.
+struct RangeScale {
+  const std::vector<double>& v;
+  double resolution;
+  double relative_resolution;
+  double operator()(size_t b, size_t e) const {
+    const double centre = std::fabs(sorted_quantile(v, b, e, 0.5));
+    const double floor = std::max(resolution, relative_resolution * centre);
+    if (e - b >= kSpreadMinCount) return std::max(robust_spread(v, b, e), floor);
+    return std::max(floor, kSmallGroupRelativeSpread * centre);
+  }
+};
+
+struct Range {
+  size_t b, e;
+};
+
+// Agglomerative merging of contiguous sorted ranges, smallest gap first (single linkage),
+// but a gap is only bridged when it is within gap_factor of the spread of the groups on
+// either side. Starting from single values, dense levels form before the wide gaps between
+// them are looked at; isolated samples stay alone and become outliers.
+std::vector<Range> dense_ranges(const std::vector<double>& v, const RangeScale& scale, double gap_factor) {
+  const size_t n = v.size();
+  std::vector<size_t> group_begin(n), group_end(n);  // valid at a group's first and last index
+  for (size_t i = 0; i < n; ++i) {
+    group_begin[i] = i;
+    group_end[i] = i + 1;
+  }
+  std::vector<size_t> gaps(n > 0 ? n - 1 : 0);
+  std::iota(gaps.begin(), gaps.end(), size_t{0});
+  std::stable_sort(gaps.begin(), gaps.end(), [&](size_t a, size_t b) { return v[a + 1] - v[a] < v[b + 1] - v[b]; });
+  std::vector<uint8_t> bridged(gaps.size(), 0);
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (size_t g : gaps) {
+      if (bridged[g]) continue;
+      const size_t lb = group_begin[g], le = g + 1;        // left group [lb, le)
+      const size_t rb = g + 1, re = group_end[g + 1];      // right group [rb, re)
+      const double gap = v[g + 1] - v[g];
+      if (gap > gap_factor * std::max(scale(lb, le), scale(rb, re))) continue;
+      bridged[g] = 1;
+      changed = true;
+      group_end[lb] = re;
+      group_begin[re - 1] = lb;
+    }
+  }
+  std::vector<Range> groups;
+  for (size_t i = 0; i < n; i = group_end[i]) groups.push_back({i, group_end[i]});
+  return groups;
+}
+
+// Too many levels: merge the neighbours whose gap is smallest relative to their spread.
+void merge_to(std::vector<Range>& levels, size_t most, const std::vector<double>& v, const RangeScale& scale,
+              std::vector<uint8_t>& sorted_outlier) {
+  while (levels.size() > std::max<size_t>(most, 1)) {
+    size_t best = 0;
+    double best_ratio = std::numeric_limits<double>::infinity();
+    for (size_t k = 0; k + 1 < levels.size(); ++k) {
+      const double gap = v[levels[k + 1].b] - v[levels[k].e - 1];
+      const double ratio = gap / std::max(scale(levels[k].b, levels[k].e), scale(levels[k + 1].b, levels[k + 1].e));
+      if (ratio < best_ratio) {
+        best_ratio = ratio;
+        best = k;
+      }
+    }
+    for (size_t i = levels[best].b; i < levels[best + 1].e; ++i) sorted_outlier[i] = 0;
+    levels[best].e = levels[best + 1].e;
+    levels.erase(levels.begin() + static_cast<std::ptrdiff_t>(best) + 1);
+  }
+}
+
+}  // namespace
+
 Levels find_levels(const std::vector<double>& samples, const LevelOptions& o) {
   Levels out;
   const size_t n = samples.size();
@@ -71,50 +146,11 @@ Levels find_levels(const std::vector<double>& samples, const LevelOptions& o) {
     res = integers ? 1.0 : 1e-6 * std::max(std::fabs(v.front()), std::fabs(v.back()));
     if (!(res > 0)) res = 1e-12;
   }
-  auto scale = [&](size_t b, size_t e) {
-    const double centre = std::fabs(sorted_quantile(v, b, e, 0.5));
-    const double floor = std::max(res, o.relative_resolution * centre);
-    if (e - b >= kSpreadMinCount) return std::max(robust_spread(v, b, e), floor);
-    return std::max(floor, kSmallGroupRelativeSpread * centre);
-  };
-
-  // Agglomerative merging of contiguous sorted ranges, smallest gap first (single linkage),
-  // but a gap is only bridged when it is within gap_factor of the spread of the groups on
-  // either side. Starting from single values, dense levels form before the wide gaps between
-  // them are looked at; isolated samples stay alone and become outliers below.
-  std::vector<size_t> group_begin(n), group_end(n);  // valid at a group's first and last index
-  for (size_t i = 0; i < n; ++i) {
-    group_begin[i] = i;
-    group_end[i] = i + 1;
-  }
-  std::vector<size_t> gaps(n > 0 ? n - 1 : 0);
-  std::iota(gaps.begin(), gaps.end(), size_t{0});
-  std::stable_sort(gaps.begin(), gaps.end(), [&](size_t a, size_t b) { return v[a + 1] - v[a] < v[b + 1] - v[b]; });
-  std::vector<uint8_t> bridged(gaps.size(), 0);
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (size_t g : gaps) {
-      if (bridged[g]) continue;
-      const size_t lb = group_begin[g], le = g + 1;        // left group [lb, le)
-      const size_t rb = g + 1, re = group_end[g + 1];      // right group [rb, re)
-      const double gap = v[g + 1] - v[g];
-      if (gap > o.gap_factor * std::max(scale(lb, le), scale(rb, re))) continue;
-      bridged[g] = 1;
-      changed = true;
-      group_end[lb] = re;
-      group_begin[re - 1] = lb;
-    }
-  }
-
-  struct Range {
-    size_t b, e;
-  };
-  std::vector<Range> groups;
-  for (size_t i = 0; i < n; i = group_end[i]) groups.push_back({i, group_end[i]});
+  const RangeScale scale{v, res, o.relative_resolution};
   const double min_count = std::max<double>(static_cast<double>(o.min_count), o.min_fraction * static_cast<double>(n));
   std::vector<Range> levels;
   std::vector<uint8_t> sorted_outlier(n, 0);
-  for (const Range& r : groups) {
+  for (const Range& r : dense_ranges(v, scale, o.gap_factor)) {
     if (static_cast<double>(r.e - r.b) >= min_count) {
       levels.push_back(r);
     } else {
@@ -129,22 +165,7 @@ Levels find_levels(const std::vector<double>& samples, const LevelOptions& o) {
     out.level_of.assign(n, 0);
     return out;
   }
-  // Too many levels: merge the neighbours whose gap is smallest relative to their spread.
-  while (levels.size() > std::max<size_t>(o.max_levels, 1)) {
-    size_t best = 0;
-    double best_ratio = std::numeric_limits<double>::infinity();
-    for (size_t k = 0; k + 1 < levels.size(); ++k) {
-      const double gap = v[levels[k + 1].b] - v[levels[k].e - 1];
-      const double ratio = gap / std::max(scale(levels[k].b, levels[k].e), scale(levels[k + 1].b, levels[k + 1].e));
-      if (ratio < best_ratio) {
-        best_ratio = ratio;
-        best = k;
-      }
-    }
-    for (size_t i = levels[best].b; i < levels[best + 1].e; ++i) sorted_outlier[i] = 0;
-    levels[best].e = levels[best + 1].e;
-    levels.erase(levels.begin() + static_cast<std::ptrdiff_t>(best) + 1);
-  }
+  merge_to(levels, o.max_levels, v, scale, sorted_outlier);
   for (const Range& r : levels) {
     Level l;
     l.centre = sorted_quantile(v, r.b, r.e, 0.5);

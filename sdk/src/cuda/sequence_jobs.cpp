@@ -15,6 +15,29 @@ constexpr double kPhaseWaitSeconds = 120;
 // Fewest steps the recording buffer may hold (arrays in shared memory take the rest).
 constexpr uint32_t kMinRecordSteps = 16;
 
+// Where the arrays read from shared memory go in each block's shared memory, and how many
+// samples the recording buffer beside them holds.
+struct SharedLayout {
+  std::map<const mt_chase_array*, uint32_t> offset;  // in elements
+  uint32_t array_bytes = 0;
+  uint32_t record_steps = kStepsPerPass;
+};
+SharedLayout shared_layout(const std::vector<mt_job*>& jobs, uint32_t room) {
+  SharedLayout l;
+  uint64_t elems = 0;
+  for (const mt_job* j : jobs)
+    if (j->space == MT_SPACE_SHARED && l.offset.emplace(j->array, uint32_t(elems)).second) elems += j->array->elems;
+  if (elems * 4 + fine_sample_bytes(l.record_steps) > room) {
+    l.record_steps = room > elems * 4 + 8 ? uint32_t((room - elems * 4) / 8 - 1) : 0;
+    if (l.record_steps < kMinRecordSteps)
+      throw Error("the sequence's arrays take " + std::to_string(elems * 4) +
+                  " bytes of shared memory, which leaves no room for the sample buffer (" + std::to_string(room) +
+                  " bytes per block)");
+  }
+  l.array_bytes = uint32_t(elems * 4);
+  return l;
+}
+
 }  // namespace
 
 void CudaEngine::run_sequence(engine::JobCall& call) {
@@ -41,23 +64,8 @@ void CudaEngine::run_sequence(engine::JobCall& call) {
                 "job " + std::to_string(jobs[p] - call.jobs.data()));
   arrays.upload();
 
-  // Arrays read from shared memory get their place in each block's shared memory.
-  std::map<const mt_chase_array*, uint32_t> shared_offset;
-  uint64_t shared_elems = 0;
-  for (const mt_job* j : jobs)
-    if (j->space == MT_SPACE_SHARED && shared_offset.emplace(j->array, uint32_t(shared_elems)).second)
-      shared_elems += j->array->elems;
-  const uint32_t room = max_dynamic_shared();
-  uint32_t rec = kStepsPerPass;
-  if (shared_elems * 4 + fine_sample_bytes(rec) > room) {
-    rec = room > shared_elems * 4 + 8 ? uint32_t((room - shared_elems * 4) / 8 - 1) : 0;
-    if (rec < kMinRecordSteps)
-      throw Error("the sequence's arrays take " + std::to_string(shared_elems * 4) +
-                  " bytes of shared memory, which leaves no room for the sample buffer (" + std::to_string(room) +
-                  " bytes per block)");
-  }
-  const uint32_t shared_bytes = uint32_t(shared_elems * 4);
-
+  const SharedLayout shared = shared_layout(jobs, max_dynamic_shared());
+  const uint32_t rec = shared.record_steps, shared_bytes = shared.array_bytes;
   std::vector<uint64_t> out_offset(jobs.size(), 0);
   uint64_t out_words = 0;
   for (size_t p = 0; p < jobs.size(); ++p) {
@@ -70,7 +78,7 @@ void CudaEngine::run_sequence(engine::JobCall& call) {
   for (size_t p = 0; p < jobs.size(); ++p) {
     const mt_job& j = *jobs[p];
     DevicePhase& d = descs[p];
-    d.src = arrays.source(j.array, j.space == MT_SPACE_SHARED ? shared_offset[j.array] : 0);
+    d.src = arrays.source(j.array, j.space == MT_SPACE_SHARED ? shared.offset.at(j.array) : 0);
     d.block = dense[j.block];
     d.lane = j.lane;
     d.start = j.start;
