@@ -254,7 +254,8 @@ int cmd_run(const RunArgs& a) {
       throw UsageError("--resume: " + journal_path.string() + " was recorded on device " + journal_device +
                        ", this run uses " + meta.device_spec + "; use the same --device or delete the journal");
     for (const auto& o : jc.outcomes) {
-      if (o.status != Status::Ok) {
+      // Not determinable is an answer (measured, with the reason), kept like ok.
+      if (!keeps_results(o.status)) {
         settings.already_done.erase(o.probe);
         continue;
       }

@@ -15,9 +15,12 @@ const char* status_name(Status s) {
   switch (s) {
     case Status::Ok: return "ok";
     case Status::Failed: return "failed";
+    case Status::NotDeterminable: return "not_determinable";
     default: return "skipped";
   }
 }
+
+bool keeps_results(Status s) { return s == Status::Ok || s == Status::NotDeterminable; }
 
 namespace {
 
@@ -173,17 +176,88 @@ std::string unmet_input(const PlanStep& step, const Plan& plan, const std::map<s
     if (d == done.end()) return "needs " + key + ", whose provider " + prov->second->name + " did not run";
     if (d->second.status == Status::Ok)
       return "needs " + key + ", which its provider " + prov->second->name + " did not report";
+    if (d->second.status == Status::NotDeterminable)
+      return "needs " + key + ", which its provider " + prov->second->name + " could not determine: " +
+             d->second.reason;
     return "needs " + key + ", whose provider " + prov->second->name + " " + status_name(d->second.status) + ": " +
            d->second.reason;
   }
   return "";
 }
 
+// Runs one probe through the C boundary and turns its status into an outcome.
+ProbeOutcome run_probe(const ProbeInfo& p, const mt_device_info& device, const mt_backend* backend,
+                       const RunSettings& settings, const std::map<std::string, ResultRecord>& inputs) {
+  ProbeOutcome outcome;
+  outcome.probe = p.name;
+  outcome.version = p.plugin_version;
+  ProbeHost host;
+  host.probe = &p;
+  host.inputs = &inputs;
+  host.raw_dir = settings.raw_dir;
+  host.cancel = settings.cancel;
+  host.observer = settings.observer;
+  auto overrides = settings.options.find(p.name);
+  for (const auto& o : p.options) {
+    host.options[o.name] = o.default_value;
+    if (overrides != settings.options.end())
+      if (auto v = overrides->second.find(o.name); v != overrides->second.end()) host.options[o.name] = v->second;
+  }
+  mt_context ctx{};
+  ctx.struct_size = sizeof(ctx);
+  ctx.host = &host;
+  ctx.api = &kHostApi;
+  ctx.device = &device;
+  ctx.backend = backend;
+  char message[2048] = {0};
+  const auto t0 = std::chrono::steady_clock::now();
+  int status = MT_STATUS_FAILED;
+  try {
+    status = p.run(&ctx, p.user, message, sizeof message);
+  } catch (const std::exception& e) {
+    // Not allowed by the ABI (probe.hpp prevents it), but one bad probe must not end the run.
+    std::snprintf(message, sizeof message, "exception escaped the probe: %s", e.what());
+    status = MT_STATUS_FAILED;
+  } catch (...) {
+    std::snprintf(message, sizeof message, "unknown exception escaped the probe");
+    status = MT_STATUS_FAILED;
+  }
+  message[sizeof message - 1] = '\0';
+  outcome.duration_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  switch (status) {
+    case MT_STATUS_OK: outcome.status = Status::Ok; break;
+    case MT_STATUS_SKIPPED:
+      outcome.status = Status::Skipped;
+      outcome.reason = message[0] ? message : "skipped (no reason given)";
+      break;
+    case MT_STATUS_NOT_DETERMINABLE:
+      outcome.status = Status::NotDeterminable;
+      outcome.reason = message[0] ? message : "not determinable (no reason given)";
+      break;
+    default:
+      outcome.status = Status::Failed;
+      outcome.reason = message[0]                    ? std::string(message)
+                       : status == MT_STATUS_FAILED ? "failed (no message given)"
+                                                    : "returned unknown status " + std::to_string(status);
+  }
+  if (keeps_results(outcome.status)) {
+    outcome.results = std::move(host.results);
+  } else if (!host.results.empty()) {
+    spdlog::debug("{}: {} result(s) discarded because the probe did not succeed", p.name, host.results.size());
+  }
+  if (outcome.status == Status::Failed) spdlog::error("{}: failed: {}", p.name, outcome.reason);
+  else if (outcome.status == Status::Skipped) spdlog::warn("{}: skipped: {}", p.name, outcome.reason);
+  else if (outcome.status == Status::NotDeterminable)
+    spdlog::warn("{}: not determinable: {}{}", p.name, outcome.reason,
+                 outcome.results.empty() ? "" : " (" + std::to_string(outcome.results.size()) + " result(s) kept)");
+  return outcome;
+}
+
 }  // namespace
 
 RunReport run_plan(const Plan& plan, const mt_device_info& device, const mt_backend* backend, RunSettings& settings) {
   RunReport report;
-  std::map<std::string, ResultRecord> results;   // key -> record, from ok probes
+  std::map<std::string, ResultRecord> results;   // key -> record, from probes that keep results
   std::map<std::string, ProbeOutcome> finished;  // probe -> outcome
   const size_t total = plan.steps.size();
   size_t index = 0;
@@ -195,7 +269,7 @@ RunReport run_plan(const Plan& plan, const mt_device_info& device, const mt_back
     outcome.version = p.plugin_version;
 
     auto journaled = settings.already_done.find(p.name);
-    if (journaled != settings.already_done.end() && journaled->second.status == Status::Ok) {
+    if (journaled != settings.already_done.end() && keeps_results(journaled->second.status)) {
       outcome = journaled->second;
       for (const auto& r : outcome.results) results[r.key] = r;
       spdlog::info("{}: already measured (journal), not run again", p.name);
@@ -218,53 +292,8 @@ RunReport run_plan(const Plan& plan, const mt_device_info& device, const mt_back
       spdlog::warn("{}: skipped: {}", p.name, why);
     } else {
       if (settings.observer) settings.observer->probe_started(index, total, p.name);
-      ProbeHost host;
-      host.probe = &p;
-      host.inputs = &results;
-      host.raw_dir = settings.raw_dir;
-      host.cancel = settings.cancel;
-      host.observer = settings.observer;
-      auto overrides = settings.options.find(p.name);
-      for (const auto& o : p.options) {
-        host.options[o.name] = o.default_value;
-        if (overrides != settings.options.end())
-          if (auto v = overrides->second.find(o.name); v != overrides->second.end()) host.options[o.name] = v->second;
-      }
-      mt_context ctx{};
-      ctx.struct_size = sizeof(ctx);
-      ctx.host = &host;
-      ctx.api = &kHostApi;
-      ctx.device = &device;
-      ctx.backend = backend;
-      char message[2048] = {0};
-      const auto t0 = std::chrono::steady_clock::now();
-      int status = MT_STATUS_FAILED;
-      try {
-        status = p.run(&ctx, p.user, message, sizeof message);
-      } catch (const std::exception& e) {
-        // Not allowed by the ABI (probe.hpp prevents it), but one bad probe must not end the run.
-        std::snprintf(message, sizeof message, "exception escaped the probe: %s", e.what());
-        status = MT_STATUS_FAILED;
-      } catch (...) {
-        std::snprintf(message, sizeof message, "unknown exception escaped the probe");
-        status = MT_STATUS_FAILED;
-      }
-      message[sizeof message - 1] = '\0';
-      outcome.duration_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      if (status == MT_STATUS_OK) {
-        outcome.status = Status::Ok;
-        outcome.results = std::move(host.results);
-        for (const auto& r : outcome.results) results[r.key] = r;
-      } else {
-        outcome.status = status == MT_STATUS_SKIPPED ? Status::Skipped : Status::Failed;
-        outcome.reason = message[0] ? message : (status == MT_STATUS_SKIPPED ? "skipped (no reason given)"
-                                                 : status == MT_STATUS_FAILED ? "failed (no message given)"
-                                                                              : "returned unknown status " + std::to_string(status));
-        if (!host.results.empty())
-          spdlog::debug("{}: {} result(s) discarded because the probe did not succeed", p.name, host.results.size());
-        if (outcome.status == Status::Failed) spdlog::error("{}: failed: {}", p.name, outcome.reason);
-        else spdlog::warn("{}: skipped: {}", p.name, outcome.reason);
-      }
+      outcome = run_probe(p, device, backend, settings, results);
+      for (const auto& r : outcome.results) results[r.key] = r;
       if (settings.on_finished) settings.on_finished(outcome);
     }
     if (settings.observer) settings.observer->probe_finished(outcome);

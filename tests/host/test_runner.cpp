@@ -147,3 +147,68 @@ TEST_CASE("unit rules for result keys", "[host][runner]") {
   CHECK(check_key("meta.x"));
   CHECK_FALSE(check_key("l1d.size_bytes"));
 }
+
+namespace {
+const Registry& undetermined_registry() {
+  static Registry r = [] {
+    Registry x;
+    x.load_directory(test::plugin_set("undetermined"));
+    return x;
+  }();
+  return r;
+}
+}  // namespace
+
+TEST_CASE("not determinable: results kept, dependents of the missing key skipped with the reason",
+          "[host][runner]") {
+  REQUIRE(undetermined_registry().errors().empty());
+  const Plan plan = make_plan(undetermined_registry(), {});
+  const auto device = fake_device();
+  RunSettings s;
+  std::vector<std::string> journaled;
+  s.on_finished = [&](const ProbeOutcome& o) { journaled.push_back(o.probe); };
+  const RunReport r = run_plan(plan, device, nullptr, s);
+
+  const auto& geometry = outcome(r, "t-undetermined/geometry");
+  CHECK(geometry.status == Status::NotDeterminable);
+  CHECK(geometry.reason == "a hashed set index hides the sets");
+  REQUIRE(result(geometry, "t.fetch_bytes"));  // stored before the throw: kept
+  CHECK(result(geometry, "t.fetch_bytes")->value.i == 32);
+  CHECK_FALSE(result(geometry, "t.sets"));
+
+  const auto& policy = outcome(r, "t-undetermined/policy");
+  CHECK(policy.status == Status::Skipped);
+  CHECK(policy.reason == "needs t.sets, which its provider t-undetermined/geometry could not determine: "
+                         "a hashed set index hides the sets");
+  // The kept key feeds its dependent.
+  const auto& user = outcome(r, "t-undetermined/sector-user");
+  CHECK(user.status == Status::Ok);
+  REQUIRE(result(user, "t.twice_fetch_bytes"));
+  CHECK(result(user, "t.twice_fetch_bytes")->value.i == 64);
+  CHECK(journaled == std::vector<std::string>{"t-undetermined/geometry", "t-undetermined/sector-user"});
+  CHECK(std::string(status_name(Status::NotDeterminable)) == "not_determinable");
+}
+
+TEST_CASE("resume keeps a not determinable probe like an ok one", "[host][runner]") {
+  const Plan plan = make_plan(undetermined_registry(), {});
+  const auto device = fake_device();
+  RunSettings s;
+  ProbeOutcome done;
+  done.probe = "t-undetermined/geometry";
+  done.version = "1.0.0";
+  done.status = Status::NotDeterminable;
+  done.reason = "from the journal";
+  ResultRecord rec;
+  rec.key = "t.fetch_bytes";
+  rec.value = Value::of_int(16);
+  rec.probe = done.probe;
+  done.results.push_back(rec);
+  s.already_done[done.probe] = done;
+  std::vector<std::string> ran;
+  s.on_finished = [&](const ProbeOutcome& o) { ran.push_back(o.probe); };
+  const RunReport r = run_plan(plan, device, nullptr, s);
+  CHECK(ran == std::vector<std::string>{"t-undetermined/sector-user"});
+  CHECK(outcome(r, "t-undetermined/geometry").reason == "from the journal");
+  CHECK(result(outcome(r, "t-undetermined/sector-user"), "t.twice_fetch_bytes")->value.i == 32);
+  CHECK(outcome(r, "t-undetermined/policy").reason.find("could not determine: from the journal") != std::string::npos);
+}

@@ -49,7 +49,10 @@ std::string replace(std::string s, const std::string& from, const std::string& t
 
 }  // namespace
 
-TEST_CASE("a good topology validates", "[host][schema]") { CHECK(errors_for(kGood).empty()); }
+TEST_CASE("a good topology validates", "[host][schema]") {
+  CHECK(errors_for(kGood).empty());
+  CHECK(errors_for(replace(kGood, "status = \"ok\"", "status = \"not_determinable\"")).empty());
+}
 
 TEST_CASE("schema errors name the key path", "[host][schema]") {
   CHECK(errors_for(replace(kGood, "size_bytes = 262144", "size_bytes = 1.5")) ==
@@ -62,7 +65,8 @@ TEST_CASE("schema errors name the key path", "[host][schema]") {
         std::vector<std::string>{"/device/Sm_count: bad key name: key names are [a-z][a-z0-9_]* (lower case, digits, '_')"});
   CHECK(errors_for(replace(kGood, "status = \"ok\"", "status = \"fine\"")) ==
         std::vector<std::string>{
-            "/probes/\"data-cache/l1d-size\"/status: expected \"ok\", \"failed\" or \"skipped\", got string \"fine\""});
+            "/probes/\"data-cache/l1d-size\"/status: expected \"ok\", \"not_determinable\", \"failed\" or \"skipped\", "
+            "got string \"fine\""});
   CHECK(errors_for(replace(kGood, "confidence = 0.97", "confidence = 1.5")) ==
         std::vector<std::string>{"/provenance/l1d/size_bytes/confidence: expected a number between 0 and 1, got float 1.5"});
   CHECK(errors_for(replace(kGood, "backend = \"sim\"", "backend = \"opencl\"")) ==

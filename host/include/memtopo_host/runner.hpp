@@ -23,16 +23,20 @@ struct ResultRecord {
   std::string probe;
 };
 
-enum class Status { Ok, Failed, Skipped };
-const char* status_name(Status s);  // "ok", "failed", "skipped"
+// NotDeterminable: the probe measured, but the data cannot settle the value; unlike Failed
+// and Skipped, the results it stored before are kept (and feed dependents).
+enum class Status { Ok, Failed, Skipped, NotDeterminable };
+const char* status_name(Status s);  // "ok", "failed", "skipped", "not_determinable"
+// Whether a probe that ended with `s` keeps its results (ok and not determinable).
+bool keeps_results(Status s);
 
 struct ProbeOutcome {
   std::string probe;
   std::string version;  // the plugin's version
   Status status = Status::Skipped;
-  std::string reason;   // failure or skip message; empty when ok
+  std::string reason;   // why it failed, was skipped or could not determine; empty when ok
   double duration_s = 0;
-  std::vector<ResultRecord> results;  // only for ok probes
+  std::vector<ResultRecord> results;  // only for probes whose status keeps_results
 };
 
 // Option values set in the config file: probe name -> option name -> value.
