@@ -94,8 +94,10 @@ Config maybe_load_config(const std::string& path, const Registry& reg) {
 int cmd_list(const std::vector<std::string>& plugin_paths, bool verbose) {
   Registry reg = load_registry(plugin_paths, false);
   for (const auto& p : reg.probes()) {
+    const std::string needs = needs_text(p);
     std::cout << p.name << "  " << p.plugin_version << "  provides: " << join(p.provided)
-              << "  requires: " << join(p.required) << "  file: " << p.file << "\n";
+              << "  requires: " << join(p.required) << (needs.empty() ? "" : "  needs: " + needs)
+              << "  file: " << p.file << "\n";
     if (verbose) {
       if (!p.summary.empty()) std::cout << "    " << p.summary << "\n";
       if (!p.used.empty()) std::cout << "    uses: " << join(p.used) << "\n";
@@ -115,9 +117,24 @@ int cmd_list(const std::vector<std::string>& plugin_paths, bool verbose) {
 // --------------------------------------------------------------------------- plan
 
 struct SelectionArgs {
-  std::string config;
+  std::string config, device;
   std::vector<std::string> only, skip, plugin_paths;
 };
+
+// Opens --device (or the config's, or auto); a device that cannot be opened is a usage error.
+std::unique_ptr<engine::Device> open_device_arg(const SelectionArgs& a, const Config& cfg) {
+  const std::string device_arg = !a.device.empty() ? a.device : cfg.device.value_or("auto");
+  std::unique_ptr<engine::Device> device;
+  std::string fallback;
+  try {
+    device = engine::open_device(device_arg, &fallback);
+  } catch (const std::exception& e) {
+    throw UsageError(std::string("cannot open device: ") + e.what());
+  }
+  if (!fallback.empty())
+    spdlog::warn("no GPU to measure ({}): measuring the built-in simulated GPU instead (backend = \"sim\")", fallback);
+  return device;
+}
 
 Selection effective_selection(const SelectionArgs& a, const Config& cfg) {
   Selection sel;
@@ -146,7 +163,11 @@ void print_plan(const Plan& plan, std::ostream& os) {
 int cmd_plan(const SelectionArgs& a) {
   Registry reg = load_registry(a.plugin_paths, true);
   Config cfg = maybe_load_config(a.config, reg);
-  Plan plan = make_plan(reg, effective_selection(a, cfg));
+  const Selection sel = effective_selection(a, cfg);
+  make_plan(reg, sel);  // plan errors (unknown names, cycles) before the device is opened
+  const auto device = open_device_arg(a, cfg);
+  const DeviceFacts facts = device_facts(device->info());
+  Plan plan = make_plan(reg, sel, &facts);
   print_plan(plan, std::cout);
   return kExitOk;
 }
@@ -154,7 +175,7 @@ int cmd_plan(const SelectionArgs& a) {
 // --------------------------------------------------------------------------- run
 
 struct RunArgs : SelectionArgs {
-  std::string device, raw_dir, output;
+  std::string raw_dir, output;
   bool resume = false, quiet = false, verbose = false;
 };
 
@@ -216,15 +237,9 @@ int cmd_run(const RunArgs& a) {
   if (fs::is_directory(output, ec)) throw UsageError("-o " + a.output + ": is a folder; name the output file");
 
   const std::string device_arg = !a.device.empty() ? a.device : cfg.device.value_or("auto");
-  std::unique_ptr<engine::Device> device;
-  std::string fallback;
-  try {
-    device = engine::open_device(device_arg, &fallback);
-  } catch (const std::exception& e) {
-    throw UsageError(std::string("cannot open device: ") + e.what());
-  }
-  if (!fallback.empty())
-    spdlog::warn("no GPU to measure ({}): measuring the built-in simulated GPU instead (backend = \"sim\")", fallback);
+  const auto device = open_device_arg(a, cfg);
+  const DeviceFacts facts = device_facts(device->info());
+  plan = make_plan(reg, sel, &facts);
 
   Meta meta = default_meta();
   meta.backend = device->info().backend;
@@ -397,6 +412,8 @@ int run_cli(int argc, char** argv) {
   CLI::App* run = app.add_subcommand("run", "Measure and write the topology file");
   add_selection(run, run_args);
   run->add_option("--device", run_args.device, "auto (default), cuda, cuda:N, sim or sim:FILE");
+  plan->add_option("--device", plan_args.device,
+                   "auto (default), cuda, cuda:N, sim or sim:FILE; probes whose needs it does not meet are skipped");
   run->add_option("--raw-dir", run_args.raw_dir, "Write the data series behind results as CSV here");
   run->add_flag("--resume", run_args.resume, "Continue an interrupted run from OUT.journal");
   run->add_flag("-q,--quiet", run_args.quiet, "Only warnings and errors");

@@ -1,7 +1,9 @@
 #include "memtopo_host/plan.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <set>
+#include <utility>
 
 namespace memtopo::host {
 
@@ -81,7 +83,59 @@ struct Planner {
 
 }  // namespace
 
-Plan make_plan(const Registry& registry, const Selection& selection) {
+DeviceFacts device_facts(const mt_device_info& info) {
+  DeviceFacts f;
+  f.backend = std::string(info.backend, strnlen(info.backend, sizeof info.backend));
+  f.cc_major = info.cc_major;
+  f.cc_minor = info.cc_minor;
+  return f;
+}
+
+namespace {
+
+uint32_t backend_bit(const std::string& backend) {
+  if (backend == "cuda") return MT_BACKEND_CUDA;
+  if (backend == "sim") return MT_BACKEND_SIM;
+  return 0;
+}
+
+std::string backend_phrase(uint32_t bit) { return bit == MT_BACKEND_CUDA ? "a CUDA GPU" : "the simulated GPU"; }
+
+std::string cc_text(int major, int minor) { return std::to_string(major) + "." + std::to_string(minor); }
+
+bool needs_cc(const ProbeInfo& p) { return p.min_cc_major > 0 || p.min_cc_minor > 0; }
+
+}  // namespace
+
+std::string unmet_need(const ProbeInfo& p, const DeviceFacts& device) {
+  const uint32_t have = backend_bit(device.backend);
+  if (p.backends != 0 && (p.backends & have) == 0) {
+    const uint32_t want = (p.backends & MT_BACKEND_CUDA) ? MT_BACKEND_CUDA : MT_BACKEND_SIM;
+    const std::string is = have ? backend_phrase(have) : "'" + device.backend + "'";
+    return "needs " + backend_phrase(want) + "; the device is " + is;
+  }
+  if (needs_cc(p) && std::pair(device.cc_major, device.cc_minor) < std::pair(p.min_cc_major, p.min_cc_minor)) {
+    const bool none = device.cc_major == 0 && device.cc_minor == 0;
+    return "needs compute capability " + cc_text(p.min_cc_major, p.min_cc_minor) + "; the device " +
+           (none ? std::string("reports none") : "has " + cc_text(device.cc_major, device.cc_minor));
+  }
+  return "";
+}
+
+std::string needs_text(const ProbeInfo& p) {
+  std::vector<std::string> parts;
+  const uint32_t all = MT_BACKEND_CUDA | MT_BACKEND_SIM;
+  if (p.backends != 0 && (p.backends & all) != all) {
+    if (p.backends & MT_BACKEND_CUDA) parts.push_back("cuda");
+    if (p.backends & MT_BACKEND_SIM) parts.push_back("sim");
+  }
+  if (needs_cc(p)) parts.push_back("cc >= " + cc_text(p.min_cc_major, p.min_cc_minor));
+  std::string out;
+  for (const auto& s : parts) out += (out.empty() ? "" : ", ") + s;
+  return out;
+}
+
+Plan make_plan(const Registry& registry, const Selection& selection, const DeviceFacts* device) {
   check_names(registry, selection.only, "--only");
   check_names(registry, selection.skip, "--skip");
 
@@ -129,7 +183,9 @@ Plan make_plan(const Registry& registry, const Selection& selection) {
     PlanStep step;
     step.probe = p;
     if (auto it = pl.pulled_in.find(p->name); it != pl.pulled_in.end()) step.pulled_in_for = it->second;
+    if (device) step.skip_reason = unmet_need(*p, *device);
     for (const auto& key : p->required) {
+      if (!step.skip_reason.empty()) break;
       auto it = pl.providers.find(key);
       if (it == pl.providers.end()) {
         auto ex = pl.excluded_providers.find(key);

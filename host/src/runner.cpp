@@ -259,6 +259,7 @@ RunReport run_plan(const Plan& plan, const mt_device_info& device, const mt_back
   RunReport report;
   std::map<std::string, ResultRecord> results;   // key -> record, from probes that keep results
   std::map<std::string, ProbeOutcome> finished;  // probe -> outcome
+  const DeviceFacts facts = device_facts(device);
   const size_t total = plan.steps.size();
   size_t index = 0;
   for (const auto& step : plan.steps) {
@@ -285,7 +286,10 @@ RunReport run_plan(const Plan& plan, const mt_device_info& device, const mt_back
       report.outcomes.push_back(std::move(outcome));
       continue;
     }
-    std::string why = step.skip_reason.empty() ? unmet_input(step, plan, finished, results) : step.skip_reason;
+    // The plan may have been made without the device: its needs are checked here too.
+    std::string why = step.skip_reason;
+    if (why.empty()) why = unmet_need(p, facts);
+    if (why.empty()) why = unmet_input(step, plan, finished, results);
     if (!why.empty()) {
       outcome.status = Status::Skipped;
       outcome.reason = why;

@@ -158,3 +158,29 @@ TEST_CASE("validate: 1 for schema errors, 2 for syntax errors", "[host][cli]") {
   CHECK(s.output.find("syntax.toml:2:") != std::string::npos);
   CHECK(run_memtopo("validate " + q(dir / "missing.toml")).exit_code == 2);
 }
+
+TEST_CASE("list shows needs; plan shows the skip reason for the device", "[host][cli][needs]") {
+  const std::string needs = " --plugin-path " + q(test::plugin_set("needs"));
+  const auto l = run_memtopo("list" + needs);
+  INFO(l.output);
+  CHECK(l.output.find("t-needs/cuda-only  1.0.0  provides: t.cuda_bytes  requires: -  needs: cuda  file: ") !=
+        std::string::npos);
+  CHECK(l.output.find("t-needs/hopper  1.0.0  provides: t.hopper_bytes  requires: -  needs: cc >= 9.0  file: ") !=
+        std::string::npos);
+  CHECK(l.output.find("t-needs/anywhere  1.0.0  provides: t.anywhere_bytes  requires: -  file: ") != std::string::npos);
+
+  const auto p = run_memtopo("plan --device sim" + needs + " --only t-needs");
+  INFO(p.output);
+  CHECK(p.exit_code == 0);
+  CHECK(p.output.find("-  t-needs/cuda-only  skipped: needs a CUDA GPU; the device is the simulated GPU") !=
+        std::string::npos);
+  CHECK(p.output.find("-  t-needs/future  skipped: needs compute capability 10.0; the device has 9.0") !=
+        std::string::npos);
+  CHECK(p.output.find(". t-needs/hopper") != std::string::npos);
+
+  const auto pascal = run_memtopo("plan --device sim:" + q(fs::path(MEMTOPO_SOURCE_DIR) / "examples/devices/pascal-like.toml") +
+                                  needs + " --only t-needs/hopper");
+  INFO(pascal.output);
+  CHECK(pascal.output.find("-  t-needs/hopper  skipped: needs compute capability 9.0; the device has 6.1") !=
+        std::string::npos);
+}

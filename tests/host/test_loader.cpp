@@ -149,3 +149,54 @@ TEST_CASE("the real plugin folder holds only real plugins, all loadable", "[host
     CHECK(stem != "dup");
   }
 }
+
+namespace {
+// An ABI 1.0 probe descriptor: the fields up to `user`, nothing of the needs or key
+// descriptions appended since.
+struct ProbeDesc10 {
+  uint32_t struct_size;
+  const char* name;
+  const char* summary;
+  const char* const* provided_keys;
+  const char* const* required_keys;
+  const char* const* used_keys;
+  const mt_option_desc* options;
+  size_t option_count;
+  mt_probe_run_fn run;
+  void* user;
+};
+int run_nothing(const mt_context*, void*, char*, size_t) { return MT_STATUS_OK; }
+const char* const kNone[] = {nullptr};
+}  // namespace
+
+TEST_CASE("needs and key descriptions are read only up to the probe descriptor's struct_size", "[host][loader]") {
+  // Two short descriptors back to back: reading past the first one's struct_size would take
+  // the second one's first bytes as the first one's backends.
+  static ProbeDesc10 probes[2] = {
+      {sizeof(ProbeDesc10), "old/one", "", kNone, kNone, kNone, nullptr, 0, &run_nothing, nullptr},
+      {sizeof(ProbeDesc10), "old/two", "", kNone, kNone, kNone, nullptr, 0, &run_nothing, nullptr}};
+  static mt_plugin_desc desc = {sizeof(mt_plugin_desc), MEMTOPO_ABI_MAJOR, 0, "old",
+                                "1.0.0", reinterpret_cast<const mt_probe_desc*>(probes), 2};
+  Registry r;
+  REQUIRE(r.add_static(&desc, "old"));
+  for (const auto* name : {"old/one", "old/two"}) {
+    const auto* p = r.find(name);
+    REQUIRE(p);
+    CHECK(p->backends == 0);
+    CHECK(p->min_cc_major == 0);
+    CHECK(p->min_cc_minor == 0);
+    CHECK(p->keys.empty());
+  }
+}
+
+TEST_CASE("needs a descriptor cannot hold are refused", "[host][loader]") {
+  static const memtopo::detail::PluginHolder bad_bits(
+      "odd-backend", "1.0.0",
+      {memtopo::Probe("odd-backend/p").provides({"odd.x"}).backends(8).run([](memtopo::Context&) {})});
+  Registry r;
+  CHECK_FALSE(r.add_static(bad_bits.desc(), "odd"));
+  REQUIRE(r.errors().size() == 1);
+  CHECK(r.errors()[0] ==
+        "static:odd: probe odd-backend/p: backends holds unknown bits (8); use MT_BACKEND_CUDA, MT_BACKEND_SIM or 0 "
+        "for all");
+}

@@ -212,3 +212,20 @@ TEST_CASE("resume keeps a not determinable probe like an ok one", "[host][runner
   CHECK(result(outcome(r, "t-undetermined/sector-user"), "t.twice_fetch_bytes")->value.i == 32);
   CHECK(outcome(r, "t-undetermined/policy").reason.find("could not determine: from the journal") != std::string::npos);
 }
+
+TEST_CASE("the runner checks needs even when the plan was made without the device", "[host][runner][needs]") {
+  Registry reg;
+  reg.load_directory(test::plugin_set("needs"));
+  const Plan plan = make_plan(reg, {});
+  auto device = fake_device();  // sim
+  device.cc_major = 9;
+  RunSettings s;
+  const RunReport r = run_plan(plan, device, nullptr, s);
+  CHECK(outcome(r, "t-needs/cuda-only").status == Status::Skipped);
+  CHECK(outcome(r, "t-needs/cuda-only").reason == "needs a CUDA GPU; the device is the simulated GPU");
+  CHECK(outcome(r, "t-needs/cuda-user").reason.find("whose provider t-needs/cuda-only skipped: needs a CUDA GPU") !=
+        std::string::npos);
+  CHECK(outcome(r, "t-needs/future").reason == "needs compute capability 10.0; the device has 9.0");
+  CHECK(outcome(r, "t-needs/hopper").status == Status::Ok);
+  CHECK(outcome(r, "t-needs/anywhere").status == Status::Ok);
+}
