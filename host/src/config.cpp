@@ -57,7 +57,10 @@ Config parse_config(const std::string& text, const std::string& name, const Regi
   cfg.file = name;
   Checker c{name, {}};
 
-  auto known_name = [&](const std::string& n) { return registry.find(n) || registry.has_plugin(n); };
+  // [run] probes may also name result keys (as --only does); [run] skip only probes and plugins.
+  auto known_name = [&](const std::string& n, bool keys) {
+    return registry.find(n) || registry.has_plugin(n) || (keys && provider_of_key(registry, n));
+  };
 
   for (const auto& [key, node] : root) {
     const std::string k(key.str());
@@ -75,9 +78,10 @@ Config parse_config(const std::string& text, const std::string& name, const Regi
           if (arr) {
             for (size_t idx = 0; idx < arr->size(); ++idx) {
               const auto* s = (*arr)[idx].as_string();
-              if (s && !known_name(s->get()))
-                c.error((*arr)[idx], "[run] " + r + ": unknown probe or plugin '" + s->get() +
-                                         "' (memtopo list shows the loaded ones)");
+              const bool keys = r == "probes";
+              if (s && !known_name(s->get(), keys))
+                c.error((*arr)[idx], "[run] " + r + (keys ? ": unknown probe, plugin or result key '" : ": unknown probe or plugin '") +
+                                         s->get() + "' (memtopo list shows the loaded ones)");
             }
           }
           (r == "probes" ? cfg.probes : cfg.skip) = list;

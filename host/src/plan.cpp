@@ -11,6 +11,12 @@ bool selects(const std::string& entry, const ProbeInfo& probe) {
   return entry == probe.name || entry == probe.plugin;
 }
 
+const ProbeInfo* provider_of_key(const Registry& registry, const std::string& key) {
+  for (const auto& p : registry.probes())
+    if (std::find(p.provided.begin(), p.provided.end(), key) != p.provided.end()) return &p;
+  return nullptr;
+}
+
 const PlanStep* Plan::step(const std::string& probe_name) const {
   for (const auto& s : steps)
     if (s.probe->name == probe_name) return &s;
@@ -19,14 +25,24 @@ const PlanStep* Plan::step(const std::string& probe_name) const {
 
 namespace {
 
+bool provides(const ProbeInfo& p, const std::string& key) {
+  return std::find(p.provided.begin(), p.provided.end(), key) != p.provided.end();
+}
+
 bool any_selects(const std::vector<std::string>& entries, const ProbeInfo& p) {
   return std::any_of(entries.begin(), entries.end(), [&](const std::string& e) { return selects(e, p); });
 }
 
-void check_names(const Registry& registry, const std::vector<std::string>& entries, const char* what) {
+// --only entries may also be result keys: a key selects its provider.
+bool only_selects(const std::vector<std::string>& entries, const ProbeInfo& p) {
+  return std::any_of(entries.begin(), entries.end(), [&](const std::string& e) { return selects(e, p) || provides(p, e); });
+}
+
+void check_names(const Registry& registry, const std::vector<std::string>& entries, const char* what, bool keys) {
   for (const auto& e : entries) {
-    if (registry.find(e) || registry.has_plugin(e)) continue;
-    throw PlanError(std::string(what) + ": unknown probe or plugin '" + e + "' (memtopo list shows the loaded ones)");
+    if (registry.find(e) || registry.has_plugin(e) || (keys && provider_of_key(registry, e))) continue;
+    throw PlanError(std::string(what) + (keys ? ": unknown probe, plugin or result key '" : ": unknown probe or plugin '") +
+                    e + "' (memtopo list shows the loaded ones)");
   }
 }
 
@@ -136,8 +152,8 @@ std::string needs_text(const ProbeInfo& p) {
 }
 
 Plan make_plan(const Registry& registry, const Selection& selection, const DeviceFacts* device) {
-  check_names(registry, selection.only, "--only");
-  check_names(registry, selection.skip, "--skip");
+  check_names(registry, selection.only, "--only", true);
+  check_names(registry, selection.skip, "--skip", false);
 
   Planner pl{registry};
   std::vector<const ProbeInfo*> candidates;
@@ -155,7 +171,7 @@ Plan make_plan(const Registry& registry, const Selection& selection, const Devic
     }
   }
   for (const auto* p : candidates)
-    if (selection.only.empty() || any_selects(selection.only, *p)) pl.selected.insert(p->name);
+    if (selection.only.empty() || only_selects(selection.only, *p)) pl.selected.insert(p->name);
 
   // Pull in providers of required keys, transitively: selecting a probe means wanting its
   // result, which needs its inputs measured (docs/host.md).
@@ -179,6 +195,11 @@ Plan make_plan(const Registry& registry, const Selection& selection, const Devic
 
   Plan plan;
   plan.providers = pl.providers;
+  for (const auto& e : selection.only)
+    if (!registry.find(e) && !registry.has_plugin(e)) {
+      auto it = pl.providers.find(e);
+      plan.requested_keys[e] = it != pl.providers.end() ? it->second->name : provider_of_key(registry, e)->name;
+    }
   for (const ProbeInfo* p : pl.order) {
     PlanStep step;
     step.probe = p;

@@ -165,24 +165,29 @@ const mt_host_api kHostApi = {sizeof(mt_host_api), &ProbeHost::get_input,  &Prob
                               &ProbeHost::log,      &ProbeHost::progress,   &ProbeHost::put_result,
                               &ProbeHost::put_raw,  &ProbeHost::cancelled};
 
-// Why `step` cannot run given what ran before it; empty when it can.
-std::string unmet_input(const PlanStep& step, const Plan& plan, const std::map<std::string, ProbeOutcome>& done,
-                        const std::map<std::string, ResultRecord>& results) {
+struct Unmet {
+  std::string reason;  // empty: every required key is there
+  bool by_failure = false;
+};
+
+// Why `step` cannot run given what ran before it.
+Unmet unmet_input(const PlanStep& step, const Plan& plan, const std::map<std::string, ProbeOutcome>& done,
+                  const std::map<std::string, ResultRecord>& results) {
   for (const auto& key : step.probe->required) {
     if (results.count(key)) continue;
     auto prov = plan.providers.find(key);
-    if (prov == plan.providers.end()) return "needs " + key + ", which no loaded probe provides";
-    auto d = done.find(prov->second->name);
-    if (d == done.end()) return "needs " + key + ", whose provider " + prov->second->name + " did not run";
-    if (d->second.status == Status::Ok)
-      return "needs " + key + ", which its provider " + prov->second->name + " did not report";
-    if (d->second.status == Status::NotDeterminable)
-      return "needs " + key + ", which its provider " + prov->second->name + " could not determine: " +
-             d->second.reason;
-    return "needs " + key + ", whose provider " + prov->second->name + " " + status_name(d->second.status) + ": " +
-           d->second.reason;
+    if (prov == plan.providers.end()) return {"needs " + key + ", which no loaded probe provides"};
+    const std::string& name = prov->second->name;
+    auto d = done.find(name);
+    if (d == done.end()) return {"needs " + key + ", whose provider " + name + " did not run"};
+    const ProbeOutcome& o = d->second;
+    if (o.status == Status::Ok) return {"needs " + key + ", which its provider " + name + " did not report"};
+    if (o.status == Status::NotDeterminable)
+      return {"needs " + key + ", which its provider " + name + " could not determine: " + o.reason};
+    return {"needs " + key + ", whose provider " + name + " " + status_name(o.status) + ": " + o.reason,
+            o.status == Status::Failed || o.caused_by_failure};
   }
-  return "";
+  return {};
 }
 
 // Runs one probe through the C boundary and turns its status into an outcome.
@@ -287,13 +292,14 @@ RunReport run_plan(const Plan& plan, const mt_device_info& device, const mt_back
       continue;
     }
     // The plan may have been made without the device: its needs are checked here too.
-    std::string why = step.skip_reason;
-    if (why.empty()) why = unmet_need(p, facts);
-    if (why.empty()) why = unmet_input(step, plan, finished, results);
-    if (!why.empty()) {
+    Unmet why{step.skip_reason};
+    if (why.reason.empty()) why.reason = unmet_need(p, facts);
+    if (why.reason.empty()) why = unmet_input(step, plan, finished, results);
+    if (!why.reason.empty()) {
       outcome.status = Status::Skipped;
-      outcome.reason = why;
-      spdlog::warn("{}: skipped: {}", p.name, why);
+      outcome.reason = why.reason;
+      outcome.caused_by_failure = why.by_failure;
+      spdlog::warn("{}: skipped: {}", p.name, why.reason);
     } else {
       if (settings.observer) settings.observer->probe_started(index, total, p.name);
       outcome = run_probe(p, device, backend, settings, results);
@@ -306,6 +312,53 @@ RunReport run_plan(const Plan& plan, const mt_device_info& device, const mt_back
   }
   if (settings.cancel && settings.cancel->load()) report.interrupted = true;
   return report;
+}
+
+std::string RunTally::text() const {
+  return std::to_string(ok) + " ok, " + std::to_string(not_determinable) + " not determinable, " +
+         std::to_string(skipped) + " skipped, " + std::to_string(failed) + " failed";
+}
+
+RunTally tally(const std::vector<ProbeOutcome>& outcomes) {
+  RunTally t;
+  for (const auto& o : outcomes) {
+    switch (o.status) {
+      case Status::Ok: ++t.ok; break;
+      case Status::NotDeterminable: ++t.not_determinable; break;
+      case Status::Failed: ++t.failed; break;
+      case Status::Skipped:
+        ++t.skipped;
+        if (o.caused_by_failure) ++t.skipped_for_failure;
+        break;
+    }
+  }
+  return t;
+}
+
+std::vector<std::string> missing_requested_keys(const Plan& plan, const std::vector<ProbeOutcome>& outcomes) {
+  std::vector<std::string> out;
+  for (const auto& [key, provider] : plan.requested_keys) {
+    const ProbeOutcome* by = nullptr;
+    bool found = false;
+    for (const auto& o : outcomes) {
+      if (o.probe == provider) by = &o;
+      if (keeps_results(o.status))
+        for (const auto& r : o.results) found = found || r.key == key;
+    }
+    if (found) continue;
+    std::string why;
+    if (!by) why = "its provider " + provider + " is excluded by skip";
+    else if (by->status == Status::Ok) why = "its provider " + provider + " did not report it";
+    else if (by->status == Status::NotDeterminable) why = "its provider " + provider + " could not determine it: " + by->reason;
+    else why = "its provider " + provider + " " + status_name(by->status) + ": " + by->reason;
+    out.push_back(key + " was asked for but not measured: " + why);
+  }
+  return out;
+}
+
+int run_exit_status(const RunReport& report, const std::vector<std::string>& missing_keys) {
+  const RunTally t = tally(report.outcomes);
+  return (t.failed == 0 && t.skipped_for_failure == 0 && missing_keys.empty() && !report.interrupted) ? 0 : 1;
 }
 
 }  // namespace memtopo::host

@@ -69,7 +69,7 @@ TEST_CASE("config errors exit 2 and write nothing", "[host][cli]") {
     const auto r = run_memtopo("run --device sim --config " + q(dir / "c.toml") + " -o " + q(out));
     INFO(r.output);
     CHECK(r.exit_code == 2);
-    CHECK(r.output.find("c.toml:2: [run] probes: unknown probe or plugin 'no-such'") != std::string::npos);
+    CHECK(r.output.find("c.toml:2: [run] probes: unknown probe, plugin or result key 'no-such'") != std::string::npos);
   }
   SECTION("syntax error") {
     test::write_file(dir / "c.toml", "[run]\ndevice = \"sim\n");
@@ -183,4 +183,68 @@ TEST_CASE("list shows needs; plan shows the skip reason for the device", "[host]
   INFO(pascal.output);
   CHECK(pascal.output.find("-  t-needs/hopper  skipped: needs compute capability 9.0; the device has 6.1") !=
         std::string::npos);
+}
+
+namespace {
+std::string paths(std::initializer_list<const char*> sets) {
+  std::string out;
+  for (const char* s : sets) out += " --plugin-path " + q(test::plugin_set(s));
+  return out;
+}
+}  // namespace
+
+TEST_CASE("exit 0: ok, not determinable and skips for a declared reason", "[host][cli][exit]") {
+  test::TempDir dir("cli-exit0");
+  const auto out = dir / "t.toml";
+  SECTION("not determinable, and a probe skipped because of it") {
+    const auto r = run_memtopo("run --device sim" + paths({"undetermined"}) + " --only t-undetermined -o " + q(out));
+    INFO(r.output);
+    CHECK(r.exit_code == 0);
+    CHECK(r.output.find("1 ok, 1 not determinable, 1 skipped, 0 failed; wrote ") != std::string::npos);
+    const std::string text = test::read_file(out);
+    CHECK(text.find("status = \"not_determinable\"") != std::string::npos);
+    CHECK(text.find("fetch_bytes = 32") != std::string::npos);
+    CHECK(text.find("needs t.sets, which its provider t-undetermined/geometry could not determine: a hashed set "
+                    "index hides the sets") != std::string::npos);
+    CHECK(run_memtopo("validate " + q(out)).exit_code == 0);
+  }
+  SECTION("needs the device does not meet") {
+    const auto r = run_memtopo("run --device sim" + paths({"needs"}) + " --only t-needs -o " + q(out));
+    INFO(r.output);
+    CHECK(r.exit_code == 0);
+    CHECK(r.output.find("2 ok, 0 not determinable, 3 skipped, 0 failed") != std::string::npos);
+  }
+  SECTION("--skip of a provider, and a probe that skips itself") {
+    const auto r = run_memtopo("run --device sim" + kGood + " --only t-basic/consumer,t-skips --skip t-basic/source -o " +
+                               q(out));
+    INFO(r.output);
+    CHECK(r.exit_code == 0);
+    CHECK(r.output.find("0 ok, 0 not determinable, 2 skipped, 0 failed") != std::string::npos);
+  }
+  SECTION("a result key asked for by name, measured") {
+    const auto r = run_memtopo("run --device sim -q" + kGood + " --only t.double_bytes -o " + q(out));
+    INFO(r.output);
+    CHECK(r.exit_code == 0);
+    CHECK(test::read_file(out).find("double_bytes = 84") != std::string::npos);
+  }
+}
+
+TEST_CASE("exit 1: a key asked for by name is missing; exit 2: an unknown key", "[host][cli][exit]") {
+  test::TempDir dir("cli-exit1");
+  const auto out = dir / "t.toml";
+  const auto r = run_memtopo("run --device sim -q" + paths({"undetermined"}) + " --only t.sets -o " + q(out));
+  INFO(r.output);
+  CHECK(r.exit_code == 1);
+  CHECK(r.output.find("t.sets was asked for but not measured: its provider t-undetermined/geometry could not "
+                      "determine it: a hashed set index hides the sets") != std::string::npos);
+  CHECK(fs::exists(out));
+  const auto skipped = run_memtopo("run --device sim -q" + kGood + " --only t.double_bytes --skip t-basic/source -o " +
+                                   q(out));
+  INFO(skipped.output);
+  CHECK(skipped.exit_code == 1);
+  CHECK(skipped.output.find("t.double_bytes was asked for but not measured") != std::string::npos);
+  const auto unknown = run_memtopo("run --device sim" + kGood + " --only t.nothing_bytes -o " + q(dir / "u.toml"));
+  CHECK(unknown.exit_code == 2);
+  CHECK(unknown.output.find("--only: unknown probe, plugin or result key 't.nothing_bytes'") != std::string::npos);
+  CHECK_FALSE(fs::exists(dir / "u.toml"));
 }

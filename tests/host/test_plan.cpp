@@ -122,7 +122,7 @@ TEST_CASE("plan: --only pulls in providers of required keys and says why; --skip
 TEST_CASE("unknown names in --only or --skip are plan errors", "[host][plan]") {
   Fixture f;
   add_chain(f);
-  CHECK_THROWS_WITH(make_plan(f.registry, {{"nope"}, {}}), Catch::Contains("--only: unknown probe or plugin 'nope'"));
+  CHECK_THROWS_WITH(make_plan(f.registry, {{"nope"}, {}}), Catch::Contains("--only: unknown probe, plugin or result key 'nope'"));
   CHECK_THROWS_WITH(make_plan(f.registry, {{}, {"a/nope"}}), Catch::Contains("--skip: unknown probe or plugin"));
 }
 
@@ -182,4 +182,21 @@ TEST_CASE("the planner skips a probe whose needs the device does not meet, and i
   SECTION("without a device, needs are not judged") {
     for (const auto& s : make_plan(needs_registry(), {}).steps) CHECK(s.skip_reason.empty());
   }
+}
+
+TEST_CASE("--only takes result keys: the provider and what it needs are selected", "[host][plan]") {
+  Fixture f;
+  add_chain(f);
+  const Plan plan = make_plan(f.registry, {{"middle.line_bytes"}, {}});
+  CHECK(order(plan) == std::vector<std::string>{"z/base", "m/middle"});
+  CHECK(plan.requested_keys == std::map<std::string, std::string>{{"middle.line_bytes", "m/middle"}});
+  CHECK(plan.step("m/middle")->pulled_in_for.empty());  // selected, not pulled in
+  // Mixed with probe names.
+  CHECK(order(make_plan(f.registry, {{"a/alone", "base.extra_bytes"}, {}})) ==
+        std::vector<std::string>{"a/alone", "z/base"});
+  CHECK_THROWS_WITH(make_plan(f.registry, {{"middle.nothing_bytes"}, {}}),
+                    Catch::Contains("--only: unknown probe, plugin or result key 'middle.nothing_bytes'"));
+  // --skip does not take keys.
+  CHECK_THROWS_WITH(make_plan(f.registry, {{}, {"middle.line_bytes"}}),
+                    Catch::Contains("--skip: unknown probe or plugin 'middle.line_bytes'"));
 }

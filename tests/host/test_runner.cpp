@@ -229,3 +229,67 @@ TEST_CASE("the runner checks needs even when the plan was made without the devic
   CHECK(outcome(r, "t-needs/hopper").status == Status::Ok);
   CHECK(outcome(r, "t-needs/anywhere").status == Status::Ok);
 }
+
+namespace {
+ProbeOutcome ended(const std::string& probe, Status status, bool by_failure = false) {
+  ProbeOutcome o;
+  o.probe = probe;
+  o.status = status;
+  o.caused_by_failure = by_failure;
+  return o;
+}
+}  // namespace
+
+TEST_CASE("exit status: only failures, skips they cause and missing keys asked for make it 1", "[host][runner][exit]") {
+  RunReport r;
+  r.outcomes = {ended("a/ok", Status::Ok), ended("a/nd", Status::NotDeterminable), ended("a/skip", Status::Skipped)};
+  const RunTally t = tally(r.outcomes);
+  CHECK(t.text() == "1 ok, 1 not determinable, 1 skipped, 0 failed");
+  CHECK(run_exit_status(r, {}) == 0);
+  CHECK(run_exit_status(r, {"x.y_bytes was asked for but not measured: ..."}) == 1);
+  r.outcomes.push_back(ended("a/after-failure", Status::Skipped, true));
+  CHECK(tally(r.outcomes).skipped_for_failure == 1);
+  CHECK(run_exit_status(r, {}) == 1);
+  r.outcomes.pop_back();
+  r.outcomes.push_back(ended("a/broken", Status::Failed));
+  CHECK(tally(r.outcomes).text() == "1 ok, 1 not determinable, 1 skipped, 1 failed");
+  CHECK(run_exit_status(r, {}) == 1);
+  r.outcomes.pop_back();
+  r.interrupted = true;
+  CHECK(run_exit_status(r, {}) == 1);
+}
+
+TEST_CASE("a skip caused by a failure is marked, down the chain; other skips are not", "[host][runner][exit]") {
+  Registry reg;
+  reg.load_directory(test::plugin_set("good"));
+  reg.load_directory(test::plugin_set("missing"));
+  const Plan plan = make_plan(reg, {});
+  const auto device = fake_device();
+  RunSettings s;
+  const RunReport r = run_plan(plan, device, nullptr, s);
+  CHECK(outcome(r, "t-fails/dependent").caused_by_failure);
+  CHECK_FALSE(outcome(r, "t-skips/unsupported").caused_by_failure);
+  CHECK_FALSE(outcome(r, "t-missing/orphan").caused_by_failure);
+  CHECK_FALSE(outcome(r, "t-missing/grandchild").caused_by_failure);
+}
+
+TEST_CASE("a key asked for by name that is missing is reported with its provider's reason", "[host][runner][exit]") {
+  Registry reg;
+  reg.load_directory(test::plugin_set("undetermined"));
+  reg.load_directory(test::plugin_set("good"));
+  const auto device = fake_device();
+  RunSettings s;
+  const Plan plan = make_plan(reg, {{"t.sets", "t.fetch_bytes", "t.double_bytes"}, {"t-basic/source"}});
+  CHECK(plan.requested_keys.at("t.sets") == "t-undetermined/geometry");
+  const RunReport r = run_plan(plan, device, nullptr, s);
+  CHECK(missing_requested_keys(plan, r.outcomes) ==
+        std::vector<std::string>{
+            "t.double_bytes was asked for but not measured: its provider t-basic/consumer skipped: needs t.value_bytes, "
+            "whose provider t-basic/source is excluded by skip",
+            "t.sets was asked for but not measured: its provider t-undetermined/geometry could not determine it: a "
+            "hashed set index hides the sets"});
+  const Plan skipped = make_plan(reg, {{"t.value_bytes", "t.fetch_bytes"}, {"t-basic/source"}});
+  CHECK(missing_requested_keys(skipped, run_plan(skipped, device, nullptr, s).outcomes) ==
+        std::vector<std::string>{
+            "t.value_bytes was asked for but not measured: its provider t-basic/source is excluded by skip"});
+}

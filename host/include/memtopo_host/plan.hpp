@@ -10,7 +10,8 @@
 
 namespace memtopo::host {
 
-// Probe or plugin names. Empty `only`: every loaded probe. `skip` wins over `only`.
+// `only`: probe or plugin names, or result keys (a key selects its provider); empty: every
+// loaded probe. `skip`: probe or plugin names; it wins over `only`.
 struct Selection {
   std::vector<std::string> only;
   std::vector<std::string> skip;
@@ -28,6 +29,9 @@ struct PlanStep {
 struct Plan {
   std::vector<PlanStep> steps;                         // dependencies before dependents
   std::map<std::string, const ProbeInfo*> providers;   // result key -> the probe providing it
+  // Result keys named in `only`, each with the loaded probe that provides it (which may be
+  // excluded by skip): a key asked for by name must be in the output.
+  std::map<std::string, std::string> requested_keys;
   const PlanStep* step(const std::string& probe_name) const;
 };
 
@@ -55,5 +59,7 @@ Plan make_plan(const Registry& registry, const Selection& selection, const Devic
 
 // Whether `entry` (a probe or plugin name) names `probe`.
 bool selects(const std::string& entry, const ProbeInfo& probe);
+// The first loaded probe (by name) that provides `key`, or null.
+const ProbeInfo* provider_of_key(const Registry& registry, const std::string& key);
 
 }  // namespace memtopo::host
