@@ -14,6 +14,7 @@
 #include "memtopo_host/journal.hpp"
 #include "memtopo_host/runner.hpp"
 #include "memtopo_host/schema.hpp"
+#include "memtopo_host/summary.hpp"
 
 namespace memtopo::host::cli {
 
@@ -182,6 +183,9 @@ int finish(const RunArgs& a, const Plan& plan, const Meta& meta, const RunReport
                   journal_path.string());
     return kExitIncomplete;
   }
+  // What was measured, for a reader (stdout, kept by -q); the file has the details.
+  std::fputs(render_summary(report.outcomes).c_str(), stdout);
+  std::fflush(stdout);
   const auto missing = missing_requested_keys(plan, report.outcomes);
   for (const auto& m : missing) spdlog::error("{}", m);
   std::error_code ec;

@@ -248,3 +248,29 @@ TEST_CASE("exit 1: a key asked for by name is missing; exit 2: an unknown key", 
   CHECK(unknown.output.find("--only: unknown probe, plugin or result key 't.nothing_bytes'") != std::string::npos);
   CHECK_FALSE(fs::exists(dir / "u.toml"));
 }
+
+TEST_CASE("run prints the summary of what was measured; -q keeps only it and warnings", "[host][cli][summary]") {
+  test::TempDir dir("cli-summary");
+  const auto out = dir / "t.toml";
+  const auto loud = run_memtopo("run --device sim --only device-info -o " + q(out));
+  INFO(loud.output);
+  CHECK(loud.exit_code == 0);
+  CHECK(loud.output.find("\ndevice     memtopo simulated Hopper-like GPU  cc 9.0  SMs 8  clock 1755 MHz  memory 8 GiB") !=
+        std::string::npos);
+  CHECK(loud.output.find("1 ok, 0 not determinable, 0 skipped, 0 failed; wrote ") != std::string::npos);
+  const auto quiet = run_memtopo("run --device sim -q --only device-info -o " + q(out));
+  INFO(quiet.output);
+  CHECK(quiet.exit_code == 0);
+  // Only the summary: no progress, no info lines, no tally. (The built-in device is named, so
+  // no fallback warning either.)
+  CHECK(quiet.output.rfind("device     memtopo simulated Hopper-like GPU  cc 9.0", 0) == 0);
+  CHECK(std::count(quiet.output.begin(), quiet.output.end(), '\n') == 1);
+  // A failure: its error, the summary and the tally.
+  const auto failing = run_memtopo("run --device sim -q" + kGood + " --only t-fails/broken,t-basic/source -o " + q(out));
+  INFO(failing.output);
+  CHECK(failing.exit_code == 1);
+  CHECK(failing.output.find("error: t-fails/broken: failed: the test probe fails on purpose") != std::string::npos);
+  CHECK(failing.output.find("\nt          hit >= 12.5 cyc  label hello \"world\"  sizes 1 B/2 B/4 B  value 42 B\n") !=
+        std::string::npos);
+  CHECK(failing.output.find("1 ok, 0 not determinable, 0 skipped, 1 failed; wrote ") != std::string::npos);
+}
