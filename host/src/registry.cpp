@@ -29,6 +29,7 @@ constexpr size_t kPluginDescMin = offsetof(mt_plugin_desc, probe_count) + sizeof
 constexpr size_t kPluginVersionFieldsEnd = offsetof(mt_plugin_desc, abi_minor) + sizeof(uint32_t);
 constexpr size_t kProbeDescMin = offsetof(mt_probe_desc, user) + sizeof(void*);
 constexpr size_t kOptionDescMin = offsetof(mt_option_desc, help) + sizeof(const char*);
+constexpr size_t kKeyDescMin = offsetof(mt_key_desc, meaning) + sizeof(const char*);
 
 std::vector<std::string> key_list(const char* const* keys) {
   std::vector<std::string> out;
@@ -203,6 +204,27 @@ std::optional<std::string> read_needs(const mt_probe_desc& pd, ProbeInfo& info) 
   return std::nullopt;
 }
 
+// Descriptions of provided keys, read only where the descriptor has them; each must describe
+// a provided key once, with a unit and type its name allows.
+std::optional<std::string> read_key_docs(const mt_probe_desc& pd, ProbeInfo& info) {
+  if (!has_field(pd, offsetof(mt_probe_desc, key_count) + sizeof(pd.key_count)) || pd.key_count == 0)
+    return std::nullopt;
+  const std::string where = "probe " + info.name + ": ";
+  if (!pd.keys) return where + "key_count is " + std::to_string(pd.key_count) + " but the key list is null";
+  const size_t stride = pd.keys[0].struct_size;
+  for (size_t k = 0; k < pd.key_count; ++k) {
+    const auto* kd = reinterpret_cast<const mt_key_desc*>(reinterpret_cast<const char*>(pd.keys) + k * stride);
+    if (kd->struct_size < kKeyDescMin) return where + "key description #" + std::to_string(k) + " too small";
+    KeySpec spec{str(kd->key), kd->type, str(kd->unit), str(kd->meaning)};
+    if (std::find(info.provided.begin(), info.provided.end(), spec.key) == info.provided.end())
+      return where + "key " + spec.key + ": described, but not one of the keys it provides";
+    if (info.key_spec(spec.key)) return where + "key " + spec.key + ": described twice";
+    if (auto bad = check_key_declaration(spec.key, spec.type, spec.unit)) return where + "key " + spec.key + ": " + *bad;
+    info.keys.push_back(std::move(spec));
+  }
+  return std::nullopt;
+}
+
 // Fills `info` (plugin, version and file already set) from one descriptor; says what is wrong.
 std::optional<std::string> read_probe(const mt_probe_desc& pd, ProbeInfo& info) {
   info.name = str(pd.name);
@@ -221,7 +243,8 @@ std::optional<std::string> read_probe(const mt_probe_desc& pd, ProbeInfo& info) 
     for (const auto& key : *list)
       if (auto bad = check_key(key)) return "probe " + info.name + ": " + *bad;
   if (auto bad = read_options(pd, info)) return bad;
-  return read_needs(pd, info);
+  if (auto bad = read_needs(pd, info)) return bad;
+  return read_key_docs(pd, info);
 }
 
 }  // namespace

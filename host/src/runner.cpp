@@ -24,6 +24,23 @@ bool keeps_results(Status s) { return s == Status::Ok || s == Status::NotDetermi
 
 namespace {
 
+// Whether `v` has the declared type; an integer (array) where a float (array) is declared is
+// converted, as a config file's integer is for a float option.
+bool conform_to_declaration(Value& v, mt_value_type declared) {
+  if (v.type == declared) return true;
+  if (declared == MT_VALUE_FLOAT && v.type == MT_VALUE_INT) {
+    v = Value::of_float(static_cast<double>(v.i));
+    return true;
+  }
+  if (declared == MT_VALUE_FLOAT_ARRAY && v.type == MT_VALUE_INT_ARRAY) {
+    v.floats.assign(v.ints.begin(), v.ints.end());
+    v.ints.clear();
+    v.type = MT_VALUE_FLOAT_ARRAY;
+    return true;
+  }
+  return false;
+}
+
 // The state behind the opaque `host` pointer one probe receives.
 struct ProbeHost {
   const ProbeInfo* probe = nullptr;
@@ -95,6 +112,8 @@ struct ProbeHost {
     std::string err;
     auto v = copy_from_c(*value, &err);
     if (!v) return refuse(k + ": " + err);
+    if (const KeySpec* spec = p.key_spec(k); spec && !conform_to_declaration(*v, spec->type))
+      return refuse(k + " is " + type_name(v->type) + ", but " + p.name + " declares it " + type_name(spec->type));
     if (auto bad = check_value_for_key(k, *v)) return refuse(*bad);
     ResultRecord rec;
     rec.key = k;

@@ -274,3 +274,70 @@ TEST_CASE("run prints the summary of what was measured; -q keeps only it and war
         std::string::npos);
   CHECK(failing.output.find("1 ok, 0 not determinable, 0 skipped, 1 failed; wrote ") != std::string::npos);
 }
+
+TEST_CASE("a value of the wrong type for its declaration is refused, naming key and types", "[host][cli][keys]") {
+  test::TempDir dir("cli-keys");
+  const auto r = run_memtopo("run --device sim" + paths({"keys"}) + " --only t-keys -o " + q(dir / "t.toml"));
+  INFO(r.output);
+  CHECK(r.exit_code == 1);
+  CHECK(r.output.find("t-keys/wrong-type: result refused: tma.copies is string, but t-keys/wrong-type declares it "
+                      "integer") != std::string::npos);
+  CHECK(test::read_file(dir / "t.toml").find("latency_cycles = 480.0") != std::string::npos);
+}
+
+namespace {
+const char* kDropIn = R"([meta]
+schema_version = 1
+tool_version = "0.1.0"
+created_utc = 2026-01-01T00:00:00Z
+backend = "sim"
+device_spec = "sim"
+abi = "2.0"
+
+[l1d]
+size_bytes = 262144
+
+[tma]
+latency_cycles = 480.0
+mode = "bulk"
+extra = "what a newer plugin adds"
+
+[dropin]
+speed_cycles = "fast"
+)";
+}  // namespace
+
+TEST_CASE("validate: what no installed plugin provides is reported as not checked, never an error",
+          "[host][cli][keys][validate]") {
+  test::TempDir dir("cli-validate-keys");
+  const auto file = dir / "t.toml";
+  test::write_file(file, kDropIn);
+  SECTION("with the plugin that provides [tma]") {
+    const auto v = run_memtopo("validate" + paths({"keys"}) + " " + q(file));
+    INFO(v.output);
+    CHECK(v.exit_code == 0);
+    CHECK(v.output.find("t.toml: not checked: [dropin] (no installed plugin provides it)") != std::string::npos);
+    CHECK(v.output.find("t.toml: not checked: tma.extra (no installed plugin provides it)") != std::string::npos);
+    CHECK(v.output.find("not checked: [tma]") == std::string::npos);
+    CHECK(v.output.find("not checked: [l1d]") == std::string::npos);  // the schema knows [l1d]
+    CHECK(v.output.find("t.toml: valid") != std::string::npos);
+  }
+  SECTION("without it, [tma] is not checked either") {
+    const auto v = run_memtopo("validate " + q(file));
+    INFO(v.output);
+    CHECK(v.exit_code == 0);
+    CHECK(v.output.find("t.toml: not checked: [tma] (no installed plugin provides it)") != std::string::npos);
+  }
+  SECTION("a declared key is checked against its declaration") {
+    std::string text = kDropIn;
+    text.replace(text.find("latency_cycles = 480.0"), 22, "latency_cycles = \"slow\"");
+    test::write_file(file, text);
+    const auto v = run_memtopo("validate" + paths({"keys"}) + " " + q(file));
+    INFO(v.output);
+    CHECK(v.exit_code == 1);
+    CHECK(v.output.find("t.toml:13: /tma/latency_cycles: t-keys/tma declares float (cycles), got string \"slow\"") !=
+          std::string::npos);
+    const auto without = run_memtopo("validate " + q(file));
+    CHECK(without.exit_code == 0);  // nothing installed says what [tma] holds
+  }
+}

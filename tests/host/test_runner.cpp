@@ -293,3 +293,21 @@ TEST_CASE("a key asked for by name that is missing is reported with its provider
         std::vector<std::string>{
             "t.value_bytes was asked for but not measured: its provider t-basic/source is excluded by skip"});
 }
+
+TEST_CASE("put_result holds values to their declared type", "[host][runner][keys]") {
+  Registry reg;
+  reg.load_directory(test::plugin_set("keys"));
+  const Plan plan = make_plan(reg, {});
+  const auto device = fake_device();
+  RunSettings s;
+  const RunReport r = run_plan(plan, device, nullptr, s);
+  const auto& tma = outcome(r, "t-keys/tma");
+  REQUIRE(tma.status == Status::Ok);
+  const auto* lat = result(tma, "tma.latency_cycles");
+  REQUIRE(lat);
+  CHECK(lat->value.type == MT_VALUE_FLOAT);  // reported as an integer, declared a float
+  CHECK(lat->value.f == 480.0);
+  const auto& wrong = outcome(r, "t-keys/wrong-type");
+  CHECK(wrong.status == Status::Failed);
+  CHECK(wrong.reason.find("tma.copies") != std::string::npos);
+}

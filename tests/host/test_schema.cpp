@@ -1,6 +1,7 @@
 // Schema validation of topology files: good and bad, errors naming the key path.
 #include "helpers.hpp"
 #include "memtopo_host/schema.hpp"
+#include "memtopo_host/validate.hpp"
 
 using namespace memtopo::host;
 
@@ -87,4 +88,35 @@ TEST_CASE("node_at finds the TOML node of a path, for line numbers", "[host][sch
   CHECK(n->source().begin.line == 22);
   CHECK(node_at(doc, "/l1d/hit_cycles/1")->value<double>() == 31.5);
   CHECK_FALSE(node_at(doc, "/l1d/nope"));
+}
+
+TEST_CASE("the schema knows the element tables of docs/format.md", "[host][schema]") {
+  const auto& t = memtopo::host::schema_element_tables();
+  for (const char* e : {"device", "l1d", "l2", "texture", "readonly", "constant_l1", "constant_l15", "shared", "tlb", "dram"})
+    CHECK(t.count(e) == 1);
+  CHECK(t.count("meta") == 0);
+  CHECK(t.count("tma") == 0);
+}
+
+TEST_CASE("validation with a key catalog: declared keys checked, unknown tables noted", "[host][schema][keys]") {
+  KeyCatalog c;
+  c.providers["tma.latency_cycles"] = "x/tma";
+  c.declared["tma.latency_cycles"] = {"x/tma", {"tma.latency_cycles", MT_VALUE_FLOAT, "cycles", ""}};
+  c.providers["l1d.policy"] = "x/l1d";
+  c.declared["l1d.policy"] = {"x/l1d", {"l1d.policy", MT_VALUE_STRING, "", ""}};
+  auto doc = toml_to_json(toml::parse(std::string(kGood) +
+                                      "[tma]\nlatency_cycles = 12\nother = 1\n[zzz]\nx_bytes = -1\n"));
+  Validation v = validate_with_plugins(doc, c);
+  CHECK(v.errors.empty());  // an integer is fine for a float
+  CHECK(v.not_checked ==
+        std::vector<std::string>{"tma.other (no installed plugin provides it)", "[zzz] (no installed plugin provides it)"});
+  doc["l1d"]["policy"] = 3;
+  doc["tma"]["latency_cycles"] = "slow";
+  doc["l1d"]["size_bytes"] = -1;
+  v = validate_with_plugins(doc, c);
+  std::vector<std::string> texts;
+  for (const auto& e : v.errors) texts.push_back(e.text());
+  CHECK(texts == std::vector<std::string>{"/l1d/policy: x/l1d declares string, got integer 3",
+                                          "/tma/latency_cycles: x/tma declares float (cycles), got string \"slow\"",
+                                          "/l1d/size_bytes: expected an integer >= 0 or an array of them, got integer -1"});
 }
