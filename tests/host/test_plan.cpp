@@ -184,7 +184,7 @@ TEST_CASE("the planner skips a probe whose needs the device does not meet, and i
   }
 }
 
-TEST_CASE("--only takes result keys: the provider and what it needs are selected", "[host][plan]") {
+TEST_CASE("plan: --only takes result keys: the provider and what it needs are selected", "[host][plan]") {
   Fixture f;
   add_chain(f);
   const Plan plan = make_plan(f.registry, {{"middle.line_bytes"}, {}});
