@@ -292,4 +292,23 @@ std::string check_command_line(const std::vector<std::string>& args) {
   return "";
 }
 
+std::vector<std::string> command_option_names(const std::string& subcommand) {
+  cli::CliArgs parsed;
+  auto app = cli::make_app(parsed);
+  const CLI::App* sub = app.get();
+  if (!subcommand.empty()) {
+    try {
+      sub = app->get_subcommand(subcommand);
+    } catch (const CLI::OptionNotFound&) {
+      return {};
+    }
+  }
+  std::vector<std::string> out;
+  for (const CLI::Option* o : sub->get_options()) {
+    for (const auto& n : o->get_lnames()) out.push_back("--" + n);
+    for (const auto& n : o->get_snames()) out.push_back("-" + n);
+  }
+  return out;
+}
+
 }  // namespace memtopo::host
