@@ -341,3 +341,19 @@ TEST_CASE("validate: what no installed plugin provides is reported as not checke
     CHECK(without.exit_code == 0);  // nothing installed says what [tma] holds
   }
 }
+
+TEST_CASE("cli: --resume keeps a not determinable probe from the journal", "[host][cli]") {
+  test::TempDir dir("cli-resume-nd");
+  const auto out = dir / "t.toml";
+  test::write_file(memtopo::host::journal_path_for(out),
+                   "{\"memtopo_journal\":1,\"device_spec\":\"sim\"}\n"
+                   "{\"probe\":\"t-undetermined/geometry\",\"version\":\"1.0.0\",\"status\":\"not_determinable\","
+                   "\"reason\":\"said by the journal\",\"duration_s\":0.1,\"results\":[{\"key\":\"t.fetch_bytes\","
+                   "\"type\":1,\"value\":64,\"confidence\":1.0,\"bound\":\"exact\",\"note\":\"\"}]}\n");
+  const auto r = run_memtopo("run --resume --device sim" + paths({"undetermined"}) + " --only t-undetermined -o " + q(out));
+  INFO(r.output);
+  CHECK(r.exit_code == 0);
+  const std::string text = test::read_file(out);
+  CHECK(text.find("reason = \"said by the journal\"") != std::string::npos);  // not run again
+  CHECK(text.find("twice_fetch_bytes = 128") != std::string::npos);           // fed by the journal's 64
+}
