@@ -44,6 +44,88 @@ struct Checker {
 ConfigError::ConfigError(std::vector<std::string> msgs)
     : std::runtime_error(join_messages(msgs)), messages(std::move(msgs)) {}
 
+namespace {
+
+// [run]: the probe lists, device and raw folder.
+void read_run_table(const toml::node& node, const Registry& registry, Checker& c, Config& cfg) {
+  const toml::table* run = node.as_table();
+  if (!run) {
+    c.error(node, "run must be a table ([run])");
+    return;
+  }
+  for (const auto& [rk, rn] : *run) {
+    const std::string r(rk.str());
+    if (r == "probes" || r == "skip") {
+      // [run] probes may also name result keys (as --only does); [run] skip only probes and plugins.
+      const bool keys = r == "probes";
+      auto list = c.string_list(rn, "[run] " + r);
+      if (const toml::array* arr = rn.as_array()) {
+        for (const auto& entry : *arr) {
+          const auto* s = entry.as_string();
+          if (!s || registry.find(s->get()) || registry.has_plugin(s->get()) ||
+              (keys && provider_of_key(registry, s->get())))
+            continue;
+          c.error(entry, "[run] " + r + (keys ? ": unknown probe, plugin or result key '" : ": unknown probe or plugin '") +
+                             s->get() + "' (memtopo list shows the loaded ones)");
+        }
+      }
+      (keys ? cfg.probes : cfg.skip) = list;
+    } else if (r == "device" || r == "raw_dir") {
+      if (auto s = rn.as_string()) {
+        if (r == "device") cfg.device = s->get();
+        else cfg.raw_dir = s->get();
+      } else {
+        c.error(rn, "[run] " + r + " must be a string");
+      }
+    } else {
+      c.error(rn, "unknown key '" + r + "' in [run] (known: probes, skip, device, raw_dir)");
+    }
+  }
+}
+
+// [probes."<plugin>/<probe>"]: options, each known to its probe and of its declared type.
+void read_probe_options(const toml::node& node, const Registry& registry, Checker& c, Config& cfg) {
+  const toml::table* probes = node.as_table();
+  if (!probes) {
+    c.error(node, "probes must be a table of [probes.\"<plugin>/<probe>\"] tables");
+    return;
+  }
+  for (const auto& [pk, pn] : *probes) {
+    const std::string pname(pk.str());
+    const ProbeInfo* probe = registry.find(pname);
+    if (!probe) {
+      c.error(pn, "[probes.\"" + pname + "\"]: unknown probe '" + pname +
+                      "' (options are set per probe, \"<plugin>/<probe>\"; memtopo list shows them)");
+      continue;
+    }
+    const toml::table* opts = pn.as_table();
+    if (!opts) {
+      c.error(pn, "probes.\"" + pname + "\" must be a table of options");
+      continue;
+    }
+    for (const auto& [ok, on] : *opts) {
+      const std::string oname(ok.str());
+      const OptionSpec* spec = probe->option(oname);
+      if (!spec) {
+        std::string known;
+        for (const auto& o : probe->options) known += (known.empty() ? "" : ", ") + o.name;
+        c.error(on, "unknown option '" + oname + "' for probe " + pname +
+                        (known.empty() ? " (it has no options)" : " (known: " + known + ")"));
+        continue;
+      }
+      std::string err;
+      auto v = from_toml(on, spec->type, &err);
+      if (!v) {
+        c.error(on, "option " + oname + " of " + pname + ": " + err);
+        continue;
+      }
+      cfg.options[pname][oname] = *v;
+    }
+  }
+}
+
+}  // namespace
+
 Config parse_config(const std::string& text, const std::string& name, const Registry& registry) {
   toml::table root;
   try {
@@ -56,83 +138,11 @@ Config parse_config(const std::string& text, const std::string& name, const Regi
   Config cfg;
   cfg.file = name;
   Checker c{name, {}};
-
-  auto known_name = [&](const std::string& n) { return registry.find(n) || registry.has_plugin(n); };
-
   for (const auto& [key, node] : root) {
     const std::string k(key.str());
-    if (k == "run") {
-      const toml::table* run = node.as_table();
-      if (!run) {
-        c.error(node, "run must be a table ([run])");
-        continue;
-      }
-      for (const auto& [rk, rn] : *run) {
-        const std::string r(rk.str());
-        if (r == "probes" || r == "skip") {
-          const toml::array* arr = rn.as_array();
-          auto list = c.string_list(rn, "[run] " + r);
-          if (arr) {
-            for (size_t idx = 0; idx < arr->size(); ++idx) {
-              const auto* s = (*arr)[idx].as_string();
-              if (s && !known_name(s->get()))
-                c.error((*arr)[idx], "[run] " + r + ": unknown probe or plugin '" + s->get() +
-                                         "' (memtopo list shows the loaded ones)");
-            }
-          }
-          (r == "probes" ? cfg.probes : cfg.skip) = list;
-        } else if (r == "device" || r == "raw_dir") {
-          if (auto s = rn.as_string()) {
-            if (r == "device") cfg.device = s->get();
-            else cfg.raw_dir = s->get();
-          } else {
-            c.error(rn, "[run] " + r + " must be a string");
-          }
-        } else {
-          c.error(rn, "unknown key '" + r + "' in [run] (known: probes, skip, device, raw_dir)");
-        }
-      }
-    } else if (k == "probes") {
-      const toml::table* probes = node.as_table();
-      if (!probes) {
-        c.error(node, "probes must be a table of [probes.\"<plugin>/<probe>\"] tables");
-        continue;
-      }
-      for (const auto& [pk, pn] : *probes) {
-        const std::string pname(pk.str());
-        const ProbeInfo* probe = registry.find(pname);
-        if (!probe) {
-          c.error(pn, "[probes.\"" + pname + "\"]: unknown probe '" + pname +
-                          "' (options are set per probe, \"<plugin>/<probe>\"; memtopo list shows them)");
-          continue;
-        }
-        const toml::table* opts = pn.as_table();
-        if (!opts) {
-          c.error(pn, "probes.\"" + pname + "\" must be a table of options");
-          continue;
-        }
-        for (const auto& [ok, on] : *opts) {
-          const std::string oname(ok.str());
-          const OptionSpec* spec = probe->option(oname);
-          if (!spec) {
-            std::string known;
-            for (const auto& o : probe->options) known += (known.empty() ? "" : ", ") + o.name;
-            c.error(on, "unknown option '" + oname + "' for probe " + pname +
-                            (known.empty() ? " (it has no options)" : " (known: " + known + ")"));
-            continue;
-          }
-          std::string err;
-          auto v = from_toml(on, spec->type, &err);
-          if (!v) {
-            c.error(on, "option " + oname + " of " + pname + ": " + err);
-            continue;
-          }
-          cfg.options[pname][oname] = *v;
-        }
-      }
-    } else {
-      c.error(node, "unknown key '" + k + "' (a config file has [run] and [probes.\"<name>\"] tables)");
-    }
+    if (k == "run") read_run_table(node, registry, c, cfg);
+    else if (k == "probes") read_probe_options(node, registry, c, cfg);
+    else c.error(node, "unknown key '" + k + "' (a config file has [run] and [probes.\"<name>\"] tables)");
   }
   if (c.errors.empty()) {
     // The schema is the published authority; the checks above give the better messages, so

@@ -78,10 +78,10 @@ std::string render_topology(const Meta& meta, const std::vector<ProbeOutcome>& o
   if (meta.runtime_version) line("runtime_version", toml_string_literal(*meta.runtime_version));
   line("abi", toml_string_literal(meta.abi));
 
-  // element -> key -> record, from the probes that succeeded.
+  // element -> key -> record, from the probes whose results count (ok, not determinable).
   std::map<std::string, std::map<std::string, const ResultRecord*>> tables;
   for (const auto& o : outcomes) {
-    if (o.status != Status::Ok) continue;
+    if (!keeps_results(o.status)) continue;
     for (const auto& r : o.results) {
       const auto dot = r.key.find('.');
       tables[r.key.substr(0, dot)][r.key.substr(dot + 1)] = &r;

@@ -30,6 +30,7 @@ Status status_from_text(const std::string& s) {
   if (s == "ok") return Status::Ok;
   if (s == "failed") return Status::Failed;
   if (s == "skipped") return Status::Skipped;
+  if (s == "not_determinable") return Status::NotDeterminable;
   throw std::runtime_error("unknown status '" + s + "'");
 }
 

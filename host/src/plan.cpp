@@ -1,12 +1,20 @@
 #include "memtopo_host/plan.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <set>
+#include <utility>
 
 namespace memtopo::host {
 
 bool selects(const std::string& entry, const ProbeInfo& probe) {
   return entry == probe.name || entry == probe.plugin;
+}
+
+const ProbeInfo* provider_of_key(const Registry& registry, const std::string& key) {
+  for (const auto& p : registry.probes())
+    if (std::find(p.provided.begin(), p.provided.end(), key) != p.provided.end()) return &p;
+  return nullptr;
 }
 
 const PlanStep* Plan::step(const std::string& probe_name) const {
@@ -17,14 +25,24 @@ const PlanStep* Plan::step(const std::string& probe_name) const {
 
 namespace {
 
+bool provides(const ProbeInfo& p, const std::string& key) {
+  return std::find(p.provided.begin(), p.provided.end(), key) != p.provided.end();
+}
+
 bool any_selects(const std::vector<std::string>& entries, const ProbeInfo& p) {
   return std::any_of(entries.begin(), entries.end(), [&](const std::string& e) { return selects(e, p); });
 }
 
-void check_names(const Registry& registry, const std::vector<std::string>& entries, const char* what) {
+// --only entries may also be result keys: a key selects its provider.
+bool only_selects(const std::vector<std::string>& entries, const ProbeInfo& p) {
+  return std::any_of(entries.begin(), entries.end(), [&](const std::string& e) { return selects(e, p) || provides(p, e); });
+}
+
+void check_names(const Registry& registry, const std::vector<std::string>& entries, const char* what, bool keys) {
   for (const auto& e : entries) {
-    if (registry.find(e) || registry.has_plugin(e)) continue;
-    throw PlanError(std::string(what) + ": unknown probe or plugin '" + e + "' (memtopo list shows the loaded ones)");
+    if (registry.find(e) || registry.has_plugin(e) || (keys && provider_of_key(registry, e))) continue;
+    throw PlanError(std::string(what) + (keys ? ": unknown probe, plugin or result key '" : ": unknown probe or plugin '") +
+                    e + "' (memtopo list shows the loaded ones)");
   }
 }
 
@@ -81,9 +99,61 @@ struct Planner {
 
 }  // namespace
 
-Plan make_plan(const Registry& registry, const Selection& selection) {
-  check_names(registry, selection.only, "--only");
-  check_names(registry, selection.skip, "--skip");
+DeviceFacts device_facts(const mt_device_info& info) {
+  DeviceFacts f;
+  f.backend = std::string(info.backend, strnlen(info.backend, sizeof info.backend));
+  f.cc_major = info.cc_major;
+  f.cc_minor = info.cc_minor;
+  return f;
+}
+
+namespace {
+
+uint32_t backend_bit(const std::string& backend) {
+  if (backend == "cuda") return MT_BACKEND_CUDA;
+  if (backend == "sim") return MT_BACKEND_SIM;
+  return 0;
+}
+
+std::string backend_phrase(uint32_t bit) { return bit == MT_BACKEND_CUDA ? "a CUDA GPU" : "the simulated GPU"; }
+
+std::string cc_text(int major, int minor) { return std::to_string(major) + "." + std::to_string(minor); }
+
+bool needs_cc(const ProbeInfo& p) { return p.min_cc_major > 0 || p.min_cc_minor > 0; }
+
+}  // namespace
+
+std::string unmet_need(const ProbeInfo& p, const DeviceFacts& device) {
+  const uint32_t have = backend_bit(device.backend);
+  if (p.backends != 0 && (p.backends & have) == 0) {
+    const uint32_t want = (p.backends & MT_BACKEND_CUDA) ? MT_BACKEND_CUDA : MT_BACKEND_SIM;
+    const std::string is = have ? backend_phrase(have) : "'" + device.backend + "'";
+    return "needs " + backend_phrase(want) + "; the device is " + is;
+  }
+  if (needs_cc(p) && std::pair(device.cc_major, device.cc_minor) < std::pair(p.min_cc_major, p.min_cc_minor)) {
+    const bool none = device.cc_major == 0 && device.cc_minor == 0;
+    return "needs compute capability " + cc_text(p.min_cc_major, p.min_cc_minor) + "; the device " +
+           (none ? std::string("reports none") : "has " + cc_text(device.cc_major, device.cc_minor));
+  }
+  return "";
+}
+
+std::string needs_text(const ProbeInfo& p) {
+  std::vector<std::string> parts;
+  const uint32_t all = MT_BACKEND_CUDA | MT_BACKEND_SIM;
+  if (p.backends != 0 && (p.backends & all) != all) {
+    if (p.backends & MT_BACKEND_CUDA) parts.push_back("cuda");
+    if (p.backends & MT_BACKEND_SIM) parts.push_back("sim");
+  }
+  if (needs_cc(p)) parts.push_back("cc >= " + cc_text(p.min_cc_major, p.min_cc_minor));
+  std::string out;
+  for (const auto& s : parts) out += (out.empty() ? "" : ", ") + s;
+  return out;
+}
+
+Plan make_plan(const Registry& registry, const Selection& selection, const DeviceFacts* device) {
+  check_names(registry, selection.only, "--only", true);
+  check_names(registry, selection.skip, "--skip", false);
 
   Planner pl{registry};
   std::vector<const ProbeInfo*> candidates;
@@ -101,7 +171,7 @@ Plan make_plan(const Registry& registry, const Selection& selection) {
     }
   }
   for (const auto* p : candidates)
-    if (selection.only.empty() || any_selects(selection.only, *p)) pl.selected.insert(p->name);
+    if (selection.only.empty() || only_selects(selection.only, *p)) pl.selected.insert(p->name);
 
   // Pull in providers of required keys, transitively: selecting a probe means wanting its
   // result, which needs its inputs measured (docs/host.md).
@@ -125,11 +195,18 @@ Plan make_plan(const Registry& registry, const Selection& selection) {
 
   Plan plan;
   plan.providers = pl.providers;
+  for (const auto& e : selection.only)
+    if (!registry.find(e) && !registry.has_plugin(e)) {
+      auto it = pl.providers.find(e);
+      plan.requested_keys[e] = it != pl.providers.end() ? it->second->name : provider_of_key(registry, e)->name;
+    }
   for (const ProbeInfo* p : pl.order) {
     PlanStep step;
     step.probe = p;
     if (auto it = pl.pulled_in.find(p->name); it != pl.pulled_in.end()) step.pulled_in_for = it->second;
+    if (device) step.skip_reason = unmet_need(*p, *device);
     for (const auto& key : p->required) {
+      if (!step.skip_reason.empty()) break;
       auto it = pl.providers.find(key);
       if (it == pl.providers.end()) {
         auto ex = pl.excluded_providers.find(key);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdlib>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -22,12 +23,13 @@ std::vector<boost::dll::shared_library>& permanent_libraries() {
   return *libs;
 }
 
-// Sizes of the ABI 1.0 layouts: a plugin built for 1.0 has at least these. Later minors only
-// append fields, so these minima never change within major 1.
+// The smallest layouts the host accepts (the 1.0 fields). Fields appended since (a probe's
+// needs and key descriptions) are read only where a descriptor's struct_size covers them.
 constexpr size_t kPluginDescMin = offsetof(mt_plugin_desc, probe_count) + sizeof(size_t);
 constexpr size_t kPluginVersionFieldsEnd = offsetof(mt_plugin_desc, abi_minor) + sizeof(uint32_t);
 constexpr size_t kProbeDescMin = offsetof(mt_probe_desc, user) + sizeof(void*);
 constexpr size_t kOptionDescMin = offsetof(mt_option_desc, help) + sizeof(const char*);
+constexpr size_t kKeyDescMin = offsetof(mt_key_desc, meaning) + sizeof(const char*);
 
 std::vector<std::string> key_list(const char* const* keys) {
   std::vector<std::string> out;
@@ -51,6 +53,12 @@ void add_dir(std::vector<fs::path>& out, std::set<std::string>& seen, const fs::
 const OptionSpec* ProbeInfo::option(const std::string& option_name) const {
   for (const auto& o : options)
     if (o.name == option_name) return &o;
+  return nullptr;
+}
+
+const KeySpec* ProbeInfo::key_spec(const std::string& key_name) const {
+  for (const auto& k : keys)
+    if (k.key == key_name) return &k;
   return nullptr;
 }
 
@@ -150,6 +158,97 @@ bool Registry::add_static(const mt_plugin_desc* desc, const std::string& origin)
   return add_descriptor(desc, "static:" + origin, "");
 }
 
+namespace {
+
+// Whether the descriptor has the field that ends at `end` (its struct_size says so).
+bool has_field(const mt_probe_desc& pd, size_t end) { return pd.struct_size >= end; }
+
+std::optional<std::string> read_options(const mt_probe_desc& pd, ProbeInfo& info) {
+  if (pd.option_count && !pd.options) return "probe " + info.name + ": option list is null";
+  const size_t option_stride = pd.option_count ? pd.options[0].struct_size : 0;
+  for (size_t o = 0; o < pd.option_count; ++o) {
+    const auto* od = reinterpret_cast<const mt_option_desc*>(reinterpret_cast<const char*>(pd.options) +
+                                                              o * option_stride);
+    if (od->struct_size < kOptionDescMin)
+      return "probe " + info.name + ": option #" + std::to_string(o) + " descriptor too small";
+    OptionSpec spec;
+    spec.name = str(od->name);
+    spec.type = od->type;
+    spec.default_text = str(od->default_value);
+    spec.help = str(od->help);
+    if (spec.name.empty()) return "probe " + info.name + ": option #" + std::to_string(o) + " has no name";
+    if (info.option(spec.name)) return "probe " + info.name + ": option " + spec.name + " declared twice";
+    std::string err;
+    auto def = parse_text(spec.type, spec.default_text, &err);
+    if (!def) return "probe " + info.name + ": option " + spec.name + ": default " + err;
+    spec.default_value = *def;
+    info.options.push_back(std::move(spec));
+  }
+  return std::nullopt;
+}
+
+// Backends and compute capability, read only where the descriptor has them.
+std::optional<std::string> read_needs(const mt_probe_desc& pd, ProbeInfo& info) {
+  if (has_field(pd, offsetof(mt_probe_desc, backends) + sizeof(pd.backends))) info.backends = pd.backends;
+  if (has_field(pd, offsetof(mt_probe_desc, min_cc_minor) + sizeof(pd.min_cc_minor))) {
+    info.min_cc_major = pd.min_cc_major;
+    info.min_cc_minor = pd.min_cc_minor;
+  }
+  constexpr uint32_t known = MT_BACKEND_CUDA | MT_BACKEND_SIM;
+  if (info.backends & ~known)
+    return "probe " + info.name + ": backends holds unknown bits (" + std::to_string(info.backends) +
+           "); use MT_BACKEND_CUDA, MT_BACKEND_SIM or 0 for all";
+  if (info.min_cc_major < 0 || info.min_cc_minor < 0)
+    return "probe " + info.name + ": negative minimum compute capability " + std::to_string(info.min_cc_major) +
+           "." + std::to_string(info.min_cc_minor);
+  return std::nullopt;
+}
+
+// Descriptions of provided keys, read only where the descriptor has them; each must describe
+// a provided key once, with a unit and type its name allows.
+std::optional<std::string> read_key_docs(const mt_probe_desc& pd, ProbeInfo& info) {
+  if (!has_field(pd, offsetof(mt_probe_desc, key_count) + sizeof(pd.key_count)) || pd.key_count == 0)
+    return std::nullopt;
+  const std::string where = "probe " + info.name + ": ";
+  if (!pd.keys) return where + "key_count is " + std::to_string(pd.key_count) + " but the key list is null";
+  const size_t stride = pd.keys[0].struct_size;
+  for (size_t k = 0; k < pd.key_count; ++k) {
+    const auto* kd = reinterpret_cast<const mt_key_desc*>(reinterpret_cast<const char*>(pd.keys) + k * stride);
+    if (kd->struct_size < kKeyDescMin) return where + "key description #" + std::to_string(k) + " too small";
+    KeySpec spec{str(kd->key), kd->type, str(kd->unit), str(kd->meaning)};
+    if (std::find(info.provided.begin(), info.provided.end(), spec.key) == info.provided.end())
+      return where + "key " + spec.key + ": described, but not one of the keys it provides";
+    if (info.key_spec(spec.key)) return where + "key " + spec.key + ": described twice";
+    if (auto bad = check_key_declaration(spec.key, spec.type, spec.unit)) return where + "key " + spec.key + ": " + *bad;
+    info.keys.push_back(std::move(spec));
+  }
+  return std::nullopt;
+}
+
+// Fills `info` (plugin, version and file already set) from one descriptor; says what is wrong.
+std::optional<std::string> read_probe(const mt_probe_desc& pd, ProbeInfo& info) {
+  info.name = str(pd.name);
+  const std::string prefix = info.plugin + "/";
+  if (info.name.size() <= prefix.size() || info.name.compare(0, prefix.size(), prefix) != 0 ||
+      info.name.find('/', prefix.size()) != std::string::npos)
+    return "probe name '" + info.name + "' must be '" + prefix + "<probe>'";
+  if (!pd.run) return "probe " + info.name + " has no run function";
+  info.summary = str(pd.summary);
+  info.provided = key_list(pd.provided_keys);
+  info.required = key_list(pd.required_keys);
+  info.used = key_list(pd.used_keys);
+  info.run = pd.run;
+  info.user = pd.user;
+  for (const auto* list : {&info.provided, &info.required, &info.used})
+    for (const auto& key : *list)
+      if (auto bad = check_key(key)) return "probe " + info.name + ": " + *bad;
+  if (auto bad = read_options(pd, info)) return bad;
+  if (auto bad = read_needs(pd, info)) return bad;
+  return read_key_docs(pd, info);
+}
+
+}  // namespace
+
 bool Registry::add_descriptor(const mt_plugin_desc* desc, const std::string& origin, const std::string& stem) {
   auto refuse = [&](const std::string& why) {
     errors_.push_back(origin + ": " + why);
@@ -190,44 +289,10 @@ bool Registry::add_descriptor(const mt_plugin_desc* desc, const std::string& ori
       return refuse("probe #" + std::to_string(k) + " descriptor too small (struct_size " +
                     std::to_string(pd->struct_size) + ", need at least " + std::to_string(kProbeDescMin) + ")");
     ProbeInfo info;
-    info.name = str(pd->name);
-    const std::string prefix = plugin + "/";
-    if (info.name.size() <= prefix.size() || info.name.compare(0, prefix.size(), prefix) != 0 ||
-        info.name.find('/', prefix.size()) != std::string::npos)
-      return refuse("probe name '" + info.name + "' must be '" + prefix + "<probe>'");
-    if (!pd->run) return refuse("probe " + info.name + " has no run function");
-    info.summary = str(pd->summary);
     info.plugin = plugin;
     info.plugin_version = str(desc->version);
     info.file = origin;
-    info.provided = key_list(pd->provided_keys);
-    info.required = key_list(pd->required_keys);
-    info.used = key_list(pd->used_keys);
-    info.run = pd->run;
-    info.user = pd->user;
-    for (const auto* list : {&info.provided, &info.required, &info.used})
-      for (const auto& key : *list)
-        if (auto bad = check_key(key)) return refuse("probe " + info.name + ": " + *bad);
-    if (pd->option_count && !pd->options) return refuse("probe " + info.name + ": option list is null");
-    const size_t option_stride = pd->option_count ? pd->options[0].struct_size : 0;
-    for (size_t o = 0; o < pd->option_count; ++o) {
-      const auto* od = reinterpret_cast<const mt_option_desc*>(reinterpret_cast<const char*>(pd->options) +
-                                                                o * option_stride);
-      if (od->struct_size < kOptionDescMin)
-        return refuse("probe " + info.name + ": option #" + std::to_string(o) + " descriptor too small");
-      OptionSpec spec;
-      spec.name = str(od->name);
-      spec.type = od->type;
-      spec.default_text = str(od->default_value);
-      spec.help = str(od->help);
-      if (spec.name.empty()) return refuse("probe " + info.name + ": option #" + std::to_string(o) + " has no name");
-      if (info.option(spec.name)) return refuse("probe " + info.name + ": option " + spec.name + " declared twice");
-      std::string err;
-      auto def = parse_text(spec.type, spec.default_text, &err);
-      if (!def) return refuse("probe " + info.name + ": option " + spec.name + ": default " + err);
-      spec.default_value = *def;
-      info.options.push_back(std::move(spec));
-    }
+    if (auto bad = read_probe(*pd, info)) return refuse(*bad);
     for (const auto& other : accepted)
       if (other.name == info.name) return refuse("probe " + info.name + " declared twice");
     if (const ProbeInfo* existing = find(info.name))

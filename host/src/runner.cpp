@@ -15,11 +15,31 @@ const char* status_name(Status s) {
   switch (s) {
     case Status::Ok: return "ok";
     case Status::Failed: return "failed";
+    case Status::NotDeterminable: return "not_determinable";
     default: return "skipped";
   }
 }
 
+bool keeps_results(Status s) { return s == Status::Ok || s == Status::NotDeterminable; }
+
 namespace {
+
+// Whether `v` has the declared type; an integer (array) where a float (array) is declared is
+// converted, as a config file's integer is for a float option.
+bool conform_to_declaration(Value& v, mt_value_type declared) {
+  if (v.type == declared) return true;
+  if (declared == MT_VALUE_FLOAT && v.type == MT_VALUE_INT) {
+    v = Value::of_float(static_cast<double>(v.i));
+    return true;
+  }
+  if (declared == MT_VALUE_FLOAT_ARRAY && v.type == MT_VALUE_INT_ARRAY) {
+    v.floats.assign(v.ints.begin(), v.ints.end());
+    v.ints.clear();
+    v.type = MT_VALUE_FLOAT_ARRAY;
+    return true;
+  }
+  return false;
+}
 
 // The state behind the opaque `host` pointer one probe receives.
 struct ProbeHost {
@@ -92,6 +112,8 @@ struct ProbeHost {
     std::string err;
     auto v = copy_from_c(*value, &err);
     if (!v) return refuse(k + ": " + err);
+    if (const KeySpec* spec = p.key_spec(k); spec && !conform_to_declaration(*v, spec->type))
+      return refuse(k + " is " + type_name(v->type) + ", but " + p.name + " declares it " + type_name(spec->type));
     if (auto bad = check_value_for_key(k, *v)) return refuse(*bad);
     ResultRecord rec;
     rec.key = k;
@@ -162,29 +184,106 @@ const mt_host_api kHostApi = {sizeof(mt_host_api), &ProbeHost::get_input,  &Prob
                               &ProbeHost::log,      &ProbeHost::progress,   &ProbeHost::put_result,
                               &ProbeHost::put_raw,  &ProbeHost::cancelled};
 
-// Why `step` cannot run given what ran before it; empty when it can.
-std::string unmet_input(const PlanStep& step, const Plan& plan, const std::map<std::string, ProbeOutcome>& done,
-                        const std::map<std::string, ResultRecord>& results) {
+struct Unmet {
+  std::string reason;  // empty: every required key is there
+  bool by_failure = false;
+};
+
+// Why `step` cannot run given what ran before it.
+Unmet unmet_input(const PlanStep& step, const Plan& plan, const std::map<std::string, ProbeOutcome>& done,
+                  const std::map<std::string, ResultRecord>& results) {
   for (const auto& key : step.probe->required) {
     if (results.count(key)) continue;
     auto prov = plan.providers.find(key);
-    if (prov == plan.providers.end()) return "needs " + key + ", which no loaded probe provides";
-    auto d = done.find(prov->second->name);
-    if (d == done.end()) return "needs " + key + ", whose provider " + prov->second->name + " did not run";
-    if (d->second.status == Status::Ok)
-      return "needs " + key + ", which its provider " + prov->second->name + " did not report";
-    return "needs " + key + ", whose provider " + prov->second->name + " " + status_name(d->second.status) + ": " +
-           d->second.reason;
+    if (prov == plan.providers.end()) return {"needs " + key + ", which no loaded probe provides"};
+    const std::string& name = prov->second->name;
+    auto d = done.find(name);
+    if (d == done.end()) return {"needs " + key + ", whose provider " + name + " did not run"};
+    const ProbeOutcome& o = d->second;
+    if (o.status == Status::Ok) return {"needs " + key + ", which its provider " + name + " did not report"};
+    if (o.status == Status::NotDeterminable)
+      return {"needs " + key + ", which its provider " + name + " could not determine: " + o.reason};
+    return {"needs " + key + ", whose provider " + name + " " + status_name(o.status) + ": " + o.reason,
+            o.status == Status::Failed || o.caused_by_failure};
   }
-  return "";
+  return {};
+}
+
+// Runs one probe through the C boundary and turns its status into an outcome.
+ProbeOutcome run_probe(const ProbeInfo& p, const mt_device_info& device, const mt_backend* backend,
+                       const RunSettings& settings, const std::map<std::string, ResultRecord>& inputs) {
+  ProbeOutcome outcome;
+  outcome.probe = p.name;
+  outcome.version = p.plugin_version;
+  ProbeHost host;
+  host.probe = &p;
+  host.inputs = &inputs;
+  host.raw_dir = settings.raw_dir;
+  host.cancel = settings.cancel;
+  host.observer = settings.observer;
+  auto overrides = settings.options.find(p.name);
+  for (const auto& o : p.options) {
+    host.options[o.name] = o.default_value;
+    if (overrides != settings.options.end())
+      if (auto v = overrides->second.find(o.name); v != overrides->second.end()) host.options[o.name] = v->second;
+  }
+  mt_context ctx{};
+  ctx.struct_size = sizeof(ctx);
+  ctx.host = &host;
+  ctx.api = &kHostApi;
+  ctx.device = &device;
+  ctx.backend = backend;
+  char message[2048] = {0};
+  const auto t0 = std::chrono::steady_clock::now();
+  int status = MT_STATUS_FAILED;
+  try {
+    status = p.run(&ctx, p.user, message, sizeof message);
+  } catch (const std::exception& e) {
+    // Not allowed by the ABI (probe.hpp prevents it), but one bad probe must not end the run.
+    std::snprintf(message, sizeof message, "exception escaped the probe: %s", e.what());
+    status = MT_STATUS_FAILED;
+  } catch (...) {
+    std::snprintf(message, sizeof message, "unknown exception escaped the probe");
+    status = MT_STATUS_FAILED;
+  }
+  message[sizeof message - 1] = '\0';
+  outcome.duration_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  switch (status) {
+    case MT_STATUS_OK: outcome.status = Status::Ok; break;
+    case MT_STATUS_SKIPPED:
+      outcome.status = Status::Skipped;
+      outcome.reason = message[0] ? message : "skipped (no reason given)";
+      break;
+    case MT_STATUS_NOT_DETERMINABLE:
+      outcome.status = Status::NotDeterminable;
+      outcome.reason = message[0] ? message : "not determinable (no reason given)";
+      break;
+    default:
+      outcome.status = Status::Failed;
+      outcome.reason = message[0]                    ? std::string(message)
+                       : status == MT_STATUS_FAILED ? "failed (no message given)"
+                                                    : "returned unknown status " + std::to_string(status);
+  }
+  if (keeps_results(outcome.status)) {
+    outcome.results = std::move(host.results);
+  } else if (!host.results.empty()) {
+    spdlog::debug("{}: {} result(s) discarded because the probe did not succeed", p.name, host.results.size());
+  }
+  if (outcome.status == Status::Failed) spdlog::error("{}: failed: {}", p.name, outcome.reason);
+  else if (outcome.status == Status::Skipped) spdlog::warn("{}: skipped: {}", p.name, outcome.reason);
+  else if (outcome.status == Status::NotDeterminable)
+    spdlog::warn("{}: not determinable: {}{}", p.name, outcome.reason,
+                 outcome.results.empty() ? "" : " (" + std::to_string(outcome.results.size()) + " result(s) kept)");
+  return outcome;
 }
 
 }  // namespace
 
 RunReport run_plan(const Plan& plan, const mt_device_info& device, const mt_backend* backend, RunSettings& settings) {
   RunReport report;
-  std::map<std::string, ResultRecord> results;   // key -> record, from ok probes
+  std::map<std::string, ResultRecord> results;   // key -> record, from probes that keep results
   std::map<std::string, ProbeOutcome> finished;  // probe -> outcome
+  const DeviceFacts facts = device_facts(device);
   const size_t total = plan.steps.size();
   size_t index = 0;
   for (const auto& step : plan.steps) {
@@ -195,7 +294,7 @@ RunReport run_plan(const Plan& plan, const mt_device_info& device, const mt_back
     outcome.version = p.plugin_version;
 
     auto journaled = settings.already_done.find(p.name);
-    if (journaled != settings.already_done.end() && journaled->second.status == Status::Ok) {
+    if (journaled != settings.already_done.end() && keeps_results(journaled->second.status)) {
       outcome = journaled->second;
       for (const auto& r : outcome.results) results[r.key] = r;
       spdlog::info("{}: already measured (journal), not run again", p.name);
@@ -211,60 +310,19 @@ RunReport run_plan(const Plan& plan, const mt_device_info& device, const mt_back
       report.outcomes.push_back(std::move(outcome));
       continue;
     }
-    std::string why = step.skip_reason.empty() ? unmet_input(step, plan, finished, results) : step.skip_reason;
-    if (!why.empty()) {
+    // The plan may have been made without the device: its needs are checked here too.
+    Unmet why{step.skip_reason};
+    if (why.reason.empty()) why.reason = unmet_need(p, facts);
+    if (why.reason.empty()) why = unmet_input(step, plan, finished, results);
+    if (!why.reason.empty()) {
       outcome.status = Status::Skipped;
-      outcome.reason = why;
-      spdlog::warn("{}: skipped: {}", p.name, why);
+      outcome.reason = why.reason;
+      outcome.caused_by_failure = why.by_failure;
+      spdlog::warn("{}: skipped: {}", p.name, why.reason);
     } else {
       if (settings.observer) settings.observer->probe_started(index, total, p.name);
-      ProbeHost host;
-      host.probe = &p;
-      host.inputs = &results;
-      host.raw_dir = settings.raw_dir;
-      host.cancel = settings.cancel;
-      host.observer = settings.observer;
-      auto overrides = settings.options.find(p.name);
-      for (const auto& o : p.options) {
-        host.options[o.name] = o.default_value;
-        if (overrides != settings.options.end())
-          if (auto v = overrides->second.find(o.name); v != overrides->second.end()) host.options[o.name] = v->second;
-      }
-      mt_context ctx{};
-      ctx.struct_size = sizeof(ctx);
-      ctx.host = &host;
-      ctx.api = &kHostApi;
-      ctx.device = &device;
-      ctx.backend = backend;
-      char message[2048] = {0};
-      const auto t0 = std::chrono::steady_clock::now();
-      int status = MT_STATUS_FAILED;
-      try {
-        status = p.run(&ctx, p.user, message, sizeof message);
-      } catch (const std::exception& e) {
-        // Not allowed by the ABI (probe.hpp prevents it), but one bad probe must not end the run.
-        std::snprintf(message, sizeof message, "exception escaped the probe: %s", e.what());
-        status = MT_STATUS_FAILED;
-      } catch (...) {
-        std::snprintf(message, sizeof message, "unknown exception escaped the probe");
-        status = MT_STATUS_FAILED;
-      }
-      message[sizeof message - 1] = '\0';
-      outcome.duration_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      if (status == MT_STATUS_OK) {
-        outcome.status = Status::Ok;
-        outcome.results = std::move(host.results);
-        for (const auto& r : outcome.results) results[r.key] = r;
-      } else {
-        outcome.status = status == MT_STATUS_SKIPPED ? Status::Skipped : Status::Failed;
-        outcome.reason = message[0] ? message : (status == MT_STATUS_SKIPPED ? "skipped (no reason given)"
-                                                 : status == MT_STATUS_FAILED ? "failed (no message given)"
-                                                                              : "returned unknown status " + std::to_string(status));
-        if (!host.results.empty())
-          spdlog::debug("{}: {} result(s) discarded because the probe did not succeed", p.name, host.results.size());
-        if (outcome.status == Status::Failed) spdlog::error("{}: failed: {}", p.name, outcome.reason);
-        else spdlog::warn("{}: skipped: {}", p.name, outcome.reason);
-      }
+      outcome = run_probe(p, device, backend, settings, results);
+      for (const auto& r : outcome.results) results[r.key] = r;
       if (settings.on_finished) settings.on_finished(outcome);
     }
     if (settings.observer) settings.observer->probe_finished(outcome);
@@ -273,6 +331,53 @@ RunReport run_plan(const Plan& plan, const mt_device_info& device, const mt_back
   }
   if (settings.cancel && settings.cancel->load()) report.interrupted = true;
   return report;
+}
+
+std::string RunTally::text() const {
+  return std::to_string(ok) + " ok, " + std::to_string(not_determinable) + " not determinable, " +
+         std::to_string(skipped) + " skipped, " + std::to_string(failed) + " failed";
+}
+
+RunTally tally(const std::vector<ProbeOutcome>& outcomes) {
+  RunTally t;
+  for (const auto& o : outcomes) {
+    switch (o.status) {
+      case Status::Ok: ++t.ok; break;
+      case Status::NotDeterminable: ++t.not_determinable; break;
+      case Status::Failed: ++t.failed; break;
+      case Status::Skipped:
+        ++t.skipped;
+        if (o.caused_by_failure) ++t.skipped_for_failure;
+        break;
+    }
+  }
+  return t;
+}
+
+std::vector<std::string> missing_requested_keys(const Plan& plan, const std::vector<ProbeOutcome>& outcomes) {
+  std::vector<std::string> out;
+  for (const auto& [key, provider] : plan.requested_keys) {
+    const ProbeOutcome* by = nullptr;
+    bool found = false;
+    for (const auto& o : outcomes) {
+      if (o.probe == provider) by = &o;
+      if (keeps_results(o.status))
+        for (const auto& r : o.results) found = found || r.key == key;
+    }
+    if (found) continue;
+    std::string why;
+    if (!by) why = "its provider " + provider + " is excluded by skip";
+    else if (by->status == Status::Ok) why = "its provider " + provider + " did not report it";
+    else if (by->status == Status::NotDeterminable) why = "its provider " + provider + " could not determine it: " + by->reason;
+    else why = "its provider " + provider + " " + status_name(by->status) + ": " + by->reason;
+    out.push_back(key + " was asked for but not measured: " + why);
+  }
+  return out;
+}
+
+int run_exit_status(const RunReport& report, const std::vector<std::string>& missing_keys) {
+  const RunTally t = tally(report.outcomes);
+  return (t.failed == 0 && t.skipped_for_failure == 0 && missing_keys.empty() && !report.interrupted) ? 0 : 1;
 }
 
 }  // namespace memtopo::host

@@ -153,7 +153,7 @@ std::string expected_topology(const std::vector<std::string>& parts) {
   }
   if (parts.size() == 3 && parts[0] == "probes") {
     const std::string& k = parts[2];
-    if (k == "status") return "\"ok\", \"failed\" or \"skipped\"";
+    if (k == "status") return "\"ok\", \"not_determinable\", \"failed\" or \"skipped\"";
     if (k == "duration_s") return "a number >= 0";
     if (k == "version" || k == "reason") return "a string";
     return "";

@@ -2,6 +2,7 @@
 
 #include "memtopo/probe.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -386,6 +387,41 @@ std::optional<std::string> check_value_for_key(const std::string& key, const Val
     return key + " is " + type_name(v.type) + ", but keys ending in " + unit +
            " hold numbers >= 0 or arrays of them";
   }
+  return std::nullopt;
+}
+
+namespace {
+const char* const kIntegerUnits[] = {"bytes", "bits", "khz"};
+const char* const kNumberUnits[] = {"cycles", "gbps", "s"};
+}  // namespace
+
+std::string unit_of_key(const std::string& key) {
+  for (const auto* units : {&kIntegerUnits, &kNumberUnits})
+    for (const char* unit : *units)
+      if (ends_with(key, std::string("_") + unit)) return unit;
+  return "";
+}
+
+bool is_value_type(mt_value_type type) { return type >= MT_VALUE_INT && type <= MT_VALUE_STRING_ARRAY; }
+
+std::optional<std::string> check_key_declaration(const std::string& key, mt_value_type type, const std::string& unit) {
+  const std::string named = unit_of_key(key);
+  const std::string suffixes = "_bytes, _bits, _khz, _cycles, _gbps or _s";
+  if (!is_value_type(type)) return "declares unknown type " + std::to_string(static_cast<int>(type));
+  if (named.empty() && !unit.empty())
+    return "declares unit '" + unit + "', but units are in key names (docs/format.md): name the key with one of " +
+           suffixes + ", or declare no unit";
+  if (!named.empty() && unit != named)
+    return (unit.empty() ? std::string("declares no unit") : "declares unit '" + unit + "'") +
+           ", but its name ends in _" + named + ": declare unit '" + named + "'";
+  if (named.empty()) return std::nullopt;
+  const bool integer = std::any_of(std::begin(kIntegerUnits), std::end(kIntegerUnits),
+                                   [&](const char* u) { return named == u; });
+  const bool ok = type == MT_VALUE_INT || type == MT_VALUE_INT_ARRAY ||
+                  (!integer && (type == MT_VALUE_FLOAT || type == MT_VALUE_FLOAT_ARRAY));
+  if (!ok)
+    return std::string("declares type ") + type_name(type) + ", but keys ending in _" + named + " hold " +
+           (integer ? "integers or integer arrays" : "numbers or number arrays");
   return std::nullopt;
 }
 

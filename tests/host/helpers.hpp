@@ -63,9 +63,11 @@ struct CommandResult {
   std::string output;  // stdout and stderr together
 };
 
-// Runs the built memtopo with `args` (shell syntax), without MEMTOPO_PLUGIN_PATH.
-inline CommandResult run_memtopo(const std::string& args) {
-  const std::string cmd = "env -u MEMTOPO_PLUGIN_PATH '" + std::string(MEMTOPO_EXE) + "' " + args + " 2>&1";
+// Runs the built memtopo with `args` (shell syntax), without MEMTOPO_PLUGIN_PATH, in `cwd`
+// (default: the test's own working folder).
+inline CommandResult run_memtopo(const std::string& args, const fs::path& cwd = {}) {
+  const std::string cd = cwd.empty() ? "" : "cd '" + cwd.string() + "' && ";
+  const std::string cmd = cd + "env -u MEMTOPO_PLUGIN_PATH '" + std::string(MEMTOPO_EXE) + "' " + args + " 2>&1";
   CommandResult r;
   FILE* pipe = ::popen(cmd.c_str(), "r");
   REQUIRE(pipe);

@@ -69,7 +69,7 @@ TEST_CASE("config errors exit 2 and write nothing", "[host][cli]") {
     const auto r = run_memtopo("run --device sim --config " + q(dir / "c.toml") + " -o " + q(out));
     INFO(r.output);
     CHECK(r.exit_code == 2);
-    CHECK(r.output.find("c.toml:2: [run] probes: unknown probe or plugin 'no-such'") != std::string::npos);
+    CHECK(r.output.find("c.toml:2: [run] probes: unknown probe, plugin or result key 'no-such'") != std::string::npos);
   }
   SECTION("syntax error") {
     test::write_file(dir / "c.toml", "[run]\ndevice = \"sim\n");
@@ -157,4 +157,203 @@ TEST_CASE("validate: 1 for schema errors, 2 for syntax errors", "[host][cli]") {
   CHECK(s.exit_code == 2);
   CHECK(s.output.find("syntax.toml:2:") != std::string::npos);
   CHECK(run_memtopo("validate " + q(dir / "missing.toml")).exit_code == 2);
+}
+
+TEST_CASE("list shows needs; plan shows the skip reason for the device", "[host][cli][needs]") {
+  const std::string needs = " --plugin-path " + q(test::plugin_set("needs"));
+  const auto l = run_memtopo("list" + needs);
+  INFO(l.output);
+  CHECK(l.output.find("t-needs/cuda-only  1.0.0  provides: t.cuda_bytes  requires: -  needs: cuda  file: ") !=
+        std::string::npos);
+  CHECK(l.output.find("t-needs/hopper  1.0.0  provides: t.hopper_bytes  requires: -  needs: cc >= 9.0  file: ") !=
+        std::string::npos);
+  CHECK(l.output.find("t-needs/anywhere  1.0.0  provides: t.anywhere_bytes  requires: -  file: ") != std::string::npos);
+
+  const auto p = run_memtopo("plan --device sim" + needs + " --only t-needs");
+  INFO(p.output);
+  CHECK(p.exit_code == 0);
+  CHECK(p.output.find("-  t-needs/cuda-only  skipped: needs a CUDA GPU; the device is the simulated GPU") !=
+        std::string::npos);
+  CHECK(p.output.find("-  t-needs/future  skipped: needs compute capability 10.0; the device has 9.0") !=
+        std::string::npos);
+  CHECK(p.output.find(". t-needs/hopper") != std::string::npos);
+
+  const auto pascal = run_memtopo("plan --device sim:" + q(fs::path(MEMTOPO_SOURCE_DIR) / "examples/devices/pascal-like.toml") +
+                                  needs + " --only t-needs/hopper");
+  INFO(pascal.output);
+  CHECK(pascal.output.find("-  t-needs/hopper  skipped: needs compute capability 9.0; the device has 6.1") !=
+        std::string::npos);
+}
+
+namespace {
+std::string paths(std::initializer_list<const char*> sets) {
+  std::string out;
+  for (const char* s : sets) out += " --plugin-path " + q(test::plugin_set(s));
+  return out;
+}
+}  // namespace
+
+TEST_CASE("exit 0: ok, not determinable and skips for a declared reason", "[host][cli][exit]") {
+  test::TempDir dir("cli-exit0");
+  const auto out = dir / "t.toml";
+  SECTION("not determinable, and a probe skipped because of it") {
+    const auto r = run_memtopo("run --device sim" + paths({"undetermined"}) + " --only t-undetermined -o " + q(out));
+    INFO(r.output);
+    CHECK(r.exit_code == 0);
+    CHECK(r.output.find("1 ok, 1 not determinable, 1 skipped, 0 failed; wrote ") != std::string::npos);
+    const std::string text = test::read_file(out);
+    CHECK(text.find("status = \"not_determinable\"") != std::string::npos);
+    CHECK(text.find("fetch_bytes = 32") != std::string::npos);
+    CHECK(text.find("needs t.sets, which its provider t-undetermined/geometry could not determine: a hashed set "
+                    "index hides the sets") != std::string::npos);
+    CHECK(run_memtopo("validate " + q(out)).exit_code == 0);
+  }
+  SECTION("needs the device does not meet") {
+    const auto r = run_memtopo("run --device sim" + paths({"needs"}) + " --only t-needs -o " + q(out));
+    INFO(r.output);
+    CHECK(r.exit_code == 0);
+    CHECK(r.output.find("2 ok, 0 not determinable, 3 skipped, 0 failed") != std::string::npos);
+  }
+  SECTION("--skip of a provider, and a probe that skips itself") {
+    const auto r = run_memtopo("run --device sim" + kGood + " --only t-basic/consumer,t-skips --skip t-basic/source -o " +
+                               q(out));
+    INFO(r.output);
+    CHECK(r.exit_code == 0);
+    CHECK(r.output.find("0 ok, 0 not determinable, 2 skipped, 0 failed") != std::string::npos);
+  }
+  SECTION("a result key asked for by name, measured") {
+    const auto r = run_memtopo("run --device sim -q" + kGood + " --only t.double_bytes -o " + q(out));
+    INFO(r.output);
+    CHECK(r.exit_code == 0);
+    CHECK(test::read_file(out).find("double_bytes = 84") != std::string::npos);
+  }
+}
+
+TEST_CASE("exit 1: a key asked for by name is missing; exit 2: an unknown key", "[host][cli][exit]") {
+  test::TempDir dir("cli-exit1");
+  const auto out = dir / "t.toml";
+  const auto r = run_memtopo("run --device sim -q" + paths({"undetermined"}) + " --only t.sets -o " + q(out));
+  INFO(r.output);
+  CHECK(r.exit_code == 1);
+  CHECK(r.output.find("t.sets was asked for but not measured: its provider t-undetermined/geometry could not "
+                      "determine it: a hashed set index hides the sets") != std::string::npos);
+  CHECK(fs::exists(out));
+  const auto skipped = run_memtopo("run --device sim -q" + kGood + " --only t.double_bytes --skip t-basic/source -o " +
+                                   q(out));
+  INFO(skipped.output);
+  CHECK(skipped.exit_code == 1);
+  CHECK(skipped.output.find("t.double_bytes was asked for but not measured") != std::string::npos);
+  const auto unknown = run_memtopo("run --device sim" + kGood + " --only t.nothing_bytes -o " + q(dir / "u.toml"));
+  CHECK(unknown.exit_code == 2);
+  CHECK(unknown.output.find("--only: unknown probe, plugin or result key 't.nothing_bytes'") != std::string::npos);
+  CHECK_FALSE(fs::exists(dir / "u.toml"));
+}
+
+TEST_CASE("run prints the summary of what was measured; -q keeps only it and warnings", "[host][cli][summary]") {
+  test::TempDir dir("cli-summary");
+  const auto out = dir / "t.toml";
+  const auto loud = run_memtopo("run --device sim --only device-info -o " + q(out));
+  INFO(loud.output);
+  CHECK(loud.exit_code == 0);
+  CHECK(loud.output.find("\ndevice     memtopo simulated Hopper-like GPU  cc 9.0  SMs 8  clock 1755 MHz  memory 8 GiB") !=
+        std::string::npos);
+  CHECK(loud.output.find("1 ok, 0 not determinable, 0 skipped, 0 failed; wrote ") != std::string::npos);
+  const auto quiet = run_memtopo("run --device sim -q --only device-info -o " + q(out));
+  INFO(quiet.output);
+  CHECK(quiet.exit_code == 0);
+  // Only the summary: no progress, no info lines, no tally. (The built-in device is named, so
+  // no fallback warning either.)
+  CHECK(quiet.output.rfind("device     memtopo simulated Hopper-like GPU  cc 9.0", 0) == 0);
+  CHECK(std::count(quiet.output.begin(), quiet.output.end(), '\n') == 1);
+  // A failure: its error, the summary and the tally.
+  const auto failing = run_memtopo("run --device sim -q" + kGood + " --only t-fails/broken,t-basic/source -o " + q(out));
+  INFO(failing.output);
+  CHECK(failing.exit_code == 1);
+  CHECK(failing.output.find("error: t-fails/broken: failed: the test probe fails on purpose") != std::string::npos);
+  CHECK(failing.output.find("\nt          hit >= 12.5 cyc  label hello \"world\"  sizes 1 B/2 B/4 B  value 42 B\n") !=
+        std::string::npos);
+  CHECK(failing.output.find("1 ok, 0 not determinable, 0 skipped, 1 failed; wrote ") != std::string::npos);
+}
+
+TEST_CASE("a value of the wrong type for its declaration is refused, naming key and types", "[host][cli][keys]") {
+  test::TempDir dir("cli-keys");
+  const auto r = run_memtopo("run --device sim" + paths({"keys"}) + " --only t-keys -o " + q(dir / "t.toml"));
+  INFO(r.output);
+  CHECK(r.exit_code == 1);
+  CHECK(r.output.find("t-keys/wrong-type: result refused: tma.copies is string, but t-keys/wrong-type declares it "
+                      "integer") != std::string::npos);
+  CHECK(test::read_file(dir / "t.toml").find("latency_cycles = 480.0") != std::string::npos);
+}
+
+namespace {
+const char* kDropIn = R"([meta]
+schema_version = 1
+tool_version = "0.1.0"
+created_utc = 2026-01-01T00:00:00Z
+backend = "sim"
+device_spec = "sim"
+abi = "2.0"
+
+[l1d]
+size_bytes = 262144
+
+[tma]
+latency_cycles = 480.0
+mode = "bulk"
+extra = "what a newer plugin adds"
+
+[dropin]
+speed_cycles = "fast"
+)";
+}  // namespace
+
+TEST_CASE("validate: what no installed plugin provides is reported as not checked, never an error",
+          "[host][cli][keys][validate]") {
+  test::TempDir dir("cli-validate-keys");
+  const auto file = dir / "t.toml";
+  test::write_file(file, kDropIn);
+  SECTION("with the plugin that provides [tma]") {
+    const auto v = run_memtopo("validate" + paths({"keys"}) + " " + q(file));
+    INFO(v.output);
+    CHECK(v.exit_code == 0);
+    CHECK(v.output.find("t.toml: not checked: [dropin] (no installed plugin provides it)") != std::string::npos);
+    CHECK(v.output.find("t.toml: not checked: tma.extra (no installed plugin provides it)") != std::string::npos);
+    CHECK(v.output.find("not checked: [tma]") == std::string::npos);
+    CHECK(v.output.find("not checked: [l1d]") == std::string::npos);  // the schema knows [l1d]
+    CHECK(v.output.find("t.toml: valid") != std::string::npos);
+  }
+  SECTION("without it, [tma] is not checked either") {
+    const auto v = run_memtopo("validate " + q(file));
+    INFO(v.output);
+    CHECK(v.exit_code == 0);
+    CHECK(v.output.find("t.toml: not checked: [tma] (no installed plugin provides it)") != std::string::npos);
+  }
+  SECTION("a declared key is checked against its declaration") {
+    std::string text = kDropIn;
+    text.replace(text.find("latency_cycles = 480.0"), 22, "latency_cycles = \"slow\"");
+    test::write_file(file, text);
+    const auto v = run_memtopo("validate" + paths({"keys"}) + " " + q(file));
+    INFO(v.output);
+    CHECK(v.exit_code == 1);
+    CHECK(v.output.find("t.toml:13: /tma/latency_cycles: t-keys/tma declares float (cycles), got string \"slow\"") !=
+          std::string::npos);
+    const auto without = run_memtopo("validate " + q(file));
+    CHECK(without.exit_code == 0);  // nothing installed says what [tma] holds
+  }
+}
+
+TEST_CASE("cli: --resume keeps a not determinable probe from the journal", "[host][cli]") {
+  test::TempDir dir("cli-resume-nd");
+  const auto out = dir / "t.toml";
+  test::write_file(memtopo::host::journal_path_for(out),
+                   "{\"memtopo_journal\":1,\"device_spec\":\"sim\"}\n"
+                   "{\"probe\":\"t-undetermined/geometry\",\"version\":\"1.0.0\",\"status\":\"not_determinable\","
+                   "\"reason\":\"said by the journal\",\"duration_s\":0.1,\"results\":[{\"key\":\"t.fetch_bytes\","
+                   "\"type\":1,\"value\":64,\"confidence\":1.0,\"bound\":\"exact\",\"note\":\"\"}]}\n");
+  const auto r = run_memtopo("run --resume --device sim" + paths({"undetermined"}) + " --only t-undetermined -o " + q(out));
+  INFO(r.output);
+  CHECK(r.exit_code == 0);
+  const std::string text = test::read_file(out);
+  CHECK(text.find("reason = \"said by the journal\"") != std::string::npos);  // not run again
+  CHECK(text.find("twice_fetch_bytes = 128") != std::string::npos);           // fed by the journal's 64
 }

@@ -46,7 +46,7 @@ TEST_CASE("config errors name the file and line", "[host][config]") {
   SECTION("unknown probe in [run] probes") {
     const auto e = errors_of("[run]\nprobes = [\n  \"t-basic\",\n  \"no-such-probe\",\n]\n");
     REQUIRE(e.size() == 1);
-    CHECK(e[0] == "my.toml:4: [run] probes: unknown probe or plugin 'no-such-probe' (memtopo list shows the loaded ones)");
+    CHECK(e[0] == "my.toml:4: [run] probes: unknown probe, plugin or result key 'no-such-probe' (memtopo list shows the loaded ones)");
   }
   SECTION("unknown probe in [probes]") {
     const auto e = errors_of("\n\n[probes.\"t-basic/nope\"]\nx = 1\n");
@@ -84,4 +84,12 @@ TEST_CASE("config errors name the file and line", "[host][config]") {
 
 TEST_CASE("load_config reports an unreadable file", "[host][config]") {
   CHECK_THROWS_WITH(load_config("/nonexistent/x.toml", good_registry()), Catch::Contains("cannot read"));
+}
+
+TEST_CASE("[run] probes takes result keys; [run] skip does not", "[host][config]") {
+  const Config c = parse_config("[run]\nprobes = [\"t.value_bytes\", \"t-fails\"]\n", "my.toml", good_registry());
+  CHECK(c.probes == std::vector<std::string>{"t.value_bytes", "t-fails"});
+  const auto e = errors_of("[run]\nskip = [\"t.value_bytes\"]\n");
+  REQUIRE(e.size() == 1);
+  CHECK(e[0] == "my.toml:2: [run] skip: unknown probe or plugin 't.value_bytes' (memtopo list shows the loaded ones)");
 }

@@ -139,3 +139,25 @@ TEST_CASE("journal records round-trip and a torn last line is ignored", "[host][
   CHECK(c.outcomes[0].results[1].value.type == MT_VALUE_FLOAT);
   CHECK_THROWS_WITH(read_journal(dir / "out.toml"), Catch::Contains("cannot read journal"));
 }
+
+TEST_CASE("a not determinable probe: its kept results and its status are written, and journaled", "[host][document]") {
+  ProbeOutcome nd;
+  nd.probe = "data-cache/l1d-geometry";
+  nd.version = "1.0.0";
+  nd.status = Status::NotDeterminable;
+  nd.reason = "a hashed set index hides the sets";
+  nd.duration_s = 0.25;
+  nd.results = {rec(nd.probe, "l1d.set_mapping", Value::of_string("hashed"), 0.8)};
+  const std::string text = render_topology(fixed_meta(), {nd});
+  const auto doc = toml::parse(text);
+  CHECK(validate_topology(toml_to_json(doc)).empty());
+  CHECK(doc["l1d"]["set_mapping"].value<std::string>() == "hashed");
+  CHECK(doc["probes"]["data-cache/l1d-geometry"]["status"].value<std::string>() == "not_determinable");
+  CHECK(doc["probes"]["data-cache/l1d-geometry"]["reason"].value<std::string>() == "a hashed set index hides the sets");
+
+  const ProbeOutcome back = outcome_from_json(outcome_to_json(nd));
+  CHECK(back.status == Status::NotDeterminable);
+  CHECK(back.reason == nd.reason);
+  REQUIRE(back.results.size() == 1);
+  CHECK(back.results[0].value.s == "hashed");
+}

@@ -1,5 +1,6 @@
 // Discovery and every loading error of the plugin loader.
 #include <algorithm>
+#include <memory>
 
 #include <memtopo/probe.hpp>
 
@@ -148,4 +149,114 @@ TEST_CASE("the real plugin folder holds only real plugins, all loadable", "[host
     CHECK(stem.rfind("t-", 0) != 0);
     CHECK(stem != "dup");
   }
+}
+
+namespace {
+// An ABI 1.0 probe descriptor: the fields up to `user`, nothing of the needs or key
+// descriptions appended since.
+struct ProbeDesc10 {
+  uint32_t struct_size;
+  const char* name;
+  const char* summary;
+  const char* const* provided_keys;
+  const char* const* required_keys;
+  const char* const* used_keys;
+  const mt_option_desc* options;
+  size_t option_count;
+  mt_probe_run_fn run;
+  void* user;
+};
+int run_nothing(const mt_context*, void*, char*, size_t) { return MT_STATUS_OK; }
+const char* const kNone[] = {nullptr};
+}  // namespace
+
+TEST_CASE("needs and key descriptions are read only up to the probe descriptor's struct_size", "[host][loader]") {
+  // Two short descriptors back to back: reading past the first one's struct_size would take
+  // the second one's first bytes as the first one's backends.
+  static ProbeDesc10 probes[2] = {
+      {sizeof(ProbeDesc10), "old/one", "", kNone, kNone, kNone, nullptr, 0, &run_nothing, nullptr},
+      {sizeof(ProbeDesc10), "old/two", "", kNone, kNone, kNone, nullptr, 0, &run_nothing, nullptr}};
+  static mt_plugin_desc desc = {sizeof(mt_plugin_desc), MEMTOPO_ABI_MAJOR, 0, "old",
+                                "1.0.0", reinterpret_cast<const mt_probe_desc*>(probes), 2};
+  Registry r;
+  REQUIRE(r.add_static(&desc, "old"));
+  for (const auto* name : {"old/one", "old/two"}) {
+    const auto* p = r.find(name);
+    REQUIRE(p);
+    CHECK(p->backends == 0);
+    CHECK(p->min_cc_major == 0);
+    CHECK(p->min_cc_minor == 0);
+    CHECK(p->keys.empty());
+  }
+}
+
+TEST_CASE("needs a descriptor cannot hold are refused", "[host][loader]") {
+  static const memtopo::detail::PluginHolder bad_bits(
+      "odd-backend", "1.0.0",
+      {memtopo::Probe("odd-backend/p").provides({"odd.x"}).backends(8).run([](memtopo::Context&) {})});
+  Registry r;
+  CHECK_FALSE(r.add_static(bad_bits.desc(), "odd"));
+  REQUIRE(r.errors().size() == 1);
+  CHECK(r.errors()[0] ==
+        "static:odd: probe odd-backend/p: backends holds unknown bits (8); use MT_BACKEND_CUDA, MT_BACKEND_SIM or 0 "
+        "for all");
+}
+
+TEST_CASE("key descriptions are read; list -v shows them", "[host][loader][keys]") {
+  Registry r;
+  r.load_directory(test::plugin_set("keys"));
+  REQUIRE(r.errors().empty());
+  const auto* tma = r.find("t-keys/tma");
+  REQUIRE(tma);
+  REQUIRE(tma->keys.size() == 3);
+  const auto* lat = tma->key_spec("tma.latency_cycles");
+  REQUIRE(lat);
+  CHECK(lat->type == MT_VALUE_FLOAT);
+  CHECK(lat->unit == "cycles");
+  CHECK(lat->meaning == "latency of one bulk copy");
+  CHECK_FALSE(tma->key_spec("tma.undescribed"));
+
+  const auto l = test::run_memtopo("list -v --plugin-path '" + test::plugin_set("keys").string() + "'");
+  INFO(l.output);
+  CHECK(l.output.find("    key tma.latency_cycles (float, cycles): latency of one bulk copy\n") != std::string::npos);
+  CHECK(l.output.find("    key tma.mode (string): the copy mode measured\n") != std::string::npos);
+}
+
+TEST_CASE("a declared unit its key name does not carry refuses the plugin, naming file and key", "[host][loader][keys]") {
+  Registry r;
+  r.load_directory(test::plugin_set("bad-keys"));
+  CHECK(r.probes().empty());
+  REQUIRE(r.errors().size() == 1);
+  const std::string& e = r.errors()[0];
+  CHECK(e.find("t-bad-unit.so: probe t-bad-unit/latency: key tma.latency: declares unit 'cycles', but units are in "
+               "key names (docs/format.md): name the key with one of _bytes, _bits, _khz, _cycles, _gbps or _s, or "
+               "declare no unit") != std::string::npos);
+}
+
+TEST_CASE("key descriptions that contradict the key or the probe are refused", "[host][loader][keys]") {
+  auto refusal = [](memtopo::Probe p) {
+    const auto holder = std::make_unique<memtopo::detail::PluginHolder>("kd", "1.0.0", std::vector<memtopo::Probe>{p});
+    Registry r;
+    CHECK_FALSE(r.add_static(holder->desc(), "kd"));
+    return r.errors().empty() ? std::string() : r.errors()[0];
+  };
+  auto base = [] { return memtopo::Probe("kd/p").provides({"kd.size_bytes", "kd.mode"}).run([](memtopo::Context&) {}); };
+  CHECK(refusal(base().key("kd.other", MT_VALUE_INT, "", "x")) ==
+        "static:kd: probe kd/p: key kd.other: described, but not one of the keys it provides");
+  CHECK(refusal(base().key("kd.mode", MT_VALUE_STRING, "", "x").key("kd.mode", MT_VALUE_STRING, "", "y")) ==
+        "static:kd: probe kd/p: key kd.mode: described twice");
+  CHECK(refusal(base().key("kd.size_bytes", MT_VALUE_INT, "cycles", "x")) ==
+        "static:kd: probe kd/p: key kd.size_bytes: declares unit 'cycles', but its name ends in _bytes: declare unit "
+        "'bytes'");
+  CHECK(refusal(base().key("kd.size_bytes", MT_VALUE_INT, "", "x")) ==
+        "static:kd: probe kd/p: key kd.size_bytes: declares no unit, but its name ends in _bytes: declare unit 'bytes'");
+  CHECK(refusal(base().key("kd.size_bytes", MT_VALUE_FLOAT, "bytes", "x")) ==
+        "static:kd: probe kd/p: key kd.size_bytes: declares type float, but keys ending in _bytes hold integers or "
+        "integer arrays");
+  CHECK(refusal(base().key("kd.mode", static_cast<mt_value_type>(42), "", "x")) ==
+        "static:kd: probe kd/p: key kd.mode: declares unknown type 42");
+  // A good description: accepted.
+  const memtopo::detail::PluginHolder good("kd", "1.0.0", {base().key("kd.size_bytes", MT_VALUE_INT_ARRAY, "bytes", "x")});
+  Registry r;
+  CHECK(r.add_static(good.desc(), "kd"));
 }

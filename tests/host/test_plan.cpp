@@ -122,6 +122,81 @@ TEST_CASE("plan: --only pulls in providers of required keys and says why; --skip
 TEST_CASE("unknown names in --only or --skip are plan errors", "[host][plan]") {
   Fixture f;
   add_chain(f);
-  CHECK_THROWS_WITH(make_plan(f.registry, {{"nope"}, {}}), Catch::Contains("--only: unknown probe or plugin 'nope'"));
+  CHECK_THROWS_WITH(make_plan(f.registry, {{"nope"}, {}}), Catch::Contains("--only: unknown probe, plugin or result key 'nope'"));
   CHECK_THROWS_WITH(make_plan(f.registry, {{}, {"a/nope"}}), Catch::Contains("--skip: unknown probe or plugin"));
+}
+
+namespace {
+const Registry& needs_registry() {
+  static Registry r = [] {
+    Registry x;
+    x.load_directory(test::plugin_set("needs"));
+    return x;
+  }();
+  return r;
+}
+std::string reason(const Plan& plan, const std::string& probe) {
+  const PlanStep* s = plan.step(probe);
+  REQUIRE(s);
+  return s->skip_reason;
+}
+}  // namespace
+
+TEST_CASE("needs are read from the descriptor and shown", "[host][plan][needs]") {
+  const Registry& r = needs_registry();
+  REQUIRE(r.errors().empty());
+  const ProbeInfo* cuda = r.find("t-needs/cuda-only");
+  REQUIRE(cuda);
+  CHECK(cuda->backends == MT_BACKEND_CUDA);
+  CHECK(needs_text(*cuda) == "cuda");
+  CHECK(needs_text(*r.find("t-needs/future")) == "cc >= 10.0");
+  CHECK(needs_text(*r.find("t-needs/hopper")) == "cc >= 9.0");  // both backends: no backend need
+  CHECK(needs_text(*r.find("t-needs/anywhere")).empty());
+}
+
+TEST_CASE("the planner skips a probe whose needs the device does not meet, and its dependents",
+          "[host][plan][needs]") {
+  SECTION("the simulated GPU, compute capability 9.0") {
+    const DeviceFacts sim{"sim", 9, 0};
+    const Plan plan = make_plan(needs_registry(), {}, &sim);
+    CHECK(reason(plan, "t-needs/cuda-only") == "needs a CUDA GPU; the device is the simulated GPU");
+    CHECK(reason(plan, "t-needs/cuda-user") ==
+          "needs t.cuda_bytes, whose provider t-needs/cuda-only is skipped: needs a CUDA GPU; the device is the "
+          "simulated GPU");
+    CHECK(reason(plan, "t-needs/future") == "needs compute capability 10.0; the device has 9.0");
+    CHECK(reason(plan, "t-needs/hopper").empty());
+    CHECK(reason(plan, "t-needs/anywhere").empty());
+  }
+  SECTION("a CUDA GPU of compute capability 8.6") {
+    const DeviceFacts gpu{"cuda", 8, 6};
+    const Plan plan = make_plan(needs_registry(), {}, &gpu);
+    CHECK(reason(plan, "t-needs/cuda-only").empty());
+    CHECK(reason(plan, "t-needs/cuda-user").empty());
+    CHECK(reason(plan, "t-needs/hopper") == "needs compute capability 9.0; the device has 8.6");
+  }
+  SECTION("a device that reports no compute capability") {
+    const DeviceFacts bare{"sim", 0, 0};
+    CHECK(reason(make_plan(needs_registry(), {}, &bare), "t-needs/hopper") ==
+          "needs compute capability 9.0; the device reports none");
+  }
+  SECTION("without a device, needs are not judged") {
+    for (const auto& s : make_plan(needs_registry(), {}).steps) CHECK(s.skip_reason.empty());
+  }
+}
+
+TEST_CASE("plan: --only takes result keys: the provider and what it needs are selected", "[host][plan]") {
+  Fixture f;
+  add_chain(f);
+  const Plan plan = make_plan(f.registry, {{"middle.line_bytes"}, {}});
+  CHECK(order(plan) == std::vector<std::string>{"z/base", "m/middle"});
+  CHECK(plan.requested_keys == std::map<std::string, std::string>{{"middle.line_bytes", "m/middle"}});
+  CHECK(plan.step("m/middle")->pulled_in_for.empty());  // selected, not pulled in
+  // Mixed with probe names.
+  CHECK(order(make_plan(f.registry, {{"a/alone", "base.extra_bytes"}, {}})) ==
+        std::vector<std::string>{"a/alone", "z/base"});
+  CHECK_THROWS_WITH(make_plan(f.registry, {{"middle.nothing_bytes"}, {}}),
+                    Catch::Contains("--only: unknown probe, plugin or result key 'middle.nothing_bytes'"));
+  // --skip does not take keys.
+  CHECK_THROWS_WITH(make_plan(f.registry, {{}, {"middle.line_bytes"}}),
+                    Catch::Contains("--skip: unknown probe or plugin 'middle.line_bytes'"));
 }

@@ -147,3 +147,167 @@ TEST_CASE("unit rules for result keys", "[host][runner]") {
   CHECK(check_key("meta.x"));
   CHECK_FALSE(check_key("l1d.size_bytes"));
 }
+
+namespace {
+const Registry& undetermined_registry() {
+  static Registry r = [] {
+    Registry x;
+    x.load_directory(test::plugin_set("undetermined"));
+    return x;
+  }();
+  return r;
+}
+}  // namespace
+
+TEST_CASE("not determinable: results kept, dependents of the missing key skipped with the reason",
+          "[host][runner]") {
+  REQUIRE(undetermined_registry().errors().empty());
+  const Plan plan = make_plan(undetermined_registry(), {});
+  const auto device = fake_device();
+  RunSettings s;
+  std::vector<std::string> journaled;
+  s.on_finished = [&](const ProbeOutcome& o) { journaled.push_back(o.probe); };
+  const RunReport r = run_plan(plan, device, nullptr, s);
+
+  const auto& geometry = outcome(r, "t-undetermined/geometry");
+  CHECK(geometry.status == Status::NotDeterminable);
+  CHECK(geometry.reason == "a hashed set index hides the sets");
+  REQUIRE(result(geometry, "t.fetch_bytes"));  // stored before the throw: kept
+  CHECK(result(geometry, "t.fetch_bytes")->value.i == 32);
+  CHECK_FALSE(result(geometry, "t.sets"));
+
+  const auto& policy = outcome(r, "t-undetermined/policy");
+  CHECK(policy.status == Status::Skipped);
+  CHECK(policy.reason == "needs t.sets, which its provider t-undetermined/geometry could not determine: "
+                         "a hashed set index hides the sets");
+  // The kept key feeds its dependent.
+  const auto& user = outcome(r, "t-undetermined/sector-user");
+  CHECK(user.status == Status::Ok);
+  REQUIRE(result(user, "t.twice_fetch_bytes"));
+  CHECK(result(user, "t.twice_fetch_bytes")->value.i == 64);
+  CHECK(journaled == std::vector<std::string>{"t-undetermined/geometry", "t-undetermined/sector-user"});
+  CHECK(std::string(status_name(Status::NotDeterminable)) == "not_determinable");
+}
+
+TEST_CASE("resume keeps a not determinable probe like an ok one", "[host][runner]") {
+  const Plan plan = make_plan(undetermined_registry(), {});
+  const auto device = fake_device();
+  RunSettings s;
+  ProbeOutcome done;
+  done.probe = "t-undetermined/geometry";
+  done.version = "1.0.0";
+  done.status = Status::NotDeterminable;
+  done.reason = "from the journal";
+  ResultRecord rec;
+  rec.key = "t.fetch_bytes";
+  rec.value = Value::of_int(16);
+  rec.probe = done.probe;
+  done.results.push_back(rec);
+  s.already_done[done.probe] = done;
+  std::vector<std::string> ran;
+  s.on_finished = [&](const ProbeOutcome& o) { ran.push_back(o.probe); };
+  const RunReport r = run_plan(plan, device, nullptr, s);
+  CHECK(ran == std::vector<std::string>{"t-undetermined/sector-user"});
+  CHECK(outcome(r, "t-undetermined/geometry").reason == "from the journal");
+  CHECK(result(outcome(r, "t-undetermined/sector-user"), "t.twice_fetch_bytes")->value.i == 32);
+  CHECK(outcome(r, "t-undetermined/policy").reason.find("could not determine: from the journal") != std::string::npos);
+}
+
+TEST_CASE("the runner checks needs even when the plan was made without the device", "[host][runner][needs]") {
+  Registry reg;
+  reg.load_directory(test::plugin_set("needs"));
+  const Plan plan = make_plan(reg, {});
+  auto device = fake_device();  // sim
+  device.cc_major = 9;
+  RunSettings s;
+  const RunReport r = run_plan(plan, device, nullptr, s);
+  CHECK(outcome(r, "t-needs/cuda-only").status == Status::Skipped);
+  CHECK(outcome(r, "t-needs/cuda-only").reason == "needs a CUDA GPU; the device is the simulated GPU");
+  CHECK(outcome(r, "t-needs/cuda-user").reason.find("whose provider t-needs/cuda-only skipped: needs a CUDA GPU") !=
+        std::string::npos);
+  CHECK(outcome(r, "t-needs/future").reason == "needs compute capability 10.0; the device has 9.0");
+  CHECK(outcome(r, "t-needs/hopper").status == Status::Ok);
+  CHECK(outcome(r, "t-needs/anywhere").status == Status::Ok);
+}
+
+namespace {
+ProbeOutcome ended(const std::string& probe, Status status, bool by_failure = false) {
+  ProbeOutcome o;
+  o.probe = probe;
+  o.status = status;
+  o.caused_by_failure = by_failure;
+  return o;
+}
+}  // namespace
+
+TEST_CASE("exit status: only failures, skips they cause and missing keys asked for make it 1", "[host][runner][exit]") {
+  RunReport r;
+  r.outcomes = {ended("a/ok", Status::Ok), ended("a/nd", Status::NotDeterminable), ended("a/skip", Status::Skipped)};
+  const RunTally t = tally(r.outcomes);
+  CHECK(t.text() == "1 ok, 1 not determinable, 1 skipped, 0 failed");
+  CHECK(run_exit_status(r, {}) == 0);
+  CHECK(run_exit_status(r, {"x.y_bytes was asked for but not measured: ..."}) == 1);
+  r.outcomes.push_back(ended("a/after-failure", Status::Skipped, true));
+  CHECK(tally(r.outcomes).skipped_for_failure == 1);
+  CHECK(run_exit_status(r, {}) == 1);
+  r.outcomes.pop_back();
+  r.outcomes.push_back(ended("a/broken", Status::Failed));
+  CHECK(tally(r.outcomes).text() == "1 ok, 1 not determinable, 1 skipped, 1 failed");
+  CHECK(run_exit_status(r, {}) == 1);
+  r.outcomes.pop_back();
+  r.interrupted = true;
+  CHECK(run_exit_status(r, {}) == 1);
+}
+
+TEST_CASE("a skip caused by a failure is marked, down the chain; other skips are not", "[host][runner][exit]") {
+  Registry reg;
+  reg.load_directory(test::plugin_set("good"));
+  reg.load_directory(test::plugin_set("missing"));
+  const Plan plan = make_plan(reg, {});
+  const auto device = fake_device();
+  RunSettings s;
+  const RunReport r = run_plan(plan, device, nullptr, s);
+  CHECK(outcome(r, "t-fails/dependent").caused_by_failure);
+  CHECK_FALSE(outcome(r, "t-skips/unsupported").caused_by_failure);
+  CHECK_FALSE(outcome(r, "t-missing/orphan").caused_by_failure);
+  CHECK_FALSE(outcome(r, "t-missing/grandchild").caused_by_failure);
+}
+
+TEST_CASE("a key asked for by name that is missing is reported with its provider's reason", "[host][runner][exit]") {
+  Registry reg;
+  reg.load_directory(test::plugin_set("undetermined"));
+  reg.load_directory(test::plugin_set("good"));
+  const auto device = fake_device();
+  RunSettings s;
+  const Plan plan = make_plan(reg, {{"t.sets", "t.fetch_bytes", "t.double_bytes"}, {"t-basic/source"}});
+  CHECK(plan.requested_keys.at("t.sets") == "t-undetermined/geometry");
+  const RunReport r = run_plan(plan, device, nullptr, s);
+  CHECK(missing_requested_keys(plan, r.outcomes) ==
+        std::vector<std::string>{
+            "t.double_bytes was asked for but not measured: its provider t-basic/consumer skipped: needs t.value_bytes, "
+            "whose provider t-basic/source is excluded by skip",
+            "t.sets was asked for but not measured: its provider t-undetermined/geometry could not determine it: a "
+            "hashed set index hides the sets"});
+  const Plan skipped = make_plan(reg, {{"t.value_bytes", "t.fetch_bytes"}, {"t-basic/source"}});
+  CHECK(missing_requested_keys(skipped, run_plan(skipped, device, nullptr, s).outcomes) ==
+        std::vector<std::string>{
+            "t.value_bytes was asked for but not measured: its provider t-basic/source is excluded by skip"});
+}
+
+TEST_CASE("put_result holds values to their declared type", "[host][runner][keys]") {
+  Registry reg;
+  reg.load_directory(test::plugin_set("keys"));
+  const Plan plan = make_plan(reg, {});
+  const auto device = fake_device();
+  RunSettings s;
+  const RunReport r = run_plan(plan, device, nullptr, s);
+  const auto& tma = outcome(r, "t-keys/tma");
+  REQUIRE(tma.status == Status::Ok);
+  const auto* lat = result(tma, "tma.latency_cycles");
+  REQUIRE(lat);
+  CHECK(lat->value.type == MT_VALUE_FLOAT);  // reported as an integer, declared a float
+  CHECK(lat->value.f == 480.0);
+  const auto& wrong = outcome(r, "t-keys/wrong-type");
+  CHECK(wrong.status == Status::Failed);
+  CHECK(wrong.reason.find("tma.copies") != std::string::npos);
+}

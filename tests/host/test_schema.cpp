@@ -1,6 +1,7 @@
 // Schema validation of topology files: good and bad, errors naming the key path.
 #include "helpers.hpp"
 #include "memtopo_host/schema.hpp"
+#include "memtopo_host/validate.hpp"
 
 using namespace memtopo::host;
 
@@ -49,7 +50,10 @@ std::string replace(std::string s, const std::string& from, const std::string& t
 
 }  // namespace
 
-TEST_CASE("a good topology validates", "[host][schema]") { CHECK(errors_for(kGood).empty()); }
+TEST_CASE("a good topology validates", "[host][schema]") {
+  CHECK(errors_for(kGood).empty());
+  CHECK(errors_for(replace(kGood, "status = \"ok\"", "status = \"not_determinable\"")).empty());
+}
 
 TEST_CASE("schema errors name the key path", "[host][schema]") {
   CHECK(errors_for(replace(kGood, "size_bytes = 262144", "size_bytes = 1.5")) ==
@@ -62,7 +66,8 @@ TEST_CASE("schema errors name the key path", "[host][schema]") {
         std::vector<std::string>{"/device/Sm_count: bad key name: key names are [a-z][a-z0-9_]* (lower case, digits, '_')"});
   CHECK(errors_for(replace(kGood, "status = \"ok\"", "status = \"fine\"")) ==
         std::vector<std::string>{
-            "/probes/\"data-cache/l1d-size\"/status: expected \"ok\", \"failed\" or \"skipped\", got string \"fine\""});
+            "/probes/\"data-cache/l1d-size\"/status: expected \"ok\", \"not_determinable\", \"failed\" or \"skipped\", "
+            "got string \"fine\""});
   CHECK(errors_for(replace(kGood, "confidence = 0.97", "confidence = 1.5")) ==
         std::vector<std::string>{"/provenance/l1d/size_bytes/confidence: expected a number between 0 and 1, got float 1.5"});
   CHECK(errors_for(replace(kGood, "backend = \"sim\"", "backend = \"opencl\"")) ==
@@ -83,4 +88,35 @@ TEST_CASE("node_at finds the TOML node of a path, for line numbers", "[host][sch
   CHECK(n->source().begin.line == 22);
   CHECK(node_at(doc, "/l1d/hit_cycles/1")->value<double>() == 31.5);
   CHECK_FALSE(node_at(doc, "/l1d/nope"));
+}
+
+TEST_CASE("the schema knows the element tables of docs/format.md", "[host][schema]") {
+  const auto& t = memtopo::host::schema_element_tables();
+  for (const char* e : {"device", "l1d", "l2", "texture", "readonly", "constant_l1", "constant_l15", "shared", "tlb", "dram"})
+    CHECK(t.count(e) == 1);
+  CHECK(t.count("meta") == 0);
+  CHECK(t.count("tma") == 0);
+}
+
+TEST_CASE("validation with a key catalog: declared keys checked, unknown tables noted", "[host][schema][keys]") {
+  KeyCatalog c;
+  c.providers["tma.latency_cycles"] = "x/tma";
+  c.declared["tma.latency_cycles"] = {"x/tma", {"tma.latency_cycles", MT_VALUE_FLOAT, "cycles", ""}};
+  c.providers["l1d.policy"] = "x/l1d";
+  c.declared["l1d.policy"] = {"x/l1d", {"l1d.policy", MT_VALUE_STRING, "", ""}};
+  auto doc = toml_to_json(toml::parse(std::string(kGood) +
+                                      "[tma]\nlatency_cycles = 12\nother = 1\n[zzz]\nx_bytes = -1\n"));
+  Validation v = validate_with_plugins(doc, c);
+  CHECK(v.errors.empty());  // an integer is fine for a float
+  CHECK(v.not_checked ==
+        std::vector<std::string>{"tma.other (no installed plugin provides it)", "[zzz] (no installed plugin provides it)"});
+  doc["l1d"]["policy"] = 3;
+  doc["tma"]["latency_cycles"] = "slow";
+  doc["l1d"]["size_bytes"] = -1;
+  v = validate_with_plugins(doc, c);
+  std::vector<std::string> texts;
+  for (const auto& e : v.errors) texts.push_back(e.text());
+  CHECK(texts == std::vector<std::string>{"/l1d/policy: x/l1d declares string, got integer 3",
+                                          "/tma/latency_cycles: x/tma declares float (cycles), got string \"slow\"",
+                                          "/l1d/size_bytes: expected an integer >= 0 or an array of them, got integer -1"});
 }

@@ -10,7 +10,8 @@
 
 namespace memtopo::host {
 
-// Probe or plugin names. Empty `only`: every loaded probe. `skip` wins over `only`.
+// `only`: probe or plugin names, or result keys (a key selects its provider); empty: every
+// loaded probe. `skip`: probe or plugin names; it wins over `only`.
 struct Selection {
   std::vector<std::string> only;
   std::vector<std::string> skip;
@@ -28,6 +29,9 @@ struct PlanStep {
 struct Plan {
   std::vector<PlanStep> steps;                         // dependencies before dependents
   std::map<std::string, const ProbeInfo*> providers;   // result key -> the probe providing it
+  // Result keys named in `only`, each with the loaded probe that provides it (which may be
+  // excluded by skip): a key asked for by name must be in the output.
+  std::map<std::string, std::string> requested_keys;
   const PlanStep* step(const std::string& probe_name) const;
 };
 
@@ -36,10 +40,26 @@ struct PlanError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// What the planner knows of the device: enough to skip a probe whose needs it does not meet.
+struct DeviceFacts {
+  std::string backend;  // "cuda" or "sim"
+  int cc_major = 0, cc_minor = 0;  // 0.0: the device reports none
+};
+DeviceFacts device_facts(const mt_device_info& info);
+
+// Why `probe` cannot run on `device` ("needs a CUDA GPU; the device is the simulated GPU",
+// "needs compute capability 9.0; the device has 8.6"); empty when it can.
+std::string unmet_need(const ProbeInfo& probe, const DeviceFacts& device);
+// The probe's needs for display ("cuda, cc >= 9.0"); empty when it has none.
+std::string needs_text(const ProbeInfo& probe);
+
 // Deterministic: probes are considered in name order. The registry must outlive the plan.
-Plan make_plan(const Registry& registry, const Selection& selection);
+// With `device`, probes whose needs it does not meet are skipped (and their dependents).
+Plan make_plan(const Registry& registry, const Selection& selection, const DeviceFacts* device = nullptr);
 
 // Whether `entry` (a probe or plugin name) names `probe`.
 bool selects(const std::string& entry, const ProbeInfo& probe);
+// The first loaded probe (by name) that provides `key`, or null.
+const ProbeInfo* provider_of_key(const Registry& registry, const std::string& key);
 
 }  // namespace memtopo::host

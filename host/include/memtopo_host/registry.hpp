@@ -21,6 +21,14 @@ struct OptionSpec {
   std::string help;
 };
 
+// What one provided key holds (mt_key_desc), as the probe declared it.
+struct KeySpec {
+  std::string key;  // "l1d.size_bytes"
+  mt_value_type type = MT_VALUE_NONE;
+  std::string unit;  // "bytes", "cycles", ...; "" when the value has none
+  std::string meaning;
+};
+
 // One probe as the host sees it, after its plugin passed every check.
 struct ProbeInfo {
   std::string name;  // "<plugin>/<probe>"
@@ -30,10 +38,15 @@ struct ProbeInfo {
   std::string file;  // library path, or "static:<origin>" for a statically linked plugin
   std::vector<std::string> provided, required, used;  // result keys
   std::vector<OptionSpec> options;
+  // What it needs of the device (0: no requirement); fields a plugin's descriptor lacks stay 0.
+  uint32_t backends = 0;  // MT_BACKEND_* bits
+  int min_cc_major = 0, min_cc_minor = 0;
+  std::vector<KeySpec> keys;  // descriptions of provided keys (possibly fewer than provided)
   mt_probe_run_fn run = nullptr;  // from the plugin's descriptor
   void* user = nullptr;
 
   const OptionSpec* option(const std::string& option_name) const;
+  const KeySpec* key_spec(const std::string& key) const;
 };
 
 // Where plugins are looked for, in order. Each folder is searched for files ending in .so.

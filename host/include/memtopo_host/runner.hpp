@@ -23,16 +23,23 @@ struct ResultRecord {
   std::string probe;
 };
 
-enum class Status { Ok, Failed, Skipped };
-const char* status_name(Status s);  // "ok", "failed", "skipped"
+// NotDeterminable: the probe measured, but the data cannot settle the value; unlike Failed
+// and Skipped, the results it stored before are kept (and feed dependents).
+enum class Status { Ok, Failed, Skipped, NotDeterminable };
+const char* status_name(Status s);  // "ok", "failed", "skipped", "not_determinable"
+// Whether a probe that ended with `s` keeps its results (ok and not determinable).
+bool keeps_results(Status s);
 
 struct ProbeOutcome {
   std::string probe;
   std::string version;  // the plugin's version
   Status status = Status::Skipped;
-  std::string reason;   // failure or skip message; empty when ok
+  std::string reason;   // why it failed, was skipped or could not determine; empty when ok
   double duration_s = 0;
-  std::vector<ResultRecord> results;  // only for ok probes
+  std::vector<ResultRecord> results;  // only for probes whose status keeps_results
+  // Skipped because a probe it needs failed (directly or down a chain of skips): counts as a
+  // failure for the exit status, unlike skips for a declared reason.
+  bool caused_by_failure = false;
 };
 
 // Option values set in the config file: probe name -> option name -> value.
@@ -67,5 +74,21 @@ struct RunReport {
 // Runs every step of `plan` on the device. Never throws for a probe's failure.
 RunReport run_plan(const Plan& plan, const mt_device_info& device, const mt_backend* backend,
                    RunSettings& settings);
+
+struct RunTally {
+  size_t ok = 0, not_determinable = 0, skipped = 0, failed = 0;
+  size_t skipped_for_failure = 0;  // of `skipped`: skips caused by a failure
+  // "3 ok, 1 not determinable, 2 skipped, 0 failed"
+  std::string text() const;
+};
+RunTally tally(const std::vector<ProbeOutcome>& outcomes);
+
+// One message per key asked for by name (Plan::requested_keys) that no kept result holds:
+// "l1d.size_bytes was asked for but not measured: its provider data-cache/l1d-size failed: ...".
+std::vector<std::string> missing_requested_keys(const Plan& plan, const std::vector<ProbeOutcome>& outcomes);
+
+// The exit status of `memtopo run` (docs/host.md): 0 when every probe was ok, not
+// determinable or skipped for a declared reason, and every key asked for is there; else 1.
+int run_exit_status(const RunReport& report, const std::vector<std::string>& missing_keys);
 
 }  // namespace memtopo::host

@@ -64,4 +64,13 @@ std::optional<std::string> check_key(const std::string& key);
 // `_gbps`, `_s` numbers >= 0 (or arrays of them). Nothing when `v` fits `key`.
 std::optional<std::string> check_value_for_key(const std::string& key, const Value& v);
 
+// The unit a key's name carries ("bytes" for l1d.size_bytes), or "" when it has none.
+std::string unit_of_key(const std::string& key);
+// Whether a declared unit and type (mt_key_desc) agree with the key's name: the unit must be
+// the one its suffix names ("" without a suffix), the type one that suffix allows. Nothing
+// when they agree, else what to change.
+std::optional<std::string> check_key_declaration(const std::string& key, mt_value_type type, const std::string& unit);
+// Whether `type` is one of the value types of abi.h.
+bool is_value_type(mt_value_type type);
+
 }  // namespace memtopo::host

@@ -1,0 +1,23 @@
+// The short human summary `memtopo run` prints at the end: one line per memory element, in
+// the spirit of deviceQuery. Generic over element tables: known keys get short labels and
+// formatted units, the others are listed compactly while the line has room, then counted.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "memtopo_host/runner.hpp"
+
+namespace memtopo::host {
+
+// Lines for the results that are kept (ok and not determinable probes): device first, then
+// the other elements alphabetically. Empty when nothing was measured.
+std::string render_summary(const std::vector<ProbeOutcome>& outcomes);
+
+// Value formatting used by the summary (exposed for tests):
+// 245760 -> "240 KiB", 1536 -> "1536 B"; whole GiB/MiB/KiB only.
+std::string format_bytes(int64_t bytes);
+// 33.06 -> "33.1 cyc".
+std::string format_cycles(double cycles);
+
+}  // namespace memtopo::host

@@ -1,0 +1,48 @@
+// Shared by the command-line sources (cli.cpp: parsing, list, plan, validate;
+// run_command.cpp: run). Not installed.
+#pragma once
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "memtopo/engine.hpp"
+#include "memtopo_host/config.hpp"
+#include "memtopo_host/plan.hpp"
+#include "memtopo_host/registry.hpp"
+
+namespace memtopo::host::cli {
+
+constexpr int kExitOk = 0;
+constexpr int kExitIncomplete = 1;
+constexpr int kExitUsage = 2;
+
+// A usage or configuration problem: message printed, exit 2, nothing run or written.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct SelectionArgs {
+  std::string config, device;
+  std::vector<std::string> only, skip, plugin_paths;
+};
+
+struct RunArgs : SelectionArgs {
+  std::string raw_dir, output;
+  bool resume = false, quiet = false, verbose = false;
+};
+
+void setup_logging(bool quiet, bool verbose);
+// Loads plugins from --plugin-path folders and the default places; a missing folder is a
+// usage error. With `report_errors`, each refused file is logged as a warning.
+Registry load_registry(const std::vector<std::string>& plugin_paths, bool report_errors);
+Config maybe_load_config(const std::string& path, const Registry& reg);
+// The command line replaces the config's lists.
+Selection effective_selection(const SelectionArgs& a, const Config& cfg);
+// Opens --device (or the config's, or auto); a device that cannot be opened is a usage error.
+std::unique_ptr<engine::Device> open_device_arg(const SelectionArgs& a, const Config& cfg);
+
+int cmd_run(const RunArgs& a);
+
+}  // namespace memtopo::host::cli

@@ -1,0 +1,185 @@
+#include "memtopo_host/summary.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+
+namespace memtopo::host {
+
+namespace {
+
+// Room for one element's line; known keys are always shown, the others while they fit.
+constexpr size_t kLineWidth = 120;
+constexpr size_t kMaxArrayItems = 4;
+
+using Table = std::map<std::string, const ResultRecord*>;  // key (without element) -> record
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::string format_number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+std::string format_khz(int64_t khz) {
+  if (khz != 0 && khz % 1000 == 0) return std::to_string(khz / 1000) + " MHz";
+  return std::to_string(khz) + " kHz";
+}
+
+// One scalar of a key, formatted by the key's unit suffix.
+std::string format_scalar(const std::string& key, const Value& v, size_t index) {
+  const bool array = v.type == MT_VALUE_INT_ARRAY || v.type == MT_VALUE_FLOAT_ARRAY || v.type == MT_VALUE_STRING_ARRAY;
+  const bool is_int = v.type == MT_VALUE_INT || v.type == MT_VALUE_INT_ARRAY;
+  const int64_t i = !array ? v.i : v.type == MT_VALUE_INT_ARRAY ? v.ints[index] : 0;
+  const double f = is_int ? double(i) : !array ? v.f : v.type == MT_VALUE_FLOAT_ARRAY ? v.floats[index] : 0;
+  if (v.type == MT_VALUE_STRING) return v.s;
+  if (v.type == MT_VALUE_STRING_ARRAY) return v.strings[index];
+  if (v.type == MT_VALUE_BOOL) return v.b ? "yes" : "no";
+  if (ends_with(key, "_bytes") && is_int) return format_bytes(i);
+  if (ends_with(key, "_cycles")) return format_cycles(f);
+  if (ends_with(key, "_khz") && is_int) return format_khz(i);
+  if (ends_with(key, "_bits") && is_int) return std::to_string(i) + " bit";
+  if (ends_with(key, "_gbps")) return format_number(f) + " GB/s";
+  if (ends_with(key, "_s")) return format_number(f) + " s";
+  return is_int ? std::to_string(i) : format_number(f);
+}
+
+// A value with its bound: ">= 240 KiB"; arrays as "a/b/c" (or their length when long).
+std::string format_value(const std::string& key, const ResultRecord& r) {
+  const Value& v = r.value;
+  std::string text;
+  const size_t n = v.type == MT_VALUE_INT_ARRAY     ? v.ints.size()
+                   : v.type == MT_VALUE_FLOAT_ARRAY ? v.floats.size()
+                   : v.type == MT_VALUE_STRING_ARRAY ? v.strings.size()
+                                                     : 1;
+  const bool array = v.type == MT_VALUE_INT_ARRAY || v.type == MT_VALUE_FLOAT_ARRAY || v.type == MT_VALUE_STRING_ARRAY;
+  if (array && n > kMaxArrayItems) {
+    text = "[" + std::to_string(n) + " values]";
+  } else if (array && n == 0) {
+    text = "[]";
+  } else {
+    for (size_t k = 0; k < n; ++k) text += (k ? "/" : "") + format_scalar(key, v, k);
+  }
+  if (r.bound == MT_BOUND_AT_LEAST) return ">= " + text;
+  if (r.bound == MT_BOUND_AT_MOST) return "<= " + text;
+  return text;
+}
+
+// The label of a key without a known one: the name less its unit suffix (the unit is shown).
+std::string plain_label(const std::string& key) {
+  for (const char* unit : {"_bytes", "_cycles", "_khz", "_bits", "_gbps", "_s"})
+    if (ends_with(key, unit)) return key.substr(0, key.size() - std::string(unit).size());
+  return key;
+}
+
+struct Known {
+  const char* key;
+  const char* label;  // "" : the value alone
+  const char* prefix;  // before the value ("+" for a penalty)
+};
+
+// Known keys in the order they are shown. Sets and ways are joined ("sets x ways 4 x 16").
+const Known kKnown[] = {
+    {"name", "", ""},
+    {"compute_capability", "cc", ""},
+    {"sm_count", "SMs", ""},
+    {"sm_clock_khz", "clock", ""},
+    {"global_memory_bytes", "memory", ""},
+    {"size_bytes", "size", ""},
+    {"line_bytes", "line", ""},
+    {"fetch_granularity_bytes", "sector", ""},
+    {"latency_cycles", "hit", ""},
+    {"far_latency_cycles", "far hit", ""},
+    {"miss_penalty_cycles", "miss", "+"},
+    {"sets", "", ""},
+    {"ways", "", ""},
+    {"set_mapping", "mapping", ""},
+    {"replacement_policy", "policy", ""},
+    {"partitions", "partitions", ""},
+};
+
+bool is_known(const std::string& key) {
+  return std::any_of(std::begin(kKnown), std::end(kKnown), [&](const Known& k) { return key == k.key; });
+}
+
+// The known items of one element, in kKnown order.
+std::vector<std::string> known_items(const Table& t) {
+  std::vector<std::string> items;
+  auto value = [&](const char* key) { return format_value(key, *t.at(key)); };
+  for (const auto& k : kKnown) {
+    const std::string key = k.key;
+    if (!t.count(key)) continue;
+    if (key == "sets" || key == "ways") {
+      const bool both = t.count("sets") && t.count("ways");
+      if (both && key == "sets") items.push_back("sets x ways " + value("sets") + " x " + value("ways"));
+      if (!both) items.push_back(key + " " + value(k.key));
+      continue;
+    }
+    const std::string label = k.label;
+    items.push_back((label.empty() ? "" : label + " ") + k.prefix + value(k.key));
+  }
+  // "present = false" says more than every other key; "true" goes without saying.
+  if (auto it = t.find("present"); it != t.end() && it->second->value.type == MT_VALUE_BOOL)
+    if (!it->second->value.b) items.insert(items.begin(), "not present");
+  return items;
+}
+
+std::string element_line(const std::string& element, const Table& t, size_t width) {
+  std::string line = element + std::string(width > element.size() ? width - element.size() : 1, ' ');
+  const size_t start = line.size();
+  auto add = [&](const std::string& item) { line += (line.size() > start ? "  " : "") + item; };
+  for (const auto& item : known_items(t)) add(item);
+  std::vector<std::string> others;
+  for (const auto& [key, rec] : t)
+    if (!is_known(key) && key != "present") others.push_back(plain_label(key) + " " + format_value(key, *rec));
+  size_t shown = 0;
+  for (; shown < others.size(); ++shown) {
+    const size_t left = others.size() - shown - 1;
+    // Leave room for the count of what does not fit.
+    const size_t tail = left ? std::string("  +" + std::to_string(left) + " more").size() : 0;
+    if (line.size() + 2 + others[shown].size() + tail > kLineWidth) break;
+    add(others[shown]);
+  }
+  if (shown < others.size()) add("+" + std::to_string(others.size() - shown) + " more");
+  return line;
+}
+
+}  // namespace
+
+std::string format_bytes(int64_t bytes) {
+  const int64_t kib = 1024, mib = kib * 1024, gib = mib * 1024;
+  if (bytes != 0 && bytes % gib == 0) return std::to_string(bytes / gib) + " GiB";
+  if (bytes != 0 && bytes % mib == 0) return std::to_string(bytes / mib) + " MiB";
+  if (bytes != 0 && bytes % kib == 0) return std::to_string(bytes / kib) + " KiB";
+  return std::to_string(bytes) + " B";
+}
+
+std::string format_cycles(double cycles) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.1f cyc", cycles);
+  return buf;
+}
+
+std::string render_summary(const std::vector<ProbeOutcome>& outcomes) {
+  std::map<std::string, Table> tables;
+  for (const auto& o : outcomes) {
+    if (!keeps_results(o.status)) continue;
+    for (const auto& r : o.results) {
+      const auto dot = r.key.find('.');
+      tables[r.key.substr(0, dot)][r.key.substr(dot + 1)] = &r;
+    }
+  }
+  size_t width = 9;
+  for (const auto& [element, _] : tables) width = std::max(width, element.size());
+  width += 2;
+  std::string out;
+  if (auto dev = tables.find("device"); dev != tables.end()) out += element_line("device", dev->second, width) + "\n";
+  for (const auto& [element, table] : tables)
+    if (element != "device") out += element_line(element, table, width) + "\n";
+  return out;
+}
+
+}  // namespace memtopo::host
