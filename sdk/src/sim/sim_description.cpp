@@ -110,7 +110,7 @@ Model load_model(const std::string& text, const std::string& file, const std::st
   std::optional<uint64_t> l2_default;
   if (m.info.l2_bytes > 0) l2_default = uint64_t(m.info.l2_bytes);
   if (l2.exists() && l2.has("size_bytes")) l2_default.reset();
-  m.l2 = read_cache(l2, {128, 200}, l2_default, m.l2_partitions);
+  m.l2 = read_cache(l2, {128, 200, true}, l2_default, m.l2_partitions);
   auto far = l2.cycles("far_latency_cycles");
   m.l2_far_latency_cycles = far.value_or(m.l2.latency_cycles);
   if (far && *far < m.l2.latency_cycles)

@@ -16,6 +16,7 @@ namespace memtopo::sim {
 struct ElementDefaults {
   uint32_t line_bytes;
   int64_t latency_cycles;
+  bool l2 = false;  // [l2] also reads the keys of the L2 level sweep
 };
 
 // Per-set ways from (size, line, sets, ways), which must agree exactly (cache elements and

@@ -55,6 +55,27 @@ std::vector<uint32_t> read_sets(Reader& r, uint64_t size, uint32_t line, const c
   return out;
 }
 
+namespace {
+
+// Keys the probes report that the model derives instead: type-checked, then not used.
+void read_informational(Reader& r, bool l2) {
+  r.integer("first_miss_bytes");
+  r.integer("full_miss_bytes");
+  if (!l2) return;
+  r.integer("api_size_bytes");
+  r.numbers("level_latencies_cycles");
+  r.integers("level_start_bytes");
+}
+
+// set_mapping: "modulo" or "hashed", as the geometry probe reports it.
+void read_set_mapping(Reader& r) {
+  auto v = r.string("set_mapping");
+  if (v && *v != "modulo" && *v != "hashed")
+    r.fail("set_mapping", "\"" + *v + "\" is not a set mapping; use \"modulo\" or \"hashed\"");
+}
+
+}  // namespace
+
 CacheElement read_cache(Reader& r, ElementDefaults d, std::optional<uint64_t> default_size, uint32_t instances) {
   CacheElement e;
   auto present = r.boolean("present");
@@ -63,9 +84,8 @@ CacheElement read_cache(Reader& r, ElementDefaults d, std::optional<uint64_t> de
   auto sector = r.integer("fetch_granularity_bytes");
   auto latency = r.cycles("latency_cycles");
   auto penalty = r.cycles("miss_penalty_cycles");
-  // informational: what probes report beside the model's keys
-  for (const char* k : {"full_miss_bytes", "set_mapping", "api_size_bytes", "level_latencies_cycles", "level_start_bytes"})
-    r.ignore(k);
+  read_set_mapping(r);
+  read_informational(r, d.l2);
   bool on = r.exists() ? present.value_or(true) : false;
   if (!r.exists() && default_size && *default_size > 0) on = true;
   e.geometry.line_bytes = power_of_two(r, "line_bytes", line, d.line_bytes);
