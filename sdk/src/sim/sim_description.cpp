@@ -1,6 +1,7 @@
 // Reads a simulated device from a topology TOML file: every key is type-checked, unknown
-// keys in known tables are refused, contradictions (size != sets*ways*line) are refused,
-// and each error names FILE:LINE and the key path. Defaults: docs/simulator.md. This file reads [device] and puts the tables together; the
+// keys in known tables are refused, contradictions (size != sets*ways*line) in hand-written
+// tables are refused, measured tables replay (docs/simulator.md), and each error names
+// FILE:LINE and the key path. This file reads [device] and puts the tables together; the
 // cache tables are in sim_description_cache.cpp, [tlb] and [sim] in sim_description_sim.cpp.
 #include <cstdio>
 #include <sstream>
@@ -88,6 +89,7 @@ Model load_model(const std::string& text, const std::string& file, const std::st
     }
     return Reader(n ? n->as_table() : nullptr, name, file);
   };
+  auto provenance = [&](const char* element) { return read_provenance(root, element, file); };
 
   Reader device = table("device");
   read_device(device, m.info);
@@ -97,11 +99,12 @@ Model load_model(const std::string& text, const std::string& file, const std::st
   Reader c1 = table("constant_l1"), c15 = table("constant_l15"), l2 = table("l2");
   Reader shared = table("shared"), dram = table("dram"), tlb = table("tlb");
 
-  m.l1d = read_cache(l1d, {128, 33}, std::nullopt);
-  m.texture = read_cache(texture, {32, 40}, std::nullopt);
-  m.readonly = read_cache(readonly, {32, 40}, std::nullopt);
-  m.constant_l1 = read_cache(c1, {64, 30}, std::nullopt);
-  m.constant_l15 = read_cache(c15, {256, 80}, std::nullopt);
+  CacheRead r_l1d = read_cache(l1d, {128, 33}, std::nullopt, provenance("l1d"));
+  CacheRead r_tex = read_cache(texture, {32, 40}, std::nullopt, provenance("texture"));
+  CacheRead r_ro = read_cache(readonly, {32, 40}, std::nullopt, provenance("readonly"));
+  CacheRead r_c1 = read_cache(c1, {64, 30}, std::nullopt, provenance("constant_l1"));
+  const Provenance c15_prov = provenance("constant_l15");
+  CacheRead r_c15 = read_cache(c15, {256, 80}, std::nullopt, c15_prov);
 
   // L2: partitions split the sets; absent table: device.l2_bytes with default structure.
   auto parts = l2.integer("partitions");
@@ -110,10 +113,10 @@ Model load_model(const std::string& text, const std::string& file, const std::st
   std::optional<uint64_t> l2_default;
   if (m.info.l2_bytes > 0) l2_default = uint64_t(m.info.l2_bytes);
   if (l2.exists() && l2.has("size_bytes")) l2_default.reset();
-  m.l2 = read_cache(l2, {128, 200, true}, l2_default, m.l2_partitions);
+  CacheRead r_l2 = read_cache(l2, {128, 200, true}, l2_default, provenance("l2"), m.l2_partitions);
   auto far = l2.cycles("far_latency_cycles");
-  m.l2_far_latency_cycles = far.value_or(m.l2.latency_cycles);
-  if (far && *far < m.l2.latency_cycles)
+  m.l2_far_latency_cycles = far.value_or(r_l2.element.latency_cycles);
+  if (far && *far < r_l2.element.latency_cycles)
     l2.fail("far_latency_cycles", "is below latency_cycles (the near partition's); the far partition cannot be faster");
 
   // shared, dram
@@ -125,20 +128,26 @@ Model load_model(const std::string& text, const std::string& file, const std::st
     m.has_dram_latency = true;
     m.dram_latency_cycles = *v;
   }
-  const CacheElement& e2 = m.l2;
+  const CacheElement& e2 = r_l2.element;
   if (!m.has_dram_latency) m.dram_latency_cycles = e2.has_miss_penalty ? e2.latency_cycles + e2.miss_penalty_cycles : 500;
   read_tlb(tlb, m);
 
   // [sim] and its sub-tables
   Reader s_l1d = sim.sub("l1d"), s_tex = sim.sub("texture"), s_ro = sim.sub("readonly");
   Reader s_c1 = sim.sub("constant_l1"), s_c15 = sim.sub("constant_l15"), s_l2 = sim.sub("l2"), s_tlb = sim.sub("tlb");
-  read_sim_globals(sim, m);
-  read_cache_sim(s_l1d, l1d, m.l1d, true);
-  read_cache_sim(s_tex, texture, m.texture, true);
-  read_cache_sim(s_ro, readonly, m.readonly, true);
-  read_cache_sim(s_c1, c1, m.constant_l1, false);
-  read_cache_sim(s_c15, c15, m.constant_l15, false);
-  read_cache_sim(s_l2, l2, m.l2, false);
+  read_cache_sim(s_l1d, l1d, r_l1d, true);
+  read_cache_sim(s_tex, texture, r_tex, true);
+  read_cache_sim(s_ro, readonly, r_ro, true);
+  read_cache_sim(s_c1, c1, r_c1, false);
+  read_cache_sim(s_c15, c15, r_c15, false);
+  read_cache_sim(s_l2, l2, r_l2, false);
+  m.l1d = r_l1d.element;
+  m.texture = r_tex.element;
+  m.readonly = r_ro.element;
+  m.constant_l1 = r_c1.element;
+  m.constant_l15 = r_c15.element;
+  m.l2 = r_l2.element;
+  read_sim_globals(sim, m, c15_prov.measured);
   read_storages(s_tex, s_ro, m);
   read_l2_placement(s_l2, m);
   read_sim_tlb(s_tlb, m);

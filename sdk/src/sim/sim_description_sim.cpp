@@ -64,7 +64,7 @@ void read_tlb(Reader& tlb, Model& m) {
   m.tlb_present = tlb.exists() && present.value_or(true) && (m.tlb_l1.geometry.present || m.tlb_l2.geometry.present);
 }
 
-void read_sim_globals(Reader& sim, Model& m) {
+void read_sim_globals(Reader& sim, Model& m, bool constant_l15_measured) {
   m.seed = uint64_t(sim.integer("seed").value_or(1));
   m.timing_overhead_cycles = sim.cycles("timing_overhead_cycles").value_or(0);
   if (m.timing_overhead_cycles < 0) sim.fail("timing_overhead_cycles", "must not be negative");
@@ -80,7 +80,11 @@ void read_sim_globals(Reader& sim, Model& m) {
   if (m.outlier_cycles < 0) sim.fail("outlier_cycles", "must not be negative");
   m.stray_line_probability = sim.number("stray_line_probability").value_or(0.0);
   if (m.stray_line_probability < 0 || m.stray_line_probability > 1) sim.fail("stray_line_probability", "must be within 0..1");
-  m.sm_per_gpc = uint32_t(positive(sim, "sm_per_gpc", sim.integer("sm_per_gpc"), m.info.sm_count));
+  // A measured L1.5 was measured from one SM at a time, and the constant L1's miss penalty
+  // from eight SMs at once, each of whose footprints hit the L1.5 on the device measured: one
+  // L1.5 per SM reproduces both without knowing which SMs share one.
+  const int64_t gpc_default = constant_l15_measured ? 1 : m.info.sm_count;
+  m.sm_per_gpc = uint32_t(positive(sim, "sm_per_gpc", sim.integer("sm_per_gpc"), gpc_default));
   m.warp_schedulers = uint32_t(positive(sim, "warp_schedulers", sim.integer("warp_schedulers"), 4));
   if (auto v = sim.integer("l1_shared_total_bytes")) {
     if (*v < 0) sim.fail("l1_shared_total_bytes", "must not be negative");
@@ -102,8 +106,10 @@ void read_storages(Reader& s_tex, Reader& s_ro, Model& m) {
     s_tex.fail("storage", "\"own\" needs a [texture] table with size_bytes");
   if (m.texture_storage == Storage::L1d && !m.l1d.geometry.present)
     s_tex.fail("storage", "\"l1d\" needs an [l1d] table with size_bytes");
-  Storage ro_def = m.texture_storage;
-  if (ro_def == Storage::None && m.readonly.geometry.present) ro_def = Storage::Readonly;
+  // A [readonly] table describes a cache of its own (a measured one may differ from the
+  // texture path's: the H100's has 128 B lines, its texture path 256 B); without one,
+  // read-only loads share whatever texture loads use.
+  const Storage ro_def = m.readonly.geometry.present ? Storage::Readonly : m.texture_storage;
   m.readonly_storage = read_storage(
       s_ro, "storage", {{"texture", m.texture_storage}, {"own", Storage::Readonly}, {"l1d", Storage::L1d}}, ro_def);
   if (m.readonly_storage == Storage::Readonly && !m.readonly.geometry.present)
