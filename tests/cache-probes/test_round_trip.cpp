@@ -6,12 +6,13 @@
 
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
 
 #include <toml++/toml.h>
+
+#include "memtopo_run.hpp"
 
 namespace fs = std::filesystem;
 
@@ -21,27 +22,13 @@ const char* const kElements[] = {"l1d", "texture", "readonly", "constant_l1", "c
 const char* const kExactKeys[] = {"line_bytes", "fetch_granularity_bytes", "sets", "ways", "partitions"};
 const char* const kLatencyKeys[] = {"latency_cycles", "far_latency_cycles"};
 
-fs::path device_file(const std::string& name) { return fs::path(MEMTOPO_SOURCE_DIR) / "examples/devices" / name; }
-
-fs::path scratch(const std::string& name) {
-  const fs::path dir = fs::path(MEMTOPO_BINARY_DIR) / "tests" / "cache-probes-scratch";
-  fs::create_directories(dir);
-  return dir / name;
-}
+using probetest::device_file;
+using probetest::scratch;
 
 // Runs the cache plugins on a simulated device; returns the topology written.
 toml::table measure(const fs::path& device, const std::string& tag,
                     const std::string& only = "data-cache,texture-readonly,constant") {
-  const fs::path out = scratch(tag + ".toml");
-  fs::remove(out);
-  const std::string cmd = std::string(MEMTOPO_BINARY_DIR) + "/bin/memtopo run -q --device sim:" + device.string() +
-                          " --only " + only + " -o " + out.string() + " 2>" +
-                          scratch(tag + ".log").string();
-  const int rc = std::system(cmd.c_str());
-  INFO("command: " << cmd);
-  REQUIRE(fs::exists(out));
-  INFO("exit status " << rc);
-  return toml::parse_file(out.string());
+  return probetest::run_memtopo(device, tag, only);
 }
 
 void compare(const toml::table& ref, const toml::table& got) {

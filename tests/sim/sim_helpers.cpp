@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <fstream>
+#include <iterator>
 #include <stdexcept>
 
 #include <unistd.h>
@@ -9,6 +10,10 @@
 namespace simtest {
 
 std::string device_path(const std::string& name) { return std::string(MEMTOPO_SOURCE_DIR) + "/examples/devices/" + name; }
+
+std::string measured_path(const std::string& name) {
+  return std::string(MEMTOPO_SOURCE_DIR) + "/tests/sim/measured/" + name;
+}
 
 std::unique_ptr<memtopo::engine::Device> open_device(const std::string& name) {
   return memtopo::engine::open_sim(device_path(name));
@@ -25,6 +30,11 @@ std::string write_temp(const std::string& stem, const std::string& text) {
 }
 
 toml::table read_device_file(const std::string& name) { return toml::parse_file(device_path(name)); }
+
+std::string toml_text_of(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
 
 int64_t key(const toml::table& t, const char* element, const char* k) {
   auto v = t[element][k].value<int64_t>();

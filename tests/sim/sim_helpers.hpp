@@ -12,11 +12,13 @@
 
 namespace simtest {
 
-std::string device_path(const std::string& name);  // examples/devices/<name>
+std::string device_path(const std::string& name);    // examples/devices/<name>
+std::string measured_path(const std::string& name);  // tests/sim/measured/<name>
 std::unique_ptr<memtopo::engine::Device> open_device(const std::string& name);
 // Writes `text` to a fresh file under the build tree and returns its path.
 std::string write_temp(const std::string& stem, const std::string& text);
 toml::table read_device_file(const std::string& name);
+std::string toml_text_of(const std::string& path);  // the whole file
 int64_t key(const toml::table& t, const char* element, const char* k);
 
 struct Chase {

@@ -2,6 +2,8 @@
 // (with [meta], [provenance], [probes]) is a valid device.
 #include <catch2/catch.hpp>
 
+#include <cmath>
+#include <set>
 #include <string>
 
 #include "memtopo/probe.hpp"
@@ -67,63 +69,31 @@ TEST_CASE("sim: a missing file is a clear error", "[sim][description]") {
 }
 
 TEST_CASE("sim: a measured topology file is a valid device", "[sim][description]") {
-  const std::string measured = R"([meta]
-schema_version = 1
-tool_version = "0.1.0"
-backend = "cuda"
-created_utc = 2026-11-21T16:00:00Z
-
-[device]
-name = "NVIDIA measured GPU"
-compute_capability = "8.0"
-sm_count = 16
-l2_bytes = 4194304
-uuid = "GPU-1234"
-pci_bus_id = "0000:01:00.0"
-
-[l1d]
-present = true
-size_bytes = 196608
-line_bytes = 128
-fetch_granularity_bytes = 32
-latency_cycles = 33.6
-miss_penalty_cycles = 200.2
-full_miss_bytes = 200704
-set_mapping = "hashed"
-
-[texture]
-size_bytes = 196608
-line_bytes = 128
-latency_cycles = 40
-
-[l2]
-size_bytes = 4194304
-latency_cycles = 260.4
-
-[dram]
-latency_cycles = 480
-
-[provenance.l1d]
-size_bytes = { probe = "data-cache/l1d-size", confidence = 0.97, bound = "exact", note = "x" }
-
-[probes."data-cache/l1d-size"]
-version = "1.0.0"
-status = "ok"
-reason = ""
-duration_s = 0.5
-)";
-  auto d = memtopo::engine::open_sim(write_temp("measured", measured));
-  CHECK(std::string(d->info().name) == "NVIDIA measured GPU");
-  CHECK(d->info().sm_count == 16);
-  CHECK(d->info().cc_major == 8);
+  // What the real binary wrote for the hopper-like device (tests/sim/measured/README.md):
+  // [meta], [provenance] and [probes] besides the element tables, every key the probes write.
+  const std::string path = measured_path("hopper-like-sim.toml");
+  const toml::table t = toml::parse_file(path);
+  auto d = memtopo::engine::open_sim(path);
+  CHECK(std::string(d->info().name) == t["device"]["name"].value_or(std::string()));
+  CHECK(d->info().sm_count == key(t, "device", "sm_count"));
+  CHECK(d->info().cc_major == 9);
   CHECK(timing_overhead(*d) == 0);  // no [sim]: the default
-  auto hit = fine(*d, MT_SPACE_GLOBAL_CA, 65536, 128, 512, 512);
-  CHECK(hit.latency == std::vector<uint32_t>(512, 34));  // 33.6 rounds to 34
-  // past the L1 (4 ways by default): the given miss penalty (200) over the L1 latency
-  auto miss = fine(*d, MT_SPACE_GLOBAL_CA, 393216, 128, 3072, 512);
-  CHECK(miss.latency == std::vector<uint32_t>(512, 34 + 200));
+  auto cycles = [&](const char* element, const char* k) { return uint32_t(std::lround(*t[element][k].value<double>())); };
+  const uint32_t l1 = cycles("l1d", "latency_cycles");
+  CHECK(fine(*d, MT_SPACE_GLOBAL_CA, 65536, 128, 512, 512).latency == std::vector<uint32_t>(512, l1));
+  // Past the L1, near and far L2 partitions alike cost the measured miss penalty: the probe
+  // took it over both (docs/simulator.md, "Replaying a measured topology").
+  const uint64_t l1_size = uint64_t(key(t, "l1d", "size_bytes"));
+  auto miss = fine(*d, MT_SPACE_GLOBAL_CA, 2 * l1_size, 128, 4 * l1_size / 128, 512);
+  CHECK(miss.latency == std::vector<uint32_t>(512, l1 + cycles("l1d", "miss_penalty_cycles")));
+  // .cg loads spread over both partitions: the near and the far latency.
   auto cg = fine(*d, MT_SPACE_GLOBAL_CG, 65536, 128, 512, 512);
-  CHECK(cg.latency == std::vector<uint32_t>(512, 260));
+  CHECK(std::set<uint32_t>(cg.latency.begin(), cg.latency.end()) ==
+        std::set<uint32_t>{cycles("l2", "latency_cycles"), cycles("l2", "far_latency_cycles")});
+  // One line past the capacity at a stride of sets x line overflows one set of the L1.
+  const uint64_t sets = uint64_t(key(t, "l1d", "sets")), ways = uint64_t(key(t, "l1d", "ways"));
+  auto set = fine(*d, MT_SPACE_GLOBAL_CA, (ways + 1) * sets * 128, sets * 128, 2 * (ways + 1), 2 * (ways + 1));
+  CHECK(misses(set.latency, l1) == 2 * (ways + 1));
 }
 
 TEST_CASE("sim: a description with only [device] uses the documented defaults", "[sim][description]") {

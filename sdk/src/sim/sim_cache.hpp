@@ -68,8 +68,8 @@ class Cache {
 
   // Looks `addr` up; true on a hit. On a miss the missing sector is fetched (the line is
   // allocated first when absent, evicting a victim of the set). `index_addr` chooses the
-  // set by modulo (the L2 passes the address within its partition); the XOR hash, when
-  // configured, works on `addr`.
+  // set, by modulo or by the XOR hash when one is configured (the L2 passes the address
+  // within its partition, so that a hash spreads each partition's lines over its own sets).
   bool access(uint64_t addr, uint64_t index_addr) {
     const uint64_t line = addr >> line_shift_;
     const uint64_t sector_bit = uint64_t(1) << ((addr >> sector_shift_) & sector_index_mask_);
@@ -78,7 +78,7 @@ class Cache {
       sectors_[mru_index_] |= sector_bit;
       return false;
     }
-    const uint32_t set = set_of(addr, index_addr >> line_shift_);
+    const uint32_t set = set_of(index_addr);
     const uint32_t base = equal_sets_ ? set * ways_ : set_base_[set];
     uint32_t ways = equal_sets_ ? ways_ : set_ways_[set];
     if (ways > way_limit_) ways = way_limit_;
@@ -117,12 +117,13 @@ class Cache {
   bool access(uint64_t addr) { return access(addr, addr); }
 
  private:
-  uint32_t set_of(uint64_t addr, uint64_t index_line) const {
+  uint32_t set_of(uint64_t index_addr) const {
     if (!hash_.empty()) {
       uint32_t s = 0;
-      for (size_t b = 0; b < hash_.size(); ++b) s |= uint32_t(__builtin_parityll(addr & hash_[b])) << b;
+      for (size_t b = 0; b < hash_.size(); ++b) s |= uint32_t(__builtin_parityll(index_addr & hash_[b])) << b;
       return s;
     }
+    const uint64_t index_line = index_addr >> line_shift_;
     if (!equal_sets_) return residue_set_[index_line % residue_set_.size()];
     if (sets_pow2_) return uint32_t(index_line & (sets_ - 1));
     return uint32_t(index_line % sets_);

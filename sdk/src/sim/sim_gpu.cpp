@@ -79,7 +79,9 @@ Gpu::Gpu(const Model& model)
     p.dram_far = p.dram_near + (has_l2 ? far_extra : 0);
     if (has_l2) {
       p.l2_near = v[sm_levels.size()];
-      p.l2_far = p.l2_near + far_extra;
+      // A pooled penalty was measured over near and far hits alike (sim_model.hpp).
+      const bool pooled = !sm_levels.empty() && sm_levels.back()->has_miss_penalty && sm_levels.back()->miss_penalty_pooled;
+      p.l2_far = p.l2_near + (pooled ? 0 : far_extra);
     }
   };
   build({}, cg_);

@@ -37,6 +37,9 @@ struct CacheElement {
   int64_t latency_cycles = 0;
   bool has_miss_penalty = false;
   int64_t miss_penalty_cycles = 0;    // only when given (otherwise derived, see simulator.md)
+  // A measured penalty of an SM cache is the median over L2 hits of several SMs, near and far
+  // partitions pooled: every L2 hit on this element's path then costs latency + penalty.
+  bool miss_penalty_pooled = false;
   uint32_t partitions_per_sm = 1;     // l1d, texture, readonly
 };
 

@@ -1,0 +1,323 @@
+// The cache element tables ([l1d], [texture], [readonly], [constant_l1], [constant_l15],
+// [l2]) and their [sim.<element>] sub-tables. A hand-written element must be consistent
+// (size = sets x ways x line); a measured one (with [provenance.<element>]) is read with the
+// replay rules of docs/simulator.md, so that what probes wrote replays and measures back to
+// itself.
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "memtopo/errors.hpp"
+#include "sim/sim_description.hpp"
+
+namespace memtopo::sim {
+
+std::vector<uint32_t> read_sets(Reader& r, uint64_t size, uint32_t line, const char* sets_key,
+                                const char* ways_key, uint32_t instances, const char* size_key) {
+  auto sets = r.integer_or_integers(sets_key);
+  auto ways = ways_key ? r.integer(ways_key) : std::nullopt;
+  if (size % line) r.fail(size_key, std::to_string(size) + " is not a multiple of the line size " + std::to_string(line));
+  const uint64_t lines = size / line;
+  std::vector<uint32_t> out;
+  if (sets && sets->size() > 1) {  // unequal sets: one entry per set
+    if (ways) r.fail(ways_key, "give either per-set ways in " + std::string(sets_key) + " (an array) or ways, not both");
+    if (instances != 1) r.fail(sets_key, "per-set ways are not supported with several partitions");
+    uint64_t sum = 0;
+    for (int64_t w : *sets) {
+      if (w <= 0) r.fail(sets_key, "every set needs at least one way");
+      sum += uint64_t(w);
+      out.push_back(uint32_t(w));
+    }
+    if (sum != lines)
+      r.fail(sets_key, "the sets hold " + std::to_string(sum) + " lines, but " + size_key + " / line = " +
+                           std::to_string(lines) + "; make them agree");
+    return out;
+  }
+  uint64_t s = 0, w = 0;
+  if (sets) s = uint64_t(positive(r, sets_key, (*sets)[0], 1));
+  if (ways) w = uint64_t(positive(r, ways_key, *ways, 1));
+  if (s && w) {
+    if (s * w != lines)
+      r.fail(sets_key, std::to_string(s) + " sets x " + std::to_string(w) + " ways x " + std::to_string(line) +
+                           " B = " + std::to_string(s * w * line) + " B, but " + size_key + " = " +
+                           std::to_string(size) + "; make them agree");
+  } else if (s) {
+    if (lines % s) r.fail(sets_key, std::to_string(lines) + " lines do not divide into " + std::to_string(s) + " sets");
+    w = lines / s;
+  } else if (w) {
+    if (lines % w) r.fail(ways_key, std::to_string(lines) + " lines do not divide into " + std::to_string(w) + " ways");
+    s = lines / w;
+  } else {  // neither given: 4 ways when the line count allows (documented default)
+    w = 4;
+    while (w > 1 && (lines % (w * instances))) w /= 2;
+    s = lines / w;
+  }
+  if (s % instances)
+    r.fail(sets_key, std::to_string(s) + " sets do not divide among " + std::to_string(instances) + " partitions");
+  if (w > 1024) r.fail(ways_key ? ways_key : sets_key, std::to_string(w) + " ways is more than the simulator handles (1024)");
+  out.assign(s / instances, uint32_t(w));
+  return out;
+}
+
+namespace {
+
+// Sets and ways the probes could not determine (a set index hashed from many address bits,
+// as on the H100): `t` sets of equal ways per partition behind a folded XOR hash. Any t
+// consecutive lines then fill every set once, so the measured size stays exact, while
+// power-of-two strides reach every set, so the sets stay hidden as they were on the device.
+// t is the largest power of two dividing the lines that leaves at least 16 ways; a line count
+// with too few factors of two for at most 1024 ways is rounded to one that has them, which
+// moves it by less than 1/1024.
+std::vector<uint32_t> folded_geometry(uint64_t lines, uint32_t instances, SetIndex& index) {
+  uint64_t per = std::max<uint64_t>(1, (lines + instances / 2) / instances);
+  uint64_t step = 1;
+  while (per / step > 1024) step *= 2;
+  per = std::clamp<uint64_t>((per + step / 2) / step, 1, 1024) * step;
+  uint64_t t = 1;
+  while (per % (2 * t) == 0 && per / (2 * t) >= 16) t *= 2;
+  index = t > 1 ? SetIndex::Folded : SetIndex::Modulo;
+  return std::vector<uint32_t>(t, uint32_t(per / t));  // of one partition
+}
+
+// A measured element's sets and ways. The geometry probe rounds the measured line count to
+// whole sets when that moves it by 1 % at most, so sets x ways may differ from the measured
+// size by that much: then sets x ways is the cache. Only one of them given: the other is the
+// measured line count over it, rounded. Neither: folded_geometry. An element sized by
+// occupancy is searched from its first miss; where other traffic made that come early, sets x
+// ways fit the first miss and not the size, and the size wins (as if the sets were hidden).
+std::vector<uint32_t> replay_sets(Reader& r, uint64_t lines, uint32_t line, uint32_t instances, bool hashed,
+                                  std::optional<uint64_t> first_miss_lines, SetIndex& index) {
+  auto sets = r.integer_or_integers("sets");
+  auto ways = r.integer("ways");
+  if (sets && sets->size() > 1) return read_sets(r, lines * line, line, "sets", "ways", instances, "size_bytes");
+  uint64_t s = sets ? uint64_t(positive(r, "sets", (*sets)[0], 1)) : 0;
+  uint64_t w = ways ? uint64_t(positive(r, "ways", *ways, 1)) : 0;
+  if (!s && !w) return folded_geometry(lines, instances, index);
+  const char* key = s ? "sets" : "ways";
+  if (!s) s = (lines + w / 2) / w;
+  if (!w) w = (lines + s / 2) / s;
+  auto near = [&](uint64_t n) { return std::fabs(double(s * w) - double(n)) <= 0.01 * double(n); };
+  if (s && w && !near(lines) && first_miss_lines && near(*first_miss_lines))
+    return folded_geometry(lines, instances, index);
+  if (s == 0 || w == 0 || !near(lines))
+    r.fail(key, std::to_string(s) + " sets x " + std::to_string(w) + " ways x " + std::to_string(line) + " B = " +
+                    std::to_string(s * w * line) + " B, more than 1 % from the measured size_bytes (" +
+                    std::to_string(lines) + " lines); make them agree");
+  if (s % instances)
+    r.fail("sets", std::to_string(s) + " sets do not divide among " + std::to_string(instances) + " partitions");
+  if (w > 1024) r.fail("ways", std::to_string(w) + " ways is more than the simulator handles (1024)");
+  const uint64_t per = s / instances;
+  // A hashed index the probe found but could not name: pairs of bits, as the probe saw them
+  // (a set count that is not a power of two keeps modulo mapping; docs/simulator.md).
+  if (hashed && per > 1 && std::has_single_bit(per)) index = SetIndex::Pairs;
+  return std::vector<uint32_t>(per, uint32_t(w));
+}
+
+// Keys the probes report that the model derives instead: type-checked, then not used (the
+// first miss only tells replay_sets which footprint the sets were measured from).
+std::optional<int64_t> read_informational(Reader& r, bool l2) {
+  auto first = r.integer("first_miss_bytes");
+  r.integer("full_miss_bytes");
+  if (l2) {
+    r.integer("api_size_bytes");
+    r.numbers("level_latencies_cycles");
+    r.integers("level_start_bytes");
+  }
+  return first;
+}
+
+// set_mapping: "modulo" or "hashed" (with no [sim.<element>] set_hash, a hash is derived).
+bool read_hashed(Reader& r) {
+  auto v = r.string("set_mapping");
+  if (!v || *v == "modulo") return false;
+  if (*v == "hashed") return true;
+  r.fail("set_mapping", "\"" + *v + "\" is not a set mapping; use \"modulo\" or \"hashed\"");
+}
+
+// The lines of a size. A measured size may not be a whole number of lines (the size probe
+// steps by 32 B, and a stray miss stops it a step or two early): the nearest whole line. A
+// bound "at_most" (misses already at the smallest footprint tried) is one line less than the
+// bound; "at_least" (no miss up to the largest footprint the path reaches) is the bound itself.
+uint64_t lines_of(Reader& r, uint64_t size, uint32_t line, const Provenance& prov) {
+  if (!prov.measured) {
+    if (size % line)
+      r.fail("size_bytes", std::to_string(size) + " is not a multiple of the line size " + std::to_string(line));
+    return size / line;
+  }
+  if (prov.size_bound == Provenance::Bound::AtMost) return std::max<uint64_t>(1, (size - 1) / line);
+  return std::max<uint64_t>(1, (size + line / 2) / line);
+}
+
+// The hash masks of a derived set index: one per index bit, over the address bits of a line
+// index (Pairs: the bit and the one log2(sets) above it; Folded: every such bit below 2^48).
+std::vector<uint64_t> derived_masks(SetIndex index, uint32_t sets, uint32_t line_bytes) {
+  std::vector<uint64_t> out;
+  if (index == SetIndex::Modulo || sets < 2) return out;
+  const uint32_t t = uint32_t(std::countr_zero(sets)), shift = uint32_t(std::countr_zero(line_bytes));
+  for (uint32_t i = 0; i < t; ++i) {
+    uint64_t mask = 0;
+    for (uint32_t k = 0; shift + i + k * t < 48 && (index == SetIndex::Folded || k < 2); ++k)
+      mask |= uint64_t(1) << (shift + i + k * t);
+    out.push_back(mask);
+  }
+  return out;
+}
+
+// The census reports one probability per fill position, or one per bin of consecutive
+// positions when there are many ways (way j in bin j * bins / ways): a bin's probability is
+// split evenly over its ways.
+std::vector<double> per_way(const std::vector<double>& p, uint32_t ways) {
+  if (p.empty() || p.size() >= ways) return p;
+  const size_t bins = p.size();
+  std::vector<size_t> count(bins, 0);
+  for (uint32_t j = 0; j < ways; ++j) ++count[size_t(j) * bins / ways];
+  std::vector<double> out;
+  for (uint32_t j = 0; j < ways; ++j) {
+    const size_t k = size_t(j) * bins / ways;
+    out.push_back(p[k] / double(count[k]));
+  }
+  return out;
+}
+
+void read_set_hash(Reader& s, const toml::node& hash, CacheElement& e) {
+  const toml::array* a = hash.as_array();
+  if (!a) s.fail("set_hash", "must be an array: one entry per set-index bit, each an address bit or an array of bits to XOR");
+  for (const toml::node& bit : *a) {
+    uint64_t mask = 0;
+    auto add = [&](const toml::node& b) {
+      auto v = b.value_exact<int64_t>();
+      if (!v || *v < 0 || *v > 63) s.fail("set_hash", "address bits are integers 0..63");
+      mask |= uint64_t(1) << *v;
+    };
+    if (const toml::array* xs = bit.as_array()) {
+      for (const toml::node& b : *xs) add(b);
+    } else {
+      add(bit);
+    }
+    if (!mask) s.fail("set_hash", "an entry selects no address bit");
+    e.geometry.set_hash_masks.push_back(mask);
+  }
+  if (e.geometry.present && (uint64_t(1) << e.geometry.set_hash_masks.size()) != e.geometry.sets())
+    s.fail("set_hash", std::to_string(e.geometry.set_hash_masks.size()) + " index bits cannot address " +
+                           std::to_string(e.geometry.sets()) + " sets; give log2(sets) entries");
+}
+
+}  // namespace
+
+Provenance read_provenance(const toml::table& root, const char* element, const std::string& file) {
+  Provenance p;
+  const toml::table* all = root["provenance"].as_table();
+  const toml::table* mine = all ? (*all)[element].as_table() : nullptr;
+  if (!mine) return p;
+  p.measured = true;
+  const toml::node* bound = (*mine)["size_bytes"]["bound"].node();
+  if (!bound) return p;
+  Reader r((*mine)["size_bytes"].as_table(), std::string("provenance.") + element + ".size_bytes", file);
+  const auto v = r.string("bound");
+  if (*v == "at_least") p.size_bound = Provenance::Bound::AtLeast;
+  else if (*v == "at_most") p.size_bound = Provenance::Bound::AtMost;
+  else if (*v != "exact") r.fail("bound", "\"" + *v + "\" is not a bound; use \"exact\", \"at_least\" or \"at_most\"");
+  return p;
+}
+
+CacheRead read_cache(Reader& r, ElementDefaults d, std::optional<uint64_t> default_size, const Provenance& prov,
+                     uint32_t instances) {
+  CacheRead out;
+  CacheElement& e = out.element;
+  auto present = r.boolean("present");
+  auto size = r.integer("size_bytes");
+  auto line = r.integer("line_bytes");
+  auto sector = r.integer("fetch_granularity_bytes");
+  auto latency = r.cycles("latency_cycles");
+  auto penalty = r.cycles("miss_penalty_cycles");
+  const bool hashed = read_hashed(r);
+  const auto first_miss = read_informational(r, d.l2);
+  bool on = r.exists() ? present.value_or(true) : false;
+  if (!r.exists() && default_size && *default_size > 0) on = true;
+  e.geometry.line_bytes = power_of_two(r, "line_bytes", line, d.line_bytes);
+  e.geometry.sector_bytes = power_of_two(r, "fetch_granularity_bytes", sector, e.geometry.line_bytes);
+  if (e.geometry.sector_bytes > e.geometry.line_bytes)
+    r.fail("fetch_granularity_bytes", "must not exceed line_bytes (" + std::to_string(e.geometry.line_bytes) + ")");
+  if (e.geometry.line_bytes / e.geometry.sector_bytes > 64)
+    r.fail("fetch_granularity_bytes", "more than 64 sectors per line are not supported");
+  e.geometry.policy = read_policy(r, "replacement_policy");
+  e.latency_cycles = latency.value_or(d.latency_cycles);
+  if (e.latency_cycles < 0) r.fail("latency_cycles", "must not be negative");
+  if (penalty) {
+    e.has_miss_penalty = true;
+    e.miss_penalty_cycles = *penalty;
+    e.miss_penalty_pooled = prov.measured && !d.l2;
+  }
+  if (!on) {  // still type-check the structure keys
+    r.integer_or_integers("sets");
+    r.integer("ways");
+    return out;
+  }
+  if (!size && !default_size) r.fail(nullptr, "needs size_bytes (or present = false)");
+  const uint64_t sz = uint64_t(positive(r, "size_bytes", size, int64_t(default_size.value_or(0))));
+  const uint32_t b = e.geometry.line_bytes;
+  const uint64_t lines = lines_of(r, sz, b, prov);
+  if (prov.measured) {
+    std::optional<uint64_t> first_lines;
+    if (first_miss && *first_miss > 0) first_lines = uint64_t(*first_miss) / b;
+    e.geometry.set_ways = replay_sets(r, lines, b, instances, hashed, first_lines, out.index);
+  } else {
+    if (lines % instances) r.fail("size_bytes", "does not divide among " + std::to_string(instances) + " partitions");
+    // Structure given for the whole cache; each partition holds an equal share of the sets.
+    e.geometry.set_ways = read_sets(r, sz, b, "sets", "ways", instances, "size_bytes");
+    if (hashed) {
+      const uint32_t per = uint32_t(e.geometry.set_ways.size());
+      if (per < 2 || !std::has_single_bit(per))
+        r.fail("set_mapping", "\"hashed\" derives a hash for a power-of-two number of sets (per partition), not " +
+                                  std::to_string(per) + "; give [sim." + r.path() + "] set_hash or set_mapping = \"modulo\"");
+      out.index = SetIndex::Pairs;
+    }
+  }
+  uint64_t held = 0;
+  for (uint32_t w : e.geometry.set_ways) held += w;
+  e.geometry.size_bytes = held * b;
+  e.geometry.present = true;
+  return out;
+}
+
+void read_cache_sim(Reader& s, Reader& element, CacheRead& read, bool partitions_allowed) {
+  CacheElement& e = read.element;
+  if (auto hash = s.node("set_hash")) {
+    if (element.has("set_mapping") && element.string("set_mapping") == "modulo")
+      s.fail("set_hash", "contradicts " + element.path() + ".set_mapping = \"modulo\"; remove one of them");
+    read_set_hash(s, *hash, e);
+  } else if (e.geometry.present) {
+    e.geometry.set_hash_masks = derived_masks(read.index, e.geometry.sets(), e.geometry.line_bytes);
+  }
+  auto probs = s.numbers("victim_probabilities");
+  auto eprobs = element.numbers("victim_probabilities");  // the probes report the measured ones
+  if (!probs) probs = eprobs;
+  if (e.geometry.present && e.geometry.policy == Policy::NonUniform) {
+    const uint32_t w = e.geometry.max_ways();
+    if (!probs) {  // Mei and Chu's Fermi L1: way 2 three times as likely as each other way
+      probs = std::vector<double>(w, 1.0);
+      if (w > 1) (*probs)[1] = 3.0;
+    }
+    *probs = per_way(*probs, w);
+    if (probs->size() != w)
+      s.fail("victim_probabilities", "needs one entry per way (" + std::to_string(w) + ") or per bin of ways, got " +
+                                         std::to_string(probs->size()));
+    double sum = 0;
+    for (double p : *probs) {
+      if (p < 0) s.fail("victim_probabilities", "must not be negative");
+      sum += p;
+    }
+    if (sum <= 0) s.fail("victim_probabilities", "must not all be zero");
+    for (double& p : *probs) p /= sum;
+    e.geometry.victim_probabilities = *probs;
+  }
+  if (partitions_allowed) {
+    e.partitions_per_sm = uint32_t(positive(s, "partitions_per_sm", s.integer("partitions_per_sm"), 1));
+    if (e.partitions_per_sm > 32) s.fail("partitions_per_sm", "at most 32 partitions per SM");
+  }
+}
+
+}  // namespace memtopo::sim

@@ -1,0 +1,147 @@
+// [tlb] and the [sim] table with its sub-tables: what probes do not measure (noise, GPCs,
+// carveout, storages, L2 placement and traffic, TLB sharing). Defaults: docs/simulator.md.
+#include <string>
+#include <vector>
+
+#include "sim/sim_description.hpp"
+
+namespace memtopo::sim {
+namespace {
+
+TlbLevel read_tlb_level(Reader& r, const char* lvl, uint64_t page_default, int64_t penalty_default) {
+  const std::string p = lvl;
+  TlbLevel t;
+  auto entries = r.integer((p + "_entries").c_str());
+  auto page = r.integer((p + "_page_bytes").c_str());
+  auto penalty = r.cycles((p + "_miss_penalty_cycles").c_str());
+  t.geometry.line_bytes = power_of_two(r, (p + "_page_bytes").c_str(), page, int64_t(page_default));
+  t.geometry.sector_bytes = t.geometry.line_bytes;
+  t.geometry.policy = read_policy(r, (p + "_replacement_policy").c_str());
+  t.miss_penalty_cycles = penalty.value_or(penalty_default);
+  if (!entries || *entries == 0) {
+    r.integer_or_integers((p + "_sets").c_str());
+    return t;
+  }
+  const int64_t n = positive(r, (p + "_entries").c_str(), entries, 1);
+  const uint64_t page_bytes = t.geometry.line_bytes;
+  t.geometry.size_bytes = uint64_t(n) * page_bytes;
+  const std::string sets_key = p + "_sets";
+  const std::string entries_key = p + "_entries";
+  if (!r.has(sets_key.c_str())) {
+    r.ignore(sets_key.c_str());
+    t.geometry.set_ways.assign(1, uint32_t(n));  // fully associative
+  } else {
+    t.geometry.set_ways = read_sets(r, t.geometry.size_bytes, t.geometry.line_bytes, sets_key.c_str(), nullptr, 1,
+                                    entries_key.c_str());
+  }
+  if (t.geometry.policy == Policy::NonUniform) {
+    t.geometry.victim_probabilities.assign(t.geometry.max_ways(), 1.0 / t.geometry.max_ways());
+  }
+  t.geometry.present = true;
+  return t;
+}
+
+Storage read_storage(Reader& s, const char* key, std::initializer_list<std::pair<const char*, Storage>> allowed,
+                     Storage def) {
+  auto v = s.string(key);
+  if (!v) return def;
+  std::string names;
+  for (auto& [n, st] : allowed) {
+    if (*v == n) return st;
+    names += (names.empty() ? "\"" : ", \"") + std::string(n) + "\"";
+  }
+  s.fail(key, "\"" + *v + "\" is not a storage; use " + names);
+}
+
+}  // namespace
+
+void read_tlb(Reader& tlb, Model& m) {
+  auto present = tlb.boolean("present");
+  auto page = tlb.integer("page_bytes");
+  const uint64_t page_bytes = power_of_two(tlb, "page_bytes", page, 2 << 20);
+  m.tlb_l1 = read_tlb_level(tlb, "l1", page_bytes, 30);
+  m.tlb_l2 = read_tlb_level(tlb, "l2", page_bytes, 300);
+  m.tlb_present = tlb.exists() && present.value_or(true) && (m.tlb_l1.geometry.present || m.tlb_l2.geometry.present);
+}
+
+void read_sim_globals(Reader& sim, Model& m, bool constant_l15_measured) {
+  m.seed = uint64_t(sim.integer("seed").value_or(1));
+  m.timing_overhead_cycles = sim.cycles("timing_overhead_cycles").value_or(0);
+  if (m.timing_overhead_cycles < 0) sim.fail("timing_overhead_cycles", "must not be negative");
+  m.noise_cycles = sim.cycles("noise_cycles").value_or(0);
+  if (m.noise_cycles < 0) sim.fail("noise_cycles", "must not be negative");
+  if (auto d = sim.string("noise_distribution")) {
+    if (*d == "geometric") m.noise_geometric = true;
+    else if (*d != "uniform") sim.fail("noise_distribution", "\"" + *d + "\": use \"uniform\" or \"geometric\"");
+  }
+  m.outlier_probability = sim.number("outlier_probability").value_or(0.0);
+  if (m.outlier_probability < 0 || m.outlier_probability > 1) sim.fail("outlier_probability", "must be within 0..1");
+  m.outlier_cycles = sim.cycles("outlier_cycles").value_or(0);
+  if (m.outlier_cycles < 0) sim.fail("outlier_cycles", "must not be negative");
+  m.stray_line_probability = sim.number("stray_line_probability").value_or(0.0);
+  if (m.stray_line_probability < 0 || m.stray_line_probability > 1) sim.fail("stray_line_probability", "must be within 0..1");
+  // A measured L1.5 was measured from one SM at a time, and the constant L1's miss penalty
+  // from eight SMs at once, each of whose footprints hit the L1.5 on the device measured: one
+  // L1.5 per SM reproduces both without knowing which SMs share one.
+  const int64_t gpc_default = constant_l15_measured ? 1 : m.info.sm_count;
+  m.sm_per_gpc = uint32_t(positive(sim, "sm_per_gpc", sim.integer("sm_per_gpc"), gpc_default));
+  m.warp_schedulers = uint32_t(positive(sim, "warp_schedulers", sim.integer("warp_schedulers"), 4));
+  if (auto v = sim.integer("l1_shared_total_bytes")) {
+    if (*v < 0) sim.fail("l1_shared_total_bytes", "must not be negative");
+    m.l1_shared_total_bytes = uint64_t(*v);
+    if (*v && m.l1d.geometry.present && uint64_t(*v) < m.l1d.geometry.size_bytes)
+      sim.fail("l1_shared_total_bytes", "is smaller than l1d.size_bytes; it is the L1 plus shared-memory array");
+  }
+  if (auto v = sim.integer("default_carveout_percent")) {
+    if (*v < 0 || *v > 100) sim.fail("default_carveout_percent", "must be within 0..100");
+    m.default_carveout_percent = int32_t(*v);
+  }
+}
+
+void read_storages(Reader& s_tex, Reader& s_ro, Model& m) {
+  const Storage tex_def =
+      m.texture.geometry.present ? Storage::Texture : (m.l1d.geometry.present ? Storage::L1d : Storage::None);
+  m.texture_storage = read_storage(s_tex, "storage", {{"own", Storage::Texture}, {"l1d", Storage::L1d}}, tex_def);
+  if (m.texture_storage == Storage::Texture && !m.texture.geometry.present)
+    s_tex.fail("storage", "\"own\" needs a [texture] table with size_bytes");
+  if (m.texture_storage == Storage::L1d && !m.l1d.geometry.present)
+    s_tex.fail("storage", "\"l1d\" needs an [l1d] table with size_bytes");
+  // A [readonly] table describes a cache of its own (a measured one may differ from the
+  // texture path's: the H100's has 128 B lines, its texture path 256 B); without one,
+  // read-only loads share whatever texture loads use.
+  const Storage ro_def = m.readonly.geometry.present ? Storage::Readonly : m.texture_storage;
+  m.readonly_storage = read_storage(
+      s_ro, "storage", {{"texture", m.texture_storage}, {"own", Storage::Readonly}, {"l1d", Storage::L1d}}, ro_def);
+  if (m.readonly_storage == Storage::Readonly && !m.readonly.geometry.present)
+    s_ro.fail("storage", "\"own\" needs a [readonly] table with size_bytes");
+  if (m.readonly_storage == Storage::L1d && !m.l1d.geometry.present)
+    s_ro.fail("storage", "\"l1d\" needs an [l1d] table with size_bytes");
+}
+
+void read_l2_placement(Reader& s_l2, Model& m) {
+  const uint32_t sm_count = uint32_t(m.info.sm_count);
+  m.l2_interleave_bytes = power_of_two(s_l2, "interleave_bytes", s_l2.integer("interleave_bytes"), 4096);
+  m.l2_foreign_line_probability = s_l2.number("foreign_line_probability").value_or(0.0);
+  if (m.l2_foreign_line_probability < 0 || m.l2_foreign_line_probability > 1)
+    s_l2.fail("foreign_line_probability", "must be within 0..1");
+  m.l2_foreign_lines_per_kcycle = s_l2.number("foreign_lines_per_kcycle").value_or(0.0);
+  if (m.l2_foreign_lines_per_kcycle < 0 || m.l2_foreign_lines_per_kcycle > 1000)
+    s_l2.fail("foreign_lines_per_kcycle", "must be within 0..1000");
+  if (auto near = s_l2.integers("near_partition")) {
+    if (near->size() != sm_count)
+      s_l2.fail("near_partition", "needs one entry per SM (" + std::to_string(sm_count) + ")");
+    for (int64_t p : *near) {
+      if (p < 0 || p >= int64_t(m.l2_partitions)) s_l2.fail("near_partition", "names a partition that does not exist");
+      m.l2_near_partition.push_back(uint32_t(p));
+    }
+  } else {  // the first SMs are near partition 0, the next ones near partition 1, ...
+    for (uint32_t s = 0; s < sm_count; ++s) m.l2_near_partition.push_back(uint32_t(uint64_t(s) * m.l2_partitions / sm_count));
+  }
+}
+
+void read_sim_tlb(Reader& s_tlb, Model& m) {
+  m.tlb_l1_per_sm = s_tlb.boolean("l1_per_sm").value_or(true);
+  m.tlb_on_l1_hit = s_tlb.boolean("translate_on_l1_hit").value_or(false);
+}
+
+}  // namespace memtopo::sim

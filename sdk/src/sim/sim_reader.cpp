@@ -1,0 +1,149 @@
+#include "sim/sim_reader.hpp"
+
+#include <bit>
+#include <cmath>
+#include <sstream>
+
+#include "memtopo/errors.hpp"
+
+namespace memtopo::sim {
+
+const char* type_name(const toml::node& n) {
+  switch (n.type()) {
+    case toml::node_type::table: return "a table";
+    case toml::node_type::array: return "an array";
+    case toml::node_type::string: return "a string";
+    case toml::node_type::integer: return "an integer";
+    case toml::node_type::floating_point: return "a float";
+    case toml::node_type::boolean: return "a boolean";
+    default: return "a date/time";
+  }
+}
+
+void Reader::fail(const char* key, const std::string& what) const {
+  std::ostringstream m;
+  const toml::node* n = (table_ && key) ? table_->get(key) : nullptr;
+  const auto& src = n ? n->source() : (table_ ? table_->source() : toml::source_region{});
+  m << *file_ << ":" << src.begin.line << ": " << path_ << (key ? std::string(".") + key : "") << ": " << what;
+  throw Error(m.str());
+}
+
+std::optional<int64_t> Reader::integer(const char* key) {
+  const toml::node* n = node(key);
+  if (!n) return std::nullopt;
+  if (auto v = n->value_exact<int64_t>()) return *v;
+  fail(key, std::string("must be an integer, not ") + type_name(*n));
+}
+
+std::optional<int64_t> Reader::cycles(const char* key) {
+  const toml::node* n = node(key);
+  if (!n) return std::nullopt;
+  if (auto v = n->value_exact<int64_t>()) return *v;
+  if (auto v = n->value_exact<double>()) return static_cast<int64_t>(std::llround(*v));
+  fail(key, std::string("must be a number of cycles, not ") + type_name(*n));
+}
+
+std::optional<double> Reader::number(const char* key) {
+  const toml::node* n = node(key);
+  if (!n) return std::nullopt;
+  if (auto v = n->value_exact<double>()) return *v;
+  if (auto v = n->value_exact<int64_t>()) return static_cast<double>(*v);
+  fail(key, std::string("must be a number, not ") + type_name(*n));
+}
+
+std::optional<bool> Reader::boolean(const char* key) {
+  const toml::node* n = node(key);
+  if (!n) return std::nullopt;
+  if (auto v = n->value_exact<bool>()) return *v;
+  fail(key, std::string("must be true or false, not ") + type_name(*n));
+}
+
+std::optional<std::string> Reader::string(const char* key) {
+  const toml::node* n = node(key);
+  if (!n) return std::nullopt;
+  if (auto v = n->value_exact<std::string>()) return *v;
+  fail(key, std::string("must be a string, not ") + type_name(*n));
+}
+
+std::optional<std::vector<int64_t>> Reader::integers(const char* key) {
+  const toml::node* n = node(key);
+  if (!n) return std::nullopt;
+  const toml::array* a = n->as_array();
+  if (!a) fail(key, std::string("must be an array of integers, not ") + type_name(*n));
+  std::vector<int64_t> out;
+  for (const toml::node& e : *a) {
+    auto v = e.value_exact<int64_t>();
+    if (!v) fail(key, std::string("must be an array of integers; it holds ") + type_name(e));
+    out.push_back(*v);
+  }
+  return out;
+}
+
+std::optional<std::vector<double>> Reader::numbers(const char* key) {
+  const toml::node* n = node(key);
+  if (!n) return std::nullopt;
+  const toml::array* a = n->as_array();
+  if (!a) fail(key, std::string("must be an array of numbers, not ") + type_name(*n));
+  std::vector<double> out;
+  for (const toml::node& e : *a) {
+    if (auto v = e.value_exact<double>()) out.push_back(*v);
+    else if (auto i = e.value_exact<int64_t>()) out.push_back(double(*i));
+    else fail(key, std::string("must be an array of numbers; it holds ") + type_name(e));
+  }
+  return out;
+}
+
+std::optional<std::vector<int64_t>> Reader::integer_or_integers(const char* key) {
+  const toml::node* n = node(key);
+  if (!n) return std::nullopt;
+  if (auto v = n->value_exact<int64_t>()) return std::vector<int64_t>{*v};
+  if (n->is_array()) {
+    auto v = integers(key);
+    if (v->empty()) fail(key, "must not be an empty array");
+    return v;
+  }
+  fail(key, std::string("must be an integer or an array of integers, not ") + type_name(*n));
+}
+
+Reader Reader::sub(const char* key) {
+  const toml::node* n = node(key);
+  if (n && !n->is_table()) fail(key, std::string("must be a table, not ") + type_name(*n));
+  return Reader(n ? n->as_table() : nullptr, path_ + "." + key, *file_);
+}
+
+void Reader::finish() const {
+  if (!table_) return;
+  for (const auto& [k, v] : *table_) {
+    if (used_.count(std::string(k.str()))) continue;
+    std::ostringstream known;
+    for (const auto& u : used_) known << (known.tellp() ? ", " : "") << u;
+    std::ostringstream m;
+    m << *file_ << ":" << v.source().begin.line << ": " << path_ << "." << k.str()
+      << ": unknown key (known keys here: " << known.str() << ")";
+    throw Error(m.str());
+  }
+}
+
+int64_t positive(Reader& r, const char* key, std::optional<int64_t> v, int64_t def) {
+  if (!v) return def;
+  if (*v <= 0) r.fail(key, "must be positive, got " + std::to_string(*v));
+  return *v;
+}
+
+uint32_t power_of_two(Reader& r, const char* key, std::optional<int64_t> v, int64_t def) {
+  int64_t x = positive(r, key, v, def);
+  if (!std::has_single_bit(uint64_t(x)) || x > (int64_t(1) << 31))
+    r.fail(key, "must be a power of two (bytes), got " + std::to_string(x));
+  return static_cast<uint32_t>(x);
+}
+
+Policy read_policy(Reader& r, const char* key) {
+  auto s = r.string(key);
+  if (!s || *s == "lru") return Policy::Lru;
+  if (*s == "fifo") return Policy::Fifo;
+  if (*s == "random") return Policy::Random;
+  if (*s == "non_uniform") return Policy::NonUniform;
+  r.fail(key, "\"" + *s + "\" is not a replacement policy; use \"lru\", \"fifo\", \"random\" or \"non_uniform\"");
+}
+
+}  // namespace memtopo::sim

@@ -1,0 +1,32 @@
+#include "memtopo_run.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+
+namespace fs = std::filesystem;
+
+namespace probetest {
+
+fs::path device_file(const std::string& name) { return fs::path(MEMTOPO_SOURCE_DIR) / "examples/devices" / name; }
+
+fs::path scratch(const std::string& name) {
+  const fs::path dir = fs::path(MEMTOPO_BINARY_DIR) / "tests" / "cache-probes-scratch";
+  fs::create_directories(dir);
+  return dir / name;
+}
+
+toml::table run_memtopo(const fs::path& device, const std::string& tag, const std::string& only) {
+  const fs::path out = scratch(tag + ".toml");
+  fs::remove(out);
+  const std::string cmd = std::string(MEMTOPO_BINARY_DIR) + "/bin/memtopo run -q --device sim:" + device.string() +
+                          (only.empty() ? std::string() : " --only " + only) + " -o " + out.string() + " 2>" +
+                          scratch(tag + ".log").string();
+  const int rc = std::system(cmd.c_str());
+  INFO("command: " << cmd);
+  REQUIRE(fs::exists(out));
+  INFO("exit status " << rc);
+  return toml::parse_file(out.string());
+}
+
+}  // namespace probetest

@@ -1,0 +1,245 @@
+// The tolerance of each key type when a replay's topology B is compared with the topology A
+// it replayed (docs/simulator.md, "Replaying a measured topology", keeps the same table):
+// - discrete keys (lines, sectors, sets, ways, partitions, policy, set mapping, presence,
+//   [device], each value's bound, each probe's status): exactly;
+// - sizes: within one line (the size probe steps by 32 B, and the replay takes whole lines),
+//   or 1/1024 of the size where that is more (a large cache whose line count has too few
+//   factors of two for equal power-of-two sets is replayed with one that has them);
+// - cycles: within 3 % or half a cycle (the simulator counts whole cycles);
+// - victim probabilities: within four standard errors of the census (a few hundred evictions);
+// - the footprints of a sweep: within its grid (1/8 of the size past the size, 1/8 octave for
+//   the L2 levels);
+// and the keys the simulator does not reproduce are named in `not_compared` with the reason.
+#include "replay_compare.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <sstream>
+
+namespace probetest {
+namespace {
+
+std::string text(const toml::node* n) {
+  if (!n) return "(absent)";
+  std::ostringstream o;
+  if (auto v = n->value_exact<std::string>()) o << '"' << *v << '"';
+  else if (auto i = n->value_exact<int64_t>()) o << *i;
+  else if (auto d = n->value_exact<double>()) o << *d;
+  else if (auto b = n->value_exact<bool>()) o << (*b ? "true" : "false");
+  else if (const toml::array* a = n->as_array()) {
+    o << '[';
+    for (size_t k = 0; k < a->size(); ++k) o << (k ? ", " : "") << text(a->get(k));
+    o << ']';
+  } else o << "(a table)";
+  return o.str();
+}
+
+std::vector<double> numbers(const toml::node* n) {
+  std::vector<double> out;
+  if (const toml::array* a = n ? n->as_array() : nullptr)
+    for (const toml::node& e : *a) out.push_back(e.value<double>().value_or(NAN));
+  return out;
+}
+
+double number(const toml::node* n) { return n ? n->value<double>().value_or(NAN) : NAN; }
+
+// The census counts whole evictions: the smallest count n for which every probability is a
+// multiple of 1/n.
+double evictions(const std::vector<double>& p) {
+  for (int n = 20; n <= 20000; ++n) {
+    bool whole = true;
+    for (double x : p) whole = whole && std::fabs(x * n - std::round(x * n)) < 1e-6;
+    if (whole) return n;
+  }
+  return 20;  // the fewest a census reports
+}
+
+const toml::table kNone;
+
+class Comparer {
+ public:
+  Comparer(const toml::table& a, const toml::table& b, ReplayCheck& out) : a_(a), b_(b), out_(out) {
+    for (const auto& [e, t] : a)
+      if (t.is_table() && early_first_miss(std::string(e.str()))) early_.insert(std::string(e.str()));
+  }
+
+  void element(const std::string& e) {
+    const toml::table* ta = a_[e].as_table();
+    const toml::table* tb = b_[e].as_table();
+    if (!ta || !tb) {
+      out_.mismatches.push_back(e + ": a table in " + (ta ? "A" : "B") + " only");
+      return;
+    }
+    std::set<std::string> keys;
+    for (const auto& [k, v] : *ta) keys.insert(std::string(k.str()));
+    for (const auto& [k, v] : *tb) keys.insert(std::string(k.str()));
+    for (const std::string& k : keys) key(e, k, ta->get(k), tb->get(k));
+  }
+
+  void bounds_and_statuses() {
+    const toml::table* pa = a_["provenance"].as_table();
+    for (const auto& [e, keys] : pa ? *pa : kNone) {
+      for (const auto& [k, v] : keys.is_table() ? *keys.as_table() : kNone) {
+        const toml::node* ba = a_["provenance"][e.str()][k.str()]["bound"].node();
+        const toml::node* bb = b_["provenance"][e.str()][k.str()]["bound"].node();
+        if (bb && text(ba) != text(bb))
+          mismatch(std::string(e.str()) + "." + std::string(k.str()) + " bound", ba, bb, "exact");
+      }
+    }
+    const toml::table* probes = a_["probes"].as_table();
+    for (const auto& [p, v] : probes ? *probes : kNone) {
+      const std::string name(p.str());
+      const std::string step = name.substr(name.find('/') + 1);
+      bool from_first_miss = false;
+      for (const std::string& e : early_) from_first_miss |= step == e + "-geometry" || step == e + "-policy";
+      if (from_first_miss) {
+        skip("probe " + name + " status", "its element's first miss came before the size in A");
+        continue;
+      }
+      const toml::node* sa = a_["probes"][p.str()]["status"].node();
+      const toml::node* sb = b_["probes"][p.str()]["status"].node();
+      if (text(sa) != text(sb)) mismatch("probe " + std::string(p.str()) + " status", sa, sb, "exact");
+    }
+  }
+
+ private:
+  void mismatch(const std::string& what, const toml::node* x, const toml::node* y, const std::string& tolerance) {
+    out_.mismatches.push_back(what + ": " + text(x) + " in A, " + text(y) + " in B (tolerance: " + tolerance + ")");
+  }
+  void skip(const std::string& what, const std::string& why) { out_.not_compared.push_back(what + ": " + why); }
+
+  double a_num(const std::string& e, const char* k) const { return number(a_[e][k].node()); }
+
+  // A's element missed before its capacity (first miss more than a line below the size).
+  bool early_first_miss(const std::string& e) const {
+    return a_num(e, "first_miss_bytes") < a_num(e, "size_bytes") - line_of(e);
+  }
+
+  void key(const std::string& e, const std::string& k, const toml::node* x, const toml::node* y) {
+    const std::string what = e + "." + k;
+    if (e == "device") return exact(what, x, y);
+    if (early_.count(e) && kFromFirstMiss.count(k))
+      return skip(what, "measured from A's first miss, which other traffic made come before the size; the replay "
+                        "has the size and no such traffic");
+    if (k == "size_bytes") return within(what, x, y, std::max(line_of(e), a_num(e, "size_bytes") / 1024), "one line or 1/1024");
+    if (k == "first_miss_bytes") return first_miss(e, x, y);
+    if (k == "full_miss_bytes") return full_miss(e, x, y);
+    if (k == "level_latencies_cycles" || k == "level_start_bytes") return levels(e, k, x, y);
+    if (k == "victim_probabilities") return victims(what, x, y);
+    if (k.size() > 7 && k.compare(k.size() - 7, 7, "_cycles") == 0) return cycles(e, k, x, y);
+    exact(what, x, y);
+  }
+
+  void exact(const std::string& what, const toml::node* x, const toml::node* y) {
+    if (text(x) != text(y)) mismatch(what, x, y, "exact");
+  }
+
+  void within(const std::string& what, const toml::node* x, const toml::node* y, double tol, const std::string& how) {
+    if (!x || !y || !(std::fabs(number(x) - number(y)) <= tol)) mismatch(what, x, y, how + ", " + std::to_string(tol));
+  }
+
+  double line_of(const std::string& e) const {
+    const double line = a_num(e, "line_bytes");
+    return std::isnan(line) ? 32 : line;
+  }
+
+  // A cache that misses by its own data alone first misses at its size. One that missed
+  // earlier (the H100's L2: other clients' lines) is replayed without that traffic, so B's
+  // first miss lies between A's and the size.
+  void first_miss(const std::string& e, const toml::node* x, const toml::node* y) {
+    const double size = a_num(e, "size_bytes"), line = line_of(e), fa = number(x), fb = number(y);
+    if (!(std::fabs(fa - size) > line)) return within(e + ".first_miss_bytes", x, y, line, "one line");
+    if (!(fb >= fa - line && fb <= size + line))
+      mismatch(e + ".first_miss_bytes", x, y, "between A's first miss and A's size, within a line");
+    skip(e + ".first_miss_bytes", "A's first miss lies below its size (other traffic, which the simulator does not "
+                                  "replay); B's is only checked to lie between the two");
+  }
+
+  // How misses grow past the size depends on which hash spreads the lines over the sets; a
+  // replay knows the hash only under modulo mapping (a hashed or hidden set index gets a
+  // derived hash of the same sets and ways).
+  void full_miss(const std::string& e, const toml::node* x, const toml::node* y) {
+    if (a_[e]["set_mapping"].value<std::string>() != "modulo")
+      return skip(e + ".full_miss_bytes", "the set index is hashed or not determined; the replay's derived hash "
+                                          "shapes the misses past the size differently");
+    if (!x && !y) return;
+    within(e + ".full_miss_bytes", x, y, a_num(e, "size_bytes") / 8, "1/8 of the size (the sweep's grid)");
+  }
+
+  // The simulated L2 spreads an SM's lines over every partition. An L2 that copies lines into
+  // the partition near the SM (the H100) shows two on-chip levels below the API's size in A;
+  // the replay shows one.
+  void levels(const std::string& e, const std::string& k, const toml::node* x, const toml::node* y) {
+    const std::vector<double> starts = numbers(a_[e]["level_start_bytes"].node());
+    const double api = a_num(e, "api_size_bytes");
+    const auto on_chip = std::count_if(starts.begin(), starts.end(), [&](double s) { return s < api; });
+    if (on_chip >= 2)
+      return skip(e + "." + k, "A shows " + std::to_string(on_chip) + " on-chip levels (lines copied near the SM), "
+                               "the simulated L2 one");
+    const std::vector<double> va = numbers(x), vb = numbers(y);
+    bool ok = va.size() == vb.size() && !va.empty();
+    for (size_t i = 0; ok && i < va.size(); ++i)
+      ok = k == "level_start_bytes" ? std::max(va[i], vb[i]) <= 1.0906 * std::min(va[i], vb[i])
+                                    : std::fabs(va[i] - vb[i]) <= std::max(0.03 * std::fabs(va[i]), 0.5);
+    if (!ok) mismatch(e + "." + k, x, y, k == "level_start_bytes" ? "one step of 1/8 octave" : "3 % each");
+  }
+
+  void victims(const std::string& what, const toml::node* x, const toml::node* y) {
+    const std::vector<double> pa = numbers(x), pb = numbers(y);
+    bool ok = pa.size() == pb.size() && !pa.empty();
+    const double na = ok ? evictions(pa) : 1, nb = ok ? evictions(pb) : 1;
+    for (size_t i = 0; ok && i < pa.size(); ++i)
+      ok = std::fabs(pa[i] - pb[i]) <= 4 * std::sqrt(pa[i] * (1 - pa[i]) / na + pb[i] * (1 - pb[i]) / nb) + 1e-9;
+    if (!ok) mismatch(what, x, y, "four standard errors of the censuses");
+  }
+
+  // A level two probes measured: the constant L1's miss penalty (eight SMs, random lines) and
+  // the L1.5's hit latency (one SM, a stride chase). The simulator serves one L1.5 latency on
+  // the constant path, L1 latency + penalty, so A's own disagreement is allowed on top.
+  void cycles(const std::string& e, const std::string& k, const toml::node* x, const toml::node* y) {
+    double tol = std::max(0.03 * std::fabs(number(x)), 0.5);
+    std::string how = "3 % or half a cycle";
+    const double pen = a_num("constant_l1", "miss_penalty_cycles");
+    if (e == "constant_l15" && k == "latency_cycles" && !std::isnan(pen)) {
+      const double own = std::fabs(number(x) - a_num("constant_l1", "latency_cycles") - pen);
+      tol += own;
+      how += ", plus A's own disagreement with constant_l1 latency + miss penalty";
+    }
+    within(e + "." + k, x, y, tol, how);
+  }
+
+  // Keys the geometry, policy and size probes measure from the first miss.
+  inline static const std::set<std::string> kFromFirstMiss = {"sets", "ways", "set_mapping", "replacement_policy",
+                                                              "victim_probabilities", "full_miss_bytes"};
+  const toml::table& a_;
+  const toml::table& b_;
+  ReplayCheck& out_;
+  std::set<std::string> early_;  // elements whose first miss came before the size in A
+};
+
+}  // namespace
+
+ReplayCheck compare_replay(const toml::table& a, const toml::table& b) {
+  ReplayCheck out;
+  Comparer c(a, b, out);
+  std::set<std::string> tables;
+  for (const toml::table* t : {&a, &b})
+    for (const auto& [k, v] : *t)
+      if (v.is_table()) tables.insert(std::string(k.str()));
+  for (const char* skip : {"meta", "provenance", "probes", "sim"}) tables.erase(skip);
+  for (const std::string& e : tables) c.element(e);
+  c.bounds_and_statuses();
+  return out;
+}
+
+std::string plugins_of(const toml::table& a) {
+  std::set<std::string> plugins;
+  if (const toml::table* probes = a["probes"].as_table())
+    for (const auto& [p, v] : *probes) plugins.insert(std::string(p.str()).substr(0, p.str().find('/')));
+  std::string out;
+  for (const std::string& p : plugins) out += (out.empty() ? "" : ",") + p;
+  return out;
+}
+
+}  // namespace probetest

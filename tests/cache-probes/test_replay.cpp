@@ -1,0 +1,61 @@
+// A topology file is a simulated device: what the probes write replays, and a topology
+// measured on a simulated device measures back to itself (docs/simulator.md, "Replaying a
+// measured topology"). Every run here is the real memtopo executable with the real plugins.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <toml++/toml.h>
+
+#include "memtopo_run.hpp"
+#include "replay_compare.hpp"
+
+namespace fs = std::filesystem;
+using probetest::compare_replay;
+using probetest::ReplayCheck;
+
+namespace {
+
+void check(const ReplayCheck& r) {
+  for (const std::string& n : r.not_compared) WARN("not compared: " << n);
+  for (const std::string& m : r.mismatches) FAIL_CHECK(m);
+  CHECK(r.mismatches.empty());
+}
+
+}  // namespace
+
+// Every plugin runs, not only the cache plugins: a key some probe writes and the simulator
+// refuses must fail here, and device-info writes the [device] table a replay needs. Both
+// runs take about 10-30 s a device on one core (the L2 sweeps dominate).
+TEST_CASE("each shipped device, measured, replays and measures back to itself", "[cache][sim][replay]") {
+  const std::string name = GENERATE("hopper-like.toml", "kepler-like.toml", "pascal-like.toml");
+  INFO(name);
+  const toml::table a = probetest::run_memtopo(probetest::device_file(name), "replay-A-" + name, "");
+  const fs::path a_file = probetest::scratch("replay-A-" + name + ".toml");
+  const toml::table b = probetest::run_memtopo(a_file, "replay-B-" + name, "");
+  check(compare_replay(a, b));
+}
+
+// tests/sim/measured/ holds topologies measured by the real binary (on the simulator or on a
+// GPU, README.md there); each one found replays, with the plugins that measured it.
+TEST_CASE("every committed measured topology replays and measures back to itself", "[cache][sim][replay]") {
+  const fs::path dir = fs::path(MEMTOPO_SOURCE_DIR) / "tests/sim/measured";
+  std::vector<fs::path> files;
+  for (const auto& f : fs::directory_iterator(dir))
+    if (f.path().extension() == ".toml") files.push_back(f.path());
+  std::sort(files.begin(), files.end());
+  REQUIRE(!files.empty());
+  for (const fs::path& f : files) {
+    DYNAMIC_SECTION(f.filename().string()) {
+      const toml::table a = toml::parse_file(f.string());
+      const std::string only = probetest::plugins_of(a);
+      INFO("the plugins that measured it, from its [probes] table: " << only);
+      REQUIRE(!only.empty());
+      const toml::table b = probetest::run_memtopo(f, "replay-measured-" + f.stem().string(), only);
+      check(compare_replay(a, b));
+    }
+  }
+}
