@@ -156,8 +156,6 @@ std::vector<ConfigBlock> config_blocks() {
 
 // The one example that waits for the cache probes' options (being added to plugins/ by
 // another change): every <plugin>/<element>-size probe declares search_limit_bytes.
-bool waits_for_search_limit(const ConfigBlock& b) { return b.text.find("search_limit_bytes") != std::string::npos; }
-
 std::vector<std::string> config_errors(const ConfigBlock& b) {
   try {
     parse_config(b.text, b.where, real_registry());
@@ -217,32 +215,15 @@ TEST_CASE("docs: list, plan and validate examples run", "[host][docs]") {
 TEST_CASE("docs: config file examples load against the real plugins", "[host][docs]") {
   const auto blocks = config_blocks();
   CHECK(blocks.size() >= 2);
+  size_t with_options = 0;
   for (const auto& b : blocks) {
     INFO(b.where << "\n" << b.text);
-    if (waits_for_search_limit(b)) {
-      // Everything but the per-probe option must already be right.
-      std::string without = b.text;
-      without.erase(without.find("[probes."));
-      CHECK(config_errors({b.where, without}).empty());
-      continue;
-    }
-    CHECK(config_errors(b).empty());
-  }
-}
-
-// [!mayfail] until data-cache's <element>-size probes declare the search_limit_bytes option
-// (another change to plugins/); then this passes and the tag can go.
-TEST_CASE("docs: the per-probe options example (waits for search_limit_bytes in data-cache)",
-          "[host][docs][!mayfail][waits-for-search-limit-bytes-option]") {
-  size_t found = 0;
-  for (const auto& b : config_blocks()) {
-    if (!waits_for_search_limit(b)) continue;
-    ++found;
+    with_options += b.text.find("[probes.") != std::string::npos ? 1 : 0;
     const auto errors = config_errors(b);
-    INFO(b.where << "\n" << b.text << "errors:\n" << (errors.empty() ? "" : errors[0]));
+    INFO("errors:\n" << (errors.empty() ? "" : errors[0]));
     CHECK(errors.empty());
   }
-  CHECK(found == 2);  // README.md and docs/host.md
+  CHECK(with_options == 2);  // the per-probe options example of README.md and docs/host.md
 }
 
 TEST_CASE("docs: topology examples are valid TOML", "[host][docs]") {
