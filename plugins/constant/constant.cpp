@@ -45,11 +45,11 @@ memtopo::cache::Target l15_target(const Context& ctx) {
   memtopo::cache::Target t;
   t.space = MT_SPACE_CONSTANT;
   t.element = "constant_l15";
-  t.shared_between_sms = true;  // one L1.5 per GPC: points on other SMs may share it
+  t.shared_between_sms = true;  // one L1.5 per GPC: footprints on other SMs may share it
   const uint64_t l1 = uint64_t(ctx.input<int64_t>("constant_l1.size_bytes"));
   // One load per constant-L1 line: a second word of a line would hit the L1 in front, and
-  // such hits mixed into the reference and the hit chase halve the L1.5's level (the H100
-  // reported 62 cycles, the mean of its 29-cycle L1 and its L1.5, until session 9).
+  // such hits mixed into the reference and the hit chase pull the L1.5's level towards the
+  // L1's (on the H100 to 62 cycles, docs/results/h100.md).
   if (const auto l1_line = ctx.try_input<int64_t>("constant_l1.line_bytes"); l1_line && uint64_t(*l1_line) > t.stride_bytes)
     t.stride_bytes = uint64_t(*l1_line);
   t.reference_bytes = std::min<uint64_t>(4 * l1, constant_limit(ctx) / 2);

@@ -30,9 +30,9 @@ TEST_CASE("extrapolation: counts that do not depend on the rate give their weigh
 }
 
 TEST_CASE("extrapolation: a loss that shrinks with the rate is extrapolated away", "[analysis][extrapolate]") {
-  // The H100's L2 in session 11: a pump at about 5 cycles per load, an eighth of it at 33,
-  // one stream at 600, one with a gap at 3000; about 1700 lines short at one stream (beta
-  // near 0.6). A simulated loss at a constant rate is linear (beta 1).
+  // Rates like the H100's L2 (docs/results/h100.md): a pump at about 5 cycles per load, an
+  // eighth of it at 33, one stream at 600, one with a gap at 3000; about 1700 lines short at
+  // one stream (beta near 0.6). A simulated loss at a constant rate is linear (beta 1).
   const std::vector<double> t{4.7, 5, 33, 600, 3000}, se{55, 100, 75, 55, 155};
   for (double beta : {0.6, 1.0}) {
     INFO("beta " << beta);
@@ -53,7 +53,8 @@ TEST_CASE("extrapolation: a loss that shrinks with the rate is extrapolated away
 }
 
 TEST_CASE("extrapolation: what the model adds beyond the fastest rate counts as uncertain", "[analysis][extrapolate]") {
-  // Session 10's rates: the fastest (8 timed streams, 40 cycles per load) still lost about
+  // Rates of timed streams on the H100 (docs/results/h100.md): the fastest (8 streams, 40
+  // cycles per load) still lost about
   // 540 lines; the fit puts them back, but only the model's form says how many, so the
   // standard error is at least that step.
   const std::vector<double> t{40, 80, 160, 330, 2700}, se{30, 40, 40, 55, 190};

@@ -150,9 +150,8 @@ typedef struct mt_device_info {
   int32_t runtime_version; /* e.g. 13000; 0 for sim */
   char uuid[48]; /* "GPU-" and 36 characters */
   char pci_bus_id[32];
-  /* ABI 1.3. Bytes one MT_SPACE_CONSTANT chase array may span (measure.h): the constant
-   * bank and, where the backend can, the kernel-parameter bank behind it. A probe built for
-   * an older minor, or a host that leaves it 0, means constant_memory_bytes. */
+  /* Bytes one MT_SPACE_CONSTANT chase array may span (measure.h): the constant bank and,
+   * where the backend can, the kernel-parameter bank behind it; 0 means constant_memory_bytes. */
   int64_t constant_reach_bytes;
 } mt_device_info;
 

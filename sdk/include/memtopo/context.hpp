@@ -21,15 +21,12 @@ class Context {
   const mt_device_info& device() const { return *c_->device; }
   const Backend& backend() const { return backend_; }
 
-  // Bytes one constant-space chase array may span (ABI 1.3), else constant memory itself
-  // (0 where neither is known).
+  // Bytes one constant-space chase array may span (the kernel-parameter bank included where
+  // the backend has it), else constant memory itself (0 where neither is known).
   uint64_t constant_reach_bytes() const {
     const mt_device_info& d = device();
     const int64_t mem = d.constant_memory_bytes > 0 ? d.constant_memory_bytes : 0;
-    if (d.struct_size >= offsetof(mt_device_info, constant_reach_bytes) + sizeof(d.constant_reach_bytes) &&
-        d.constant_reach_bytes > mem)
-      return uint64_t(d.constant_reach_bytes);
-    return uint64_t(mem);
+    return uint64_t(d.constant_reach_bytes > mem ? d.constant_reach_bytes : mem);
   }
 
   // A required key's value; throws memtopo::Error when absent (the host only runs a probe
