@@ -59,6 +59,20 @@ void DevicePool::trim() {
   cached_bytes_ = 0;
 }
 
+std::vector<uint32_t> pointer_form(const mt_chase_array& a, const uint32_t* device_base) {
+  // Each even element's 64-bit address of its next element; visited elements are even
+  // (engine/jobs.cpp), so the odd element a pointer's upper half covers is never read. An
+  // odd length leaves the last even element's pointer half outside the array: the buffer
+  // has 4 bytes to spare.
+  std::vector<uint32_t> words(a.elems + a.elems % 2, 0);
+  for (uint64_t i = 0; i < a.elems; i += 2) {
+    const uint64_t address = reinterpret_cast<uint64_t>(device_base + a.next[i]);
+    words[i] = uint32_t(address);
+    words[i + 1] = uint32_t(address >> 32);
+  }
+  return words;
+}
+
 std::vector<uint32_t> expand_stride(const mt_chase_array& a) {
   std::vector<uint32_t> v(a.elems);
   const uint64_t stride = a.stride_elems % a.elems;
@@ -166,8 +180,12 @@ void CallArrays::upload() {
       // A pointer at the last element reaches 4 bytes past the array.
       e.buffer = pool_.take(a.elems * 4 + (e.global_pointers ? 4 : 0));
       if (a.kind == MT_ARRAY_EXPLICIT) {
-        check(cudaMemcpy(e.buffer.data, a.next, a.elems * 4, cudaMemcpyHostToDevice), "cudaMemcpy");
-        if (e.global_pointers) check(launch_pointer_convert(e.buffer.data, a.elems), "pointer form: cudaLaunchKernel");
+        // The pointer form is written from the host like the index form, so that both leave
+        // the same lines in the caches (a kernel's writes would leave them dirty in the L2).
+        const std::vector<uint32_t> pointers = e.global_pointers ? pointer_form(a, e.buffer.data) : std::vector<uint32_t>{};
+        check(e.global_pointers ? cudaMemcpy(e.buffer.data, pointers.data(), pointers.size() * 4, cudaMemcpyHostToDevice)
+                                : cudaMemcpy(e.buffer.data, a.next, a.elems * 4, cudaMemcpyHostToDevice),
+              "cudaMemcpy");
       }
       if (a.kind == MT_ARRAY_STRIDE) {
         // next[i] = (i + stride) % elems at the visited positions only: the cycle from each

@@ -114,5 +114,8 @@ class CallArrays {
 
 // The full contents of a STRIDE array (for the small constant and shared paths).
 std::vector<uint32_t> expand_stride(const mt_chase_array& a);
+// The pointer form of an EXPLICIT array placed at `device_base` (MT_PATTERN_POINTERS on a
+// global path): 64-bit addresses of the next elements at the even elements.
+std::vector<uint32_t> pointer_form(const mt_chase_array& a, const uint32_t* device_base);
 
 }  // namespace memtopo::cuda

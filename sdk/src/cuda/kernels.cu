@@ -105,13 +105,6 @@ cudaError_t launch_stride_pointer_fill(uint32_t* buffer, uint64_t elems, uint64_
   return cudaGetLastError();
 }
 
-cudaError_t launch_pointer_convert(uint32_t* buffer, uint64_t elems) {
-  const uint64_t want = (elems / 2 + 255) / 256;
-  const uint32_t blocks = uint32_t(want < 4096 ? (want ? want : 1) : 4096);
-  pointer_convert_kernel<<<blocks, 256>>>(buffer, elems);
-  return cudaGetLastError();
-}
-
 cudaError_t launch_constant_base(unsigned long long* out) {
   constant_base_kernel<<<1, 1>>>(out);
   return cudaGetLastError();
@@ -147,7 +140,6 @@ cudaError_t load_kernels() {
                        reinterpret_cast<const void*>(&stride_fill_kernel),
                        reinterpret_cast<const void*>(&smid_count_kernel),
                        reinterpret_cast<const void*>(&stride_pointer_fill_kernel),
-                       reinterpret_cast<const void*>(&pointer_convert_kernel),
                        reinterpret_cast<const void*>(&constant_base_kernel)};
   for (const void* f : all) {
     cudaFuncAttributes a{};

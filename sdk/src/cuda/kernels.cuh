@@ -154,11 +154,10 @@ cudaError_t launch_count(const DeviceChaseJob* jobs, const ClaimTables& t, uint3
 cudaError_t launch_overhead(uint32_t* out_latency, uint32_t samples);
 cudaError_t launch_stride_fill(uint32_t* buffer, uint64_t elems, uint64_t stride, uint64_t start,
                                uint64_t count);
-// Pointer forms of arrays in global memory (MT_PATTERN_POINTERS): a stride array written at
-// its visited elements, an explicit array converted in place.
+// The pointer form of a stride array in global memory (MT_PATTERN_POINTERS), written at its
+// visited elements as the index form is.
 cudaError_t launch_stride_pointer_fill(uint32_t* buffer, uint64_t elems, uint64_t stride, uint64_t start,
                                        uint64_t count);
-cudaError_t launch_pointer_convert(uint32_t* buffer, uint64_t elems);
 cudaError_t launch_smid_count(uint32_t* out_nsmid);
 // The const-space address of the __constant__ chase buffer, written to `out` (device memory).
 cudaError_t launch_constant_base(unsigned long long* out);

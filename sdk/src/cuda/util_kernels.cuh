@@ -42,17 +42,6 @@ __global__ void stride_pointer_fill_kernel(uint32_t* buffer, uint64_t elems, uin
   }
 }
 
-// An explicit array turned into its pointer form in place: each even element's index of
-// the next element becomes that element's 64-bit address (visited elements are even, so the
-// odd element a pointer's upper half covers is never read).
-__global__ void pointer_convert_kernel(uint32_t* buffer, uint64_t elems) {
-  for (uint64_t i = 2 * (blockIdx.x * uint64_t(blockDim.x) + threadIdx.x); i < elems;
-       i += 2 * uint64_t(gridDim.x) * blockDim.x) {
-    const uint32_t next = buffer[i];
-    *reinterpret_cast<unsigned long long*>(buffer + i) = reinterpret_cast<unsigned long long>(buffer + next);
-  }
-}
-
 __global__ void smid_count_kernel(uint32_t* out) { *out = device::nsmid(); }
 
 // The const-space address of the chase buffer (constant pointer chases store addresses).
