@@ -163,7 +163,7 @@ typedef struct mt_context {
   void* host;                   /* pass back to every api function */
   const mt_host_api* api;
   const mt_device_info* device;
-  const mt_backend* backend;    /* measurement primitives (measure.h) */
+  const mt_backend* backend;    /* the measurement backend: run_jobs and the rest of measure.h */
 } mt_context;
 
 /* ---------------------------------------------------------------- descriptors */
@@ -176,7 +176,7 @@ typedef struct mt_option_desc {
   const char* help;
 } mt_option_desc;
 
-/* Returns MT_STATUS_*. On FAILED or SKIPPED the probe writes a message (the reason)
+/* Returns MT_STATUS_*. On FAILED, SKIPPED or NOT_DETERMINABLE the probe writes a message (the reason)
  * into `message` (host-owned, `message_size` bytes, always NUL-terminated). */
 typedef int (*mt_probe_run_fn)(const mt_context* ctx, void* user, char* message, size_t message_size);
 

@@ -190,7 +190,7 @@ OccupancyResult find_occupancy(Measurer& meter, int64_t first_miss_bytes, int64_
   const bool rate_dependent = paced && !agree(a, g);
   const std::vector<Rate> fast = rate_dependent ? fast_rates(backend, a) : std::vector<Rate>{};
   // The lines held must not grow past F (every set full): the rate the size is read at, at
-  // F and 1.25 F; F moves up (twice at most) while they grow.
+  // F and 1.25 F; F moves up (three times at most) while they grow.
   const Rate top = fast.empty() ? one : fast[0];
   Held at_top = fast.empty() ? a : held.measure(F, top, base / 2, 3, 0.3).first;
   bool plateau = false, moved = false;

@@ -1,6 +1,6 @@
 // One set-associative cache (or TLB level) of the simulated GPU: tags, sectors and
 // replacement state, sized once; a reset is O(1) (an epoch counter marks lines valid), so
-// that starting each primitive call with empty caches costs nothing even for a 50 MiB L2.
+// that starting each run_jobs call with empty caches costs nothing even for a 50 MiB L2.
 #pragma once
 
 #include <cmath>

@@ -25,7 +25,7 @@ class Gpu {
  public:
   explicit Gpu(const Model& model);
 
-  // Start of a primitive call: every cache and TLB empty, the L1s back to full size.
+  // Start of a run_jobs call: every cache and TLB empty, the L1s back to full size.
   void begin_call();
   // The shared-memory carveout of the block on `sm` (-1: the default).
   void set_carveout(uint32_t sm, int32_t percent);

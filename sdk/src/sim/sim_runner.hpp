@@ -11,7 +11,8 @@ namespace memtopo::sim {
 // warps costs many times the timed loads in CPU time.
 constexpr uint32_t kSimPumpWarpsMax = 1;
 
-// Jobs of order 0: interleaved, one load per job in turn, as concurrent SMs share the L2.
+// Jobs of order 0: interleaved, one load of every stream of every job in turn, as concurrent
+// SMs share the L2.
 // Throws memtopo::Error when the arrays do not fit the simulated address space.
 void run_concurrent(Gpu& gpu, engine::JobCall& call);
 // A sequence: every job in order, alone.

@@ -30,18 +30,25 @@ __device__ __forceinline__ bool claim_sm(int32_t* owner, uint32_t slots, uint32_
   return atomicCAS(owner + s, 0, 1) == 0;
 }
 
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-// Thread-block clusters (sm_90): this block's rank in its cluster and the cluster's size.
+// Thread-block clusters (compute capability 9.0): this block's rank in its cluster and the
+// cluster's size. Compiled for an older architecture, a block is a cluster of one.
 __device__ __forceinline__ uint32_t cluster_rank() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   uint32_t r;
   asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
   return r;
+#else
+  return 0;
+#endif
 }
 __device__ __forceinline__ uint32_t cluster_blocks() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   uint32_t n;
   asm volatile("mov.u32 %0, %%cluster_nctarank;" : "=r"(n));
   return n;
-}
+#else
+  return 1;
 #endif
+}
 
 }  // namespace memtopo::device
