@@ -2,21 +2,9 @@
 # against it, lists it with the installed memtopo and runs it on the simulated GPU, where the
 # host must skip it for its declared need (a CUDA GPU) and still exit 0.
 # Inputs: BUILD_DIR, EXAMPLE_DIR, WORK_DIR, GENERATOR.
-file(REMOVE_RECURSE ${WORK_DIR})
+include(${CMAKE_CURRENT_LIST_DIR}/../cmake/out_of_tree_steps.cmake)
 set(prefix ${WORK_DIR}/prefix)
-
-function(step)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "failed (${rc}): ${ARGN}\n${out}\n${err}")
-  endif()
-  set(step_output "${out}${err}" PARENT_SCOPE)
-endfunction()
-
-step(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
-step(${CMAKE_COMMAND} -S ${EXAMPLE_DIR} -B ${WORK_DIR}/build -G ${GENERATOR} -DCMAKE_PREFIX_PATH=${prefix}
-     -DCMAKE_BUILD_TYPE=Release)
-step(${CMAKE_COMMAND} --build ${WORK_DIR}/build)
+install_and_build_example(${prefix})
 
 step(env -u MEMTOPO_PLUGIN_PATH ${prefix}/bin/memtopo list --plugin-path ${WORK_DIR}/build/plugins)
 if(NOT step_output MATCHES "example-kernel/nc-latency")

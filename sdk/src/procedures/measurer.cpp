@@ -2,6 +2,7 @@
 // footprint, then footprints run as counted or recorded jobs and judged hit or miss.
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 
 #include "memtopo/analysis.hpp"
@@ -143,28 +144,35 @@ std::vector<FootprintResult> Measurer::run(const std::vector<Footprint>& footpri
   return out;
 }
 
-std::vector<FootprintResult> Measurer::run_counted(const std::vector<Footprint>& footprints) {
-  std::vector<FootprintResult> out(footprints.size());
+void Measurer::run_batched(const std::vector<Footprint>& footprints, const std::function<Job(const Footprint&)>& make,
+                           const std::function<void(size_t, const Job&, JobResult&)>& take) {
   for (auto [first, last] : batches(footprints)) {
     if (ctx_.cancelled()) throw Error("cancelled");
     std::vector<Job> jobs;
-    for (size_t i = first; i < last; ++i) {
-      const Footprint& f = footprints[i];
-      Job j = job_for(f.chase, f.warmup_passes, f.record_steps ? f.record_steps : std::max<uint64_t>(cycle_of(f.chase), 1));
-      j.record = MT_RECORD_COUNTS;
-      j.slow_cycles = static_cast<uint32_t>(slow_threshold_);
-      j.slow_max_cycles = static_cast<uint32_t>(ceiling_);
-      j.keep_steps = 1024;
-      jobs.push_back(j);
-    }
-    const std::vector<JobResult> r = ctx_.backend().run(jobs);
+    for (size_t i = first; i < last; ++i) jobs.push_back(make(footprints[i]));
+    std::vector<JobResult> r = ctx_.backend().run(jobs);
     ++launches_;
-    for (const Job& j : jobs) loads_chased_ += j.warmup_steps + j.steps;
     for (size_t i = first; i < last; ++i) {
-      out[i].loads = static_cast<size_t>(jobs[i - first].steps);
-      judge_counted(footprints[i], r[i - first], out[i]);
+      loads_chased_ += jobs[i - first].warmup_steps + jobs[i - first].steps;
+      take(i, jobs[i - first], r[i - first]);
     }
   }
+}
+
+std::vector<FootprintResult> Measurer::run_counted(const std::vector<Footprint>& footprints) {
+  std::vector<FootprintResult> out(footprints.size());
+  auto make = [this](const Footprint& f) {
+    Job j = job_for(f.chase, f.warmup_passes, f.record_steps ? f.record_steps : std::max<uint64_t>(cycle_of(f.chase), 1));
+    j.record = MT_RECORD_COUNTS;
+    j.slow_cycles = static_cast<uint32_t>(slow_threshold_);
+    j.slow_max_cycles = static_cast<uint32_t>(ceiling_);
+    j.keep_steps = 1024;
+    return j;
+  };
+  run_batched(footprints, make, [&](size_t i, const Job& j, JobResult& r) {
+    out[i].loads = static_cast<size_t>(j.steps);
+    judge_counted(footprints[i], r, out[i]);
+  });
   return out;
 }
 
@@ -242,23 +250,14 @@ FootprintResult Measurer::run_random(uint64_t footprint, uint64_t stride, uint64
 
 std::vector<FootprintResult> Measurer::run_recorded(const std::vector<Footprint>& footprints) {
   std::vector<FootprintResult> out(footprints.size());
-  for (auto [first, last] : batches(footprints)) {
-    if (ctx_.cancelled()) throw Error("cancelled");
-    std::vector<Job> jobs;
-    for (size_t i = first; i < last; ++i) {
-      const Footprint& f = footprints[i];
-      const uint64_t cycle = std::max<uint64_t>(cycle_of(f.chase), 1);
-      jobs.push_back(job_for(f.chase, f.warmup_passes, std::min<uint64_t>(f.record_steps ? f.record_steps : cycle,
-                                                                          target_.max_record_steps)));
-    }
-    std::vector<JobResult> r = ctx_.backend().run(jobs);
-    ++launches_;
-    for (const Job& j : jobs) loads_chased_ += j.warmup_steps + j.steps;
-    for (size_t i = first; i < last; ++i) {
-      out[i].index = std::move(r[i - first].index);
-      out[i].latency = std::move(r[i - first].latency);
-    }
-  }
+  auto make = [this](const Footprint& f) {
+    const uint64_t cycle = std::max<uint64_t>(cycle_of(f.chase), 1);
+    return job_for(f.chase, f.warmup_passes, std::min<uint64_t>(f.record_steps ? f.record_steps : cycle, target_.max_record_steps));
+  };
+  run_batched(footprints, make, [&](size_t i, const Job&, JobResult& r) {
+    out[i].index = std::move(r.index);
+    out[i].latency = std::move(r.latency);
+  });
   for (size_t i = 0; i < out.size(); ++i) judge_recorded(footprints[i], out[i]);
   return out;
 }

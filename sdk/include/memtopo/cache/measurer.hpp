@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -104,6 +105,10 @@ class Measurer {
  private:
   void calibrate();
   std::vector<FootprintResult> run_recorded(const std::vector<Footprint>& footprints);
+  // Runs the footprints' jobs a launch's worth at a time; `take` gets each footprint's index,
+  // job and result.
+  void run_batched(const std::vector<Footprint>& footprints, const std::function<Job(const Footprint&)>& make,
+                   const std::function<void(size_t, const Job&, JobResult&)>& take);
   std::vector<FootprintResult> run_counted(const std::vector<Footprint>& footprints);
   void judge_counted(const Footprint& f, const JobResult& r, FootprintResult& o) const;
   void judge_recorded(const Footprint& f, FootprintResult& o) const;
