@@ -4,6 +4,7 @@
 #include <memtopo/abi.h>
 
 #include <algorithm>
+#include <fstream>
 #include <sstream>
 
 #include "helpers.hpp"
@@ -226,11 +227,19 @@ TEST_CASE("docs: config file examples load against the real plugins", "[host][do
   CHECK(with_options == 2);  // the per-probe options example of README.md and docs/host.md
 }
 
-TEST_CASE("docs: topology examples are valid TOML", "[host][docs]") {
+TEST_CASE("docs: topology examples are valid topology files", "[host][docs]") {
+  test::TempDir dir("docs-topology");
+  size_t checked = 0;
   for (const char* file : {"README.md", "docs/host.md"})
     for (const auto& b : code_blocks(file)) {
       if (b.lang != "toml" || b.text().find("[meta]") == std::string::npos) continue;
       INFO(b.where);
       CHECK_NOTHROW(toml::parse(b.text()));
+      std::ofstream(dir.path / "example.toml") << b.text();
+      const auto r = run_in(dir.path, {"validate", "example.toml"});
+      INFO(r.output);
+      CHECK(r.exit_code == 0);
+      ++checked;
     }
+  CHECK(checked >= 1);  // README.md's "The output"
 }

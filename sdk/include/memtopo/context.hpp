@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "memtopo/abi.h"
@@ -119,7 +120,8 @@ class Context {
     ri.bound = static_cast<mt_bound>(info.bound);
     ri.note = info.note.empty() ? nullptr : info.note.c_str();
     if (c_->api->put_result(c_->host, key.c_str(), &v, &ri) != 0)
-      throw Error("the host refused result " + key + " (is it in the probe's provides list?)");
+      throw Error("the host refused result " + key +
+                  " (the host's log says why: a key the probe does not provide, or a value its description does not allow)");
   }
 
   const mt_context* c_;
