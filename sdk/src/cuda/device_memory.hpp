@@ -97,7 +97,7 @@ class CallArrays {
     bool wide = false;      // CONSTANT, continues in the ParamBank
     int pointers = -1;      // -1: not yet known; 0: indices; 1: addresses (MT_PATTERN_POINTERS)
     bool global_pointers = false;  // the global buffer holds 64-bit addresses
-    std::map<uint32_t, uint64_t> starts;  // STRIDE or pointer form: loads needed from each start
+    std::map<uint32_t, uint64_t> starts;  // STRIDE: loads needed from each start
     DeviceBuffer buffer;
     unsigned long long texture_object = 0;
     uint32_t constant_offset = 0;
@@ -115,9 +115,11 @@ class CallArrays {
 // The full contents of a STRIDE array (for the small constant and shared paths).
 std::vector<uint32_t> expand_stride(const mt_chase_array& a);
 // The pointer form of an EXPLICIT array placed at `device_base` (MT_PATTERN_POINTERS on a
-// global path): the 64-bit address of the next element at each element visited from each
-// start (start -> loads).
-std::vector<uint32_t> pointer_form(const mt_chase_array& a, const uint32_t* device_base,
-                                   const std::map<uint32_t, uint64_t>& starts);
+// global path): the 64-bit address of the next element at each even element.
+struct PointerForm {
+  std::unique_ptr<uint32_t[]> data;
+  uint64_t words = 0;
+};
+PointerForm pointer_form(const mt_chase_array& a, const uint32_t* device_base);
 
 }  // namespace memtopo::cuda
