@@ -30,6 +30,21 @@ const ResultRecord* result(const ProbeOutcome& o, const std::string& key) {
   return nullptr;
 }
 
+// A probe's outcome as the journal hands it back: one integer result.
+ProbeOutcome journaled(const std::string& probe, const std::string& version, Status status, const std::string& key,
+                       int64_t value) {
+  ProbeOutcome done;
+  done.probe = probe;
+  done.version = version;
+  done.status = status;
+  ResultRecord rec;
+  rec.key = key;
+  rec.value = Value::of_int(value);
+  rec.probe = probe;
+  done.results.push_back(rec);
+  return done;
+}
+
 }  // namespace
 
 TEST_CASE("failures are isolated and dependents skipped with the cause", "[host][runner]") {
@@ -104,15 +119,7 @@ TEST_CASE("probes already measured are not run again and feed their dependents",
   const Plan plan = make_plan(good_registry(), {{"t-basic/consumer"}, {}});
   const auto device = fake_device();
   RunSettings s;
-  ProbeOutcome done;
-  done.probe = "t-basic/source";
-  done.version = "1.2.3";
-  done.status = Status::Ok;
-  ResultRecord rec;
-  rec.key = "t.value_bytes";
-  rec.value = Value::of_int(100);
-  rec.probe = done.probe;
-  done.results.push_back(rec);
+  const ProbeOutcome done = journaled("t-basic/source", "1.2.3", Status::Ok, "t.value_bytes", 100);
   s.already_done[done.probe] = done;
   std::vector<std::string> ran;
   s.on_finished = [&](const ProbeOutcome& o) { ran.push_back(o.probe); };
@@ -193,16 +200,8 @@ TEST_CASE("resume keeps a not determinable probe like an ok one", "[host][runner
   const Plan plan = make_plan(undetermined_registry(), {});
   const auto device = fake_device();
   RunSettings s;
-  ProbeOutcome done;
-  done.probe = "t-undetermined/geometry";
-  done.version = "1.0.0";
-  done.status = Status::NotDeterminable;
+  ProbeOutcome done = journaled("t-undetermined/geometry", "1.0.0", Status::NotDeterminable, "t.fetch_bytes", 16);
   done.reason = "from the journal";
-  ResultRecord rec;
-  rec.key = "t.fetch_bytes";
-  rec.value = Value::of_int(16);
-  rec.probe = done.probe;
-  done.results.push_back(rec);
   s.already_done[done.probe] = done;
   std::vector<std::string> ran;
   s.on_finished = [&](const ProbeOutcome& o) { ran.push_back(o.probe); };
