@@ -29,6 +29,9 @@ int cuda_device_count();
 // The simulated GPU described by a topology TOML file (empty path: the built-in device).
 // Throws memtopo::Error naming the file, line and key of any problem.
 std::unique_ptr<Device> open_sim(const std::string& path);
+// Reads and checks a description as open_sim does (limits included), without building the
+// simulated GPU. Throws memtopo::Error naming the file, line and key of the first problem.
+void check_sim_description(const std::string& path);
 // CUDA device `ordinal`. Throws memtopo::Error with the CUDA message.
 std::unique_ptr<Device> open_cuda(int ordinal);
 

@@ -1,5 +1,8 @@
 // The simulated GPU behind mt_backend: the jobs of measure.h executed on the access-level
 // model of sim_gpu.hpp (sim_runner.cpp). Semantics: docs/simulator.md.
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <sstream>
@@ -66,14 +69,28 @@ class SimDevice final : public Device {
 
 }  // namespace
 
-std::unique_ptr<Device> open_sim(const std::string& path) {
-  if (path.empty())
-    return std::make_unique<SimDevice>(sim::load_model(sim::kBuiltinDeviceToml, "built-in device (hopper-like.toml)", "sim (built-in)"));
+namespace {
+
+// The description at `path`, read and checked, or the built-in device for an empty path.
+sim::Model read_description(const std::string& path) {
+  if (path.empty()) return sim::load_model(sim::kBuiltinDeviceToml, "built-in device (hopper-like.toml)", "sim (built-in)");
+  std::error_code ec;
+  // A folder opens as a stream and reads as empty: say what it is instead of "line 0".
+  if (std::filesystem::is_directory(path, ec))
+    throw Error(path + ": is a folder, not a simulated device description; name a description's TOML file "
+                "(e.g. examples/devices/hopper-like.toml)");
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path + ": cannot open the simulated device description (--device sim:FILE)");
+  if (!in) throw Error(path + ": cannot open the simulated device description: " + std::strerror(errno));
   std::ostringstream text;
   text << in.rdbuf();
-  return std::make_unique<SimDevice>(sim::load_model(text.str(), path, "sim:" + path));
+  if (in.bad()) throw Error(path + ": cannot read the simulated device description: " + std::strerror(errno));
+  return sim::load_model(text.str(), path, "sim:" + path);
 }
+
+}  // namespace
+
+std::unique_ptr<Device> open_sim(const std::string& path) { return std::make_unique<SimDevice>(read_description(path)); }
+
+void check_sim_description(const std::string& path) { (void)read_description(path); }
 
 }  // namespace memtopo::engine

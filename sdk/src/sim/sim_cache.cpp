@@ -34,6 +34,19 @@ Cache::Cache(const CacheGeometry& g, Rng* replacement_rng)
   sectors_.assign(total, 0);
 }
 
+uint64_t Cache::state_bytes(const CacheGeometry& g) {
+  uint64_t lines = 0;
+  bool equal = true;
+  for (uint32_t w : g.set_ways) {
+    lines += w;
+    equal = equal && w == g.set_ways[0];
+  }
+  const uint64_t per_line = 3 * sizeof(uint64_t) + (equal ? 0 : sizeof(uint32_t));  // tag, stamp, sectors; residue
+  const uint64_t per_set = 2 * sizeof(uint32_t);                                     // ways, base
+  return lines * per_line + g.set_ways.size() * per_set + g.victim_probabilities.size() * sizeof(double) +
+         g.set_hash_masks.size() * sizeof(uint64_t);
+}
+
 void Cache::reset() {
   mru_line_ = UINT64_MAX;
   if (++epoch_now_ > kEpochMax) {  // every 65535 resets: clear for real once

@@ -47,6 +47,9 @@ class Rng {
 class Cache {
  public:
   Cache(const CacheGeometry& g, Rng* replacement_rng);
+  // The memory one instance of `g` takes (what the constructor allocates), so that a
+  // description can be refused before a huge cache is built.
+  static uint64_t state_bytes(const CacheGeometry& g);
 
   // Empties the cache (every line invalid).
   void reset();

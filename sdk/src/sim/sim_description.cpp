@@ -4,6 +4,7 @@
 // FILE:LINE and the key path. This file reads [device] and puts the tables together; the
 // cache tables are in sim_description_cache.cpp, [tlb] and [sim] in sim_description_sim.cpp.
 #include <cstdio>
+#include <limits>
 #include <sstream>
 #include <string>
 
@@ -12,6 +13,7 @@
 #include "engine/param_bank.hpp"
 #include "memtopo/errors.hpp"
 #include "sim/sim_description.hpp"
+#include "sim/sim_limits.hpp"
 #include "sim/sim_model.hpp"
 
 namespace memtopo::sim {
@@ -25,9 +27,13 @@ void read_device(Reader& r, mt_device_info& info) {
     if (auto v = r.string(key)) std::snprintf(dst, n, "%s", v->c_str());
   };
   auto num = [&](const char* key, auto& dst) {
+    using Field = std::remove_reference_t<decltype(dst)>;
     if (auto v = r.integer(key)) {
       if (*v < 0) r.fail(key, "must not be negative");
-      dst = static_cast<std::remove_reference_t<decltype(dst)>>(*v);
+      if (*v > int64_t(std::numeric_limits<Field>::max()))  // would wrap (sm_count = 2^32 + 1 read as 1)
+        r.fail(key, std::to_string(*v) + " is out of range (at most " + std::to_string(std::numeric_limits<Field>::max()) +
+                        "); check the value");
+      dst = static_cast<Field>(*v);
     }
   };
   std::snprintf(info.name, sizeof info.name, "memtopo simulated GPU");
@@ -62,8 +68,15 @@ void read_device(Reader& r, mt_device_info& info) {
   num("max_threads_per_block", info.max_threads_per_block);
   num("max_blocks_per_sm", info.max_blocks_per_sm);
   if (info.sm_count <= 0) r.fail("sm_count", "must be a positive integer");
-  if (info.sm_count > 1024) r.fail("sm_count", "at most 1024 SMs are simulated");
-  if (info.warp_size <= 0) r.fail("warp_size", "must be positive");
+  if (info.sm_count > kMaxSmCount)
+    r.fail("sm_count", "at most " + std::to_string(kMaxSmCount) + " SMs are simulated; check the value");
+  if (info.warp_size <= 0 || info.warp_size > kMaxWarpSize)
+    r.fail("warp_size", "must be within 1.." + std::to_string(kMaxWarpSize));
+  // The L2's default size: checked here, where the key is, like every cache's size_bytes.
+  if (uint64_t(info.l2_bytes) > kMaxCacheBytes)
+    r.fail("l2_bytes", std::to_string(info.l2_bytes) + " B (" + bytes_text(uint64_t(info.l2_bytes)) +
+                           ") is more than the simulator handles in one cache (" + bytes_text(kMaxCacheBytes) +
+                           "); check the value (docs/simulator.md, \"Limits\")");
   r.finish();
 }
 
@@ -152,6 +165,7 @@ Model load_model(const std::string& text, const std::string& file, const std::st
   read_l2_placement(s_l2, m);
   read_sim_tlb(s_tlb, m);
 
+  check_simulator_memory(m, {&device, &l1d, &texture, &readonly, &c1, &c15, &l2, &tlb});
   for (Reader* r : {&device, &l1d, &texture, &readonly, &c1, &c15, &l2, &shared, &dram, &tlb, &s_l1d, &s_tex, &s_ro,
                     &s_c1, &s_c15, &s_l2, &s_tlb, &sim})
     r->finish();

@@ -64,4 +64,14 @@ void read_storages(Reader& s_tex, Reader& s_ro, Model& m);
 void read_l2_placement(Reader& s_l2, Model& m);
 void read_sim_tlb(Reader& s_tlb, Model& m);
 
+// The tables whose keys size the caches and TLBs: the key of the largest is named when a
+// description needs too much memory.
+struct SizeReaders {
+  const Reader *device, *l1d, *texture, *readonly, *constant_l1, *constant_l15, *l2, *tlb;
+};
+// The memory the simulated GPU's caches and TLBs would take (every instance: per SM, per GPC,
+// per L2 partition) against simulator_memory_limit(), once the description is read and
+// before anything of that size is built (sim_description_limits.cpp).
+void check_simulator_memory(const Model& m, const SizeReaders& r);
+
 }  // namespace memtopo::sim

@@ -12,6 +12,7 @@
 
 #include "memtopo/errors.hpp"
 #include "sim/sim_description.hpp"
+#include "sim/sim_limits.hpp"
 
 namespace memtopo::sim {
 
@@ -28,6 +29,9 @@ std::vector<uint32_t> read_sets(Reader& r, uint64_t size, uint32_t line, const c
     uint64_t sum = 0;
     for (int64_t w : *sets) {
       if (w <= 0) r.fail(sets_key, "every set needs at least one way");
+      if (uint64_t(w) > lines)  // also keeps the sum from overflowing
+        r.fail(sets_key, "a set of " + std::to_string(w) + " ways is more than the " + std::to_string(lines) + " lines of " +
+                             size_key + "; make them agree");
       sum += uint64_t(w);
       out.push_back(uint32_t(w));
     }
@@ -40,10 +44,10 @@ std::vector<uint32_t> read_sets(Reader& r, uint64_t size, uint32_t line, const c
   if (sets) s = uint64_t(positive(r, sets_key, (*sets)[0], 1));
   if (ways) w = uint64_t(positive(r, ways_key, *ways, 1));
   if (s && w) {
-    if (s * w != lines)
-      r.fail(sets_key, std::to_string(s) + " sets x " + std::to_string(w) + " ways x " + std::to_string(line) +
-                           " B = " + std::to_string(s * w * line) + " B, but " + size_key + " = " +
-                           std::to_string(size) + "; make them agree");
+    // s > lines / w first: the product of huge values would overflow and could even match.
+    if (s > lines / w || s * w != lines)
+      r.fail(sets_key, geometry_text(s, w, line) + ", but " + size_key + " = " + std::to_string(size) +
+                           "; make them agree");
   } else if (s) {
     if (lines % s) r.fail(sets_key, std::to_string(lines) + " lines do not divide into " + std::to_string(s) + " sets");
     w = lines / s;
@@ -63,6 +67,18 @@ std::vector<uint32_t> read_sets(Reader& r, uint64_t size, uint32_t line, const c
 }
 
 namespace {
+
+// One cache instance within the limits (sim_limits.hpp), before anything of its size is
+// allocated: a 64 GiB L2 or a size of 2^62 is a mistake to name, not a std::bad_alloc.
+void check_cache_size(Reader& r, uint64_t size, uint32_t line) {
+  if (size > kMaxCacheBytes)
+    r.fail("size_bytes", std::to_string(size) + " B (" + bytes_text(size) + ") is more than the simulator handles in one cache (" +
+                             bytes_text(kMaxCacheBytes) + "); check the value (docs/simulator.md, \"Limits\")");
+  if (size / line > kMaxCacheLines)
+    r.fail("size_bytes", std::to_string(size / line) + " lines of " + std::to_string(line) +
+                             " B are more than the simulator handles in one cache (" + std::to_string(kMaxCacheLines) +
+                             " lines); check size_bytes and line_bytes (docs/simulator.md, \"Limits\")");
+}
 
 // Sets and ways the probes could not determine (a set index hashed from many address bits,
 // as on the H100): `t` sets of equal ways per partition behind a folded XOR hash. Any t
@@ -99,13 +115,13 @@ std::vector<uint32_t> replay_sets(Reader& r, uint64_t lines, uint32_t line, uint
   const char* key = s ? "sets" : "ways";
   if (!s) s = (lines + w / 2) / w;
   if (!w) w = (lines + s / 2) / s;
-  auto near = [&](uint64_t n) { return std::fabs(double(s * w) - double(n)) <= 0.01 * double(n); };
+  // In double: the integer product of huge values would overflow.
+  auto near = [&](uint64_t n) { return std::fabs(double(s) * double(w) - double(n)) <= 0.01 * double(n); };
   if (s && w && !near(lines) && first_miss_lines && near(*first_miss_lines))
     return folded_geometry(lines, instances, index);
   if (s == 0 || w == 0 || !near(lines))
-    r.fail(key, std::to_string(s) + " sets x " + std::to_string(w) + " ways x " + std::to_string(line) + " B = " +
-                    std::to_string(s * w * line) + " B, more than 1 % from the measured size_bytes (" +
-                    std::to_string(lines) + " lines); make them agree");
+    r.fail(key, geometry_text(s, w, line) + ", more than 1 % from the measured size_bytes (" + std::to_string(lines) +
+                    " lines); make them agree");
   if (s % instances)
     r.fail("sets", std::to_string(s) + " sets do not divide among " + std::to_string(instances) + " partitions");
   if (w > 1024) r.fail("ways", std::to_string(w) + " ways is more than the simulator handles (1024)");
@@ -259,6 +275,7 @@ CacheRead read_cache(Reader& r, ElementDefaults d, std::optional<uint64_t> defau
   if (!size && !default_size) r.fail(nullptr, "needs size_bytes (or present = false)");
   const uint64_t sz = uint64_t(positive(r, "size_bytes", size, int64_t(default_size.value_or(0))));
   const uint32_t b = e.geometry.line_bytes;
+  check_cache_size(r, sz, b);  // before the sets are allocated
   const uint64_t lines = lines_of(r, sz, b, prov);
   if (prov.measured) {
     std::optional<uint64_t> first_lines;

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "sim/sim_description.hpp"
+#include "sim/sim_limits.hpp"
 
 namespace memtopo::sim {
 namespace {
@@ -23,6 +24,9 @@ TlbLevel read_tlb_level(Reader& r, const char* lvl, uint64_t page_default, int64
     return t;
   }
   const int64_t n = positive(r, (p + "_entries").c_str(), entries, 1);
+  if (n > kMaxTlbEntries)
+    r.fail((p + "_entries").c_str(), std::to_string(n) + " entries are more than the simulator handles in one TLB level (" +
+                                         std::to_string(kMaxTlbEntries) + "); check the value (docs/simulator.md, \"Limits\")");
   const uint64_t page_bytes = t.geometry.line_bytes;
   t.geometry.size_bytes = uint64_t(n) * page_bytes;
   const std::string sets_key = p + "_sets";
@@ -84,8 +88,14 @@ void read_sim_globals(Reader& sim, Model& m, bool constant_l15_measured) {
   // from eight SMs at once, each of whose footprints hit the L1.5 on the device measured: one
   // L1.5 per SM reproduces both without knowing which SMs share one.
   const int64_t gpc_default = constant_l15_measured ? 1 : m.info.sm_count;
-  m.sm_per_gpc = uint32_t(positive(sim, "sm_per_gpc", sim.integer("sm_per_gpc"), gpc_default));
-  m.warp_schedulers = uint32_t(positive(sim, "warp_schedulers", sim.integer("warp_schedulers"), 4));
+  const int64_t sm_per_gpc = positive(sim, "sm_per_gpc", sim.integer("sm_per_gpc"), gpc_default);
+  if (sm_per_gpc > m.info.sm_count)  // also keeps the GPC count from wrapping to a division by zero
+    sim.fail("sm_per_gpc", "is more than device.sm_count (" + std::to_string(m.info.sm_count) + "); at most sm_count");
+  m.sm_per_gpc = uint32_t(sm_per_gpc);
+  const int64_t schedulers = positive(sim, "warp_schedulers", sim.integer("warp_schedulers"), 4);
+  if (schedulers > kMaxWarpSchedulers)
+    sim.fail("warp_schedulers", "must be within 1.." + std::to_string(kMaxWarpSchedulers));
+  m.warp_schedulers = uint32_t(schedulers);
   if (auto v = sim.integer("l1_shared_total_bytes")) {
     if (*v < 0) sim.fail("l1_shared_total_bytes", "must not be negative");
     m.l1_shared_total_bytes = uint64_t(*v);

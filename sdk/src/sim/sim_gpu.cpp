@@ -40,6 +40,7 @@ Gpu::Gpu(const Model& model)
       traffic_rng_(model.seed ^ 0x7aff1cull),
       stray_rng_(model.seed ^ 0x57a4ull) {
   noisy_ = model_.noise_cycles > 0 || (model_.outlier_probability > 0 && model_.outlier_cycles > 0);
+  // The instances below are what check_simulator_memory counts (sim_description_limits.cpp).
   const uint32_t sms = uint32_t(model_.info.sm_count);
   auto make_per_sm = [&](PerSmCaches& c, const CacheElement& e) {
     if (!e.geometry.present) return;

@@ -2,9 +2,11 @@
 
 #include <bit>
 #include <cmath>
+#include <cstdio>
 #include <sstream>
 
 #include "memtopo/errors.hpp"
+#include "sim/sim_limits.hpp"
 
 namespace memtopo::sim {
 
@@ -35,18 +37,38 @@ std::optional<int64_t> Reader::integer(const char* key) {
   fail(key, std::string("must be an integer, not ") + type_name(*n));
 }
 
+namespace {
+
+std::string number_text(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+}  // namespace
+
 std::optional<int64_t> Reader::cycles(const char* key) {
   const toml::node* n = node(key);
   if (!n) return std::nullopt;
-  if (auto v = n->value_exact<int64_t>()) return *v;
-  if (auto v = n->value_exact<double>()) return static_cast<int64_t>(std::llround(*v));
-  fail(key, std::string("must be a number of cycles, not ") + type_name(*n));
+  double v = 0;
+  if (auto i = n->value_exact<int64_t>()) v = double(*i);
+  else if (auto f = n->value_exact<double>()) v = *f;
+  else fail(key, std::string("must be a number of cycles, not ") + type_name(*n));
+  // Checked before rounding: llround of nan or 1e300 is undefined (it came out "negative").
+  if (!std::isfinite(v)) fail(key, number_text(v) + " is not a finite number of cycles; give a number of cycles");
+  if (std::fabs(v) > kMaxCycles)
+    fail(key, number_text(v) + " cycles is out of range: a cycle count must be within -" +
+                  std::to_string(int64_t(kMaxCycles)) + ".." + std::to_string(int64_t(kMaxCycles)) + "; check the value");
+  return static_cast<int64_t>(std::llround(v));
 }
 
 std::optional<double> Reader::number(const char* key) {
   const toml::node* n = node(key);
   if (!n) return std::nullopt;
-  if (auto v = n->value_exact<double>()) return *v;
+  if (auto v = n->value_exact<double>()) {
+    if (!std::isfinite(*v)) fail(key, number_text(*v) + " is not a finite number; give a number");
+    return *v;
+  }
   if (auto v = n->value_exact<int64_t>()) return static_cast<double>(*v);
   fail(key, std::string("must be a number, not ") + type_name(*n));
 }
@@ -86,8 +108,10 @@ std::optional<std::vector<double>> Reader::numbers(const char* key) {
   if (!a) fail(key, std::string("must be an array of numbers, not ") + type_name(*n));
   std::vector<double> out;
   for (const toml::node& e : *a) {
-    if (auto v = e.value_exact<double>()) out.push_back(*v);
-    else if (auto i = e.value_exact<int64_t>()) out.push_back(double(*i));
+    if (auto v = e.value_exact<double>()) {
+      if (!std::isfinite(*v)) fail(key, "must hold finite numbers; it holds " + number_text(*v));
+      out.push_back(*v);
+    } else if (auto i = e.value_exact<int64_t>()) out.push_back(double(*i));
     else fail(key, std::string("must be an array of numbers; it holds ") + type_name(e));
   }
   return out;
@@ -144,6 +168,15 @@ Policy read_policy(Reader& r, const char* key) {
   if (*s == "random") return Policy::Random;
   if (*s == "non_uniform") return Policy::NonUniform;
   r.fail(key, "\"" + *s + "\" is not a replacement policy; use \"lru\", \"fifo\", \"random\" or \"non_uniform\"");
+}
+
+std::string geometry_text(uint64_t sets, uint64_t ways, uint32_t line) {
+  const std::string factors =
+      std::to_string(sets) + " sets x " + std::to_string(ways) + " ways x " + std::to_string(line) + " B = ";
+  uint64_t lines = 0, bytes = 0;
+  if (__builtin_mul_overflow(sets, ways, &lines) || __builtin_mul_overflow(lines, uint64_t(line), &bytes))
+    return factors + "more than 2^64 B";
+  return factors + std::to_string(bytes) + " B";
 }
 
 }  // namespace memtopo::sim

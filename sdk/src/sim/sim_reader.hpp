@@ -62,5 +62,7 @@ class Reader {
 int64_t positive(Reader& r, const char* key, std::optional<int64_t> v, int64_t def);
 uint32_t power_of_two(Reader& r, const char* key, std::optional<int64_t> v, int64_t def);
 Policy read_policy(Reader& r, const char* key);
+// "4 sets x 4 ways x 128 B = 2048 B", or "... = more than 2^64 B" where the product overflows.
+std::string geometry_text(uint64_t sets, uint64_t ways, uint32_t line);
 
 }  // namespace memtopo::sim
