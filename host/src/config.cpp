@@ -1,6 +1,9 @@
 #include "memtopo_host/config.hpp"
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
+#include <regex>
 #include <sstream>
 
 #include "memtopo_host/plan.hpp"
@@ -69,11 +72,18 @@ void read_run_table(const toml::node& node, const Registry& registry, Checker& c
                              s->get() + "' (memtopo list shows the loaded ones)");
         }
       }
+      // An empty list would select nothing, which the planner reads as "everything".
+      if (keys && rn.is_array() && list.empty())
+        c.error(rn, "[run] probes is empty; remove the key to run every probe, or name the probes to run");
       (keys ? cfg.probes : cfg.skip) = list;
     } else if (r == "device" || r == "raw_dir") {
       if (auto s = rn.as_string()) {
-        if (r == "device") cfg.device = s->get();
-        else cfg.raw_dir = s->get();
+        if (r == "device") {
+          if (const std::string problem = device_spec_error(s->get()); !problem.empty()) c.error(rn, "[run] device: " + problem);
+          cfg.device = s->get();
+        } else {
+          cfg.raw_dir = s->get();
+        }
       } else {
         c.error(rn, "[run] " + r + " must be a string");
       }
@@ -158,11 +168,22 @@ Config parse_config(const std::string& text, const std::string& name, const Regi
   return cfg;
 }
 
+std::string device_spec_error(const std::string& spec) {
+  static const std::regex forms("^(auto|cuda|cuda:[0-9]+|sim|sim:.+)$");
+  if (std::regex_match(spec, forms)) return "";
+  return "'" + spec + "' is not a device; use auto, cuda, cuda:N (N a GPU number), sim or sim:FILE (a device description)";
+}
+
 Config load_config(const std::filesystem::path& file, const Registry& registry) {
+  std::error_code ec;
+  // A folder opens as a stream and reads as an empty file: everything would run unconfigured.
+  if (std::filesystem::is_directory(file, ec))
+    throw ConfigError({file.string() + ": is a folder, not a config file; name the TOML file (--config FILE)"});
   std::ifstream in(file, std::ios::binary);
-  if (!in) throw ConfigError({file.string() + ": cannot read the config file"});
+  if (!in) throw ConfigError({file.string() + ": cannot read the config file: " + std::strerror(errno)});
   std::stringstream ss;
   ss << in.rdbuf();
+  if (in.bad()) throw ConfigError({file.string() + ": cannot read the config file: " + std::strerror(errno)});
   return parse_config(ss.str(), file.string(), registry);
 }
 

@@ -27,6 +27,10 @@ struct ConfigError : std::runtime_error {
   std::vector<std::string> messages;
 };
 
+// "" when `spec` has one of the forms --device and [run] device take (auto, cuda, cuda:N, sim,
+// sim:FILE), else what is wrong, naming the forms.
+std::string device_spec_error(const std::string& spec);
+
 // Reads and checks a config file against the loaded probes. Throws ConfigError.
 Config load_config(const std::filesystem::path& file, const Registry& registry);
 // Same, from text (`name` stands for the file in messages).
