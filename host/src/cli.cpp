@@ -1,8 +1,10 @@
 #include "memtopo_host/cli.hpp"
 #include "memtopo_host/version.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,10 +53,26 @@ Config maybe_load_config(const std::string& path, const Registry& reg) {
   return load_config(path, reg);  // ConfigError handled by the caller
 }
 
+namespace {
+
+// "a,b" -> a, b (each --only or --skip value; list_entry_error has refused empty entries).
+std::vector<std::string> split_lists(const std::vector<std::string>& values) {
+  std::vector<std::string> out;
+  for (const auto& v : values) {
+    size_t begin = 0;
+    for (size_t comma; (comma = v.find(',', begin)) != std::string::npos; begin = comma + 1)
+      out.push_back(v.substr(begin, comma - begin));
+    out.push_back(v.substr(begin));
+  }
+  return out;
+}
+
+}  // namespace
+
 Selection effective_selection(const SelectionArgs& a, const Config& cfg) {
   Selection sel;
-  sel.only = a.only.empty() ? cfg.probes : a.only;
-  sel.skip = a.skip.empty() ? cfg.skip : a.skip;
+  sel.only = a.only.empty() ? cfg.probes : split_lists(a.only);
+  sel.skip = a.skip.empty() ? cfg.skip : split_lists(a.skip);
   return sel;
 }
 
@@ -146,18 +164,43 @@ int cmd_plan(const SelectionArgs& a) {
 
 // --------------------------------------------------------------------------- validate
 
-int cmd_validate(const std::string& file, const std::vector<std::string>& plugin_paths) {
-  toml::table root;
+// The TOML of `file`, or nullopt after saying why it cannot be read (validate exits 2 then).
+std::optional<toml::table> read_toml_or_report(const std::string& file) {
+  std::error_code ec;
+  if (fs::is_directory(file, ec)) {
+    std::cerr << file << ": is a folder; name a TOML file\n";
+    return std::nullopt;
+  }
   try {
-    root = toml::parse_file(file);
+    return toml::parse_file(file);
   } catch (const toml::parse_error& e) {
     const auto& b = e.source().begin;
     if (b.line == 0)  // toml++ reports unreadable files without a position
       std::cerr << file << ": cannot read: " << e.description() << "\n";
     else
       std::cerr << file << ":" << b.line << ":" << b.column << ": TOML syntax error: " << e.description() << "\n";
-    return kExitUsage;
+    return std::nullopt;
   }
+}
+
+// A simulated device description, checked by the simulator's own reader (limits included)
+// without building the device: what --device sim:FILE would say, without running anything.
+int cmd_validate_device(const std::string& file) {
+  if (!read_toml_or_report(file)) return kExitUsage;
+  try {
+    engine::check_sim_description(file);
+  } catch (const std::exception& e) {
+    std::cerr << e.what() << "\n";
+    return kExitIncomplete;
+  }
+  std::cout << file << ": valid simulated device description\n";
+  return kExitOk;
+}
+
+int cmd_validate(const std::string& file, const std::vector<std::string>& plugin_paths) {
+  const std::optional<toml::table> parsed = read_toml_or_report(file);
+  if (!parsed) return kExitUsage;
+  const toml::table& root = *parsed;
   // The installed plugins' keys are checked against their declarations; what no plugin here
   // provides, outside the schema's own tables, is only reported.
   const Registry reg = load_registry(plugin_paths, true);
@@ -167,12 +210,35 @@ int cmd_validate(const std::string& file, const std::vector<std::string>& plugin
     const toml::node* at = node_at(root, e.path);
     std::cerr << file << ":" << (at ? at->source().begin.line : 1) << ": " << e.text() << "\n";
   }
-  if (!v.errors.empty()) return kExitIncomplete;
+  if (!v.errors.empty()) {
+    if (!root.contains("meta") && root.contains("device"))
+      std::cerr << file << ": this looks like a simulated device description; `memtopo validate --device-description "
+                << file << "` checks one\n";
+    return kExitIncomplete;
+  }
   std::cout << file << ": valid\n";
   return kExitOk;
 }
 
 // --------------------------------------------------------------------------- parsing
+
+// A value of --only or --skip: comma-separated names, none of them empty.
+std::string list_entry_error(const std::string& value) {
+  if (!value.empty() && value.front() != ',' && value.back() != ',' && value.find(",,") == std::string::npos) return "";
+  return "'" + value + "' has an empty entry; name probes, plugins or result keys separated by commas (e.g. "
+         "device-info,data-cache)";
+}
+
+// "unknown command 'X'" with the commands, where CLI11 would only say that one is required.
+std::string unknown_command_error(const CLI::App& app, const std::vector<std::string>& args) {
+  if (args.empty() || args[0].empty() || args[0][0] == '-') return "";
+  std::string names;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+    if (sub->get_name() == args[0]) return "";
+    names += (names.empty() ? "" : ", ") + sub->get_name();
+  }
+  return "unknown command '" + args[0] + "'; the commands are " + names + " (memtopo --help describes them)";
+}
 
 struct CliArgs {
   std::vector<std::string> list_paths;
@@ -180,6 +246,7 @@ struct CliArgs {
   SelectionArgs plan;
   RunArgs run;
   std::string validate_file;
+  bool validate_device = false;
   std::vector<std::string> validate_paths;
   CLI::App* list_cmd = nullptr;
   CLI::App* plan_cmd = nullptr;
@@ -198,10 +265,15 @@ std::unique_ptr<CLI::App> make_app(CliArgs& args) {
   };
   auto add_selection = [&](CLI::App* sub, SelectionArgs& s) {
     sub->add_option("--config", s.config, "Config file (TOML; docs/host.md)");
-    sub->add_option("--device", s.device, "auto (default), cuda, cuda:N, sim or sim:FILE");
+    sub->add_option("--device", s.device, "auto (default), cuda, cuda:N, sim or sim:FILE")->check(device_spec_error);
+    // One value per occurrence, split by split_lists: CLI11's delimiter turned "," into no
+    // value at all and took the next argument (an option) in its place.
     sub->add_option("--only", s.only, "Run only these probes or plugins, or the providers of these result keys")
-        ->delimiter(',');
-    sub->add_option("--skip", s.skip, "Do not run these probes or plugins (comma-separated)")->delimiter(',');
+        ->allow_extra_args(false)
+        ->check(list_entry_error);
+    sub->add_option("--skip", s.skip, "Do not run these probes or plugins (comma-separated)")
+        ->allow_extra_args(false)
+        ->check(list_entry_error);
     add_plugin_path(sub, s.plugin_paths);
   };
   args.list_cmd = app->add_subcommand("list", "List the loadable probes (name, version, provides, requires, file)");
@@ -223,6 +295,8 @@ std::unique_ptr<CLI::App> make_app(CliArgs& args) {
       "validate", "Check a topology file against the schema and the installed plugins' key descriptions");
   args.validate_cmd->add_option("file", args.validate_file, "Topology TOML file")->required();
   add_plugin_path(args.validate_cmd, args.validate_paths);
+  args.validate_cmd->add_flag("--device-description", args.validate_device,
+                              "FILE is a simulated device description (--device sim:FILE): check it as the simulator reads it");
   return app;
 }
 
@@ -242,6 +316,7 @@ int dispatch(const CliArgs& args) {
   }
   if (*args.validate_cmd) {
     setup_logging(false, false);
+    if (args.validate_device) return cmd_validate_device(args.validate_file);
     return cmd_validate(args.validate_file, args.validate_paths);
   }
   return kExitUsage;
@@ -254,6 +329,11 @@ int run_cli(int argc, char** argv) {
   using namespace cli;
   CliArgs args;
   auto app = make_app(args);
+  if (const std::string e = unknown_command_error(*app, std::vector<std::string>(argv + std::min(argc, 1), argv + argc));
+      !e.empty()) {
+    std::cerr << "memtopo: " << e << "\n";
+    return kExitUsage;
+  }
   try {
     app->parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -283,6 +363,7 @@ std::string check_command_line(const std::vector<std::string>& args) {
   storage.insert(storage.end(), args.begin(), args.end());
   std::vector<char*> argv;
   for (auto& s : storage) argv.push_back(s.data());
+  if (std::string e = cli::unknown_command_error(*app, args); !e.empty()) return e;
   try {
     app->parse(static_cast<int>(argv.size()), argv.data());
   } catch (const CLI::ParseError& e) {

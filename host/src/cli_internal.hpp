@@ -2,6 +2,7 @@
 // run_command.cpp: run). Not installed.
 #pragma once
 
+#include <filesystem>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -42,6 +43,10 @@ Config maybe_load_config(const std::string& path, const Registry& reg);
 Selection effective_selection(const SelectionArgs& a, const Config& cfg);
 // Opens --device (or the config's, or auto); a device that cannot be opened is a usage error.
 std::unique_ptr<engine::Device> open_device_arg(const SelectionArgs& a, const Config& cfg);
+
+// The raw-series folder (--raw-dir, else [run] raw_dir; empty: none), created and checked
+// writable before anything is measured; a usage error names it otherwise (raw_dir.cpp).
+std::filesystem::path prepare_raw_dir(const RunArgs& a, const Config& cfg);
 
 int cmd_run(const RunArgs& a);
 

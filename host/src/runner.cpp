@@ -48,6 +48,7 @@ struct ProbeHost {
   std::map<std::string, Value> options;
   std::vector<ResultRecord> results;
   std::filesystem::path raw_dir;
+  std::vector<std::string> raw_write_errors;
   const std::atomic<bool>* cancel = nullptr;
   RunObserver* observer = nullptr;
 
@@ -157,7 +158,8 @@ struct ProbeHost {
     const auto file = dir / (std::string(series) + ".csv");
     std::ofstream out(file);
     if (ec || !out) {
-      spdlog::error("{}: cannot write raw series {}: {}", p.name, file.string(), ec ? ec.message() : "open failed");
+      h.raw_write_errors.push_back("cannot write " + file.string() + ": " + (ec ? ec.message() : "open failed"));
+      spdlog::error("{}: raw series {}: {}", p.name, series, h.raw_write_errors.back());
       return 1;
     }
     for (size_t c = 0; c < columns; ++c) out << (c ? "," : "") << (column_names[c] ? column_names[c] : "");
@@ -168,7 +170,8 @@ struct ProbeHost {
     }
     out.flush();
     if (!out) {
-      spdlog::error("{}: writing {} failed", p.name, file.string());
+      h.raw_write_errors.push_back("writing " + file.string() + " failed");
+      spdlog::error("{}: raw series {}: {}", p.name, series, h.raw_write_errors.back());
       return 1;
     }
     return 0;
@@ -264,6 +267,7 @@ ProbeOutcome run_probe(const ProbeInfo& p, const mt_device_info& device, const m
                        : status == MT_STATUS_FAILED ? "failed (no message given)"
                                                     : "returned unknown status " + std::to_string(status);
   }
+  outcome.raw_write_errors = std::move(host.raw_write_errors);
   if (keeps_results(outcome.status)) {
     outcome.results = std::move(host.results);
   } else if (!host.results.empty()) {
@@ -377,7 +381,9 @@ std::vector<std::string> missing_requested_keys(const Plan& plan, const std::vec
 
 int run_exit_status(const RunReport& report, const std::vector<std::string>& missing_keys) {
   const RunTally t = tally(report.outcomes);
-  return (t.failed == 0 && t.skipped_for_failure == 0 && missing_keys.empty() && !report.interrupted) ? 0 : 1;
+  const bool raw_lost = std::any_of(report.outcomes.begin(), report.outcomes.end(),
+                                    [](const ProbeOutcome& o) { return !o.raw_write_errors.empty(); });
+  return (t.failed == 0 && t.skipped_for_failure == 0 && missing_keys.empty() && !report.interrupted && !raw_lost) ? 0 : 1;
 }
 
 }  // namespace memtopo::host

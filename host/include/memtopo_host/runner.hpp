@@ -40,6 +40,9 @@ struct ProbeOutcome {
   // Skipped because a probe it needs failed (directly or down a chain of skips): counts as a
   // failure for the exit status, unlike skips for a declared reason.
   bool caused_by_failure = false;
+  // Raw series (--raw-dir) the host could not write, each naming the file: the run's exit
+  // status is then 1 (the results themselves are kept).
+  std::vector<std::string> raw_write_errors;
 };
 
 // Option values set in the config file: probe name -> option name -> value.
@@ -88,7 +91,8 @@ RunTally tally(const std::vector<ProbeOutcome>& outcomes);
 std::vector<std::string> missing_requested_keys(const Plan& plan, const std::vector<ProbeOutcome>& outcomes);
 
 // The exit status of `memtopo run` (docs/host.md): 0 when every probe was ok, not
-// determinable or skipped for a declared reason, and every key asked for is there; else 1.
+// determinable or skipped for a declared reason, every key asked for is there, and every raw
+// series was written; else 1.
 int run_exit_status(const RunReport& report, const std::vector<std::string>& missing_keys);
 
 }  // namespace memtopo::host

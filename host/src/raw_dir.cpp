@@ -1,0 +1,39 @@
+// `memtopo run --raw-dir DIR` (or [run] raw_dir): the folder is made and checked before
+// anything is measured, so that a folder that cannot be written ends the run at once (exit 2)
+// instead of losing every series of a long run.
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "cli_internal.hpp"
+
+namespace memtopo::host::cli {
+
+namespace fs = std::filesystem;
+
+fs::path prepare_raw_dir(const RunArgs& a, const Config& cfg) {
+  const bool from_command_line = !a.raw_dir.empty();
+  const fs::path dir = from_command_line ? fs::path(a.raw_dir) : fs::path(cfg.raw_dir.value_or(""));
+  if (dir.empty()) return dir;
+  const std::string named =
+      from_command_line ? "--raw-dir " + dir.string() : cfg.file.string() + ": [run] raw_dir " + dir.string();
+  const std::string what_to_do = "; choose a folder you can write";
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw UsageError(named + ": cannot create the folder: " + ec.message() + what_to_do);
+  if (!fs::is_directory(dir, ec)) throw UsageError(named + ": is not a folder" + what_to_do);
+  // Permission bits alone do not say whether a file can be created (root, read-only mounts).
+  const fs::path test_file = dir / (".memtopo-write-test-" + std::to_string(::getpid()));
+  {
+    std::ofstream out(test_file);
+    if (!out) throw UsageError(named + ": cannot create files in the folder: " + std::strerror(errno) + what_to_do);
+  }
+  fs::remove(test_file, ec);
+  return dir;
+}
+
+}  // namespace memtopo::host::cli
