@@ -211,7 +211,6 @@ int cmd_run(const RunArgs& a) {
     throw UsageError(reg.probes().empty() ? "no probes found (memtopo list shows where it looks; --plugin-path adds a folder)"
                                           : "the selection leaves no probe to run");
   check_output_path(a.output);
-  const fs::path raw_dir = prepare_raw_dir(a, cfg);
 
   const std::string device_arg = !a.device.empty() ? a.device : cfg.device.value_or("auto");
   const auto device = open_device_arg(a, cfg);
@@ -227,7 +226,7 @@ int cmd_run(const RunArgs& a) {
 
   RunSettings settings;
   settings.options = cfg.options;
-  settings.raw_dir = raw_dir;
+  settings.raw_dir = prepare_raw_dir(a, cfg);  // before anything is measured
   JournalWriter journal;
   open_journal(a, reg, meta, settings, journal);
   const RunReport report = measure(plan, *device, settings, journal, a.quiet);
