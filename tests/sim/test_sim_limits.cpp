@@ -164,4 +164,6 @@ TEST_CASE("sim limits: a folder as the description is named as a folder", "[sim]
                                                   "description's TOML file (e.g. examples/devices/hopper-like.toml)");
   }
   CHECK_THROWS_WITH(memtopo::engine::check_sim_description(dir.string()), Catch::Contains("is a folder"));
+  // An empty file lacks [device]: named at its first line, not "line 0".
+  CHECK_THAT(refusal_of("").message, Catch::StartsWith(":1: device: missing: a simulated device needs a [device] table"));
 }

@@ -1,5 +1,6 @@
 #include "sim/sim_reader.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdio>
@@ -26,7 +27,8 @@ void Reader::fail(const char* key, const std::string& what) const {
   std::ostringstream m;
   const toml::node* n = (table_ && key) ? table_->get(key) : nullptr;
   const auto& src = n ? n->source() : (table_ ? table_->source() : toml::source_region{});
-  m << *file_ << ":" << src.begin.line << ": " << path_ << (key ? std::string(".") + key : "") << ": " << what;
+  // A table the file lacks has no place: its first line, where it could be added, not "line 0".
+  m << *file_ << ":" << std::max<toml::source_index>(src.begin.line, 1) << ": " << path_ << (key ? std::string(".") + key : "") << ": " << what;
   throw Error(m.str());
 }
 
