@@ -29,6 +29,8 @@ int cuda_device_count();
 // The simulated GPU described by a topology TOML file (empty path: the built-in device).
 // Throws memtopo::Error naming the file, line and key of any problem.
 std::unique_ptr<Device> open_sim(const std::string& path);
+// The text of the built-in simulated device's description (what open_sim("") reads).
+const char* sim_builtin_description();
 // CUDA device `ordinal`. Throws memtopo::Error with the CUDA message.
 std::unique_ptr<Device> open_cuda(int ordinal);
 

@@ -66,6 +66,8 @@ class SimDevice final : public Device {
 
 }  // namespace
 
+const char* sim_builtin_description() { return sim::kBuiltinDeviceToml; }
+
 std::unique_ptr<Device> open_sim(const std::string& path) {
   if (path.empty())
     return std::make_unique<SimDevice>(sim::load_model(sim::kBuiltinDeviceToml, "built-in device (hopper-like.toml)", "sim (built-in)"));
