@@ -1,8 +1,10 @@
 // Where `run -o` writes (issue 18, cases 1 to 4): through non-regular files, atomically over
 // regular ones keeping their mode, never "" or a file named "-", never over a complete file
 // when interrupted; and device names that stay valid UTF-8.
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include <thread>
 
@@ -20,13 +22,18 @@ const std::string kDeviceInfo = "run --device sim --only device-info -o ";
 }  // namespace
 
 TEST_CASE("output: -o /dev/null is written through, the device node stays", "[host][output]") {
-  const auto r = run_memtopo(kDeviceInfo + "/dev/null");
+  // As root, a regression would replace the node: use a private null device where one can be made.
+  test::TempDir dir("out-null");
+  fs::path null_device = dir / "null";
+  if (::mknod(null_device.c_str(), S_IFCHR | 0666, makedev(1, 3)) != 0) null_device = "/dev/null";
+  const auto r = run_memtopo(kDeviceInfo + quoted(null_device));
   INFO(r.output);
   CHECK(r.exit_code == 0);
   struct stat st {};
-  REQUIRE(::stat("/dev/null", &st) == 0);
+  REQUIRE(::stat(null_device.c_str(), &st) == 0);
   CHECK(S_ISCHR(st.st_mode));
-  CHECK_FALSE(fs::exists("/dev/null.journal"));
+  CHECK_FALSE(fs::exists(null_device.string() + ".journal"));
+  CHECK_FALSE(fs::exists(null_device.string() + ".lock"));
 }
 
 TEST_CASE("output: a symlink is followed and its target replaced", "[host][output]") {
@@ -47,9 +54,13 @@ TEST_CASE("output: a FIFO is written through, not replaced", "[host][output]") {
   test::TempDir dir("out-fifo");
   const auto fifo = dir / "pipe";
   REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  // A second name for the FIFO: should the run replace the path, opening this unblocks the reader.
+  fs::create_hard_link(fifo, dir / "pipe.keep");
   std::string received;
   std::thread reader([&] { received = test::read_file(fifo); });
   const auto r = run_memtopo(kDeviceInfo + quoted(fifo));
+  const int unblock = ::open((dir / "pipe.keep").c_str(), O_WRONLY | O_NONBLOCK);
+  if (unblock >= 0) ::close(unblock);
   reader.join();
   INFO(r.output);
   CHECK(r.exit_code == 0);
