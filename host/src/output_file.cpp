@@ -75,18 +75,28 @@ OutputTarget resolve_output(const std::string& arg) {
     t.kind = OutputKind::Stdout;
     return t;
   }
-  t.path = resolve_links(arg, fs::path(arg));
   std::error_code ec;
-  const fs::file_status st = fs::status(t.path, ec);
+  const fs::file_status st = fs::status(arg, ec);  // through symlinks
   if (fs::is_directory(st)) throw UsageError("-o " + arg + ": is a folder; name the output file");
   if (fs::exists(st) && !fs::is_regular_file(st)) {
+    // Opened by the name given: /dev/stdout's link leads to "pipe:[...]", which is no path.
     t.kind = OutputKind::Through;
+    t.path = arg;
     return t;
   }
+  t.path = resolve_links(arg, fs::path(arg));
   const fs::path dir = t.path.has_parent_path() ? t.path.parent_path() : fs::path(".");
   if (!fs::is_directory(dir, ec))
     throw UsageError("-o " + arg + ": folder " + dir.string() + " does not exist; create it or name another file");
   return t;
+}
+
+bool writes_to_stdout(const OutputTarget& target) {
+  if (target.kind == OutputKind::Stdout) return true;
+  if (target.kind != OutputKind::Through) return false;
+  struct stat out {}, std_out {};
+  return ::stat(target.path.c_str(), &out) == 0 && ::fstat(STDOUT_FILENO, &std_out) == 0 &&
+         out.st_dev == std_out.st_dev && out.st_ino == std_out.st_ino && out.st_rdev == std_out.st_rdev;
 }
 
 void write_output(const OutputTarget& target, const std::string& text) {

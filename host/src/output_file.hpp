@@ -25,6 +25,10 @@ struct OutputTarget {
 // Checks -o before anything runs; throws UsageError for "", a folder, or a missing folder.
 OutputTarget resolve_output(const std::string& arg);
 
+// Whether the topology goes to this process's stdout (-o -, /dev/stdout, the same FIFO):
+// then the summary goes to stderr.
+bool writes_to_stdout(const OutputTarget& target);
+
 // Writes the whole text to the target (File: write_atomically, keeping an existing file's
 // mode). Throws std::runtime_error naming the path and the system's reason.
 void write_output(const OutputTarget& target, const std::string& text);

@@ -68,7 +68,7 @@ int refuse_invalid(const OutputTarget& out, const std::string& text, const std::
 void report_end(const RunArgs& a, const OutputTarget& out, const std::string& written, const Plan& plan,
                 const RunReport& report, int* status) {
   // What was measured, for a reader; on stderr when stdout carries the topology.
-  std::FILE* summary_to = out.kind == OutputKind::Stdout ? stderr : stdout;
+  std::FILE* summary_to = writes_to_stdout(out) ? stderr : stdout;
   std::fputs(render_summary(report.outcomes).c_str(), summary_to);
   std::fflush(summary_to);
   const auto missing = missing_requested_keys(plan, report.outcomes);

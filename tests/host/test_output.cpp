@@ -91,7 +91,7 @@ TEST_CASE("output: -o \"\" is refused before anything is measured", "[host][outp
   CHECK(fs::is_empty(dir.path));
 }
 
-TEST_CASE("output: -o - writes the topology to stdout and the summary to stderr", "[host][output]") {
+TEST_CASE("output: -o - (and /dev/stdout) writes the topology to stdout, the summary to stderr", "[host][output]") {
   test::TempDir dir("out-stdout");
   const auto r = test::run_shell_stdout("cd " + dir.path.string() + " && \"$EXE\" run --device sim --only device-info -o - 2>err.txt");
   INFO(r.output);
@@ -104,6 +104,10 @@ TEST_CASE("output: -o - writes the topology to stdout and the summary to stderr"
   CHECK(err.find("wrote stdout") != std::string::npos);
   CHECK_FALSE(fs::exists(dir / "-"));
   CHECK_FALSE(fs::exists(dir / "-.journal"));
+  const auto dev_stdout = test::run_shell_stdout("\"$EXE\" run --device sim --only device-info -o /dev/stdout 2>/dev/null");
+  CHECK(dev_stdout.exit_code == 0);
+  CHECK(dev_stdout.output.rfind("[meta]", 0) == 0);
+  CHECK(dev_stdout.output.find("device     memtopo simulated") == std::string::npos);  // the summary went to stderr
   const auto resume = run_memtopo("run --resume --device sim --only device-info -o -", dir.path);
   CHECK(resume.exit_code == 2);
   CHECK(resume.output.find("--resume: -o - is not a regular file") != std::string::npos);
