@@ -89,6 +89,17 @@ TEST_CASE("resume: a second run on the same output fails at once, naming the liv
   CHECK_FALSE(fs::exists(dir / "out.toml.lock"));
 }
 
+TEST_CASE("resume: the lock file of a run that was killed is taken over", "[host][resume][lock]") {
+  test::TempDir dir("res-stale");
+  const auto out = dir / "t.toml";
+  test::write_file(dir / "t.toml.lock", "999999\n");  // nobody holds the flock
+  const auto r = run_memtopo("run --device sim --only device-info -o " + quoted(out));
+  INFO(r.output);
+  CHECK(r.exit_code == 0);
+  CHECK(fs::exists(out));
+  CHECK_FALSE(fs::exists(dir / "t.toml.lock"));
+}
+
 TEST_CASE("resume: without --resume, an earlier run's journal is kept as .prev", "[host][resume][lock]") {
   test::TempDir dir("res-prev");
   const auto out = dir / "t.toml";
