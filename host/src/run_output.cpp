@@ -58,6 +58,10 @@ int refuse_invalid(const OutputTarget& out, const std::string& text, const std::
     spdlog::error("{}{}", why, where_kept(js, recorder));
     return kExitIncomplete;
   }
+  if (text.empty()) {
+    spdlog::error("{}", why);
+    return kExitIncomplete;
+  }
   // No complete journal: keep the rejected text for the report rather than lose it.
   std::vector<std::string> failures;
   const std::string where = write_fallback(out, false, text, &failures);
@@ -90,8 +94,14 @@ void report_end(const RunArgs& a, const OutputTarget& out, const std::string& wr
 
 int finish(const RunArgs& a, const OutputTarget& out, const Plan& plan, const Meta& meta, const RunReport& report,
            const JournalState& js, const JournalRecorder& recorder) {
-  const std::string text = render_topology(meta, report.outcomes);
-  const auto problems = check_document(text, out.shown());
+  std::string text;
+  std::vector<std::string> problems;
+  try {
+    text = render_topology(meta, report.outcomes);
+    problems = check_document(text, out.shown());
+  } catch (const std::exception& e) {
+    problems.push_back(e.what());
+  }
   if (!problems.empty()) return refuse_invalid(out, text, problems, js, recorder);
   // An interrupted run never replaces a complete file: it writes NAME.partial.toml beside it.
   OutputTarget dest = out;
