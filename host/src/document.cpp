@@ -2,6 +2,7 @@
 #include "memtopo_host/version.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -126,6 +127,12 @@ void write_atomically(const std::filesystem::path& path, const std::string& text
   if (fd < 0) {
     throw std::runtime_error("cannot write " + path.string() + ": cannot create " + tmp.string() + ": " +
                              std::strerror(errno));
+  }
+  // The replacement keeps the mode the user gave the file (0600 stays 0600).
+  struct stat existing {};
+  if (::stat(path.c_str(), &existing) == 0 && S_ISREG(existing.st_mode) && ::fchmod(fd, existing.st_mode & 07777) != 0) {
+    ::close(fd);
+    fail("fchmod");
   }
   size_t done = 0;
   while (done < text.size()) {

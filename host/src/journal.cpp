@@ -34,6 +34,12 @@ Status status_from_text(const std::string& s) {
   throw std::runtime_error("unknown status '" + s + "'");
 }
 
+// One line of JSON; text that is not UTF-8 (a probe's message cut mid-character) becomes
+// U+FFFD instead of throwing, so a record is never lost over one byte.
+std::string dump_line(const nlohmann::json& j) {
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 }  // namespace
 
 nlohmann::json outcome_to_json(const ProbeOutcome& o) {
@@ -68,6 +74,9 @@ ProbeOutcome outcome_from_json(const nlohmann::json& j) {
       ResultRecord rec;
       rec.key = r.at("key").get<std::string>();
       const auto type = static_cast<mt_value_type>(r.at("type").get<int>());
+      if (r.at("value").is_null())
+        throw std::runtime_error(o.probe + ": the value of " + rec.key +
+                                 " is null (a NaN or infinity, which results may not hold); the probe is measured again");
       auto v = from_json(r.at("value"), type);
       if (!v) throw std::runtime_error("value of " + rec.key + " does not match its type");
       rec.value = *v;
@@ -90,7 +99,7 @@ void JournalWriter::open_new(const std::filesystem::path& path, const nlohmann::
   path_ = path;
   file_ = std::fopen(path.c_str(), "w");
   if (!file_) throw std::runtime_error("cannot create journal " + path.string() + ": " + std::strerror(errno));
-  write_line(header.dump());
+  write_line(dump_line(header));
 }
 
 void JournalWriter::open_append(const std::filesystem::path& path) {
@@ -100,7 +109,7 @@ void JournalWriter::open_append(const std::filesystem::path& path) {
   if (!file_) throw std::runtime_error("cannot open journal " + path.string() + ": " + std::strerror(errno));
 }
 
-void JournalWriter::append(const ProbeOutcome& outcome) { write_line(outcome_to_json(outcome).dump()); }
+void JournalWriter::append(const ProbeOutcome& outcome) { write_line(dump_line(outcome_to_json(outcome))); }
 
 void JournalWriter::write_line(const std::string& line) {
   if (!file_) throw std::runtime_error("journal is not open");

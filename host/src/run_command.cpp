@@ -1,20 +1,25 @@
-// `memtopo run`: plan for the device, journal, measure, write the topology, report.
+// `memtopo run`: plan for the device, journal, measure, write the topology, report (the
+// output, lock and journal policies are in output_file, run_lock, resume and run_output).
 #include <unistd.h>
 
 #include <atomic>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include <spdlog/spdlog.h>
 
 #include "cli_internal.hpp"
+#include "memtopo_host/device_identity.hpp"
 #include "memtopo_host/document.hpp"
 #include "memtopo_host/journal.hpp"
 #include "memtopo_host/runner.hpp"
-#include "memtopo_host/schema.hpp"
-#include "memtopo_host/summary.hpp"
+#include "output_file.hpp"
+#include "resume.hpp"
+#include "run_lock.hpp"
+#include "run_output.hpp"
 
 namespace memtopo::host::cli {
 
@@ -74,81 +79,10 @@ std::string resolved_device_spec(const engine::Device& dev, const std::string& s
   return "sim";
 }
 
-void check_output_path(const std::string& out) {
-  const fs::path output(out);
-  const fs::path out_dir = output.has_parent_path() ? output.parent_path() : fs::path(".");
-  std::error_code ec;
-  if (!fs::is_directory(out_dir, ec)) throw UsageError("-o " + out + ": folder " + out_dir.string() + " does not exist");
-  if (fs::is_directory(output, ec)) throw UsageError("-o " + out + ": is a folder; name the output file");
-}
-
-// Resumes from the journal (probes it holds with kept results are not run again) or starts a
-// new one; every problem is a usage error, before anything is measured.
-void open_journal(const RunArgs& a, const Registry& reg, const Meta& meta, RunSettings& settings,
-                  JournalWriter& journal) {
-  const fs::path journal_path = journal_path_for(a.output);
-  std::error_code ec;
-  const bool journal_exists = fs::exists(journal_path, ec);
-  if (!a.resume || !journal_exists) {
-    if (a.resume) spdlog::warn("--resume: no journal {}; measuring everything", journal_path.string());
-    else if (journal_exists)
-      spdlog::warn("replacing {} left by an interrupted run (--resume would have continued it)", journal_path.string());
-    const nlohmann::json header = {{"memtopo_journal", 1},         {"tool_version", meta.tool_version},
-                                   {"device_spec", meta.device_spec}, {"backend", meta.backend},
-                                   {"created_utc", meta.created_utc}};
-    try {
-      journal.open_new(journal_path, header);
-    } catch (const std::exception& e) {
-      throw UsageError(e.what());
-    }
-    return;
-  }
-  JournalContents jc;
-  try {
-    jc = read_journal(journal_path);
-  } catch (const std::exception& e) {
-    throw UsageError(std::string("--resume: ") + e.what());
-  }
-  for (const auto& w : jc.warnings) spdlog::warn("{}", w);
-  const std::string journal_device = jc.header.value("device_spec", "");
-  if (journal_device != meta.device_spec)
-    throw UsageError("--resume: " + journal_path.string() + " was recorded on device " + journal_device +
-                     ", this run uses " + meta.device_spec + "; use the same --device or delete the journal");
-  for (const auto& o : jc.outcomes) {
-    // Not determinable is an answer (measured, with the reason), kept like ok.
-    if (!keeps_results(o.status)) {
-      settings.already_done.erase(o.probe);
-      continue;
-    }
-    const ProbeInfo* p = reg.find(o.probe);
-    if (p && p->plugin_version != o.version) {
-      spdlog::info("{}: measured by version {} in the journal, plugin is now {}: measuring again", o.probe, o.version,
-                   p->plugin_version);
-      continue;
-    }
-    settings.already_done[o.probe] = o;
-  }
-  spdlog::info("resuming: {} probe(s) already measured in {}", settings.already_done.size(), journal_path.string());
-  try {
-    journal.open_append(journal_path);
-  } catch (const std::exception& e) {
-    throw UsageError(e.what());
-  }
-}
-
 // Runs the plan with Ctrl-C caught; each finished probe goes to the journal at once.
-RunReport measure(const Plan& plan, const engine::Device& device, RunSettings& settings, JournalWriter& journal,
+RunReport measure(const Plan& plan, const engine::Device& device, RunSettings& settings, JournalRecorder& journal,
                   bool quiet) {
-  bool journal_ok = true;
-  settings.on_finished = [&](const ProbeOutcome& o) {
-    if (!journal_ok) return;
-    try {
-      journal.append(o);
-    } catch (const std::exception& e) {
-      journal_ok = false;
-      spdlog::error("{} (the run goes on without a journal)", e.what());
-    }
-  };
+  settings.on_finished = [&](const ProbeOutcome& o) { journal.record(o); };
   StderrProgress progress(quiet);
   settings.observer = &progress;
   g_cancel.store(false);
@@ -159,58 +93,24 @@ RunReport measure(const Plan& plan, const engine::Device& device, RunSettings& s
   sigaction(SIGINT, &action, &previous);
   RunReport report = run_plan(plan, device.info(), device.backend(), settings);
   sigaction(SIGINT, &previous, nullptr);
-  journal.close();
   return report;
-}
-
-// Writes the topology (checked against the schema first) and reports; returns the exit status.
-int finish(const RunArgs& a, const Plan& plan, const Meta& meta, const RunReport& report) {
-  const fs::path output(a.output);
-  const fs::path journal_path = journal_path_for(output);
-  const std::string text = render_topology(meta, report.outcomes);
-  // The writer and the schema must agree; a disagreement is a memtopo bug, not the user's.
-  try {
-    const auto doc = toml::parse(text, output.string());
-    for (const auto& e : validate_topology(toml_to_json(doc)))
-      spdlog::error("internal: the output does not match the schema: {}", e.text());
-  } catch (const toml::parse_error& e) {
-    spdlog::error("internal: the output is not valid TOML: {}", e.description());
-  }
-  try {
-    write_atomically(output, text);
-  } catch (const std::exception& e) {
-    spdlog::error("{}; the measurements are kept in {} (fix the problem and run again with --resume)", e.what(),
-                  journal_path.string());
-    return kExitIncomplete;
-  }
-  // What was measured, for a reader (stdout, kept by -q); the file has the details.
-  std::fputs(render_summary(report.outcomes).c_str(), stdout);
-  std::fflush(stdout);
-  const auto missing = missing_requested_keys(plan, report.outcomes);
-  for (const auto& m : missing) spdlog::error("{}", m);
-  std::error_code ec;
-  if (report.interrupted) {
-    spdlog::warn("interrupted: wrote what was measured to {}; `memtopo run --resume -o {}` continues", a.output,
-                 a.output);
-  } else {
-    fs::remove(journal_path, ec);
-  }
-  const int status = run_exit_status(report, missing);
-  if (!a.quiet || status != kExitOk)
-    std::fprintf(stderr, "%s; wrote %s\n", tally(report.outcomes).text().c_str(), a.output.c_str());
-  return status;
 }
 
 }  // namespace
 
 int cmd_run(const RunArgs& a) {
+  const OutputTarget out = resolve_output(a.output);
+  if (a.resume && out.kind != OutputKind::File)
+    throw UsageError("--resume: -o " + a.output + " is not a regular file, so no journal is kept for it; "
+                     "resume needs a file output");
   Registry reg = load_registry(a.plugin_paths, true);
   Config cfg = maybe_load_config(a.config, reg);
   const Selection sel = effective_selection(a, cfg);
   if (make_plan(reg, sel).steps.empty())  // plan errors before the device is opened
     throw UsageError(reg.probes().empty() ? "no probes found (memtopo list shows where it looks; --plugin-path adds a folder)"
                                           : "the selection leaves no probe to run");
-  check_output_path(a.output);
+  std::optional<OutputLock> lock;  // held until the output is written and the journal settled
+  if (out.kind == OutputKind::File) lock.emplace(out.path);
 
   const std::string device_arg = !a.device.empty() ? a.device : cfg.device.value_or("auto");
   const auto device = open_device_arg(a, cfg);
@@ -227,10 +127,19 @@ int cmd_run(const RunArgs& a) {
   RunSettings settings;
   settings.options = cfg.options;
   settings.raw_dir = prepare_raw_dir(a, cfg);  // before anything is measured
+  std::string description_text;
+  try {
+    description_text = device_description_text(device->info(), device->description());
+  } catch (const std::exception& e) {
+    throw UsageError(e.what());
+  }
+  const nlohmann::json header = journal_header(meta, device_identity(device->info(), description_text));
   JournalWriter journal;
-  open_journal(a, reg, meta, settings, journal);
-  const RunReport report = measure(plan, *device, settings, journal, a.quiet);
-  return finish(a, plan, meta, report);
+  const JournalState js = open_journal(a, out, reg, plan, header, settings, journal);
+  JournalRecorder recorder(js.path.empty() ? nullptr : &journal);
+  const RunReport report = measure(plan, *device, settings, recorder, a.quiet);
+  journal.close();
+  return finish(a, out, plan, meta, report, js, recorder);
 }
 
 }  // namespace memtopo::host::cli

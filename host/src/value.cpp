@@ -254,7 +254,24 @@ std::string format_double(double d) {
   return s;
 }
 
-std::string toml_string_literal(const std::string& s) {
+bool is_valid_utf8(const std::string& s) {
+  try {
+    (void)nlohmann::json(s).dump();  // nlohmann's strict mode checks every sequence
+    return true;
+  } catch (const nlohmann::json::type_error&) {
+    return false;
+  }
+}
+
+std::string valid_utf8(const std::string& s) {
+  if (is_valid_utf8(s)) return s;
+  const std::string quoted = nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return nlohmann::json::parse(quoted).get<std::string>();
+}
+
+std::string toml_string_literal(const std::string& text) {
+  // A TOML file must be UTF-8: a byte sequence that is not becomes U+FFFD, never a broken file.
+  const std::string s = valid_utf8(text);
   std::string out = "\"";
   for (unsigned char c : s) {
     switch (c) {
@@ -356,6 +373,20 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 }  // namespace
 
 std::optional<std::string> check_value_for_key(const std::string& key, const Value& v) {
+  // NaN and infinities have no TOML-compatible JSON form and mean "not measured": a probe
+  // that cannot settle a value reports not determinable instead.
+  auto non_finite = [&](double x) {
+    return key + " is " + format_double(x) + ": results must be finite numbers (a probe that cannot measure a "
+                                              "value reports not determinable)";
+  };
+  if (v.type == MT_VALUE_FLOAT && !std::isfinite(v.f)) return non_finite(v.f);
+  if (v.type == MT_VALUE_FLOAT_ARRAY)
+    for (double x : v.floats)
+      if (!std::isfinite(x)) return non_finite(x);
+  if (v.type == MT_VALUE_STRING && !is_valid_utf8(v.s)) return key + " is not valid UTF-8 text";
+  if (v.type == MT_VALUE_STRING_ARRAY)
+    for (const auto& x : v.strings)
+      if (!is_valid_utf8(x)) return key + " holds a string that is not valid UTF-8 text";
   static const char* const integer_units[] = {"_bytes", "_bits", "_khz"};
   static const char* const number_units[] = {"_cycles", "_gbps", "_s"};
   for (const char* unit : integer_units) {

@@ -118,32 +118,6 @@ TEST_CASE("list and plan", "[host][cli]") {
         std::string::npos);
 }
 
-TEST_CASE("cli: --resume takes measured probes from the journal", "[host][cli]") {
-  test::TempDir dir("cli-resume");
-  const auto out = dir / "t.toml";
-  const auto journal = memtopo::host::journal_path_for(out);
-  // What an interrupted run leaves: the header and the source's record.
-  test::write_file(journal,
-                   "{\"memtopo_journal\":1,\"device_spec\":\"sim\"}\n"
-                   "{\"probe\":\"t-basic/source\",\"version\":\"1.2.3\",\"status\":\"ok\",\"reason\":\"\","
-                   "\"duration_s\":0.1,\"results\":[{\"key\":\"t.value_bytes\",\"type\":1,\"value\":100,"
-                   "\"confidence\":1.0,\"bound\":\"exact\",\"note\":\"\"}]}\n");
-  SECTION("same device: continues, then removes the journal") {
-    const auto r = run_memtopo("run --resume --device sim" + kGood + " --only t-basic/consumer -o " + q(out));
-    INFO(r.output);
-    CHECK(r.exit_code == 0);
-    const std::string text = test::read_file(out);
-    CHECK(text.find("double_bytes = 200") != std::string::npos);  // from the journal's 100
-    CHECK(text.find("value_bytes = 100") != std::string::npos);
-    CHECK_FALSE(fs::exists(journal));
-  }
-  SECTION("another device: refused, exit 2") {
-    const auto r = run_memtopo("run --resume --device sim:/nonexistent.toml" + kGood + " -o " + q(out));
-    CHECK(r.exit_code == 2);
-    CHECK(fs::exists(journal));
-  }
-}
-
 TEST_CASE("validate: 1 for schema errors, 2 for syntax errors", "[host][cli]") {
   test::TempDir dir("cli-validate");
   test::write_file(dir / "bad.toml",
@@ -340,20 +314,4 @@ TEST_CASE("validate: what no installed plugin provides is reported as not checke
     const auto without = run_memtopo("validate " + q(file));
     CHECK(without.exit_code == 0);  // nothing installed says what [tma] holds
   }
-}
-
-TEST_CASE("cli: --resume keeps a not determinable probe from the journal", "[host][cli]") {
-  test::TempDir dir("cli-resume-nd");
-  const auto out = dir / "t.toml";
-  test::write_file(memtopo::host::journal_path_for(out),
-                   "{\"memtopo_journal\":1,\"device_spec\":\"sim\"}\n"
-                   "{\"probe\":\"t-undetermined/geometry\",\"version\":\"1.0.0\",\"status\":\"not_determinable\","
-                   "\"reason\":\"said by the journal\",\"duration_s\":0.1,\"results\":[{\"key\":\"t.fetch_bytes\","
-                   "\"type\":1,\"value\":64,\"confidence\":1.0,\"bound\":\"exact\",\"note\":\"\"}]}\n");
-  const auto r = run_memtopo("run --resume --device sim" + paths({"undetermined"}) + " --only t-undetermined -o " + q(out));
-  INFO(r.output);
-  CHECK(r.exit_code == 0);
-  const std::string text = test::read_file(out);
-  CHECK(text.find("reason = \"said by the journal\"") != std::string::npos);  // not run again
-  CHECK(text.find("twice_fetch_bytes = 128") != std::string::npos);           // fed by the journal's 64
 }

@@ -33,7 +33,8 @@ std::string utc_now_rfc3339();
 // alphabetically, provenance (same element order), probes (by name). Keys sorted.
 std::string render_topology(const Meta& meta, const std::vector<ProbeOutcome>& outcomes);
 
-// Writes `text` to `path` atomically: a temporary file in the same folder, fsync, rename.
+// Writes `text` to `path` atomically: a temporary file in the same folder, fsync, rename; an
+// existing file's mode is kept (a new one gets 0644 less the umask).
 // Throws std::runtime_error naming the file on failure (the old file, if any, is untouched).
 void write_atomically(const std::filesystem::path& path, const std::string& text);
 

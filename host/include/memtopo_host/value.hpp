@@ -51,7 +51,11 @@ std::optional<Value> from_toml(const toml::node& node, mt_value_type type, std::
 
 // TOML literal text of a value (as written in the topology file).
 std::string to_toml_literal(const Value& v);
+// Escapes `s`; bytes that are not UTF-8 become U+FFFD, so the literal is always valid TOML.
 std::string toml_string_literal(const std::string& s);
+bool is_valid_utf8(const std::string& s);
+// `s` with every invalid UTF-8 sequence replaced by U+FFFD.
+std::string valid_utf8(const std::string& s);
 std::string format_double(double d);
 
 nlohmann::json to_json(const Value& v);
@@ -61,7 +65,8 @@ std::optional<Value> from_json(const nlohmann::json& j, mt_value_type type);
 // "l1d.line_bytes": nothing when valid, else what is wrong.
 std::optional<std::string> check_key(const std::string& key);
 // Unit-suffix rules (docs/format.md): `_bytes`, `_bits`, `_khz` hold integers >= 0, `_cycles`,
-// `_gbps`, `_s` numbers >= 0 (or arrays of them). Nothing when `v` fits `key`.
+// `_gbps`, `_s` numbers >= 0 (or arrays of them). Floats must be finite (no NaN, no inf) and
+// strings valid UTF-8, whatever the key. Nothing when `v` fits `key`.
 std::optional<std::string> check_value_for_key(const std::string& key, const Value& v);
 
 // The unit a key's name carries ("bytes" for l1d.size_bytes), or "" when it has none.

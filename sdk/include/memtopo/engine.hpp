@@ -32,6 +32,8 @@ std::unique_ptr<Device> open_sim(const std::string& path);
 // Reads and checks a description as open_sim does (limits included), without building the
 // simulated GPU. Throws memtopo::Error naming the file, line and key of the first problem.
 void check_sim_description(const std::string& path);
+// The text of the built-in simulated device's description (what open_sim("") reads).
+const char* sim_builtin_description();
 // CUDA device `ordinal`. Throws memtopo::Error with the CUDA message.
 std::unique_ptr<Device> open_cuda(int ordinal);
 

@@ -11,6 +11,7 @@
 #include "cuda_util.hpp"
 #include "engine/param_bank.hpp"
 #include "engine/jobs.hpp"
+#include "engine/utf8_copy.hpp"
 #include "memtopo/engine.hpp"
 #include "memtopo/errors.hpp"
 
@@ -72,7 +73,7 @@ class CudaDevice final : public Device {
     cudaDeviceProp p{};
     check(cudaGetDeviceProperties(&p, ordinal), "cudaGetDeviceProperties");
     info_.struct_size = sizeof(info_);
-    std::snprintf(info_.name, sizeof info_.name, "%s", p.name);
+    engine::copy_utf8_truncated(info_.name, sizeof info_.name, p.name);
     std::snprintf(info_.backend, sizeof info_.backend, "cuda");
     info_.ordinal = ordinal;
     info_.cc_major = p.major;

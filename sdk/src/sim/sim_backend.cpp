@@ -69,6 +69,8 @@ class SimDevice final : public Device {
 
 }  // namespace
 
+const char* sim_builtin_description() { return sim::kBuiltinDeviceToml; }
+
 namespace {
 
 // The description at `path`, read and checked, or the built-in device for an empty path.

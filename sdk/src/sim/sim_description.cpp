@@ -11,6 +11,7 @@
 #include <toml++/toml.h>
 
 #include "engine/param_bank.hpp"
+#include "engine/utf8_copy.hpp"
 #include "memtopo/errors.hpp"
 #include "sim/sim_description.hpp"
 #include "sim/sim_limits.hpp"
@@ -24,7 +25,7 @@ void read_device(Reader& r, mt_device_info& info) {
   std::snprintf(info.backend, sizeof info.backend, "sim");
   if (!r.exists()) r.fail(nullptr, "missing: a simulated device needs a [device] table with at least sm_count");
   auto str = [&](const char* key, char* dst, size_t n) {
-    if (auto v = r.string(key)) std::snprintf(dst, n, "%s", v->c_str());
+    if (auto v = r.string(key)) engine::copy_utf8_truncated(dst, n, *v);
   };
   auto num = [&](const char* key, auto& dst) {
     using Field = std::remove_reference_t<decltype(dst)>;

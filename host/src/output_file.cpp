@@ -1,0 +1,142 @@
+#include "output_file.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+
+#include "cli_internal.hpp"
+#include "memtopo_host/document.hpp"
+
+namespace memtopo::host::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Follows a chain of symlinks to the path that would be written (it may not exist yet).
+fs::path resolve_links(const std::string& arg, fs::path p) {
+  for (int depth = 0; depth < 40; ++depth) {
+    std::error_code ec;
+    if (!fs::is_symlink(p, ec)) return p;
+    const fs::path target = fs::read_symlink(p, ec);
+    if (ec) throw UsageError("-o " + arg + ": cannot read the symlink " + p.string() + ": " + ec.message());
+    p = target.is_absolute() ? target : p.parent_path() / target;
+  }
+  throw UsageError("-o " + arg + ": too many levels of symlinks; name the file itself");
+}
+
+void write_all(int fd, const std::string& text, const std::string& where) {
+  size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw std::runtime_error("cannot write " + where + ": " + std::strerror(errno));
+    done += static_cast<size_t>(n);
+  }
+}
+
+void write_through(const fs::path& path, const std::string& text) {
+  // No O_CREAT, no O_TRUNC: the node exists and is what the user pointed at.
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) throw std::runtime_error("cannot open " + path.string() + " for writing: " + std::strerror(errno));
+  try {
+    write_all(fd, text, path.string());
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+  if (::close(fd) != 0) throw std::runtime_error("cannot write " + path.string() + ": " + std::strerror(errno));
+}
+
+void write_stdout(const std::string& text) {
+  std::fflush(stdout);
+  write_all(STDOUT_FILENO, text, "stdout");
+}
+
+fs::path temp_folder() {
+  const char* t = std::getenv("TMPDIR");
+  return (t && *t) ? fs::path(t) : fs::path("/tmp");
+}
+
+}  // namespace
+
+std::string OutputTarget::shown() const { return kind == OutputKind::Stdout ? "stdout" : path.string(); }
+
+OutputTarget resolve_output(const std::string& arg) {
+  if (arg.empty()) throw UsageError("-o: the file name is empty; name the topology file to write (- for stdout)");
+  OutputTarget t;
+  if (arg == "-") {
+    t.kind = OutputKind::Stdout;
+    return t;
+  }
+  std::error_code ec;
+  const fs::file_status st = fs::status(arg, ec);  // through symlinks
+  if (fs::is_directory(st)) throw UsageError("-o " + arg + ": is a folder; name the output file");
+  if (fs::exists(st) && !fs::is_regular_file(st)) {
+    // Opened by the name given: /dev/stdout's link leads to "pipe:[...]", which is no path.
+    t.kind = OutputKind::Through;
+    t.path = arg;
+    return t;
+  }
+  t.path = resolve_links(arg, fs::path(arg));
+  const fs::path dir = t.path.has_parent_path() ? t.path.parent_path() : fs::path(".");
+  if (!fs::is_directory(dir, ec))
+    throw UsageError("-o " + arg + ": folder " + dir.string() + " does not exist; create it or name another file");
+  return t;
+}
+
+bool writes_to_stdout(const OutputTarget& target) {
+  if (target.kind == OutputKind::Stdout) return true;
+  if (target.kind != OutputKind::Through) return false;
+  struct stat out {}, std_out {};
+  return ::stat(target.path.c_str(), &out) == 0 && ::fstat(STDOUT_FILENO, &std_out) == 0 &&
+         out.st_dev == std_out.st_dev && out.st_ino == std_out.st_ino && out.st_rdev == std_out.st_rdev;
+}
+
+void write_output(const OutputTarget& target, const std::string& text) {
+  switch (target.kind) {
+    case OutputKind::Stdout: write_stdout(text); return;
+    case OutputKind::Through: write_through(target.path, text); return;
+    case OutputKind::File: write_atomically(target.path, text); return;
+  }
+}
+
+fs::path partial_path_for(const fs::path& output) {
+  const std::string name = output.filename().string();
+  const std::string stem = name.size() > 5 && name.compare(name.size() - 5, 5, ".toml") == 0
+                               ? name.substr(0, name.size() - 5)
+                               : name;
+  return output.parent_path() / (stem + ".partial.toml");
+}
+
+std::string write_fallback(const OutputTarget& target, bool beside, const std::string& text,
+                           std::vector<std::string>* failures) {
+  std::vector<fs::path> files;
+  if (beside && target.kind == OutputKind::File) files.push_back(partial_path_for(target.path));
+  const std::string name = target.kind == OutputKind::File ? target.path.filename().string() : "topology.toml";
+  files.push_back(temp_folder() / ("memtopo-" + std::to_string(::getpid()) + "-" + name));
+  for (const auto& f : files) {
+    try {
+      write_atomically(f, text);
+      return f.string();
+    } catch (const std::exception& e) {
+      failures->push_back(e.what());
+    }
+  }
+  if (target.kind == OutputKind::Stdout) return "";
+  try {
+    write_stdout(text);
+    return "stdout";
+  } catch (const std::exception& e) {
+    failures->push_back(e.what());
+  }
+  return "";
+}
+
+}  // namespace memtopo::host::cli

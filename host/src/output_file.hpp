@@ -1,0 +1,45 @@
+// Where `run -o` writes and how (docs/host.md, "Output file"): a regular file is replaced
+// atomically, anything else (stdout, a device, a FIFO) is written through; when the output
+// cannot be written, the text goes to a fallback instead of being dropped. Not installed.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace memtopo::host::cli {
+
+enum class OutputKind {
+  File,     // a regular file or a new one: replaced atomically, has a lock, journal and partial file
+  Stdout,   // -o -
+  Through,  // an existing non-regular file (character device, FIFO, socket): opened and written
+};
+
+struct OutputTarget {
+  OutputKind kind = OutputKind::File;
+  std::filesystem::path path;  // File: symlinks resolved; Through: as given; Stdout: empty
+  // "stdout" or the path, for messages.
+  std::string shown() const;
+};
+
+// Checks -o before anything runs; throws UsageError for "", a folder, or a missing folder.
+OutputTarget resolve_output(const std::string& arg);
+
+// Whether the topology goes to this process's stdout (-o -, /dev/stdout, the same FIFO):
+// then the summary goes to stderr.
+bool writes_to_stdout(const OutputTarget& target);
+
+// Writes the whole text to the target (File: write_atomically, keeping an existing file's
+// mode). Throws std::runtime_error naming the path and the system's reason.
+void write_output(const OutputTarget& target, const std::string& text);
+
+// out.toml -> out.partial.toml; out -> out.partial.toml.
+std::filesystem::path partial_path_for(const std::filesystem::path& output);
+
+// Writes `text` to the first place that takes it: NAME.partial.toml beside a File target
+// (with `beside`), then $TMPDIR (or /tmp), then stdout unless stdout is the target. Returns
+// where it went (empty when nowhere); each place that failed is added to *failures.
+std::string write_fallback(const OutputTarget& target, bool beside, const std::string& text,
+                           std::vector<std::string>* failures);
+
+}  // namespace memtopo::host::cli

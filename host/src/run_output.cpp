@@ -1,0 +1,124 @@
+#include "run_output.hpp"
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <spdlog/spdlog.h>
+
+#include "memtopo_host/schema.hpp"
+#include "memtopo_host/summary.hpp"
+
+namespace memtopo::host::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The host's own check of what it is about to write: TOML syntax and the schema.
+std::vector<std::string> check_document(const std::string& text, const std::string& name) {
+  std::vector<std::string> problems;
+  try {
+    const auto doc = toml::parse(text, name);
+    for (const auto& e : validate_topology(toml_to_json(doc))) problems.push_back(e.text());
+  } catch (const toml::parse_error& e) {
+    problems.push_back("not valid TOML at line " + std::to_string(e.source().begin.line) + ": " +
+                       std::string(e.description()));
+  }
+  return problems;
+}
+
+// Where the measurements are when the output was not written, for the error message.
+std::string where_kept(const JournalState& js, const JournalRecorder& recorder) {
+  if (js.path.empty()) return "";
+  if (!recorder.complete()) return "; " + recorder.missing_text(js.path);
+  return "; the measurements are kept in " + js.path.string() + " (`memtopo run --resume` writes them)";
+}
+
+// Writes the text somewhere else after the output failed; returns the exit status.
+int save_elsewhere(const OutputTarget& out, bool beside, const std::string& text, const std::string& why,
+                   const JournalState& js, const JournalRecorder& recorder) {
+  std::vector<std::string> failures;
+  const std::string where = write_fallback(out, beside, text, &failures);
+  for (const auto& f : failures) spdlog::error("fallback failed: {}", f);
+  if (where.empty())
+    spdlog::error("{}; the topology could not be written anywhere{}", why, where_kept(js, recorder));
+  else
+    spdlog::error("{}; wrote the topology to {} instead{}", why, where, where_kept(js, recorder));
+  return kExitIncomplete;
+}
+
+// The text failed the host's own validation: a memtopo bug. Nothing is written to the output.
+int refuse_invalid(const OutputTarget& out, const std::string& text, const std::vector<std::string>& problems,
+                   const JournalState& js, const JournalRecorder& recorder) {
+  for (const auto& p : problems) spdlog::error("internal: the topology does not pass memtopo's own validation: {}", p);
+  const std::string why = "did not write " + out.shown() + ": the topology fails validation (a memtopo bug; please "
+                          "report it with these messages)";
+  if (!js.path.empty() && recorder.complete()) {
+    spdlog::error("{}{}", why, where_kept(js, recorder));
+    return kExitIncomplete;
+  }
+  if (text.empty()) {
+    spdlog::error("{}", why);
+    return kExitIncomplete;
+  }
+  // No complete journal: keep the rejected text for the report rather than lose it.
+  std::vector<std::string> failures;
+  const std::string where = write_fallback(out, false, text, &failures);
+  spdlog::error("{}{}", why, where.empty() ? "" : "; the rejected text is in " + where);
+  return kExitIncomplete;
+}
+
+void report_end(const RunArgs& a, const OutputTarget& out, const std::string& written, const Plan& plan,
+                const RunReport& report, int* status) {
+  // What was measured, for a reader; on stderr when stdout carries the topology.
+  std::FILE* summary_to = writes_to_stdout(out) ? stderr : stdout;
+  std::fputs(render_summary(report.outcomes).c_str(), summary_to);
+  std::fflush(summary_to);
+  const auto missing = missing_requested_keys(plan, report.outcomes);
+  for (const auto& m : missing) spdlog::error("{}", m);
+  if (report.interrupted) {
+    if (out.kind == OutputKind::File)
+      spdlog::warn("interrupted: wrote what was measured to {}; {} is untouched; `memtopo run --resume -o {}` "
+                   "continues",
+                   written, out.shown(), a.output);
+    else
+      spdlog::warn("interrupted: wrote what was measured to {}", written);
+  }
+  *status = run_exit_status(report, missing);
+  if (!a.quiet || *status != kExitOk)
+    std::fprintf(stderr, "%s; wrote %s\n", tally(report.outcomes).text().c_str(), written.c_str());
+}
+
+}  // namespace
+
+int finish(const RunArgs& a, const OutputTarget& out, const Plan& plan, const Meta& meta, const RunReport& report,
+           const JournalState& js, const JournalRecorder& recorder) {
+  std::string text;
+  std::vector<std::string> problems;
+  try {
+    text = render_topology(meta, report.outcomes);
+    problems = check_document(text, out.shown());
+  } catch (const std::exception& e) {
+    problems.push_back(e.what());
+  }
+  if (!problems.empty()) return refuse_invalid(out, text, problems, js, recorder);
+  // An interrupted run never replaces a complete file: it writes NAME.partial.toml beside it.
+  OutputTarget dest = out;
+  if (report.interrupted && out.kind == OutputKind::File) dest.path = partial_path_for(out.path);
+  try {
+    write_output(dest, text);
+  } catch (const std::exception& e) {
+    // NAME.partial.toml is a fallback only when it was not the file that just failed.
+    return save_elsewhere(out, !report.interrupted, text, e.what(), js, recorder);
+  }
+  std::error_code ec;
+  if (!report.interrupted && out.kind == OutputKind::File) fs::remove(partial_path_for(out.path), ec);  // superseded
+  int status = kExitOk;
+  report_end(a, out, dest.shown(), plan, report, &status);
+  if (!recorder.complete()) spdlog::warn("{}", recorder.missing_text(js.path));
+  settle_journal(js, report);
+  return status;
+}
+
+}  // namespace memtopo::host::cli

@@ -1,0 +1,16 @@
+// The end of `memtopo run`: check the topology, write it (or its partial or fallback form),
+// settle the journal, report. Not installed.
+#pragma once
+
+#include "cli_internal.hpp"
+#include "memtopo_host/document.hpp"
+#include "output_file.hpp"
+#include "resume.hpp"
+
+namespace memtopo::host::cli {
+
+// Returns the exit status (docs/host.md, "Exit status").
+int finish(const RunArgs& a, const OutputTarget& out, const Plan& plan, const Meta& meta, const RunReport& report,
+           const JournalState& js, const JournalRecorder& recorder);
+
+}  // namespace memtopo::host::cli

@@ -1,0 +1,65 @@
+// Disk full (issue 18, case 5), injected with a file size limit (RLIMIT_FSIZE, SIGXFSZ
+// ignored): writes to regular files fail with EFBIG once they pass the limit, pipes do not.
+// The journal's message must name exactly the probes it lacks, and the topology held in
+// memory must land somewhere (here: stdout, the last resort) instead of being dropped.
+#include <set>
+#include <sstream>
+
+#include "helpers.hpp"
+#include "memtopo_host/journal.hpp"
+#include "run_helpers.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The probe names after "the results of " up to " are not in it".
+std::set<std::string> listed_as_missing(const std::string& log) {
+  const std::string from = "the results of ", to = " are not in it";
+  const auto a = log.find(from);
+  if (a == std::string::npos) return {};
+  const auto b = log.find(to, a);
+  std::set<std::string> out;
+  std::stringstream names(log.substr(a + from.size(), b - a - from.size()));
+  for (std::string n; std::getline(names, n, ',');) out.insert(n.substr(n.find_first_not_of(' ')));
+  return out;
+}
+
+std::set<std::string> journaled(const fs::path& journal) {
+  std::set<std::string> out;
+  std::stringstream lines(test::read_file(journal));
+  for (std::string line; std::getline(lines, line);) {
+    const auto j = nlohmann::json::parse(line, nullptr, false);
+    if (!j.is_discarded() && j.contains("probe")) out.insert(j["probe"].get<std::string>());
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("output failure: the journal names the probes it lacks, the topology goes to a fallback",
+          "[host][output][diskfull]") {
+  test::TempDir dir("out-full");
+  const auto out = dir / "t.toml";
+  // 1 KiB per file: the journal's header and first record fit, the rest and the output do not.
+  const std::string cmd = "trap \"\" XFSZ; ulimit -f 1; cd " + dir.path.string() + " && TMPDIR=" + dir.path.string() +
+                          " \"$EXE\" run --device sim --only t-basic --plugin-path " +
+                          test::plugin_set("good").string() + " -o t.toml 2>&1";
+  const auto r = test::run_shell_stdout(cmd);
+  INFO(r.output);
+  CHECK(r.exit_code == 1);
+  const auto missing = listed_as_missing(r.output);
+  const auto in_journal = journaled(memtopo::host::journal_path_for(out));
+  CHECK_FALSE(missing.empty());
+  for (const auto& p : missing) CHECK(in_journal.count(p) == 0);
+  std::set<std::string> all = missing;
+  all.insert(in_journal.begin(), in_journal.end());
+  CHECK(all == std::set<std::string>{"t-basic/consumer", "t-basic/rogue", "t-basic/source"});
+  CHECK(in_journal.count("t-basic/source") == 1);
+  CHECK(r.output.find("could not be written (cannot write journal ") != std::string::npos);
+  // Neither the output, NAME.partial.toml nor $TMPDIR took it: stdout did.
+  CHECK(r.output.find("wrote the topology to stdout instead") != std::string::npos);
+  CHECK(r.output.find("[probes.\"t-basic/source\"]") != std::string::npos);
+  CHECK(r.output.find("fallback failed: cannot write t.partial.toml") != std::string::npos);
+  CHECK_FALSE(fs::exists(out));
+}
