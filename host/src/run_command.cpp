@@ -1,8 +1,6 @@
 // `memtopo run`: plan for the device, journal, measure, write the topology, report.
 #include <unistd.h>
 
-#include <atomic>
-#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <string>
@@ -10,6 +8,8 @@
 #include <spdlog/spdlog.h>
 
 #include "cli_internal.hpp"
+#include "run_device.hpp"
+#include "stop_signals.hpp"
 #include "memtopo_host/document.hpp"
 #include "memtopo_host/journal.hpp"
 #include "memtopo_host/runner.hpp"
@@ -21,16 +21,6 @@ namespace memtopo::host::cli {
 namespace fs = std::filesystem;
 
 namespace {
-
-std::atomic<bool> g_cancel{false};
-
-extern "C" void on_sigint(int) {
-  g_cancel.store(true);
-  static const char msg[] =
-      "\nmemtopo: interrupted; stopping after the current probe (Ctrl-C again to abort at once)\n";
-  (void)!::write(STDERR_FILENO, msg, sizeof msg - 1);
-  std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends the process
-}
 
 // Progress on stderr: one line per probe; on a terminal the line is updated in place.
 class StderrProgress : public RunObserver {
@@ -67,8 +57,7 @@ class StderrProgress : public RunObserver {
   std::string prefix_, last_stage_;
 };
 
-std::string resolved_device_spec(const engine::Device& dev, const std::string& spec) {
-  const mt_device_info& info = dev.info();
+std::string resolved_device_spec(const mt_device_info& info, const std::string& spec) {
   if (std::string(info.backend) == "cuda") return "cuda:" + std::to_string(info.ordinal);
   if (spec.rfind("sim:", 0) == 0) return spec;
   return "sim";
@@ -136,9 +125,9 @@ void open_journal(const RunArgs& a, const Registry& reg, const Meta& meta, RunSe
   }
 }
 
-// Runs the plan with Ctrl-C caught; each finished probe goes to the journal at once.
-RunReport measure(const Plan& plan, const engine::Device& device, RunSettings& settings, JournalWriter& journal,
-                  bool quiet) {
+// Runs the plan (stop signals are caught by the caller's StopSignals); each finished probe
+// goes to the journal at once.
+RunReport measure(const Plan& plan, RunDevice& device, RunSettings& settings, JournalWriter& journal, bool quiet) {
   bool journal_ok = true;
   settings.on_finished = [&](const ProbeOutcome& o) {
     if (!journal_ok) return;
@@ -151,14 +140,9 @@ RunReport measure(const Plan& plan, const engine::Device& device, RunSettings& s
   };
   StderrProgress progress(quiet);
   settings.observer = &progress;
-  g_cancel.store(false);
-  settings.cancel = &g_cancel;
-  struct sigaction action {}, previous{};
-  action.sa_handler = on_sigint;
-  sigemptyset(&action.sa_mask);
-  sigaction(SIGINT, &action, &previous);
-  RunReport report = run_plan(plan, device.info(), device.backend(), settings);
-  sigaction(SIGINT, &previous, nullptr);
+  settings.cancel = &StopSignals::cancel();
+  RunReport report = run_plan(plan, device.info, *device.executor, settings);
+  if (device.worker) device.worker->stop();
   journal.close();
   return report;
 }
@@ -213,23 +197,24 @@ int cmd_run(const RunArgs& a) {
   check_output_path(a.output);
 
   const std::string device_arg = !a.device.empty() ? a.device : cfg.device.value_or("auto");
-  const auto device = open_device_arg(a, cfg);
-  const DeviceFacts facts = device_facts(device->info());
+  RunSettings settings = run_settings(a, cfg);
+  const bool isolated = isolation_wanted(a, cfg);
+  RunDevice device = open_run_device(a, cfg, reg, settings, isolated, &StopSignals::count());
+  const DeviceFacts facts = device_facts(device.info);
   const Plan plan = make_plan(reg, sel, &facts);
 
   Meta meta = default_meta();
-  meta.backend = device->info().backend;
-  meta.device_spec = resolved_device_spec(*device, device_arg);
-  meta.driver_version = cuda_version_string(device->info().driver_version);
-  meta.runtime_version = cuda_version_string(device->info().runtime_version);
-  spdlog::info("device: {} ({})", device->info().name, device->description());
+  meta.backend = device.info.backend;
+  meta.device_spec = resolved_device_spec(device.info, device_arg);
+  meta.driver_version = cuda_version_string(device.info.driver_version);
+  meta.runtime_version = cuda_version_string(device.info.runtime_version);
+  spdlog::info("device: {} ({})", device.info.name, device.description);
 
-  RunSettings settings;
-  settings.options = cfg.options;
-  settings.raw_dir = !a.raw_dir.empty() ? fs::path(a.raw_dir) : fs::path(cfg.raw_dir.value_or(""));
   JournalWriter journal;
   open_journal(a, reg, meta, settings, journal);
-  const RunReport report = measure(plan, *device, settings, journal, a.quiet);
+  // Held until the output is written: a second signal then still leaves a complete file.
+  StopSignals signals(isolated);
+  const RunReport report = measure(plan, device, settings, journal, a.quiet);
   return finish(a, plan, meta, report);
 }
 
