@@ -92,6 +92,12 @@ std::unique_ptr<engine::Device> open_device_arg(const SelectionArgs& a, const Co
 
 namespace {
 
+std::string format_double_short(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
 std::string join(const std::vector<std::string>& v, const char* sep = ", ") {
   std::string out;
   for (const auto& s : v) out += (out.empty() ? "" : sep) + s;
@@ -110,6 +116,8 @@ int cmd_list(const std::vector<std::string>& plugin_paths, bool verbose) {
     if (verbose) {
       if (!p.summary.empty()) std::cout << "    " << p.summary << "\n";
       if (!p.used.empty()) std::cout << "    uses: " << join(p.used) << "\n";
+      if (p.budget_s > 0)
+        std::cout << "    budget: " << format_double_short(p.budget_s) << " s (time limit unless the config sets time_limit_s)\n";
       for (const auto& o : p.options)
         std::cout << "    option " << o.name << " (" << type_name(o.type) << ", default \"" << o.default_text
                   << "\"): " << o.help << "\n";
@@ -289,6 +297,8 @@ std::unique_ptr<CLI::App> make_app(CliArgs& args) {
   args.run_cmd->add_flag("--resume", args.run.resume, "Continue an interrupted run from OUT.journal");
   args.run_cmd->add_flag("-q,--quiet", args.run.quiet, "Only warnings, errors and the summary of what was measured");
   args.run_cmd->add_flag("-v,--verbose", args.run.verbose, "Debug output");
+  args.run_cmd->add_flag("--no-isolation", args.run.no_isolation,
+                         "Run the probes in memtopo itself, not in a worker process (debugging)");
   args.run_cmd->add_option("-o,--output", args.run.output, "Topology file to write")->required();
 
   args.validate_cmd = app->add_subcommand(

@@ -32,6 +32,7 @@ struct SelectionArgs {
 struct RunArgs : SelectionArgs {
   std::string raw_dir, output;
   bool resume = false, quiet = false, verbose = false;
+  bool no_isolation = false;  // run the probes in this process (docs/host.md, "Isolation")
 };
 
 void setup_logging(bool quiet, bool verbose);

@@ -1,8 +1,10 @@
 #include "memtopo_host/config.hpp"
 
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <regex>
 #include <sstream>
 
@@ -25,6 +27,16 @@ struct Checker {
 
   void error(const toml::node& at, const std::string& message) {
     errors.push_back(name + ":" + std::to_string(at.source().begin.line) + ": " + message);
+  }
+
+  // A time limit: a number of seconds > 0.
+  std::optional<double> time_limit(const toml::node& node, const std::string& where) {
+    std::optional<double> v;
+    if (auto i = node.as_integer()) v = static_cast<double>(i->get());
+    else if (auto f = node.as_floating_point()) v = f->get();
+    if (v && *v > 0 && std::isfinite(*v)) return v;
+    error(node, where + " must be a number of seconds > 0, e.g. 600");
+    return std::nullopt;
   }
 
   std::vector<std::string> string_list(const toml::node& node, const std::string& where) {
@@ -87,8 +99,13 @@ void read_run_table(const toml::node& node, const Registry& registry, Checker& c
       } else {
         c.error(rn, "[run] " + r + " must be a string");
       }
+    } else if (r == "time_limit_s") {
+      if (auto limit = c.time_limit(rn, "[run] time_limit_s")) cfg.time_limit_s = *limit;
+    } else if (r == "isolation") {
+      if (auto b = rn.as_boolean()) cfg.isolation = b->get();
+      else c.error(rn, "[run] isolation must be true or false");
     } else {
-      c.error(rn, "unknown key '" + r + "' in [run] (known: probes, skip, device, raw_dir)");
+      c.error(rn, "unknown key '" + r + "' in [run] (known: probes, skip, device, raw_dir, time_limit_s, isolation)");
     }
   }
 }
@@ -115,6 +132,10 @@ void read_probe_options(const toml::node& node, const Registry& registry, Checke
     }
     for (const auto& [ok, on] : *opts) {
       const std::string oname(ok.str());
+      if (oname == "time_limit_s") {  // the host's setting, not an option of the probe
+        if (auto limit = c.time_limit(on, "[probes.\"" + pname + "\"] time_limit_s")) cfg.probe_time_limits_s[pname] = *limit;
+        continue;
+      }
       const OptionSpec* spec = probe->option(oname);
       if (!spec) {
         std::string known;

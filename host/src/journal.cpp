@@ -49,6 +49,8 @@ nlohmann::json outcome_to_json(const ProbeOutcome& o) {
   j["status"] = status_name(o.status);
   j["reason"] = o.reason;
   j["duration_s"] = o.duration_s;
+  // Travels from a worker to the host, where it decides the exit status (docs/host.md).
+  if (!o.raw_write_errors.empty()) j["raw_write_errors"] = o.raw_write_errors;
   j["results"] = nlohmann::json::array();
   for (const auto& r : o.results) {
     // The type travels with the value: 2.0 must come back as a float, not an integer.
@@ -70,6 +72,7 @@ ProbeOutcome outcome_from_json(const nlohmann::json& j) {
     o.status = status_from_text(j.at("status").get<std::string>());
     o.reason = j.at("reason").get<std::string>();
     o.duration_s = j.at("duration_s").get<double>();
+    if (j.contains("raw_write_errors")) o.raw_write_errors = j.at("raw_write_errors").get<std::vector<std::string>>();
     for (const auto& r : j.at("results")) {
       ResultRecord rec;
       rec.key = r.at("key").get<std::string>();

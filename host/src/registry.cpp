@@ -1,8 +1,10 @@
 #include "memtopo_host/registry.hpp"
+#include "memtopo_host/child_process.hpp"
 
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdlib>
 #include <optional>
@@ -116,6 +118,12 @@ bool Registry::load_file(const fs::path& file) {
   loaded_files_.push_back(key);
 
   const std::string name = file.string();
+  // Loading runs the library's static constructors: a child tries first, so one that crashes
+  // or exits is refused by name instead of ending the host.
+  if (auto bad = check_library_loads(file)) {
+    errors_.push_back(name + ": " + *bad);
+    return false;
+  }
   boost::dll::shared_library lib;
   boost::dll::fs::error_code load_ec;
   ::dlerror();  // clear any stale message
@@ -187,7 +195,7 @@ std::optional<std::string> read_options(const mt_probe_desc& pd, ProbeInfo& info
   return std::nullopt;
 }
 
-// Backends and compute capability, read only where the descriptor has them.
+// Backends, compute capability and time budget, read only where the descriptor has them.
 std::optional<std::string> read_needs(const mt_probe_desc& pd, ProbeInfo& info) {
   if (has_field(pd, offsetof(mt_probe_desc, backends) + sizeof(pd.backends))) info.backends = pd.backends;
   if (has_field(pd, offsetof(mt_probe_desc, min_cc_minor) + sizeof(pd.min_cc_minor))) {
@@ -198,6 +206,10 @@ std::optional<std::string> read_needs(const mt_probe_desc& pd, ProbeInfo& info) 
   if (info.backends & ~known)
     return "probe " + info.name + ": backends holds unknown bits (" + std::to_string(info.backends) +
            "); use MT_BACKEND_CUDA, MT_BACKEND_SIM or 0 for all";
+  if (has_field(pd, offsetof(mt_probe_desc, budget_s) + sizeof(pd.budget_s))) info.budget_s = pd.budget_s;
+  if (!(info.budget_s >= 0) || std::isinf(info.budget_s))
+    return "probe " + info.name + ": budget_s must be a finite number of seconds >= 0 (0: none declared), got " +
+           std::to_string(info.budget_s);
   if (info.min_cc_major < 0 || info.min_cc_minor < 0)
     return "probe " + info.name + ": negative minimum compute capability " + std::to_string(info.min_cc_major) +
            "." + std::to_string(info.min_cc_minor);

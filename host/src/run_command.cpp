@@ -2,8 +2,6 @@
 // output, lock and journal policies are in output_file, run_lock, resume and run_output).
 #include <unistd.h>
 
-#include <atomic>
-#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <optional>
@@ -13,6 +11,8 @@
 
 #include "cli_internal.hpp"
 #include "memtopo_host/device_identity.hpp"
+#include "run_device.hpp"
+#include "stop_signals.hpp"
 #include "memtopo_host/document.hpp"
 #include "memtopo_host/journal.hpp"
 #include "memtopo_host/runner.hpp"
@@ -26,16 +26,6 @@ namespace memtopo::host::cli {
 namespace fs = std::filesystem;
 
 namespace {
-
-std::atomic<bool> g_cancel{false};
-
-extern "C" void on_sigint(int) {
-  g_cancel.store(true);
-  static const char msg[] =
-      "\nmemtopo: interrupted; stopping after the current probe (Ctrl-C again to abort at once)\n";
-  (void)!::write(STDERR_FILENO, msg, sizeof msg - 1);
-  std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends the process
-}
 
 // Progress on stderr: one line per probe; on a terminal the line is updated in place.
 class StderrProgress : public RunObserver {
@@ -72,27 +62,21 @@ class StderrProgress : public RunObserver {
   std::string prefix_, last_stage_;
 };
 
-std::string resolved_device_spec(const engine::Device& dev, const std::string& spec) {
-  const mt_device_info& info = dev.info();
+std::string resolved_device_spec(const mt_device_info& info, const std::string& spec) {
   if (std::string(info.backend) == "cuda") return "cuda:" + std::to_string(info.ordinal);
   if (spec.rfind("sim:", 0) == 0) return spec;
   return "sim";
 }
 
-// Runs the plan with Ctrl-C caught; each finished probe goes to the journal at once.
-RunReport measure(const Plan& plan, const engine::Device& device, RunSettings& settings, JournalRecorder& journal,
-                  bool quiet) {
+// Runs the plan (stop signals are caught by the caller's StopSignals); each finished probe
+// goes to the journal at once.
+RunReport measure(const Plan& plan, RunDevice& device, RunSettings& settings, JournalRecorder& journal, bool quiet) {
   settings.on_finished = [&](const ProbeOutcome& o) { journal.record(o); };
   StderrProgress progress(quiet);
   settings.observer = &progress;
-  g_cancel.store(false);
-  settings.cancel = &g_cancel;
-  struct sigaction action {}, previous{};
-  action.sa_handler = on_sigint;
-  sigemptyset(&action.sa_mask);
-  sigaction(SIGINT, &action, &previous);
-  RunReport report = run_plan(plan, device.info(), device.backend(), settings);
-  sigaction(SIGINT, &previous, nullptr);
+  settings.cancel = &StopSignals::cancel();
+  RunReport report = run_plan(plan, device.info, *device.executor, settings);
+  if (device.worker) device.worker->stop();
   return report;
 }
 
@@ -113,31 +97,33 @@ int cmd_run(const RunArgs& a) {
   if (out.kind == OutputKind::File) lock.emplace(out.path);
 
   const std::string device_arg = !a.device.empty() ? a.device : cfg.device.value_or("auto");
-  const auto device = open_device_arg(a, cfg);
-  const DeviceFacts facts = device_facts(device->info());
+  RunSettings settings = run_settings(a, cfg);
+  const bool isolated = isolation_wanted(a, cfg);
+  RunDevice device = open_run_device(a, cfg, reg, settings, isolated, &StopSignals::count());
+  const DeviceFacts facts = device_facts(device.info);
   const Plan plan = make_plan(reg, sel, &facts);
 
   Meta meta = default_meta();
-  meta.backend = device->info().backend;
-  meta.device_spec = resolved_device_spec(*device, device_arg);
-  meta.driver_version = cuda_version_string(device->info().driver_version);
-  meta.runtime_version = cuda_version_string(device->info().runtime_version);
-  spdlog::info("device: {} ({})", device->info().name, device->description());
+  meta.backend = device.info.backend;
+  meta.device_spec = resolved_device_spec(device.info, device_arg);
+  meta.driver_version = cuda_version_string(device.info.driver_version);
+  meta.runtime_version = cuda_version_string(device.info.runtime_version);
+  spdlog::info("device: {} ({})", device.info.name, device.description);
 
-  RunSettings settings;
-  settings.options = cfg.options;
   settings.raw_dir = prepare_raw_dir(a, cfg);  // before anything is measured
   std::string description_text;
   try {
-    description_text = device_description_text(device->info(), device->description());
+    description_text = device_description_text(device.info, device.description);
   } catch (const std::exception& e) {
     throw UsageError(e.what());
   }
-  const nlohmann::json header = journal_header(meta, device_identity(device->info(), description_text));
+  const nlohmann::json header = journal_header(meta, device_identity(device.info, description_text));
   JournalWriter journal;
   const JournalState js = open_journal(a, out, reg, plan, header, settings, journal);
   JournalRecorder recorder(js.path.empty() ? nullptr : &journal);
-  const RunReport report = measure(plan, *device, settings, recorder, a.quiet);
+  // Held until the output is written: a second signal then still leaves a complete file.
+  StopSignals signals(isolated);
+  const RunReport report = measure(plan, device, settings, recorder, a.quiet);
   journal.close();
   return finish(a, out, plan, meta, report, js, recorder);
 }

@@ -1,4 +1,5 @@
 #include "memtopo_host/runner.hpp"
+#include "memtopo_host/probe_executor.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -212,7 +213,8 @@ Unmet unmet_input(const PlanStep& step, const Plan& plan, const std::map<std::st
   return {};
 }
 
-// Runs one probe through the C boundary and turns its status into an outcome.
+}  // namespace
+
 ProbeOutcome run_probe(const ProbeInfo& p, const mt_device_info& device, const mt_backend* backend,
                        const RunSettings& settings, const std::map<std::string, ResultRecord>& inputs) {
   ProbeOutcome outcome;
@@ -281,9 +283,20 @@ ProbeOutcome run_probe(const ProbeInfo& p, const mt_device_info& device, const m
   return outcome;
 }
 
-}  // namespace
+TimeLimit time_limit_for(const ProbeInfo& probe, const RunSettings& settings) {
+  if (auto it = settings.probe_time_limits_s.find(probe.name); it != settings.probe_time_limits_s.end() && it->second > 0)
+    return {it->second, "[probes.\"" + probe.name + "\"] time_limit_s"};
+  if (settings.time_limit_s > 0) return {settings.time_limit_s, "[run] time_limit_s"};
+  if (probe.budget_s > 0) return {probe.budget_s, "the probe's declared budget"};
+  return {kDefaultTimeLimitS, "the default"};
+}
 
 RunReport run_plan(const Plan& plan, const mt_device_info& device, const mt_backend* backend, RunSettings& settings) {
+  InProcessExecutor executor(device, backend);
+  return run_plan(plan, device, executor, settings);
+}
+
+RunReport run_plan(const Plan& plan, const mt_device_info& device, ProbeExecutor& executor, RunSettings& settings) {
   RunReport report;
   std::map<std::string, ResultRecord> results;   // key -> record, from probes that keep results
   std::map<std::string, ProbeOutcome> finished;  // probe -> outcome
@@ -325,7 +338,7 @@ RunReport run_plan(const Plan& plan, const mt_device_info& device, const mt_back
       spdlog::warn("{}: skipped: {}", p.name, why.reason);
     } else {
       if (settings.observer) settings.observer->probe_started(index, total, p.name);
-      outcome = run_probe(p, device, backend, settings, results);
+      outcome = executor.run(p, results, settings);
       for (const auto& r : outcome.results) results[r.key] = r;
       if (settings.on_finished) settings.on_finished(outcome);
     }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -19,6 +20,9 @@ struct Config {
   std::optional<std::string> device;
   std::optional<std::string> raw_dir;  // relative paths are relative to the config file's folder
   OptionOverrides options;             // [probes."<name>"]
+  std::optional<double> time_limit_s;  // [run] time_limit_s: every probe's time limit
+  std::map<std::string, double> probe_time_limits_s;  // [probes."<name>"] time_limit_s
+  std::optional<bool> isolation;       // [run] isolation (default true)
 };
 
 // Every problem found, each "file:line: message" (or "file:line:column: message" for syntax).

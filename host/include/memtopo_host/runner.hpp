@@ -67,6 +67,10 @@ struct RunSettings {
   // Called as soon as a probe finished (ok, failed or skipped while running), before the
   // next one starts: the journal hook. Not called for probes taken from already_done.
   std::function<void(const ProbeOutcome&)> on_finished;
+  // Time limits in seconds (0: not set), enforced when probes run in a worker:
+  // [run] time_limit_s for every probe, [probes."<name>"] time_limit_s for one.
+  double time_limit_s = 0;
+  std::map<std::string, double> probe_time_limits_s;
 };
 
 struct RunReport {
@@ -74,7 +78,8 @@ struct RunReport {
   bool interrupted = false;
 };
 
-// Runs every step of `plan` on the device. Never throws for a probe's failure.
+// Runs every step of `plan` on the device, in this process (probe_executor.hpp has the
+// general form). Never throws for a probe's failure.
 RunReport run_plan(const Plan& plan, const mt_device_info& device, const mt_backend* backend,
                    RunSettings& settings);
 

@@ -24,7 +24,7 @@ extern "C" {
 #endif
 
 #define MEMTOPO_ABI_MAJOR 2
-#define MEMTOPO_ABI_MINOR 0
+#define MEMTOPO_ABI_MINOR 1
 
 /* Name of the single exported entry point of a plugin library. */
 #define MEMTOPO_ENTRY_POINT_NAME "memtopo_plugin_entry"
@@ -212,6 +212,10 @@ typedef struct mt_probe_desc {
   int32_t min_cc_minor;
   const mt_key_desc* keys; /* what its provided keys hold, or NULL */
   size_t key_count;
+  /* ABI 2.1: the wall time the probe expects to need at most, in seconds (0: none declared).
+   * The host kills a probe that runs past its time limit (this budget unless the config
+   * overrides it; 600 s without either) and records it as failed. */
+  double budget_s;
 } mt_probe_desc;
 
 typedef struct mt_plugin_desc {

@@ -19,6 +19,9 @@ class Device {
   virtual const mt_device_info& info() const = 0;
   // Where the device came from, e.g. "cuda:0", "sim (built-in)", "sim:devices/kepler.toml".
   virtual std::string description() const = 0;
+  // Empty while the device is usable; else the error that poisons it for this process (CUDA:
+  // a sticky error such as an illegal address, which every later call returns).
+  virtual std::string sticky_error() const { return {}; }
 };
 
 // Whether this build has the CUDA backend.

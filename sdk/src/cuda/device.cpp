@@ -117,6 +117,13 @@ class CudaDevice final : public Device {
   const mt_backend* backend() const override { return &backend_; }
   const mt_device_info& info() const override { return info_; }
   std::string description() const override { return "cuda:" + std::to_string(ordinal_); }
+  std::string sticky_error() const override {
+    if (cudaSetDevice(ordinal_) == cudaSuccess && cudaDeviceSynchronize() == cudaSuccess) return {};
+    cudaGetLastError();  // clears an error that is not sticky
+    const cudaError_t again = cudaDeviceSynchronize();
+    if (again == cudaSuccess) return {};
+    return std::string(cudaGetErrorName(again)) + ": " + cudaGetErrorString(again);
+  }
 
  private:
   int ordinal_;

@@ -1,0 +1,230 @@
+// The parent's side of probe isolation (worker.hpp): one request per probe, the outcome or
+// the worker's end, time limits and stop signals.
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <csignal>
+#include <chrono>
+#include <cstdio>
+#include <stdexcept>
+
+#include <spdlog/spdlog.h>
+
+#include "memtopo_host/child_process.hpp"
+#include "memtopo_host/journal.hpp"
+#include "worker_process.hpp"
+
+namespace memtopo::host {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr double kStartTimeoutS = 300;  // opening a CUDA device can take a while on a busy node
+constexpr size_t kReasonOutputChars = 200;
+
+std::string seconds_text(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", s);
+  return buf;
+}
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+int ms_until(Clock::time_point t) {
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(t - Clock::now()).count();
+  return ms < 0 ? 0 : ms > 200 ? 200 : static_cast<int>(ms);
+}
+
+// The last line of output, short, for a reason; the log gets the whole tail.
+std::string last_output(const std::deque<std::string>& tail) {
+  for (auto it = tail.rbegin(); it != tail.rend(); ++it) {
+    if (it->find_first_not_of(" \t\r") == std::string::npos) continue;
+    return it->size() > kReasonOutputChars ? it->substr(0, kReasonOutputChars) + "..." : *it;
+  }
+  return "";
+}
+
+void log_failure(const std::string& probe, const std::string& reason, const std::deque<std::string>& tail) {
+  std::string text = probe + ": failed: " + reason;
+  if (!tail.empty()) {
+    text += "\n  last output of its worker:";
+    for (const auto& line : tail) text += "\n    " + line;
+  }
+  spdlog::error("{}", text);
+}
+
+// The request: the probe and the results it may read (its required and used keys).
+nlohmann::json request_for(const ProbeInfo& probe, const std::map<std::string, ResultRecord>& inputs) {
+  ProbeOutcome carrier;
+  carrier.probe = probe.name;
+  carrier.status = Status::Ok;
+  for (const auto* keys : {&probe.required, &probe.used})
+    for (const auto& k : *keys)
+      if (auto it = inputs.find(k); it != inputs.end()) carrier.results.push_back(it->second);
+  return {{"run", probe.name}, {"inputs", outcome_to_json(carrier)}};
+}
+
+// Waits for the hello of a new worker: the device it opened, or why it could not.
+WorkerDevice await_hello(WorkerProcess& worker) {
+  const auto deadline = Clock::now() + std::chrono::seconds(static_cast<int>(kStartTimeoutS));
+  nlohmann::json msg;
+  while (Clock::now() < deadline) {
+    switch (worker.next(msg, ms_until(deadline))) {
+      case WorkerProcess::Event::Idle: continue;
+      case WorkerProcess::Event::Closed:
+        throw std::runtime_error("cannot open device: the worker process " + describe_wait_status(worker.finish(2)) +
+                                 " while opening it");
+      case WorkerProcess::Event::Message: break;
+    }
+    if (msg.contains("error")) throw std::runtime_error(msg["error"].get<std::string>());
+    if (!msg.contains("hello")) continue;
+    WorkerDevice d;
+    d.info = device_info_from_json(msg["hello"].at("device"));
+    d.description = msg["hello"].value("description", "");
+    d.fallback_reason = msg["hello"].value("fallback", "");
+    return d;
+  }
+  worker.kill_and_wait();
+  throw std::runtime_error("cannot open device: the worker did not open it within " + seconds_text(kStartTimeoutS) +
+                           " s");
+}
+
+}  // namespace
+
+WorkerExecutor::WorkerExecutor(WorkerSetup setup, const std::atomic<int>* stop_requests)
+    : setup_(std::move(setup)), stop_requests_(stop_requests) {}
+
+WorkerExecutor::~WorkerExecutor() { stop(); }
+
+WorkerDevice WorkerExecutor::start() {
+  worker_ = WorkerProcess::spawn(setup_);
+  WorkerDevice d;
+  try {
+    d = await_hello(*worker_);
+  } catch (...) {
+    worker_.reset();
+    throw;
+  }
+  // A new worker after a crash must open the same device, not resolve "auto" again.
+  const std::string backend = d.info.backend;
+  if (backend == "cuda") setup_.device_spec = "cuda:" + std::to_string(d.info.ordinal);
+  else if (setup_.device_spec.rfind("sim:", 0) != 0) setup_.device_spec = "sim";
+  return d;
+}
+
+void WorkerExecutor::stop() {
+  if (worker_) worker_->finish(5);
+  worker_.reset();
+}
+
+bool WorkerExecutor::restart() {
+  std::string why;
+  for (int attempt = 0; attempt < kMaxFailedStarts; ++attempt) {
+    try {
+      start();
+      return true;
+    } catch (const std::exception& e) {
+      why = e.what();
+      spdlog::warn("starting a new worker after {}: {}", last_death_, why);
+    }
+  }
+  gave_up_ = "not run: no new worker could open the device after " + last_death_ + " (" + why + ")";
+  return false;
+}
+
+ProbeOutcome WorkerExecutor::run(const ProbeInfo& probe, const std::map<std::string, ResultRecord>& inputs,
+                                 const RunSettings& settings) {
+  ProbeOutcome outcome;
+  outcome.probe = probe.name;
+  outcome.version = probe.plugin_version;
+  outcome.status = Status::Failed;
+  if (gave_up_.empty() && !worker_) restart();
+  if (!gave_up_.empty()) {
+    outcome.reason = gave_up_;
+    spdlog::error("{}: failed: {}", probe.name, outcome.reason);
+    return outcome;
+  }
+  worker_->clear_tail();
+  worker_->send(request_for(probe, inputs));  // a worker that is gone shows as Closed below
+  return await_outcome(probe, settings, std::move(outcome));
+}
+
+ProbeOutcome WorkerExecutor::worker_died(const ProbeInfo& probe, ProbeOutcome outcome, int wait_status) {
+  const std::string how = describe_wait_status(wait_status);
+  outcome.reason = how;
+  if (WIFEXITED(wait_status)) outcome.reason += " (a probe must return its status, not end the process)";
+  const std::string output = last_output(worker_->tail());
+  if (!output.empty()) outcome.reason += "; last output: " + output;
+  log_failure(probe.name, outcome.reason, worker_->tail());
+  last_death_ = probe.name + " " + how;
+  worker_.reset();
+  return outcome;
+}
+
+ProbeOutcome WorkerExecutor::await_outcome(const ProbeInfo& probe, const RunSettings& settings, ProbeOutcome outcome) {
+  const TimeLimit limit = time_limit_for(probe, settings);
+  const auto t0 = Clock::now();
+  const auto deadline = t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(limit.seconds));
+  auto stop_deadline = Clock::time_point::max();
+  auto interrupted = [&](const std::string& why) {
+    worker_->kill_and_wait();
+    worker_.reset();
+    outcome.status = Status::Skipped;
+    outcome.reason = "interrupted: " + why;
+    outcome.duration_s = seconds_since(t0);
+    spdlog::warn("{}: {}", probe.name, outcome.reason);
+    return outcome;
+  };
+  while (true) {
+    const int stops = stop_requests_ ? stop_requests_->load() : 0;
+    if (stops >= 2) return interrupted("a second stop signal ended it at once");
+    if (stops == 1 && stop_deadline == Clock::time_point::max()) {
+      worker_->signal(SIGINT);  // the probe sees cancelled()
+      stop_deadline = Clock::now() + std::chrono::seconds(static_cast<int>(kStopGraceS));
+    }
+    const auto now = Clock::now();
+    if (now >= stop_deadline)
+      return interrupted("it did not return within " + seconds_text(kStopGraceS) + " s of the stop signal");
+    if (now >= deadline) {
+      worker_->kill_and_wait();
+      outcome.duration_s = seconds_since(t0);
+      outcome.reason = "exceeded its time limit of " + seconds_text(limit.seconds) + " s (from " + limit.source +
+                       "; set time_limit_s in [probes.\"" + probe.name + "\"] to change it)";
+      log_failure(probe.name, outcome.reason, worker_->tail());
+      last_death_ = probe.name + " exceeding its time limit";
+      worker_.reset();
+      return outcome;
+    }
+    nlohmann::json msg;
+    const auto event = worker_->next(msg, std::min(ms_until(deadline), ms_until(stop_deadline)));
+    if (event == WorkerProcess::Event::Idle) continue;
+    if (event == WorkerProcess::Event::Closed) {
+      const int status = worker_->finish(2);
+      outcome.duration_s = seconds_since(t0);
+      return worker_died(probe, std::move(outcome), status);
+    }
+    if (msg.contains("progress")) {
+      if (settings.observer)
+        settings.observer->progress(probe.name, msg.value("progress", 0.0), msg.value("stage", std::string()));
+      continue;
+    }
+    if (!msg.contains("outcome")) continue;
+    try {
+      outcome = outcome_from_json(msg["outcome"]);
+    } catch (const std::exception& e) {
+      outcome.status = Status::Failed;
+      outcome.results.clear();
+      outcome.duration_s = seconds_since(t0);
+      outcome.reason = std::string("internal: the host cannot read the outcome its worker sent: ") + e.what();
+      spdlog::error("{}: failed: {}", probe.name, outcome.reason);
+    }
+    if (msg.value("exiting", false)) {
+      last_death_ = probe.name + " leaving the device in an error state";
+      stop();
+    }
+    return outcome;
+  }
+}
+
+}  // namespace memtopo::host
