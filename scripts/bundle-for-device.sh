@@ -12,6 +12,10 @@ cmake --install "$build" --prefix "$dest" --strip >/dev/null
 mkdir -p "$dest/test-bin"
 find "$build/bin" -maxdepth 1 -type f -executable ! -name memtopo -exec cp {} "$dest/test-bin/" \; 2>/dev/null || true
 strip --strip-debug "$dest"/test-bin/* 2>/dev/null || true
+# Test plugins that need a GPU (MEMTOPO_TEST_PLUGIN_ROOT=$dest/test-plugins there).
+if [ -d "$build/tests/plugin-sets/cuda-faults" ]; then
+  mkdir -p "$dest/test-plugins" && cp -r "$build/tests/plugin-sets/cuda-faults" "$dest/test-plugins/"
+fi
 bundler=${MEMTOPO_BUNDLER:-../shared/tools/bundle-for-device}
 [ -x "$bundler" ] || bundler=/work/shared/tools/bundle-for-device
 "$bundler" "$dest" >/dev/null
