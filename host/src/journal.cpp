@@ -116,6 +116,10 @@ void JournalWriter::close() {
 JournalContents read_journal(const std::filesystem::path& path) {
   std::ifstream in(path);
   if (!in) throw std::runtime_error("cannot read journal " + path.string());
+  return read_journal(in, path.string());
+}
+
+JournalContents read_journal(std::istream& in, const std::string& path) {
   JournalContents c;
   std::string line;
   size_t number = 0;
@@ -125,7 +129,7 @@ JournalContents read_journal(const std::filesystem::path& path) {
     nlohmann::json j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
     if (number == 1) {
       if (j.is_discarded() || !j.is_object() || !j.contains("memtopo_journal"))
-        throw std::runtime_error(path.string() + ":1: not a memtopo journal");
+        throw std::runtime_error(path + ":1: not a memtopo journal");
       c.header = j;
       continue;
     }
@@ -134,10 +138,10 @@ JournalContents read_journal(const std::filesystem::path& path) {
       c.outcomes.push_back(outcome_from_json(j));
     } catch (const std::exception& e) {
       // A crash can tear the last line; earlier records are still good.
-      c.warnings.push_back(path.string() + ":" + std::to_string(number) + ": record ignored: " + e.what());
+      c.warnings.push_back(path + ":" + std::to_string(number) + ": record ignored: " + e.what());
     }
   }
-  if (number == 0) throw std::runtime_error(path.string() + ": empty journal");
+  if (number == 0) throw std::runtime_error(path + ": empty journal");
   return c;
 }
 
