@@ -67,7 +67,11 @@ ProbeOutcome outcome_from_json(const nlohmann::json& j) {
     for (const auto& r : j.at("results")) {
       ResultRecord rec;
       rec.key = r.at("key").get<std::string>();
-      const auto type = static_cast<mt_value_type>(r.at("type").get<int>());
+      // Checked before the cast: a float or an unknown tag would be undefined behaviour.
+      const nlohmann::json& tag = r.at("type");
+      if (!tag.is_number_integer() || tag.get<int64_t>() < MT_VALUE_INT || tag.get<int64_t>() > MT_VALUE_STRING_ARRAY)
+        throw std::runtime_error("type of " + rec.key + " is not a value type (1..7): " + tag.dump());
+      const auto type = static_cast<mt_value_type>(tag.get<int>());
       auto v = from_json(r.at("value"), type);
       if (!v) throw std::runtime_error("value of " + rec.key + " does not match its type");
       rec.value = *v;

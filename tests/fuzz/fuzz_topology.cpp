@@ -28,7 +28,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
   toml::table root;
   try {
-    root = toml::parse(text, "fuzz/topology.toml");
+    root = toml::parse(text, std::string_view("fuzz/topology.toml"));
   } catch (const toml::parse_error&) {
     return 0;
   }
