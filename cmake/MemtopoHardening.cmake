@@ -22,9 +22,10 @@ endif()
 
 if(MEMTOPO_SANITIZE)
   # Every undefined behaviour stops the program: a report that only prints is easy to miss.
-  # No frame-pointer omission, so ASan's fast unwinder gives whole stacks.
+  # No frame-pointer omission, so ASan's fast unwinder gives whole stacks; line tables are
+  # all the reports need and build faster than full debug information.
   add_compile_options(-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
-                      -fsanitize-ignorelist=${PROJECT_SOURCE_DIR}/tests/fuzz/ubsan-ignorelist.txt)
+                      -gline-tables-only -fsanitize-ignorelist=${PROJECT_SOURCE_DIR}/tests/fuzz/ubsan-ignorelist.txt)
   add_link_options(-fsanitize=address,undefined)
   # TOML++ parses untrusted text: compile its parser into our code (header-only) so that it
   # is sanitized and, in the fuzzers, coverage-guided too, instead of linking Debian's
