@@ -134,6 +134,11 @@ JournalContents read_journal(std::istream& in, const std::string& path) {
     if (number == 1) {
       if (j.is_discarded() || !j.is_object() || !j.contains("memtopo_journal"))
         throw std::runtime_error(path + ":1: not a memtopo journal");
+      // Resume reads these as strings; any other type would escape it as a JSON type error.
+      for (const char* k : {"device_spec", "backend", "tool_version", "created_utc"})
+        if (j.contains(k) && !j[k].is_string())
+          throw std::runtime_error(path + ":1: the journal header's " + k +
+                                   " is not a string; delete the journal or run without --resume");
       c.header = j;
       continue;
     }

@@ -1,7 +1,7 @@
 // libFuzzer target: the run journal reader (read_journal, what `run --resume` reads). Its
-// documented error is std::runtime_error; anything else escaping is a finding. Every record
-// it accepts must also survive the writer and a second read, as it does on a resumed run
-// that journals again.
+// documented error is std::runtime_error; anything else escaping is a finding. The header
+// must give resume what it reads, and every record accepted must survive the writer and a
+// second read, as on a resumed run that journals again.
 #include <cstddef>
 #include <cstdint>
 #include <sstream>
@@ -18,6 +18,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   } catch (const std::runtime_error&) {
     return 0;
   }
+  // What `run --resume` reads from the header.
+  const std::string device = c.header.value("device_spec", std::string());
+  (void)device;
   for (const auto& o : c.outcomes) {
     const std::string line = memtopo::host::outcome_to_json(o).dump();
     const auto again = memtopo::host::outcome_from_json(nlohmann::json::parse(line));
