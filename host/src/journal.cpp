@@ -129,7 +129,8 @@ JournalContents read_journal(std::istream& in, const std::string& path) {
   size_t number = 0;
   while (std::getline(in, line)) {
     ++number;
-    if (line.empty()) continue;
+    // The header is the first line, blank or not: skipping a blank one left no header.
+    if (number > 1 && line.empty()) continue;
     nlohmann::json j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
     if (number == 1) {
       if (j.is_discarded() || !j.is_object() || !j.contains("memtopo_journal"))
