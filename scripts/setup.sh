@@ -13,6 +13,9 @@ packages=(
   catch2                  # tests
   nlohmann-json3-dev      # JSON for schema validation
   libvalijson-dev         # JSON Schema validation
+  clang                   # the hardened run (scripts/test-hardened): ASan, UBSan, libFuzzer
+  libclang-rt-14-dev      # clang's sanitizer and libFuzzer runtimes
+  llvm-14                 # llvm-symbolizer: readable sanitizer stacks
 )
 
 missing=()

@@ -76,7 +76,11 @@ ProbeOutcome outcome_from_json(const nlohmann::json& j) {
     for (const auto& r : j.at("results")) {
       ResultRecord rec;
       rec.key = r.at("key").get<std::string>();
-      const auto type = static_cast<mt_value_type>(r.at("type").get<int>());
+      // Checked before the cast: a float or an unknown tag would be undefined behaviour.
+      const nlohmann::json& tag = r.at("type");
+      if (!tag.is_number_integer() || tag.get<int64_t>() < MT_VALUE_INT || tag.get<int64_t>() > MT_VALUE_STRING_ARRAY)
+        throw std::runtime_error("type of " + rec.key + " is not a value type (1..7): " + tag.dump());
+      const auto type = static_cast<mt_value_type>(tag.get<int>());
       if (r.at("value").is_null())
         throw std::runtime_error(o.probe + ": the value of " + rec.key +
                                  " is null (a NaN or infinity, which results may not hold); the probe is measured again");
@@ -128,16 +132,26 @@ void JournalWriter::close() {
 JournalContents read_journal(const std::filesystem::path& path) {
   std::ifstream in(path);
   if (!in) throw std::runtime_error("cannot read journal " + path.string());
+  return read_journal(in, path.string());
+}
+
+JournalContents read_journal(std::istream& in, const std::string& path) {
   JournalContents c;
   std::string line;
   size_t number = 0;
   while (std::getline(in, line)) {
     ++number;
-    if (line.empty()) continue;
+    // The header is the first line, blank or not: skipping a blank one left no header.
+    if (number > 1 && line.empty()) continue;
     nlohmann::json j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
     if (number == 1) {
       if (j.is_discarded() || !j.is_object() || !j.contains("memtopo_journal"))
-        throw std::runtime_error(path.string() + ":1: not a memtopo journal");
+        throw std::runtime_error(path + ":1: not a memtopo journal");
+      // Resume reads these as strings; any other type would escape it as a JSON type error.
+      for (const char* k : {"device_spec", "backend", "tool_version", "created_utc"})
+        if (j.contains(k) && !j[k].is_string())
+          throw std::runtime_error(path + ":1: the journal header's " + k +
+                                   " is not a string; delete the journal or run without --resume");
       c.header = j;
       continue;
     }
@@ -146,10 +160,10 @@ JournalContents read_journal(const std::filesystem::path& path) {
       c.outcomes.push_back(outcome_from_json(j));
     } catch (const std::exception& e) {
       // A crash can tear the last line; earlier records are still good.
-      c.warnings.push_back(path.string() + ":" + std::to_string(number) + ": record ignored: " + e.what());
+      c.warnings.push_back(path + ":" + std::to_string(number) + ": record ignored: " + e.what());
     }
   }
-  if (number == 0) throw std::runtime_error(path.string() + ": empty journal");
+  if (number == 0) throw std::runtime_error(path + ": empty journal");
   return c;
 }
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <cstddef>
 #include <cstdlib>
 #include <optional>
@@ -171,6 +172,15 @@ namespace {
 // Whether the descriptor has the field that ends at `end` (its struct_size says so).
 bool has_field(const mt_probe_desc& pd, size_t end) { return pd.struct_size >= end; }
 
+// A plugin (C) may store any int in an enum field; loading one outside the C++ enum's range
+// is undefined behaviour, so the field's bits are read as an int and checked first.
+std::optional<mt_value_type> value_type_field(const mt_value_type& field, int& raw) {
+  static_assert(sizeof(mt_value_type) == sizeof(int));
+  std::memcpy(&raw, &field, sizeof raw);
+  if (raw < MT_VALUE_NONE || raw > MT_VALUE_STRING_ARRAY) return std::nullopt;
+  return static_cast<mt_value_type>(raw);
+}
+
 std::optional<std::string> read_options(const mt_probe_desc& pd, ProbeInfo& info) {
   if (pd.option_count && !pd.options) return "probe " + info.name + ": option list is null";
   const size_t option_stride = pd.option_count ? pd.options[0].struct_size : 0;
@@ -181,7 +191,10 @@ std::optional<std::string> read_options(const mt_probe_desc& pd, ProbeInfo& info
       return "probe " + info.name + ": option #" + std::to_string(o) + " descriptor too small";
     OptionSpec spec;
     spec.name = str(od->name);
-    spec.type = od->type;
+    int raw = 0;
+    const auto type = value_type_field(od->type, raw);
+    if (!type) return "probe " + info.name + ": option " + spec.name + ": unknown type " + std::to_string(raw);
+    spec.type = *type;
     spec.default_text = str(od->default_value);
     spec.help = str(od->help);
     if (spec.name.empty()) return "probe " + info.name + ": option #" + std::to_string(o) + " has no name";
@@ -227,7 +240,10 @@ std::optional<std::string> read_key_docs(const mt_probe_desc& pd, ProbeInfo& inf
   for (size_t k = 0; k < pd.key_count; ++k) {
     const auto* kd = reinterpret_cast<const mt_key_desc*>(reinterpret_cast<const char*>(pd.keys) + k * stride);
     if (kd->struct_size < kKeyDescMin) return where + "key description #" + std::to_string(k) + " too small";
-    KeySpec spec{str(kd->key), kd->type, str(kd->unit), str(kd->meaning)};
+    int raw = 0;
+    const auto type = value_type_field(kd->type, raw);
+    if (!type) return where + "key " + str(kd->key) + ": declares unknown type " + std::to_string(raw);
+    KeySpec spec{str(kd->key), *type, str(kd->unit), str(kd->meaning)};
     if (std::find(info.provided.begin(), info.provided.end(), spec.key) == info.provided.end())
       return where + "key " + spec.key + ": described, but not one of the keys it provides";
     if (info.key_spec(spec.key)) return where + "key " + spec.key + ": described twice";

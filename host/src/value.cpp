@@ -324,6 +324,14 @@ nlohmann::json to_json(const Value& v) {
   }
 }
 
+namespace {
+
+bool all_of(const nlohmann::json& j, bool (nlohmann::json::*is)() const noexcept) {
+  return j.is_array() && std::all_of(j.begin(), j.end(), [&](const nlohmann::json& e) { return (e.*is)(); });
+}
+
+}  // namespace
+
 std::optional<Value> from_json(const nlohmann::json& j, mt_value_type type) {
   Value v;
   v.type = type;
@@ -345,9 +353,20 @@ std::optional<Value> from_json(const nlohmann::json& j, mt_value_type type) {
         if (!j.is_string()) return std::nullopt;
         v.s = j.get<std::string>();
         return v;
-      case MT_VALUE_INT_ARRAY: v.ints = j.get<std::vector<int64_t>>(); return v;
-      case MT_VALUE_FLOAT_ARRAY: v.floats = j.get<std::vector<double>>(); return v;
-      case MT_VALUE_STRING_ARRAY: v.strings = j.get<std::vector<std::string>>(); return v;
+      // Each element is checked first: nlohmann converts a float element to an integer, which
+      // is undefined behaviour out of range.
+      case MT_VALUE_INT_ARRAY:
+        if (!all_of(j, &nlohmann::json::is_number_integer)) return std::nullopt;
+        v.ints = j.get<std::vector<int64_t>>();
+        return v;
+      case MT_VALUE_FLOAT_ARRAY:
+        if (!all_of(j, &nlohmann::json::is_number)) return std::nullopt;
+        v.floats = j.get<std::vector<double>>();
+        return v;
+      case MT_VALUE_STRING_ARRAY:
+        if (!all_of(j, &nlohmann::json::is_string)) return std::nullopt;
+        v.strings = j.get<std::vector<std::string>>();
+        return v;
       default: return std::nullopt;
     }
   } catch (const nlohmann::json::exception&) {

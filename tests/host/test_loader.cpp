@@ -1,5 +1,6 @@
 // Discovery and every loading error of the plugin loader.
 #include <algorithm>
+#include <cstring>
 #include <memory>
 
 #include <memtopo/probe.hpp>
@@ -253,8 +254,17 @@ TEST_CASE("key descriptions that contradict the key or the probe are refused", "
   CHECK(refusal(base().key("kd.size_bytes", MT_VALUE_FLOAT, "bytes", "x")) ==
         "static:kd: probe kd/p: key kd.size_bytes: declares type float, but keys ending in _bytes hold integers or "
         "integer arrays");
-  CHECK(refusal(base().key("kd.mode", static_cast<mt_value_type>(42), "", "x")) ==
-        "static:kd: probe kd/p: key kd.mode: declares unknown type 42");
+  {
+    // A C plugin can store any int in the type field; C++ cannot name 42 as an mt_value_type
+    // without undefined behaviour, so the descriptor's bits are patched.
+    const memtopo::detail::PluginHolder holder("kd", "1.0.0", {base().key("kd.mode", MT_VALUE_STRING, "", "x")});
+    const int bad = 42;
+    std::memcpy(const_cast<mt_value_type*>(&holder.desc()->probes[0].keys[0].type), &bad, sizeof bad);
+    Registry r;
+    CHECK_FALSE(r.add_static(holder.desc(), "kd"));
+    REQUIRE(r.errors().size() == 1);
+    CHECK(r.errors()[0] == "static:kd: probe kd/p: key kd.mode: declares unknown type 42");
+  }
   // A good description: accepted.
   const memtopo::detail::PluginHolder good("kd", "1.0.0", {base().key("kd.size_bytes", MT_VALUE_INT_ARRAY, "bytes", "x")});
   Registry r;

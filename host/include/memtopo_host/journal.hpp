@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <istream>
 #include <string>
 #include <vector>
 
@@ -48,5 +49,7 @@ struct JournalContents {
 
 // Throws std::runtime_error when the file cannot be read or its header is not a journal's.
 JournalContents read_journal(const std::filesystem::path& path);
+// Same, from a stream (`name` stands for the file in messages; the fuzzer feeds it text).
+JournalContents read_journal(std::istream& in, const std::string& name);
 
 }  // namespace memtopo::host

@@ -216,7 +216,9 @@ void read_set_hash(Reader& s, const toml::node& hash, CacheElement& e) {
     if (!mask) s.fail("set_hash", "an entry selects no address bit");
     e.geometry.set_hash_masks.push_back(mask);
   }
-  if (e.geometry.present && (uint64_t(1) << e.geometry.set_hash_masks.size()) != e.geometry.sets())
+  // 64 entries or more address more sets than a 64-bit count holds (and would overflow the shift).
+  if (e.geometry.present && (e.geometry.set_hash_masks.size() >= 64 ||
+                             (uint64_t(1) << e.geometry.set_hash_masks.size()) != e.geometry.sets()))
     s.fail("set_hash", std::to_string(e.geometry.set_hash_masks.size()) + " index bits cannot address " +
                            std::to_string(e.geometry.sets()) + " sets; give log2(sets) entries");
 }
