@@ -8,6 +8,7 @@
 #include "helpers.hpp"
 #include "memtopo_host/journal.hpp"
 #include "run_helpers.hpp"
+#include "run_output.hpp"
 
 namespace fs = std::filesystem;
 
@@ -62,4 +63,31 @@ TEST_CASE("output failure: the journal names the probes it lacks, the topology g
   CHECK(r.output.find("[probes.\"t-basic/source\"]") != std::string::npos);
   CHECK(r.output.find("fallback failed: cannot write t.partial.toml") != std::string::npos);
   CHECK_FALSE(fs::exists(out));
+}
+
+// What the host would write must pass its own check; a text that fails is never written, the
+// earlier output stays, and the exit status says so. Reached here through a Meta the writer
+// refuses (an invalid created_utc), since probes' results are checked as they are stored.
+TEST_CASE("output check: a topology that fails the host's own check is not written", "[run][output]") {
+  namespace cli = memtopo::host::cli;
+  test::TempDir dir("invalid-output");
+  const fs::path out = dir / "t.toml";
+  test::write_file(out, "# an earlier complete output\n");
+  cli::RunArgs args;
+  args.output = out.string();
+  args.quiet = true;
+  const cli::OutputTarget target = cli::resolve_output(args.output);
+  memtopo::host::Meta meta = memtopo::host::default_meta();
+  meta.created_utc = "yesterday";
+  memtopo::host::RunReport report;
+  memtopo::host::ProbeOutcome o;
+  o.probe = "t-basic/source";
+  o.status = memtopo::host::Status::Ok;
+  report.outcomes.push_back(o);
+  const cli::JournalState no_journal;
+  const cli::JournalRecorder recorder(nullptr);
+  const int status = cli::finish(args, target, memtopo::host::Plan{}, meta, report, no_journal, recorder);
+  CHECK(status == 1);
+  CHECK(test::read_file(out) == "# an earlier complete output\n");
+  CHECK_FALSE(fs::exists(dir / "t.partial.toml"));
 }
