@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <array>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -19,7 +20,16 @@ namespace test {
 
 namespace fs = std::filesystem;
 
-inline fs::path plugin_set(const std::string& name) { return fs::path(MEMTOPO_TEST_PLUGIN_ROOT) / name; }
+// The build's paths, or where a bundle for another machine put them
+// (scripts/bundle-for-device.sh: MEMTOPO_TEST_EXE, MEMTOPO_TEST_PLUGIN_ROOT).
+inline std::string built_or_env(const char* variable, const char* built) {
+  const char* v = std::getenv(variable);
+  return v && *v ? v : built;
+}
+
+inline fs::path plugin_set(const std::string& name) {
+  return fs::path(built_or_env("MEMTOPO_TEST_PLUGIN_ROOT", MEMTOPO_TEST_PLUGIN_ROOT)) / name;
+}
 
 // The well-behaved test plugins, loaded once per test binary.
 inline const memtopo::host::Registry& good_registry() {
@@ -67,7 +77,7 @@ struct CommandResult {
 // (default: the test's own working folder).
 inline CommandResult run_memtopo(const std::string& args, const fs::path& cwd = {}) {
   const std::string cd = cwd.empty() ? "" : "cd '" + cwd.string() + "' && ";
-  const std::string cmd = cd + "env -u MEMTOPO_PLUGIN_PATH '" + std::string(MEMTOPO_EXE) + "' " + args + " 2>&1";
+  const std::string cmd = cd + "env -u MEMTOPO_PLUGIN_PATH '" + built_or_env("MEMTOPO_TEST_EXE", MEMTOPO_EXE) + "' " + args + " 2>&1";
   CommandResult r;
   FILE* pipe = ::popen(cmd.c_str(), "r");
   REQUIRE(pipe);
