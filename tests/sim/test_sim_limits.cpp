@@ -4,7 +4,6 @@
 // sets and ways that overflow, are named for what they are; every shipped description loads.
 #include <catch2/catch.hpp>
 
-#include <chrono>
 #include <filesystem>
 #include <string>
 
@@ -17,14 +16,14 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// The limits are checked by the description's reader, before open_sim builds the simulated
+// GPU: a refusal with the reader's message means nothing of the described size was allocated.
 struct Refusal {
   std::string message;  // after the file name; "" when the description opened
-  double seconds = 0;   // how long the refusal took
 };
 
 Refusal refusal_of(const std::string& text) {
   const std::string path = write_temp("limits", text);
-  const auto t0 = std::chrono::steady_clock::now();
   Refusal r;
   try {
     memtopo::engine::open_sim(path);
@@ -33,7 +32,6 @@ Refusal refusal_of(const std::string& text) {
     CHECK(m.rfind(path + ":", 0) == 0);  // starts with the file name
     r.message = m.substr(path.size());
   }
-  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
 }
 
@@ -41,35 +39,30 @@ const std::string kDevice = "[device]\nsm_count = 4\nl2_bytes = 1048576\n";
 
 }  // namespace
 
-TEST_CASE("sim limits: a consistent 64 GiB L2 is refused at once, naming file, line and limit", "[sim][limits]") {
+TEST_CASE("sim limits: a consistent 64 GiB L2 is refused by the reader, naming file, line and limit", "[sim][limits]") {
   // 2^29 lines of 128 B in 2^27 sets of 4 ways: consistent, and 19 GB of simulator state.
   const Refusal r = refusal_of(kDevice + "[l2]\nsize_bytes = 68719476736\nline_bytes = 128\nsets = 134217728\nways = 4\n");
   CHECK_THAT(r.message, Catch::StartsWith(":5: l2.size_bytes: 68719476736 B (64 GiB) is more than the simulator "
                                           "handles in one cache (4 GiB); check the value"));
-  CHECK(r.seconds < 0.5);
 }
 
-TEST_CASE("sim limits: sizes of 2^62 are refused at once", "[sim][limits]") {
+TEST_CASE("sim limits: sizes of 2^62 are refused by the reader", "[sim][limits]") {
   const Refusal l1 = refusal_of(kDevice + "[l1d]\nsize_bytes = 4611686018427387904\n");
   CHECK_THAT(l1.message, Catch::StartsWith(":5: l1d.size_bytes: 4611686018427387904 B (4 EiB) is more than the "
                                            "simulator handles in one cache (4 GiB)"));
-  CHECK(l1.seconds < 0.5);
   // The L2's default size comes from [device]: refused where it is written.
   const Refusal l2 = refusal_of("[device]\nsm_count = 4\nl2_bytes = 4611686018427387904\n");
   CHECK_THAT(l2.message, Catch::StartsWith(":3: device.l2_bytes: 4611686018427387904 B (4 EiB) is more than the "
                                            "simulator handles in one cache (4 GiB)"));
-  CHECK(l2.seconds < 0.5);
   const Refusal tlb = refusal_of(kDevice + "[tlb]\nl2_entries = 4611686018427387904\n");
   CHECK_THAT(tlb.message, Catch::StartsWith(":5: tlb.l2_entries: 4611686018427387904 entries are more than the "
                                             "simulator handles in one TLB level (65536)"));
-  CHECK(tlb.seconds < 0.5);
 }
 
 TEST_CASE("sim limits: 1-byte lines are refused by their count", "[sim][limits]") {
   const Refusal r = refusal_of(kDevice + "[l1d]\nsize_bytes = 1073741824\nline_bytes = 1\nfetch_granularity_bytes = 1\n");
   CHECK_THAT(r.message, Catch::StartsWith(":5: l1d.size_bytes: 1073741824 lines of 1 B are more than the simulator "
                                           "handles in one cache (134217728 lines)"));
-  CHECK(r.seconds < 0.5);
 }
 
 TEST_CASE("sim limits: what every instance together would need is checked before the GPU is built", "[sim][limits]") {
@@ -79,7 +72,6 @@ TEST_CASE("sim limits: what every instance together would need is checked before
                                           "partitions_per_sm) need "));
   CHECK_THAT(r.message, Catch::Contains("more than the simulator's limit of"));
   CHECK_THAT(r.message, Catch::Contains("make the caches or sm_count smaller"));
-  CHECK(r.seconds < 0.5);
 }
 
 TEST_CASE("sim limits: device counts are range-checked, not wrapped", "[sim][limits]") {
@@ -137,7 +129,6 @@ TEST_CASE("sim limits: sets x ways that overflow give a message that holds", "[s
                                              "ways = 4\n");
   CHECK_THAT(wraps.message, Catch::StartsWith(":7: l1d.sets: 4611686018427387912 sets x 4 ways x 128 B = more than "
                                               "2^64 B, but size_bytes = 4096; make them agree"));
-  CHECK(wraps.seconds < 0.5);
   CHECK_THAT(refusal_of(kDevice + "[l1d]\nsize_bytes = 4096\nsets = 1099511627776\nways = 1073741824\n").message,
              Catch::StartsWith(":6: l1d.sets: 1099511627776 sets x 1073741824 ways x 128 B = more than 2^64 B"));
   // Unequal sets: a huge set no longer wraps the sum.
