@@ -27,7 +27,7 @@ void require_gpu() {
 
 }  // namespace
 
-TEST_CASE("cuda isolation: a sticky CUDA error fails its probe alone; the next probe runs", "[cuda][gpu]") {
+TEST_CASE("cuda isolation: a sticky CUDA error fails its probe alone, the next probe runs", "[cuda][gpu]") {
   require_gpu();
   const auto dir = std::filesystem::temp_directory_path() / ("memtopo-isolation-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);

@@ -133,7 +133,7 @@ TEST_CASE("validate: 1 for schema errors, 2 for syntax errors", "[host][cli]") {
   CHECK(run_memtopo("validate " + q(dir / "missing.toml")).exit_code == 2);
 }
 
-TEST_CASE("list shows needs; plan shows the skip reason for the device", "[host][cli][needs]") {
+TEST_CASE("list shows needs, plan shows the skip reason for the device", "[host][cli][needs]") {
   const std::string needs = " --plugin-path " + q(test::plugin_set("needs"));
   const auto l = run_memtopo("list" + needs);
   INFO(l.output);
@@ -203,7 +203,7 @@ TEST_CASE("exit 0: ok, not determinable and skips for a declared reason", "[host
   }
 }
 
-TEST_CASE("exit 1: a key asked for by name is missing; exit 2: an unknown key", "[host][cli][exit]") {
+TEST_CASE("exit 1: a key asked for by name is missing, exit 2: an unknown key", "[host][cli][exit]") {
   test::TempDir dir("cli-exit1");
   const auto out = dir / "t.toml";
   const auto r = run_memtopo("run --device sim -q" + paths({"undetermined"}) + " --only t.sets -o " + q(out));
@@ -223,7 +223,7 @@ TEST_CASE("exit 1: a key asked for by name is missing; exit 2: an unknown key", 
   CHECK_FALSE(fs::exists(dir / "u.toml"));
 }
 
-TEST_CASE("run prints the summary of what was measured; -q keeps only it and warnings", "[host][cli][summary]") {
+TEST_CASE("run prints the summary of what was measured, -q keeps only it and warnings", "[host][cli][summary]") {
   test::TempDir dir("cli-summary");
   const auto out = dir / "t.toml";
   const auto loud = run_memtopo("run --device sim --only device-info -o " + q(out));

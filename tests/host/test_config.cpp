@@ -95,7 +95,7 @@ TEST_CASE("load_config reports an unreadable file", "[host][config]") {
                     dir.path.string() + ": is a folder, not a config file; name the TOML file (--config FILE)");
 }
 
-TEST_CASE("[run] probes takes result keys; [run] skip does not", "[host][config]") {
+TEST_CASE("[run] probes takes result keys, [run] skip does not", "[host][config]") {
   const Config c = parse_config("[run]\nprobes = [\"t.value_bytes\", \"t-fails\"]\n", "my.toml", good_registry());
   CHECK(c.probes == std::vector<std::string>{"t.value_bytes", "t-fails"});
   const auto e = errors_of("[run]\nskip = [\"t.value_bytes\"]\n");

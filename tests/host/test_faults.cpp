@@ -228,7 +228,7 @@ TEST_CASE("faults: a probe storing NaN does not end the run", "[host][faults]") 
   CHECK(probe_field(out, "t-faults/nan", "status") != "(missing)");
 }
 
-TEST_CASE("faults: a probe past its time limit is killed and fails; the others go on", "[host][faults]") {
+TEST_CASE("faults: a probe past its time limit is killed and fails, the others go on", "[host][faults]") {
   TempDir dir("faults-limit");
   // hang: the config's limit for it; over-budget: its declared budget of 1 s.
   test::write_file(dir / "cfg.toml",
@@ -269,7 +269,7 @@ TEST_CASE("faults: no new worker can open the device after a crash: the rest fai
                                "with SIGSEGV (signal 11) (cannot open device: "));
 }
 
-TEST_CASE("faults: SIGTERM, SIGHUP and SIGINT stop after the current probe; output and journal are written",
+TEST_CASE("faults: SIGTERM, SIGHUP and SIGINT stop after the current probe, output and journal are written",
           "[host][faults][signals]") {
   const int sig = GENERATE(SIGTERM, SIGHUP, SIGINT);
   INFO("signal " << sig);
@@ -293,7 +293,7 @@ TEST_CASE("faults: SIGTERM, SIGHUP and SIGINT stop after the current probe; outp
   CHECK(journal_record(lines, "t-faults/good")->value("status", "") == "ok");
 }
 
-TEST_CASE("faults: a probe that ignores the stop signal is killed 5 s later; a second signal stops at once",
+TEST_CASE("faults: a probe that ignores the stop signal is killed 5 s later, a second signal stops at once",
           "[host][faults][signals]") {
   const bool twice = GENERATE(false, true);
   INFO((twice ? "two signals" : "one signal"));
@@ -323,7 +323,7 @@ TEST_CASE("faults: a probe that ignores the stop signal is killed 5 s later; a s
   CHECK(journal_record(lines, "t-faults/hang")->value("status", "") == "skipped");
 }
 
-TEST_CASE("faults: a library whose static constructor aborts is named; list and run go on", "[host][faults]") {
+TEST_CASE("faults: a library whose static constructor aborts is named, list and run go on", "[host][faults]") {
   const std::string paths = "--plugin-path '" + test::plugin_set("ctor-abort").string() + "' " + kFaults;
   const auto list = run_memtopo("list " + paths);
   INFO(list.output);

@@ -203,7 +203,7 @@ TEST_CASE("needs a descriptor cannot hold are refused", "[host][loader]") {
         "for all");
 }
 
-TEST_CASE("key descriptions are read; list -v shows them", "[host][loader][keys]") {
+TEST_CASE("key descriptions are read, list -v shows them", "[host][loader][keys]") {
   Registry r;
   r.load_directory(test::plugin_set("keys"));
   REQUIRE(r.errors().empty());

@@ -42,7 +42,7 @@ void add_chain(Fixture& f) {
 
 }  // namespace
 
-TEST_CASE("dependencies come first; independent probes keep name order", "[host][plan]") {
+TEST_CASE("dependencies come first, independent probes keep name order", "[host][plan]") {
   Fixture f;
   add_chain(f);
   const Plan plan = make_plan(f.registry, {});
@@ -101,7 +101,7 @@ TEST_CASE("a missing provider skips the probe and everything needing it, with ch
         "needs orphan.x, whose provider q/orphan is skipped: needs nowhere.value_bytes, which no loaded probe provides");
 }
 
-TEST_CASE("plan: --only pulls in providers of required keys and says why; --skip wins", "[host][plan]") {
+TEST_CASE("plan: --only pulls in providers of required keys and says why, --skip wins", "[host][plan]") {
   Fixture f;
   add_chain(f);
   const Plan plan = make_plan(f.registry, {{"a/top"}, {}});

@@ -59,7 +59,7 @@ TEST_CASE("journal: a header field resume reads must be a string", "[host][journ
   CHECK(read(kHeader + "\n").header.value("device_spec", std::string()) == "sim");
 }
 
-TEST_CASE("journal: the header is the first line; a blank one is not a journal", "[host][journal][fuzz]") {
+TEST_CASE("journal: the header is the first line, a blank one is not a journal", "[host][journal][fuzz]") {
   CHECK_THROWS_WITH(read("\n" + kHeader + "\n"), Catch::StartsWith("j.journal:1: not a memtopo journal"));
   CHECK(read(kHeader + "\n\n" + record("1", "7") + "\n").outcomes.size() == 1);  // blank records are skipped
 }

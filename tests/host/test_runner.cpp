@@ -258,7 +258,7 @@ TEST_CASE("exit status: only failures, skips they cause and missing keys asked f
   CHECK(run_exit_status(r, {}) == 1);
 }
 
-TEST_CASE("a skip caused by a failure is marked, down the chain; other skips are not", "[host][runner][exit]") {
+TEST_CASE("a skip caused by a failure is marked, down the chain, other skips are not", "[host][runner][exit]") {
   Registry reg;
   reg.load_directory(test::plugin_set("good"));
   reg.load_directory(test::plugin_set("missing"));

@@ -93,7 +93,7 @@ TEST_CASE("a probe's time limit: its config entry, then [run], then its declared
   CHECK(time_limit_for(hang, s).seconds == 30);
 }
 
-TEST_CASE("config: time_limit_s in [run] and per probe, isolation; errors name file:line", "[host][worker][config]") {
+TEST_CASE("config: time_limit_s in [run] and per probe, isolation, errors name file:line", "[host][worker][config]") {
   const Registry& reg = test::good_registry();
   const Config cfg = parse_config(
       "[run]\ntime_limit_s = 90\nisolation = false\n\n[probes.\"t-basic/source\"]\ntime_limit_s = 2.5\nvalue = 3\n",
@@ -116,7 +116,7 @@ TEST_CASE("config: time_limit_s in [run] and per probe, isolation; errors name f
   }
 }
 
-TEST_CASE("discovery: a library is loaded in a child first; one that aborts there is refused by name",
+TEST_CASE("discovery: a library is loaded in a child first, one that aborts there is refused by name",
           "[host][worker][loader]") {
   const auto bad = test::plugin_set("ctor-abort") / "t-ctor-abort.so";
   CHECK(check_library_loads(bad) == "crashed while loading (SIGABRT, signal 6); remove or fix it");

@@ -355,7 +355,7 @@ TEST_CASE("sim: jobs get the pinned or the lowest free SM and share the L2 throu
   CHECK(overhead == 5);
 }
 
-TEST_CASE("sim: each call starts cold; warm-up loads are not recorded", "[sim]") {
+TEST_CASE("sim: each call starts cold, warm-up loads are not recorded", "[sim]") {
   auto d = open_text("cold", tiny_device("lru"));
   auto first = fine(*d, MT_SPACE_GLOBAL_CA, 1024, 128, 0, 16);
   auto again = fine(*d, MT_SPACE_GLOBAL_CA, 1024, 128, 0, 16);
