@@ -11,3 +11,4 @@
 #include "memtopo/analysis/levels.hpp"
 #include "memtopo/analysis/robust.hpp"
 #include "memtopo/analysis/search.hpp"
+#include "memtopo/analysis/units.hpp"

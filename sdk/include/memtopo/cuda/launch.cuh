@@ -55,6 +55,7 @@ class DeviceBuffer {
     check(cudaMemcpy(data_, host.data(), std::min(host.size(), count_) * sizeof(T), cudaMemcpyHostToDevice), "upload",
           "cudaMemcpy");
   }
+  void zero() const { check(cudaMemset(data_, 0, count_ * sizeof(T)), "zero", "cudaMemset"); }
   std::vector<T> download() const {
     std::vector<T> host(count_);
     check(cudaMemcpy(host.data(), data_, count_ * sizeof(T), cudaMemcpyDeviceToHost), "download", "cudaMemcpy");
@@ -66,6 +67,19 @@ class DeviceBuffer {
   T* data_;
   size_t count_;
 };
+
+// A CUDA driver API function that the runtime does not wrap (cuTensorMapEncodeTiled, ...),
+// found through the runtime, so that a plugin needs no link to libcuda. `version` is the API
+// version of the prototype the caller casts it to (12000: CUDA 12.0).
+inline void* driver_function(const char* symbol, unsigned version) {
+  void* fn = nullptr;
+  cudaDriverEntryPointQueryResult found{};
+  check(cudaGetDriverEntryPointByVersion(symbol, &fn, version, cudaEnableDefault, &found), symbol,
+        "cudaGetDriverEntryPointByVersion");
+  if (found != cudaDriverEntryPointSuccess || fn == nullptr)
+    throw Error(std::string("the CUDA driver has no ") + symbol + " of version " + std::to_string(version));
+  return fn;
+}
 
 struct LaunchConfig {
   dim3 grid{1, 1, 1};
@@ -116,7 +130,46 @@ void configure(void (*kernel)(Params...), const LaunchConfig& cfg, const std::st
           "cudaFuncSetAttribute (non-portable cluster size)");
 }
 
+// The launch settings of `cfg`; `attr` holds the cluster dimension when there is one.
+inline cudaLaunchConfig_t launch_config(const LaunchConfig& cfg, cudaLaunchAttribute& attr) {
+  cudaLaunchConfig_t lc{};
+  lc.gridDim = cfg.grid;
+  lc.blockDim = cfg.block;
+  lc.dynamicSmemBytes = cfg.dynamic_shared_bytes;
+  if (cfg.cluster.x * cfg.cluster.y * cfg.cluster.z > 1) {
+    attr = cudaLaunchAttribute{};
+    attr.id = cudaLaunchAttributeClusterDimension;
+    attr.val.clusterDim.x = cfg.cluster.x;
+    attr.val.clusterDim.y = cfg.cluster.y;
+    attr.val.clusterDim.z = cfg.cluster.z;
+    lc.attrs = &attr;
+    lc.numAttrs = 1;
+  }
+  return lc;
+}
+
 }  // namespace detail
+
+// How many clusters of `cfg.cluster` blocks, with the kernel configured as launch() would
+// configure it, the device holds at once (cudaOccupancyMaxActiveClusters); 0 when a cluster
+// of that size cannot run at all (too large, or more resources than a GPC has).
+template <class... Params>
+int max_active_clusters(const Context& ctx, const std::string& name, void (*kernel)(Params...),
+                        const LaunchConfig& cfg) {
+  use_device(ctx, name);
+  detail::configure(kernel, cfg, name);
+  cudaLaunchAttribute attr{};
+  cudaLaunchConfig_t lc = detail::launch_config(cfg, attr);
+  lc.gridDim = cfg.cluster;  // the query wants a grid of whole clusters; its size does not matter
+  int clusters = 0;
+  const cudaError_t e = cudaOccupancyMaxActiveClusters(&clusters, kernel, &lc);
+  if (e == cudaErrorInvalidClusterSize || e == cudaErrorInvalidConfiguration) {
+    cudaGetLastError();
+    return 0;
+  }
+  check(e, name, "cudaOccupancyMaxActiveClusters");
+  return clusters;
+}
 
 // Launches `kernel` with `args` on the host's device: configures it, runs the warm-up
 // launches, then one timed launch between two readings of the SM clock, and waits for it.
@@ -125,19 +178,8 @@ LaunchReport launch(const Context& ctx, const std::string& name, void (*kernel)(
                     Args&&... args) {
   use_device(ctx, name);
   detail::configure(kernel, cfg, name);
-  cudaLaunchConfig_t lc{};
-  lc.gridDim = cfg.grid;
-  lc.blockDim = cfg.block;
-  lc.dynamicSmemBytes = cfg.dynamic_shared_bytes;
   cudaLaunchAttribute attr{};
-  if (cfg.cluster.x * cfg.cluster.y * cfg.cluster.z > 1) {
-    attr.id = cudaLaunchAttributeClusterDimension;
-    attr.val.clusterDim.x = cfg.cluster.x;
-    attr.val.clusterDim.y = cfg.cluster.y;
-    attr.val.clusterDim.z = cfg.cluster.z;
-    lc.attrs = &attr;
-    lc.numAttrs = 1;
-  }
+  const cudaLaunchConfig_t lc = detail::launch_config(cfg, attr);
   auto once = [&]() { check(cudaLaunchKernelEx(&lc, kernel, args...), name, "cudaLaunchKernelEx"); };
   for (int i = 0; i < cfg.warmup_launches; ++i) once();
   check(cudaDeviceSynchronize(), name, "warm-up launch");

@@ -1,0 +1,73 @@
+// hopper-dsmem: thread-block clusters and distributed shared memory on compute capability 9.0.
+// Three probes: which clusters run and where (the GPC map), the latency of a load from another
+// block's shared memory, and the bandwidth between SMs of one cluster.
+#include <memtopo/probe.hpp>
+
+#include "probes.hpp"
+
+namespace {
+
+memtopo::Probe clusters() {
+  return memtopo::Probe("hopper-dsmem/clusters")
+      .summary("Largest thread-block cluster, resident clusters per size, and the GPC map from cluster placement")
+      .provides({"dsmem.max_cluster_blocks", "dsmem.max_portable_cluster_blocks", "dsmem.resident_clusters",
+                 "gpc.count", "gpc.sm_counts", "gpc.index_of_sm", "gpc.unresolved_sms"})
+      .key("dsmem.max_cluster_blocks", MT_VALUE_INT, "", "largest cluster that launches (non-portable sizes allowed)")
+      .key("dsmem.max_portable_cluster_blocks", MT_VALUE_INT, "", "largest cluster that launches without the non-portable attribute")
+      .key("dsmem.resident_clusters", MT_VALUE_INT_ARRAY, "",
+           "clusters of 1, 2, ... blocks resident at once with one block per SM")
+      .key("gpc.count", MT_VALUE_INT, "", "GPCs: groups of SMs that the blocks of one cluster never leave")
+      .key("gpc.sm_counts", MT_VALUE_INT_ARRAY, "", "SMs of each GPC, GPCs ordered by their lowest SM")
+      .key("gpc.index_of_sm", MT_VALUE_INT_ARRAY, "", "the GPC (index into gpc.sm_counts) of SM 0, 1, ...; -1: unknown")
+      .key("gpc.unresolved_sms", MT_VALUE_INT_ARRAY, "",
+           "SMs on which only clusters of one TPC ran: placement does not say their GPC")
+      .backends(MT_BACKEND_CUDA)
+      .min_compute_capability(9, 0)
+      .budget_seconds(60)
+      .run(hopper_dsmem::measure_clusters);
+}
+
+memtopo::Probe latency() {
+  return memtopo::Probe("hopper-dsmem/latency")
+      .summary("Load-to-use latency of another block's shared memory (ld.shared::cluster) per rank distance")
+      .provides({"dsmem.remote_latency_cycles", "dsmem.latency_by_distance_cycles", "dsmem.local_cluster_latency_cycles",
+                 "dsmem.local_latency_cycles"})
+      .requires_keys({"dsmem.max_cluster_blocks", "dsmem.resident_clusters"})
+      .option("loads", MT_VALUE_INT, "512", "dependent loads timed per chase")
+      .option("repeats", MT_VALUE_INT, "3", "launches, each with every resident cluster chasing")
+      .key("dsmem.remote_latency_cycles", MT_VALUE_FLOAT, "cycles",
+           "dependent ld.shared::cluster from another block of the cluster, median over the distances")
+      .key("dsmem.latency_by_distance_cycles", MT_VALUE_FLOAT_ARRAY, "cycles",
+           "the same per rank distance 0, 1, ... (0: the block's own shared memory through its cluster address)")
+      .key("dsmem.local_cluster_latency_cycles", MT_VALUE_FLOAT, "cycles",
+           "dependent ld.shared::cluster into the block's own shared memory")
+      .key("dsmem.local_latency_cycles", MT_VALUE_FLOAT, "cycles", "dependent ld.shared with a shared::cta address")
+      .backends(MT_BACKEND_CUDA)
+      .min_compute_capability(9, 0)
+      .budget_seconds(60)
+      .run(hopper_dsmem::measure_latency);
+}
+
+memtopo::Probe bandwidth() {
+  return memtopo::Probe("hopper-dsmem/bandwidth")
+      .summary("SM-to-SM bandwidth of distributed shared memory by cluster size and width, against shared memory and L2")
+      .provides({"dsmem.bandwidth_widths_bytes", "dsmem.bandwidth_cluster_blocks", "dsmem.sm_to_sm_gbps",
+                 "dsmem.sm_to_sm_by_cluster_gbps", "dsmem.local_shared_gbps", "dsmem.l2_gbps"})
+      .requires_keys({"dsmem.max_cluster_blocks", "dsmem.resident_clusters"})
+      .option("rounds", MT_VALUE_INT, "64", "sweeps of the 64 KiB buffer per block")
+      .key("dsmem.bandwidth_widths_bytes", MT_VALUE_INT_ARRAY, "bytes", "access widths of the bandwidth arrays")
+      .key("dsmem.bandwidth_cluster_blocks", MT_VALUE_INT_ARRAY, "", "cluster sizes of dsmem.sm_to_sm_by_cluster_gbps")
+      .key("dsmem.sm_to_sm_gbps", MT_VALUE_FLOAT_ARRAY, "gbps",
+           "one SM reading another block's shared memory, per width, the best cluster size")
+      .key("dsmem.sm_to_sm_by_cluster_gbps", MT_VALUE_FLOAT_ARRAY, "gbps", "the same with 16 B loads per cluster size")
+      .key("dsmem.local_shared_gbps", MT_VALUE_FLOAT_ARRAY, "gbps", "one SM reading its own shared memory, per width")
+      .key("dsmem.l2_gbps", MT_VALUE_FLOAT_ARRAY, "gbps", "one SM reading L2 (ld.global.cg) while every SM does, per width")
+      .backends(MT_BACKEND_CUDA)
+      .min_compute_capability(9, 0)
+      .budget_seconds(60)
+      .run(hopper_dsmem::measure_bandwidth);
+}
+
+}  // namespace
+
+MEMTOPO_PLUGIN("hopper-dsmem", "1.0.0", clusters(), latency(), bandwidth())

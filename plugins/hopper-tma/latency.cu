@@ -1,0 +1,217 @@
+// hopper-tma/latency: cycles from issuing a bulk copy to the completion of its mbarrier, by
+// transfer size, for cp.async.bulk (1D) and cp.async.bulk.tensor (2D tiles), with the source
+// in L2 and in DRAM.
+#include <cudaTypedefs.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include <memtopo/cuda/device.cuh>
+#include <memtopo/cuda/launch.cuh>
+#include <memtopo/probe.hpp>
+
+#include "probes.hpp"
+#include "tma_analysis.hpp"
+#include "tma_ptx.cuh"
+
+namespace hopper_tma {
+namespace {
+
+constexpr uint64_t kFreshGapBytes = 64 * 1024;  // between the sources of two DRAM copies
+
+// Thread 0 times `reps` copies of every size. From L2 (fresh == 0) every copy reads the start of
+// `src`, which one untimed copy brought in; from DRAM each copy reads a region no copy read
+// before (the caller evicted L2 first).
+__global__ void bulk_latency(const char* src, const unsigned* sizes, unsigned n_sizes, unsigned reps, int fresh,
+                             unsigned long long* out) {
+  extern __shared__ __align__(1024) unsigned char dst[];
+  __shared__ __align__(8) unsigned long long bar;
+  if (threadIdx.x != 0) return;
+  const uint32_t b = cta_address(&bar), d = cta_address(dst);
+  barrier_init(b, 1);
+  barrier_init_fence();
+  uint32_t parity = 0;
+  unsigned long long offset = 0;
+  for (unsigned s = 0; s < n_sizes; ++s) {
+    for (unsigned r = 0; r <= reps; ++r) {
+      const char* from = fresh ? src + offset : src;
+      offset += (sizes[s] + kFreshGapBytes + 4095) / 4096 * 4096;
+      const unsigned long long t0 = memtopo::device::clock_now();
+      barrier_expect(b, sizes[s]);
+      bulk_copy(d, from, sizes[s], b);
+      barrier_wait(b, parity);
+      const unsigned long long t1 = memtopo::device::clock_now();
+      parity ^= 1;
+      if (r > 0) out[s * reps + r - 1] = t1 - t0;  // the first copy of a size is not kept
+    }
+  }
+}
+
+// The same for tiles of the 2D tensor `map`: from DRAM the tile at column r * step (`step`
+// elements: no 128 B line of one tile is in another), or always the tile at the origin.
+__global__ void tensor_latency(const __grid_constant__ CUtensorMap map, unsigned step, unsigned tile_bytes,
+                               unsigned reps, int fresh, unsigned long long* out) {
+  extern __shared__ __align__(1024) unsigned char dst[];
+  __shared__ __align__(8) unsigned long long bar;
+  if (threadIdx.x != 0) return;
+  const uint32_t b = cta_address(&bar), d = cta_address(dst);
+  barrier_init(b, 1);
+  barrier_init_fence();
+  for (unsigned r = 0; r <= reps; ++r) {
+    const int x = fresh ? int(r * step) : 0;
+    const unsigned long long t0 = memtopo::device::clock_now();
+    barrier_expect(b, tile_bytes);
+    tensor_copy_2d(d, &map, x, 0, b);
+    barrier_wait(b, r & 1);
+    const unsigned long long t1 = memtopo::device::clock_now();
+    if (r > 0) out[r - 1] = t1 - t0;
+  }
+}
+
+// Reads `bytes` through L2 so that what was there before is evicted.
+__global__ void evict_l2(const uint4* p, unsigned long long words, unsigned* sink) {
+  uint32_t acc = 0;
+  for (unsigned long long i = blockIdx.x * blockDim.x + threadIdx.x; i < words; i += gridDim.x * blockDim.x)
+    acc ^= __ldcg(p + i).x;
+  if (acc == 0x9e3779b9u) *sink = acc;
+}
+
+struct Scratch {
+  memtopo::cuda::DeviceBuffer<char> src;      // copy sources: a 2D tensor of floats too
+  memtopo::cuda::DeviceBuffer<uint4> evict;   // twice the L2
+  memtopo::cuda::DeviceBuffer<unsigned> sink;
+  Scratch(const memtopo::Context& ctx, size_t src_bytes)
+      : src(ctx, src_bytes), evict(ctx, size_t(2 * ctx.device().l2_bytes) / 16 + 1), sink(ctx, 1) {}
+};
+
+void evict(const memtopo::Context& ctx, const Scratch& s) {
+  memtopo::cuda::LaunchConfig cfg;
+  cfg.grid = dim3(unsigned(ctx.device().sm_count) * 4);
+  cfg.block = dim3(256);
+  cfg.warmup_launches = 0;
+  memtopo::cuda::launch(ctx, "evict_l2", evict_l2, cfg, static_cast<const uint4*>(s.evict.get()),
+                        (unsigned long long)(s.evict.size()), s.sink.get());
+}
+
+int max_shared_bytes(const memtopo::Context& ctx) {
+  int optin = 0;
+  memtopo::cuda::check(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, ctx.device().ordinal),
+                       "bulk_latency", "cudaDeviceGetAttribute");
+  return optin;
+}
+
+// A 2D tensor of floats, `width` x `height`, at `base`, read in tiles of tile_w x tile_h.
+CUtensorMap tensor_map(void* base, uint64_t width, uint64_t height, uint32_t tile_w, uint32_t tile_h) {
+  static const auto encode = reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(
+      memtopo::cuda::driver_function("cuTensorMapEncodeTiled", 12000));
+  CUtensorMap map{};
+  const cuuint64_t dims[2] = {width, height}, strides[1] = {width * 4};
+  const cuuint32_t box[2] = {tile_w, tile_h}, steps[2] = {1, 1};
+  const CUresult r = encode(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, base, dims, strides, box, steps,
+                            CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
+                            CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS)
+    throw memtopo::Error("cuTensorMapEncodeTiled refused a tile of " + std::to_string(tile_w) + " x " +
+                         std::to_string(tile_h) + " floats (CUresult " + std::to_string(int(r)) + ")");
+  return map;
+}
+
+}  // namespace
+
+namespace {
+
+constexpr uint64_t kTensorWidth = 8192, kTensorHeight = 256;  // floats: 8 MiB
+
+struct Tile {
+  unsigned w, h;
+};
+
+// Powers of two from 16 B, then the largest multiple of 16 that the block's shared memory holds.
+std::vector<unsigned> transfer_sizes(unsigned largest) {
+  std::vector<unsigned> sizes;
+  for (unsigned s = 16; s < largest; s *= 2) sizes.push_back(s);
+  sizes.push_back(largest);
+  return sizes;
+}
+
+std::vector<double> medians(const std::vector<unsigned long long>& cycles, size_t groups, unsigned reps,
+                            const std::vector<int64_t>& bytes, std::vector<LatencySample>& all) {
+  std::vector<LatencySample> samples;
+  for (size_t g = 0; g < groups; ++g)
+    for (unsigned r = 0; r < reps; ++r) samples.push_back({bytes[g], double(cycles[g * reps + r])});
+  all.insert(all.end(), samples.begin(), samples.end());
+  std::vector<double> out;
+  for (const SizeLatency& s : latency_by_size(samples)) out.push_back(s.median_cycles);
+  return out;
+}
+
+}  // namespace
+
+void measure_latency(memtopo::Context& ctx) {
+  cudaFuncAttributes attr{};
+  memtopo::cuda::check(cudaFuncGetAttributes(&attr, bulk_latency), "bulk_latency", "cudaFuncGetAttributes");
+  const unsigned largest = unsigned(max_shared_bytes(ctx) - int(attr.sharedSizeBytes) - 1024) / 16 * 16;
+  const std::vector<unsigned> sizes = transfer_sizes(largest);
+  const unsigned reps = unsigned(ctx.option<int64_t>("repeats"));
+  uint64_t fresh_bytes = 0;
+  for (unsigned s : sizes) fresh_bytes += (reps + 1) * ((s + kFreshGapBytes + 4095) / 4096 * 4096);
+  Scratch scratch(ctx, std::max(fresh_bytes, kTensorWidth * kTensorHeight * 4));
+  memtopo::cuda::DeviceBuffer<unsigned> dev_sizes(ctx, sizes.size());
+  dev_sizes.upload(sizes);
+  memtopo::cuda::DeviceBuffer<unsigned long long> out(ctx, sizes.size() * reps);
+  memtopo::cuda::LaunchConfig cfg;
+  cfg.block = dim3(32);
+  cfg.dynamic_shared_bytes = largest;
+  const std::vector<int64_t> bytes(sizes.begin(), sizes.end());
+  std::vector<LatencySample> bulk_l2, bulk_dram, tensor_l2, tensor_dram;
+  memtopo::cuda::launch(ctx, "bulk_latency", bulk_latency, cfg, static_cast<const char*>(scratch.src.get()),
+                        static_cast<const unsigned*>(dev_sizes.get()), unsigned(sizes.size()), reps, 0, out.get());
+  const std::vector<double> l2 = medians(out.download(), sizes.size(), reps, bytes, bulk_l2);
+  evict(ctx, scratch);
+  memtopo::cuda::LaunchConfig cold = cfg;
+  cold.warmup_launches = 0;
+  memtopo::cuda::launch(ctx, "bulk_latency", bulk_latency, cold, static_cast<const char*>(scratch.src.get()),
+                        static_cast<const unsigned*>(dev_sizes.get()), unsigned(sizes.size()), reps, 1, out.get());
+  const std::vector<double> dram = medians(out.download(), sizes.size(), reps, bytes, bulk_dram);
+  ctx.progress(0.5, "tensor tiles");
+
+  std::vector<int64_t> tile_bytes;
+  std::vector<double> tl2, tdram;
+  for (const Tile t : {Tile{4, 4}, Tile{8, 8}, Tile{16, 16}, Tile{32, 32}, Tile{64, 64}, Tile{128, 128}, Tile{256, 128},
+                       Tile{256, 224}}) {
+    const unsigned tb = t.w * t.h * 4;
+    const unsigned step = std::max(t.w, 64u);  // 256 B at least: tiles share no line or sector
+    if (tb > largest || (reps + 1) * step > kTensorWidth) continue;
+    const CUtensorMap map = tensor_map(scratch.src.get(), kTensorWidth, kTensorHeight, t.w, t.h);
+    tile_bytes.push_back(tb);
+    const std::vector<int64_t> one(1, tb);
+    memtopo::cuda::launch(ctx, "tensor_latency", tensor_latency, cfg, map, step, tb, reps, 0, out.get());
+    tl2.push_back(medians(out.download(), 1, reps, one, tensor_l2).at(0));
+    evict(ctx, scratch);
+    memtopo::cuda::launch(ctx, "tensor_latency", tensor_latency, cold, map, step, tb, reps, 1, out.get());
+    tdram.push_back(medians(out.download(), 1, reps, one, tensor_dram).at(0));
+  }
+  std::vector<double> rows;
+  int series = 0;
+  for (const auto* v : {&bulk_l2, &bulk_dram, &tensor_l2, &tensor_dram}) {
+    for (const LatencySample& s : *v) rows.insert(rows.end(), {double(series), double(s.bytes), s.cycles});
+    ++series;
+  }
+  ctx.raw("latency", {"series", "bytes", "cycles"}, rows);  // series 0 bulk L2, 1 bulk DRAM, 2 tensor L2, 3 tensor DRAM
+  const std::string how = "cycles from issue to mbarrier completion, median of " + std::to_string(reps) +
+                          " copies by one thread";
+  ctx.result("tma.max_transfer_bytes", int64_t(largest),
+             {0.99, memtopo::Bound::Exact, "the largest copy into one block's shared memory: the opt-in limit"});
+  ctx.result("tma.latency_sizes_bytes", bytes);
+  ctx.result("tma.bulk_l2_latency_cycles", l2, {0.95, memtopo::Bound::Exact, "cp.async.bulk from L2; " + how});
+  ctx.result("tma.bulk_dram_latency_cycles", dram,
+             {0.9, memtopo::Bound::Exact, "cp.async.bulk of regions no copy read before, L2 evicted; " + how});
+  ctx.result("tma.tensor_tile_bytes", tile_bytes);
+  ctx.result("tma.tensor_l2_latency_cycles", tl2,
+             {0.95, memtopo::Bound::Exact, "cp.async.bulk.tensor.2d of float tiles from L2; " + how});
+  ctx.result("tma.tensor_dram_latency_cycles", tdram,
+             {0.9, memtopo::Bound::Exact, "cp.async.bulk.tensor.2d of tiles no copy read before, L2 evicted; " + how});
+}
+
+}  // namespace hopper_tma

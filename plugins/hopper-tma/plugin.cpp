@@ -1,0 +1,57 @@
+// hopper-tma: the Tensor Memory Accelerator on compute capability 9.0. Two probes: the latency
+// of bulk copies (1D and 2D tiles) by size from L2 and DRAM, and their throughput by size and
+// copies in flight against cp.async and ld.global + st.shared.
+#include <memtopo/probe.hpp>
+
+#include "probes.hpp"
+
+namespace {
+
+memtopo::Probe latency() {
+  return memtopo::Probe("hopper-tma/latency")
+      .summary("Cycles from issuing cp.async.bulk (1D) or cp.async.bulk.tensor (2D) to mbarrier completion, by size")
+      .provides({"tma.max_transfer_bytes", "tma.latency_sizes_bytes", "tma.bulk_l2_latency_cycles",
+                 "tma.bulk_dram_latency_cycles", "tma.tensor_tile_bytes", "tma.tensor_l2_latency_cycles",
+                 "tma.tensor_dram_latency_cycles"})
+      .option("repeats", MT_VALUE_INT, "16", "timed copies per size and source")
+      .key("tma.max_transfer_bytes", MT_VALUE_INT, "bytes", "largest bulk copy into one block's shared memory")
+      .key("tma.latency_sizes_bytes", MT_VALUE_INT_ARRAY, "bytes", "copy sizes of the bulk latency arrays")
+      .key("tma.bulk_l2_latency_cycles", MT_VALUE_FLOAT_ARRAY, "cycles", "cp.async.bulk issue to completion, source in L2")
+      .key("tma.bulk_dram_latency_cycles", MT_VALUE_FLOAT_ARRAY, "cycles",
+           "cp.async.bulk issue to completion, source in DRAM")
+      .key("tma.tensor_tile_bytes", MT_VALUE_INT_ARRAY, "bytes", "tile sizes (float tiles) of the tensor latency arrays")
+      .key("tma.tensor_l2_latency_cycles", MT_VALUE_FLOAT_ARRAY, "cycles",
+           "cp.async.bulk.tensor.2d issue to completion, source in L2")
+      .key("tma.tensor_dram_latency_cycles", MT_VALUE_FLOAT_ARRAY, "cycles",
+           "cp.async.bulk.tensor.2d issue to completion, source in DRAM")
+      .backends(MT_BACKEND_CUDA)
+      .min_compute_capability(9, 0)
+      .budget_seconds(60)
+      .run(hopper_tma::measure_latency);
+}
+
+memtopo::Probe throughput() {
+  const std::vector<std::string> keys = {
+      "tma.throughput_sizes_bytes", "tma.sm_bulk_gbps", "tma.sm_ldgsts_gbps", "tma.sm_ld_st_gbps", "tma.gpu_bulk_gbps",
+      "tma.gpu_ldgsts_gbps", "tma.gpu_ld_st_gbps", "tma.sm_bulk_beats_ldgsts_from_bytes",
+      "tma.sm_bulk_beats_ld_st_from_bytes", "tma.gpu_bulk_beats_ldgsts_from_bytes", "tma.gpu_bulk_beats_ld_st_from_bytes"};
+  memtopo::Probe p("hopper-tma/throughput");
+  p.summary("Global to shared memory throughput of cp.async.bulk against cp.async and ld+st, per SM and per GPU")
+      .provides(keys)
+      .key("tma.throughput_sizes_bytes", MT_VALUE_INT_ARRAY, "bytes", "transfer sizes of the throughput arrays");
+  for (const char* scope : {"sm", "gpu"}) {
+    const std::string s = scope, who = s == "sm" ? "one SM" : "all SMs together";
+    p.key("tma." + s + "_bulk_gbps", MT_VALUE_FLOAT_ARRAY, "gbps", who + ", cp.async.bulk, per transfer size")
+        .key("tma." + s + "_ldgsts_gbps", MT_VALUE_FLOAT_ARRAY, "gbps", who + ", cp.async (LDGSTS), per transfer size")
+        .key("tma." + s + "_ld_st_gbps", MT_VALUE_FLOAT_ARRAY, "gbps", who + ", ld.global + st.shared, per transfer size")
+        .key("tma." + s + "_bulk_beats_ldgsts_from_bytes", MT_VALUE_INT, "bytes",
+             who + ": transfer size from which cp.async.bulk is faster than cp.async")
+        .key("tma." + s + "_bulk_beats_ld_st_from_bytes", MT_VALUE_INT, "bytes",
+             who + ": transfer size from which cp.async.bulk is faster than ld.global + st.shared");
+  }
+  return p.backends(MT_BACKEND_CUDA).min_compute_capability(9, 0).budget_seconds(60).run(hopper_tma::measure_throughput);
+}
+
+}  // namespace
+
+MEMTOPO_PLUGIN("hopper-tma", "1.0.0", latency(), throughput())

@@ -1,0 +1,53 @@
+// Summaries of the TMA measurements, kept apart from the kernels so that they run on recorded
+// series without a GPU.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace hopper_tma {
+
+enum class Method : int { Bulk = 0, Ldgsts = 1, LoadStore = 2, Tensor = 3 };
+enum class Scope : int { Sm = 0, Gpu = 1 };
+
+// One throughput measurement: `bytes_per_transfer` moved per transfer with `stages`
+// transfers in flight, by one SM (Scope::Sm) or every SM at once (Scope::Gpu).
+struct ThroughputPoint {
+  Method method = Method::Bulk;
+  Scope scope = Scope::Sm;
+  int64_t bytes_per_transfer = 0;
+  int64_t stages = 1;
+  double gbps = 0;
+};
+
+// The best over the stages at each of `sizes` (0 where none was measured).
+std::vector<double> best_over_stages(const std::vector<ThroughputPoint>& points, Method method, Scope scope,
+                                     const std::vector<int64_t>& sizes);
+
+// The transfer size from which `tma` beats `other` by more than `margin` (relative) at
+// that size and at every larger size of `sizes` (ascending). Empty when it does not at the
+// largest size: TMA never beats the other method in the range, and no size is invented.
+struct Crossover {
+  int64_t from_bytes = 0;
+  bool at_smallest = false;  // it wins at every size: the crossover is at most the smallest
+};
+std::optional<Crossover> crossover(const std::vector<int64_t>& sizes, const std::vector<double>& tma,
+                                   const std::vector<double>& other, double margin = 0.02);
+
+// One timed copy: its size and cycles from issue to barrier completion.
+struct LatencySample {
+  int64_t bytes = 0;
+  double cycles = 0;
+};
+
+// The median cycles at each size, ascending by size.
+struct SizeLatency {
+  int64_t bytes = 0;
+  double median_cycles = 0;
+  double low_cycles = 0;   // 10th percentile
+  double high_cycles = 0;  // 90th percentile
+};
+std::vector<SizeLatency> latency_by_size(const std::vector<LatencySample>& samples);
+
+}  // namespace hopper_tma
