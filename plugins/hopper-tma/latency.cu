@@ -20,9 +20,9 @@ namespace {
 
 constexpr uint64_t kFreshGapBytes = 64 * 1024;  // between the sources of two DRAM copies
 
-// Thread 0 times `reps` copies of every size. From L2 (fresh == 0) every copy reads the start of
-// `src`, which one untimed copy brought in; from DRAM each copy reads a region no copy read
-// before (the caller evicted L2 first).
+// Thread 0 times `reps` copies of every size, each from a region no copy read before. From L2
+// (fresh == 0) an untimed copy of the same region brings it in first; from DRAM (fresh == 1)
+// the caller evicted L2. Many regions: L2 hits cost more in the far partition than in the near.
 __global__ void bulk_latency(const char* src, const unsigned* sizes, unsigned n_sizes, unsigned reps, int fresh,
                              unsigned long long* out) {
   extern __shared__ __align__(1024) unsigned char dst[];
@@ -35,8 +35,14 @@ __global__ void bulk_latency(const char* src, const unsigned* sizes, unsigned n_
   unsigned long long offset = 0;
   for (unsigned s = 0; s < n_sizes; ++s) {
     for (unsigned r = 0; r <= reps; ++r) {
-      const char* from = fresh ? src + offset : src;
+      const char* from = src + offset;
       offset += (sizes[s] + kFreshGapBytes + 4095) / 4096 * 4096;
+      if (!fresh) {
+        barrier_expect(b, sizes[s]);
+        bulk_copy(d, from, sizes[s], b);
+        barrier_wait(b, parity);
+        parity ^= 1;
+      }
       const unsigned long long t0 = memtopo::device::clock_now();
       barrier_expect(b, sizes[s]);
       bulk_copy(d, from, sizes[s], b);
@@ -48,8 +54,8 @@ __global__ void bulk_latency(const char* src, const unsigned* sizes, unsigned n_
   }
 }
 
-// The same for tiles of the 2D tensor `map`: from DRAM the tile at column r * step (`step`
-// elements: no 128 B line of one tile is in another), or always the tile at the origin.
+// The same for tiles of the 2D tensor `map`: copy r reads the tile at column r * step (`step`
+// elements: no 128 B line of one tile is in another).
 __global__ void tensor_latency(const __grid_constant__ CUtensorMap map, unsigned step, unsigned tile_bytes,
                                unsigned reps, int fresh, unsigned long long* out) {
   extern __shared__ __align__(1024) unsigned char dst[];
@@ -58,12 +64,20 @@ __global__ void tensor_latency(const __grid_constant__ CUtensorMap map, unsigned
   const uint32_t b = cta_address(&bar), d = cta_address(dst);
   barrier_init(b, 1);
   barrier_init_fence();
+  uint32_t parity = 0;
   for (unsigned r = 0; r <= reps; ++r) {
-    const int x = fresh ? int(r * step) : 0;
+    const int x = int(r * step);
+    if (!fresh) {
+      barrier_expect(b, tile_bytes);
+      tensor_copy_2d(d, &map, x, 0, b);
+      barrier_wait(b, parity);
+      parity ^= 1;
+    }
     const unsigned long long t0 = memtopo::device::clock_now();
     barrier_expect(b, tile_bytes);
     tensor_copy_2d(d, &map, x, 0, b);
-    barrier_wait(b, r & 1);
+    barrier_wait(b, parity);
+    parity ^= 1;
     const unsigned long long t1 = memtopo::device::clock_now();
     if (r > 0) out[r - 1] = t1 - t0;
   }
@@ -121,7 +135,7 @@ CUtensorMap tensor_map(void* base, uint64_t width, uint64_t height, uint32_t til
 
 namespace {
 
-constexpr uint64_t kTensorWidth = 8192, kTensorHeight = 256;  // floats: 8 MiB
+constexpr uint64_t kTensorWidth = 32768, kTensorHeight = 256;  // floats: 32 MiB
 
 struct Tile {
   unsigned w, h;

@@ -13,7 +13,7 @@ memtopo::Probe latency() {
       .provides({"tma.max_transfer_bytes", "tma.latency_sizes_bytes", "tma.bulk_l2_latency_cycles",
                  "tma.bulk_dram_latency_cycles", "tma.tensor_tile_bytes", "tma.tensor_l2_latency_cycles",
                  "tma.tensor_dram_latency_cycles"})
-      .option("repeats", MT_VALUE_INT, "16", "timed copies per size and source")
+      .option("repeats", MT_VALUE_INT, "64", "timed copies per size and source, each of another region")
       .key("tma.max_transfer_bytes", MT_VALUE_INT, "bytes", "largest bulk copy into one block's shared memory")
       .key("tma.latency_sizes_bytes", MT_VALUE_INT_ARRAY, "bytes", "copy sizes of the bulk latency arrays")
       .key("tma.bulk_l2_latency_cycles", MT_VALUE_FLOAT_ARRAY, "cycles", "cp.async.bulk issue to completion, source in L2")
