@@ -12,7 +12,8 @@ memtopo::Probe latency() {
       .summary("Cycles from issuing cp.async.bulk (1D) or cp.async.bulk.tensor (2D) to mbarrier completion, by size")
       .provides({"tma.max_transfer_bytes", "tma.latency_sizes_bytes", "tma.bulk_l2_latency_cycles",
                  "tma.bulk_dram_latency_cycles", "tma.tensor_tile_bytes", "tma.tensor_l2_latency_cycles",
-                 "tma.tensor_dram_latency_cycles"})
+                 "tma.tensor_dram_latency_cycles", "tma.bulk_dram_latency_p10_cycles", "tma.bulk_dram_latency_p90_cycles",
+                 "tma.tensor_dram_latency_p10_cycles", "tma.tensor_dram_latency_p90_cycles"})
       .option("repeats", MT_VALUE_INT, "64", "timed copies per size and source, each of another region")
       .key("tma.max_transfer_bytes", MT_VALUE_INT, "bytes", "largest bulk copy into one block's shared memory")
       .key("tma.latency_sizes_bytes", MT_VALUE_INT_ARRAY, "bytes", "copy sizes of the bulk latency arrays")
@@ -24,6 +25,12 @@ memtopo::Probe latency() {
            "cp.async.bulk.tensor.2d issue to completion, source in L2")
       .key("tma.tensor_dram_latency_cycles", MT_VALUE_FLOAT_ARRAY, "cycles",
            "cp.async.bulk.tensor.2d issue to completion, source in DRAM")
+      .key("tma.bulk_dram_latency_p10_cycles", MT_VALUE_FLOAT_ARRAY, "cycles", "the same, 10th percentile per size")
+      .key("tma.bulk_dram_latency_p90_cycles", MT_VALUE_FLOAT_ARRAY, "cycles", "the same, 90th percentile per size")
+      .key("tma.tensor_dram_latency_p10_cycles", MT_VALUE_FLOAT_ARRAY, "cycles",
+           "tensor tiles from DRAM, 10th percentile per tile size")
+      .key("tma.tensor_dram_latency_p90_cycles", MT_VALUE_FLOAT_ARRAY, "cycles",
+           "tensor tiles from DRAM, 90th percentile per tile size")
       .backends(MT_BACKEND_CUDA)
       .min_compute_capability(9, 0)
       .budget_seconds(60)
