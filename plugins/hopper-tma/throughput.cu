@@ -147,7 +147,7 @@ void store_crossover(memtopo::Context& ctx, const std::string& key, const std::v
   ctx.result(key, c->from_bytes,
              {0.9, c->at_smallest ? memtopo::Bound::AtMost : memtopo::Bound::Exact,
               "smallest size from which cp.async.bulk (best of 1-4 in flight) beats " + against +
-                  " by 2 % at that and every larger size" +
+                  " by 5 % at that and every larger size" +
                   (c->at_smallest ? "; it wins at the smallest size measured" : "")});
 }
 

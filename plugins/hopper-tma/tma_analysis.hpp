@@ -33,7 +33,7 @@ struct Crossover {
   bool at_smallest = false;  // it wins at every size: the crossover is at most the smallest
 };
 std::optional<Crossover> crossover(const std::vector<int64_t>& sizes, const std::vector<double>& tma,
-                                   const std::vector<double>& other, double margin = 0.02);
+                                   const std::vector<double>& other, double margin = 0.05);
 
 // One timed copy: its size and cycles from issue to barrier completion.
 struct LatencySample {

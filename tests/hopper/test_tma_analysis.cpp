@@ -1,0 +1,93 @@
+// hopper-tma analysis on series recorded on an H100 (fixtures/h100/throughput.csv,
+// tma-latency.csv): the best over stages, the crossover sizes, and the latency per size.
+#include <catch2/catch.hpp>
+
+#include "fixture_csv.hpp"
+#include "hopper-tma/tma_analysis.hpp"
+
+using namespace hopper_tma;
+
+namespace {
+
+std::vector<ThroughputPoint> recorded_throughput() {
+  const auto t = hopper_fixture::read("h100/throughput.csv");
+  std::vector<ThroughputPoint> points;
+  for (const auto& r : t.rows)
+    points.push_back({Method(int(r[t.column("method")])), Scope(int(r[t.column("scope")])),
+                      int64_t(r[t.column("bytes_per_transfer")]), int64_t(r[t.column("stages")]), r[t.column("gbps")]});
+  return points;
+}
+
+const std::vector<int64_t> kSizes = {256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072};
+
+}  // namespace
+
+TEST_CASE("the best over stages takes the fastest number of copies in flight at each size", "[hopper][tma]") {
+  const auto points = recorded_throughput();
+  const auto best = best_over_stages(points, Method::Bulk, Scope::Sm, kSizes);
+  REQUIRE(best.size() == kSizes.size());
+  for (size_t i = 0; i < kSizes.size(); ++i) {
+    double most = 0;
+    for (const auto& p : points)
+      if (p.method == Method::Bulk && p.scope == Scope::Sm && p.bytes_per_transfer == kSizes[i]) most = std::max(most, p.gbps);
+    CHECK(best[i] == most);
+    CHECK(best[i] > 0);
+  }
+  // One SM: more bytes per copy, more bytes per second, up to the size where fewer stages fit.
+  CHECK(best[8] > 100 * best[0]);
+  CHECK(best_over_stages(points, Method::Bulk, Scope::Sm, {999}).at(0) == 0);
+}
+
+TEST_CASE("one SM: the bulk copy beats cp.async and ld+st from the smallest size recorded", "[hopper][tma]") {
+  const auto points = recorded_throughput();
+  const auto bulk = best_over_stages(points, Method::Bulk, Scope::Sm, kSizes);
+  for (Method other : {Method::Ldgsts, Method::LoadStore}) {
+    const auto c = crossover(kSizes, bulk, best_over_stages(points, other, Scope::Sm, kSizes));
+    REQUIRE(c.has_value());
+    CHECK(c->from_bytes == 256);
+    CHECK(c->at_smallest);
+  }
+}
+
+TEST_CASE("every SM: against cp.async both reach the same L2 bandwidth and no crossover is invented",
+          "[hopper][tma]") {
+  const auto points = recorded_throughput();
+  const auto bulk = best_over_stages(points, Method::Bulk, Scope::Gpu, kSizes);
+  const auto ldgsts = best_over_stages(points, Method::Ldgsts, Scope::Gpu, kSizes);
+  CHECK_FALSE(crossover(kSizes, bulk, ldgsts).has_value());
+  // ld + st is slower at every size the whole GPU moves.
+  const auto c = crossover(kSizes, bulk, best_over_stages(points, Method::LoadStore, Scope::Gpu, kSizes));
+  REQUIRE(c.has_value());
+  CHECK(c->from_bytes == 256);
+}
+
+TEST_CASE("a crossover inside the range is the first size of the winning run to the end", "[hopper][tma]") {
+  const std::vector<int64_t> sizes = {1, 2, 3, 4, 5};
+  const auto c = crossover(sizes, {1, 3, 1, 3, 3}, {2, 2, 2, 2, 2});
+  REQUIRE(c.has_value());
+  CHECK(c->from_bytes == 4);
+  CHECK_FALSE(c->at_smallest);
+  CHECK_FALSE(crossover(sizes, {3, 3, 3, 3, 2}, {2, 2, 2, 2, 2}).has_value());  // loses at the largest
+  CHECK_FALSE(crossover(sizes, {3, 3, 3, 3, 0}, {2, 2, 2, 2, 2}).has_value());  // unmeasured is no win
+  CHECK_FALSE(crossover({}, {}, {}).has_value());
+}
+
+TEST_CASE("latency per size: medians of the recorded copies, larger copies take longer", "[hopper][tma]") {
+  const auto t = hopper_fixture::read("h100/tma-latency.csv");
+  std::vector<LatencySample> l2, dram;
+  for (const auto& r : t.rows) {
+    const int series = int(r[t.column("series")]);
+    if (series == 0) l2.push_back({int64_t(r[t.column("bytes")]), r[t.column("cycles")]});
+    if (series == 1) dram.push_back({int64_t(r[t.column("bytes")]), r[t.column("cycles")]});
+  }
+  const auto a = latency_by_size(l2), b = latency_by_size(dram);
+  REQUIRE(a.size() == 5);  // 16, 64, 4096, 16384, 65536 B
+  REQUIRE(b.size() == 5);
+  for (size_t i = 0; i < a.size(); ++i) {
+    CHECK(a[i].low_cycles <= a[i].median_cycles);
+    CHECK(a[i].median_cycles <= a[i].high_cycles);
+    CHECK(b[i].median_cycles > a[i].median_cycles);  // DRAM is slower than L2 at every size
+    if (i > 0) CHECK(a[i].median_cycles > a[i - 1].median_cycles);
+  }
+  CHECK(latency_by_size({{16, -1.0}, {16, 0.0}}).empty());  // no valid sample, no latency
+}
