@@ -18,7 +18,7 @@
 namespace hopper_tma {
 namespace {
 
-constexpr uint64_t kFreshGapBytes = 64 * 1024;  // between the sources of two DRAM copies
+constexpr uint64_t kFreshGapBytes = 8 * 1024;  // between the sources of two copies
 
 // Thread 0 times `reps` copies of every size, each from a region no copy read before. From L2
 // (fresh == 0) an untimed copy of the same region brings it in first; from DRAM (fresh == 1)
@@ -54,10 +54,10 @@ __global__ void bulk_latency(const char* src, const unsigned* sizes, unsigned n_
   }
 }
 
-// The same for tiles of the 2D tensor `map`: copy r reads the tile at column r * step (`step`
-// elements: no 128 B line of one tile is in another).
-__global__ void tensor_latency(const __grid_constant__ CUtensorMap map, unsigned step, unsigned tile_bytes,
-                               unsigned reps, int fresh, unsigned long long* out) {
+// The same for tiles of the 2D tensor `map`: copy r reads the tile at column r % per_row * step
+// (`step` elements: no 128 B line of one tile is in another), row r / per_row * tile_h.
+__global__ void tensor_latency(const __grid_constant__ CUtensorMap map, unsigned step, unsigned per_row,
+                               unsigned tile_h, unsigned tile_bytes, unsigned reps, int fresh, unsigned long long* out) {
   extern __shared__ __align__(1024) unsigned char dst[];
   __shared__ __align__(8) unsigned long long bar;
   if (threadIdx.x != 0) return;
@@ -66,16 +66,16 @@ __global__ void tensor_latency(const __grid_constant__ CUtensorMap map, unsigned
   barrier_init_fence();
   uint32_t parity = 0;
   for (unsigned r = 0; r <= reps; ++r) {
-    const int x = int(r * step);
+    const int x = int(r % per_row * step), y = int(r / per_row * tile_h);
     if (!fresh) {
       barrier_expect(b, tile_bytes);
-      tensor_copy_2d(d, &map, x, 0, b);
+      tensor_copy_2d(d, &map, x, y, b);
       barrier_wait(b, parity);
       parity ^= 1;
     }
     const unsigned long long t0 = memtopo::device::clock_now();
     barrier_expect(b, tile_bytes);
-    tensor_copy_2d(d, &map, x, 0, b);
+    tensor_copy_2d(d, &map, x, y, b);
     barrier_wait(b, parity);
     parity ^= 1;
     const unsigned long long t1 = memtopo::device::clock_now();
@@ -142,7 +142,7 @@ CUtensorMap tensor_map(void* base, uint64_t width, uint64_t height, uint32_t til
 
 namespace {
 
-constexpr uint64_t kTensorWidth = 32768, kTensorHeight = 256;  // floats: 32 MiB
+constexpr uint64_t kTensorWidth = 32768, kTensorHeight = 1024;  // floats: 128 MiB
 
 struct Tile {
   unsigned w, h;
@@ -167,15 +167,16 @@ std::vector<double> medians(const std::vector<unsigned long long>& cycles, size_
   return out;
 }
 
-// The 10th and 90th percentiles per size of DRAM copies, whose latencies fall in two levels.
+// The 10th and 90th percentiles per size: the latencies fall in two levels (the near and far
+// L2 partition; two levels from DRAM too), whose shares move the median.
 void store_spread(memtopo::Context& ctx, const std::string& key, const std::vector<LatencySample>& samples) {
   std::vector<double> low, high;
   for (const SizeLatency& s : latency_by_size(samples)) {
     low.push_back(s.low_cycles);
     high.push_back(s.high_cycles);
   }
-  const std::string why = "the latencies from DRAM fall in two levels whose shares change from run to run, so the "
-                          "median moves more than either level";
+  const std::string why = "the latencies fall in two levels whose shares change from run to run, so the median "
+                          "moves more than either level";
   ctx.result(key + "_p10_cycles", low, {0.9, memtopo::Bound::Exact, "10th percentile per size; " + why});
   ctx.result(key + "_p90_cycles", high, {0.9, memtopo::Bound::Exact, "90th percentile per size; " + why});
 }
@@ -220,14 +221,15 @@ void measure_latency(memtopo::Context& ctx) {
                        Tile{256, 224}}) {
     const unsigned tb = t.w * t.h * 4;
     const unsigned step = std::max(t.w, 64u);  // 256 B at least: tiles share no line or sector
-    if (tb > largest || (reps + 1) * step > kTensorWidth) continue;
+    const unsigned per_row = unsigned(kTensorWidth / step);
+    if (tb > largest || (reps + per_row) / per_row * t.h > kTensorHeight) continue;
     const CUtensorMap map = tensor_map(scratch.src.get(), kTensorWidth, kTensorHeight, t.w, t.h);
     tile_bytes.push_back(tb);
     const std::vector<int64_t> one(1, tb);
-    memtopo::cuda::launch(ctx, "tensor_latency", tensor_latency, cfg, map, step, tb, reps, 0, out.get());
+    memtopo::cuda::launch(ctx, "tensor_latency", tensor_latency, cfg, map, step, per_row, t.h, tb, reps, 0, out.get());
     tl2.push_back(medians(out.download(), 1, reps, one, tensor_l2).at(0));
     evict(ctx, scratch);
-    memtopo::cuda::launch(ctx, "tensor_latency", tensor_latency, cold, map, step, tb, reps, 1, out.get());
+    memtopo::cuda::launch(ctx, "tensor_latency", tensor_latency, cold, map, step, per_row, t.h, tb, reps, 1, out.get());
     tdram.push_back(medians(out.download(), 1, reps, one, tensor_dram).at(0));
   }
   std::vector<double> rows;
@@ -245,7 +247,9 @@ void measure_latency(memtopo::Context& ctx) {
   ctx.result("tma.bulk_l2_latency_cycles", l2, {0.95, memtopo::Bound::Exact, "cp.async.bulk from L2; " + how});
   ctx.result("tma.bulk_dram_latency_cycles", dram,
              {0.9, memtopo::Bound::Exact, "cp.async.bulk of regions no copy read before, L2 evicted; " + how});
+  store_spread(ctx, "tma.bulk_l2_latency", bulk_l2);
   store_spread(ctx, "tma.bulk_dram_latency", bulk_dram);
+  store_spread(ctx, "tma.tensor_l2_latency", tensor_l2);
   store_spread(ctx, "tma.tensor_dram_latency", tensor_dram);
   ctx.result("tma.tensor_tile_bytes", tile_bytes);
   ctx.result("tma.tensor_l2_latency_cycles", tl2,

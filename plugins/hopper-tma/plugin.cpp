@@ -10,11 +10,13 @@ namespace {
 memtopo::Probe latency() {
   return memtopo::Probe("hopper-tma/latency")
       .summary("Cycles from issuing cp.async.bulk (1D) or cp.async.bulk.tensor (2D) to mbarrier completion, by size")
-      .provides({"tma.max_transfer_bytes", "tma.latency_sizes_bytes", "tma.bulk_l2_latency_cycles",
-                 "tma.bulk_dram_latency_cycles", "tma.tensor_tile_bytes", "tma.tensor_l2_latency_cycles",
-                 "tma.tensor_dram_latency_cycles", "tma.bulk_dram_latency_p10_cycles", "tma.bulk_dram_latency_p90_cycles",
-                 "tma.tensor_dram_latency_p10_cycles", "tma.tensor_dram_latency_p90_cycles"})
-      .option("repeats", MT_VALUE_INT, "64", "timed copies per size and source, each of another region")
+      .provides({"tma.max_transfer_bytes", "tma.latency_sizes_bytes", "tma.tensor_tile_bytes",
+                 "tma.bulk_l2_latency_cycles", "tma.bulk_l2_latency_p10_cycles", "tma.bulk_l2_latency_p90_cycles",
+                 "tma.bulk_dram_latency_cycles", "tma.bulk_dram_latency_p10_cycles", "tma.bulk_dram_latency_p90_cycles",
+                 "tma.tensor_l2_latency_cycles", "tma.tensor_l2_latency_p10_cycles", "tma.tensor_l2_latency_p90_cycles",
+                 "tma.tensor_dram_latency_cycles", "tma.tensor_dram_latency_p10_cycles",
+                 "tma.tensor_dram_latency_p90_cycles"})
+      .option("repeats", MT_VALUE_INT, "256", "timed copies per size and source, each of another region")
       .key("tma.max_transfer_bytes", MT_VALUE_INT, "bytes", "largest bulk copy into one block's shared memory")
       .key("tma.latency_sizes_bytes", MT_VALUE_INT_ARRAY, "bytes", "copy sizes of the bulk latency arrays")
       .key("tma.bulk_l2_latency_cycles", MT_VALUE_FLOAT_ARRAY, "cycles", "cp.async.bulk issue to completion, source in L2")
@@ -25,6 +27,12 @@ memtopo::Probe latency() {
            "cp.async.bulk.tensor.2d issue to completion, source in L2")
       .key("tma.tensor_dram_latency_cycles", MT_VALUE_FLOAT_ARRAY, "cycles",
            "cp.async.bulk.tensor.2d issue to completion, source in DRAM")
+      .key("tma.bulk_l2_latency_p10_cycles", MT_VALUE_FLOAT_ARRAY, "cycles", "from L2, 10th percentile per size")
+      .key("tma.bulk_l2_latency_p90_cycles", MT_VALUE_FLOAT_ARRAY, "cycles", "from L2, 90th percentile per size")
+      .key("tma.tensor_l2_latency_p10_cycles", MT_VALUE_FLOAT_ARRAY, "cycles",
+           "tensor tiles from L2, 10th percentile per tile size")
+      .key("tma.tensor_l2_latency_p90_cycles", MT_VALUE_FLOAT_ARRAY, "cycles",
+           "tensor tiles from L2, 90th percentile per tile size")
       .key("tma.bulk_dram_latency_p10_cycles", MT_VALUE_FLOAT_ARRAY, "cycles", "the same, 10th percentile per size")
       .key("tma.bulk_dram_latency_p90_cycles", MT_VALUE_FLOAT_ARRAY, "cycles", "the same, 90th percentile per size")
       .key("tma.tensor_dram_latency_p10_cycles", MT_VALUE_FLOAT_ARRAY, "cycles",

@@ -300,7 +300,13 @@ TEST_CASE("validate: what no installed plugin provides is reported as not checke
     const auto v = run_memtopo("validate " + q(file));
     INFO(v.output);
     CHECK(v.exit_code == 0);
-    CHECK(v.output.find("t.toml: not checked: [tma] (no installed plugin provides it)") != std::string::npos);
+    // With CUDA, the installed hopper-tma describes other keys of [tma]: then the keys it does
+    // not describe are named one by one.
+    const bool whole = v.output.find("t.toml: not checked: [tma] (no installed plugin provides it)") != std::string::npos;
+    const bool by_key =
+        v.output.find("t.toml: not checked: tma.latency_cycles (no installed plugin provides it)") != std::string::npos &&
+        v.output.find("t.toml: not checked: tma.mode (no installed plugin provides it)") != std::string::npos;
+    CHECK((whole || by_key));
   }
   SECTION("a declared key is checked against its declaration") {
     std::string text = kDropIn;
