@@ -1,6 +1,8 @@
 # memtopo_add_probe(<plugin-name> SOURCES <files...> [LIBRARIES <targets...>]
 #                   [CUDA_ARCHITECTURES <archs...>] [OUTPUT_DIRECTORY <dir>] [NO_INSTALL])
 #
+# The plugin is built into OUTPUT_DIRECTORY; by default memtopo's plugin folder in memtopo's
+# own build, and <build>/plugins out of tree.
 # Builds one probe plugin: a loadable module whose file stem is <plugin-name> (no "lib"
 # prefix), which the host requires. Symbols are hidden except the entry point, so that
 # inline statics of one plugin never merge with another's.
@@ -82,6 +84,9 @@ function(_memtopo_add_probe name)
     set_target_properties(${name} PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${ARG_OUTPUT_DIRECTORY})
   elseif(DEFINED MEMTOPO_PLUGIN_OUTPUT_DIR)
     set_target_properties(${name} PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${MEMTOPO_PLUGIN_OUTPUT_DIR})
+  else()
+    # Out of tree: one folder of plugins, the one to give --plugin-path.
+    set_target_properties(${name} PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/plugins)
   endif()
   if(NOT ARG_NO_INSTALL)
     if(DEFINED MEMTOPO_PLUGIN_SUBDIR)

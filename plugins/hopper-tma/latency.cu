@@ -20,6 +20,31 @@ namespace {
 
 constexpr uint64_t kFreshGapBytes = 8 * 1024;  // between the sources of two copies
 
+// A barrier that completes on one arrival and the transactions it expects.
+__device__ __forceinline__ uint32_t single_barrier(unsigned long long* bar) {
+  const uint32_t b = cta_address(bar);
+  barrier_init(b, 1);
+  barrier_init_fence();
+  return b;
+}
+
+// Issues one copy (`issue` completes `bytes` on barrier `b`) and waits for it, after an
+// untimed one of the same region when `warm`. Returns the cycles of the timed copy.
+template <class Issue>
+__device__ __forceinline__ unsigned long long timed_copy(Issue issue, uint32_t b, uint32_t bytes, uint32_t& parity,
+                                                         bool warm) {
+  for (int pass = warm ? 0 : 1; pass < 2; ++pass) {
+    const unsigned long long t0 = memtopo::device::clock_now();
+    barrier_expect(b, bytes);
+    issue();
+    barrier_wait(b, parity);
+    const unsigned long long t1 = memtopo::device::clock_now();
+    parity ^= 1;
+    if (pass == 1) return t1 - t0;
+  }
+  return 0;
+}
+
 // Thread 0 times `reps` copies of every size, each from a region no copy read before. From L2
 // (fresh == 0) an untimed copy of the same region brings it in first; from DRAM (fresh == 1)
 // the caller evicted L2. Many regions: L2 hits cost more in the far partition than in the near.
@@ -28,28 +53,15 @@ __global__ void bulk_latency(const char* src, const unsigned* sizes, unsigned n_
   extern __shared__ __align__(1024) unsigned char dst[];
   __shared__ __align__(8) unsigned long long bar;
   if (threadIdx.x != 0) return;
-  const uint32_t b = cta_address(&bar), d = cta_address(dst);
-  barrier_init(b, 1);
-  barrier_init_fence();
+  const uint32_t b = single_barrier(&bar), d = cta_address(dst);
   uint32_t parity = 0;
   unsigned long long offset = 0;
   for (unsigned s = 0; s < n_sizes; ++s) {
     for (unsigned r = 0; r <= reps; ++r) {
       const char* from = src + offset;
       offset += (sizes[s] + kFreshGapBytes + 4095) / 4096 * 4096;
-      if (!fresh) {
-        barrier_expect(b, sizes[s]);
-        bulk_copy(d, from, sizes[s], b);
-        barrier_wait(b, parity);
-        parity ^= 1;
-      }
-      const unsigned long long t0 = memtopo::device::clock_now();
-      barrier_expect(b, sizes[s]);
-      bulk_copy(d, from, sizes[s], b);
-      barrier_wait(b, parity);
-      const unsigned long long t1 = memtopo::device::clock_now();
-      parity ^= 1;
-      if (r > 0) out[s * reps + r - 1] = t1 - t0;  // the first copy of a size is not kept
+      const unsigned long long cycles = timed_copy([&] { bulk_copy(d, from, sizes[s], b); }, b, sizes[s], parity, !fresh);
+      if (r > 0) out[s * reps + r - 1] = cycles;  // the first copy of a size is not kept
     }
   }
 }
@@ -61,25 +73,12 @@ __global__ void tensor_latency(const __grid_constant__ CUtensorMap map, unsigned
   extern __shared__ __align__(1024) unsigned char dst[];
   __shared__ __align__(8) unsigned long long bar;
   if (threadIdx.x != 0) return;
-  const uint32_t b = cta_address(&bar), d = cta_address(dst);
-  barrier_init(b, 1);
-  barrier_init_fence();
+  const uint32_t b = single_barrier(&bar), d = cta_address(dst);
   uint32_t parity = 0;
   for (unsigned r = 0; r <= reps; ++r) {
     const int x = int(r % per_row * step), y = int(r / per_row * tile_h);
-    if (!fresh) {
-      barrier_expect(b, tile_bytes);
-      tensor_copy_2d(d, &map, x, y, b);
-      barrier_wait(b, parity);
-      parity ^= 1;
-    }
-    const unsigned long long t0 = memtopo::device::clock_now();
-    barrier_expect(b, tile_bytes);
-    tensor_copy_2d(d, &map, x, y, b);
-    barrier_wait(b, parity);
-    parity ^= 1;
-    const unsigned long long t1 = memtopo::device::clock_now();
-    if (r > 0) out[r - 1] = t1 - t0;
+    const unsigned long long cycles = timed_copy([&] { tensor_copy_2d(d, &map, x, y, b); }, b, tile_bytes, parity, !fresh);
+    if (r > 0) out[r - 1] = cycles;
   }
 }
 
