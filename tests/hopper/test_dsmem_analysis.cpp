@@ -46,7 +46,8 @@ TEST_CASE("the GPC map of the recorded placements: groups of SMs that clusters n
   }
   for (int64_t sm : map.unresolved_sms()) CHECK(of[size_t(sm)] == -1);
   // The largest cluster (16 blocks) ran in some group: that group holds at least 16 SMs.
-  CHECK(*std::max_element(map.sm_counts().begin(), map.sm_counts().end()) >= 16);
+  const std::vector<int64_t> counts = map.sm_counts();
+  CHECK(*std::max_element(counts.begin(), counts.end()) >= 16);
 }
 
 TEST_CASE("the map predicts the recorded number of resident clusters of every size", "[hopper][dsmem]") {
