@@ -325,3 +325,50 @@ TEST_CASE("a victim census over many ways is judged and reported per bin of the 
   // Bin 0 holds the favoured position and five others: 0.34; uniform would give 1/16.
   CHECK((*v)[0].value_or(0.0) > 0.2);
 }
+
+namespace {
+
+// The constant L1.5 groups of a run against the description's [sim] sm_per_gpc: SM s is in
+// group s / sm_per_gpc.
+void check_l15_groups(const toml::table& ref, const toml::table& got) {
+  const int64_t sms = ref["device"]["sm_count"].value_or<int64_t>(0);
+  const int64_t per = ref["sim"]["sm_per_gpc"].value<int64_t>().value_or(sms);
+  REQUIRE(sms > 0);
+  CHECK(got["probes"]["cache-sharing/constant-l15-groups"]["status"].value_or<std::string>("") == "ok");
+  CHECK(got["constant_l15"]["sm_group_count"].value_or<int64_t>(0) == (sms + per - 1) / per);
+  const toml::array* of = got["constant_l15"]["group_of_sm"].as_array();
+  REQUIRE(of);
+  REQUIRE(int64_t(of->size()) == sms);
+  for (int64_t s = 0; s < sms; ++s) {
+    INFO("SM " << s);
+    CHECK((*of)[size_t(s)].value_or<int64_t>(-1) == s / per);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("the constant L1.5 groups recover sm_per_gpc on every shipped device, with noise too", "[sharing][sim]") {
+  const std::string name = GENERATE("hopper-like.toml", "kepler-like.toml", "pascal-like.toml");
+  INFO(name);
+  const toml::table ref = toml::parse_file(device_file(name).string());
+  check_l15_groups(ref, measure(device_file(name), "groups-" + name, "cache-sharing"));
+  const std::string noisy = write_variant(name, "groups-noisy", [](toml::table& t) {
+    toml::table& sim = *t["sim"].as_table();
+    sim.insert_or_assign("noise_cycles", 2);
+    sim.insert_or_assign("noise_distribution", "uniform");
+    sim.insert_or_assign("outlier_probability", 0.001);
+    sim.insert_or_assign("outlier_cycles", 2000);
+    sim.insert_or_assign("seed", 11);
+  });
+  check_l15_groups(ref, measure(noisy, "groups-noisy-" + name, "cache-sharing"));
+}
+
+TEST_CASE("one constant L1.5 for every SM is one group", "[sharing][sim]") {
+  const std::string one = write_variant("hopper-like.toml", "groups-one", [](toml::table& t) {
+    t["sim"].as_table()->insert_or_assign("sm_per_gpc", t["device"]["sm_count"].value_or<int64_t>(1));
+  });
+  const toml::table got = measure(one, "groups-one", "cache-sharing");
+  CHECK(got["constant_l15"]["sm_group_count"].value_or<int64_t>(0) == 1);
+  CHECK(got["provenance"]["constant_l15"]["sm_group_count"]["note"].value_or<std::string>("").find(
+            "every SM hit what SM 0 read") != std::string::npos);
+}
