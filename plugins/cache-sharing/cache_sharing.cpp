@@ -22,7 +22,11 @@ struct Pass {
   memtopo::recipes::Chase chase;
   uint64_t lines = 0;
 
-  // Median cycles of SM b's timed pass after SM a's untimed passes (a < 0: none, cold).
+  // The filling job records samples it does not need: on the CUDA backend an untimed job of
+  // a sequence leaves the constant caches without its lines (docs/results/h100.md).
+  bool timed_fill = true;
+
+  // Median cycles of SM b's timed pass after SM a's passes (a < 0: SM b's own, in one job).
   double after(int64_t a, int64_t b) const {
     memtopo::Job fill;
     fill.space = MT_SPACE_CONSTANT;
@@ -31,7 +35,7 @@ struct Pass {
     fill.sm = int32_t(a);
     fill.block = 0;
     fill.order = 1;
-    fill.timed = false;
+    fill.timed = timed_fill;
     fill.steps = 2 * lines;
     memtopo::Job probe = fill;
     probe.sm = int32_t(b);
@@ -40,9 +44,10 @@ struct Pass {
     probe.timed = true;
     probe.steps = lines;
     probe.want_index = false;
-    if (a < 0) {
+    if (a < 0) {  // one job on SM b alone: its warm-up passes, then the timed one
       probe.order = 0;
       probe.block = -1;
+      probe.warmup_steps = 2 * lines;
       return an::median(an::to_doubles(ctx.backend().run(probe).latency));
     }
     const std::vector<memtopo::JobResult> r = ctx.backend().run(std::vector<memtopo::Job>{fill, probe});
@@ -57,9 +62,10 @@ void measure_groups(memtopo::Context& ctx) {
   const uint64_t l1 = uint64_t(ctx.input<int64_t>("constant_l1.size_bytes"));
   // One load per L1.5 line (wider than the L1's on every GPU seen), so that each load of a cold
   // pass misses the L1.5.
-  const uint64_t line = uint64_t(std::max({ctx.try_input<int64_t>("constant_l1.line_bytes").value_or(64),
-                                           ctx.try_input<int64_t>("constant_l15.line_bytes").value_or(0),
-                                           ctx.try_input<int64_t>("constant_l15.fetch_granularity_bytes").value_or(256)}));
+  uint64_t line = uint64_t(std::max({ctx.try_input<int64_t>("constant_l1.line_bytes").value_or(64),
+                                     ctx.try_input<int64_t>("constant_l15.line_bytes").value_or(0),
+                                     ctx.try_input<int64_t>("constant_l15.fetch_granularity_bytes").value_or(256)}));
+  if (ctx.option<int64_t>("stride_bytes") > 0) line = uint64_t(ctx.option<int64_t>("stride_bytes"));
   const uint64_t limit = ctx.device().constant_memory_bytes > 0 ? uint64_t(ctx.device().constant_memory_bytes) : 65536;
   // Four times the constant L1 (its loads miss there), at most half the constant memory (the
   // L1.5 holds at least that much).
@@ -68,7 +74,21 @@ void measure_groups(memtopo::Context& ctx) {
   // The hit reference: SM 0 re-reading what it read. What a miss in the L1.5 costs depends on
   // where the lines come from (another L1.5, L2), so the other level comes from the data: SM
   // 0 against every other SM first. Their medians are near the hit or near one slower level.
+  const double one_job = pass.after(-1, 0);
+  pass.timed_fill = false;
+  const double untimed_fill = pass.after(0, 0);
+  pass.timed_fill = true;
   const double hit = pass.after(0, 0);
+  ctx.raw("references", {"sequence_same_sm", "sequence_same_sm_untimed_fill", "one_job_warm", "stride_bytes",
+                         "footprint_bytes"},
+          {hit, untimed_fill, one_job, double(line), double(footprint)});
+  // The method needs the caches to keep what the first job of a sequence loaded: SM 0 re-reading
+  // its own lines in the second job must cost what a re-read inside one job costs.
+  if (!(hit < 1.2 * one_job))
+    throw memtopo::NotDeterminable("SM 0 re-reading its own " + std::to_string(footprint) + " B in the second job of a "
+                                   "sequence costs " + std::to_string(int(hit + 0.5)) + " cycles, a re-read within "
+                                   "one job " + std::to_string(int(one_job + 0.5)) + ": the constant caches do not "
+                                   "keep the first job's lines for the second here, so sharing cannot be seen");
   std::vector<double> rows, first(size_t(sms), hit);
   double slowest = hit;
   for (int64_t b = 1; b < sms; ++b) {
@@ -114,6 +134,7 @@ memtopo::Probe groups_probe() {
       .key("constant_l15.sm_group_count", MT_VALUE_INT, "", "groups of SMs that share one constant L1.5")
       .key("constant_l15.group_sm_counts", MT_VALUE_INT_ARRAY, "", "SMs of each group, groups by their lowest SM")
       .key("constant_l15.group_of_sm", MT_VALUE_INT_ARRAY, "", "the group (index into group_sm_counts) of SM 0, 1, ...")
+      .option("stride_bytes", MT_VALUE_INT, "0", "bytes between loads (0: the widest constant line known, 256 B at least)")
       .budget_seconds(120)
       .run(measure_groups);
 }
