@@ -77,6 +77,16 @@ void compare(const toml::table& ref, const toml::table& got) {
   }
 }
 
+// Measurement noise on: two cycles either way, and rare outliers of 2000 cycles.
+void add_noise(toml::table& t, int64_t seed) {
+  toml::table& sim = *t["sim"].as_table();
+  sim.insert_or_assign("noise_cycles", 2);
+  sim.insert_or_assign("noise_distribution", "uniform");
+  sim.insert_or_assign("outlier_probability", 0.001);
+  sim.insert_or_assign("outlier_cycles", 2000);
+  sim.insert_or_assign("seed", seed);
+}
+
 template <class Edit>
 std::string write_variant(const std::string& name, const std::string& tag, Edit edit) {
   toml::table t = toml::parse_file(device_file(name).string());
@@ -103,14 +113,7 @@ TEST_CASE("cache probes recover every shipped simulated device", "[cache][sim]")
 TEST_CASE("cache probes give the same results with measurement noise on", "[cache][sim][noise]") {
   const std::string name = GENERATE("hopper-like.toml", "kepler-like.toml", "pascal-like.toml");
   INFO(name);
-  const std::string noisy = write_variant(name, "noisy", [](toml::table& t) {
-    toml::table& sim = *t["sim"].as_table();
-    sim.insert_or_assign("noise_cycles", 2);
-    sim.insert_or_assign("noise_distribution", "uniform");
-    sim.insert_or_assign("outlier_probability", 0.001);
-    sim.insert_or_assign("outlier_cycles", 2000);
-    sim.insert_or_assign("seed", 7);
-  });
+  const std::string noisy = write_variant(name, "noisy", [](toml::table& t) { add_noise(t, 7); });
   compare(toml::parse_file(device_file(name).string()), measure(noisy, "noisy-" + name));
 }
 
@@ -352,14 +355,7 @@ TEST_CASE("the constant L1.5 groups recover sm_per_gpc on every shipped device, 
   INFO(name);
   const toml::table ref = toml::parse_file(device_file(name).string());
   check_l15_groups(ref, measure(device_file(name), "groups-" + name, "cache-sharing"));
-  const std::string noisy = write_variant(name, "groups-noisy", [](toml::table& t) {
-    toml::table& sim = *t["sim"].as_table();
-    sim.insert_or_assign("noise_cycles", 2);
-    sim.insert_or_assign("noise_distribution", "uniform");
-    sim.insert_or_assign("outlier_probability", 0.001);
-    sim.insert_or_assign("outlier_cycles", 2000);
-    sim.insert_or_assign("seed", 11);
-  });
+  const std::string noisy = write_variant(name, "groups-noisy", [](toml::table& t) { add_noise(t, 11); });
   check_l15_groups(ref, measure(noisy, "groups-noisy-" + name, "cache-sharing"));
 }
 
