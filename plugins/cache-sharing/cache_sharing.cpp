@@ -22,9 +22,7 @@ struct Pass {
   memtopo::recipes::Chase chase;
   uint64_t lines = 0;
 
-  // The filling job records samples it does not need: on the CUDA backend an untimed job of
-  // a sequence leaves the constant caches without its lines (docs/results/h100.md).
-  bool timed_fill = true;
+  bool timed_fill = false;
 
   // Median cycles of SM b's timed pass after SM a's passes (a < 0: SM b's own, in one job).
   double after(int64_t a, int64_t b) const {
@@ -75,13 +73,13 @@ void measure_groups(memtopo::Context& ctx) {
   // where the lines come from (another L1.5, L2), so the other level comes from the data: SM
   // 0 against every other SM first. Their medians are near the hit or near one slower level.
   const double one_job = pass.after(-1, 0);
-  pass.timed_fill = false;
-  const double untimed_fill = pass.after(0, 0);
   pass.timed_fill = true;
+  const double timed_fill = pass.after(0, 0);
+  pass.timed_fill = false;
   const double hit = pass.after(0, 0);
-  ctx.raw("references", {"sequence_same_sm", "sequence_same_sm_untimed_fill", "one_job_warm", "stride_bytes",
+  ctx.raw("references", {"sequence_same_sm", "sequence_same_sm_timed_fill", "one_job_warm", "stride_bytes",
                          "footprint_bytes"},
-          {hit, untimed_fill, one_job, double(line), double(footprint)});
+          {hit, timed_fill, one_job, double(line), double(footprint)});
   // The method needs the caches to keep what the first job of a sequence loaded: SM 0 re-reading
   // its own lines in the second job must cost what a re-read inside one job costs.
   if (!(hit < 1.2 * one_job))

@@ -383,6 +383,28 @@ TEST_CASE("cuda: a sequence runs its jobs in order on their blocks' SMs", "[cuda
   for (size_t k : {0, 2, 3}) CHECK(*std::min_element(r[k].latency.begin(), r[k].latency.end()) > 0);
 }
 
+TEST_CASE("cuda: an untimed job of a sequence loads its lines", "[cuda][gpu]") {
+  auto dev = open_gpu();
+  const memtopo::Backend be(dev->backend());
+  // 32 constant lines 256 B apart: the re-read misses the constant L1 and hits the L1.5 only
+  // if the first job really loaded them. Timed and untimed fills must leave the same caches.
+  const ChaseArray lines = ChaseArray::stride(8 << 10, 256);
+  auto reread_after = [&](bool timed_fill) {
+    std::vector<Job> jobs(2, chase(lines, 32, MT_SPACE_CONSTANT));
+    for (size_t k = 0; k < 2; ++k) {
+      jobs[k].order = uint32_t(k + 1);
+      jobs[k].block = 0;
+      jobs[k].sm = 0;
+    }
+    jobs[0].steps = 64;
+    jobs[0].timed = timed_fill;
+    return median(be.run(jobs)[1].latency);
+  };
+  const double after_timed = reread_after(true), after_untimed = reread_after(false);
+  INFO("re-read after a timed fill " << after_timed << " cycles, after an untimed one " << after_untimed);
+  CHECK(after_untimed <= 1.2 * after_timed);
+}
+
 TEST_CASE("cuda: buffers for probe kernels come from the pool", "[cuda][gpu]") {
   auto dev = open_gpu();
   const memtopo::Backend be(dev->backend());

@@ -17,6 +17,10 @@ struct PhaseRun {
     for (uint64_t k = 0; k < ph.warmup; ++k) j = load<S>(r, j);
     if (!ph.out_latency) {
       for (uint64_t k = 0; k < ph.steps; ++k) j = load<S>(r, j);
+      // A use of the last index that cannot be folded away: without it ptxas drops the whole
+      // chain (every load only feeds the next, and the last feeds nothing), and an untimed
+      // phase loads nothing. No index reaches 0xffffffff; s_index is scratch here.
+      if (j == 0xffffffffu) s_index[0] = j;
       return;
     }
     const unsigned long long index_base = __cvta_generic_to_shared(s_index);

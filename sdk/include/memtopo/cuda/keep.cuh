@@ -6,8 +6,9 @@
 
 namespace memtopo::device {
 
-// The value is computed (the load issued) even if nothing else reads it. Costs no
-// instruction and does not wait for the load.
+// Keeps the C++ compiler from dropping the computation of `value`. It emits no instruction,
+// so ptxas may still drop a load whose value nothing else reads (a chase whose last index
+// feeds nothing loads nothing): where the loads must happen, use keep_if.
 template <class T>
 __device__ __forceinline__ void keep(T value) {
   asm volatile("" ::"r"(static_cast<uint32_t>(value)));
