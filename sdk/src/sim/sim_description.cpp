@@ -18,7 +18,21 @@
 #include "sim/sim_model.hpp"
 
 namespace memtopo::sim {
+
 namespace {
+
+// constant_l15.group_of_sm (cache-sharing): the L1.5 instance of every SM, as measured.
+void read_l15_groups(Reader& c15, Model& m) {
+  const auto groups = c15.integers("group_of_sm");
+  if (!groups) return;
+  if (int64_t(groups->size()) != m.info.sm_count)
+    c15.fail("group_of_sm", "has " + std::to_string(groups->size()) + " entries; it needs one per SM (device.sm_count " +
+                                std::to_string(m.info.sm_count) + ")");
+  for (int64_t g : *groups)
+    if (g < 0 || g >= m.info.sm_count)
+      c15.fail("group_of_sm", "holds " + std::to_string(g) + "; groups are numbered 0 .. sm_count - 1");
+  m.l15_of_sm.assign(groups->begin(), groups->end());
+}
 
 void read_device(Reader& r, mt_device_info& info) {
   info.struct_size = sizeof(info);
@@ -162,6 +176,7 @@ Model load_model(const std::string& text, const std::string& file, const std::st
   m.constant_l15 = r_c15.element;
   m.l2 = r_l2.element;
   read_sim_globals(sim, m, c15_prov.measured);
+  read_l15_groups(c15, m);
   read_storages(s_tex, s_ro, m);
   read_l2_placement(s_l2, m);
   read_sim_tlb(s_tlb, m);

@@ -137,11 +137,10 @@ std::vector<uint32_t> replay_sets(Reader& r, uint64_t lines, uint32_t line, uint
 std::optional<int64_t> read_informational(Reader& r, bool l2) {
   auto first = r.integer("first_miss_bytes");
   r.integer("full_miss_bytes");
-  // Which SMs share one instance (cache-sharing): the model keeps its own per-SM or per-GPC
-  // instances (docs/simulator.md, rule 8).
+  // Which SMs share one instance (cache-sharing): the counts follow from group_of_sm, which
+  // the constant L1.5 replays (read_l15_groups) and the other elements do not have.
   r.integer("sm_group_count");
   r.integers("group_sm_counts");
-  r.integers("group_of_sm");
   if (l2) {
     r.integer("api_size_bytes");
     r.numbers("level_latencies_cycles");

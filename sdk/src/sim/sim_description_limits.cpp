@@ -57,8 +57,8 @@ std::vector<CacheUse> cache_uses(const Model& m, const SizeReaders& r) {
   add(m.readonly_storage == Storage::Readonly, m.readonly.geometry, r.readonly, "size_bytes",
       sms * m.readonly.partitions_per_sm, "sm_count x partitions_per_sm");
   add(true, m.constant_l1.geometry, r.constant_l1, "size_bytes", sms, "sm_count");
-  add(true, m.constant_l15.geometry, r.constant_l15, "size_bytes", (sms + m.sm_per_gpc - 1) / m.sm_per_gpc,
-      "sm_count / sm_per_gpc");
+  add(true, m.constant_l15.geometry, r.constant_l15, "size_bytes", m.l15_instances(),
+      m.l15_of_sm.empty() ? "sm_count / sm_per_gpc" : "the groups of constant_l15.group_of_sm");
   const bool l2_own_size = r.l2->exists() && r.l2->has("size_bytes");
   add(true, m.l2.geometry, l2_own_size ? r.l2 : r.device, l2_own_size ? "size_bytes" : "l2_bytes", m.l2_partitions,
       "partitions");

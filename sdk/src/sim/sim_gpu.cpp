@@ -54,7 +54,7 @@ Gpu::Gpu(const Model& model)
   if (model_.constant_l1.geometry.present)
     for (uint32_t i = 0; i < sms; ++i) c1_.push_back(std::make_unique<Cache>(model_.constant_l1.geometry, &replacement_rng_));
   if (model_.constant_l15.geometry.present)
-    for (uint32_t i = 0; i < (sms + model_.sm_per_gpc - 1) / model_.sm_per_gpc; ++i)
+    for (uint32_t i = 0; i < model_.l15_instances(); ++i)
       c15_.push_back(std::make_unique<Cache>(model_.constant_l15.geometry, &replacement_rng_));
   if (model_.l2.geometry.present)
     for (uint32_t i = 0; i < model_.l2_partitions; ++i) l2_.push_back(std::make_unique<Cache>(model_.l2.geometry, &replacement_rng_));

@@ -105,7 +105,7 @@ class Gpu {
 
   int64_t load_constant(uint32_t sm, uint64_t addr) {
     if (!c1_.empty() && c1_[sm]->access(addr)) return const_.first;
-    if (!c15_.empty() && c15_[sm / model_.sm_per_gpc]->access(addr)) return const_.second;
+    if (!c15_.empty() && c15_[model_.l15_instance(sm)]->access(addr)) return const_.second;
     return below_sm(sm, addr, const_);
   }
 

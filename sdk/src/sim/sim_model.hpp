@@ -92,6 +92,16 @@ struct Model {
   // footprints just below their size, on one SM and not on the next.
   double stray_line_probability = 0.0;
   uint32_t sm_per_gpc = 1;
+  // The constant L1.5 of each SM when a measured topology says which SMs share one
+  // (constant_l15.group_of_sm); empty: SM s uses instance s / sm_per_gpc.
+  std::vector<uint32_t> l15_of_sm;
+  uint32_t l15_instance(uint32_t sm) const { return l15_of_sm.empty() ? sm / sm_per_gpc : l15_of_sm[sm]; }
+  uint32_t l15_instances() const {
+    if (l15_of_sm.empty()) return (uint32_t(info.sm_count) + sm_per_gpc - 1) / sm_per_gpc;
+    uint32_t most = 0;
+    for (uint32_t g : l15_of_sm) most = g > most ? g : most;
+    return most + 1;
+  }
   uint32_t warp_schedulers = 4;
   uint64_t l1_shared_total_bytes = 0;  // 0: the carveout does not change the L1
   int32_t default_carveout_percent = 0;
