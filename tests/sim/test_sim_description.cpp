@@ -60,11 +60,11 @@ TEST_CASE("sim: description errors name file, line and key", "[sim][description]
              Catch::Contains("sim.texture.storage: \"own\" needs a [texture] table"));
   CHECK_THAT(error_of("[device]\nname = \"x\"\n"), Catch::StartsWith(":1: device.sm_count: must be a positive integer"));
   CHECK_THAT(error_of("[l1d]\nsize_bytes = 1\n"), Catch::Contains("device: missing"));
-  CHECK_THAT(error_of(kDevice + "[constant_l15]\ngroup_of_sm = [0, 0, 1]\n"),
-             Catch::StartsWith(":5: constant_l15.group_of_sm: has 3 entries; it needs one per SM (device.sm_count 4)"));
-  CHECK_THAT(error_of(kDevice + "[constant_l15]\ngroup_of_sm = [0, 0, 1, 4]\n"),
+  CHECK_THAT(error_of(kDevice + "[constant_l15]\nsize_bytes = 32768\ngroup_of_sm = [0, 0, 1]\n"),
+             Catch::StartsWith(":6: constant_l15.group_of_sm: has 3 entries; it needs one per SM (device.sm_count 4)"));
+  CHECK_THAT(error_of(kDevice + "[constant_l15]\nsize_bytes = 32768\ngroup_of_sm = [0, 0, 1, 4]\n"),
              Catch::Contains("constant_l15.group_of_sm: holds 4; groups are numbered 0 .. sm_count - 1"));
-  CHECK(error_of(kDevice + "[constant_l15]\ngroup_of_sm = [0, 1, 1, 0]\nsm_group_count = 2\n") == "");
+  CHECK(error_of(kDevice + "[constant_l15]\nsize_bytes = 32768\ngroup_of_sm = [0, 1, 1, 0]\nsm_group_count = 2\n") == "");
   CHECK_THAT(error_of(kDevice + "[l1d\n"), Catch::StartsWith(":4:"));  // TOML syntax error
   CHECK(error_of(kDevice) == "");
 }
