@@ -50,7 +50,10 @@ typedef enum mt_space {
 typedef enum mt_array_kind {
   MT_ARRAY_EXPLICIT = 0, /* `next` holds every element */
   MT_ARRAY_STRIDE = 1    /* next[i] = (i + stride_elems) % elems, written only where visited:
-                            lets a large sparse footprint (TLB tests) cost no host memory */
+                            lets a large sparse footprint (TLB tests) cost no host memory.
+                            Up to 2^38 elements (1 TiB) where every job following it is a
+                            pointer chase on a global path (MT_CAP_WIDE_STRIDE); other arrays
+                            and jobs take at most 2^32 */
 } mt_array_kind;
 
 typedef struct mt_chase_array {
@@ -184,6 +187,7 @@ typedef struct mt_job {
 #define MT_CAP_PUMP (1ull << 6)      /* mt_rate pump */
 #define MT_CAP_SEQUENCE (1ull << 7)  /* jobs of order > 0 */
 #define MT_CAP_KERNELS (1ull << 8)   /* alloc_buffer: probes may launch their own kernels */
+#define MT_CAP_WIDE_STRIDE (1ull << 9) /* stride arrays over 2^32 elements (pointer chases) */
 
 /* The function table of a backend. `self` is the first argument of every function. */
 typedef struct mt_backend {

@@ -36,8 +36,9 @@ __global__ void stride_fill_kernel(uint32_t* buffer, uint64_t elems, uint64_t st
 // address of the next element at each visited element's byte offset.
 __global__ void stride_pointer_fill_kernel(uint32_t* buffer, uint64_t elems, uint64_t stride, uint64_t start,
                                            uint64_t count) {
+  // Up to 2^38 elements (MT_CAP_WIDE_STRIDE): k * stride needs 128 bits.
   for (uint64_t k = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; k < count; k += uint64_t(gridDim.x) * blockDim.x) {
-    const uint64_t pos = (start + (k * stride) % elems) % elems;
+    const uint64_t pos = uint64_t(((unsigned __int128)(start) + (unsigned __int128)(k) * stride) % elems);
     *reinterpret_cast<unsigned long long*>(buffer + pos) = reinterpret_cast<unsigned long long>(buffer + (pos + stride) % elems);
   }
 }

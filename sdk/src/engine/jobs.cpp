@@ -13,12 +13,18 @@ namespace {
 
 // The smallest job a caller may hand over: the ABI 2.0 layout.
 constexpr size_t kJobSize20 = sizeof(mt_job);
+// Loaded values are 32-bit element indices; a pointer chase loads addresses instead, so a
+// stride array it follows may be longer (measure.h, MT_CAP_WIDE_STRIDE).
+constexpr uint64_t kIndexedElemsMax = uint64_t(1) << 32;
+constexpr uint64_t kWideStrideElemsMax = uint64_t(1) << 38;
 
 std::string check_array(const mt_chase_array* a, const std::string& where) {
   if (!a) return where + ": no array";
   if (a->elems == 0) return where + ": the array is empty";
-  if (a->elems > (uint64_t(1) << 32)) return where + ": more than 2^32 elements cannot be indexed with 32 bits";
+  if (a->elems > kWideStrideElemsMax)
+    return where + ": more than 2^38 elements (a footprint over 1 TiB)";
   if (a->kind == MT_ARRAY_EXPLICIT) {
+    if (a->elems > kIndexedElemsMax) return where + ": more than 2^32 elements cannot be indexed with 32 bits";
     if (!a->next) return where + ": explicit array without data";
   } else if (a->kind == MT_ARRAY_STRIDE) {
     if (a->stride_elems == 0) return where + ": stride array with stride 0";
@@ -119,12 +125,23 @@ std::string check_pattern(const mt_job& j, const BackendLimits& lim, const std::
     }
     case MT_PATTERN_POINTERS:
       if (auto e = missing(caps, MT_CAP_POINTERS, "pointer chases (MT_CAP_POINTERS)", where); !e.empty()) return e;
+      if (j.array->elems > kIndexedElemsMax) {
+        if (auto e = missing(caps, MT_CAP_WIDE_STRIDE, "stride arrays over 2^32 elements (MT_CAP_WIDE_STRIDE)", where);
+            !e.empty())
+          return e;
+        if (!global_path(j.space))
+          return where + ": an array of more than 2^32 elements is followed on a global path only (GLOBAL_CA, "
+                         "GLOBAL_CG or READONLY)";
+      }
       if (j.record != MT_RECORD_TOTAL) return where + ": a pointer chase is timed as a whole (MT_RECORD_TOTAL)";
       if (auto e = check_pointer_layout(j, where); !e.empty()) return e;
       break;
     default:
       return where + ": unknown pattern " + std::to_string(int(j.pattern));
   }
+  if (j.array->elems > kIndexedElemsMax && j.pattern != MT_PATTERN_POINTERS)
+    return where + ": an array of more than 2^32 elements is followed by pointer only (MT_PATTERN_POINTERS with "
+                   "MT_RECORD_TOTAL): its indices do not fit the 32 bits a chase loads";
   if (j.start >= j.array->elems)
     return where + ": start " + std::to_string(j.start) + " is past the array's " + std::to_string(j.array->elems) +
            " elements";

@@ -10,8 +10,11 @@
 namespace memtopo::engine {
 
 // The element after `i` in an array (EXPLICIT or STRIDE).
-inline uint32_t next_index(const mt_chase_array& a, uint64_t i) {
-  if (a.kind == MT_ARRAY_STRIDE) return static_cast<uint32_t>((i + a.stride_elems) % a.elems);
+inline uint64_t next_index(const mt_chase_array& a, uint64_t i) {
+  if (a.kind == MT_ARRAY_STRIDE) {
+    const uint64_t s = a.stride_elems % a.elems;
+    return i >= a.elems - s ? i - (a.elems - s) : i + s;  // (i + s) % elems without overflow
+  }
   return a.next[i];
 }
 
