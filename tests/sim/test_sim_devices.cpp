@@ -281,3 +281,47 @@ TEST_CASE("sim: the L2 TLB has unequal sets (Mei and Chu)", "[sim]") {
   CHECK(l2_tlb_misses(67) == 27);  // then a small set: 9 more
   CHECK(l2_tlb_misses(68) == 36);
 }
+
+TEST_CASE("sim: a pointer chase follows a stride array past 2^32 elements, an index chase may not", "[sim]") {
+  auto d = open_device("kepler-like.toml");
+  const memtopo::Backend b(d->backend());
+  REQUIRE(b.has(MT_CAP_WIDE_STRIDE));
+  // 40 loads 1 GiB apart: a 40 GiB footprint, 10 x 2^32 elements.
+  const memtopo::ChaseArray a = memtopo::ChaseArray::stride(uint64_t(40) << 30, uint64_t(1) << 30);
+  memtopo::Job j;
+  j.space = MT_SPACE_GLOBAL_CG;
+  j.pattern = MT_PATTERN_POINTERS;
+  j.record = MT_RECORD_TOTAL;
+  j.array = &a;
+  j.warmup_steps = 40;
+  j.steps = 80;
+  // Every load misses the 16-entry L1 TLB, hits the 65-entry L2 TLB and, after the warm-up,
+  // the L2: each address is translated at its own place, far past 16 GiB.
+  const toml::table t = read_device_file("kepler-like.toml");
+  const double want = double(key(t, "l2", "latency_cycles") + key(t, "tlb", "l1_miss_penalty_cycles"));
+  CHECK(b.run(j).average_cycles == Approx(want));
+  j.pattern = MT_PATTERN_CHASE;
+  CHECK_THROWS_WITH(b.run(j), Catch::Contains("followed by pointer only"));
+  j.pattern = MT_PATTERN_POINTERS;
+  j.space = MT_SPACE_TEXTURE;
+  CHECK_THROWS_WITH(b.run(j), Catch::Contains("on a global path only"));
+}
+
+TEST_CASE("sim: with far_copies_near a far L2 hit leaves a copy in the near partition", "[sim]") {
+  const std::string text = toml_text_of(device_path("hopper-like.toml"));
+  const std::string plain = "[sim.l2]\ninterleave_bytes = 4096\n";
+  REQUIRE(text.find(plain) != std::string::npos);
+  const auto run = [&](bool copies) {
+    std::string desc = text;
+    if (copies) desc.replace(desc.find(plain), plain.size(), plain + "far_copies_near = true\n");
+    auto d = memtopo::engine::open_sim(write_temp(copies ? "far-copies" : "far-stays", desc));
+    // 64 lines 4 KiB apart: every other one in the far partition for SM 0.
+    return fine(*d, MT_SPACE_GLOBAL_CG, 64 * 4096, 4096, 64, 64, 0);
+  };
+  const auto stays = run(false), copies = run(true);
+  const uint32_t near = 268, far = 426;  // hits plus the timing overhead of 6
+  size_t far_stays = 0;
+  for (uint32_t l : stays.latency) far_stays += l == far;
+  CHECK(far_stays == 32);
+  for (uint32_t l : copies.latency) CHECK(l == near);
+}

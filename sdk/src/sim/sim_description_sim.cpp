@@ -1,5 +1,6 @@
 // [tlb] and the [sim] table with its sub-tables: what probes do not measure (noise, GPCs,
 // carveout, storages, L2 placement and traffic, TLB sharing). Defaults: docs/simulator.md.
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,9 @@ TlbLevel read_tlb_level(Reader& r, const char* lvl, uint64_t page_default, int64
   t.geometry.sector_bytes = t.geometry.line_bytes;
   t.geometry.policy = read_policy(r, (p + "_replacement_policy").c_str());
   t.miss_penalty_cycles = penalty.value_or(penalty_default);
+  r.ignore((p + "_reach_bytes").c_str());  // measured: entries x page_bytes
+  // Measured sets (tlb/sets): the ways of each set in the order they overflowed.
+  const auto set_ways = r.integer_or_integers((p + "_set_ways").c_str());
   if (!entries || *entries == 0) {
     r.integer_or_integers((p + "_sets").c_str());
     return t;
@@ -31,7 +35,20 @@ TlbLevel read_tlb_level(Reader& r, const char* lvl, uint64_t page_default, int64
   t.geometry.size_bytes = uint64_t(n) * page_bytes;
   const std::string sets_key = p + "_sets";
   const std::string entries_key = p + "_entries";
-  if (!r.has(sets_key.c_str())) {
+  const bool unequal = set_ways && std::any_of(set_ways->begin(), set_ways->end(),
+                                                [&](int64_t w) { return w != set_ways->front(); });
+  if (unequal) {
+    r.integer_or_integers(sets_key.c_str());
+    int64_t sum = 0;
+    for (int64_t w : *set_ways) {
+      if (w <= 0 || w > n) r.fail((p + "_set_ways").c_str(), "every set needs 1 to " + std::to_string(n) + " entries");
+      sum += w;
+      t.geometry.set_ways.push_back(uint32_t(w));
+    }
+    if (sum != n)
+      r.fail((p + "_set_ways").c_str(), "the sets hold " + std::to_string(sum) + " entries, but " + entries_key + " = " +
+                                            std::to_string(n) + "; make them agree");
+  } else if (!r.has(sets_key.c_str())) {
     r.ignore(sets_key.c_str());
     t.geometry.set_ways.assign(1, uint32_t(n));  // fully associative
   } else {
@@ -66,6 +83,9 @@ void read_tlb(Reader& tlb, Model& m) {
   m.tlb_l1 = read_tlb_level(tlb, "l1", page_bytes, 30);
   m.tlb_l2 = read_tlb_level(tlb, "l2", page_bytes, 300);
   m.tlb_present = tlb.exists() && present.value_or(true) && (m.tlb_l1.geometry.present || m.tlb_l2.geometry.present);
+  tlb.ignore("level_count");  // measured: the levels present above
+  // Measured (tlb/l1d-virtual); [sim.tlb] translate_on_l1_hit, read later, may override it.
+  if (auto t = tlb.boolean("l1d_hit_translated")) m.tlb_on_l1_hit = *t;
 }
 
 void read_sim_globals(Reader& sim, Model& m, bool constant_l15_measured) {
@@ -131,6 +151,7 @@ void read_storages(Reader& s_tex, Reader& s_ro, Model& m) {
 void read_l2_placement(Reader& s_l2, Model& m) {
   const uint32_t sm_count = uint32_t(m.info.sm_count);
   m.l2_interleave_bytes = power_of_two(s_l2, "interleave_bytes", s_l2.integer("interleave_bytes"), 4096);
+  m.l2_far_copies_near = s_l2.boolean("far_copies_near").value_or(false);
   m.l2_foreign_line_probability = s_l2.number("foreign_line_probability").value_or(0.0);
   if (m.l2_foreign_line_probability < 0 || m.l2_foreign_line_probability > 1)
     s_l2.fail("foreign_line_probability", "must be within 0..1");
@@ -151,7 +172,7 @@ void read_l2_placement(Reader& s_l2, Model& m) {
 
 void read_sim_tlb(Reader& s_tlb, Model& m) {
   m.tlb_l1_per_sm = s_tlb.boolean("l1_per_sm").value_or(true);
-  m.tlb_on_l1_hit = s_tlb.boolean("translate_on_l1_hit").value_or(false);
+  m.tlb_on_l1_hit = s_tlb.boolean("translate_on_l1_hit").value_or(m.tlb_on_l1_hit);
 }
 
 }  // namespace memtopo::sim

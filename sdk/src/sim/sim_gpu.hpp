@@ -115,18 +115,21 @@ class Gpu {
     if (l2_.empty()) return cycles + p.dram_near;
     if (model_.l2_foreign_line_probability > 0 && traffic_rng_.uniform() < model_.l2_foreign_line_probability)
       l2_access(kForeignBase + traffic_rng_.below(kForeignLines) * model_.l2.geometry.line_bytes);
-    const bool far = l2_partition(addr) != model_.l2_near_partition[sm];
+    const uint32_t near = model_.l2_near_partition[sm];
+    const bool far = l2_partition(addr) != near;
+    // The near partition's copy of a far line answers first; looking it up leaves one there.
+    if (far && model_.l2_far_copies_near && l2_[near]->access(addr, local_address(addr))) return cycles + p.l2_near;
     if (l2_access(addr)) return cycles + (far ? p.l2_far : p.l2_near);
     return cycles + (far ? p.dram_far : p.dram_near);
   }
 
   uint32_t l2_partition(uint64_t addr) const { return uint32_t((addr >> interleave_shift_) % l2_.size()); }
-  bool l2_access(uint64_t addr) {
+  // The address inside a partition: the other partitions' chunks squeezed out.
+  uint64_t local_address(uint64_t addr) const {
     const uint64_t chunk = addr >> interleave_shift_;
-    // address inside the partition: the other partitions' chunks squeezed out
-    const uint64_t local = ((chunk / l2_.size()) << interleave_shift_) | (addr & (model_.l2_interleave_bytes - 1));
-    return l2_[l2_partition(addr)]->access(addr, local);
+    return ((chunk / l2_.size()) << interleave_shift_) | (addr & (model_.l2_interleave_bytes - 1));
   }
+  bool l2_access(uint64_t addr) { return l2_[l2_partition(addr)]->access(addr, local_address(addr)); }
   // Other clients' lines: far above every buffer, many more than the L2 holds.
   static constexpr uint64_t kForeignBase = uint64_t(1) << 47;
   static constexpr uint64_t kForeignLines = uint64_t(1) << 24;

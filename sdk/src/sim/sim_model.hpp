@@ -62,6 +62,7 @@ struct Model {
   uint32_t l2_partitions = 1;
   int64_t l2_far_latency_cycles = 0;
   uint64_t l2_interleave_bytes = 4096;
+  bool l2_far_copies_near = false;            // a far hit leaves a copy in the near partition
   // Chance per L2 access that another client's line (page tables, code, other kernels) is
   // brought into the L2 first: on the H100 such traffic evicts lines of full sets.
   double l2_foreign_line_probability = 0.0;
