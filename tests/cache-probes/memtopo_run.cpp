@@ -29,4 +29,13 @@ toml::table run_memtopo(const fs::path& device, const std::string& tag, const st
   return toml::parse_file(out.string());
 }
 
+void add_noise(toml::table& t, int64_t seed) {
+  toml::table& sim = *t["sim"].as_table();
+  sim.insert_or_assign("noise_cycles", 2);
+  sim.insert_or_assign("noise_distribution", "uniform");
+  sim.insert_or_assign("outlier_probability", 0.001);
+  sim.insert_or_assign("outlier_cycles", 2000);
+  sim.insert_or_assign("seed", seed);
+}
+
 }  // namespace probetest

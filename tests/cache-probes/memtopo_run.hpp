@@ -2,7 +2,9 @@
 // would: the round-trip and replay tests measure through it.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include <toml++/toml.h>
@@ -15,5 +17,18 @@ std::filesystem::path scratch(const std::string& name);      // a file under the
 // `memtopo run -q --device sim:<device> [--only <only>]`; returns the topology it wrote
 // (REQUIREs that it wrote one). `tag` names the output and log files in scratch().
 toml::table run_memtopo(const std::filesystem::path& device, const std::string& tag, const std::string& only);
+
+// Measurement noise on: two cycles either way, and rare outliers of 2000 cycles.
+void add_noise(toml::table& t, int64_t seed);
+
+// A shipped device (examples/devices/<name>) changed by `edit`, written to scratch(); its path.
+template <class Edit>
+std::string write_variant(const std::string& name, const std::string& tag, Edit edit) {
+  toml::table t = toml::parse_file(device_file(name).string());
+  edit(t);
+  const std::filesystem::path p = scratch(tag + "-" + name);
+  std::ofstream(p) << t;
+  return p.string();
+}
 
 }  // namespace probetest

@@ -22,8 +22,10 @@ const char* const kElements[] = {"l1d", "texture", "readonly", "constant_l1", "c
 const char* const kExactKeys[] = {"line_bytes", "fetch_granularity_bytes", "sets", "ways", "partitions"};
 const char* const kLatencyKeys[] = {"latency_cycles", "far_latency_cycles"};
 
+using probetest::add_noise;
 using probetest::device_file;
 using probetest::scratch;
+using probetest::write_variant;
 
 // Runs the cache plugins on a simulated device; returns the topology written.
 toml::table measure(const fs::path& device, const std::string& tag,
@@ -75,25 +77,6 @@ void compare(const toml::table& ref, const toml::table& got) {
       }
     }
   }
-}
-
-// Measurement noise on: two cycles either way, and rare outliers of 2000 cycles.
-void add_noise(toml::table& t, int64_t seed) {
-  toml::table& sim = *t["sim"].as_table();
-  sim.insert_or_assign("noise_cycles", 2);
-  sim.insert_or_assign("noise_distribution", "uniform");
-  sim.insert_or_assign("outlier_probability", 0.001);
-  sim.insert_or_assign("outlier_cycles", 2000);
-  sim.insert_or_assign("seed", seed);
-}
-
-template <class Edit>
-std::string write_variant(const std::string& name, const std::string& tag, Edit edit) {
-  toml::table t = toml::parse_file(device_file(name).string());
-  edit(t);
-  const fs::path p = scratch(tag + "-" + name);
-  std::ofstream(p) << t;
-  return p.string();
 }
 
 }  // namespace

@@ -1,0 +1,163 @@
+// tlb/levels: the TLB levels, each level's page size, entries, reach and miss penalty.
+//   1. Sweep: load-to-use cycles of pointer chases over 1 .. N pages (.cg, so no SM cache
+//      answers before translation), up to three quarters of the device memory. Each latency
+//      plateau past the first is one more TLB level missing.
+//   2. Page size per level: below the page a chase needs more loads to overflow the level
+//      (several land in one page), above it the same number. Halving the stride from the
+//      sweep's finds where that changes.
+//   3. Entries: the most pages at a stride of one page that the level holds without a miss.
+// docs/tlb.md gives the method and its reasons.
+#include "probes.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include <memtopo/analysis.hpp>
+
+#include "tlb_analysis.hpp"
+#include "miss_test.hpp"
+#include "tlb_chase.hpp"
+
+namespace tlb {
+namespace {
+
+namespace an = memtopo::analysis;
+
+struct LevelResult {
+  uint64_t page = 0, entries = 0;
+  std::string note;
+};
+
+// Steps 2 and 3 for one level: `held` pages of the sweep's `s0` hold, `missed` miss; `stride`
+// steps a page of s0 and a little more.
+LevelResult measure_level(const MissTest& t, uint64_t s0, uint64_t stride, uint64_t held, uint64_t missed,
+                          uint64_t limit) {
+  const uint64_t n0 = t.first_miss(held, missed, stride);
+  // Down: 1.5 n0 loads at half the stride miss only where the page is at most that stride.
+  // No search upwards: with sets indexed by page number, doubling the stride leaves half the
+  // sets unused, which looks exactly like pages twice as large. A page larger than the
+  // sweep's stride shows as more entries of that stride, with the right reach.
+  const uint64_t loads = (3 * n0 + 1) / 2;
+  uint64_t s = s0;
+  while (s / 2 >= 4 * KiB && t.misses(loads, page_stride(s / 2, loads))) s /= 2;
+  LevelResult r;
+  r.page = s;
+  const uint64_t guess = n0;
+  uint64_t lo = std::max<uint64_t>(guess / 2, 1), hi = guess * 2;
+  while (lo > 1 && t.misses(lo, page_stride(r.page, lo))) lo /= 2;
+  while (hi * r.page <= limit && !t.misses(hi, page_stride(r.page, hi))) hi *= 2;
+  // The first miss comes with entries + 1 pages.
+  while (hi - lo > 1) {
+    const uint64_t mid = lo + (hi - lo) / 2;
+    (t.misses(mid, page_stride(r.page, mid)) ? hi : lo) = mid;
+  }
+  r.entries = lo;
+  r.note = "first miss at " + std::to_string(n0) + " pages of " + std::to_string(s0) + " B, at " +
+           std::to_string(r.entries + 1) + " pages of " + std::to_string(r.page) + " B";
+  return r;
+}
+
+// Step 1: per page count, the 10th percentile of per-load cycles (a near L2 hit plus the
+// translation, whatever share of lines is far); past 16 GiB, where chases cannot record, the
+// pointer chase's load-to-use average, shifted by what the two differ at the last recorded count.
+struct Sweep {
+  std::vector<uint64_t> grid;
+  std::vector<double> cycles;
+  double average_offset = 0;  // average minus percentile where both were measured
+};
+Sweep sweep(const memtopo::Context& ctx, const Chaser& chase, uint64_t s0, uint64_t limit) {
+  Sweep sw;
+  sw.grid = page_grid(limit / page_stride(s0, 1));
+  std::vector<double> rows;
+  bool recorded = true;
+  for (size_t i = 0; i < sw.grid.size(); ++i) {
+    const uint64_t n = sw.grid[i], st = page_stride(s0, n);
+    ctx.progress(0.5 * double(i) / double(sw.grid.size()), "TLB sweep: " + std::to_string(n) + " pages");
+    const bool fits = n * st <= kIndexedFootprint;
+    if (!fits && recorded) {
+      const uint64_t last = sw.grid[i - 1], last_st = page_stride(s0, last);
+      sw.average_offset = chase.cycles(last, last_st) - sw.cycles.back();
+      recorded = false;
+    }
+    sw.cycles.push_back(fits ? chase.low_cycles(n, st) : chase.cycles(n, st) - sw.average_offset);
+    rows.insert(rows.end(), {double(n), double(n * st), sw.cycles.back(), fits ? 1.0 : 0.0});
+  }
+  ctx.raw("sweep", {"loads", "footprint_bytes", "cycles", "recorded"}, rows);
+  return sw;
+}
+
+void measure_levels(memtopo::Context& ctx) {
+  const uint64_t s0 = uint64_t(ctx.option<int64_t>("sweep_stride_bytes"));
+  if (s0 < 64 * KiB || s0 % 4096) throw memtopo::Error("option sweep_stride_bytes must be a multiple of 4096, at least 65536");
+  const uint64_t limit = footprint_limit(ctx);
+  const Chaser chase(ctx, MT_SPACE_GLOBAL_CG);
+  const Sweep sw = sweep(ctx, chase, s0, limit);
+  const std::vector<uint64_t>& grid = sw.grid;
+  const std::vector<double>& cycles = sw.cycles;
+  const SweepLevels lv = sweep_levels(grid, cycles);
+  if (lv.cycles.empty()) throw memtopo::NotDeterminable("TLB sweep: " + lv.reason);
+  const size_t found = std::min<size_t>(lv.cycles.size() - 1, 2);
+  const uint64_t searched = grid.back() * page_stride(s0, grid.back());
+  std::string note = "sweep of 1 to " + std::to_string(grid.back()) + " pages of " + std::to_string(s0) +
+                     " B (.cg, " + std::to_string(searched) + " B), levels at";
+  for (double c : lv.cycles) note += " " + std::to_string(int(c + 0.5));
+  note += " cycles (10th percentile per load)";
+  std::vector<double> level_rows;
+  for (size_t k = 1; k <= found; ++k) {
+    const std::string p = "tlb.l" + std::to_string(k) + "_";
+    const uint64_t held = lv.last_hit_pages[k - 1];
+    const auto at = std::find(grid.begin(), grid.end(), held);
+    const uint64_t missed = at + 1 < grid.end() ? *(at + 1) : held + 1;
+    ctx.progress(0.5 + 0.25 * double(k - 1), "TLB level " + std::to_string(k));
+    const uint64_t stride = page_stride(s0, 2 * missed);
+    MissTest t = miss_test(chase, stride, held, missed, lv.cycles[k - 1], lv.cycles[k], limit);
+    t.average_offset = sw.average_offset;
+    const LevelResult r = measure_level(t, s0, stride, held, missed, limit);
+    const memtopo::ResultInfo info{0.9, memtopo::Bound::Exact, r.note + "; " + note};
+    ctx.result(p + "page_bytes", int64_t(r.page), info);
+    ctx.result(p + "entries", int64_t(r.entries), info);
+    ctx.result(p + "reach_bytes", int64_t(r.entries * r.page), info);
+    ctx.result(p + "miss_penalty_cycles", lv.cycles[k] - lv.cycles[k - 1], info);
+    for (const Window& w : t.windows)
+      level_rows.insert(level_rows.end(), {double(k), double(r.page), double(r.entries), lv.cycles[k] - lv.cycles[k - 1],
+                                           double(w.slow_raw), double(w.max_raw), t.base_rate});
+  }
+  ctx.raw("levels", {"level", "page_bytes", "entries", "miss_penalty_cycles", "window_low_raw", "window_high_raw",
+                     "base_rate"},
+          level_rows);
+  if (lv.ends_on_ramp) note += "; the sweep ends on a rise: a further level's reach is below " + std::to_string(searched) + " B";
+  const bool bound = !lv.ends_on_ramp && found < 2;
+  ctx.result("tlb.level_count", int64_t(found),
+             memtopo::ResultInfo{0.9, bound || lv.ends_on_ramp ? memtopo::Bound::AtLeast : memtopo::Bound::Exact, note});
+  if (bound)
+    ctx.result("tlb.l" + std::to_string(found + 1) + "_reach_bytes", int64_t(searched),
+               memtopo::ResultInfo{0.9, memtopo::Bound::AtLeast,
+                                   "no further latency level up to " + std::to_string(searched) +
+                                       " B of chase (three quarters of the device memory): a further TLB level, if "
+                                       "any, reaches at least that far; " + note});
+}
+
+}  // namespace
+
+memtopo::Probe levels_probe() {
+  memtopo::Probe p("tlb/levels");
+  p.summary("TLB levels: page size, entries, reach and miss penalty of each, from page-strided chases")
+      .provides({"tlb.level_count", "tlb.l1_page_bytes", "tlb.l1_entries", "tlb.l1_reach_bytes",
+                 "tlb.l1_miss_penalty_cycles", "tlb.l2_page_bytes", "tlb.l2_entries", "tlb.l2_reach_bytes",
+                 "tlb.l2_miss_penalty_cycles"})
+      .key("tlb.level_count", MT_VALUE_INT, "", "TLB levels whose reach a chase exceeds (at least, when bounded)");
+  for (const char* l : {"l1", "l2"}) {
+    const std::string k = std::string("tlb.") + l + "_";
+    p.key(k + "page_bytes", MT_VALUE_INT, "bytes", "bytes one entry maps")
+        .key(k + "entries", MT_VALUE_INT, "", "pages the level holds")
+        .key(k + "reach_bytes", MT_VALUE_INT, "bytes", "entries x page_bytes (a lower bound where no miss was seen)")
+        .key(k + "miss_penalty_cycles", MT_VALUE_FLOAT, "cycles", "load-to-use cycles a load gains when this level misses too");
+  }
+  return p
+      .option("sweep_stride_bytes", MT_VALUE_INT, "2097152", "page size the sweep assumes (loads a page and a line apart)")
+      .option("max_footprint_bytes", MT_VALUE_INT, "0", "largest chase footprint (0: three quarters of the device memory)")
+      .budget_seconds(120)
+      .run(measure_levels);
+}
+
+}  // namespace tlb

@@ -1,0 +1,47 @@
+#include "miss_test.hpp"
+
+#include <algorithm>
+
+#include <memtopo/analysis.hpp>
+
+namespace tlb {
+
+bool MissTest::misses(uint64_t loads, uint64_t stride) const {
+  if (!counted || loads * stride > kIndexedFootprint)
+    return chase->cycles(loads, stride) - average_offset > hit_cycles + 0.5 * (miss_cycles - hit_cycles);
+  const uint64_t passes = 4;
+  const double slow = chase->slow_per_pass(loads, stride, windows, passes) * double(passes);
+  return memtopo::analysis::beyond_chance(slow, base_rate * double(loads * passes));
+}
+
+double MissTest::misses_per_pass(uint64_t loads, uint64_t stride, uint64_t passes) const {
+  // slow = misses + base_rate x (loads - misses): hits are slow at the base rate, misses are
+  // slow whatever else happens to them.
+  const double slow = chase->slow_per_pass(loads, stride, windows, passes);
+  return std::max(0.0, (slow - base_rate * double(loads)) / (1.0 - std::min(base_rate, 0.5)));
+}
+
+uint64_t MissTest::first_miss(uint64_t lo, uint64_t hi, uint64_t stride) const {
+  while (hi - lo > 1) {
+    const uint64_t mid = lo + (hi - lo) / 2;
+    (misses(mid, stride) ? hi : lo) = mid;
+  }
+  return hi;
+}
+
+MissTest miss_test(const Chaser& chase, uint64_t stride, uint64_t held, uint64_t missed, double hit, double miss,
+                   uint64_t limit) {
+  MissTest t;
+  t.chase = &chase;
+  t.hit_cycles = hit;
+  t.miss_cycles = miss;
+  const uint64_t beyond = std::min(2 * missed, limit / stride);
+  if (beyond * stride > kIndexedFootprint) return t;
+  const uint64_t quiet = std::max<uint64_t>(held / 2, 1);
+  t.windows = miss_windows(chase, stride, quiet, beyond);
+  t.counted = !t.windows.empty();
+  if (t.counted) t.base_rate = chase.slow_per_pass(quiet, stride, t.windows, 8) / double(quiet);
+  return t;
+}
+
+}  // namespace tlb

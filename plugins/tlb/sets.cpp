@@ -1,0 +1,87 @@
+// tlb/sets: the sets and ways of each TLB level (Mei and Chu, paper 001, section 5.3): chases
+// over entries + 1, entries + 2, ... consecutive pages. With LRU sets indexed by page number,
+// the first page past the level's entries overflows one set, whose ways + 1 pages then miss on
+// every pass; each further page overflows the next set, until every load misses. The growth
+// of the misses per pass gives each set's ways, equal or not (the Kepler L2 TLB's 17 + 6 x 8).
+#include "probes.hpp"
+
+#include <string>
+
+#include "miss_test.hpp"
+#include "tlb_analysis.hpp"
+#include "tlb_chase.hpp"
+
+namespace tlb {
+namespace {
+
+constexpr uint64_t kMaxSets = 512;  // further pages tried past the entries
+
+void measure_sets(memtopo::Context& ctx) {
+  const Chaser chase(ctx, MT_SPACE_GLOBAL_CG);
+  const uint64_t limit = footprint_limit(ctx);
+  uint64_t below = 0;  // the level below: its entries, all missing in this level's baseline
+  bool any = false;
+  for (int k = 1; k <= 2; ++k) {
+    const std::string p = "tlb.l" + std::to_string(k) + "_";
+    const auto entries = ctx.try_input<int64_t>(p + "entries");
+    const auto page = ctx.try_input<int64_t>(p + "page_bytes");
+    if (!entries || !page || *entries < 1) break;
+    const uint64_t e = uint64_t(*entries), pg = uint64_t(*page);
+    const uint64_t top = std::min<uint64_t>(e + kMaxSets, 2 * e + 2);
+    if (top * page_stride(pg, top) > std::min(limit, kIndexedFootprint)) {
+      ctx.warn("tlb level " + std::to_string(k) + ": " + std::to_string(top) + " pages of " + std::to_string(pg) +
+               " B are beyond what a counted chase spans; its sets are not measured");
+      break;
+    }
+    const uint64_t quiet = std::max<uint64_t>(std::max(e / 2, below + 1), 1);
+    if (quiet >= e + 1) break;
+    // One stride for every chase, so that each sees the same kinds of L2 hit as the windows.
+    const uint64_t st = page_stride(pg, top);
+    MissTest t = miss_test(chase, st, 2 * quiet, e + 1, 0, 0, limit);
+    if (!t.counted)
+      throw memtopo::NotDeterminable("tlb level " + std::to_string(k) + ": the loads of " + std::to_string(2 * e + 2) +
+                                     " pages are no slower than those of " + std::to_string(quiet));
+    std::vector<double> misses, rows;
+    SetStructure s;
+    for (uint64_t n = e + 1; n <= top; ++n) {
+      ctx.progress(0.5 * double(k - 1) + 0.5 * double(n - e) / double(top - e), "TLB sets: " + std::to_string(n) + " pages");
+      misses.push_back(t.misses_per_pass(n, st, 4));
+      rows.insert(rows.end(), {double(k), double(n), misses.back()});
+      s = set_structure(e, misses);
+      if (s.complete || !s.reason.empty() && s.ways.empty() && misses.size() > 1) break;
+    }
+    ctx.raw("misses_l" + std::to_string(k), {"level", "pages", "misses_per_pass"}, rows);
+    if (!s.complete) {
+      ctx.warn("tlb level " + std::to_string(k) + " sets: " + s.reason);
+      below = e;
+      continue;
+    }
+    const std::string note = "misses per pass from " + std::to_string(e + 1) + " pages of " + std::to_string(pg) +
+                             " B grow by each set's ways + 1 (LRU), in the order the sets overflow";
+    const memtopo::ResultInfo info{0.9, memtopo::Bound::Exact, note};
+    ctx.result(p + "sets", int64_t(s.ways.size()), info);
+    ctx.result(p + "set_ways", s.ways, info);
+    any = true;
+    below = e;
+  }
+  if (!any) throw memtopo::NotDeterminable("no TLB level's sets show the LRU overflow pattern (see the warnings)");
+}
+
+}  // namespace
+
+memtopo::Probe sets_probe() {
+  return memtopo::Probe("tlb/sets")
+      .summary("TLB sets and ways per level, equal or not, from the misses just past each level's entries")
+      .provides({"tlb.l1_sets", "tlb.l1_set_ways", "tlb.l2_sets", "tlb.l2_set_ways"})
+      .requires_keys({"tlb.l1_entries", "tlb.l1_page_bytes"})
+      .uses({"tlb.l2_entries", "tlb.l2_page_bytes"})
+      .key("tlb.l1_sets", MT_VALUE_INT, "", "sets of the L1 TLB (1: fully associative)")
+      .key("tlb.l1_set_ways", MT_VALUE_INT_ARRAY, "", "entries of each L1 TLB set, in the order they overflow")
+      .key("tlb.l2_sets", MT_VALUE_INT, "", "sets of the L2 TLB")
+      .key("tlb.l2_set_ways", MT_VALUE_INT_ARRAY, "", "entries of each L2 TLB set, in the order they overflow")
+      .option("max_footprint_bytes", MT_VALUE_INT, "0", "largest chase footprint (0: three quarters of the device memory)")
+      .budget_seconds(120)
+      .run(measure_sets);
+}
+
+}  // namespace tlb

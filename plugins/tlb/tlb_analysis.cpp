@@ -1,0 +1,95 @@
+#include "tlb_analysis.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <memtopo/analysis.hpp>
+
+namespace tlb {
+namespace an = memtopo::analysis;
+
+std::vector<uint64_t> page_grid(uint64_t max_pages) {
+  std::vector<uint64_t> g;
+  for (uint64_t p = 1; p <= std::min<uint64_t>(max_pages, 8); ++p) g.push_back(p);
+  for (double x = 8 * std::pow(2.0, 0.25); x <= double(max_pages) * 1.0001; x *= std::pow(2.0, 0.25)) {
+    const uint64_t p = uint64_t(std::llround(x));
+    if (p > g.back()) g.push_back(p);
+  }
+  if (!g.empty() && g.back() < max_pages) g.push_back(max_pages);
+  return g;
+}
+
+SweepLevels sweep_levels(const std::vector<uint64_t>& pages, const std::vector<double>& cycles) {
+  SweepLevels out;
+  // A TLB miss adds tens of cycles to a few hundred: 3 % tells the levels apart, and two points
+  // make a plateau (a level whose reach is the last octave still shows).
+  const auto levels = an::plateaus(cycles, 0.03, 2);
+  if (levels.empty()) {
+    out.reason = "no two neighbouring page counts cost the same: no latency level";
+    return out;
+  }
+  // A chase of a few loads touches a few L2 lines, whose slices decide its cycles: the first
+  // points may scatter around the first level (10 % on the H100) and still belong to it.
+  std::vector<an::Plateau> levels_fixed = levels;
+  const auto& f = levels_fixed.front();
+  bool scatter = f.first > 0 && f.first <= 8;
+  for (size_t i = 0; scatter && i < f.first; ++i) scatter = std::abs(cycles[i] - f.median) <= 0.1 * f.median;
+  if (scatter) levels_fixed.front().first = 0;
+  if (levels_fixed.front().first != 0) {
+    out.reason = "the smallest page counts do not form a level (" + std::to_string(cycles.front()) + " cycles at " +
+                 std::to_string(pages.front()) + " pages)";
+    return out;
+  }
+  // Keep rising levels only: a plateau no slower than the one before is the same level.
+  std::vector<an::Plateau> rising{levels_fixed.front()};
+  for (size_t i = 1; i < levels_fixed.size(); ++i) {
+    if (levels_fixed[i].median > rising.back().median * 1.03) rising.push_back(levels_fixed[i]);
+    else rising.back().last = levels_fixed[i].last;
+  }
+  const auto starts = an::level_starts(cycles, rising);
+  for (size_t k = 0; k < rising.size(); ++k) {
+    out.cycles.push_back(rising[k].median);
+    if (k + 1 < rising.size()) out.last_hit_pages.push_back(pages[std::max<size_t>(starts[k + 1], 1) - 1]);
+  }
+  // Past the last plateau the series rises again: a level starts beyond the sweep.
+  const size_t tail = rising.back().last + 1;
+  out.ends_on_ramp = tail < cycles.size() && cycles.back() > rising.back().median * 1.03;
+  return out;
+}
+
+SetStructure set_structure(uint64_t entries, const std::vector<double>& misses_per_pass) {
+  SetStructure s;
+  double before = 0;
+  for (size_t i = 0; i < misses_per_pass.size(); ++i) {
+    const double pages = double(entries + 1 + i);
+    const double m = misses_per_pass[i];
+    const double step = m - before;
+    if (m >= pages - 0.5) {  // every load misses: the last set overflowed at this page
+      s.ways.push_back(int64_t(std::llround(step)) - 1);
+      s.complete = true;
+      break;
+    }
+    if (step < 1.5) {
+      s.reason = "the misses per pass grow by " + std::to_string(step) + " from " + std::to_string(entries + i) +
+                 " to " + std::to_string(entries + 1 + i) + " pages; an LRU set that overflows adds its ways + 1";
+      s.ways.clear();
+      return s;
+    }
+    s.ways.push_back(int64_t(std::llround(step)) - 1);
+    before = m;
+  }
+  if (!s.complete) s.reason = "not every load misses after " + std::to_string(misses_per_pass.size()) + " more pages";
+  for (int64_t w : s.ways)
+    if (w < 1) {
+      s.reason = "a set of " + std::to_string(w) + " ways";
+      s.ways.clear();
+      s.complete = false;
+    }
+  return s;
+}
+
+bool equal_ways(const std::vector<int64_t>& ways) {
+  return std::all_of(ways.begin(), ways.end(), [&](int64_t w) { return w == ways.front(); });
+}
+
+}  // namespace tlb

@@ -1,0 +1,101 @@
+#include "tlb_chase.hpp"
+
+#include <algorithm>
+
+#include <memtopo/analysis.hpp>
+
+namespace tlb {
+
+namespace an = memtopo::analysis;
+
+uint64_t page_stride(uint64_t page_bytes, uint64_t loads) {
+  for (uint64_t step : {uint64_t(4096 + 128), uint64_t(128), uint64_t(64), uint64_t(32)})
+    if (loads * step < page_bytes) return page_bytes + step;
+  return page_bytes;
+}
+
+memtopo::Job Chaser::job(const memtopo::ChaseArray& a, uint64_t loads) const {
+  memtopo::Job j;
+  j.space = space_;
+  j.array = &a;
+  j.warmup_steps = loads;
+  j.want_index = false;
+  return j;
+}
+
+double Chaser::cycles(uint64_t loads, uint64_t stride) const {
+  const auto a = memtopo::ChaseArray::stride(loads * stride, stride);
+  memtopo::Job j = job(a, loads);
+  j.pattern = MT_PATTERN_POINTERS;  // also past 16 GiB (MT_CAP_WIDE_STRIDE)
+  j.record = MT_RECORD_TOTAL;
+  j.steps = loads * std::max<uint64_t>(1, (1024 + loads - 1) / loads);
+  return ctx_.backend().run(j).average_cycles;
+}
+
+double Chaser::slow_per_pass(uint64_t loads, uint64_t stride, const std::vector<Window>& windows,
+                             uint64_t passes) const {
+  const auto a = memtopo::ChaseArray::stride(loads * stride, stride);
+  double slow = 0;
+  for (const Window& w : windows) {
+    memtopo::Job j = job(a, loads);
+    j.record = MT_RECORD_COUNTS;
+    j.slow_cycles = w.slow_raw;
+    j.slow_max_cycles = w.max_raw;
+    j.steps = loads * passes;
+    slow += double(ctx_.backend().run(j).slow);
+  }
+  return slow / double(passes);
+}
+
+double Chaser::low_cycles(uint64_t loads, uint64_t stride) const {
+  std::vector<uint32_t> s = samples(loads, stride, 512);
+  std::sort(s.begin(), s.end());
+  return double(s[s.size() / 10]);
+}
+
+std::vector<uint32_t> Chaser::samples(uint64_t loads, uint64_t stride, uint64_t count) const {
+  const auto a = memtopo::ChaseArray::stride(loads * stride, stride);
+  memtopo::Job j = job(a, loads);
+  j.steps = count;
+  return ctx_.backend().run(j).latency;
+}
+
+std::vector<Window> miss_windows(const Chaser& chase, uint64_t stride, uint64_t hit_loads, uint64_t miss_loads) {
+  const std::vector<uint32_t> held = chase.samples(hit_loads, stride, 512), missed = chase.samples(miss_loads, stride, 512);
+  std::vector<uint32_t> both = held;
+  both.insert(both.end(), missed.begin(), missed.end());
+  const an::Levels lv = an::find_levels(both);
+  if (!lv.found) return {};
+  const size_t n = lv.levels.size();
+  std::vector<size_t> in_held(n), in_missed(n);
+  for (uint32_t v : held) ++in_held[lv.classify(v)];
+  for (uint32_t v : missed) ++in_missed[lv.classify(v)];
+  // A level of misses: a share of the overflowing chase, next to none of the held one. A level
+  // of hits closes a window; a rare one (interrupts) does not, and above the last hits a window
+  // has no ceiling, so that a miss that an interrupt slowed still counts.
+  std::vector<Window> out;
+  bool open = false;
+  for (size_t i = 0; i < n; ++i) {
+    const bool hit = in_held[i] * 100 >= held.size();
+    const bool miss = !hit && in_missed[i] * 20 >= missed.size();
+    const uint32_t high = i + 1 < n ? uint32_t(lv.boundaries[i]) : 0;
+    if (hit) {
+      open = false;
+    } else if (miss && !open) {
+      out.push_back(Window{i == 0 ? 0 : uint32_t(lv.boundaries[i - 1]), high});
+      open = true;
+    } else if (open) {
+      out.back().max_raw = high;
+    }
+  }
+  return out;
+}
+
+uint64_t footprint_limit(const memtopo::Context& ctx) {
+  uint64_t limit = uint64_t(std::max<int64_t>(ctx.device().global_memory_bytes, 0)) / 4 * 3;
+  const int64_t opt = ctx.option<int64_t>("max_footprint_bytes");
+  if (opt > 0) limit = std::min(limit, uint64_t(opt));
+  return limit;
+}
+
+}  // namespace tlb

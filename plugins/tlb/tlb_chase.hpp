@@ -1,0 +1,62 @@
+// tlb: the chases of the TLB probes. One load per page (plus a line, so that the loads of a
+// chase fall in different cache sets) through the L2-only path, so that no SM cache answers
+// a load before it is translated.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <memtopo/probe.hpp>
+
+namespace tlb {
+
+constexpr uint64_t KiB = 1024, MiB = 1024 * KiB, GiB = 1024 * MiB;
+
+// Bytes between loads that visit `loads` consecutive pages of `page_bytes`: a page, a 4 KiB
+// chunk and a line while the loads stay within their pages (neighbouring loads then fall into
+// different L2 partitions' chunks and sets, so a few pages show every kind of L2 hit), else a
+// page and a line, a 64 or a 32 B sector, else the page.
+uint64_t page_stride(uint64_t page_bytes, uint64_t loads);
+
+// Loads whose raw cycles lie in (slow_raw, max_raw] (max_raw 0: no ceiling) count as misses
+// of one TLB level. A level's misses may form several windows: a near and a far L2
+// partition's hits each gain the miss penalty, and a far hit may lie between the two misses.
+struct Window {
+  uint32_t slow_raw = 0, max_raw = 0;
+};
+
+// Chases of up to this footprint run by index (per-load samples and counts); beyond, only
+// as pointer chases timed as a whole.
+constexpr uint64_t kIndexedFootprint = 16 * GiB;
+
+class Chaser {
+ public:
+  Chaser(const memtopo::Context& ctx, mt_space space) : ctx_(ctx), space_(space) {}
+  // Cycles per load (one clock pair around whole passes, after one pass of warm-up) of a chase
+  // of `loads` loads `stride` bytes apart.
+  double cycles(uint64_t loads, uint64_t stride) const;
+  // Loads per pass in the windows (raw cycles, timing overhead included), over `passes`
+  // passes after one pass of warm-up: one counted chase per window.
+  double slow_per_pass(uint64_t loads, uint64_t stride, const std::vector<Window>& windows, uint64_t passes = 4) const;
+  // The 10th percentile of 512 per-load raw cycles: a hit in the nearest L2 partition plus the
+  // translation, whatever share of the lines lies far.
+  double low_cycles(uint64_t loads, uint64_t stride) const;
+  // Per-load raw cycles of up to `count` loads of such a chase, after one pass of warm-up.
+  std::vector<uint32_t> samples(uint64_t loads, uint64_t stride, uint64_t count) const;
+
+ private:
+  memtopo::Job job(const memtopo::ChaseArray& a, uint64_t loads) const;
+  const memtopo::Context& ctx_;
+  mt_space space_;
+};
+
+// The windows of one level's misses: latency levels of per-load samples of two chases, one of
+// `hit_loads` pages that the level holds and one of `miss_loads` that overflow it. The levels
+// of the second chase that the first one lacks are misses. Empty when there are none.
+std::vector<Window> miss_windows(const Chaser& chase, uint64_t stride, uint64_t hit_loads, uint64_t miss_loads);
+
+// The largest footprint a chase may span: three quarters of the device memory; the option
+// max_footprint_bytes lowers it.
+uint64_t footprint_limit(const memtopo::Context& ctx);
+
+}  // namespace tlb

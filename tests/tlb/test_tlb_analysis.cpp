@@ -1,0 +1,125 @@
+// The TLB analysis: the page grid, the levels of a sweep (modelled and the H100's recorded
+// one) and Mei and Chu's set structure from misses per pass.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "hopper/fixture_csv.hpp"
+#include "tlb/tlb_analysis.hpp"
+
+namespace {
+
+// Cycles per load of an LRU, fully associative two-level TLB model over the grid.
+std::vector<double> model_sweep(const std::vector<uint64_t>& pages, uint64_t e1, uint64_t e2, double base) {
+  std::vector<double> c;
+  for (uint64_t n : pages) c.push_back(base + (n > e1 ? 30.0 : 0.0) + (n > e2 ? 300.0 : 0.0));
+  return c;
+}
+
+// Misses per pass of LRU sets (the simulator's residue mapping) over entries + 1 + i pages.
+std::vector<double> model_misses(const std::vector<int64_t>& ways, size_t points) {
+  int64_t entries = 0;
+  for (int64_t w : ways) entries += w;
+  std::vector<double> out;
+  for (size_t i = 0; i < points; ++i) {
+    const int64_t extra = int64_t(i) + 1;
+    double m = 0;
+    for (int64_t s = 0; s < std::min<int64_t>(extra, int64_t(ways.size())); ++s) m += double(ways[size_t(s)] + 1);
+    if (extra >= int64_t(ways.size())) m = double(entries + extra);
+    out.push_back(m);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("tlb: the page grid counts 1 to 8, then four points per octave, to the limit", "[tlb]") {
+  const auto g = tlb::page_grid(100);
+  REQUIRE(g.size() > 8);
+  CHECK(g[0] == 1);
+  CHECK(g[7] == 8);
+  CHECK(g[8] == 10);
+  CHECK(g.back() == 100);
+  CHECK(std::is_sorted(g.begin(), g.end()));
+  CHECK(std::adjacent_find(g.begin(), g.end()) == g.end());
+  CHECK(tlb::page_grid(3) == std::vector<uint64_t>{1, 2, 3});
+}
+
+TEST_CASE("tlb: a modelled sweep gives each level and the last count before its ramp", "[tlb]") {
+  const auto g = tlb::page_grid(4096);
+  const auto lv = tlb::sweep_levels(g, model_sweep(g, 16, 1024, 280));
+  REQUIRE(lv.cycles.size() == 3);
+  CHECK(lv.cycles[0] == Approx(280));
+  CHECK(lv.cycles[1] == Approx(310));
+  CHECK(lv.cycles[2] == Approx(610));
+  REQUIRE(lv.last_hit_pages.size() == 2);
+  CHECK(lv.last_hit_pages[0] == 16);
+  CHECK(lv.last_hit_pages[1] == 1024);
+  CHECK_FALSE(lv.ends_on_ramp);
+}
+
+TEST_CASE("tlb: a sweep that ends on a rise says so", "[tlb]") {
+  const auto g = tlb::page_grid(1100);
+  auto c = model_sweep(g, 16, 100000, 280);
+  c.back() += 100;  // the last point starts a further level
+  const auto lv = tlb::sweep_levels(g, c);
+  REQUIRE(lv.cycles.size() == 2);
+  CHECK(lv.ends_on_ramp);
+}
+
+TEST_CASE("tlb: the H100's sweep to 64 GB is one level, its first points scattered", "[tlb][h100]") {
+  const auto t = hopper_fixture::read("h100/tlb_sweep.csv");
+  std::vector<uint64_t> pages;
+  std::vector<double> cycles;
+  for (const auto& r : t.rows) {
+    pages.push_back(uint64_t(r[t.column("loads")]));
+    cycles.push_back(r[t.column("cycles")]);
+  }
+  REQUIRE(t.rows.back()[t.column("footprint_bytes")] > 60e9);
+  const auto lv = tlb::sweep_levels(pages, cycles);
+  REQUIRE(lv.cycles.size() == 1);
+  CHECK(lv.cycles[0] == Approx(270).margin(5));
+  CHECK_FALSE(lv.ends_on_ramp);
+}
+
+TEST_CASE("tlb: a sweep whose first points are a lower level is not taken for scatter", "[tlb]") {
+  const std::vector<uint64_t> g{1, 2, 3, 4, 5, 6};
+  const auto lv = tlb::sweep_levels(g, {200, 200, 300, 300, 300, 300});
+  REQUIRE(lv.cycles.size() == 2);
+  CHECK(lv.last_hit_pages[0] == 2);
+}
+
+TEST_CASE("tlb: Mei and Chu's unequal L2 TLB sets come back from the misses per pass", "[tlb]") {
+  const std::vector<int64_t> ways{17, 8, 8, 8, 8, 8, 8};
+  const auto s = tlb::set_structure(65, model_misses(ways, 20));
+  REQUIRE(s.complete);
+  CHECK(s.ways == ways);
+  CHECK_FALSE(tlb::equal_ways(s.ways));
+}
+
+TEST_CASE("tlb: equal sets and a fully associative level", "[tlb]") {
+  const std::vector<int64_t> equal(8, 4);
+  const auto s = tlb::set_structure(32, model_misses(equal, 16));
+  REQUIRE(s.complete);
+  CHECK(s.ways == equal);
+  CHECK(tlb::equal_ways(s.ways));
+  const auto full = tlb::set_structure(16, {17.0});
+  REQUIRE(full.complete);
+  CHECK(full.ways == std::vector<int64_t>{16});
+}
+
+TEST_CASE("tlb: misses that grow by one page at a time are not LRU sets", "[tlb]") {
+  // Random replacement: a few more misses per page, never the ways + 1 steps.
+  const auto s = tlb::set_structure(16, {1.0, 2.0, 3.1, 4.0});
+  CHECK_FALSE(s.complete);
+  CHECK(s.ways.empty());
+  CHECK_FALSE(s.reason.empty());
+}
+
+TEST_CASE("tlb: a curve cut short is incomplete", "[tlb]") {
+  const auto s = tlb::set_structure(65, model_misses({17, 8, 8, 8, 8, 8, 8}, 3));
+  CHECK_FALSE(s.complete);
+  CHECK(s.reason.find("not every load misses") != std::string::npos);
+}
