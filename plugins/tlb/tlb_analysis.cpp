@@ -29,11 +29,13 @@ SweepLevels sweep_levels(const std::vector<uint64_t>& pages, const std::vector<d
     return out;
   }
   // A chase of a few loads touches a few L2 lines, whose slices decide its cycles: the first
-  // points may scatter around the first level (10 % on the H100) and still belong to it.
+  // eight points may lie above the first level (one line 10 % above on the H100) or a little
+  // below it and still belong to it. Fewer pages never miss more, so a point above cannot be
+  // an earlier TLB level.
   std::vector<an::Plateau> levels_fixed = levels;
   const auto& f = levels_fixed.front();
   bool scatter = f.first > 0 && f.first <= 8;
-  for (size_t i = 0; scatter && i < f.first; ++i) scatter = std::abs(cycles[i] - f.median) <= 0.1 * f.median;
+  for (size_t i = 0; scatter && i < f.first; ++i) scatter = cycles[i] >= 0.95 * f.median;
   if (scatter) levels_fixed.front().first = 0;
   if (levels_fixed.front().first != 0) {
     out.reason = "the smallest page counts do not form a level (" + std::to_string(cycles.front()) + " cycles at " +

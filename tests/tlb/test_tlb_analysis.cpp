@@ -69,7 +69,7 @@ TEST_CASE("tlb: a sweep that ends on a rise says so", "[tlb]") {
   CHECK(lv.ends_on_ramp);
 }
 
-TEST_CASE("tlb: the H100's sweep to 64 GB is one level, its first points scattered", "[tlb][h100]") {
+TEST_CASE("tlb: the H100's sweep to 64 GB is one level, its first point 10 % above it", "[tlb][h100]") {
   const auto t = hopper_fixture::read("h100/tlb_sweep.csv");
   std::vector<uint64_t> pages;
   std::vector<double> cycles;
@@ -80,7 +80,7 @@ TEST_CASE("tlb: the H100's sweep to 64 GB is one level, its first points scatter
   REQUIRE(t.rows.back()[t.column("footprint_bytes")] > 60e9);
   const auto lv = tlb::sweep_levels(pages, cycles);
   REQUIRE(lv.cycles.size() == 1);
-  CHECK(lv.cycles[0] == Approx(270).margin(5));
+  CHECK(lv.cycles[0] == Approx(259).margin(5));
   CHECK_FALSE(lv.ends_on_ramp);
 }
 
@@ -89,6 +89,8 @@ TEST_CASE("tlb: a sweep whose first points are a lower level is not taken for sc
   const auto lv = tlb::sweep_levels(g, {200, 200, 300, 300, 300, 300});
   REQUIRE(lv.cycles.size() == 2);
   CHECK(lv.last_hit_pages[0] == 2);
+  // One point 10 % below the level may be a level of its own: nothing is made up.
+  CHECK(tlb::sweep_levels(g, {270, 300, 300, 300, 300, 300}).cycles.empty());
 }
 
 TEST_CASE("tlb: Mei and Chu's unequal L2 TLB sets come back from the misses per pass", "[tlb]") {
