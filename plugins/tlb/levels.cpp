@@ -88,7 +88,7 @@ Sweep sweep(const memtopo::Context& ctx, const Chaser& chase, uint64_t s0, uint6
 
 void measure_levels(memtopo::Context& ctx) {
   const uint64_t s0 = uint64_t(ctx.option<int64_t>("sweep_stride_bytes"));
-  if (s0 < 64 * KiB || s0 % 4096) throw memtopo::Error("option sweep_stride_bytes must be a multiple of 4096, at least 65536");
+  if (s0 < 64 * KiB || s0 % (64 * KiB)) throw memtopo::Error("option sweep_stride_bytes must be a multiple of 65536");
   const uint64_t limit = footprint_limit(ctx);
   const Chaser chase(ctx, MT_SPACE_GLOBAL_CG);
   const Sweep sw = sweep(ctx, chase, s0, limit);

@@ -48,14 +48,26 @@ double Chaser::slow_per_pass(uint64_t loads, uint64_t stride, const std::vector<
 }
 
 double Chaser::low_cycles(uint64_t loads, uint64_t stride) const {
-  std::vector<uint32_t> s = samples(loads, stride, 512);
-  std::sort(s.begin(), s.end());
-  return double(s[s.size() / 10]);
+  // At least 64 lines: chases of few pages run again from other lines of the same pages, so
+  // that the L2 slices of a handful of lines do not set the level.
+  // The stride is a page (a multiple of 64 KiB) and a step below it; every start stays in the
+  // first page with the step of every load after it.
+  const uint64_t step = stride % (64 * KiB), page = stride - step;
+  const uint64_t room = page > loads * step ? (page - loads * step) / (4 * kLineShiftElems) : 1;
+  const uint64_t chases = std::clamp<uint64_t>((64 + loads - 1) / loads, 1, std::min<uint64_t>(room, 64));
+  std::vector<uint32_t> all;
+  for (uint64_t c = 0; c < chases; ++c) {
+    const std::vector<uint32_t> s = samples(loads, stride, 512 / chases, uint32_t(c * kLineShiftElems));
+    all.insert(all.end(), s.begin(), s.end());
+  }
+  std::sort(all.begin(), all.end());
+  return double(all[all.size() / 10]);
 }
 
-std::vector<uint32_t> Chaser::samples(uint64_t loads, uint64_t stride, uint64_t count) const {
+std::vector<uint32_t> Chaser::samples(uint64_t loads, uint64_t stride, uint64_t count, uint32_t start) const {
   const auto a = memtopo::ChaseArray::stride(loads * stride, stride);
   memtopo::Job j = job(a, loads);
+  j.start = start;
   j.steps = count;
   return ctx_.backend().run(j).latency;
 }

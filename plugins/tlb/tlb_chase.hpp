@@ -25,6 +25,9 @@ struct Window {
   uint32_t slow_raw = 0, max_raw = 0;
 };
 
+// Elements between the starts of chases over the same pages (a line and a sector: 1056 B).
+constexpr uint32_t kLineShiftElems = 264;
+
 // Chases of up to this footprint run by index (per-load samples and counts); beyond, only
 // as pointer chases timed as a whole.
 constexpr uint64_t kIndexedFootprint = 16 * GiB;
@@ -41,8 +44,9 @@ class Chaser {
   // The 10th percentile of 512 per-load raw cycles: a hit in the nearest L2 partition plus the
   // translation, whatever share of the lines lies far.
   double low_cycles(uint64_t loads, uint64_t stride) const;
-  // Per-load raw cycles of up to `count` loads of such a chase, after one pass of warm-up.
-  std::vector<uint32_t> samples(uint64_t loads, uint64_t stride, uint64_t count) const;
+  // Per-load raw cycles of `count` loads of such a chase from element `start` (the same pages
+  // while start x 4 + loads x (stride - page) stays within a page), after one pass of warm-up.
+  std::vector<uint32_t> samples(uint64_t loads, uint64_t stride, uint64_t count, uint32_t start = 0) const;
 
  private:
   memtopo::Job job(const memtopo::ChaseArray& a, uint64_t loads) const;
