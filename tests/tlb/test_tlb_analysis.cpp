@@ -69,7 +69,7 @@ TEST_CASE("tlb: a sweep that ends on a rise says so", "[tlb]") {
   CHECK(lv.ends_on_ramp);
 }
 
-TEST_CASE("tlb: the H100's sweep to 64 GB is one level, its first point 10 % above it", "[tlb][h100]") {
+TEST_CASE("tlb: the H100's sweep to 64 GB is one level", "[tlb][h100]") {
   const auto t = hopper_fixture::read("h100/tlb_sweep.csv");
   std::vector<uint64_t> pages;
   std::vector<double> cycles;
