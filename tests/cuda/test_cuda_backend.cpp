@@ -478,3 +478,44 @@ TEST_CASE("cuda: bad requests get a message that names the job", "[cuda][gpu]") 
   // The device still works after a refused request.
   CHECK(be.run(chase(a, 10)).index == expected_order(a, 0, 0, 10));
 }
+
+TEST_CASE("cuda: lanes of a stream's warp are chains of their own", "[cuda][gpu]") {
+  auto dev = open_gpu();
+  const memtopo::Backend be(dev->backend());
+  REQUIRE(be.has(MT_CAP_STREAM_LANES));
+  const ChaseArray a = ChaseArray::stride(1 << 20, 128);
+  Job r = l2_hits_counted_slow(a, 40000, 32768);
+  r.rate.streams = 4;
+  const memtopo::JobResult lane0 = be.run(r);
+  r.rate.lanes = 32;  // 128 chains
+  const memtopo::JobResult lanes = be.run(r);
+  CHECK(lanes.slow == 32768);  // every timed load counted once
+  CHECK(lanes.slow_steps.size() == 16);
+  REQUIRE(lanes.span_cycles > 0);
+  CHECK(lanes.span_cycles * 4 < lane0.span_cycles);  // many more loads in flight
+  r.rate.lanes = 33;
+  CHECK_THROWS_WITH(be.run(r), Contains("33 stream lanes"));
+  r.rate.lanes = 2;
+  r.rate.streams = 1;
+  r.rate.pump_warps = 1;
+  r.rate.pump_lanes = 1;
+  r.rate.pump_cycles = 100;
+  CHECK_THROWS_WITH(be.run(r), Contains("a pump runs with one timed stream"));
+}
+
+TEST_CASE("cuda: a pointer chase follows a stride array past 2^32 elements", "[cuda][gpu]") {
+  auto dev = open_gpu();
+  const memtopo::Backend be(dev->backend());
+  REQUIRE(be.has(MT_CAP_WIDE_STRIDE));
+  // 18 GiB in 9 loads 2 GiB apart: past what 32-bit indices reach.
+  const ChaseArray a = ChaseArray::stride(uint64_t(18) << 30, uint64_t(2) << 30);
+  Job j = chase(a, 90, MT_SPACE_GLOBAL_CG);
+  j.pattern = MT_PATTERN_POINTERS;
+  j.record = MT_RECORD_TOTAL;
+  j.warmup_steps = 9;
+  const memtopo::JobResult r = be.run(j);
+  CHECK(r.average_cycles > 50);
+  CHECK(r.average_cycles < 5000);
+  j.pattern = MT_PATTERN_CHASE;
+  CHECK_THROWS_WITH(be.run(j), Contains("followed by pointer only"));
+}

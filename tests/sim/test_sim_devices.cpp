@@ -325,3 +325,30 @@ TEST_CASE("sim: with far_copies_near a far L2 hit leaves a copy in the near part
   CHECK(far_stays == 32);
   for (uint32_t l : copies.latency) CHECK(l == near);
 }
+
+TEST_CASE("sim: chains past the SM's loads in flight queue; lanes are chains of their own", "[sim]") {
+  auto d = open_device("kepler-like.toml");  // [mlp] 24 loads in flight per SM
+  const memtopo::Backend b(d->backend());
+  REQUIRE(b.has(MT_CAP_STREAM_LANES));
+  const memtopo::ChaseArray a = memtopo::ChaseArray::stride(uint64_t(1) << 30, 128);  // DRAM
+  const double overhead = timing_overhead(*d);
+  auto latency = [&](uint32_t warps, uint32_t lanes) {
+    memtopo::Job j;
+    j.space = MT_SPACE_GLOBAL_CG;
+    j.pattern = MT_PATTERN_RANDOM;
+    j.record = MT_RECORD_COUNTS;
+    j.array = &a;
+    j.random_stride_bytes = 128;
+    j.slow_cycles = 0xfffffffeu;
+    j.steps = 9600;
+    j.rate.streams = warps;
+    j.rate.lanes = lanes;
+    const auto r = b.run(j);
+    CHECK(r.slow == 0);
+    return double(r.cycles) / double(j.steps) - overhead;
+  };
+  const double one = latency(1, 1), limit = latency(24, 1), lanes = latency(3, 8), twice = latency(3, 16);
+  CHECK(limit == Approx(one).epsilon(0.02));  // 24 chains: none waits
+  CHECK(lanes == Approx(limit).epsilon(0.02));  // 3 warps x 8 lanes are 24 chains too
+  CHECK(twice == Approx(2 * one).epsilon(0.03));  // 48 chains: each load waits as long again
+}

@@ -174,6 +174,13 @@ typedef struct mt_job {
   uint32_t* out_latency;      /* SAMPLES: [steps] raw cycles of each timed load; in a sequence
                                  NULL makes the job load without timing */
   mt_job_result out;
+  /* ABI 2.2 (MT_CAP_STREAM_LANES): lanes of each stream's warp that load, each its own
+   * dependent chain of random loads (0 or 1: lane 0 alone; at most 32; no pump). The job's
+   * warm-up and timed loads are shared over streams x stream_lanes chains; chain
+   * c = warp x stream_lanes + lane draws from stream warp + 32 x lane. The lanes of a warp
+   * issue their loads as one instruction: a warp's loads in flight. */
+  uint32_t stream_lanes;
+  uint32_t reserved2;
 } mt_job;
 
 /* What a backend runs (mt_backend::capabilities). A job needing a missing bit is refused
@@ -188,6 +195,7 @@ typedef struct mt_job {
 #define MT_CAP_SEQUENCE (1ull << 7)  /* jobs of order > 0 */
 #define MT_CAP_KERNELS (1ull << 8)   /* alloc_buffer: probes may launch their own kernels */
 #define MT_CAP_WIDE_STRIDE (1ull << 9) /* stride arrays over 2^32 elements (pointer chases) */
+#define MT_CAP_STREAM_LANES (1ull << 10) /* mt_job::stream_lanes (ABI 2.2) */
 
 /* The function table of a backend. `self` is the first argument of every function. */
 typedef struct mt_backend {

@@ -21,6 +21,55 @@ struct CountOne {
   }
 };
 
+// Several chains: lanes 0 .. stream_lanes-1 of warps 0 .. streams-1, chain c = warp x lanes +
+// lane with generator warp + 32 x lane (engine::chain_stream), each its share of the loads;
+// chain 0 keeps its slow steps. Tallies are summed per warp with shared
+// atomics, then over the warps by thread 0.
+__device__ void run_chains(const DeviceChaseJob& job, const Resolved& r, ClaimTables t, uint32_t* s_steps) {
+  __shared__ Tally s_tally[32];
+  __shared__ uint32_t s_scratch[32];  // one word per warp: its lanes' timing stores may race, harmlessly
+  const uint32_t w = threadIdx.x / 32, lane = threadIdx.x % 32, lanes = job.stream_lanes ? job.stream_lanes : 1;
+  if (threadIdx.x == 0) wait_for_claims(t);
+  if (lane == 0 && w < 32) {
+    s_tally[w] = Tally{};
+    s_tally[w].first = ~0ull;
+  }
+  __syncthreads();
+  if (w < job.streams && lane < lanes) {
+    const uint32_t chains = job.streams * lanes, c = w * lanes + lane;
+    const unsigned long long slot = static_cast<unsigned long long>(__cvta_generic_to_shared(s_scratch + w));
+    const uint64_t warm = share(job.warmup, chains, c), rec = share(job.record, chains, c);
+    const uint32_t cap = c == 0 ? job.count_capacity : 0;
+    using Run = CountRun<RandomDraws>;
+    const RandomDraws places(job, w + 32 * lane);
+    Tally y;
+    switch (job.space) {
+      case kSpaceGlobalCa: Run::run<kSpaceGlobalCa>(job, r, s_steps, slot, places, warm, rec, cap, &y); break;
+      case kSpaceGlobalCg: Run::run<kSpaceGlobalCg>(job, r, s_steps, slot, places, warm, rec, cap, &y); break;
+      default: Run::run<kSpaceReadonly>(job, r, s_steps, slot, places, warm, rec, cap, &y); break;
+    }
+    Tally& sum = s_tally[w];
+    atomicAdd(&sum.slow, y.slow);
+    atomicAdd(&sum.cycles, y.cycles);
+    atomicAdd(&sum.outliers, y.outliers);
+    atomicMin(&sum.first, y.first);
+    atomicMax(&sum.last, y.last);
+    if (c == 0) sum.kept = y.kept;
+  }
+  __syncthreads();
+  if (threadIdx.x != 0) return;
+  Tally sum = s_tally[0];
+  for (uint32_t k = 1; k < job.streams; ++k) {
+    const Tally& y = s_tally[k];
+    sum.slow += y.slow;
+    sum.cycles += y.cycles;
+    sum.outliers += y.outliers;
+    sum.first = y.first < sum.first ? y.first : sum.first;
+    sum.last = y.last > sum.last ? y.last : sum.last;
+  }
+  write_tally(job, sum, s_steps);
+}
+
 template <bool Wide>
 __global__ void __launch_bounds__(1024) count_kernel(const DeviceChaseJob* jobs, ClaimTables t, const __grid_constant__ BankOf<Wide> bank) {
   extern __shared__ uint32_t dyn[];  // scratch word, steps [kCountSteps], spare, then the array
@@ -33,7 +82,7 @@ __global__ void __launch_bounds__(1024) count_kernel(const DeviceChaseJob* jobs,
     run_pumped(job, r, t, dyn + 1, scratch);
     return;
   }
-  if (job.random_stride == 0 || job.streams <= 1) {
+  if (job.random_stride == 0 || (job.streams <= 1 && job.stream_lanes <= 1)) {
     if (threadIdx.x != 0) return;
     wait_for_claims(t);
     if (job.random_stride == 0) {
@@ -48,37 +97,7 @@ __global__ void __launch_bounds__(1024) count_kernel(const DeviceChaseJob* jobs,
     }
     return;
   }
-  // Several streams: lane 0 of warps 0 .. streams-1, each with its own generator, share of
-  // the loads and scratch word; stream 0 keeps its slow steps. Sums go out from thread 0.
-  __shared__ Tally s_tally[32];
-  __shared__ uint32_t s_scratch[32];
-  if (threadIdx.x == 0) wait_for_claims(t);
-  __syncthreads();
-  const uint32_t w = threadIdx.x / 32;
-  if (threadIdx.x % 32 == 0 && w < job.streams) {
-    const unsigned long long slot = static_cast<unsigned long long>(__cvta_generic_to_shared(s_scratch + w));
-    const uint64_t warm = share(job.warmup, job.streams, w), rec = share(job.record, job.streams, w);
-    const uint32_t cap = w == 0 ? job.count_capacity : 0;
-    using Run = CountRun<RandomDraws>;
-    const RandomDraws places(job, w);
-    switch (job.space) {
-      case kSpaceGlobalCa: Run::run<kSpaceGlobalCa>(job, r, dyn + 1, slot, places, warm, rec, cap, s_tally + w); break;
-      case kSpaceGlobalCg: Run::run<kSpaceGlobalCg>(job, r, dyn + 1, slot, places, warm, rec, cap, s_tally + w); break;
-      default: Run::run<kSpaceReadonly>(job, r, dyn + 1, slot, places, warm, rec, cap, s_tally + w); break;
-    }
-  }
-  __syncthreads();
-  if (threadIdx.x != 0) return;
-  Tally sum = s_tally[0];
-  for (uint32_t k = 1; k < job.streams; ++k) {
-    const Tally& y = s_tally[k];
-    sum.slow += y.slow;
-    sum.cycles += y.cycles;
-    sum.outliers += y.outliers;
-    sum.first = y.first < sum.first ? y.first : sum.first;
-    sum.last = y.last > sum.last ? y.last : sum.last;
-  }
-  write_tally(job, sum, dyn + 1);
+  run_chains(job, r, t, dyn + 1);
 }
 
 }  // namespace memtopo::cuda::detail

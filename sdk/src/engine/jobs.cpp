@@ -1,6 +1,7 @@
 #include "engine/jobs.hpp"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdio>
 #include <cstring>
 #include <map>
@@ -11,8 +12,8 @@
 namespace memtopo::engine {
 namespace {
 
-// The smallest job a caller may hand over: the ABI 2.0 layout.
-constexpr size_t kJobSize20 = sizeof(mt_job);
+// The smallest job a caller may hand over: the ABI 2.0 layout (2.2 appended stream_lanes).
+constexpr size_t kJobSize20 = offsetof(mt_job, stream_lanes);
 // Loaded values are 32-bit element indices; a pointer chase loads addresses instead, so a
 // stride array it follows may be longer (measure.h, MT_CAP_WIDE_STRIDE).
 constexpr uint64_t kIndexedElemsMax = uint64_t(1) << 32;
@@ -82,7 +83,7 @@ std::string check_pointer_layout(const mt_job& j, const std::string& where) {
 
 std::string check_rate(const mt_job& j, const BackendLimits& lim, const std::string& where) {
   const mt_rate& r = j.rate;
-  const bool paced = r.streams > 1 || r.gap_cycles > 0;
+  const bool paced = r.streams > 1 || r.gap_cycles > 0 || j.stream_lanes > 1;
   if (!paced && r.pump_warps == 0) return {};
   if (j.pattern != MT_PATTERN_RANDOM || j.record != MT_RECORD_COUNTS)
     return where + ": streams, gaps and pumps pace counted random loads (MT_PATTERN_RANDOM, MT_RECORD_COUNTS)";
@@ -91,8 +92,15 @@ std::string check_rate(const mt_job& j, const BackendLimits& lim, const std::str
       return e;
     if (r.streams > lim.streams_max)
       return where + ": " + std::to_string(r.streams) + " streams; at most " + std::to_string(lim.streams_max);
-    if (j.steps < streams_of(j))
-      return where + ": fewer timed loads (" + std::to_string(j.steps) + ") than streams (" + std::to_string(r.streams) + ")";
+    if (j.stream_lanes > 1) {
+      if (auto e = missing(lim.capabilities, MT_CAP_STREAM_LANES, "several lanes per stream (MT_CAP_STREAM_LANES)", where);
+          !e.empty())
+        return e;
+      if (j.stream_lanes > 32) return where + ": " + std::to_string(j.stream_lanes) + " stream lanes; at most 32";
+    }
+    if (j.steps < chains_of(j))
+      return where + ": fewer timed loads (" + std::to_string(j.steps) + ") than chains (streams x stream lanes, " +
+             std::to_string(chains_of(j)) + ")";
   }
   if (r.pump_warps == 0) return {};
   if (auto e = missing(lim.capabilities, MT_CAP_PUMP, "a pump (MT_CAP_PUMP)", where); !e.empty()) return e;

@@ -41,6 +41,11 @@ inline uint32_t streams_of(const mt_job& j) { return j.rate.streams ? j.rate.str
 inline uint64_t stream_share(uint64_t n, uint32_t streams, uint32_t k) {
   return n / streams + (k < n % streams ? 1 : 0);
 }
+// Lanes of each stream's warp that load (stream_lanes 0 reads as 1), the chains a job's loads
+// are split over (streams x lanes), and the generator of chain c (warp c / lanes, lane c % lanes).
+inline uint32_t lanes_of(const mt_job& j) { return j.stream_lanes ? j.stream_lanes : 1; }
+inline uint32_t chains_of(const mt_job& j) { return streams_of(j) * lanes_of(j); }
+inline uint32_t chain_stream(const mt_job& j, uint32_t c) { return c / lanes_of(j) + 32 * (c % lanes_of(j)); }
 // Timed-stream loads per pump window (0 reads as 1).
 inline uint32_t probe_loads_of(const mt_job& j) { return j.rate.probe_loads ? j.rate.probe_loads : 1; }
 

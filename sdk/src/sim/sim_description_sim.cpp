@@ -88,6 +88,20 @@ void read_tlb(Reader& tlb, Model& m) {
   if (auto t = tlb.boolean("l1d_hit_translated")) m.tlb_on_l1_hit = *t;
 }
 
+void read_mlp(Reader& mlp, Model& m) {
+  const auto limit = [&](const char* key) {
+    auto v = mlp.integer(key);
+    const int64_t n = v ? positive(mlp, key, v, 1) : 0;
+    if (n > 1 << 20) mlp.fail(key, std::to_string(n) + " loads in flight per SM is more than the simulator handles (2^20)");
+    return uint32_t(n);
+  };
+  m.l2_loads_in_flight = limit("sm_l2_loads_in_flight");
+  m.dram_loads_in_flight = limit("sm_dram_loads_in_flight");
+  for (const char* k : {"warp_l2_loads_in_flight", "warp_dram_loads_in_flight", "sm_l2_latency_cycles",
+                        "sm_dram_latency_cycles", "sm_l2_loads_per_kcycle", "sm_dram_loads_per_kcycle"})
+    mlp.ignore(k);
+}
+
 void read_sim_globals(Reader& sim, Model& m, bool constant_l15_measured) {
   m.seed = uint64_t(sim.integer("seed").value_or(1));
   m.timing_overhead_cycles = sim.cycles("timing_overhead_cycles").value_or(0);

@@ -31,7 +31,12 @@ class Gpu {
   void set_carveout(uint32_t sm, int32_t percent);
 
   // Cycles of one load, without timing overhead and noise.
+  // Where the last load was answered: the SM (its caches, shared memory), the L2 or DRAM.
+  enum class Served { Sm, L2, Dram };
+  Served served() const { return served_; }
+
   int64_t load(uint32_t sm, uint32_t lane, mt_space space, uint64_t addr) {
+    served_ = Served::Sm;
     switch (space) {
       case MT_SPACE_SHARED:
         return model_.shared_latency_cycles;
@@ -112,14 +117,17 @@ class Gpu {
   // A load that left the SM: address translation, then the L2 partition, then DRAM.
   int64_t below_sm(uint32_t sm, uint64_t addr, const PathLatency& p) {
     int64_t cycles = model_.tlb_present ? translate(sm, addr) : 0;
+    served_ = Served::Dram;
     if (l2_.empty()) return cycles + p.dram_near;
     if (model_.l2_foreign_line_probability > 0 && traffic_rng_.uniform() < model_.l2_foreign_line_probability)
       l2_access(kForeignBase + traffic_rng_.below(kForeignLines) * model_.l2.geometry.line_bytes);
     const uint32_t near = model_.l2_near_partition[sm];
     const bool far = l2_partition(addr) != near;
     // The near partition's copy of a far line answers first; looking it up leaves one there.
+    served_ = Served::L2;
     if (far && model_.l2_far_copies_near && l2_[near]->access(addr, local_address(addr))) return cycles + p.l2_near;
     if (l2_access(addr)) return cycles + (far ? p.l2_far : p.l2_near);
+    served_ = Served::Dram;
     return cycles + (far ? p.dram_far : p.dram_near);
   }
 
@@ -145,6 +153,7 @@ class Gpu {
   }
 
   Model model_;
+  Served served_ = Served::Sm;
   Rng replacement_rng_, noise_rng_, traffic_rng_, stray_rng_;
   double foreign_due_ = 0;
   bool noisy_ = false;

@@ -76,6 +76,9 @@ struct Model {
   TlbLevel tlb_l1, tlb_l2;
   bool tlb_l1_per_sm = true;
   bool tlb_on_l1_hit = false;
+  // [mlp]: loads in flight per SM that the L2 and DRAM answer before latency grows (0: no
+  // limit). More chains of one job queue: each load takes latency x chains / limit.
+  uint32_t l2_loads_in_flight = 0, dram_loads_in_flight = 0;
 
   bool has_dram_latency = false;
   int64_t dram_latency_cycles = 0;

@@ -40,7 +40,8 @@ uint32_t clamp_cycles(int64_t c) { return c < 0 ? 0u : c > int64_t(UINT32_MAX) ?
 struct Stream {
   mt_job* job;
   uint64_t base, cur, done, warmup, total;
-  uint32_t sm, index;
+  uint32_t sm, index;  // index: the chain (engine::chains_of)
+  size_t job_index = 0;
   std::optional<RandomPlaces> places;
   double clock = 0, first = -1;
   std::vector<RandomPlaces> pump;  // a pumped job's untimed generators, one per lane
@@ -63,13 +64,14 @@ std::vector<Stream> make_streams(Gpu& gpu, engine::JobCall& call, Buffers& buffe
     }
     j.out.sm = sm;
     gpu.set_carveout(uint32_t(sm), j.shared_carveout_percent);
-    const uint32_t n = engine::streams_of(j);
+    const uint32_t n = engine::chains_of(j);
     for (uint32_t k = 0; k < n; ++k) {
       Stream s{&j, buffers.base(j.array), j.start, 0, engine::stream_share(j.warmup_steps, n, k), 0, uint32_t(sm), k};
       s.total = s.warmup + engine::stream_share(j.steps, n, k);
+      s.job_index = size_t(&j - call.jobs.data());
       if (j.pattern == MT_PATTERN_RANDOM) {
         s.places.emplace(j.random_seed, j.array->elems, j.random_stride_elems);
-        s.places->x = engine::stream_state(s.places->x, k);
+        s.places->x = engine::stream_state(s.places->x, engine::chain_stream(j, k));
         s.cur = s.places->next();
         for (uint32_t p = 0; p < j.rate.pump_warps * j.rate.pump_lanes; ++p) {
           s.pump.emplace_back(j.random_seed, j.array->elems, j.random_stride_elems);
@@ -95,6 +97,17 @@ void pump_window(Gpu& gpu, Stream& s, double active, bool counted) {
     if (counted) ++s.pump_loads;
   }
   s.clock += t;
+}
+
+// A load that left the SM, with more of its job's chains in flight than the L2 or DRAM answer
+// for one SM ([mlp]), waits its turn: latency x chains / limit (Little's law at the limit).
+int64_t queued(const Gpu& gpu, int64_t cycles, size_t chains) {
+  const Model& m = gpu.model();
+  const uint32_t limit = gpu.served() == Gpu::Served::L2     ? m.l2_loads_in_flight
+                         : gpu.served() == Gpu::Served::Dram ? m.dram_loads_in_flight
+                                                             : 0;
+  if (limit == 0 || chains <= limit) return cycles;
+  return int64_t(std::llround(double(cycles) * double(chains) / double(limit)));
 }
 
 // What one timed load adds to its job's outputs.
@@ -138,14 +151,20 @@ void run_concurrent(Gpu& gpu, engine::JobCall& call) {
   Buffers buffers;
   std::vector<Stream> streams = make_streams(gpu, call, buffers);
   const int64_t sample_overhead = gpu.model().timing_overhead_cycles;
+  std::vector<size_t> on_job(call.jobs.size());
   for (size_t active = streams.size(); active;) {
     active = 0;
-    for (const Stream& s : streams) active += s.done < s.total ? 1 : 0;
+    std::fill(on_job.begin(), on_job.end(), 0);
+    for (const Stream& s : streams)
+      if (s.done < s.total) {
+        ++active;
+        ++on_job[s.job_index];
+      }
     for (Stream& s : streams) {
       if (s.done == s.total) continue;
       const mt_job& j = *s.job;
       if (!s.pump.empty() && s.done % engine::probe_loads_of(j) == 0) pump_window(gpu, s, double(active), s.done > s.warmup);
-      const int64_t cycles = gpu.load(s.sm, 0, j.space, s.base + 4 * s.cur);
+      const int64_t cycles = queued(gpu, gpu.load(s.sm, 0, j.space, s.base + 4 * s.cur), on_job[s.job_index]);
       // A whole-chase timing has no per-load clock reads.
       const int64_t overhead = j.record == MT_RECORD_TOTAL ? 0 : sample_overhead;
       if (s.done == s.warmup) s.first = s.clock;
