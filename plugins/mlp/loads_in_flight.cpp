@@ -1,0 +1,129 @@
+// mlp/loads-in-flight: how many loads one SM and one warp keep in flight before latency grows,
+// for loads the L2 answers and loads DRAM answers. Random .cg loads, one per line, in 1 .. 1024
+// independent dependent chains (lane 0 of up to 32 warps, then more lanes of each); each point
+// gives a load's latency with that many chains loading, so chains / latency loads per cycle,
+// and Little's law gives the loads in flight where that levels off (paper 002's MSHR count).
+// docs/mlp.md.
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include <memtopo/probe.hpp>
+
+#include "mlp_analysis.hpp"
+
+namespace mlp {
+namespace {
+
+constexpr uint64_t kLine = 128;
+constexpr uint64_t kMinLoads = 8192;  // timed loads of a point at least (few chains: long chains)
+
+struct Level {
+  const char* name;        // "l2", "dram"
+  uint64_t footprint = 0;  // bytes the random loads spread over
+  uint64_t warm_loads = 0; // loads before timing (the L2's lines brought in)
+};
+
+Point measure(const memtopo::Context& ctx, const memtopo::ChaseArray& a, const Level& lv, const Shape& s,
+              uint64_t per_chain, double overhead) {
+  const uint64_t chains = uint64_t(s.warps) * s.lanes;
+  memtopo::Job j;
+  j.space = MT_SPACE_GLOBAL_CG;
+  j.pattern = MT_PATTERN_RANDOM;
+  j.record = MT_RECORD_COUNTS;
+  j.array = &a;
+  j.random_stride_bytes = kLine;
+  j.slow_cycles = 0xfffffffeu;  // nothing is slow: only the cycles count
+  j.warmup_steps = std::max(lv.warm_loads, 8 * chains);
+  j.steps = std::max<uint64_t>(per_chain * chains, kMinLoads);
+  j.rate.streams = s.warps;
+  j.rate.lanes = s.lanes;
+  const memtopo::JobResult r = ctx.backend().run(j);
+  // Each load's own cycles, timed by its chain while the others load: the latency at this many
+  // chains. The chains load all the time, so together they make chains / latency loads per cycle.
+  Point p;
+  p.chains = double(chains);
+  p.loads = double(j.steps);
+  p.latency = std::max(1.0, double(r.cycles) / double(j.steps) - overhead);
+  p.per_cycle = p.chains / p.latency;
+  return p;
+}
+
+std::vector<Point> sweep(memtopo::Context& ctx, const Level& lv, const std::vector<Shape>& shapes, const std::string& tag,
+                         uint64_t per_chain) {
+  const auto a = memtopo::ChaseArray::stride(lv.footprint, kLine);
+  const double overhead = ctx.backend().timing_overhead();
+  std::vector<Point> curve;
+  std::vector<double> rows;
+  for (const Shape& s : shapes) {
+    curve.push_back(measure(ctx, a, lv, s, per_chain, overhead));
+    rows.insert(rows.end(), {double(s.warps), double(s.lanes), curve.back().chains, curve.back().latency,
+                             1000 * curve.back().per_cycle});
+  }
+  ctx.raw(tag, {"warps", "lanes", "chains", "cycles_per_load", "loads_per_kcycle"}, rows);
+  return curve;
+}
+
+void report(memtopo::Context& ctx, const std::string& key, const InFlight& f, const std::string& what) {
+  const memtopo::ResultInfo info{0.8, f.saturated ? memtopo::Bound::Exact : memtopo::Bound::AtLeast,
+                                 what + ": " + f.note};
+  ctx.result(key, int64_t(std::llround(f.loads)), info);
+}
+
+void measure_in_flight(memtopo::Context& ctx) {
+  const memtopo::Backend& b = ctx.backend();
+  if (!b.has(MT_CAP_RANDOM | MT_CAP_COUNTS | MT_CAP_STREAMS | MT_CAP_STREAM_LANES))
+    throw memtopo::Skip("the backend runs no random loads in several chains (MT_CAP_STREAM_LANES)");
+  const uint64_t l2 = uint64_t(ctx.try_input<int64_t>("l2.size_bytes").value_or(ctx.device().l2_bytes));
+  if (l2 == 0) throw memtopo::Skip("no L2 size known");
+  const uint64_t per_chain = uint64_t(ctx.option<int64_t>("loads_per_chain"));
+  // A quarter of the L2 (random lines stay in it), brought in by eight loads per line first
+  // (a line no draw touched stays out with e^-8). For DRAM 64 times the L2, after twice the
+  // L2's lines: one load in 64 still hits, at every point alike, rather than fewer at the points
+  // of few loads. Loads of the other level would queue at its limit and blur this one's.
+  const Level l2_level{"l2", std::max<uint64_t>(l2 / 4 / kLine * kLine, 64 * kLine), 8 * (l2 / 4 / kLine)};
+  const Level dram_level{"dram", 64 * l2, 2 * (l2 / kLine)};
+  const unsigned warps = std::min(b.streams_max(), 32u);
+  const auto shapes = sm_shapes(warps, unsigned(ctx.option<int64_t>("max_chains")));
+  const std::vector<Point> sm_l2 = sweep(ctx, l2_level, shapes, "sm_l2", per_chain);
+  ctx.progress(0.4, "DRAM");
+  const std::vector<Point> sm_dram = sweep(ctx, dram_level, shapes, "sm_dram", per_chain);
+  ctx.progress(0.8, "one warp");
+  const std::vector<Point> warp_l2 = sweep(ctx, l2_level, warp_shapes(), "warp_l2", per_chain);
+  const InFlight f2 = loads_in_flight(sm_l2), fd = loads_in_flight(sm_dram), fw = loads_in_flight(warp_l2);
+  report(ctx, "mlp.sm_l2_loads_in_flight", f2, "L2 hits of one SM");
+  report(ctx, "mlp.sm_dram_loads_in_flight", fd, "DRAM loads of one SM");
+  report(ctx, "mlp.warp_l2_loads_in_flight", fw, "L2 hits of one warp's lanes");
+  const memtopo::ResultInfo lat{0.9, memtopo::Bound::Exact, "one chain of random .cg loads, one per line"};
+  ctx.result("mlp.sm_l2_latency_cycles", f2.latency, lat);
+  ctx.result("mlp.sm_dram_latency_cycles", fd.latency, lat);
+  const memtopo::ResultInfo thr{0.8, memtopo::Bound::Exact, "the most loads per 1000 cycles of one SM's chains"};
+  ctx.result("mlp.sm_l2_loads_per_kcycle", 1000 * f2.per_cycle, thr);
+  ctx.result("mlp.sm_dram_loads_per_kcycle", 1000 * fd.per_cycle, thr);
+}
+
+}  // namespace
+
+memtopo::Probe loads_in_flight_probe() {
+  return memtopo::Probe("mlp/loads-in-flight")
+      .summary("Loads one SM and one warp keep in flight before latency grows, to the L2 and to DRAM")
+      .provides({"mlp.sm_l2_loads_in_flight", "mlp.sm_dram_loads_in_flight", "mlp.warp_l2_loads_in_flight",
+                 "mlp.sm_l2_latency_cycles", "mlp.sm_dram_latency_cycles", "mlp.sm_l2_loads_per_kcycle",
+                 "mlp.sm_dram_loads_per_kcycle"})
+      .uses({"l2.size_bytes"})
+      .key("mlp.sm_l2_loads_in_flight", MT_VALUE_INT, "", "L2 hits one SM keeps in flight (throughput x latency at the limit)")
+      .key("mlp.sm_dram_loads_in_flight", MT_VALUE_INT, "", "loads to DRAM one SM keeps in flight")
+      .key("mlp.warp_l2_loads_in_flight", MT_VALUE_INT, "", "L2 hits the lanes of one warp keep in flight")
+      .key("mlp.sm_l2_latency_cycles", MT_VALUE_FLOAT, "cycles", "one chain's cycles per random L2 hit (.cg)")
+      .key("mlp.sm_dram_latency_cycles", MT_VALUE_FLOAT, "cycles", "one chain's cycles per random DRAM load (.cg)")
+      .key("mlp.sm_l2_loads_per_kcycle", MT_VALUE_FLOAT, "", "most L2 hits per 1000 cycles of one SM, one per line")
+      .key("mlp.sm_dram_loads_per_kcycle", MT_VALUE_FLOAT, "", "most DRAM loads per 1000 cycles of one SM, one per line")
+      .option("max_chains", MT_VALUE_INT, "1024", "most independent chains on the SM (32 warps x 32 lanes)")
+      .option("loads_per_chain", MT_VALUE_INT, "64", "timed loads of each chain")
+      .budget_seconds(60)
+      .run(measure_in_flight);
+}
+
+}  // namespace mlp
+
+MEMTOPO_PLUGIN("mlp", "1.0.0", mlp::loads_in_flight_probe())

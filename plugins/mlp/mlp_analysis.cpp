@@ -1,0 +1,66 @@
+#include "mlp_analysis.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace mlp {
+
+InFlight loads_in_flight(const std::vector<Point>& curve) {
+  InFlight f;
+  double fastest = 0;
+  for (const Point& p : curve)
+    if (p.latency > 0 && (fastest == 0 || p.latency < fastest)) fastest = p.latency;
+  if (fastest <= 0) {
+    f.note = "no point with a latency";
+    return f;
+  }
+  double sum = 0, weight = 0;
+  for (const Point& p : curve)
+    if (p.latency > 0 && p.latency <= 1.1 * fastest) {
+      const double w = p.loads > 0 ? p.loads : 1;
+      sum += w * p.latency;
+      weight += w;
+    }
+  f.latency = sum / weight;
+  // The plateau of throughput: the points within 3 % of the most, pooled by their loads (the
+  // single highest point is the one that fluctuated up).
+  double most = 0, top = 0, top_weight = 0;
+  for (const Point& p : curve) most = std::max(most, p.per_cycle);
+  for (const Point& p : curve)
+    if (p.per_cycle >= 0.97 * most) {
+      const double w = p.loads > 0 ? p.loads : 1;
+      top += w * p.per_cycle;
+      top_weight += w;
+    }
+  f.per_cycle = top / top_weight;
+  f.loads = f.per_cycle * f.latency;
+  const Point& last = curve.back();
+  const bool flat = curve.size() >= 2 && curve[curve.size() - 2].per_cycle >= 0.95 * last.per_cycle &&
+                    last.per_cycle >= 0.95 * most;
+  const bool slower = last.latency >= 1.5 * f.latency;
+  f.saturated = flat && slower;
+  auto num = [](double v) { return std::to_string(int(std::lround(v))); };
+  f.note = "unqueued " + num(f.latency) + " cycles per load; at most " + num(1000 * f.per_cycle) +
+           " loads per 1000 cycles; at " + num(last.chains) + " chains " + num(last.latency) + " cycles per load";
+  if (!f.saturated)
+    f.note += flat ? "; the latency barely grew, so the limit may lie beyond"
+                   : "; the throughput still grew at the most chains: the limit lies beyond";
+  return f;
+}
+
+std::vector<Shape> sm_shapes(unsigned most_warps, unsigned most_chains) {
+  std::vector<Shape> s;
+  for (unsigned c = 1; c <= most_chains; c *= 2) {
+    if (c <= most_warps) s.push_back({c, 1});
+    else if (c / most_warps <= 32 && c % most_warps == 0) s.push_back({most_warps, c / most_warps});
+  }
+  return s;
+}
+
+std::vector<Shape> warp_shapes() {
+  std::vector<Shape> s;
+  for (unsigned l = 1; l <= 32; l *= 2) s.push_back({1, l});
+  return s;
+}
+
+}  // namespace mlp

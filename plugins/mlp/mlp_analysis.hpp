@@ -1,0 +1,40 @@
+// mlp: loads in flight from latency and throughput against independent chains (Little's law),
+// free of measurement so that tests feed it modelled or recorded curves. docs/mlp.md.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace mlp {
+
+// One point: `chains` independent dependent chains of loads on one SM, each load's latency
+// (cycles per load of one chain) and the loads per cycle of all of them.
+struct Point {
+  double chains = 0, latency = 0, per_cycle = 0;
+  double loads = 0;  // timed loads behind the latency
+};
+
+struct InFlight {
+  double latency = 0;      // a load's cycles while chains do not queue
+  double per_cycle = 0;    // loads per cycle at the plateau (the points within 3 % of the most)
+  double loads = 0;        // per_cycle x latency: loads in flight at the most throughput
+  bool saturated = false;  // throughput levelled off and latency grew: `loads` is the limit
+  std::string note;
+};
+
+// Little's law over a curve of growing chain counts. The unloaded latency pools the points
+// within 10 % of the fastest, weighted by their loads. The limit is seen when the last two
+// points' throughputs are within 5 % and the last latency is at least 1.5 x the unloaded one;
+// else `loads` is a lower bound.
+InFlight loads_in_flight(const std::vector<Point>& curve);
+
+// The chain counts of the sweeps: 1, 2, 4, ... up to `most`, and the warps and lanes of each
+// (one lane per warp up to 32 warps, then 32 warps of more lanes).
+struct Shape {
+  unsigned warps = 1, lanes = 1;
+};
+std::vector<Shape> sm_shapes(unsigned most_warps, unsigned most_chains);
+std::vector<Shape> warp_shapes();
+
+}  // namespace mlp
