@@ -5,7 +5,8 @@
 // - sizes: within one line (the size probe steps by 32 B, and the replay takes whole lines),
 //   or 1/1024 of the size where that is more (a large cache whose line count has too few
 //   factors of two for equal power-of-two sets is replayed with one that has them);
-// - cycles: within 3 % or half a cycle (the simulator counts whole cycles);
+// - cycles: within 3 % or half a cycle (the simulator counts whole cycles), each value of a
+//   curve of cycles too;
 // - victim probabilities: within four standard errors of the census (a few hundred evictions);
 // - the footprints of a sweep: within its grid (1/8 of the size past the size, 1/8 octave for
 //   the L2 levels);
@@ -198,6 +199,13 @@ class Comparer {
   // the L1.5's hit latency (one SM, a stride chase). The simulator serves one L1.5 latency on
   // the constant path, L1 latency + penalty, so A's own disagreement is allowed on top.
   void cycles(const std::string& e, const std::string& k, const toml::node* x, const toml::node* y) {
+    if (x && x->is_array()) {  // a curve of cycles (the shared memory's latency per conflict degree)
+      const std::vector<double> va = numbers(x), vb = numbers(y);
+      bool ok = va.size() == vb.size();
+      for (size_t i = 0; ok && i < va.size(); ++i) ok = std::fabs(va[i] - vb[i]) <= std::max(0.03 * std::fabs(va[i]), 0.5);
+      if (!ok) mismatch(e + "." + k, x, y, "3 % or half a cycle each");
+      return;
+    }
     double tol = std::max(0.03 * std::fabs(number(x)), 0.5);
     std::string how = "3 % or half a cycle";
     const double pen = a_num("constant_l1", "miss_penalty_cycles");

@@ -519,3 +519,24 @@ TEST_CASE("cuda: a pointer chase follows a stride array past 2^32 elements", "[c
   j.pattern = MT_PATTERN_CHASE;
   CHECK_THROWS_WITH(be.run(j), Contains("followed by pointer only"));
 }
+
+TEST_CASE("cuda: a warp's lanes on words of one shared-memory bank take turns", "[cuda][gpu]") {
+  auto dev = open_gpu();
+  const memtopo::Backend be(dev->backend());
+  ChaseArray loops;  // every word leads to itself
+  loops.next.resize(2048);
+  std::iota(loops.next.begin(), loops.next.end(), 0u);
+  auto cycles = [&](uint32_t stride) {
+    Job j = chase(loops, 32 * 256, MT_SPACE_SHARED);
+    j.record = MT_RECORD_COUNTS;
+    j.slow_cycles = 0xfffffffeu;
+    j.warmup_steps = 32 * 8;
+    j.rate.lanes = 32;
+    j.rate.lane_offset_elems = stride;
+    const memtopo::JobResult r = be.run(j);
+    CHECK(r.slow == 0);
+    return double(r.cycles) / double(j.steps);
+  };
+  const double apart = cycles(1), one_bank = cycles(32);
+  CHECK(one_bank > apart + 20);  // 32 turns, not one
+}

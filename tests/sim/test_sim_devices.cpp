@@ -326,7 +326,7 @@ TEST_CASE("sim: with far_copies_near a far L2 hit leaves a copy in the near part
   for (uint32_t l : copies.latency) CHECK(l == near);
 }
 
-TEST_CASE("sim: chains past the SM's loads in flight queue; lanes are chains of their own", "[sim]") {
+TEST_CASE("sim: chains past the SM's loads in flight queue, and lanes are chains of their own", "[sim]") {
   auto d = open_device("kepler-like.toml");  // [mlp] 24 loads in flight per SM
   const memtopo::Backend b(d->backend());
   REQUIRE(b.has(MT_CAP_STREAM_LANES));
@@ -351,4 +351,32 @@ TEST_CASE("sim: chains past the SM's loads in flight queue; lanes are chains of 
   CHECK(limit == Approx(one).epsilon(0.02));  // 24 chains: none waits
   CHECK(lanes == Approx(limit).epsilon(0.02));  // 3 warps x 8 lanes are 24 chains too
   CHECK(twice == Approx(2 * one).epsilon(0.03));  // 48 chains: each load waits as long again
+}
+
+TEST_CASE("sim: a warp's lanes on words of one shared-memory bank take turns", "[sim]") {
+  const std::string name = GENERATE(kDevices[0], kDevices[1]);
+  INFO(name);
+  auto d = open_device(name);
+  const toml::table t = read_device_file(name);
+  const memtopo::Backend b(d->backend());
+  memtopo::ChaseArray loops;  // every word leads to itself
+  loops.next.resize(2048);
+  for (uint32_t i = 0; i < 2048; ++i) loops.next[i] = i;
+  auto cycles = [&](uint32_t stride, uint32_t lanes) {
+    memtopo::Job j;
+    j.space = MT_SPACE_SHARED;
+    j.record = MT_RECORD_COUNTS;
+    j.array = &loops;
+    j.slow_cycles = 0xfffffffeu;
+    j.steps = 64 * lanes;
+    j.rate.lanes = lanes;
+    j.rate.lane_offset_elems = stride;
+    return double(b.run(j).cycles) / double(j.steps) - timing_overhead(*d);
+  };
+  const double base = double(key(t, "shared", "latency_cycles")), turn = double(key(t, "shared", "conflict_cycles"));
+  const uint32_t row = uint32_t(32 * key(t, "shared", "bank_bytes") / 4);  // one bank row, in words
+  CHECK(cycles(1, 32) == Approx(base));
+  CHECK(cycles(0, 32) == Approx(base));  // one word: a broadcast
+  CHECK(cycles(row, 5) == Approx(base + 4 * turn).epsilon(0.01));
+  CHECK(cycles(row, 32) == Approx(base + 31 * turn).epsilon(0.01));
 }

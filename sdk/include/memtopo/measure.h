@@ -175,12 +175,15 @@ typedef struct mt_job {
                                  NULL makes the job load without timing */
   mt_job_result out;
   /* ABI 2.2 (MT_CAP_STREAM_LANES): lanes of each stream's warp that load, each its own
-   * dependent chain of random loads (0 or 1: lane 0 alone; at most 32; no pump). The job's
-   * warm-up and timed loads are shared over streams x stream_lanes chains; chain
-   * c = warp x stream_lanes + lane draws from stream warp + 32 x lane. The lanes of a warp
-   * issue their loads as one instruction: a warp's loads in flight. */
+   * dependent chain (0 or 1: lane 0 alone; at most 32; no pump), of random loads or, with
+   * MT_PATTERN_CHASE and MT_RECORD_COUNTS on a global path or in shared memory, along the
+   * array. The job's warm-up and timed loads are shared over streams x stream_lanes chains;
+   * chain c = warp x stream_lanes + lane draws from stream warp + 32 x lane, or starts its
+   * chase at element (start + c x lane_offset_elems) mod elems. The lanes of a warp issue
+   * their loads as one instruction: a warp's loads in flight, or its shared-memory bank
+   * conflicts (lane t at word t x stride over an array where every element leads to itself). */
   uint32_t stream_lanes;
-  uint32_t reserved2;
+  uint32_t lane_offset_elems;
 } mt_job;
 
 /* What a backend runs (mt_backend::capabilities). A job needing a missing bit is refused

@@ -57,6 +57,7 @@ struct ChaseArray {
 struct Rate {
   uint32_t streams = 1;
   uint32_t lanes = 1;  // lanes of each stream's warp that load (mt_job::stream_lanes, ABI 2.2)
+  uint32_t lane_offset_elems = 0;  // chases: chain c starts at start + c x this (ABI 2.2)
   uint32_t gap_cycles = 0;
   uint32_t pump_warps = 0, pump_lanes = 0, pump_cycles = 0, probe_loads = 32;
   uint32_t pump_total() const { return pump_warps * pump_lanes; }
@@ -188,6 +189,7 @@ class Backend {
     c.rate = mt_rate{j.rate.streams, j.rate.gap_cycles, j.rate.pump_warps, j.rate.pump_lanes, j.rate.pump_cycles,
                      j.rate.probe_loads};
     c.stream_lanes = j.rate.lanes;
+    c.lane_offset_elems = j.rate.lane_offset_elems;
     c.record = j.record;
     if (j.record == MT_RECORD_SAMPLES && j.timed) {
       out.latency.resize(j.steps);

@@ -65,6 +65,10 @@ DeviceChaseJob describe(const mt_job& j, const CallArrays& arrays, uint32_t* o) 
     d.pump_lanes = j.rate.pump_lanes;
     d.pump_cycles = j.rate.pump_cycles;
     d.probe_loads = engine::probe_loads_of(j);
+  } else {  // a counted chase: one chain, or chains of streams and lanes from their own starts
+    d.streams = engine::streams_of(j);
+    d.stream_lanes = engine::lanes_of(j);
+    d.lane_offset = uint32_t(j.lane_offset_elems % j.array->elems);
   }
   return d;
 }

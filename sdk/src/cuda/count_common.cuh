@@ -11,6 +11,9 @@ namespace memtopo::cuda::detail {
 struct FollowArray {
   uint32_t start;
   __device__ FollowArray(const DeviceChaseJob& job, uint32_t /*stream*/) : start(job.start) {}
+  // Chain c of several: from start + c x lane_offset (mod the array's length).
+  __device__ FollowArray(const DeviceChaseJob& job, uint32_t /*stream*/, uint32_t chain)
+      : start(uint32_t((job.start + uint64_t(chain) * job.lane_offset) % job.src.elems)) {}
   __device__ uint32_t first() { return start; }
   __device__ uint32_t after(uint32_t loaded) { return loaded; }
 };

@@ -21,10 +21,18 @@ struct CountOne {
   }
 };
 
+// The places of chain c: random draws from stream warp + 32 x lane, or the array from the
+// chain's own start.
+template <class Places>
+__device__ Places chain_places(const DeviceChaseJob& job, uint32_t w, uint32_t lane, uint32_t c) {
+  if constexpr (std::is_same_v<Places, FollowArray>) return FollowArray(job, 0, c);
+  else return RandomDraws(job, w + 32 * lane);
+}
+
 // Several chains: lanes 0 .. stream_lanes-1 of warps 0 .. streams-1, chain c = warp x lanes +
-// lane with generator warp + 32 x lane (engine::chain_stream), each its share of the loads;
-// chain 0 keeps its slow steps. Tallies are summed per warp with shared
-// atomics, then over the warps by thread 0.
+// lane, each its share of the loads; chain 0 keeps its slow steps. Tallies are summed per
+// warp with shared atomics, then over the warps by thread 0.
+template <class Places>
 __device__ void run_chains(const DeviceChaseJob& job, const Resolved& r, ClaimTables t, uint32_t* s_steps) {
   __shared__ Tally s_tally[32];
   __shared__ uint32_t s_scratch[32];  // one word per warp: its lanes' timing stores may race, harmlessly
@@ -40,13 +48,14 @@ __device__ void run_chains(const DeviceChaseJob& job, const Resolved& r, ClaimTa
     const unsigned long long slot = static_cast<unsigned long long>(__cvta_generic_to_shared(s_scratch + w));
     const uint64_t warm = share(job.warmup, chains, c), rec = share(job.record, chains, c);
     const uint32_t cap = c == 0 ? job.count_capacity : 0;
-    using Run = CountRun<RandomDraws>;
-    const RandomDraws places(job, w + 32 * lane);
+    using Run = CountRun<Places>;
+    const Places places = chain_places<Places>(job, w, lane, c);
     Tally y;
-    switch (job.space) {
-      case kSpaceGlobalCa: Run::run<kSpaceGlobalCa>(job, r, s_steps, slot, places, warm, rec, cap, &y); break;
-      case kSpaceGlobalCg: Run::run<kSpaceGlobalCg>(job, r, s_steps, slot, places, warm, rec, cap, &y); break;
-      default: Run::run<kSpaceReadonly>(job, r, s_steps, slot, places, warm, rec, cap, &y); break;
+    switch (job.space) {  // global paths and shared memory only (checked on the host)
+      case kSpaceGlobalCa: Run::template run<kSpaceGlobalCa>(job, r, s_steps, slot, places, warm, rec, cap, &y); break;
+      case kSpaceGlobalCg: Run::template run<kSpaceGlobalCg>(job, r, s_steps, slot, places, warm, rec, cap, &y); break;
+      case kSpaceShared: Run::template run<kSpaceShared>(job, r, s_steps, slot, places, warm, rec, cap, &y); break;
+      default: Run::template run<kSpaceReadonly>(job, r, s_steps, slot, places, warm, rec, cap, &y); break;
     }
     Tally& sum = s_tally[w];
     atomicAdd(&sum.slow, y.slow);
@@ -82,22 +91,23 @@ __global__ void __launch_bounds__(1024) count_kernel(const DeviceChaseJob* jobs,
     run_pumped(job, r, t, dyn + 1, scratch);
     return;
   }
-  if (job.random_stride == 0 || (job.streams <= 1 && job.stream_lanes <= 1)) {
-    if (threadIdx.x != 0) return;
-    wait_for_claims(t);
-    if (job.random_stride == 0) {
-      dispatch<CountOne<FollowArray>, Wide>(job.space, job, r, dyn + 1, scratch);
-      return;
-    }
-    using One = CountOne<RandomDraws>;
-    switch (job.space) {  // global paths only (checked on the host)
-      case kSpaceGlobalCa: One::run<kSpaceGlobalCa>(job, r, dyn + 1, scratch); break;
-      case kSpaceGlobalCg: One::run<kSpaceGlobalCg>(job, r, dyn + 1, scratch); break;
-      default: One::run<kSpaceReadonly>(job, r, dyn + 1, scratch); break;
-    }
+  if (job.streams > 1 || job.stream_lanes > 1) {
+    if (job.random_stride == 0) run_chains<FollowArray>(job, r, t, dyn + 1);
+    else run_chains<RandomDraws>(job, r, t, dyn + 1);
     return;
   }
-  run_chains(job, r, t, dyn + 1);
+  if (threadIdx.x != 0) return;
+  wait_for_claims(t);
+  if (job.random_stride == 0) {
+    dispatch<CountOne<FollowArray>, Wide>(job.space, job, r, dyn + 1, scratch);
+    return;
+  }
+  using One = CountOne<RandomDraws>;
+  switch (job.space) {  // global paths only (checked on the host)
+    case kSpaceGlobalCa: One::run<kSpaceGlobalCa>(job, r, dyn + 1, scratch); break;
+    case kSpaceGlobalCg: One::run<kSpaceGlobalCg>(job, r, dyn + 1, scratch); break;
+    default: One::run<kSpaceReadonly>(job, r, dyn + 1, scratch); break;
+  }
 }
 
 }  // namespace memtopo::cuda::detail

@@ -85,8 +85,11 @@ std::string check_rate(const mt_job& j, const BackendLimits& lim, const std::str
   const mt_rate& r = j.rate;
   const bool paced = r.streams > 1 || r.gap_cycles > 0 || j.stream_lanes > 1;
   if (!paced && r.pump_warps == 0) return {};
-  if (j.pattern != MT_PATTERN_RANDOM || j.record != MT_RECORD_COUNTS)
-    return where + ": streams, gaps and pumps pace counted random loads (MT_PATTERN_RANDOM, MT_RECORD_COUNTS)";
+  const bool chained = j.pattern == MT_PATTERN_CHASE && r.gap_cycles == 0 && r.pump_warps == 0 &&
+                       (global_path(j.space) || j.space == MT_SPACE_SHARED);
+  if (j.record != MT_RECORD_COUNTS || (j.pattern != MT_PATTERN_RANDOM && !chained))
+    return where + ": streams, gaps and pumps pace counted random loads (MT_PATTERN_RANDOM, MT_RECORD_COUNTS); "
+                   "counted chases (MT_PATTERN_CHASE) take streams and lanes on a global path or in shared memory";
   if (paced) {
     if (auto e = missing(lim.capabilities, MT_CAP_STREAMS, "several streams or gaps (MT_CAP_STREAMS)", where); !e.empty())
       return e;

@@ -151,6 +151,7 @@ Model load_model(const std::string& text, const std::string& file, const std::st
   shared.boolean("present");
   shared.ignore("size_bytes");
   m.shared_latency_cycles = shared.cycles("latency_cycles").value_or(30);
+  read_shared_banks(shared, m);
   dram.boolean("present");
   if (auto v = dram.cycles("latency_cycles")) {
     m.has_dram_latency = true;

@@ -55,6 +55,8 @@ void read_cache_sim(Reader& s, Reader& element, CacheRead& read, bool partitions
 
 // [tlb]; [sim.tlb] is read by read_sim_tlb.
 void read_tlb(Reader& tlb, Model& m);
+// [shared] banks, bank width and the cost of a conflict (measured keys beside them read too).
+void read_shared_banks(Reader& shared, Model& m);
 // [mlp]: the loads in flight per SM (the mlp plugin's keys; the others informational).
 void read_mlp(Reader& mlp, Model& m);
 // [sim] itself (seed, noise, GPCs, carveout). The L1.5's sharing is a [sim] key, but a

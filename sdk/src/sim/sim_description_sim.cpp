@@ -88,6 +88,20 @@ void read_tlb(Reader& tlb, Model& m) {
   if (auto t = tlb.boolean("l1d_hit_translated")) m.tlb_on_l1_hit = *t;
 }
 
+void read_shared_banks(Reader& shared, Model& m) {
+  auto banks = shared.integer("banks");
+  auto width = shared.integer("bank_bytes");
+  m.shared_banks = uint32_t(power_of_two(shared, "banks", banks, 32));
+  m.shared_bank_bytes = uint32_t(power_of_two(shared, "bank_bytes", width, 4));
+  if (m.shared_banks > 64) shared.fail("banks", "at most 64 banks");
+  if (m.shared_bank_bytes < 4 || m.shared_bank_bytes > 16) shared.fail("bank_bytes", "4, 8 or 16 bytes");
+  m.shared_conflict_cycles = shared.cycles("conflict_cycles").value_or(2);
+  if (m.shared_conflict_cycles < 0) shared.fail("conflict_cycles", "must not be negative");
+  shared.boolean("broadcast");  // measured: a warp's lanes reading one word take one turn
+  shared.ignore("latency_by_conflict_degree_cycles");  // measured, follows from the above
+  shared.ignore("sm_bytes_per_cycle");                 // measured; the simulator has no limit
+}
+
 void read_mlp(Reader& mlp, Model& m) {
   const auto limit = [&](const char* key) {
     auto v = mlp.integer(key);

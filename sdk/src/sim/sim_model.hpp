@@ -79,6 +79,10 @@ struct Model {
   // [mlp]: loads in flight per SM that the L2 and DRAM answer before latency grows (0: no
   // limit). More chains of one job queue: each load takes latency x chains / limit.
   uint32_t l2_loads_in_flight = 0, dram_loads_in_flight = 0;
+  // [shared] banks: the lanes of one warp whose words differ but share a bank take turns,
+  // conflict_cycles each after the first.
+  uint32_t shared_banks = 32, shared_bank_bytes = 4;
+  int64_t shared_conflict_cycles = 2;
 
   bool has_dram_latency = false;
   int64_t dram_latency_cycles = 0;

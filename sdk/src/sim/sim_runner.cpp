@@ -69,6 +69,7 @@ std::vector<Stream> make_streams(Gpu& gpu, engine::JobCall& call, Buffers& buffe
       Stream s{&j, buffers.base(j.array), j.start, 0, engine::stream_share(j.warmup_steps, n, k), 0, uint32_t(sm), k};
       s.total = s.warmup + engine::stream_share(j.steps, n, k);
       s.job_index = size_t(&j - call.jobs.data());
+      if (j.pattern != MT_PATTERN_RANDOM) s.cur = (j.start + uint64_t(k) * j.lane_offset_elems) % j.array->elems;
       if (j.pattern == MT_PATTERN_RANDOM) {
         s.places.emplace(j.random_seed, j.array->elems, j.random_stride_elems);
         s.places->x = engine::stream_state(s.places->x, engine::chain_stream(j, k));
@@ -108,6 +109,22 @@ int64_t queued(const Gpu& gpu, int64_t cycles, size_t chains) {
                                                              : 0;
   if (limit == 0 || chains <= limit) return cycles;
   return int64_t(std::llround(double(cycles) * double(chains) / double(limit)));
+}
+
+// The turns a warp's shared-memory load takes: the most distinct bank words of one bank among
+// its lanes now loading (lanes on one word share a turn: a broadcast).
+int64_t bank_turns(const Model& m, const std::vector<Stream>& streams, size_t first, size_t lanes) {
+  std::map<uint64_t, std::vector<uint64_t>> words;  // bank -> its distinct words
+  size_t most = 1;
+  for (size_t i = first; i < first + lanes && i < streams.size(); ++i) {
+    const Stream& s = streams[i];
+    if (s.done == s.total) continue;
+    const uint64_t word = 4 * s.cur / m.shared_bank_bytes;
+    std::vector<uint64_t>& w = words[word % m.shared_banks];
+    if (std::find(w.begin(), w.end(), word) == w.end()) w.push_back(word);
+    most = std::max(most, w.size());
+  }
+  return int64_t(most);
 }
 
 // What one timed load adds to its job's outputs.
@@ -164,7 +181,11 @@ void run_concurrent(Gpu& gpu, engine::JobCall& call) {
       if (s.done == s.total) continue;
       const mt_job& j = *s.job;
       if (!s.pump.empty() && s.done % engine::probe_loads_of(j) == 0) pump_window(gpu, s, double(active), s.done > s.warmup);
-      const int64_t cycles = queued(gpu, gpu.load(s.sm, 0, j.space, s.base + 4 * s.cur), on_job[s.job_index]);
+      int64_t cycles = queued(gpu, gpu.load(s.sm, 0, j.space, s.base + 4 * s.cur), on_job[s.job_index]);
+      if (j.space == MT_SPACE_SHARED && engine::lanes_of(j) > 1) {
+        const size_t lanes = engine::lanes_of(j), first = size_t(&s - streams.data()) - s.index % lanes;
+        cycles += (bank_turns(gpu.model(), streams, first, lanes) - 1) * gpu.model().shared_conflict_cycles;
+      }
       // A whole-chase timing has no per-load clock reads.
       const int64_t overhead = j.record == MT_RECORD_TOTAL ? 0 : sample_overhead;
       if (s.done == s.warmup) s.first = s.clock;
