@@ -1,0 +1,125 @@
+// shared-memory/banks: the banks of shared memory from one warp's loads. Lane t of a warp
+// re-reads the 4-byte word t x stride (an array whose every element leads to itself; the
+// warp's lanes are chains of one job, mt_job::stream_lanes), so every load of the warp takes as
+// many turns as the most distinct words one bank holds. Latency against stride gives the banks,
+// their width and a conflict's cost; d lanes on d words of one bank give the latency at each
+// conflict degree 1 .. 32; all lanes on one word show a broadcast; 1 .. 32 warps the loads per
+// cycle of an SM. docs/shared-memory.md.
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include <memtopo/probe.hpp>
+
+#include "banks_analysis.hpp"
+
+namespace shmem {
+namespace {
+
+constexpr uint32_t kWords = 4096;  // 16 KiB: stride 64 x 31 lanes, and more
+
+struct Warp {
+  const memtopo::Context& ctx;
+  memtopo::ChaseArray loops;
+  double overhead = 0;
+
+  // Cycles per load (timing overhead off) of `warps` warps of `lanes` lanes, lane c at word
+  // c x stride.
+  double cycles(uint32_t stride, uint32_t lanes, uint32_t warps = 1) const {
+    memtopo::Job j;
+    j.space = MT_SPACE_SHARED;
+    j.record = MT_RECORD_COUNTS;
+    j.array = &loops;
+    j.slow_cycles = 0xfffffffeu;
+    j.rate.streams = warps;
+    j.rate.lanes = lanes;
+    j.rate.lane_offset_elems = stride;
+    const uint64_t chains = uint64_t(warps) * lanes;
+    j.warmup_steps = 8 * chains;
+    j.steps = 256 * chains;
+    const memtopo::JobResult r = ctx.backend().run(j);
+    return double(r.cycles) / double(j.steps) - overhead;
+  }
+};
+
+memtopo::ChaseArray self_loops() {
+  memtopo::ChaseArray a;
+  a.next.resize(kWords);
+  for (uint32_t i = 0; i < kWords; ++i) a.next[i] = i;
+  return a;
+}
+
+void measure_banks(memtopo::Context& ctx) {
+  if (!ctx.backend().has(MT_CAP_STREAM_LANES | MT_CAP_COUNTS))
+    throw memtopo::Skip("the backend runs no warps of chains (MT_CAP_STREAM_LANES)");
+  const Warp w{ctx, self_loops(), ctx.backend().timing_overhead()};
+  std::vector<StrideLatency> series;
+  std::vector<double> rows;
+  for (uint32_t s : probe_strides()) {
+    series.push_back({s, w.cycles(s, 32)});
+    rows.insert(rows.end(), {double(s), series.back().cycles});
+  }
+  const double broadcast = w.cycles(0, 32), one_lane = w.cycles(1, 1);
+  rows.insert(rows.end(), {0.0, broadcast});
+  ctx.raw("strides", {"stride_words", "cycles_per_load"}, rows);
+  const BankFit f = fit_banks(series);
+  ctx.result("shared.latency_cycles", one_lane,
+             memtopo::ResultInfo{0.9, memtopo::Bound::Exact, "one lane re-reading one word, timing overhead off"});
+  if (!f.found) throw memtopo::NotDeterminable(f.note);
+  const memtopo::ResultInfo info{0.9, memtopo::Bound::Exact, f.note};
+  ctx.result("shared.banks", int64_t(f.banks), info);
+  ctx.result("shared.bank_bytes", int64_t(f.bank_bytes), info);
+  ctx.result("shared.conflict_cycles", f.per_conflict_cycles, info);
+  ctx.result("shared.broadcast", broadcast < f.base_cycles + 0.5 * f.per_conflict_cycles,
+             memtopo::ResultInfo{0.9, memtopo::Bound::Exact,
+                                 "32 lanes on one word: " + std::to_string(broadcast) + " cycles, against " +
+                                     std::to_string(f.base_cycles) + " without a conflict"});
+  // Degree d: d lanes on d words of one bank (a stride of one bank row).
+  const uint32_t row = f.banks * f.bank_bytes / 4;
+  std::vector<double> by_degree, degree_rows;
+  for (uint32_t d = 1; d <= 32; ++d) {
+    by_degree.push_back(w.cycles(row, d));
+    degree_rows.insert(degree_rows.end(), {double(d), by_degree.back()});
+  }
+  ctx.raw("degrees", {"conflict_degree", "cycles_per_load"}, degree_rows);
+  ctx.result("shared.latency_by_conflict_degree_cycles", by_degree,
+             memtopo::ResultInfo{0.9, memtopo::Bound::Exact,
+                                 "d lanes of one warp on d words of one bank (" + std::to_string(row) +
+                                     " words apart), d = 1 .. 32"});
+  // Loads per cycle of an SM: warps of 32 lanes without a conflict.
+  double most = 0;
+  std::vector<double> warp_rows;
+  for (uint32_t warps = 1; warps <= std::min(ctx.backend().streams_max(), 32u); warps *= 2) {
+    const double c = w.cycles(1, 32, warps), per_cycle = 32.0 * warps / c;
+    most = std::max(most, per_cycle);
+    warp_rows.insert(warp_rows.end(), {double(warps), c, per_cycle});
+  }
+  ctx.raw("warps", {"warps", "cycles_per_load", "loads_per_cycle"}, warp_rows);
+  ctx.result("shared.sm_bytes_per_cycle", 4 * most,
+             memtopo::ResultInfo{0.8, memtopo::Bound::AtLeast,
+                                 "4-byte loads of up to 32 warps of 32 lanes without a conflict, each lane a chain"});
+}
+
+}  // namespace
+
+memtopo::Probe banks_probe() {
+  return memtopo::Probe("shared-memory/banks")
+      .summary("Shared-memory banks, bank width, conflict cost per degree, broadcast and loads per cycle")
+      .provides({"shared.latency_cycles", "shared.banks", "shared.bank_bytes", "shared.conflict_cycles",
+                 "shared.broadcast", "shared.latency_by_conflict_degree_cycles", "shared.sm_bytes_per_cycle"})
+      .key("shared.latency_cycles", MT_VALUE_FLOAT, "cycles", "one lane's dependent shared load")
+      .key("shared.banks", MT_VALUE_INT, "", "shared-memory banks")
+      .key("shared.bank_bytes", MT_VALUE_INT, "bytes", "width of one bank")
+      .key("shared.conflict_cycles", MT_VALUE_FLOAT, "cycles", "cycles each further turn of a bank conflict adds")
+      .key("shared.broadcast", MT_VALUE_BOOL, "", "a warp's lanes reading one word take one turn")
+      .key("shared.latency_by_conflict_degree_cycles", MT_VALUE_FLOAT_ARRAY, "cycles",
+           "a warp's load with d lanes on d words of one bank, d = 1 .. 32")
+      .key("shared.sm_bytes_per_cycle", MT_VALUE_FLOAT, "", "4-byte shared loads per cycle of an SM x 4 (at least)")
+      .budget_seconds(30)
+      .run(measure_banks);
+}
+
+}  // namespace shmem
+
+MEMTOPO_PLUGIN("shared-memory", "1.0.0", shmem::banks_probe())

@@ -1,0 +1,64 @@
+// Bank conflicts of one warp at lane strides, and the bank structure fitted to latencies.
+#include <catch2/catch.hpp>
+
+#include <vector>
+
+#include "shared-memory/banks_analysis.hpp"
+
+namespace {
+
+std::vector<shmem::StrideLatency> model(uint32_t banks, uint32_t width, double base, double per, double wobble = 0) {
+  std::vector<shmem::StrideLatency> s;
+  int k = 0;
+  for (uint32_t stride : shmem::probe_strides()) {
+    const double w = (k++ % 2 ? wobble : -wobble);
+    s.push_back({stride, base + per * (shmem::conflict_degree(stride, banks, width) - 1) + w});
+  }
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("shared memory: conflict degrees of 32 banks of 4 and of 8 bytes", "[shared]") {
+  CHECK(shmem::conflict_degree(1, 32, 4) == 1);
+  CHECK(shmem::conflict_degree(2, 32, 4) == 2);
+  CHECK(shmem::conflict_degree(3, 32, 4) == 1);
+  CHECK(shmem::conflict_degree(32, 32, 4) == 32);
+  CHECK(shmem::conflict_degree(64, 32, 4) == 32);
+  CHECK(shmem::conflict_degree(0, 32, 4) == 1);  // a broadcast
+  // 8-byte banks: two lanes of one 8-byte word share a turn.
+  CHECK(shmem::conflict_degree(1, 32, 8) == 1);
+  CHECK(shmem::conflict_degree(2, 32, 8) == 1);
+  CHECK(shmem::conflict_degree(3, 32, 8) == 2);
+  CHECK(shmem::conflict_degree(4, 32, 8) == 2);
+  CHECK(shmem::conflict_degree(64, 32, 8) == 32);
+  // d lanes on one bank row apart: degree d.
+  CHECK(shmem::conflict_degree(32, 32, 4, 7) == 7);
+}
+
+TEST_CASE("shared memory: the fit tells the bank structures apart", "[shared]") {
+  struct Case {
+    uint32_t banks, width;
+  };
+  for (const Case c : {Case{32, 4}, Case{32, 8}, Case{16, 4}, Case{64, 4}}) {
+    INFO(c.banks << " x " << c.width);
+    const auto f = shmem::fit_banks(model(c.banks, c.width, 29, 2, 0.3));
+    REQUIRE(f.found);
+    CHECK(f.banks == c.banks);
+    CHECK(f.bank_bytes == c.width);
+    CHECK(f.base_cycles == Approx(29).margin(0.5));
+    CHECK(f.per_conflict_cycles == Approx(2).margin(0.1));
+  }
+}
+
+TEST_CASE("shared memory: latencies that no bank structure explains are not fitted", "[shared]") {
+  std::vector<shmem::StrideLatency> flat;
+  for (uint32_t s : shmem::probe_strides()) flat.push_back({s, 30});
+  const auto f = shmem::fit_banks(flat);
+  CHECK_FALSE(f.found);
+  CHECK_THAT(f.note, Catch::Contains("cost nothing"));
+  std::vector<shmem::StrideLatency> noise;
+  int k = 0;
+  for (uint32_t s : shmem::probe_strides()) noise.push_back({s, 30.0 + 40.0 * ((k++ * 7) % 5)});
+  CHECK_FALSE(shmem::fit_banks(noise).found);
+}
