@@ -63,7 +63,9 @@ void read_mlp(Reader& mlp, Model& m);
 // measured L1.5 changes its default (docs/simulator.md, "Replaying a measured topology").
 void read_sim_globals(Reader& sim, Model& m, bool constant_l15_measured);
 // [sim.texture] and [sim.readonly] storage: which cache each path looks up first.
-void read_storages(Reader& s_tex, Reader& s_ro, Model& m);
+// [sim.texture] and [sim.readonly] storage; where absent, the measured [texture] and
+// [readonly] storage (cache-sharing/storage).
+void read_storages(Reader& s_tex, Reader& s_ro, Reader& texture, Reader& readonly, Model& m);
 // [sim.l2]: interleave, other clients' traffic, the partition each SM is near.
 void read_l2_placement(Reader& s_l2, Model& m);
 void read_sim_tlb(Reader& s_tlb, Model& m);

@@ -156,9 +156,10 @@ void read_sim_globals(Reader& sim, Model& m, bool constant_l15_measured) {
   }
 }
 
-void read_storages(Reader& s_tex, Reader& s_ro, Model& m) {
-  const Storage tex_def =
+void read_storages(Reader& s_tex, Reader& s_ro, Reader& texture, Reader& readonly, Model& m) {
+  Storage tex_def =
       m.texture.geometry.present ? Storage::Texture : (m.l1d.geometry.present ? Storage::L1d : Storage::None);
+  tex_def = read_storage(texture, "storage", {{"own", tex_def}, {"l1d", Storage::L1d}}, tex_def);
   m.texture_storage = read_storage(s_tex, "storage", {{"own", Storage::Texture}, {"l1d", Storage::L1d}}, tex_def);
   if (m.texture_storage == Storage::Texture && !m.texture.geometry.present)
     s_tex.fail("storage", "\"own\" needs a [texture] table with size_bytes");
@@ -167,7 +168,9 @@ void read_storages(Reader& s_tex, Reader& s_ro, Model& m) {
   // A [readonly] table describes a cache of its own (a measured one may differ from the
   // texture path's: the H100's has 128 B lines, its texture path 256 B); without one,
   // read-only loads share whatever texture loads use.
-  const Storage ro_def = m.readonly.geometry.present ? Storage::Readonly : m.texture_storage;
+  Storage ro_def = m.readonly.geometry.present ? Storage::Readonly : m.texture_storage;
+  ro_def = read_storage(readonly, "storage", {{"texture", m.texture_storage}, {"own", ro_def}, {"l1d", Storage::L1d}},
+                        ro_def);
   m.readonly_storage = read_storage(
       s_ro, "storage", {{"texture", m.texture_storage}, {"own", Storage::Readonly}, {"l1d", Storage::L1d}}, ro_def);
   if (m.readonly_storage == Storage::Readonly && !m.readonly.geometry.present)

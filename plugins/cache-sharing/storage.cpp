@@ -1,0 +1,113 @@
+// cache-sharing/storage: which SM caches share one storage (the thesis' two-actor test). In one
+// block, one launch: path Y reads a few lines (untimed), path X then reads twice what either
+// cache holds, and Y re-reads its lines, timed. When X and Y share a storage, X's lines evicted
+// Y's and the re-read costs what a cold read costs; else it costs a hit. docs/cache-sharing.md.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include <memtopo/analysis.hpp>
+#include <memtopo/probe.hpp>
+#include <memtopo/recipes.hpp>
+
+namespace {
+
+namespace an = memtopo::analysis;
+
+struct Path {
+  std::string element;  // "l1d", "texture", "readonly"
+  mt_space space;
+  uint64_t size = 0, line = 128;
+};
+
+struct Pair {
+  const memtopo::Context& ctx;
+
+  memtopo::Job job(const Path& p, const memtopo::ChaseArray& a, uint32_t order, uint64_t steps, bool timed) const {
+    memtopo::Job j;
+    j.space = p.space;
+    j.array = &a;
+    j.sm = 0;
+    j.block = 0;
+    j.order = order;
+    j.steps = steps;
+    j.timed = timed;
+    j.want_index = false;
+    return j;
+  }
+
+  // Y's small footprint (at Y's line), and a footprint of twice either cache.
+  // Medians of Y's re-read after X's fill, after nothing (a hit) and after Y's own fill of the
+  // same size (evicted: where Y's misses go); true when X's fill evicted like Y's own.
+  bool shared(const Path& y, const Path& x, std::vector<double>& rows) const {
+    const uint64_t small = std::max<uint64_t>(std::min<uint64_t>(y.size / 4, 16384) / y.line * y.line, 4 * y.line);
+    const uint64_t big = std::max(x.size, y.size) * 2;
+    const auto v = memtopo::recipes::constant_stride(small, y.line);
+    // Fills step by 32 B, the narrowest line any GPU cache has: a storage whose lines are
+    // narrower than a path's line_bytes (the Kepler's read-only loads in the 32 B texture
+    // lines), or than the 128 B assumed where no line was measured, still fills.
+    const uint64_t step = 32;
+    const auto fx = memtopo::recipes::constant_stride(big / step * step, step);
+    const auto& fy = fx;
+    const uint64_t nv = small / y.line;
+    const auto med = [](const memtopo::JobResult& r) { return an::median(an::to_doubles(r.latency)); };
+    const auto refill = [&](const Path& filler, const memtopo::recipes::Chase& f) {
+      const uint64_t nf = f.footprint_bytes / step;
+      return med(ctx.backend()
+                     .run(std::vector<memtopo::Job>{job(y, v.array, 1, 2 * nv, false), job(filler, f.array, 2, 2 * nf, false),
+                                                    job(y, v.array, 3, nv, true)})
+                     .at(2));
+    };
+    const double a = refill(x, fx), evicted = refill(y, fy);
+    const double h = med(ctx.backend().run(std::vector<memtopo::Job>{job(y, v.array, 1, 2 * nv, false),
+                                                                     job(y, v.array, 2, nv, true)}).at(1));
+    rows.insert(rows.end(), {double(rows.size() / 6), double(small), double(big), h, a, evicted});
+    if (!(evicted > 1.3 * h))
+      throw memtopo::NotDeterminable(y.element + ": its lines re-read after its own fill of " + std::to_string(big) +
+                                     " B (" + std::to_string(int(evicted + 0.5)) + " cycles) cost no more than a hit (" +
+                                     std::to_string(int(h + 0.5)) + ")");
+    return a > 0.5 * (h + evicted);
+  }
+};
+
+void measure_storage(memtopo::Context& ctx) {
+  if (!ctx.backend().has(MT_CAP_SEQUENCE)) throw memtopo::Skip("the backend runs no sequences of jobs");
+  auto path = [&](const std::string& e, mt_space s) {
+    Path p{e, s};
+    p.size = uint64_t(ctx.input<int64_t>(e + ".size_bytes"));
+    p.line = uint64_t(ctx.try_input<int64_t>(e + ".line_bytes").value_or(128));
+    return p;
+  };
+  const Path l1 = path("l1d", MT_SPACE_GLOBAL_CA), tex = path("texture", MT_SPACE_TEXTURE),
+             ro = path("readonly", MT_SPACE_READONLY);
+  const Pair pair{ctx};
+  std::vector<double> rows;
+  const bool tex_l1 = pair.shared(tex, l1, rows), ro_l1 = pair.shared(ro, l1, rows), ro_tex = pair.shared(ro, tex, rows);
+  ctx.raw("pairs", {"pair", "victim_bytes", "filler_bytes", "hit_median", "after_fill_median", "after_own_fill_median"},
+          rows);
+  const std::string how = "the victim re-reads its lines after the other path read twice what either cache holds, "
+                          "in one block: texture after .ca loads " + std::string(tex_l1 ? "missed" : "hit") +
+                          ", read-only after .ca " + (ro_l1 ? "missed" : "hit") + ", read-only after texture " +
+                          (ro_tex ? "missed" : "hit");
+  const memtopo::ResultInfo info{0.9, memtopo::Bound::Exact, how};
+  ctx.result("texture.storage", std::string(tex_l1 ? "l1d" : "own"), info);
+  ctx.result("readonly.storage", std::string(ro_l1 ? "l1d" : ro_tex ? "texture" : "own"), info);
+}
+
+}  // namespace
+
+namespace cache_sharing {
+
+memtopo::Probe storage_probe() {
+  return memtopo::Probe("cache-sharing/storage")
+      .summary("Which of the L1, texture and read-only caches share one storage per SM (two actors, one launch)")
+      .provides({"texture.storage", "readonly.storage"})
+      .requires_keys({"l1d.size_bytes", "texture.size_bytes", "readonly.size_bytes"})
+      .uses({"l1d.line_bytes", "texture.line_bytes", "readonly.line_bytes"})
+      .key("texture.storage", MT_VALUE_STRING, "", "\"l1d\": texture loads use the L1's storage; \"own\": a storage of their own")
+      .key("readonly.storage", MT_VALUE_STRING, "", "\"l1d\", \"texture\" (whatever texture loads use) or \"own\"")
+      .budget_seconds(30)
+      .run(measure_storage);
+}
+
+}  // namespace cache_sharing
