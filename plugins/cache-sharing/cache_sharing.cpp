@@ -139,4 +139,9 @@ memtopo::Probe groups_probe() {
 
 }  // namespace
 
-MEMTOPO_PLUGIN("cache-sharing", "1.0.0", groups_probe())
+namespace cache_sharing {
+memtopo::Probe storage_probe();
+memtopo::Probe instances_probe();
+}  // namespace cache_sharing
+
+MEMTOPO_PLUGIN("cache-sharing", "1.0.0", groups_probe(), cache_sharing::storage_probe(), cache_sharing::instances_probe())
