@@ -405,6 +405,28 @@ TEST_CASE("cuda: an untimed job of a sequence loads its lines", "[cuda][gpu]") {
   CHECK(after_untimed <= 1.2 * after_timed);
 }
 
+TEST_CASE("cuda: the next job of a sequence in the same block finds the L1 lines of the last", "[cuda][gpu]") {
+  auto dev = open_gpu();
+  const memtopo::Backend be(dev->backend());
+  // 16 KiB of .ca lines: a re-read in the second job costs what one within a job costs (an L1
+  // hit), not an L2 hit, so handing one phase to the next keeps the SM's L1.
+  const ChaseArray lines = ChaseArray::stride(16 << 10, 128);
+  std::vector<Job> jobs(2, chase(lines, 128, MT_SPACE_GLOBAL_CA));
+  for (size_t k = 0; k < 2; ++k) {
+    jobs[k].order = uint32_t(k + 1);
+    jobs[k].block = 0;
+    jobs[k].sm = 0;
+  }
+  jobs[0].timed = false;
+  const double reread = median(be.run(jobs)[1].latency);
+  Job one = chase(lines, 128, MT_SPACE_GLOBAL_CA);
+  one.sm = 0;
+  one.warmup_steps = 256;
+  const double within = median(be.run(one).latency);
+  INFO("re-read in the next job " << reread << " cycles, within one job " << within);
+  CHECK(reread <= 1.3 * within);
+}
+
 TEST_CASE("cuda: buffers for probe kernels come from the pool", "[cuda][gpu]") {
   auto dev = open_gpu();
   const memtopo::Backend be(dev->backend());

@@ -100,10 +100,10 @@ __global__ void sequence_kernel(const DevicePhase* phases, uint32_t phase_count,
       dispatch<PhaseRun, Wide>(ph.space, ph, r, s_index, s_latency, rec);
     }
     __syncthreads();
-    if (threadIdx.x == 0) {
-      __threadfence();
-      atomicExch(t.counters + 2, p + 1);
-    }
+    // The next phase may start: a release store, which orders this phase's sample writes
+    // before it. Not __threadfence(): its acquire half invalidates the SM's L1, and the next
+    // phase of the same block would find the lines this one loaded gone.
+    if (threadIdx.x == 0) asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(t.counters + 2), "r"(p + 1) : "memory");
   }
 }
 
