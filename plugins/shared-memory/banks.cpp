@@ -13,6 +13,7 @@
 #include <memtopo/probe.hpp>
 
 #include "banks_analysis.hpp"
+#include "probes.hpp"
 
 namespace shmem {
 namespace {
@@ -122,4 +123,3 @@ memtopo::Probe banks_probe() {
 
 }  // namespace shmem
 
-MEMTOPO_PLUGIN("shared-memory", "1.0.0", shmem::banks_probe())

@@ -1,10 +1,11 @@
 // The quality bars of the shared-memory plugin on the simulated GPU: on every shipped device
-// the banks, their width and a conflict's cost come back (exactly, and within 5 %), also with
-// measurement noise on.
+// the banks, their width and a conflict's cost come back (exactly, and within 5 %), and so does
+// the carveout table, also with measurement noise on.
 #include <catch2/catch.hpp>
 
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include <toml++/toml.h>
 
@@ -27,6 +28,41 @@ void compare_shared(const toml::table& ref, const toml::table& got) {
   CHECK(std::fabs(d32 - (latency + 31 * conflict)) <= 0.05 * (latency + 31 * conflict));
 }
 
+std::vector<int64_t> ints(const toml::node_view<const toml::node>& v) {
+  std::vector<int64_t> out;
+  if (const toml::array* a = v.as_array())
+    for (const auto& e : *a) out.push_back(e.value_or(int64_t(-1)));
+  return out;
+}
+
+// The table the description implies: at p % a carveout takes the smallest listed size holding
+// p % of the device's shared memory, and the L1 keeps what is left of the array, at most its size.
+void compare_carveout(const toml::table& ref, const toml::table& got) {
+  const int64_t max_shared = ref["device"]["shared_per_sm_bytes"].value_or(int64_t(0));
+  const int64_t total = ref["sim"]["l1_shared_total_bytes"].value_or(int64_t(0));
+  const int64_t l1 = ref["l1d"]["size_bytes"].value_or(int64_t(0));
+  const std::vector<int64_t> sizes = ints(ref["sim"]["shared_sizes_bytes"]);
+  std::vector<int64_t> percent, left;
+  for (int64_t p = 0; p <= 100; ++p) {
+    const int64_t asked = max_shared * p / 100;
+    int64_t shared = sizes.empty() ? asked : sizes.back();
+    for (auto it = sizes.rbegin(); it != sizes.rend(); ++it)
+      if (*it >= asked) shared = *it;
+    const int64_t l1_left = total ? std::min(total - shared, l1) : l1;
+    if (left.empty() || left.back() != l1_left) {
+      percent.push_back(p);
+      left.push_back(l1_left);
+    }
+  }
+  CHECK(ints(got["shared"]["carveout_percent"]) == percent);
+  CHECK(ints(got["shared"]["carveout_l1d_size_bytes"]) == left);
+  std::vector<int64_t> sm;
+  for (int64_t b : left) sm.push_back(max_shared - (b - left.back()));
+  CHECK(ints(got["shared"]["carveout_sm_shared_bytes"]) == sm);
+  CHECK(ints(got["shared"]["carveout_block_shared_bytes"]).size() == sm.size());
+  CHECK(got["l1d"]["size_carveout_percent"].value<int64_t>() == 0);
+}
+
 }  // namespace
 
 TEST_CASE("shared-memory probe recovers the banks of every shipped simulated device", "[shared][sim]") {
@@ -34,7 +70,10 @@ TEST_CASE("shared-memory probe recovers the banks of every shipped simulated dev
   INFO(name);
   const toml::table got = probetest::run_memtopo(probetest::device_file(name), "shared-" + name, "shared-memory");
   CHECK(got["probes"]["shared-memory/banks"]["status"].value<std::string>() == "ok");
-  compare_shared(toml::parse_file(probetest::device_file(name).string()), got);
+  CHECK(got["probes"]["shared-memory/carveout"]["status"].value<std::string>() == "ok");
+  const toml::table ref = toml::parse_file(probetest::device_file(name).string());
+  compare_shared(ref, got);
+  compare_carveout(ref, got);
 }
 
 TEST_CASE("shared-memory probe with measurement noise on", "[shared][sim][noise]") {
@@ -43,5 +82,7 @@ TEST_CASE("shared-memory probe with measurement noise on", "[shared][sim][noise]
   const std::string dev =
       probetest::write_variant(name, "shared-noisy", [](toml::table& t) { probetest::add_noise(t, 9); });
   const toml::table got = probetest::run_memtopo(dev, "shared-noisy-" + name, "shared-memory");
-  compare_shared(toml::parse_file(probetest::device_file(name).string()), got);
+  const toml::table ref = toml::parse_file(probetest::device_file(name).string());
+  compare_shared(ref, got);
+  compare_carveout(ref, got);
 }

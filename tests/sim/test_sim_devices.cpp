@@ -121,6 +121,10 @@ TEST_CASE("sim: the shared-memory carveout shrinks a unified L1", "[sim]") {
   CHECK(misses(fine(*d, MT_SPACE_GLOBAL_CA, 65536, 128, 1024, 512, -1, 0).latency, hit) == 0);
   CHECK(misses(fine(*d, MT_SPACE_GLOBAL_CA, 65536, 128, 1024, 512, -1, 100).latency, hit) == 512);
   CHECK(misses(fine(*d, MT_SPACE_GLOBAL_CA, 16384, 128, 128, 512, -1, 100).latency, hit) == 0);
+  // 1 % asks for 2.3 KiB and gets the next listed size, 8 KiB: 248 KiB of L1 are left, as
+  // 1984 lines over 128 sets (the first 64 sets keep 16 ways, the others 15)
+  CHECK(misses(fine(*d, MT_SPACE_GLOBAL_CA, 248 << 10, 128, 1984, 1984, -1, 1).latency, hit) == 0);
+  CHECK(misses(fine(*d, MT_SPACE_GLOBAL_CA, 249 << 10, 128, 1992, 1992, -1, 1).latency, hit) > 0);
   // Kepler-like: 64 KiB split 48/16 .. 16/48
   auto k = open_device("kepler-like.toml");
   const uint32_t khit = 64 + 16;

@@ -63,6 +63,15 @@ Probe element_probe(const ElementSpec& spec, const std::string& suffix, const st
   return p;
 }
 
+// Which carveout the size was measured at: on a unified L1 the size depends on it
+// (shared.carveout_* give the L1 at each).
+void report_carveout(Context& ctx, const std::string& element, int32_t percent) {
+  ctx.result(element + ".size_carveout_percent", int64_t(percent),
+             ResultInfo{1.0, Bound::Exact,
+                        percent < 0 ? "the driver's default carveout"
+                                    : "carveout the size was measured at (0: the least shared memory the kernel allows)"});
+}
+
 }  // namespace
 
 std::vector<Probe> element_probes(const ElementSpec& spec) {
@@ -78,13 +87,16 @@ std::vector<Probe> element_probes(const ElementSpec& spec) {
   probes.push_back(element_probe(spec, "size",
                                  spec.size_by_occupancy ? "first miss of a cyclic footprint sweep"
                                                         : "size (largest footprint without capacity misses)",
-                                 true, [e, first_key](Context& ctx, Measurer& m) {
+                                 true, [e, first_key, carveout = spec.carveout_option](Context& ctx, Measurer& m) {
                                    const SizeResult r = find_size(m);
                                    report(ctx, first_key, r.size_bytes);
                                    report(ctx, e + ".full_miss_bytes", r.full_miss_bytes);
+                                   if (carveout) report_carveout(ctx, e, m.target().shared_carveout_percent);
                                    ctx.debug(e + " size: " + std::to_string(m.launches()) + " launches");
                                  }));
-  probes.back().provides({first_key, e + ".full_miss_bytes"}).requires_keys(size_req).uses(uses);
+  std::vector<std::string> size_keys{first_key, e + ".full_miss_bytes"};
+  if (spec.carveout_option) size_keys.push_back(e + ".size_carveout_percent");
+  probes.back().provides(size_keys).requires_keys(size_req).uses(uses);
 
   if (spec.size_by_occupancy) {
     probes.push_back(element_probe(

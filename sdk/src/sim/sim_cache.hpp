@@ -3,6 +3,7 @@
 // that starting each run_jobs call with empty caches costs nothing even for a 50 MiB L2.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -53,9 +54,11 @@ class Cache {
 
   // Empties the cache (every line invalid).
   void reset();
-  // Uses at most `ways` ways of every set (the carveout shrinks the L1); 0: all.
-  void limit_ways(uint32_t ways) {
-    way_limit_ = ways ? ways : UINT32_MAX;
+  // Holds at most `lines` lines (the carveout shrinks the L1), spread over the sets: the
+  // first lines % sets sets keep one way more than the others, every set at least one; 0: all.
+  void limit_lines(uint64_t lines) {
+    way_limit_ = lines ? uint32_t(std::max<uint64_t>(1, lines / sets_)) : UINT32_MAX;
+    extra_way_sets_ = lines && lines / sets_ ? uint32_t(lines % sets_) : 0;
     mru_line_ = UINT64_MAX;
   }
   // One way of `set` (of sets()) holds another user's line for now: the set has one way
@@ -84,7 +87,7 @@ class Cache {
     const uint32_t set = set_of(index_addr);
     const uint32_t base = equal_sets_ ? set * ways_ : set_base_[set];
     uint32_t ways = equal_sets_ ? ways_ : set_ways_[set];
-    if (ways > way_limit_) ways = way_limit_;
+    if (ways > way_limit_) ways = way_limit_ + (set < extra_way_sets_ ? 1 : 0);
     if (set == lost_way_set_ && ways > 1) --ways;
     // One pass: the hit, else the first invalid way and the oldest stamp (LRU/FIFO victim).
     const uint64_t key = line | (uint64_t(epoch_now_) << kEpochShift);
@@ -141,6 +144,7 @@ class Cache {
   bool equal_sets_;
   uint32_t ways_;  // equal sets only
   uint32_t way_limit_ = UINT32_MAX;
+  uint32_t extra_way_sets_ = 0;
   uint32_t lost_way_set_ = UINT32_MAX;
   std::vector<uint32_t> set_ways_, set_base_;
   // Unequal sets: set of each residue (line mod total lines), dealt round-robin to the

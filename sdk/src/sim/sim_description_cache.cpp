@@ -341,6 +341,8 @@ void read_cache_sim(Reader& s, Reader& element, CacheRead& read, bool partitions
     // The measured instances (cache-sharing/instances) where [sim.*] gives none.
     auto measured = element.integer("instances_per_sm");
     element.ignore("instance_of_warp");
+    // The carveout the size was measured at; the [shared] carveout_* keys replay the others.
+    element.ignore("size_carveout_percent");
     auto given = s.integer("partitions_per_sm");
     e.partitions_per_sm = uint32_t(positive(s, "partitions_per_sm", given ? given : measured, 1));
     if (e.partitions_per_sm > 32) s.fail("partitions_per_sm", "at most 32 partitions per SM");

@@ -156,6 +156,31 @@ void read_sim_globals(Reader& sim, Model& m, bool constant_l15_measured) {
   }
 }
 
+void read_carveout(Reader& sim, Reader& shared, Model& m) {
+  const auto sizes = sim.integers("shared_sizes_bytes");
+  // Measured (shared-memory/carveout): the levels a carveout sweep found, which replay as the
+  // sizes a carveout selects, and the L1 plus shared memory of the first as the array they split.
+  shared.ignore("carveout_percent");
+  shared.ignore("carveout_block_shared_bytes");
+  const auto measured = shared.integers("carveout_sm_shared_bytes");
+  const auto l1_left = shared.integers("carveout_l1d_size_bytes");
+  if (measured && l1_left && measured->size() != l1_left->size())
+    shared.fail("carveout_l1d_size_bytes", "has " + std::to_string(l1_left->size()) + " entries, carveout_sm_shared_bytes " +
+                                               std::to_string(measured->size()) + "; one per carveout level");
+  Reader& from = sizes ? sim : shared;
+  const char* key = sizes ? "shared_sizes_bytes" : "carveout_sm_shared_bytes";
+  const std::vector<int64_t> list = sizes ? *sizes : measured.value_or(std::vector<int64_t>{});
+  for (size_t i = 0; i < list.size(); ++i) {
+    if (list[i] < 0) from.fail(key, "holds a negative size");
+    if (i && list[i] <= list[i - 1]) from.fail(key, "must be ascending: one entry per size a carveout selects");
+    m.shared_sizes_bytes.push_back(uint64_t(list[i]));
+  }
+  if (!sizes && measured && l1_left && !measured->empty() && !sim.has("l1_shared_total_bytes")) {
+    const uint64_t total = uint64_t(std::max<int64_t>(0, (*l1_left)[0])) + uint64_t((*measured)[0]);
+    m.l1_shared_total_bytes = std::max<uint64_t>(total, m.l1d.geometry.size_bytes);
+  }
+}
+
 void read_storages(Reader& s_tex, Reader& s_ro, Reader& texture, Reader& readonly, Model& m) {
   Storage tex_def =
       m.texture.geometry.present ? Storage::Texture : (m.l1d.geometry.present ? Storage::L1d : Storage::None);

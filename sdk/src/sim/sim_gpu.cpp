@@ -105,7 +105,7 @@ void Gpu::begin_call() {
   for (PerSmCaches* c : {&l1d_, &tex_cache_, &ro_cache_})
     for (auto& x : c->caches) {
       x->reset();
-      x->limit_ways(0);
+      x->limit_lines(0);
       const bool stray = model_.stray_line_probability > 0 && stray_rng_.uniform() < model_.stray_line_probability;
       x->lose_way_of(stray ? uint32_t(stray_rng_.below(x->sets())) : UINT32_MAX);
     }
@@ -114,16 +114,22 @@ void Gpu::begin_call() {
   if (tlb2_) tlb2_->reset();
 }
 
+uint64_t Model::carveout_shared_bytes(int32_t percent) const {
+  if (percent < 0) percent = default_carveout_percent;
+  const uint64_t asked = uint64_t(info.shared_per_sm_bytes) * uint64_t(percent) / 100;
+  for (uint64_t s : shared_sizes_bytes)
+    if (s >= asked) return s;
+  return shared_sizes_bytes.empty() ? asked : shared_sizes_bytes.back();
+}
+
 void Gpu::set_carveout(uint32_t sm, int32_t percent) {
   if (!model_.l1_shared_total_bytes || l1d_.caches.empty()) return;
-  if (percent < 0) percent = model_.default_carveout_percent;
   const CacheGeometry& g = model_.l1d.geometry;
-  const uint64_t shared = uint64_t(model_.info.shared_per_sm_bytes) * uint64_t(percent) / 100;
+  const uint64_t shared = model_.carveout_shared_bytes(percent);
   const uint64_t left = model_.l1_shared_total_bytes > shared ? model_.l1_shared_total_bytes - shared : 0;
   const uint64_t per_partition = std::min<uint64_t>(left / l1d_.partitions, g.size_bytes);
-  const uint64_t way_bytes = g.size_bytes / g.max_ways();
-  const uint32_t ways = uint32_t(std::max<uint64_t>(1, per_partition / way_bytes));
-  for (uint32_t p = 0; p < l1d_.partitions; ++p) l1d_.caches[size_t(sm) * l1d_.partitions + p]->limit_ways(ways);
+  const uint64_t lines = std::max<uint64_t>(1, per_partition / g.line_bytes);
+  for (uint32_t p = 0; p < l1d_.partitions; ++p) l1d_.caches[size_t(sm) * l1d_.partitions + p]->limit_lines(lines);
 }
 
 const PathLatency& Gpu::path(mt_space s) const {

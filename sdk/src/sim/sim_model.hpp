@@ -113,6 +113,11 @@ struct Model {
   uint32_t warp_schedulers = 4;
   uint64_t l1_shared_total_bytes = 0;  // 0: the carveout does not change the L1
   int32_t default_carveout_percent = 0;
+  // The shared-memory sizes per SM a carveout can select, ascending: a carveout of p% takes
+  // the smallest one holding p% of device.shared_per_sm_bytes. Empty: p% exactly.
+  std::vector<uint64_t> shared_sizes_bytes;
+  // The shared memory per SM a job with carveout `percent` (-1: the default) leaves beside the L1.
+  uint64_t carveout_shared_bytes(int32_t percent) const;
 };
 
 // Reads and checks a description. `origin_name` is the file name used in messages.

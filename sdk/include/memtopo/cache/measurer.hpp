@@ -87,6 +87,9 @@ class Measurer {
                              const Rate& rate = {});
 
   const Target& target() const { return target_; }
+  // Later jobs run at this carveout; the calibration stands (a hit's latency does not depend
+  // on how much of the array the L1 keeps).
+  void set_carveout(int32_t percent) { target_.shared_carveout_percent = percent; }
   const Context& ctx() const { return ctx_; }
   // Median raw cycles of a hit in the reference footprint (timing overhead included).
   double hit_latency_raw() const { return hit_centre_; }
