@@ -1,4 +1,5 @@
-// cache-sharing/storage: which SM caches share one storage (the thesis' two-actor test). In one
+// cache-sharing/storage: which SM caches (L1, texture, read-only, constant L1) share one
+// storage (the thesis' two-actor test). In one
 // block, one launch: path Y reads a few lines (untimed), path X then reads twice what either
 // cache holds, and Y re-reads its lines, timed. When X and Y share a storage, X's lines evicted
 // Y's and the re-read costs what a cold read costs; else it costs a hit. docs/cache-sharing.md.
@@ -15,7 +16,7 @@ namespace {
 namespace an = memtopo::analysis;
 
 struct Path {
-  std::string element;  // "l1d", "texture", "readonly"
+  std::string element;  // "l1d", "texture", "readonly", "constant_l1"
   mt_space space;
   uint64_t size = 0, line = 128;
 };
@@ -48,7 +49,10 @@ struct Pair {
     // lines), or than the 128 B assumed where no line was measured, still fills.
     const uint64_t step = 32;
     const auto fx = memtopo::recipes::constant_stride(big / step * step, step);
-    const auto& fy = fx;
+    // The constant path reaches little past constant memory: its own fill is four times its
+    // cache, enough to evict under any policy that keeps recent lines.
+    const uint64_t own = y.space == MT_SPACE_CONSTANT ? 4 * y.size : big;
+    const auto fy = memtopo::recipes::constant_stride(own / step * step, step);
     const uint64_t nv = small / y.line;
     const auto med = [](const memtopo::JobResult& r) { return an::median(an::to_doubles(r.latency)); };
     const auto refill = [&](const Path& filler, const memtopo::recipes::Chase& f) {
@@ -61,7 +65,7 @@ struct Pair {
     const double a = refill(x, fx), evicted = refill(y, fy);
     const double h = med(ctx.backend().run(std::vector<memtopo::Job>{job(y, v.array, 1, 2 * nv, false),
                                                                      job(y, v.array, 2, nv, true)}).at(1));
-    rows.insert(rows.end(), {double(rows.size() / 6), double(small), double(big), h, a, evicted});
+    rows.insert(rows.end(), {double(rows.size() / 7), double(small), double(big), double(own), h, a, evicted});
     if (!(evicted > 1.3 * h))
       throw memtopo::NotDeterminable(y.element + ": its lines re-read after its own fill of " + std::to_string(big) +
                                      " B (" + std::to_string(int(evicted + 0.5)) + " cycles) cost no more than a hit (" +
@@ -79,19 +83,24 @@ void measure_storage(memtopo::Context& ctx) {
     return p;
   };
   const Path l1 = path("l1d", MT_SPACE_GLOBAL_CA), tex = path("texture", MT_SPACE_TEXTURE),
-             ro = path("readonly", MT_SPACE_READONLY);
+             ro = path("readonly", MT_SPACE_READONLY), c1 = path("constant_l1", MT_SPACE_CONSTANT);
   const Pair pair{ctx};
   std::vector<double> rows;
   const bool tex_l1 = pair.shared(tex, l1, rows), ro_l1 = pair.shared(ro, l1, rows), ro_tex = pair.shared(ro, tex, rows);
-  ctx.raw("pairs", {"pair", "victim_bytes", "filler_bytes", "hit_median", "after_fill_median", "after_own_fill_median"},
+  const bool c1_l1 = pair.shared(c1, l1, rows), c1_tex = pair.shared(c1, tex, rows);
+  ctx.raw("pairs",
+          {"pair", "victim_bytes", "filler_bytes", "own_filler_bytes", "hit_median", "after_fill_median",
+           "after_own_fill_median"},
           rows);
+  auto seen = [](bool missed) { return std::string(missed ? "missed" : "hit"); };
   const std::string how = "the victim re-reads its lines after the other path read twice what either cache holds, "
-                          "in one block: texture after .ca loads " + std::string(tex_l1 ? "missed" : "hit") +
-                          ", read-only after .ca " + (ro_l1 ? "missed" : "hit") + ", read-only after texture " +
-                          (ro_tex ? "missed" : "hit");
+                          "in one block: texture after .ca loads " + seen(tex_l1) + ", read-only after .ca " +
+                          seen(ro_l1) + ", read-only after texture " + seen(ro_tex) + ", constant after .ca " +
+                          seen(c1_l1) + ", constant after texture " + seen(c1_tex);
   const memtopo::ResultInfo info{0.9, memtopo::Bound::Exact, how};
   ctx.result("texture.storage", std::string(tex_l1 ? "l1d" : "own"), info);
   ctx.result("readonly.storage", std::string(ro_l1 ? "l1d" : ro_tex ? "texture" : "own"), info);
+  ctx.result("constant_l1.storage", std::string(c1_l1 ? "l1d" : c1_tex ? "texture" : "own"), info);
 }
 
 }  // namespace
@@ -100,12 +109,13 @@ namespace cache_sharing {
 
 memtopo::Probe storage_probe() {
   return memtopo::Probe("cache-sharing/storage")
-      .summary("Which of the L1, texture and read-only caches share one storage per SM (two actors, one launch)")
-      .provides({"texture.storage", "readonly.storage"})
-      .requires_keys({"l1d.size_bytes", "texture.size_bytes", "readonly.size_bytes"})
-      .uses({"l1d.line_bytes", "texture.line_bytes", "readonly.line_bytes"})
+      .summary("Which of the L1, texture, read-only and constant caches share one storage per SM (two actors, one launch)")
+      .provides({"texture.storage", "readonly.storage", "constant_l1.storage"})
+      .requires_keys({"l1d.size_bytes", "texture.size_bytes", "readonly.size_bytes", "constant_l1.size_bytes"})
+      .uses({"l1d.line_bytes", "texture.line_bytes", "readonly.line_bytes", "constant_l1.line_bytes"})
       .key("texture.storage", MT_VALUE_STRING, "", "\"l1d\": texture loads use the L1's storage; \"own\": a storage of their own")
       .key("readonly.storage", MT_VALUE_STRING, "", "\"l1d\", \"texture\" (whatever texture loads use) or \"own\"")
+      .key("constant_l1.storage", MT_VALUE_STRING, "", "\"l1d\", \"texture\" or \"own\": the storage constant loads use")
       .budget_seconds(30)
       .run(measure_storage);
 }

@@ -120,6 +120,8 @@ class Comparer {
   void key(const std::string& e, const std::string& k, const toml::node* x, const toml::node* y) {
     const std::string what = e + "." + k;
     if (e == "device") return exact(what, x, y);
+    // A file measured before a probe added a key: B's key is new, not a disagreement.
+    if (!x && y) return skip(what, "only in B: a key added since A was measured");
     if (early_.count(e) && kFromFirstMiss.count(k))
       return skip(what, "measured from A's first miss, which other traffic made come before the size; the replay "
                         "has the size and no such traffic");

@@ -16,6 +16,7 @@ void compare_storage(const toml::table& ref, const toml::table& got) {
                     ro = ref["sim"]["readonly"]["storage"].value_or(std::string());
   CHECK(got["texture"]["storage"].value<std::string>() == tex);
   CHECK(got["readonly"]["storage"].value<std::string>() == ro);
+  CHECK(got["constant_l1"]["storage"].value<std::string>() == "own");  // the simulator's is always its own
   // Instances: those of the storage each path uses.
   const int64_t l1 = ref["sim"]["l1d"]["partitions_per_sm"].value_or<int64_t>(1);
   const int64_t t = tex == "l1d" ? l1 : ref["sim"]["texture"]["partitions_per_sm"].value_or<int64_t>(1);

@@ -65,6 +65,8 @@ TEST_CASE("sim: description errors name file, line and key", "[sim][description]
   CHECK_THAT(error_of(kDevice + "[constant_l15]\nsize_bytes = 32768\ngroup_of_sm = [0, 0, 1, 4]\n"),
              Catch::Contains("constant_l15.group_of_sm: holds 4; groups are numbered 0 .. sm_count - 1"));
   CHECK(error_of(kDevice + "[constant_l15]\nsize_bytes = 32768\ngroup_of_sm = [0, 1, 1, 0]\nsm_group_count = 2\n") == "");
+  CHECK_THAT(error_of(kDevice + "[constant_l1]\nsize_bytes = 2048\nstorage = \"l1d\"\n"),
+             Catch::Contains("constant_l1.storage: \"l1d\": the simulator's constant L1 has a storage of its own"));
   CHECK_THAT(error_of(kDevice + "[sim]\nshared_sizes_bytes = [8192, 0]\n"),
              Catch::StartsWith(":5: sim.shared_sizes_bytes: must be ascending"));
   CHECK_THAT(error_of(kDevice + "[shared]\ncarveout_sm_shared_bytes = [0, 8192]\ncarveout_l1d_size_bytes = [4096]\n"),

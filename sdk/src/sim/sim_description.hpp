@@ -68,7 +68,7 @@ void read_sim_globals(Reader& sim, Model& m, bool constant_l15_measured);
 // The shared-memory sizes a carveout selects: [sim] shared_sizes_bytes, or the levels a
 // carveout sweep measured ([shared] carveout_*), which also give the L1 and shared array.
 void read_carveout(Reader& sim, Reader& shared, Model& m);
-void read_storages(Reader& s_tex, Reader& s_ro, Reader& texture, Reader& readonly, Model& m);
+void read_storages(Reader& s_tex, Reader& s_ro, Reader& texture, Reader& readonly, Reader& constant_l1, Model& m);
 // [sim.l2]: interleave, other clients' traffic, the partition each SM is near.
 void read_l2_placement(Reader& s_l2, Model& m);
 void read_sim_tlb(Reader& s_tlb, Model& m);

@@ -175,13 +175,19 @@ void read_carveout(Reader& sim, Reader& shared, Model& m) {
     if (i && list[i] <= list[i - 1]) from.fail(key, "must be ascending: one entry per size a carveout selects");
     m.shared_sizes_bytes.push_back(uint64_t(list[i]));
   }
-  if (!sizes && measured && l1_left && !measured->empty() && !sim.has("l1_shared_total_bytes")) {
-    const uint64_t total = uint64_t(std::max<int64_t>(0, (*l1_left)[0])) + uint64_t((*measured)[0]);
+  // One level: the L1 does not change with the carveout. The measured L1 is one thread's, so
+  // one partition's.
+  if (!sizes && measured && l1_left && measured->size() > 1 && !sim.has("l1_shared_total_bytes")) {
+    const uint64_t total = uint64_t(std::max<int64_t>(0, (*l1_left)[0])) * m.l1d.partitions_per_sm + uint64_t((*measured)[0]);
     m.l1_shared_total_bytes = std::max<uint64_t>(total, m.l1d.geometry.size_bytes);
   }
 }
 
-void read_storages(Reader& s_tex, Reader& s_ro, Reader& texture, Reader& readonly, Model& m) {
+void read_storages(Reader& s_tex, Reader& s_ro, Reader& texture, Reader& readonly, Reader& constant_l1, Model& m) {
+  // Measured (cache-sharing/storage): the simulator's constant L1 always has a storage of its own.
+  if (auto c = constant_l1.string("storage"); c && *c != "own")
+    constant_l1.fail("storage", "\"" + *c + "\": the simulator's constant L1 has a storage of its own; use \"own\" or "
+                                "remove the key");
   Storage tex_def =
       m.texture.geometry.present ? Storage::Texture : (m.l1d.geometry.present ? Storage::L1d : Storage::None);
   tex_def = read_storage(texture, "storage", {{"own", tex_def}, {"l1d", Storage::L1d}}, tex_def);
