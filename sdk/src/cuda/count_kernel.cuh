@@ -30,17 +30,19 @@ __device__ Places chain_places(const DeviceChaseJob& job, uint32_t w, uint32_t l
 }
 
 // Several chains: lanes 0 .. stream_lanes-1 of warps 0 .. streams-1, chain c = warp x lanes +
-// lane, each its share of the loads; chain 0 keeps its slow steps. Tallies are summed per
-// warp with shared atomics, then over the warps by thread 0.
+// lane, each its share of the loads; chain 0 keeps its slow steps. Tallies are summed with
+// shared atomics into one, so that the kernel's static shared memory stays small: with the
+// slow steps it must fit the smallest shared-memory size a carveout offers (8 KiB on Hopper
+// with the 1 KiB the driver reserves per block), or carveout 0 leaves the L1 less than it can.
 template <class Places>
 __device__ void run_chains(const DeviceChaseJob& job, const Resolved& r, ClaimTables t, uint32_t* s_steps) {
-  __shared__ Tally s_tally[32];
+  __shared__ Tally s_sum;
   __shared__ uint32_t s_scratch[32];  // one word per warp: its lanes' timing stores may race, harmlessly
   const uint32_t w = threadIdx.x / 32, lane = threadIdx.x % 32, lanes = job.stream_lanes ? job.stream_lanes : 1;
-  if (threadIdx.x == 0) wait_for_claims(t);
-  if (lane == 0 && w < 32) {
-    s_tally[w] = Tally{};
-    s_tally[w].first = ~0ull;
+  if (threadIdx.x == 0) {
+    wait_for_claims(t);
+    s_sum = Tally{};
+    s_sum.first = ~0ull;
   }
   __syncthreads();
   if (w < job.streams && lane < lanes) {
@@ -57,26 +59,15 @@ __device__ void run_chains(const DeviceChaseJob& job, const Resolved& r, ClaimTa
       case kSpaceShared: Run::template run<kSpaceShared>(job, r, s_steps, slot, places, warm, rec, cap, &y); break;
       default: Run::template run<kSpaceReadonly>(job, r, s_steps, slot, places, warm, rec, cap, &y); break;
     }
-    Tally& sum = s_tally[w];
-    atomicAdd(&sum.slow, y.slow);
-    atomicAdd(&sum.cycles, y.cycles);
-    atomicAdd(&sum.outliers, y.outliers);
-    atomicMin(&sum.first, y.first);
-    atomicMax(&sum.last, y.last);
-    if (c == 0) sum.kept = y.kept;
+    atomicAdd(&s_sum.slow, y.slow);
+    atomicAdd(&s_sum.cycles, y.cycles);
+    atomicAdd(&s_sum.outliers, y.outliers);
+    atomicMin(&s_sum.first, y.first);
+    atomicMax(&s_sum.last, y.last);
+    if (c == 0) s_sum.kept = y.kept;
   }
   __syncthreads();
-  if (threadIdx.x != 0) return;
-  Tally sum = s_tally[0];
-  for (uint32_t k = 1; k < job.streams; ++k) {
-    const Tally& y = s_tally[k];
-    sum.slow += y.slow;
-    sum.cycles += y.cycles;
-    sum.outliers += y.outliers;
-    sum.first = y.first < sum.first ? y.first : sum.first;
-    sum.last = y.last > sum.last ? y.last : sum.last;
-  }
-  write_tally(job, sum, s_steps);
+  if (threadIdx.x == 0) write_tally(job, s_sum, s_steps);
 }
 
 template <bool Wide>
