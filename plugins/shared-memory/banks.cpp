@@ -22,16 +22,17 @@ constexpr uint32_t kWords = 4096;  // 16 KiB: stride 64 x 31 lanes, and more
 
 struct Warp {
   const memtopo::Context& ctx;
-  memtopo::ChaseArray loops;
+  memtopo::ChaseArray loops, loops8, loops16;  // every element leads to itself (to its 8 / 16-byte word)
   double overhead = 0;
 
   // Cycles per load (timing overhead off) of `warps` warps of `lanes` lanes, lane c at word
-  // c x stride.
-  double cycles(uint32_t stride, uint32_t lanes, uint32_t warps = 1) const {
+  // c x stride, each load `width` bytes.
+  double cycles(uint32_t stride, uint32_t lanes, uint32_t warps = 1, uint32_t width = 4) const {
     memtopo::Job j;
     j.space = MT_SPACE_SHARED;
     j.record = MT_RECORD_COUNTS;
-    j.array = &loops;
+    j.array = width == 16 ? &loops16 : width == 8 ? &loops8 : &loops;
+    j.load_bytes = width;
     j.slow_cycles = 0xfffffffeu;
     j.rate.streams = warps;
     j.rate.lanes = lanes;
@@ -44,17 +45,47 @@ struct Warp {
   }
 };
 
-memtopo::ChaseArray self_loops() {
+// Element i leads to the first element of its `width`-byte word, so a lane re-reads one word.
+memtopo::ChaseArray self_loops(uint32_t width = 4) {
   memtopo::ChaseArray a;
   a.next.resize(kWords);
-  for (uint32_t i = 0; i < kWords; ++i) a.next[i] = i;
+  for (uint32_t i = 0; i < kWords; ++i) a.next[i] = i - i % (width / 4);
   return a;
+}
+
+// Vector loads without a conflict (lane t at the t-th 8- or 16-byte word): their latency, the
+// turns they take (what they add over a 4-byte load, in conflict turns, plus one) and the bytes
+// per cycle of up to 32 warps.
+void measure_widths(memtopo::Context& ctx, const Warp& w, const BankFit& f, double one_warp) {
+  if (!ctx.backend().has(MT_CAP_LOAD_WIDTH)) return;
+  std::vector<double> latency{one_warp}, bytes(3, 0.0), rows;
+  std::vector<int64_t> turns{1};
+  for (uint32_t width : {8u, 16u}) {
+    latency.push_back(w.cycles(width / 4, 32, 1, width));
+    turns.push_back(int64_t(std::llround((latency.back() - one_warp) / f.per_conflict_cycles)) + 1);
+  }
+  for (size_t k = 0; k < 3; ++k) {
+    const uint32_t width = 4u << k;
+    for (uint32_t warps = 1; warps <= std::min(ctx.backend().streams_max(), 32u); warps *= 2) {
+      const double c = w.cycles(width / 4, 32, warps, width), per_cycle = 32.0 * warps * width / c;
+      bytes[k] = std::max(bytes[k], per_cycle);
+      rows.insert(rows.end(), {double(width), double(warps), c, per_cycle});
+    }
+  }
+  ctx.raw("widths", {"load_bytes", "warps", "cycles_per_load", "bytes_per_cycle"}, rows);
+  const std::string at = "loads of 4, 8 and 16 bytes, lane t at the t-th word of that width";
+  ctx.result("shared.wide_load_latency_cycles", latency, memtopo::ResultInfo{0.9, memtopo::Bound::Exact, at});
+  ctx.result("shared.wide_load_turns", turns,
+             memtopo::ResultInfo{0.8, memtopo::Bound::Exact,
+                                 at + ": the latency over a 4-byte load's in conflict turns, plus one"});
+  ctx.result("shared.wide_load_sm_bytes_per_cycle", bytes,
+             memtopo::ResultInfo{0.8, memtopo::Bound::AtLeast, at + ", up to 32 warps of 32 lanes, each lane a chain"});
 }
 
 void measure_banks(memtopo::Context& ctx) {
   if (!ctx.backend().has(MT_CAP_STREAM_LANES | MT_CAP_COUNTS))
     throw memtopo::Skip("the backend runs no warps of chains (MT_CAP_STREAM_LANES)");
-  const Warp w{ctx, self_loops(), ctx.backend().timing_overhead()};
+  const Warp w{ctx, self_loops(), self_loops(8), self_loops(16), ctx.backend().timing_overhead()};
   std::vector<StrideLatency> series;
   std::vector<double> rows;
   for (uint32_t s : probe_strides()) {
@@ -100,6 +131,7 @@ void measure_banks(memtopo::Context& ctx) {
   ctx.result("shared.sm_bytes_per_cycle", 4 * most,
              memtopo::ResultInfo{0.8, memtopo::Bound::AtLeast,
                                  "4-byte loads of up to 32 warps of 32 lanes without a conflict, each lane a chain"});
+  measure_widths(ctx, w, f, series.front().cycles);
 }
 
 }  // namespace
@@ -108,7 +140,8 @@ memtopo::Probe banks_probe() {
   return memtopo::Probe("shared-memory/banks")
       .summary("Shared-memory banks, bank width, conflict cost per degree, broadcast and loads per cycle")
       .provides({"shared.latency_cycles", "shared.banks", "shared.bank_bytes", "shared.conflict_cycles",
-                 "shared.broadcast", "shared.latency_by_conflict_degree_cycles", "shared.sm_bytes_per_cycle"})
+                 "shared.broadcast", "shared.latency_by_conflict_degree_cycles", "shared.sm_bytes_per_cycle",
+                 "shared.wide_load_latency_cycles", "shared.wide_load_turns", "shared.wide_load_sm_bytes_per_cycle"})
       .key("shared.latency_cycles", MT_VALUE_FLOAT, "cycles", "one lane's dependent shared load")
       .key("shared.banks", MT_VALUE_INT, "", "shared-memory banks")
       .key("shared.bank_bytes", MT_VALUE_INT, "bytes", "width of one bank")
@@ -117,6 +150,11 @@ memtopo::Probe banks_probe() {
       .key("shared.latency_by_conflict_degree_cycles", MT_VALUE_FLOAT_ARRAY, "cycles",
            "a warp's load with d lanes on d words of one bank, d = 1 .. 32")
       .key("shared.sm_bytes_per_cycle", MT_VALUE_FLOAT, "", "4-byte shared loads per cycle of an SM x 4 (at least)")
+      .key("shared.wide_load_latency_cycles", MT_VALUE_FLOAT_ARRAY, "cycles",
+           "a warp's conflict-free load of 4, 8 and 16 bytes per lane")
+      .key("shared.wide_load_turns", MT_VALUE_INT_ARRAY, "", "bank turns a conflict-free warp load of 4, 8, 16 bytes takes")
+      .key("shared.wide_load_sm_bytes_per_cycle", MT_VALUE_FLOAT_ARRAY, "",
+           "bytes per cycle of an SM in loads of 4, 8 and 16 bytes (at least)")
       .budget_seconds(30)
       .run(measure_banks);
 }

@@ -13,6 +13,13 @@
 
 namespace {
 
+std::vector<int64_t> ints(const toml::node_view<const toml::node>& v) {
+  std::vector<int64_t> out;
+  if (const toml::array* a = v.as_array())
+    for (const auto& e : *a) out.push_back(e.value_or(int64_t(-1)));
+  return out;
+}
+
 void compare_shared(const toml::table& ref, const toml::table& got) {
   CHECK(got["shared"]["banks"].value<int64_t>() == ref["shared"]["banks"].value<int64_t>());
   CHECK(got["shared"]["bank_bytes"].value<int64_t>() == ref["shared"]["bank_bytes"].value<int64_t>());
@@ -26,13 +33,18 @@ void compare_shared(const toml::table& ref, const toml::table& got) {
   REQUIRE(degrees->size() == 32);
   const double d32 = (*degrees)[31].value_or(0.0);
   CHECK(std::fabs(d32 - (latency + 31 * conflict)) <= 0.05 * (latency + 31 * conflict));
-}
-
-std::vector<int64_t> ints(const toml::node_view<const toml::node>& v) {
-  std::vector<int64_t> out;
-  if (const toml::array* a = v.as_array())
-    for (const auto& e : *a) out.push_back(e.value_or(int64_t(-1)));
-  return out;
+  // Vector loads: a warp's 32 x width bytes take one turn per bank row they fill.
+  const int64_t row = ref["shared"]["banks"].value_or(int64_t(32)) * ref["shared"]["bank_bytes"].value_or(int64_t(4));
+  const std::vector<int64_t> turns = ints(got["shared"]["wide_load_turns"]);
+  const toml::array* wide = got["shared"]["wide_load_latency_cycles"].as_array();
+  REQUIRE(turns.size() == 3);
+  REQUIRE(wide);
+  for (int64_t k = 0; k < 3; ++k) {
+    const int64_t expect = std::max<int64_t>(1, 32 * (4 << k) / row);
+    CHECK(turns[size_t(k)] == expect);
+    const double l = (*wide)[0].value_or(0.0) + double(expect - 1) * conflict;  // over a 4-byte warp load
+    CHECK(std::fabs((*wide)[size_t(k)].value_or(0.0) - l) <= 0.05 * l);
+  }
 }
 
 // The table the description implies: at p % a carveout takes the smallest listed size holding

@@ -561,4 +561,19 @@ TEST_CASE("cuda: a warp's lanes on words of one shared-memory bank take turns", 
   };
   const double apart = cycles(1), one_bank = cycles(32);
   CHECK(one_bank > apart + 20);  // 32 turns, not one
+  // 16-byte loads: lanes on consecutive 16-byte words, or all on one bank 128 B apart
+  for (uint32_t i = 0; i < 2048; ++i) loops.next[i] = i & ~3u;
+  auto wide = [&](uint32_t stride, mt_space space) {
+    Job j = chase(loops, 32 * 256, space);
+    j.record = MT_RECORD_COUNTS;
+    j.slow_cycles = 0xfffffffeu;
+    j.load_bytes = 16;
+    j.rate.lanes = 32;
+    j.rate.lane_offset_elems = stride;
+    const memtopo::JobResult r = be.run(j);
+    CHECK(r.slow == 0);
+    return double(r.cycles) / double(j.steps);
+  };
+  CHECK(wide(32, MT_SPACE_SHARED) > wide(4, MT_SPACE_SHARED) + 20);
+  CHECK(wide(4, MT_SPACE_GLOBAL_CA) > 0);  // the same loads from global memory
 }

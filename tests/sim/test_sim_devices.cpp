@@ -384,3 +384,35 @@ TEST_CASE("sim: a warp's lanes on words of one shared-memory bank take turns", "
   CHECK(cycles(row, 5) == Approx(base + 4 * turn).epsilon(0.01));
   CHECK(cycles(row, 32) == Approx(base + 31 * turn).epsilon(0.01));
 }
+
+TEST_CASE("sim: a warp's vector loads take a turn per bank row they fill", "[sim]") {
+  const std::string name = GENERATE(kDevices[0], kDevices[1]);
+  INFO(name);
+  auto d = open_device(name);
+  const toml::table t = read_device_file(name);
+  const memtopo::Backend b(d->backend());
+  memtopo::ChaseArray loops;  // every 16-byte word leads to itself
+  loops.next.resize(4096);
+  for (uint32_t i = 0; i < 4096; ++i) loops.next[i] = i & ~3u;
+  auto cycles = [&](uint32_t width, uint32_t stride) {
+    memtopo::Job j;
+    j.space = MT_SPACE_SHARED;
+    j.record = MT_RECORD_COUNTS;
+    j.array = &loops;
+    j.load_bytes = width;
+    j.slow_cycles = 0xfffffffeu;
+    j.steps = 64 * 32;
+    j.rate.lanes = 32;
+    j.rate.lane_offset_elems = stride;
+    return double(b.run(j).cycles) / double(j.steps) - timing_overhead(*d);
+  };
+  const double base = double(key(t, "shared", "latency_cycles")), turn = double(key(t, "shared", "conflict_cycles"));
+  const int64_t row = 32 * key(t, "shared", "bank_bytes");  // bytes of one bank row
+  for (uint32_t width : {8u, 16u}) {
+    INFO(width << "-byte loads");
+    const double rows = std::max(1.0, double(32 * width) / double(row));
+    CHECK(cycles(width, width / 4) == Approx(base + (rows - 1) * turn).epsilon(0.01));
+    // two lanes of each phase on one bank, different words: twice the turns
+    CHECK(cycles(width, uint32_t(row / 4)) > cycles(width, width / 4) + turn);
+  }
+}

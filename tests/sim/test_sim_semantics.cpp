@@ -460,6 +460,22 @@ TEST_CASE("sim: bad requests are refused with the reason", "[sim]") {
   CHECK(refused({p}).empty());  // stride 32 elements from 0: every element even
   p.start = 1;
   CHECK_THAT(refused({p}), Catch::Contains("even"));
+  // vector loads: 4, 8 or 16 bytes, counted, aligned to the load
+  mt_job v = base;
+  v.record = MT_RECORD_COUNTS;
+  v.load_bytes = 12;
+  CHECK_THAT(refused({v}), Catch::Contains("load_bytes 12; 4, 8 or 16"));
+  v.load_bytes = 16;
+  CHECK(refused({v}).empty());  // stride 32 elements from 0: every element a multiple of 4
+  v.start = 2;
+  CHECK_THAT(refused({v}), Catch::Contains("16-byte loads need every visited element a multiple of 4"));
+  v.start = 0;
+  v.record = MT_RECORD_TOTAL;
+  CHECK_THAT(refused({v}), Catch::Contains("vector loads are counted loads"));
+  v.record = MT_RECORD_COUNTS;
+  v.pattern = MT_PATTERN_RANDOM;
+  v.random_stride_elems = 6;
+  CHECK_THAT(refused({v}), Catch::Contains("(random_stride_elems)"));
 }
 
 TEST_CASE("sim: loads per second (informational)", "[.][sim][perf]") {

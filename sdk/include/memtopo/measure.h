@@ -184,6 +184,13 @@ typedef struct mt_job {
    * conflicts (lane t at word t x stride over an array where every element leads to itself). */
   uint32_t stream_lanes;
   uint32_t lane_offset_elems;
+  /* ABI 2.3 (MT_CAP_LOAD_WIDTH): bytes each load reads (0 or 4; 8 or 16: a vector load) of
+   * counted loads (MT_RECORD_COUNTS) on a global path or in shared memory, random or along
+   * the array. A load reads load_bytes from its element's byte offset, so every element a job
+   * visits (and random_stride_elems, start, lane_offset_elems) is a multiple of load_bytes / 4;
+   * a chase goes on at the index the first 4-byte word holds. In shared memory a warp's wide
+   * loads take the bank turns of each group of lanes that fill the banks once. */
+  uint32_t load_bytes;
 } mt_job;
 
 /* What a backend runs (mt_backend::capabilities). A job needing a missing bit is refused
@@ -199,6 +206,7 @@ typedef struct mt_job {
 #define MT_CAP_KERNELS (1ull << 8)   /* alloc_buffer: probes may launch their own kernels */
 #define MT_CAP_WIDE_STRIDE (1ull << 9) /* stride arrays over 2^32 elements (pointer chases) */
 #define MT_CAP_STREAM_LANES (1ull << 10) /* mt_job::stream_lanes (ABI 2.2) */
+#define MT_CAP_LOAD_WIDTH (1ull << 11)   /* mt_job::load_bytes 8 and 16 (ABI 2.3) */
 
 /* The function table of a backend. `self` is the first argument of every function. */
 typedef struct mt_backend {

@@ -82,6 +82,7 @@ struct Job {
   uint64_t warmup_steps = 0;
   uint64_t steps = 0;
   Rate rate;
+  uint32_t load_bytes = 4;  // 8 or 16: vector loads (mt_job::load_bytes, ABI 2.3)
   // what it returns
   mt_record record = MT_RECORD_SAMPLES;
   bool want_index = true;           // SAMPLES: the element index of each load too
@@ -190,6 +191,7 @@ class Backend {
                      j.rate.probe_loads};
     c.stream_lanes = j.rate.lanes;
     c.lane_offset_elems = j.rate.lane_offset_elems;
+    c.load_bytes = j.load_bytes;
     c.record = j.record;
     if (j.record == MT_RECORD_SAMPLES && j.timed) {
       out.latency.resize(j.steps);

@@ -54,12 +54,15 @@ __device__ Resolved resolve(const ChaseSource& s, uint32_t* shared_arrays, const
 
 // The address of element j in each memory path, then the toolkit's timed or untimed load
 // (memtopo/cuda/load.cuh). A wide constant array picks its bank before the clock starts.
-template <uint32_t S>
+template <uint32_t S, uint32_t W = 4>
 __device__ __forceinline__ uint32_t timed_step(const Resolved& r, uint32_t j, unsigned long long slot,
                                                uint32_t& cycles) {
   using device::Path;
   using device::timed_load;
-  if constexpr (S == kSpaceGlobalCa || S == kSpaceGlobalCg || S == kSpaceReadonly) {
+  if constexpr (W != 4) {  // vector loads: global paths and shared memory (checked on the host)
+    if constexpr (S == kSpaceShared) return timed_load<Path::Shared, W>(r.shared_base + 4ull * j, j, slot, cycles);
+    else return timed_load<Path(S), W>(reinterpret_cast<unsigned long long>(r.global + j), j, slot, cycles);
+  } else if constexpr (S == kSpaceGlobalCa || S == kSpaceGlobalCg || S == kSpaceReadonly) {
     return timed_load<Path(S)>(reinterpret_cast<unsigned long long>(r.global + j), j, slot, cycles);
   } else if constexpr (S == kSpaceTexture) {
     return timed_load<Path::Texture>(r.texture, j, slot, cycles);

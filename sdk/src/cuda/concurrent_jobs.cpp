@@ -53,6 +53,7 @@ DeviceChaseJob describe(const mt_job& j, const CallArrays& arrays, uint32_t* o) 
   d.slow_cycles = j.slow_cycles;
   d.slow_max_cycles = j.slow_max_cycles;
   d.count_capacity = count_capacity(j);
+  d.load_bytes = j.load_bytes ? j.load_bytes : 4;
   if (j.pattern == MT_PATTERN_RANDOM) {
     const engine::RandomPlaces places(j.random_seed, j.array->elems, j.random_stride_elems);
     d.random_state = places.x;

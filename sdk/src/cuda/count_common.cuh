@@ -54,7 +54,7 @@ struct CountRun {
   // slow counted load only bumps a register and, while there is room, keeps its step number
   // in shared memory. Nothing goes to global memory until the chase is over.
   // `before(k)` runs before step k (a pump window; nothing for a plain count).
-  template <uint32_t S, class Before = NoWindow>
+  template <uint32_t S, uint32_t W = 4, class Before = NoWindow>
   __device__ static void run(const DeviceChaseJob& job, const Resolved& r, uint32_t* s_steps,
                              unsigned long long scratch, Places places, uint64_t warmup, uint64_t record,
                              uint32_t cap, Tally* out, Before before = Before{}) {
@@ -68,7 +68,7 @@ struct CountRun {
       before(k);
       if (k == warmup) y.first = device::clock_now();
       uint32_t cycles;
-      j = places.after(timed_step<S>(r, j, scratch, cycles));
+      j = places.after(timed_step<S, W>(r, j, scratch, cycles));
       if (k >= warmup) {
         y.cycles += cycles;
         if (cycles > ceiling) {

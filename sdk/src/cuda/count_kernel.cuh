@@ -34,7 +34,7 @@ __device__ Places chain_places(const DeviceChaseJob& job, uint32_t w, uint32_t l
 // shared atomics into one, so that the kernel's static shared memory stays small: with the
 // slow steps it must fit the smallest shared-memory size a carveout offers (8 KiB on Hopper
 // with the 1 KiB the driver reserves per block), or carveout 0 leaves the L1 less than it can.
-template <class Places>
+template <class Places, uint32_t W>
 __device__ void run_chains(const DeviceChaseJob& job, const Resolved& r, ClaimTables t, uint32_t* s_steps) {
   __shared__ Tally s_sum;
   __shared__ uint32_t s_scratch[32];  // one word per warp: its lanes' timing stores may race, harmlessly
@@ -54,10 +54,10 @@ __device__ void run_chains(const DeviceChaseJob& job, const Resolved& r, ClaimTa
     const Places places = chain_places<Places>(job, w, lane, c);
     Tally y;
     switch (job.space) {  // global paths and shared memory only (checked on the host)
-      case kSpaceGlobalCa: Run::template run<kSpaceGlobalCa>(job, r, s_steps, slot, places, warm, rec, cap, &y); break;
-      case kSpaceGlobalCg: Run::template run<kSpaceGlobalCg>(job, r, s_steps, slot, places, warm, rec, cap, &y); break;
-      case kSpaceShared: Run::template run<kSpaceShared>(job, r, s_steps, slot, places, warm, rec, cap, &y); break;
-      default: Run::template run<kSpaceReadonly>(job, r, s_steps, slot, places, warm, rec, cap, &y); break;
+      case kSpaceGlobalCa: Run::template run<kSpaceGlobalCa, W>(job, r, s_steps, slot, places, warm, rec, cap, &y); break;
+      case kSpaceGlobalCg: Run::template run<kSpaceGlobalCg, W>(job, r, s_steps, slot, places, warm, rec, cap, &y); break;
+      case kSpaceShared: Run::template run<kSpaceShared, W>(job, r, s_steps, slot, places, warm, rec, cap, &y); break;
+      default: Run::template run<kSpaceReadonly, W>(job, r, s_steps, slot, places, warm, rec, cap, &y); break;
     }
     atomicAdd(&s_sum.slow, y.slow);
     atomicAdd(&s_sum.cycles, y.cycles);
@@ -70,9 +70,18 @@ __device__ void run_chains(const DeviceChaseJob& job, const Resolved& r, ClaimTa
   if (threadIdx.x == 0) write_tally(job, s_sum, s_steps);
 }
 
+// Vector loads (mt_job::load_bytes) run as chains, one instantiation per width.
+template <class Places>
+__device__ void run_chains_of_width(const DeviceChaseJob& job, const Resolved& r, ClaimTables t, uint32_t* s_steps) {
+  if (job.load_bytes == 16) run_chains<Places, 16>(job, r, t, s_steps);
+  else if (job.load_bytes == 8) run_chains<Places, 8>(job, r, t, s_steps);
+  else run_chains<Places, 4>(job, r, t, s_steps);
+}
+
 template <bool Wide>
 __global__ void __launch_bounds__(1024) count_kernel(const DeviceChaseJob* jobs, ClaimTables t, const __grid_constant__ BankOf<Wide> bank) {
-  extern __shared__ uint32_t dyn[];  // scratch word, steps [kCountSteps], spare, then the array
+  // scratch word, steps [kCountSteps], spare, then the array (16-byte aligned: vector loads)
+  extern __shared__ __align__(16) uint32_t dyn[];
   uint32_t* arrays = dyn + kCountSteps + 2;
   DeviceChaseJob job;
   if (claim_job(jobs, t, arrays, &job) < 0) return;
@@ -82,9 +91,9 @@ __global__ void __launch_bounds__(1024) count_kernel(const DeviceChaseJob* jobs,
     run_pumped(job, r, t, dyn + 1, scratch);
     return;
   }
-  if (job.streams > 1 || job.stream_lanes > 1) {
-    if (job.random_stride == 0) run_chains<FollowArray>(job, r, t, dyn + 1);
-    else run_chains<RandomDraws>(job, r, t, dyn + 1);
+  if (job.streams > 1 || job.stream_lanes > 1 || job.load_bytes > 4) {
+    if (job.random_stride == 0) run_chains_of_width<FollowArray>(job, r, t, dyn + 1);
+    else run_chains_of_width<RandomDraws>(job, r, t, dyn + 1);
     return;
   }
   if (threadIdx.x != 0) return;

@@ -97,7 +97,7 @@ struct DeviceChaseJob {
   // chain; a chase's chain c starts at start + c x lane_offset (mod the array's length).
   uint32_t stream_lanes = 1;
   uint32_t lane_offset = 0;
-  uint32_t reserved = 0;
+  uint32_t load_bytes = 4;  // counts: 8 or 16 for vector loads (run as chains)
 };
 
 // Slow-load steps a counting chase keeps: the fine chase's sample buffer (4 KiB) reused as

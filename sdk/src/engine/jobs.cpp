@@ -179,6 +179,29 @@ std::string check_record(const mt_job& j, const BackendLimits& lim, const std::s
   }
 }
 
+// Vector loads (ABI 2.3): counted, on a global path or in shared memory, every visited element
+// aligned to the load.
+std::string check_load_width(const mt_job& j, const BackendLimits& lim, const std::string& where) {
+  const uint32_t w = j.load_bytes;
+  if (w == 0 || w == 4) return {};
+  if (w != 8 && w != 16) return where + ": load_bytes " + std::to_string(w) + "; 4, 8 or 16";
+  if (auto e = missing(lim.capabilities, MT_CAP_LOAD_WIDTH, "vector loads (MT_CAP_LOAD_WIDTH)", where); !e.empty())
+    return e;
+  if (j.record != MT_RECORD_COUNTS || j.pattern == MT_PATTERN_POINTERS || j.rate.pump_warps || j.rate.gap_cycles ||
+      !(global_path(j.space) || j.space == MT_SPACE_SHARED))
+    return where + ": vector loads are counted loads (MT_RECORD_COUNTS, random or along the array, no pump or gap) "
+                   "on a global path or in shared memory";
+  const uint64_t a = w / 4;
+  const std::string need = where + ": " + std::to_string(w) + "-byte loads need every visited element a multiple of " +
+                           std::to_string(a);
+  if (j.pattern == MT_PATTERN_RANDOM) return j.random_stride_elems % a ? need + " (random_stride_elems)" : std::string();
+  if (j.start % a || j.lane_offset_elems % a || j.array->elems % a) return need + " (start, lane_offset_elems, length)";
+  if (j.array->kind == MT_ARRAY_STRIDE) return j.array->stride_elems % a ? need + " (stride)" : std::string();
+  for (uint64_t i = 0; i < j.array->elems; ++i)
+    if (j.array->next[i] % a) return need + " (element " + std::to_string(i) + " holds " + std::to_string(j.array->next[i]) + ")";
+  return {};
+}
+
 std::string check_one(const mt_job& j, const mt_device_info& dev, const BackendLimits& lim, const std::string& where) {
   if (auto e = check_array(j.array, where); !e.empty()) return e;
   if (auto e = check_space(j.space, j.array, dev, where); !e.empty()) return e;
@@ -188,6 +211,7 @@ std::string check_one(const mt_job& j, const mt_device_info& dev, const BackendL
     return where + ": shared_carveout_percent must be -1 or 0..100";
   if (auto e = check_pattern(j, lim, where); !e.empty()) return e;
   if (auto e = check_record(j, lim, where); !e.empty()) return e;
+  if (auto e = check_load_width(j, lim, where); !e.empty()) return e;
   return check_rate(j, lim, where);
 }
 

@@ -100,6 +100,9 @@ void read_shared_banks(Reader& shared, Model& m) {
   shared.boolean("broadcast");  // measured: a warp's lanes reading one word take one turn
   shared.ignore("latency_by_conflict_degree_cycles");  // measured, follows from the above
   shared.ignore("sm_bytes_per_cycle");                 // measured; the simulator has no limit
+  shared.ignore("wide_load_latency_cycles");           // measured, follows from the banks
+  shared.ignore("wide_load_turns");
+  shared.ignore("wide_load_sm_bytes_per_cycle");
 }
 
 void read_mlp(Reader& mlp, Model& m) {

@@ -112,19 +112,30 @@ int64_t queued(const Gpu& gpu, int64_t cycles, size_t chains) {
 }
 
 // The turns a warp's shared-memory load takes: the most distinct bank words of one bank among
-// its lanes now loading (lanes on one word share a turn: a broadcast).
-int64_t bank_turns(const Model& m, const std::vector<Stream>& streams, size_t first, size_t lanes) {
-  std::map<uint64_t, std::vector<uint64_t>> words;  // bank -> its distinct words
-  size_t most = 1;
-  for (size_t i = first; i < first + lanes && i < streams.size(); ++i) {
-    const Stream& s = streams[i];
-    if (s.done == s.total) continue;
-    const uint64_t word = 4 * s.cur / m.shared_bank_bytes;
-    std::vector<uint64_t>& w = words[word % m.shared_banks];
-    if (std::find(w.begin(), w.end(), word) == w.end()) w.push_back(word);
-    most = std::max(most, w.size());
+// its lanes now loading (lanes on one word share a turn: a broadcast). Loads wider than a bank
+// cover several banks, and the warp is served in phases of as many lanes as fill the banks
+// once (8-byte loads on 32 banks of 4 bytes: two phases of 16 lanes); the turns add up.
+int64_t bank_turns(const Model& m, const std::vector<Stream>& streams, size_t first, size_t lanes, uint32_t load_bytes) {
+  const uint64_t row = uint64_t(m.shared_banks) * m.shared_bank_bytes;
+  const size_t phase_lanes = size_t(std::max<uint64_t>(1, row / std::max<uint32_t>(load_bytes, 4)));
+  const uint64_t words_per_load = std::max<uint64_t>(1, load_bytes / m.shared_bank_bytes);
+  int64_t turns = 0;
+  for (size_t p = first; p < first + lanes && p < streams.size(); p += phase_lanes) {
+    std::map<uint64_t, std::vector<uint64_t>> words;  // bank -> its distinct words
+    size_t most = 0;
+    for (size_t i = p; i < std::min(p + phase_lanes, first + lanes) && i < streams.size(); ++i) {
+      const Stream& s = streams[i];
+      if (s.done == s.total) continue;
+      for (uint64_t k = 0; k < words_per_load; ++k) {
+        const uint64_t word = 4 * s.cur / m.shared_bank_bytes + k;
+        std::vector<uint64_t>& w = words[word % m.shared_banks];
+        if (std::find(w.begin(), w.end(), word) == w.end()) w.push_back(word);
+        most = std::max(most, w.size());
+      }
+    }
+    turns += int64_t(most);
   }
-  return int64_t(most);
+  return std::max<int64_t>(turns, 1);
 }
 
 // What one timed load adds to its job's outputs.
@@ -182,9 +193,9 @@ void run_concurrent(Gpu& gpu, engine::JobCall& call) {
       const mt_job& j = *s.job;
       if (!s.pump.empty() && s.done % engine::probe_loads_of(j) == 0) pump_window(gpu, s, double(active), s.done > s.warmup);
       int64_t cycles = queued(gpu, gpu.load(s.sm, 0, j.space, s.base + 4 * s.cur), on_job[s.job_index]);
-      if (j.space == MT_SPACE_SHARED && engine::lanes_of(j) > 1) {
+      if (j.space == MT_SPACE_SHARED && (engine::lanes_of(j) > 1 || j.load_bytes > 4)) {
         const size_t lanes = engine::lanes_of(j), first = size_t(&s - streams.data()) - s.index % lanes;
-        cycles += (bank_turns(gpu.model(), streams, first, lanes) - 1) * gpu.model().shared_conflict_cycles;
+        cycles += (bank_turns(gpu.model(), streams, first, lanes, j.load_bytes) - 1) * gpu.model().shared_conflict_cycles;
       }
       // A whole-chase timing has no per-load clock reads.
       const int64_t overhead = j.record == MT_RECORD_TOTAL ? 0 : sample_overhead;

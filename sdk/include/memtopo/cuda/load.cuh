@@ -39,11 +39,26 @@ enum class Path : uint32_t {
       : "l"(address), "l"(slot), "r"(index)                             \
       : "memory")
 
-template <Path P>
+// Bytes 8 or 16: a vector load (ld.v2 / ld.v4) on the global paths and in shared memory, from
+// an address aligned to it; the first word is returned and the others are only waited for.
+template <Path P, uint32_t Bytes = 4>
 __device__ __forceinline__ uint32_t timed_load(unsigned long long address, uint32_t index, unsigned long long slot,
                                                uint32_t& cycles) {
   uint32_t value;
-  if constexpr (P == Path::GlobalCa) {
+  static_assert(Bytes == 4 || Bytes == 8 || Bytes == 16, "loads of 4, 8 or 16 bytes");
+  static_assert(Bytes == 4 || P == Path::GlobalCa || P == Path::GlobalCg || P == Path::Readonly || P == Path::Shared,
+                "vector loads on the global paths and in shared memory");
+  if constexpr (Bytes == 8) {
+    if constexpr (P == Path::GlobalCa) MEMTOPO_DETAIL_TIMED_LOAD("ld.global.ca.v2.u32 {%0, d1}, [%2];");
+    else if constexpr (P == Path::GlobalCg) MEMTOPO_DETAIL_TIMED_LOAD("ld.global.cg.v2.u32 {%0, d1}, [%2];");
+    else if constexpr (P == Path::Readonly) MEMTOPO_DETAIL_TIMED_LOAD("ld.global.nc.v2.u32 {%0, d1}, [%2];");
+    else MEMTOPO_DETAIL_TIMED_LOAD("ld.shared.v2.u32 {%0, d1}, [%2];");
+  } else if constexpr (Bytes == 16) {
+    if constexpr (P == Path::GlobalCa) MEMTOPO_DETAIL_TIMED_LOAD("ld.global.ca.v4.u32 {%0, d1, d2, d3}, [%2];");
+    else if constexpr (P == Path::GlobalCg) MEMTOPO_DETAIL_TIMED_LOAD("ld.global.cg.v4.u32 {%0, d1, d2, d3}, [%2];");
+    else if constexpr (P == Path::Readonly) MEMTOPO_DETAIL_TIMED_LOAD("ld.global.nc.v4.u32 {%0, d1, d2, d3}, [%2];");
+    else MEMTOPO_DETAIL_TIMED_LOAD("ld.shared.v4.u32 {%0, d1, d2, d3}, [%2];");
+  } else if constexpr (P == Path::GlobalCa) {
     MEMTOPO_DETAIL_TIMED_LOAD("ld.global.ca.u32 %0, [%2];");
   } else if constexpr (P == Path::GlobalCg) {
     MEMTOPO_DETAIL_TIMED_LOAD("ld.global.cg.u32 %0, [%2];");
