@@ -1,7 +1,8 @@
 // mlp/loads-in-flight: how many loads one SM and one warp keep in flight before latency grows,
 // for loads the L2 answers and loads DRAM answers. Random .cg loads, one per line, in 1 .. 1024
 // independent dependent chains (lane 0 of up to 32 warps, then more lanes of each); each point
-// gives a load's latency with that many chains loading, so chains / latency loads per cycle,
+// (then up to 8 chains per lane, in lockstep: 8192) gives a load's latency with that many chains
+// loading, so chains / latency loads per cycle,
 // and Little's law gives the loads in flight where that levels off (paper 002's MSHR count).
 // docs/mlp.md.
 #include <algorithm>
@@ -24,9 +25,10 @@ struct Level {
   uint64_t warm_loads = 0; // loads before timing (the L2's lines brought in)
 };
 
+// `ceiling`: raw cycles above which a load is an interruption, left out (0: none).
 Point measure(const memtopo::Context& ctx, const memtopo::ChaseArray& a, const Level& lv, const Shape& s,
-              uint64_t per_chain, double overhead) {
-  const uint64_t chains = uint64_t(s.warps) * s.lanes;
+              uint64_t per_chain, double overhead, double ceiling) {
+  const uint64_t chains = s.chains();
   memtopo::Job j;
   j.space = MT_SPACE_GLOBAL_CG;
   j.pattern = MT_PATTERN_RANDOM;
@@ -34,17 +36,20 @@ Point measure(const memtopo::Context& ctx, const memtopo::ChaseArray& a, const L
   j.array = &a;
   j.random_stride_bytes = kLine;
   j.slow_cycles = 0xfffffffeu;  // nothing is slow: only the cycles count
-  j.warmup_steps = std::max(lv.warm_loads, 8 * chains);
-  j.steps = std::max<uint64_t>(per_chain * chains, kMinLoads);
+  j.slow_max_cycles = uint32_t(std::min(ceiling, 4e9));
+  // Multiples of the chains: chains of one lane share the loads equally.
+  j.warmup_steps = (std::max(lv.warm_loads, 8 * chains) + chains - 1) / chains * chains;
+  j.steps = (std::max<uint64_t>(per_chain * chains, kMinLoads) + chains - 1) / chains * chains;
   j.rate.streams = s.warps;
   j.rate.lanes = s.lanes;
+  j.rate.lane_chains = s.lane_chains;
   const memtopo::JobResult r = ctx.backend().run(j);
   // Each load's own cycles, timed by its chain while the others load: the latency at this many
   // chains. The chains load all the time, so together they make chains / latency loads per cycle.
   Point p;
   p.chains = double(chains);
-  p.loads = double(j.steps);
-  p.latency = std::max(1.0, double(r.cycles) / double(j.steps) - overhead);
+  p.loads = double(j.steps - std::min(r.outliers, j.steps));
+  p.latency = std::max(1.0, double(r.cycles) / std::max(p.loads, 1.0) - overhead);
   p.per_cycle = p.chains / p.latency;
   return p;
 }
@@ -55,12 +60,18 @@ std::vector<Point> sweep(memtopo::Context& ctx, const Level& lv, const std::vect
   const double overhead = ctx.backend().timing_overhead();
   std::vector<Point> curve;
   std::vector<double> rows;
+  // Interruptions (a load 4 times slower than the last point's latency, scaled by the chains,
+  // which is as fast as queueing lengthens it) would lengthen the unqueued latency more, in
+  // proportion, than a queued one: a pilot point without a ceiling gives the first ceiling.
+  const Point pilot = measure(ctx, a, lv, shapes.front(), per_chain, overhead, 0);
   for (const Shape& s : shapes) {
-    curve.push_back(measure(ctx, a, lv, s, per_chain, overhead));
-    rows.insert(rows.end(), {double(s.warps), double(s.lanes), curve.back().chains, curve.back().latency,
-                             1000 * curve.back().per_cycle});
+    const Point& last = curve.empty() ? pilot : curve.back();
+    const double ceiling = 4 * (last.latency + overhead) * std::max(1.0, double(s.chains()) / last.chains);
+    curve.push_back(measure(ctx, a, lv, s, per_chain, overhead, ceiling));
+    rows.insert(rows.end(), {double(s.warps), double(s.lanes), double(s.lane_chains), curve.back().chains,
+                             curve.back().latency, 1000 * curve.back().per_cycle});
   }
-  ctx.raw(tag, {"warps", "lanes", "chains", "cycles_per_load", "loads_per_kcycle"}, rows);
+  ctx.raw(tag, {"warps", "lanes", "lane_chains", "chains", "cycles_per_load", "loads_per_kcycle"}, rows);
   return curve;
 }
 
@@ -84,7 +95,8 @@ void measure_in_flight(memtopo::Context& ctx) {
   const Level l2_level{"l2", std::max<uint64_t>(l2 / 4 / kLine * kLine, 64 * kLine), 8 * (l2 / 4 / kLine)};
   const Level dram_level{"dram", 64 * l2, 2 * (l2 / kLine)};
   const unsigned warps = std::min(b.streams_max(), 32u);
-  const auto shapes = sm_shapes(warps, unsigned(ctx.option<int64_t>("max_chains")));
+  const unsigned lane_chains = b.has(MT_CAP_LANE_CHAINS) ? 8 : 1;
+  const auto shapes = sm_shapes(warps, unsigned(ctx.option<int64_t>("max_chains")), lane_chains);
   const std::vector<Point> sm_l2 = sweep(ctx, l2_level, shapes, "sm_l2", per_chain);
   ctx.progress(0.4, "DRAM");
   const std::vector<Point> sm_dram = sweep(ctx, dram_level, shapes, "sm_dram", per_chain);
@@ -94,6 +106,11 @@ void measure_in_flight(memtopo::Context& ctx) {
   report(ctx, "mlp.sm_l2_loads_in_flight", f2, "L2 hits of one SM");
   report(ctx, "mlp.sm_dram_loads_in_flight", fd, "DRAM loads of one SM");
   report(ctx, "mlp.warp_l2_loads_in_flight", fw, "L2 hits of one warp's lanes");
+  if (lane_chains > 1) {
+    ctx.progress(0.9, "one thread");
+    const InFlight ft = loads_in_flight(sweep(ctx, l2_level, thread_shapes(lane_chains), "thread_l2", per_chain));
+    report(ctx, "mlp.thread_l2_loads_in_flight", ft, "L2 hits of one thread's chains, issued back to back");
+  }
   const memtopo::ResultInfo lat{0.9, memtopo::Bound::Exact, "one chain of random .cg loads, one per line"};
   ctx.result("mlp.sm_l2_latency_cycles", f2.latency, lat);
   ctx.result("mlp.sm_dram_latency_cycles", fd.latency, lat);
@@ -108,17 +125,20 @@ memtopo::Probe loads_in_flight_probe() {
   return memtopo::Probe("mlp/loads-in-flight")
       .summary("Loads one SM and one warp keep in flight before latency grows, to the L2 and to DRAM")
       .provides({"mlp.sm_l2_loads_in_flight", "mlp.sm_dram_loads_in_flight", "mlp.warp_l2_loads_in_flight",
+                 "mlp.thread_l2_loads_in_flight",
                  "mlp.sm_l2_latency_cycles", "mlp.sm_dram_latency_cycles", "mlp.sm_l2_loads_per_kcycle",
                  "mlp.sm_dram_loads_per_kcycle"})
       .uses({"l2.size_bytes"})
       .key("mlp.sm_l2_loads_in_flight", MT_VALUE_INT, "", "L2 hits one SM keeps in flight (throughput x latency at the limit)")
       .key("mlp.sm_dram_loads_in_flight", MT_VALUE_INT, "", "loads to DRAM one SM keeps in flight")
       .key("mlp.warp_l2_loads_in_flight", MT_VALUE_INT, "", "L2 hits the lanes of one warp keep in flight")
+      .key("mlp.thread_l2_loads_in_flight", MT_VALUE_INT, "", "L2 hits one thread keeps in flight (up to 8 chains)")
       .key("mlp.sm_l2_latency_cycles", MT_VALUE_FLOAT, "cycles", "one chain's cycles per random L2 hit (.cg)")
       .key("mlp.sm_dram_latency_cycles", MT_VALUE_FLOAT, "cycles", "one chain's cycles per random DRAM load (.cg)")
       .key("mlp.sm_l2_loads_per_kcycle", MT_VALUE_FLOAT, "", "most L2 hits per 1000 cycles of one SM, one per line")
       .key("mlp.sm_dram_loads_per_kcycle", MT_VALUE_FLOAT, "", "most DRAM loads per 1000 cycles of one SM, one per line")
-      .option("max_chains", MT_VALUE_INT, "1024", "most independent chains on the SM (32 warps x 32 lanes)")
+      .option("max_chains", MT_VALUE_INT, "8192",
+              "most independent chains on the SM (32 warps x 32 lanes x 8 chains per lane; 1024 without chains per lane)")
       .option("loads_per_chain", MT_VALUE_INT, "64", "timed loads of each chain")
       .budget_seconds(60)
       .run(measure_in_flight);

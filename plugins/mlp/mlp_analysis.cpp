@@ -48,18 +48,26 @@ InFlight loads_in_flight(const std::vector<Point>& curve) {
   return f;
 }
 
-std::vector<Shape> sm_shapes(unsigned most_warps, unsigned most_chains) {
+std::vector<Shape> sm_shapes(unsigned most_warps, unsigned most_chains, unsigned most_lane_chains) {
   std::vector<Shape> s;
   for (unsigned c = 1; c <= most_chains; c *= 2) {
-    if (c <= most_warps) s.push_back({c, 1});
-    else if (c / most_warps <= 32 && c % most_warps == 0) s.push_back({most_warps, c / most_warps});
+    if (c <= most_warps) s.push_back({c, 1, 1});
+    else if (c / most_warps <= 32 && c % most_warps == 0) s.push_back({most_warps, c / most_warps, 1});
+    else if (c % (most_warps * 32) == 0 && c / (most_warps * 32) <= most_lane_chains)
+      s.push_back({most_warps, 32, c / (most_warps * 32)});
   }
   return s;
 }
 
 std::vector<Shape> warp_shapes() {
   std::vector<Shape> s;
-  for (unsigned l = 1; l <= 32; l *= 2) s.push_back({1, l});
+  for (unsigned l = 1; l <= 32; l *= 2) s.push_back({1, l, 1});
+  return s;
+}
+
+std::vector<Shape> thread_shapes(unsigned most_lane_chains) {
+  std::vector<Shape> s;
+  for (unsigned k = 1; k <= most_lane_chains; k *= 2) s.push_back({1, 1, k});
   return s;
 }
 

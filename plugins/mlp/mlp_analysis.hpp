@@ -29,12 +29,16 @@ struct InFlight {
 // else `loads` is a lower bound.
 InFlight loads_in_flight(const std::vector<Point>& curve);
 
-// The chain counts of the sweeps: 1, 2, 4, ... up to `most`, and the warps and lanes of each
-// (one lane per warp up to 32 warps, then 32 warps of more lanes).
+// The chain counts of the sweeps: 1, 2, 4, ... up to `most`, and the warps, lanes and chains
+// per lane of each (one lane per warp up to 32 warps, then 32 warps of more lanes, then up to
+// `most_lane_chains` chains in each lane).
 struct Shape {
-  unsigned warps = 1, lanes = 1;
+  unsigned warps = 1, lanes = 1, lane_chains = 1;
+  unsigned chains() const { return warps * lanes * lane_chains; }
 };
-std::vector<Shape> sm_shapes(unsigned most_warps, unsigned most_chains);
+std::vector<Shape> sm_shapes(unsigned most_warps, unsigned most_chains, unsigned most_lane_chains = 1);
 std::vector<Shape> warp_shapes();
+// One lane of 1, 2, 4 .. most_lane_chains chains: the loads one thread keeps in flight.
+std::vector<Shape> thread_shapes(unsigned most_lane_chains);
 
 }  // namespace mlp

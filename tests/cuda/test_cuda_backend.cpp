@@ -515,6 +515,12 @@ TEST_CASE("cuda: lanes of a stream's warp are chains of their own", "[cuda][gpu]
   CHECK(lanes.slow_steps.size() == 16);
   REQUIRE(lanes.span_cycles > 0);
   CHECK(lanes.span_cycles * 4 < lane0.span_cycles);  // many more loads in flight
+  r.rate.lanes = 1;
+  r.rate.lane_chains = 8;  // 8 chains in each of the 4 lanes, in lockstep
+  const memtopo::JobResult lockstep = be.run(r);
+  CHECK(lockstep.slow == 32768);
+  CHECK(lockstep.span_cycles * 3 < lane0.span_cycles);
+  r.rate.lane_chains = 1;
   r.rate.lanes = 33;
   CHECK_THROWS_WITH(be.run(r), Contains("33 stream lanes"));
   r.rate.lanes = 2;

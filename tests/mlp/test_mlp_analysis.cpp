@@ -60,7 +60,7 @@ TEST_CASE("mlp: the unqueued latency pools the fast points, the throughput the p
   CHECK(f.latency == Approx(400).epsilon(0.01));
 }
 
-TEST_CASE("mlp: the shapes grow by warps to 32, then by lanes", "[mlp]") {
+TEST_CASE("mlp: the shapes grow by warps to 32, then by lanes, then by chains per lane", "[mlp]") {
   const auto s = mlp::sm_shapes(32, 1024);
   REQUIRE(s.size() == 11);
   CHECK(s[5].warps == 32);
@@ -72,4 +72,14 @@ TEST_CASE("mlp: the shapes grow by warps to 32, then by lanes", "[mlp]") {
   CHECK(std::all_of(w.begin(), w.end(), [](const mlp::Shape& x) { return x.warps == 1; }));
   CHECK(w.back().lanes == 32);
   CHECK(mlp::sm_shapes(8, 64).back().lanes == 8);
+  // past 32 x 32, chains per lane: 2048, 4096, 8192
+  const auto deep = mlp::sm_shapes(32, 8192, 8);
+  REQUIRE(deep.size() == 14);
+  CHECK(deep.back().lane_chains == 8);
+  CHECK(deep.back().chains() == 8192);
+  CHECK(mlp::sm_shapes(32, 8192, 1).size() == 11);  // a backend without chains per lane stops at 1024
+  const auto t = mlp::thread_shapes(8);
+  REQUIRE(t.size() == 4);
+  CHECK(t.back().lanes == 1);
+  CHECK(t.back().chains() == 8);
 }

@@ -336,7 +336,7 @@ TEST_CASE("sim: chains past the SM's loads in flight queue, and lanes are chains
   REQUIRE(b.has(MT_CAP_STREAM_LANES));
   const memtopo::ChaseArray a = memtopo::ChaseArray::stride(uint64_t(1) << 30, 128);  // DRAM
   const double overhead = timing_overhead(*d);
-  auto latency = [&](uint32_t warps, uint32_t lanes) {
+  auto latency = [&](uint32_t warps, uint32_t lanes, uint32_t lane_chains = 1) {
     memtopo::Job j;
     j.space = MT_SPACE_GLOBAL_CG;
     j.pattern = MT_PATTERN_RANDOM;
@@ -347,6 +347,7 @@ TEST_CASE("sim: chains past the SM's loads in flight queue, and lanes are chains
     j.steps = 9600;
     j.rate.streams = warps;
     j.rate.lanes = lanes;
+    j.rate.lane_chains = lane_chains;
     const auto r = b.run(j);
     CHECK(r.slow == 0);
     return double(r.cycles) / double(j.steps) - overhead;
@@ -355,6 +356,9 @@ TEST_CASE("sim: chains past the SM's loads in flight queue, and lanes are chains
   CHECK(limit == Approx(one).epsilon(0.02));  // 24 chains: none waits
   CHECK(lanes == Approx(limit).epsilon(0.02));  // 3 warps x 8 lanes are 24 chains too
   CHECK(twice == Approx(2 * one).epsilon(0.03));  // 48 chains: each load waits as long again
+  // chains of one lane (mt_job::lane_chains) are chains too: 3 x 2 x 4 = 24, 3 x 2 x 8 = 48
+  CHECK(latency(3, 2, 4) == Approx(limit).epsilon(0.02));
+  CHECK(latency(3, 2, 8) == Approx(2 * one).epsilon(0.03));
 }
 
 TEST_CASE("sim: a warp's lanes on words of one shared-memory bank take turns", "[sim]") {

@@ -476,6 +476,22 @@ TEST_CASE("sim: bad requests are refused with the reason", "[sim]") {
   v.pattern = MT_PATTERN_RANDOM;
   v.random_stride_elems = 6;
   CHECK_THAT(refused({v}), Catch::Contains("(random_stride_elems)"));
+  // several chains per lane: 2, 4 or 8, random 4-byte loads, loads a multiple of the chains
+  mt_job l = base;
+  l.record = MT_RECORD_COUNTS;
+  l.pattern = MT_PATTERN_RANDOM;
+  l.random_stride_elems = 32;
+  l.lane_chains = 4;
+  l.steps = 64;
+  CHECK(refused({l}).empty());
+  l.lane_chains = 3;
+  CHECK_THAT(refused({l}), Catch::Contains("3 lane chains; 1, 2, 4 or 8"));
+  l.lane_chains = 8;
+  l.steps = 60;
+  CHECK_THAT(refused({l}), Catch::Contains("multiples of the chains (8)"));
+  l.steps = 64;
+  l.pattern = MT_PATTERN_CHASE;
+  CHECK_THAT(refused({l}), Catch::Contains("several chains per lane make random 4-byte loads"));
 }
 
 TEST_CASE("sim: loads per second (informational)", "[.][sim][perf]") {

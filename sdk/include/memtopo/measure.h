@@ -124,8 +124,8 @@ typedef struct mt_rate {
 typedef struct mt_job_result {
   int32_t sm;              /* SM the job ran on (%smid on the GPU) */
   uint32_t reserved;
-  uint64_t cycles;         /* raw cycles: SAMPLES and COUNTS the sum over timed loads;
-                              TOTAL the clock pair around them */
+  uint64_t cycles;         /* raw cycles: SAMPLES the sum over timed loads, COUNTS over those
+                              that are not outliers; TOTAL the clock pair around them */
   double average_cycles;   /* cycles / steps */
   uint64_t slow;           /* COUNTS: slow loads among the timed ones */
   uint64_t slow_recorded;  /* COUNTS: entries written to out_slow_step: min(slow,
@@ -191,6 +191,13 @@ typedef struct mt_job {
    * a chase goes on at the index the first 4-byte word holds. In shared memory a warp's wide
    * loads take the bank turns of each group of lanes that fill the banks once. */
   uint32_t load_bytes;
+  /* ABI 2.3 (MT_CAP_LANE_CHAINS): independent chains each loading lane runs (0 or 1: one; 2, 4
+   * or 8) of counted random loads on a global path, no pump or gap. The lane issues one load
+   * of each of its chains, then waits for all of them: the loads a thread keeps in flight.
+   * Each load's cycles are its group's. Chain c = (warp x stream_lanes + lane) x lane_chains + i
+   * draws from stream warp + 32 x lane + 1024 x i; warm-up and timed loads are multiples of the
+   * chains (streams x stream_lanes x lane_chains), shared equally. */
+  uint32_t lane_chains;
 } mt_job;
 
 /* What a backend runs (mt_backend::capabilities). A job needing a missing bit is refused
@@ -207,6 +214,7 @@ typedef struct mt_job {
 #define MT_CAP_WIDE_STRIDE (1ull << 9) /* stride arrays over 2^32 elements (pointer chases) */
 #define MT_CAP_STREAM_LANES (1ull << 10) /* mt_job::stream_lanes (ABI 2.2) */
 #define MT_CAP_LOAD_WIDTH (1ull << 11)   /* mt_job::load_bytes 8 and 16 (ABI 2.3) */
+#define MT_CAP_LANE_CHAINS (1ull << 12)  /* mt_job::lane_chains (ABI 2.3) */
 
 /* The function table of a backend. `self` is the first argument of every function. */
 typedef struct mt_backend {

@@ -58,6 +58,7 @@ struct Rate {
   uint32_t streams = 1;
   uint32_t lanes = 1;  // lanes of each stream's warp that load (mt_job::stream_lanes, ABI 2.2)
   uint32_t lane_offset_elems = 0;  // chases: chain c starts at start + c x this (ABI 2.2)
+  uint32_t lane_chains = 1;  // random loads: independent chains per lane, 1, 2, 4 or 8 (ABI 2.3)
   uint32_t gap_cycles = 0;
   uint32_t pump_warps = 0, pump_lanes = 0, pump_cycles = 0, probe_loads = 32;
   uint32_t pump_total() const { return pump_warps * pump_lanes; }
@@ -192,6 +193,7 @@ class Backend {
     c.stream_lanes = j.rate.lanes;
     c.lane_offset_elems = j.rate.lane_offset_elems;
     c.load_bytes = j.load_bytes;
+    c.lane_chains = j.rate.lane_chains;
     c.record = j.record;
     if (j.record == MT_RECORD_SAMPLES && j.timed) {
       out.latency.resize(j.steps);

@@ -61,6 +61,7 @@ DeviceChaseJob describe(const mt_job& j, const CallArrays& arrays, uint32_t* o) 
     d.random_candidates = places.candidates;
     d.streams = engine::streams_of(j);
     d.stream_lanes = engine::lanes_of(j);
+    d.lane_chains = engine::lane_chains_of(j);
     d.gap_cycles = j.rate.gap_cycles;
     d.pump_warps = j.rate.pump_warps;
     d.pump_lanes = j.rate.pump_lanes;

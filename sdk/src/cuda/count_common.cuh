@@ -24,6 +24,7 @@ struct FollowArray {
 struct RandomDraws {
   unsigned long long x;
   uint32_t n, stride, mask;
+  RandomDraws() = default;
   __device__ RandomDraws(const DeviceChaseJob& job, uint32_t stream)
       : x(job.random_state ^ (0xD1B54A32D192ED03ull * stream)), n(job.random_candidates), stride(job.random_stride),
         mask(job.dep_mask) {
@@ -70,18 +71,60 @@ struct CountRun {
       uint32_t cycles;
       j = places.after(timed_step<S, W>(r, j, scratch, cycles));
       if (k >= warmup) {
-        y.cycles += cycles;
-        if (cycles > ceiling) {
+        if (cycles > ceiling) {  // an interruption: counted, its cycles left out
           ++y.outliers;
-        } else if (cycles > threshold) {
-          if (y.slow < cap) s_steps[y.slow] = uint32_t(k - warmup);
-          ++y.slow;
+        } else {
+          y.cycles += cycles;
+          if (cycles > threshold) {
+            if (y.slow < cap) s_steps[y.slow] = uint32_t(k - warmup);
+            ++y.slow;
+          }
         }
       }
       if (gap) {  // a slower stream (mt_rate::gap_cycles); not timed
         const unsigned long long t0 = device::clock_now();
         while (device::clock_now() - t0 < gap) {
         }
+      }
+    }
+    y.last = device::clock_now();
+    y.kept = y.slow < cap ? y.slow : cap;
+    *out = y;
+  }
+};
+
+// K chains of one lane in lockstep: one load of each, issued back to back, then a store of
+// each loaded value (which waits for it), timed as a group. Each load's cycles are the group's.
+template <uint32_t S, uint32_t K>
+struct LockstepRun {
+  __device__ static void run(const DeviceChaseJob& job, const Resolved& r, uint32_t* s_steps, unsigned long long slot,
+                             RandomDraws* places, uint64_t warmup, uint64_t record, uint32_t cap, Tally* out) {
+    const uint32_t threshold = job.slow_cycles;
+    const uint32_t ceiling = job.slow_max_cycles ? job.slow_max_cycles : 0xffffffffu;
+    Tally y;
+    uint32_t j[K], v[K];
+#pragma unroll
+    for (uint32_t i = 0; i < K; ++i) j[i] = places[i].first();
+    for (uint64_t k = 0; k < warmup + record; ++k) {
+      if (k == warmup) y.first = device::clock_now();
+      const unsigned long long t0 = device::clock_now();
+#pragma unroll
+      for (uint32_t i = 0; i < K; ++i)
+        v[i] = device::load<device::Path(S)>(reinterpret_cast<unsigned long long>(r.global + j[i]), j[i]);
+#pragma unroll
+      for (uint32_t i = 0; i < K; ++i) asm volatile("st.shared.u32 [%0], %1;" ::"l"(slot), "r"(v[i]) : "memory");
+      const uint32_t cycles = uint32_t(device::clock_now() - t0);
+#pragma unroll
+      for (uint32_t i = 0; i < K; ++i) j[i] = places[i].after(v[i]);
+      if (k < warmup) continue;
+      if (cycles > ceiling) {
+        y.outliers += K;
+        continue;
+      }
+      y.cycles += uint64_t(K) * cycles;
+      if (cycles > threshold) {
+        if (y.slow < cap) s_steps[y.slow] = uint32_t(k - warmup);
+        y.slow += K;
       }
     }
     y.last = device::clock_now();

@@ -29,53 +29,99 @@ __device__ Places chain_places(const DeviceChaseJob& job, uint32_t w, uint32_t l
   else return RandomDraws(job, w + 32 * lane);
 }
 
-// Several chains: lanes 0 .. stream_lanes-1 of warps 0 .. streams-1, chain c = warp x lanes +
-// lane, each its share of the loads; chain 0 keeps its slow steps. Tallies are summed with
-// shared atomics into one, so that the kernel's static shared memory stays small: with the
-// slow steps it must fit the smallest shared-memory size a carveout offers (8 KiB on Hopper
-// with the 1 KiB the driver reserves per block), or carveout 0 leaves the L1 less than it can.
-template <class Places, uint32_t W>
-__device__ void run_chains(const DeviceChaseJob& job, const Resolved& r, ClaimTables t, uint32_t* s_steps) {
-  __shared__ Tally s_sum;
-  __shared__ uint32_t s_scratch[32];  // one word per warp: its lanes' timing stores may race, harmlessly
+// Shared words of the chain runs, declared once in the kernel: static shared memory declared in
+// each instantiation would add up. With the slow steps it must fit the smallest shared-memory
+// size a carveout offers (8 KiB on Hopper with the 1 KiB the driver reserves per block), or
+// carveout 0 leaves the L1 less than it can.
+struct ChainShared {
+  Tally* sum;
+  uint32_t* scratch;  // one word per warp: its lanes' timing stores may race, harmlessly
+};
+
+// Several chains: lanes 0 .. stream_lanes-1 of warps 0 .. streams-1, each running `body`
+// (w, lane, its timing slot, its tally; true for the lane holding chain 0, which keeps its
+// slow steps). Tallies are summed with shared atomics.
+template <class Body>
+__device__ void sum_chains(const DeviceChaseJob& job, ClaimTables t, uint32_t* s_steps, ChainShared sh, Body body) {
   const uint32_t w = threadIdx.x / 32, lane = threadIdx.x % 32, lanes = job.stream_lanes ? job.stream_lanes : 1;
   if (threadIdx.x == 0) {
     wait_for_claims(t);
-    s_sum = Tally{};
-    s_sum.first = ~0ull;
+    *sh.sum = Tally{};
+    sh.sum->first = ~0ull;
   }
   __syncthreads();
   if (w < job.streams && lane < lanes) {
-    const uint32_t chains = job.streams * lanes, c = w * lanes + lane;
-    const unsigned long long slot = static_cast<unsigned long long>(__cvta_generic_to_shared(s_scratch + w));
+    const unsigned long long slot = static_cast<unsigned long long>(__cvta_generic_to_shared(sh.scratch + w));
+    Tally y;
+    const bool first = body(w, lane, slot, y);
+    atomicAdd(&sh.sum->slow, y.slow);
+    atomicAdd(&sh.sum->cycles, y.cycles);
+    atomicAdd(&sh.sum->outliers, y.outliers);
+    atomicMin(&sh.sum->first, y.first);
+    atomicMax(&sh.sum->last, y.last);
+    if (first) sh.sum->kept = y.kept;
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) write_tally(job, *sh.sum, s_steps);
+}
+
+// One chain per lane: chain c = warp x lanes + lane, its share of the loads, `W`-byte loads.
+template <class Places, uint32_t W>
+__device__ void run_chains(const DeviceChaseJob& job, const Resolved& r, ClaimTables t, uint32_t* s_steps,
+                           ChainShared sh) {
+  sum_chains(job, t, s_steps, sh, [&](uint32_t w, uint32_t lane, unsigned long long slot, Tally& y) {
+    const uint32_t lanes = job.stream_lanes ? job.stream_lanes : 1, chains = job.streams * lanes, c = w * lanes + lane;
     const uint64_t warm = share(job.warmup, chains, c), rec = share(job.record, chains, c);
     const uint32_t cap = c == 0 ? job.count_capacity : 0;
     using Run = CountRun<Places>;
     const Places places = chain_places<Places>(job, w, lane, c);
-    Tally y;
     switch (job.space) {  // global paths and shared memory only (checked on the host)
       case kSpaceGlobalCa: Run::template run<kSpaceGlobalCa, W>(job, r, s_steps, slot, places, warm, rec, cap, &y); break;
       case kSpaceGlobalCg: Run::template run<kSpaceGlobalCg, W>(job, r, s_steps, slot, places, warm, rec, cap, &y); break;
       case kSpaceShared: Run::template run<kSpaceShared, W>(job, r, s_steps, slot, places, warm, rec, cap, &y); break;
       default: Run::template run<kSpaceReadonly, W>(job, r, s_steps, slot, places, warm, rec, cap, &y); break;
     }
-    atomicAdd(&s_sum.slow, y.slow);
-    atomicAdd(&s_sum.cycles, y.cycles);
-    atomicAdd(&s_sum.outliers, y.outliers);
-    atomicMin(&s_sum.first, y.first);
-    atomicMax(&s_sum.last, y.last);
-    if (c == 0) s_sum.kept = y.kept;
-  }
-  __syncthreads();
-  if (threadIdx.x == 0) write_tally(job, s_sum, s_steps);
+    return c == 0;
+  });
 }
 
-// Vector loads (mt_job::load_bytes) run as chains, one instantiation per width.
+// K chains per lane in lockstep (mt_job::lane_chains), random loads on a global path: lane
+// chain i of thread chain t draws from stream warp + 32 x lane + 1024 x i; equal shares.
+template <uint32_t K>
+__device__ void run_lane_chains(const DeviceChaseJob& job, const Resolved& r, ClaimTables t, uint32_t* s_steps,
+                                ChainShared sh) {
+  sum_chains(job, t, s_steps, sh, [&](uint32_t w, uint32_t lane, unsigned long long slot, Tally& y) {
+    const uint32_t lanes = job.stream_lanes ? job.stream_lanes : 1, chains = job.streams * lanes * K;
+    const uint64_t warm = job.warmup / chains, rec = job.record / chains;
+    const bool first = w == 0 && lane == 0;
+    RandomDraws places[K] = {};
+#pragma unroll
+    for (uint32_t i = 0; i < K; ++i) places[i] = RandomDraws(job, w + 32 * lane + 1024 * i);
+    const uint32_t cap = first ? job.count_capacity : 0;
+    switch (job.space) {  // global paths only (checked on the host)
+      case kSpaceGlobalCa: LockstepRun<kSpaceGlobalCa, K>::run(job, r, s_steps, slot, places, warm, rec, cap, &y); break;
+      case kSpaceGlobalCg: LockstepRun<kSpaceGlobalCg, K>::run(job, r, s_steps, slot, places, warm, rec, cap, &y); break;
+      default: LockstepRun<kSpaceReadonly, K>::run(job, r, s_steps, slot, places, warm, rec, cap, &y); break;
+    }
+    return first;
+  });
+}
+
+// Vector loads (mt_job::load_bytes) run as chains, one instantiation per width; several chains
+// per lane in lockstep, one per count.
 template <class Places>
-__device__ void run_chains_of_width(const DeviceChaseJob& job, const Resolved& r, ClaimTables t, uint32_t* s_steps) {
-  if (job.load_bytes == 16) run_chains<Places, 16>(job, r, t, s_steps);
-  else if (job.load_bytes == 8) run_chains<Places, 8>(job, r, t, s_steps);
-  else run_chains<Places, 4>(job, r, t, s_steps);
+__device__ void run_chains_of(const DeviceChaseJob& job, const Resolved& r, ClaimTables t, uint32_t* s_steps) {
+  __shared__ Tally s_sum;
+  __shared__ uint32_t s_scratch[32];
+  const ChainShared sh{&s_sum, s_scratch};
+  if constexpr (std::is_same_v<Places, RandomDraws>) {
+    if (job.lane_chains == 8) return run_lane_chains<8>(job, r, t, s_steps, sh);
+    if (job.lane_chains == 4) return run_lane_chains<4>(job, r, t, s_steps, sh);
+    if (job.lane_chains == 2) return run_lane_chains<2>(job, r, t, s_steps, sh);
+  }
+  if (job.load_bytes == 16) run_chains<Places, 16>(job, r, t, s_steps, sh);
+  else if (job.load_bytes == 8) run_chains<Places, 8>(job, r, t, s_steps, sh);
+  else run_chains<Places, 4>(job, r, t, s_steps, sh);
 }
 
 template <bool Wide>
@@ -91,9 +137,9 @@ __global__ void __launch_bounds__(1024) count_kernel(const DeviceChaseJob* jobs,
     run_pumped(job, r, t, dyn + 1, scratch);
     return;
   }
-  if (job.streams > 1 || job.stream_lanes > 1 || job.load_bytes > 4) {
-    if (job.random_stride == 0) run_chains_of_width<FollowArray>(job, r, t, dyn + 1);
-    else run_chains_of_width<RandomDraws>(job, r, t, dyn + 1);
+  if (job.streams > 1 || job.stream_lanes > 1 || job.load_bytes > 4 || job.lane_chains > 1) {
+    if (job.random_stride == 0) run_chains_of<FollowArray>(job, r, t, dyn + 1);
+    else run_chains_of<RandomDraws>(job, r, t, dyn + 1);
     return;
   }
   if (threadIdx.x != 0) return;

@@ -16,7 +16,7 @@ size_t align16(size_t v) { return (v + 15) & ~size_t(15); }
 const engine::BackendLimits& CudaEngine::limits() {
   static const engine::BackendLimits l{MT_CAP_SAMPLES | MT_CAP_TOTAL | MT_CAP_COUNTS | MT_CAP_RANDOM | MT_CAP_POINTERS |
                                            MT_CAP_STREAMS | MT_CAP_PUMP | MT_CAP_SEQUENCE | MT_CAP_KERNELS | MT_CAP_WIDE_STRIDE |
-                                           MT_CAP_STREAM_LANES | MT_CAP_LOAD_WIDTH,
+                                           MT_CAP_STREAM_LANES | MT_CAP_LOAD_WIDTH | MT_CAP_LANE_CHAINS,
                                        kStreamsMax, kPumpWarpsMax};
   return l;
 }

@@ -98,6 +98,8 @@ struct DeviceChaseJob {
   uint32_t stream_lanes = 1;
   uint32_t lane_offset = 0;
   uint32_t load_bytes = 4;  // counts: 8 or 16 for vector loads (run as chains)
+  uint32_t lane_chains = 1;  // random counts: chains each lane runs in lockstep (2, 4 or 8)
+  uint32_t reserved = 0;
 };
 
 // Slow-load steps a counting chase keeps: the fine chase's sample buffer (4 KiB) reused as

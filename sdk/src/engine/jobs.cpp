@@ -83,7 +83,7 @@ std::string check_pointer_layout(const mt_job& j, const std::string& where) {
 
 std::string check_rate(const mt_job& j, const BackendLimits& lim, const std::string& where) {
   const mt_rate& r = j.rate;
-  const bool paced = r.streams > 1 || r.gap_cycles > 0 || j.stream_lanes > 1;
+  const bool paced = r.streams > 1 || r.gap_cycles > 0 || j.stream_lanes > 1 || j.lane_chains > 1;
   if (!paced && r.pump_warps == 0) return {};
   const bool chained = j.pattern == MT_PATTERN_CHASE && r.gap_cycles == 0 && r.pump_warps == 0 &&
                        (global_path(j.space) || j.space == MT_SPACE_SHARED);
@@ -100,6 +100,18 @@ std::string check_rate(const mt_job& j, const BackendLimits& lim, const std::str
           !e.empty())
         return e;
       if (j.stream_lanes > 32) return where + ": " + std::to_string(j.stream_lanes) + " stream lanes; at most 32";
+    }
+    if (j.lane_chains > 1) {
+      if (auto e = missing(lim.capabilities, MT_CAP_LANE_CHAINS, "several chains per lane (MT_CAP_LANE_CHAINS)", where);
+          !e.empty())
+        return e;
+      if (j.lane_chains != 2 && j.lane_chains != 4 && j.lane_chains != 8)
+        return where + ": " + std::to_string(j.lane_chains) + " lane chains; 1, 2, 4 or 8";
+      if (j.pattern != MT_PATTERN_RANDOM || r.gap_cycles || j.load_bytes > 4)
+        return where + ": several chains per lane make random 4-byte loads without a gap";
+      if (j.steps % chains_of(j) || j.warmup_steps % chains_of(j))
+        return where + ": with several chains per lane, steps and warmup_steps are multiples of the chains (" +
+               std::to_string(chains_of(j)) + ")";
     }
     if (j.steps < chains_of(j))
       return where + ": fewer timed loads (" + std::to_string(j.steps) + ") than chains (streams x stream lanes, " +

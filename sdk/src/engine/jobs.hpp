@@ -43,9 +43,15 @@ inline uint64_t stream_share(uint64_t n, uint32_t streams, uint32_t k) {
 }
 // Lanes of each stream's warp that load (stream_lanes 0 reads as 1), the chains a job's loads
 // are split over (streams x lanes), and the generator of chain c (warp c / lanes, lane c % lanes).
+// With lane_chains (0 reads as 1) each lane runs several: chain c is chain c % lane_chains of
+// lane (c / lane_chains) % lanes of warp c / lane_chains / lanes.
 inline uint32_t lanes_of(const mt_job& j) { return j.stream_lanes ? j.stream_lanes : 1; }
-inline uint32_t chains_of(const mt_job& j) { return streams_of(j) * lanes_of(j); }
-inline uint32_t chain_stream(const mt_job& j, uint32_t c) { return c / lanes_of(j) + 32 * (c % lanes_of(j)); }
+inline uint32_t lane_chains_of(const mt_job& j) { return j.lane_chains ? j.lane_chains : 1; }
+inline uint32_t chains_of(const mt_job& j) { return streams_of(j) * lanes_of(j) * lane_chains_of(j); }
+inline uint32_t chain_stream(const mt_job& j, uint32_t c) {
+  const uint32_t t = c / lane_chains_of(j);
+  return t / lanes_of(j) + 32 * (t % lanes_of(j)) + 1024 * (c % lane_chains_of(j));
+}
 // Timed-stream loads per pump window (0 reads as 1).
 inline uint32_t probe_loads_of(const mt_job& j) { return j.rate.probe_loads ? j.rate.probe_loads : 1; }
 

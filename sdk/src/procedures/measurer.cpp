@@ -243,7 +243,7 @@ FootprintResult Measurer::run_random(uint64_t footprint, uint64_t stride, uint64
   // Time per load of all streams (and the pump) together: the span where the backend reports
   // it, else each stream's timed cycles and gap.
   o.cycles_per_load = r.span_cycles ? double(r.span_cycles) / double(std::max<uint64_t>(loads + r.pump_loads, 1))
-                                    : (double(r.cycles) / double(std::max<uint64_t>(loads, 1)) + rate.gap_cycles) /
+                                    : (double(r.cycles) / double(std::max<size_t>(o.loads, 1)) + rate.gap_cycles) /
                                           double(std::max<uint32_t>(rate.streams, 1));
   return o;
 }

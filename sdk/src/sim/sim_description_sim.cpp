@@ -114,8 +114,9 @@ void read_mlp(Reader& mlp, Model& m) {
   };
   m.l2_loads_in_flight = limit("sm_l2_loads_in_flight");
   m.dram_loads_in_flight = limit("sm_dram_loads_in_flight");
-  for (const char* k : {"warp_l2_loads_in_flight", "warp_dram_loads_in_flight", "sm_l2_latency_cycles",
-                        "sm_dram_latency_cycles", "sm_l2_loads_per_kcycle", "sm_dram_loads_per_kcycle"})
+  for (const char* k : {"warp_l2_loads_in_flight", "warp_dram_loads_in_flight", "thread_l2_loads_in_flight",
+                        "sm_l2_latency_cycles", "sm_dram_latency_cycles", "sm_l2_loads_per_kcycle",
+                        "sm_dram_loads_per_kcycle"})
     mlp.ignore(k);
 }
 
