@@ -18,6 +18,7 @@ namespace {
 
 constexpr uint64_t kLine = 128;
 constexpr uint64_t kMinLoads = 8192;  // timed loads of a point at least (few chains: long chains)
+constexpr double kIssueBound = 0.8;  // the span's rate below this share of chains / latency: chains idled
 
 struct Level {
   const char* name;        // "l2", "dram"
@@ -39,18 +40,28 @@ Point measure(const memtopo::Context& ctx, const memtopo::ChaseArray& a, const L
   j.slow_max_cycles = uint32_t(std::min(ceiling, 4e9));
   // Multiples of the chains: chains of one lane share the loads equally.
   j.warmup_steps = (std::max(lv.warm_loads, 8 * chains) + chains - 1) / chains * chains;
-  j.steps = (std::max<uint64_t>(per_chain * chains, kMinLoads) + chains - 1) / chains * chains;
+  // Chains per lane: four times the loads, so that the warm-up's spread is small in the span.
+  const uint64_t timed = per_chain * (s.lane_chains > 1 ? 4 : 1);
+  j.steps = (std::max<uint64_t>(timed * chains, kMinLoads) + chains - 1) / chains * chains;
   j.rate.streams = s.warps;
   j.rate.lanes = s.lanes;
   j.rate.lane_chains = s.lane_chains;
   const memtopo::JobResult r = ctx.backend().run(j);
   // Each load's own cycles, timed by its chain while the others load: the latency at this many
-  // chains. The chains load all the time, so together they make chains / latency loads per cycle.
+  // chains. When the chains always have a load out, they make chains / latency loads per cycle.
+  // But between two groups a lane of several chains computes as many next addresses, and 32
+  // warps of it compete for the schedulers' issue slots: where the span (first timed load to
+  // the last one's end) says such chains made less than 80 % of that, the span's rate is the
+  // rate. The span alone would not do: the chains end their warm-up shares at different times.
   Point p;
   p.chains = double(chains);
   p.loads = double(j.steps - std::min(r.outliers, j.steps));
   p.latency = std::max(1.0, double(r.cycles) / std::max(p.loads, 1.0) - overhead);
   p.per_cycle = p.chains / p.latency;
+  if (r.span_cycles && s.lane_chains > 1) {
+    p.span_per_cycle = double(j.steps) / double(r.span_cycles);
+    if (p.span_per_cycle < kIssueBound * p.per_cycle) p.per_cycle = p.span_per_cycle;
+  }
   return p;
 }
 
@@ -68,10 +79,12 @@ std::vector<Point> sweep(memtopo::Context& ctx, const Level& lv, const std::vect
     const Point& last = curve.empty() ? pilot : curve.back();
     const double ceiling = 4 * (last.latency + overhead) * std::max(1.0, double(s.chains()) / last.chains);
     curve.push_back(measure(ctx, a, lv, s, per_chain, overhead, ceiling));
-    rows.insert(rows.end(), {double(s.warps), double(s.lanes), double(s.lane_chains), curve.back().chains,
-                             curve.back().latency, 1000 * curve.back().per_cycle});
+    const Point& p = curve.back();
+    rows.insert(rows.end(), {double(s.warps), double(s.lanes), double(s.lane_chains), p.chains, p.latency,
+                             1000 * p.per_cycle, 1000 * p.span_per_cycle});
   }
-  ctx.raw(tag, {"warps", "lanes", "lane_chains", "chains", "cycles_per_load", "loads_per_kcycle"}, rows);
+  ctx.raw(tag, {"warps", "lanes", "lane_chains", "chains", "cycles_per_load", "loads_per_kcycle", "span_loads_per_kcycle"},
+          rows);
   return curve;
 }
 

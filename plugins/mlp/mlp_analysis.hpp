@@ -13,6 +13,7 @@ namespace mlp {
 struct Point {
   double chains = 0, latency = 0, per_cycle = 0;
   double loads = 0;  // timed loads behind the latency
+  double span_per_cycle = 0;  // timed loads over the job's span (0: not measured)
 };
 
 struct InFlight {
