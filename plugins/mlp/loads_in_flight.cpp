@@ -1,8 +1,8 @@
 // mlp/loads-in-flight: how many loads one SM and one warp keep in flight before latency grows,
 // for loads the L2 answers and loads DRAM answers. Random .cg loads, one per line, in 1 .. 1024
 // independent dependent chains (lane 0 of up to 32 warps, then more lanes of each); each point
-// (then up to 8 chains per lane, in lockstep: 8192) gives a load's latency with that many chains
-// loading, so chains / latency loads per cycle,
+// (with max_chains above 1024, then up to 8 chains per lane in lockstep) gives a load's latency
+// with that many chains loading, so chains / latency loads per cycle,
 // and Little's law gives the loads in flight where that levels off (paper 002's MSHR count).
 // docs/mlp.md.
 #include <algorithm>
@@ -49,16 +49,17 @@ Point measure(const memtopo::Context& ctx, const memtopo::ChaseArray& a, const L
   const memtopo::JobResult r = ctx.backend().run(j);
   // Each load's own cycles, timed by its chain while the others load: the latency at this many
   // chains. When the chains always have a load out, they make chains / latency loads per cycle.
-  // But between two groups a lane of several chains computes as many next addresses, and 32
+  // But between two groups a lane of several chains computes as many next addresses, and many
   // warps of it compete for the schedulers' issue slots: where the span (first timed load to
   // the last one's end) says such chains made less than 80 % of that, the span's rate is the
   // rate. The span alone would not do: the chains end their warm-up shares at different times.
+  // One lane's chains are all out during its groups whatever it does between them.
   Point p;
   p.chains = double(chains);
   p.loads = double(j.steps - std::min(r.outliers, j.steps));
   p.latency = std::max(1.0, double(r.cycles) / std::max(p.loads, 1.0) - overhead);
   p.per_cycle = p.chains / p.latency;
-  if (r.span_cycles && s.lane_chains > 1) {
+  if (r.span_cycles && s.lane_chains > 1 && s.warps * s.lanes > 1) {
     p.span_per_cycle = double(j.steps) / double(r.span_cycles);
     if (p.span_per_cycle < kIssueBound * p.per_cycle) p.per_cycle = p.span_per_cycle;
   }
@@ -150,8 +151,8 @@ memtopo::Probe loads_in_flight_probe() {
       .key("mlp.sm_dram_latency_cycles", MT_VALUE_FLOAT, "cycles", "one chain's cycles per random DRAM load (.cg)")
       .key("mlp.sm_l2_loads_per_kcycle", MT_VALUE_FLOAT, "", "most L2 hits per 1000 cycles of one SM, one per line")
       .key("mlp.sm_dram_loads_per_kcycle", MT_VALUE_FLOAT, "", "most DRAM loads per 1000 cycles of one SM, one per line")
-      .option("max_chains", MT_VALUE_INT, "8192",
-              "most independent chains on the SM (32 warps x 32 lanes x 8 chains per lane; 1024 without chains per lane)")
+      .option("max_chains", MT_VALUE_INT, "1024",
+              "most independent chains on the SM: 32 warps x 32 lanes, and up to 8192 with chains per lane (docs/mlp.md)")
       .option("loads_per_chain", MT_VALUE_INT, "64", "timed loads of each chain")
       .budget_seconds(60)
       .run(measure_in_flight);
