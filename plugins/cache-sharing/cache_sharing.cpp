@@ -142,6 +142,8 @@ memtopo::Probe groups_probe() {
 namespace cache_sharing {
 memtopo::Probe storage_probe();
 memtopo::Probe instances_probe();
+memtopo::Probe l2_partitions_probe();
 }  // namespace cache_sharing
 
-MEMTOPO_PLUGIN("cache-sharing", "1.0.0", groups_probe(), cache_sharing::storage_probe(), cache_sharing::instances_probe())
+MEMTOPO_PLUGIN("cache-sharing", "1.1.0", groups_probe(), cache_sharing::storage_probe(), cache_sharing::instances_probe(),
+               cache_sharing::l2_partitions_probe())

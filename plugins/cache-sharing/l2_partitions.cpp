@@ -1,0 +1,159 @@
+// cache-sharing/l2-partitions: which of two L2 partitions is near each SM, and the granule in
+// which addresses alternate between them. For each SM t, one sequence over a region no one has
+// read: SM 0 reads every line of it once, then SM t does. SM 0's first reads split into a near
+// and a far level by the line's home partition. SM t then finds the lines homed near SM 0 near
+// when it shares SM 0's near partition (a copy SM 0's reads left near it counts the same), and
+// far when it does not. docs/cache-sharing.md.
+#include <algorithm>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include <memtopo/analysis.hpp>
+#include <memtopo/probe.hpp>
+
+namespace {
+
+namespace an = memtopo::analysis;
+
+constexpr uint64_t kLine = 128;
+constexpr uint64_t kRegionLines = 512;  // 64 KiB per SM
+
+struct Reads {
+  std::vector<uint32_t> reference, other;  // SM 0's first reads, then SM t's
+};
+
+Reads read_region(const memtopo::Context& ctx, const memtopo::ChaseArray& a, int32_t t) {
+  auto job = [&](int32_t sm, uint32_t order) {
+    memtopo::Job j;
+    j.space = MT_SPACE_GLOBAL_CG;
+    j.array = &a;
+    j.start = uint32_t(uint64_t(t) * kRegionLines * kLine / 4);
+    j.steps = kRegionLines;
+    j.sm = sm;
+    j.block = int32_t(order);
+    j.order = order;
+    j.want_index = false;
+    return j;
+  };
+  const auto r = ctx.backend().run(std::vector<memtopo::Job>{job(0, 1), job(t, 2)});
+  return {r[0].latency, r[1].latency};
+}
+
+// The midpoint between the two most populous latency levels (near and far; stray slow loads
+// and a read's first load form small levels of their own); 0 when there is one level.
+double near_far_boundary(const std::vector<double>& lat) {
+  const an::Levels lv = an::find_levels(lat);
+  if (!lv.found || lv.levels.size() < 2) return 0;
+  std::vector<an::Level> by_count = lv.levels;
+  std::sort(by_count.begin(), by_count.end(), [](const an::Level& x, const an::Level& y) { return x.count > y.count; });
+  return (by_count[0].centre + by_count[1].centre) / 2;
+}
+
+// Per line but the first (which pays for the read's start): 1 when SM 0's first read of it was far.
+std::vector<uint8_t> far_from_reference(const std::vector<uint32_t>& lat) {
+  std::vector<double> x(lat.begin() + 1, lat.end());
+  const double boundary = near_far_boundary(x);
+  std::vector<uint8_t> far(x.size(), 0);
+  for (size_t i = 0; i < x.size() && boundary > 0; ++i) far[i] = x[i] > boundary ? 1 : 0;
+  return far;
+}
+
+// The shortest run of lines with one home, in bytes, over every region (first and last runs of
+// a region left out: they may be cut), and whether homes strictly alternate run by run with
+// runs of one length.
+struct Interleave {
+  uint64_t granule_bytes = 0;
+  bool alternating = true;
+};
+Interleave interleave(const std::vector<std::vector<uint8_t>>& homes) {
+  Interleave out;
+  uint64_t shortest = UINT64_MAX, longest = 0;
+  for (const auto& h : homes) {
+    std::vector<uint64_t> runs{1};
+    for (size_t i = 1; i < h.size(); ++i) {
+      if (h[i] == h[i - 1]) ++runs.back();
+      else runs.push_back(1);
+    }
+    for (size_t k = 1; k + 1 < runs.size(); ++k) {
+      shortest = std::min(shortest, runs[k]);
+      longest = std::max(longest, runs[k]);
+    }
+  }
+  if (shortest == UINT64_MAX) return {0, false};
+  out.granule_bytes = shortest * kLine;
+  out.alternating = shortest == longest;
+  return out;
+}
+
+void measure_partitions(memtopo::Context& ctx) {
+  if (!ctx.backend().has(MT_CAP_SEQUENCE)) throw memtopo::Skip("the backend runs no sequences of jobs");
+  const int64_t partitions = ctx.input<int64_t>("l2.partitions");
+  if (partitions == 1) throw memtopo::Skip("one L2 partition: every SM is near it");
+  if (partitions != 2) throw memtopo::NotDeterminable("the map tells two partitions apart; l2.partitions is " +
+                                                      std::to_string(partitions));
+  const int32_t sms = ctx.device().sm_count;
+  const auto a = memtopo::ChaseArray::stride(uint64_t(sms) * kRegionLines * kLine, kLine);
+  std::vector<Reads> reads(static_cast<size_t>(sms));
+  std::vector<std::vector<uint8_t>> homes;
+  std::vector<double> pooled;
+  for (int32_t t = 1; t < sms; ++t) {
+    ctx.progress(double(t) / sms, "SM " + std::to_string(t));
+    reads[size_t(t)] = read_region(ctx, a, t);
+    homes.push_back(far_from_reference(reads[size_t(t)].reference));
+    pooled.insert(pooled.end(), reads[size_t(t)].other.begin() + 1, reads[size_t(t)].other.end());
+  }
+  // Near and far hits of every SM t together: the boundary between them.
+  const double boundary = near_far_boundary(pooled);
+  if (boundary <= 0) throw memtopo::NotDeterminable("every SM's reads lie in one level: no far partition shows");
+  std::vector<int64_t> near_of_sm(size_t(sms), 0);
+  std::vector<double> rows{0, 0, 0, 0};
+  for (int32_t t = 1; t < sms; ++t) {
+    std::vector<double> near_home, far_home;
+    const auto& h = homes[size_t(t - 1)];
+    for (size_t i = 0; i < h.size(); ++i) (h[i] ? far_home : near_home).push_back(double(reads[size_t(t)].other[i + 1]));
+    if (near_home.empty() || far_home.empty())
+      throw memtopo::NotDeterminable("SM 0's first reads of SM " + std::to_string(t) + "'s region lie in one level");
+    const double m = an::median(near_home);
+    near_of_sm[size_t(t)] = m > boundary ? 1 : 0;
+    rows.insert(rows.end(), {double(t), m, an::median(far_home), double(near_of_sm[size_t(t)])});
+  }
+  ctx.raw("sms", {"sm", "near_home_median", "far_home_median", "near_partition"}, rows);
+  const Interleave il = interleave(homes);
+  const std::string how = "SM t's first reads of lines homed near SM 0, after SM 0 read them, against the boundary (" +
+                          std::to_string(int(boundary + 0.5)) + " cycles) between near and far hits";
+  ctx.result("l2.near_partition_of_sm", near_of_sm,
+             memtopo::ResultInfo{0.8, memtopo::Bound::Exact, how + "; partition 0 is SM 0's near one"});
+  const int64_t on_one = std::accumulate(near_of_sm.begin(), near_of_sm.end(), int64_t(0));
+  ctx.result("l2.partition_sm_counts", std::vector<int64_t>{sms - on_one, on_one},
+             memtopo::ResultInfo{0.8, memtopo::Bound::Exact, "SMs near partition 0 and 1"});
+  if (il.granule_bytes) {
+    const memtopo::ResultInfo info{0.7, memtopo::Bound::Exact,
+                                   "shortest run of consecutive lines with one home partition in SM 0's first reads of " +
+                                       std::to_string(homes.size()) + " regions of " + std::to_string(kRegionLines) +
+                                       " lines"};
+    ctx.result("l2.partition_granule_bytes", int64_t(il.granule_bytes), info);
+    ctx.result("l2.partition_interleave", std::string(il.alternating ? "alternating" : "hashed"), info);
+  }
+}
+
+}  // namespace
+
+namespace cache_sharing {
+
+memtopo::Probe l2_partitions_probe() {
+  return memtopo::Probe("cache-sharing/l2-partitions")
+      .summary("Which L2 partition is near each SM, and the granule in which addresses alternate between partitions")
+      .requires_keys({"l2.partitions"})
+      .provides({"l2.near_partition_of_sm", "l2.partition_sm_counts", "l2.partition_granule_bytes",
+                 "l2.partition_interleave"})
+      .key("l2.near_partition_of_sm", MT_VALUE_INT_ARRAY, "", "per SM, the L2 partition near it (0: SM 0's)")
+      .key("l2.partition_sm_counts", MT_VALUE_INT_ARRAY, "", "SMs near each partition")
+      .key("l2.partition_granule_bytes", MT_VALUE_INT, "bytes", "the address granule that has one home partition")
+      .key("l2.partition_interleave", MT_VALUE_STRING, "",
+           "\"alternating\": granules alternate between partitions; \"hashed\": some other order")
+      .budget_seconds(30)
+      .run(measure_partitions);
+}
+
+}  // namespace cache_sharing
