@@ -40,22 +40,31 @@ Reads read_region(const memtopo::Context& ctx, const memtopo::ChaseArray& a, int
   return {r[0].latency, r[1].latency};
 }
 
-// The midpoint between the two most populous latency levels (near and far; stray slow loads
-// and a read's first load form small levels of their own); 0 when there is one level.
-double near_far_boundary(const std::vector<double>& lat) {
+// The centres of the two most populous latency levels, near and far (stray slow loads and a
+// read's first load form small levels of their own); far 0 when there is one level.
+struct NearFar {
+  double near = 0, far = 0;
+  double boundary() const { return far > 0 ? (near + far) / 2 : 0; }
+};
+NearFar near_far(const std::vector<double>& lat) {
   const an::Levels lv = an::find_levels(lat);
-  if (!lv.found || lv.levels.size() < 2) return 0;
+  if (!lv.found || lv.levels.size() < 2) return {};
   std::vector<an::Level> by_count = lv.levels;
   std::sort(by_count.begin(), by_count.end(), [](const an::Level& x, const an::Level& y) { return x.count > y.count; });
-  return (by_count[0].centre + by_count[1].centre) / 2;
+  return {std::min(by_count[0].centre, by_count[1].centre), std::max(by_count[0].centre, by_count[1].centre)};
 }
 
-// Per line but the first (which pays for the read's start): 1 when SM 0's first read of it was far.
+// Per line but the first (which pays for the read's start): 1 when SM 0's first read of it was
+// far. A read slower than far by as much again was interrupted: it takes the line before's home.
 std::vector<uint8_t> far_from_reference(const std::vector<uint32_t>& lat) {
   std::vector<double> x(lat.begin() + 1, lat.end());
-  const double boundary = near_far_boundary(x);
+  const NearFar nf = near_far(x);
   std::vector<uint8_t> far(x.size(), 0);
-  for (size_t i = 0; i < x.size() && boundary > 0; ++i) far[i] = x[i] > boundary ? 1 : 0;
+  if (nf.far <= 0) return far;
+  for (size_t i = 0; i < x.size(); ++i) {
+    const bool interrupted = x[i] > 2 * nf.far - nf.near;
+    far[i] = interrupted ? (i ? far[i - 1] : 0) : (x[i] > nf.boundary() ? 1 : 0);
+  }
   return far;
 }
 
@@ -88,10 +97,6 @@ Interleave interleave(const std::vector<std::vector<uint8_t>>& homes) {
 
 void measure_partitions(memtopo::Context& ctx) {
   if (!ctx.backend().has(MT_CAP_SEQUENCE)) throw memtopo::Skip("the backend runs no sequences of jobs");
-  const int64_t partitions = ctx.input<int64_t>("l2.partitions");
-  if (partitions == 1) throw memtopo::Skip("one L2 partition: every SM is near it");
-  if (partitions != 2) throw memtopo::NotDeterminable("the map tells two partitions apart; l2.partitions is " +
-                                                      std::to_string(partitions));
   const int32_t sms = ctx.device().sm_count;
   const auto a = memtopo::ChaseArray::stride(uint64_t(sms) * kRegionLines * kLine, kLine);
   std::vector<Reads> reads(static_cast<size_t>(sms));
@@ -101,10 +106,19 @@ void measure_partitions(memtopo::Context& ctx) {
     ctx.progress(double(t) / sms, "SM " + std::to_string(t));
     reads[size_t(t)] = read_region(ctx, a, t);
     homes.push_back(far_from_reference(reads[size_t(t)].reference));
+    if (t == 1 && std::none_of(homes[0].begin(), homes[0].end(), [](uint8_t f) { return f != 0; })) {
+      // SM 0's first reads in one level: every line's home is equally near, one partition.
+      ctx.result("l2.near_partition_of_sm", std::vector<int64_t>(size_t(sms), 0),
+                 memtopo::ResultInfo{0.7, memtopo::Bound::Exact,
+                                     "SM 0's first reads of 512 lines lie in one level: no line is homed far"});
+      ctx.result("l2.partition_sm_counts", std::vector<int64_t>{sms},
+                 memtopo::ResultInfo{0.7, memtopo::Bound::Exact, "one partition"});
+      return;
+    }
     pooled.insert(pooled.end(), reads[size_t(t)].other.begin() + 1, reads[size_t(t)].other.end());
   }
   // Near and far hits of every SM t together: the boundary between them.
-  const double boundary = near_far_boundary(pooled);
+  const double boundary = near_far(pooled).boundary();
   if (boundary <= 0) throw memtopo::NotDeterminable("every SM's reads lie in one level: no far partition shows");
   std::vector<int64_t> near_of_sm(size_t(sms), 0);
   std::vector<double> rows{0, 0, 0, 0};
@@ -144,7 +158,6 @@ namespace cache_sharing {
 memtopo::Probe l2_partitions_probe() {
   return memtopo::Probe("cache-sharing/l2-partitions")
       .summary("Which L2 partition is near each SM, and the granule in which addresses alternate between partitions")
-      .requires_keys({"l2.partitions"})
       .provides({"l2.near_partition_of_sm", "l2.partition_sm_counts", "l2.partition_granule_bytes",
                  "l2.partition_interleave"})
       .key("l2.near_partition_of_sm", MT_VALUE_INT_ARRAY, "", "per SM, the L2 partition near it (0: SM 0's)")

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <string>
+#include <vector>
 
 #include <toml++/toml.h>
 
@@ -50,3 +51,47 @@ TEST_CASE("cache-sharing storage and instances with measurement noise on", "[sha
                                                    "cache-sharing/storage,cache-sharing/instances");
   compare_storage(toml::parse_file(probetest::device_file(name).string()), got);
 }
+
+namespace {
+
+// The partition map the description implies: [sim.l2] near_partition, or SM s near partition
+// s x partitions / sm_count; the address chunk of interleave_bytes alternating.
+void compare_partitions(const toml::table& ref, const toml::table& got) {
+  const int64_t sms = ref["device"]["sm_count"].value_or(int64_t(0));
+  const int64_t parts = ref["l2"]["partitions"].value_or(int64_t(1));
+  std::vector<int64_t> want;
+  for (int64_t s = 0; s < sms; ++s) want.push_back(s * parts / sms);
+  std::vector<int64_t> have;
+  if (const toml::array* a = got["l2"]["near_partition_of_sm"].as_array())
+    for (const auto& e : *a) have.push_back(e.value_or(int64_t(-1)));
+  CHECK(have == want);
+  if (parts == 2) {
+    CHECK(got["l2"]["partition_granule_bytes"].value<int64_t>() == ref["sim"]["l2"]["interleave_bytes"].value_or(int64_t(4096)));
+    CHECK(got["l2"]["partition_interleave"].value<std::string>() == "alternating");
+  } else {
+    CHECK(!got["l2"]["partition_granule_bytes"]);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("the L2 partition map of every shipped simulated device, with noise and with near copies", "[sharing][sim]") {
+  const std::string name = GENERATE("hopper-like.toml", "kepler-like.toml", "pascal-like.toml");
+  const bool noisy = GENERATE(false, true);
+  INFO(name << (noisy ? ", noisy" : ""));
+  const std::string dev = probetest::write_variant(name, noisy ? "partitions-noisy" : "partitions", [&](toml::table& t) {
+    if (noisy) probetest::add_noise(t, 17);
+  });
+  const toml::table ref = toml::parse_file(probetest::device_file(name).string());
+  const toml::table got = probetest::run_memtopo(dev, std::string(noisy ? "partitions-noisy-" : "partitions-") + name,
+                                                   "cache-sharing/l2-partitions");
+  CHECK(got["probes"]["cache-sharing/l2-partitions"]["status"].value<std::string>() == "ok");
+  compare_partitions(ref, got);
+  // The H100 keeps a copy of a far line near the SM that read it (far_copies_near): the lines
+  // SM 0 read are then near for its side, homed ones as before for the other.
+  const std::string copies = probetest::write_variant(name, "partitions-copies", [](toml::table& t) {
+    t["sim"].as_table()->insert_or_assign("l2", toml::table{{"far_copies_near", true}});
+  });
+  compare_partitions(ref, probetest::run_memtopo(copies, "partitions-copies-" + name, "cache-sharing/l2-partitions"));
+}
+

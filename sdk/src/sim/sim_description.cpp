@@ -181,7 +181,7 @@ Model load_model(const std::string& text, const std::string& file, const std::st
   read_l15_groups(c15, m);
   read_carveout(sim, shared, m);
   read_storages(s_tex, s_ro, texture, readonly, c1, m);
-  read_l2_placement(s_l2, m);
+  read_l2_placement(s_l2, l2, m);
   read_sim_tlb(s_tlb, m);
 
   check_simulator_memory(m, {&device, &l1d, &texture, &readonly, &c1, &c15, &l2, &tlb});

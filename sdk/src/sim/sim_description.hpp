@@ -70,7 +70,7 @@ void read_sim_globals(Reader& sim, Model& m, bool constant_l15_measured);
 void read_carveout(Reader& sim, Reader& shared, Model& m);
 void read_storages(Reader& s_tex, Reader& s_ro, Reader& texture, Reader& readonly, Reader& constant_l1, Model& m);
 // [sim.l2]: interleave, other clients' traffic, the partition each SM is near.
-void read_l2_placement(Reader& s_l2, Model& m);
+void read_l2_placement(Reader& s_l2, Reader& l2, Model& m);
 void read_sim_tlb(Reader& s_tlb, Model& m);
 
 // The tables whose keys size the caches and TLBs: the key of the largest is named when a

@@ -214,9 +214,18 @@ void read_storages(Reader& s_tex, Reader& s_ro, Reader& texture, Reader& readonl
     s_ro.fail("storage", "\"l1d\" needs an [l1d] table with size_bytes");
 }
 
-void read_l2_placement(Reader& s_l2, Model& m) {
+void read_l2_placement(Reader& s_l2, Reader& l2, Model& m) {
   const uint32_t sm_count = uint32_t(m.info.sm_count);
-  m.l2_interleave_bytes = power_of_two(s_l2, "interleave_bytes", s_l2.integer("interleave_bytes"), 4096);
+  // Measured (cache-sharing/l2-partitions): the granule of the interleave, and each SM's near
+  // partition, where [sim.l2] gives none and they fit this L2 (a power-of-two granule, a map of
+  // one entry per SM naming partitions the L2 has).
+  const auto granule = l2.integer("partition_granule_bytes");
+  const auto measured_near = l2.integers("near_partition_of_sm");
+  l2.ignore("partition_interleave");
+  l2.ignore("partition_sm_counts");
+  const bool granule_fits = granule && *granule > 0 && (*granule & (*granule - 1)) == 0;
+  m.l2_interleave_bytes = power_of_two(s_l2, "interleave_bytes", s_l2.integer("interleave_bytes"),
+                                       granule_fits ? *granule : 4096);
   m.l2_far_copies_near = s_l2.boolean("far_copies_near").value_or(false);
   m.l2_foreign_line_probability = s_l2.number("foreign_line_probability").value_or(0.0);
   if (m.l2_foreign_line_probability < 0 || m.l2_foreign_line_probability > 1)
@@ -231,6 +240,10 @@ void read_l2_placement(Reader& s_l2, Model& m) {
       if (p < 0 || p >= int64_t(m.l2_partitions)) s_l2.fail("near_partition", "names a partition that does not exist");
       m.l2_near_partition.push_back(uint32_t(p));
     }
+  } else if (measured_near && measured_near->size() == sm_count &&
+             std::all_of(measured_near->begin(), measured_near->end(),
+                         [&](int64_t p) { return p >= 0 && p < int64_t(m.l2_partitions); })) {
+    for (int64_t p : *measured_near) m.l2_near_partition.push_back(uint32_t(p));
   } else {  // the first SMs are near partition 0, the next ones near partition 1, ...
     for (uint32_t s = 0; s < sm_count; ++s) m.l2_near_partition.push_back(uint32_t(uint64_t(s) * m.l2_partitions / sm_count));
   }
