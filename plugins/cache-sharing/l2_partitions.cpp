@@ -98,7 +98,12 @@ Interleave interleave(const std::vector<std::vector<uint8_t>>& homes) {
 void measure_partitions(memtopo::Context& ctx) {
   if (!ctx.backend().has(MT_CAP_SEQUENCE)) throw memtopo::Skip("the backend runs no sequences of jobs");
   const int32_t sms = ctx.device().sm_count;
-  const auto a = memtopo::ChaseArray::stride(uint64_t(sms) * kRegionLines * kLine, kLine);
+  // The regions lie at the start of an array four times the L2: writing the array before each
+  // call (the GPU backend fills it in order) leaves its end in the L2 and the regions out, so
+  // that SM 0's reads are first reads from memory.
+  const uint64_t l2 = ctx.device().l2_bytes > 0 ? uint64_t(ctx.device().l2_bytes) : uint64_t(64) << 20;
+  const uint64_t regions = uint64_t(sms) * kRegionLines * kLine;
+  const auto a = memtopo::ChaseArray::stride(std::max(4 * l2, 2 * regions) / kLine * kLine, kLine);
   std::vector<Reads> reads(static_cast<size_t>(sms));
   std::vector<std::vector<uint8_t>> homes;
   std::vector<double> pooled;
