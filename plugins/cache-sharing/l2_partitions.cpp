@@ -122,6 +122,12 @@ void measure_partitions(memtopo::Context& ctx) {
     }
     pooled.insert(pooled.end(), reads[size_t(t)].other.begin() + 1, reads[size_t(t)].other.end());
   }
+  std::vector<double> samples;
+  for (int32_t t = 1; t < sms; ++t)
+    for (size_t i = 0; i < kRegionLines; ++i)
+      samples.insert(samples.end(), {double(t), double(i), double(reads[size_t(t)].reference.at(i)),
+                                     double(reads[size_t(t)].other.at(i))});
+  ctx.raw("reads", {"sm", "line", "sm0_cycles", "cycles"}, samples);
   // Near and far hits of every SM t together: the boundary between them.
   const double boundary = near_far(pooled).boundary();
   if (boundary <= 0) throw memtopo::NotDeterminable("every SM's reads lie in one level: no far partition shows");
