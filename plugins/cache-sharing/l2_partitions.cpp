@@ -40,18 +40,31 @@ Reads read_region(const memtopo::Context& ctx, const memtopo::ChaseArray& a, int
   return {r[0].latency, r[1].latency};
 }
 
-// The centres of the two most populous latency levels, near and far (stray slow loads and a
-// read's first load form small levels of their own); far 0 when there is one level.
+// Near and far: the medians of two clusters of the latencies (two-means in one dimension,
+// from the 10th and 90th percentiles; thousands of reads leave no empty gap between the levels
+// to split at). One level (far 0) when the two lie within 15 % of the near one: the spread of
+// one level's hits, not two levels.
 struct NearFar {
   double near = 0, far = 0;
   double boundary() const { return far > 0 ? (near + far) / 2 : 0; }
 };
-NearFar near_far(const std::vector<double>& lat) {
-  const an::Levels lv = an::find_levels(lat);
-  if (!lv.found || lv.levels.size() < 2) return {};
-  std::vector<an::Level> by_count = lv.levels;
-  std::sort(by_count.begin(), by_count.end(), [](const an::Level& x, const an::Level& y) { return x.count > y.count; });
-  return {std::min(by_count[0].centre, by_count[1].centre), std::max(by_count[0].centre, by_count[1].centre)};
+NearFar near_far(std::vector<double> lat) {
+  if (lat.size() < 4) return {};
+  std::sort(lat.begin(), lat.end());
+  double lo = lat[lat.size() / 10], hi = lat[lat.size() * 9 / 10];
+  std::vector<double> low, high;
+  for (int k = 0; k < 32 && hi > lo; ++k) {
+    low.clear();
+    high.clear();
+    for (double x : lat) (x > (lo + hi) / 2 ? high : low).push_back(x);
+    if (low.empty() || high.empty()) break;
+    const double l = an::median(low), h = an::median(high);
+    if (l == lo && h == hi) break;
+    lo = l;
+    hi = h;
+  }
+  if (!(hi > 1.15 * lo)) return {};
+  return {lo, hi};
 }
 
 // Per line but the first (which pays for the read's start): 1 when SM 0's first read of it was
