@@ -81,30 +81,32 @@ std::vector<uint8_t> far_from_reference(const std::vector<uint32_t>& lat) {
   return far;
 }
 
-// The shortest run of lines with one home, in bytes, over every region (first and last runs of
-// a region left out: they may be cut), and whether homes strictly alternate run by run with
-// runs of one length.
+// The granule: the largest power of two dividing every offset (from the region's start, a
+// multiple of 64 KiB) where the home partition changes, over every region. Homes alternate
+// when every run between two changes is one granule long; otherwise a hash of higher address
+// bits picks them (the H100: 4 KiB granules, runs of 8 KiB starting 4 KiB in).
 struct Interleave {
   uint64_t granule_bytes = 0;
   bool alternating = true;
 };
 Interleave interleave(const std::vector<std::vector<uint8_t>>& homes) {
-  Interleave out;
-  uint64_t shortest = UINT64_MAX, longest = 0;
+  std::vector<std::vector<uint64_t>> changes;  // per region: byte offsets where the home changes
+  uint64_t granule = 0;
   for (const auto& h : homes) {
-    std::vector<uint64_t> runs{1};
+    changes.emplace_back();
     for (size_t i = 1; i < h.size(); ++i) {
-      if (h[i] == h[i - 1]) ++runs.back();
-      else runs.push_back(1);
-    }
-    for (size_t k = 1; k + 1 < runs.size(); ++k) {
-      shortest = std::min(shortest, runs[k]);
-      longest = std::max(longest, runs[k]);
+      if (h[i] == h[i - 1]) continue;
+      const uint64_t at = (i + 1) * kLine;  // h leaves out the region's first line
+      changes.back().push_back(at);
+      const uint64_t low = at & ~(at - 1);
+      granule = granule ? std::min(granule, low) : low;
     }
   }
-  if (shortest == UINT64_MAX) return {0, false};
-  out.granule_bytes = shortest * kLine;
-  out.alternating = shortest == longest;
+  if (!granule) return {0, false};
+  Interleave out{granule, true};
+  for (const auto& c : changes)
+    for (size_t k = 0; k < c.size(); ++k)
+      if (c[k] - (k ? c[k - 1] : 0) != granule) out.alternating = false;
   return out;
 }
 
