@@ -5,6 +5,7 @@
 // when it shares SM 0's near partition (a copy SM 0's reads left near it counts the same), and
 // far when it does not. docs/cache-sharing.md.
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -69,16 +70,28 @@ NearFar near_far(std::vector<double> lat) {
 
 // Per line but the first (which pays for the read's start): 1 when SM 0's first read of it was
 // far. A read slower than far by as much again was interrupted: it takes the line before's home.
-std::vector<uint8_t> far_from_reference(const std::vector<uint32_t>& lat) {
+// `clean`: all but 2 % of the reads lie within a quarter of the gap from their level. Where
+// earlier work left some of a region's lines in the L2 and others not, SM 0's reads form four
+// levels (near and far, hits and misses) and two-means splits them by hit and miss: such a
+// region still says which lines are near for the map, but not where homes change.
+struct Homes {
+  std::vector<uint8_t> far;
+  bool clean = false;
+};
+Homes far_from_reference(const std::vector<uint32_t>& lat) {
   std::vector<double> x(lat.begin() + 1, lat.end());
   const NearFar nf = near_far(x);
-  std::vector<uint8_t> far(x.size(), 0);
-  if (nf.far <= 0) return far;
+  Homes h{std::vector<uint8_t>(x.size(), 0), false};
+  if (nf.far <= 0) return h;
+  const double gap = nf.far - nf.near;
+  size_t stray = 0;
   for (size_t i = 0; i < x.size(); ++i) {
     const bool interrupted = x[i] > 2 * nf.far - nf.near;
-    far[i] = interrupted ? (i ? far[i - 1] : 0) : (x[i] > nf.boundary() ? 1 : 0);
+    h.far[i] = interrupted ? (i ? h.far[i - 1] : 0) : (x[i] > nf.boundary() ? 1 : 0);
+    if (!interrupted && std::min(std::fabs(x[i] - nf.near), std::fabs(x[i] - nf.far)) > gap / 4) ++stray;
   }
-  return far;
+  h.clean = stray * 50 <= x.size();
+  return h;
 }
 
 // The granule: the largest power of two dividing every offset (from the region's start, a
@@ -89,10 +102,12 @@ struct Interleave {
   uint64_t granule_bytes = 0;
   bool alternating = true;
 };
-Interleave interleave(const std::vector<std::vector<uint8_t>>& homes) {
+Interleave interleave(const std::vector<Homes>& regions) {
   std::vector<std::vector<uint64_t>> changes;  // per region: byte offsets where the home changes
   uint64_t granule = 0;
-  for (const auto& h : homes) {
+  for (const Homes& r : regions) {
+    if (!r.clean) continue;
+    const std::vector<uint8_t>& h = r.far;
     changes.emplace_back();
     for (size_t i = 1; i < h.size(); ++i) {
       if (h[i] == h[i - 1]) continue;
@@ -120,13 +135,13 @@ void measure_partitions(memtopo::Context& ctx) {
   const uint64_t regions = uint64_t(sms) * kRegionLines * kLine;
   const auto a = memtopo::ChaseArray::stride(std::max(4 * l2, 2 * regions) / kLine * kLine, kLine);
   std::vector<Reads> reads(static_cast<size_t>(sms));
-  std::vector<std::vector<uint8_t>> homes;
+  std::vector<Homes> homes;
   std::vector<double> pooled;
   for (int32_t t = 1; t < sms; ++t) {
     ctx.progress(double(t) / sms, "SM " + std::to_string(t));
     reads[size_t(t)] = read_region(ctx, a, t);
     homes.push_back(far_from_reference(reads[size_t(t)].reference));
-    if (t == 1 && std::none_of(homes[0].begin(), homes[0].end(), [](uint8_t f) { return f != 0; })) {
+    if (t == 1 && std::none_of(homes[0].far.begin(), homes[0].far.end(), [](uint8_t f) { return f != 0; })) {
       // SM 0's first reads in one level: every line's home is equally near, one partition.
       ctx.result("l2.near_partition_of_sm", std::vector<int64_t>(size_t(sms), 0),
                  memtopo::ResultInfo{0.7, memtopo::Bound::Exact,
@@ -150,7 +165,7 @@ void measure_partitions(memtopo::Context& ctx) {
   std::vector<double> rows{0, 0, 0, 0};
   for (int32_t t = 1; t < sms; ++t) {
     std::vector<double> near_home, far_home;
-    const auto& h = homes[size_t(t - 1)];
+    const auto& h = homes[size_t(t - 1)].far;
     for (size_t i = 0; i < h.size(); ++i) (h[i] ? far_home : near_home).push_back(double(reads[size_t(t)].other[i + 1]));
     if (near_home.empty() || far_home.empty())
       throw memtopo::NotDeterminable("SM 0's first reads of SM " + std::to_string(t) + "'s region lie in one level");
@@ -167,11 +182,12 @@ void measure_partitions(memtopo::Context& ctx) {
   const int64_t on_one = std::accumulate(near_of_sm.begin(), near_of_sm.end(), int64_t(0));
   ctx.result("l2.partition_sm_counts", std::vector<int64_t>{sms - on_one, on_one},
              memtopo::ResultInfo{0.8, memtopo::Bound::Exact, "SMs near partition 0 and 1"});
+  const auto clean = std::count_if(homes.begin(), homes.end(), [](const Homes& h) { return h.clean; });
   if (il.granule_bytes) {
     const memtopo::ResultInfo info{0.7, memtopo::Bound::Exact,
-                                   "shortest run of consecutive lines with one home partition in SM 0's first reads of " +
-                                       std::to_string(homes.size()) + " regions of " + std::to_string(kRegionLines) +
-                                       " lines"};
+                                   "where the home partition changes in SM 0's first reads of " + std::to_string(clean) +
+                                       " regions of " + std::to_string(kRegionLines) + " lines whose reads form two levels (of " +
+                                       std::to_string(homes.size()) + ")"};
     ctx.result("l2.partition_granule_bytes", int64_t(il.granule_bytes), info);
     ctx.result("l2.partition_interleave", std::string(il.alternating ? "alternating" : "hashed"), info);
   }
