@@ -70,7 +70,7 @@ NearFar near_far(std::vector<double> lat) {
 
 // Per line but the first (which pays for the read's start): 1 when SM 0's first read of it was
 // far. A read slower than far by as much again was interrupted: it takes the line before's home.
-// `clean`: all but 2 % of the reads lie within a quarter of the gap from their level. Where
+// `clean`: nine reads in ten lie within 0.4 of the gap from their level. Where
 // earlier work left some of a region's lines in the L2 and others not, SM 0's reads form four
 // levels (near and far, hits and misses) and two-means splits them by hit and miss: such a
 // region still says which lines are near for the map, but not where homes change.
@@ -88,41 +88,57 @@ Homes far_from_reference(const std::vector<uint32_t>& lat) {
   for (size_t i = 0; i < x.size(); ++i) {
     const bool interrupted = x[i] > 2 * nf.far - nf.near;
     h.far[i] = interrupted ? (i ? h.far[i - 1] : 0) : (x[i] > nf.boundary() ? 1 : 0);
-    if (!interrupted && std::min(std::fabs(x[i] - nf.near), std::fabs(x[i] - nf.far)) > gap / 4) ++stray;
+    if (!interrupted && std::min(std::fabs(x[i] - nf.near), std::fabs(x[i] - nf.far)) > 0.4 * gap) ++stray;
   }
-  h.clean = stray * 50 <= x.size();
+  h.clean = stray * 10 <= x.size();
   return h;
 }
 
-// The granule: the largest power of two dividing every offset (from the region's start, a
-// multiple of 64 KiB) where the home partition changes, over every region. Homes alternate
-// when every run between two changes is one granule long; otherwise a hash of higher address
-// bits picks them (the H100: 4 KiB granules, runs of 8 KiB starting 4 KiB in).
+// The granule: the largest power of two that nine in ten of the offsets (from the region's
+// start, a multiple of 64 KiB) where the home partition changes lie within two lines of, over
+// every region whose reads are clean. Reads stray: the homes are first smoothed by a median of
+// five lines (runs of three lines or more keep), and a change may still show a line early or
+// late (the H100's reads from DRAM jitter by 100 cycles and more). Homes alternate when nine runs in ten between two changes,
+// snapped to the granule, are one granule long; otherwise a hash of higher address bits chooses
+// them (the H100: 4 KiB granules, runs of 8 KiB starting 4 KiB in).
 struct Interleave {
   uint64_t granule_bytes = 0;
   bool alternating = true;
 };
 Interleave interleave(const std::vector<Homes>& regions) {
   std::vector<std::vector<uint64_t>> changes;  // per region: byte offsets where the home changes
-  uint64_t granule = 0;
+  size_t count = 0;
   for (const Homes& r : regions) {
     if (!r.clean) continue;
-    const std::vector<uint8_t>& h = r.far;
-    changes.emplace_back();
-    for (size_t i = 1; i < h.size(); ++i) {
-      if (h[i] == h[i - 1]) continue;
-      const uint64_t at = (i + 1) * kLine;  // h leaves out the region's first line
-      changes.back().push_back(at);
-      const uint64_t low = at & ~(at - 1);
-      granule = granule ? std::min(granule, low) : low;
+    std::vector<uint8_t> h(r.far.size());
+    for (size_t i = 0; i < h.size(); ++i) {
+      const size_t from = i < 2 ? 0 : i - 2, to = std::min(h.size(), i + 3);
+      const size_t ones = size_t(std::count(r.far.begin() + long(from), r.far.begin() + long(to), uint8_t(1)));
+      h[i] = 2 * ones > to - from ? 1 : 0;
     }
+    changes.emplace_back();
+    for (size_t i = 1; i < h.size(); ++i)
+      if (h[i] != h[i - 1]) changes.back().push_back((i + 1) * kLine);  // far leaves out line 0
+    count += changes.back().size();
   }
-  if (!granule) return {0, false};
-  Interleave out{granule, true};
-  for (const auto& c : changes)
-    for (size_t k = 0; k < c.size(); ++k)
-      if (c[k] - (k ? c[k - 1] : 0) != granule) out.alternating = false;
-  return out;
+  if (!count) return {0, false};
+  const uint64_t slack = 2 * kLine;
+  for (uint64_t g = kRegionLines * kLine / 2; g >= 8 * kLine; g /= 2) {
+    size_t near = 0, runs = 0, one = 0;
+    for (const auto& c : changes) {
+      uint64_t last = 0;
+      for (uint64_t at : c) {
+        const uint64_t off = at % g, snapped = (at + g / 2) / g * g;
+        if (std::min(off, g - off) > slack) continue;
+        ++near;
+        ++runs;
+        if (snapped - last == g) ++one;
+        last = snapped;
+      }
+    }
+    if (near * 10 >= count * 9) return {g, one * 10 >= runs * 9};
+  }
+  return {kLine, false};  // no granule of 8 lines or more: changes at any line
 }
 
 void measure_partitions(memtopo::Context& ctx) {
