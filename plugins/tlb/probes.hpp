@@ -7,4 +7,7 @@ namespace tlb {
 memtopo::Probe levels_probe();
 memtopo::Probe sets_probe();
 memtopo::Probe virtual_tag_probe();
+#ifdef MEMTOPO_TLB_MAPPED
+memtopo::Probe mapped_levels_probe();  // mapped.cu, built with CUDA only
+#endif
 }  // namespace tlb

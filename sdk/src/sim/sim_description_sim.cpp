@@ -84,6 +84,10 @@ void read_tlb(Reader& tlb, Model& m) {
   m.tlb_l2 = read_tlb_level(tlb, "l2", page_bytes, 300);
   m.tlb_present = tlb.exists() && present.value_or(true) && (m.tlb_l1.geometry.present || m.tlb_l2.geometry.present);
   tlb.ignore("level_count");  // measured: the levels present above
+  // Measured with aliased 2 MiB mappings (tlb/mapped-levels, CUDA only): informational, the
+  // simulator's chases go through [tlb] l1 and l2.
+  for (const char* k : {"mapped_page_bytes", "mapped_level_count", "mapped_entries", "mapped_miss_penalty_cycles"})
+    tlb.ignore(k);
   // Measured (tlb/l1d-virtual); [sim.tlb] translate_on_l1_hit, read later, may override it.
   if (auto t = tlb.boolean("l1d_hit_translated")) m.tlb_on_l1_hit = *t;
 }

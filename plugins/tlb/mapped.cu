@@ -1,0 +1,162 @@
+// tlb/mapped-levels (CUDA): the TLB levels of 2 MiB pages the driver cannot merge. One physical
+// block of the mapping granularity (2 MiB) is mapped at N virtual pages one block apart
+// (cuMemCreate, cuMemAddressReserve, cuMemMap), and a pointer chase reads line k of page k: the
+// lines are distinct (N up to block / line), all in the L2, and every page needs its own
+// translation, since pages that alias one block cannot be coalesced into a larger one. The
+// cycles per load against N show a level where the pages outgrow a TLB level (sweep_levels).
+// docs/tlb.md.
+#include <cuda.h>
+#include <cudaTypedefs.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include <memtopo/cuda/launch.cuh>
+#include <memtopo/cuda/load.cuh>
+#include <memtopo/probe.hpp>
+
+#include "probes.hpp"
+#include "tlb_analysis.hpp"
+
+namespace tlb {
+namespace {
+
+constexpr uint64_t kLine = 128;
+
+__global__ void chase_pages(unsigned long long start, unsigned warm, unsigned steps, unsigned long long* out) {
+  unsigned long long p = start;
+  for (unsigned i = 0; i < warm; ++i) p = memtopo::device::follow<memtopo::device::Path::GlobalCg>(p);
+  const unsigned long long t0 = memtopo::device::clock_now();
+  for (unsigned i = 0; i < steps; ++i) p = memtopo::device::follow<memtopo::device::Path::GlobalCg>(p);
+  const unsigned long long t1 = memtopo::device::clock_now();
+  out[0] = t1 - t0;
+  out[1] = p;  // keeps the chase
+}
+
+template <class F>
+F driver(const char* name) {
+  return reinterpret_cast<F>(memtopo::cuda::driver_function(name, 10020));
+}
+
+void check(CUresult r, const char* what) {
+  if (r != CUDA_SUCCESS) throw memtopo::Error(std::string(what) + " failed (CUresult " + std::to_string(int(r)) + ")");
+}
+
+// One physical block mapped at `pages` virtual pages one block apart; unmapped and freed on
+// destruction.
+class AliasedPages {
+ public:
+  AliasedPages(int device, uint64_t pages) : pages_(pages) {
+    CUmemAllocationProp prop{};
+    prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+    prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    prop.location.id = device;
+    size_t g = 0;
+    check(driver<PFN_cuMemGetAllocationGranularity_v10020>("cuMemGetAllocationGranularity")(
+              &g, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM),
+          "cuMemGetAllocationGranularity");
+    block_ = g;
+    check(driver<PFN_cuMemCreate_v10020>("cuMemCreate")(&handle_, block_, &prop, 0), "cuMemCreate");
+    check(driver<PFN_cuMemAddressReserve_v10020>("cuMemAddressReserve")(&base_, pages_ * block_, block_, 0, 0),
+          "cuMemAddressReserve");
+    const auto map = driver<PFN_cuMemMap_v10020>("cuMemMap");
+    for (uint64_t k = 0; k < pages_; ++k, ++mapped_) check(map(base_ + k * block_, block_, 0, handle_, 0), "cuMemMap");
+    CUmemAccessDesc access{};
+    access.location = prop.location;
+    access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+    check(driver<PFN_cuMemSetAccess_v10020>("cuMemSetAccess")(base_, pages_ * block_, &access, 1), "cuMemSetAccess");
+  }
+  ~AliasedPages() {
+    const auto unmap = driver<PFN_cuMemUnmap_v10020>("cuMemUnmap");
+    for (uint64_t k = 0; k < mapped_; ++k) unmap(base_ + k * block_, block_);
+    if (base_) driver<PFN_cuMemAddressFree_v10020>("cuMemAddressFree")(base_, pages_ * block_);
+    if (handle_) driver<PFN_cuMemRelease_v10020>("cuMemRelease")(handle_);
+  }
+  AliasedPages(const AliasedPages&) = delete;
+  AliasedPages& operator=(const AliasedPages&) = delete;
+  uint64_t block() const { return block_; }
+  // Line k of page k, for a chase over n pages.
+  unsigned long long slot(uint64_t k) const { return base_ + k * block_ + (k * kLine) % block_; }
+  // Writes the cycle over the first n pages (slot k holds slot k + 1's address) through page 0.
+  void link(uint64_t n) const {
+    std::vector<unsigned long long> words(block_ / 8, 0);
+    for (uint64_t k = 0; k < n; ++k) words[(k * kLine) % block_ / 8] = slot((k + 1) % n);
+    memtopo::cuda::check(cudaMemcpy(reinterpret_cast<void*>(base_), words.data(), block_, cudaMemcpyHostToDevice),
+                         "chase_pages", "cudaMemcpy");
+  }
+
+ private:
+  uint64_t pages_, block_ = 0, mapped_ = 0;
+  CUmemGenericAllocationHandle handle_ = 0;
+  CUdeviceptr base_ = 0;
+};
+
+double cycles_per_load(const AliasedPages& m, uint64_t n, unsigned long long* out) {
+  m.link(n);
+  const unsigned steps = unsigned(std::max<uint64_t>(n, 2048) / n * n);
+  chase_pages<<<1, 1>>>(m.slot(0), unsigned(2 * n), steps, out);
+  memtopo::cuda::check(cudaGetLastError(), "chase_pages", "launch");
+  unsigned long long host[2];
+  memtopo::cuda::check(cudaMemcpy(host, out, sizeof host, cudaMemcpyDeviceToHost), "chase_pages", "cudaMemcpy");
+  return double(host[0]) / steps;
+}
+
+void measure_mapped(memtopo::Context& ctx) {
+  memtopo::cuda::use_device(ctx, "chase_pages");
+  const uint64_t max_pages = uint64_t(ctx.option<int64_t>("max_pages"));
+  AliasedPages m(ctx.device().ordinal, max_pages);
+  if (m.block() / kLine < max_pages)
+    throw memtopo::Error("option max_pages: " + std::to_string(max_pages) + " pages need more lines than one block of " +
+                         std::to_string(m.block()) + " B holds (" + std::to_string(m.block() / kLine) + ")");
+  memtopo::cuda::DeviceBuffer<unsigned long long> out(ctx, 2);
+  const std::vector<uint64_t> grid = page_grid(max_pages);
+  std::vector<double> cycles, rows;
+  for (uint64_t n : grid) {
+    ctx.progress(double(n) / double(max_pages), std::to_string(n) + " aliased pages");
+    cycles.push_back(cycles_per_load(m, n, out.get()));
+    rows.insert(rows.end(), {double(n), cycles.back()});
+  }
+  ctx.raw("sweep", {"pages", "cycles_per_load"}, rows);
+  const SweepLevels lv = sweep_levels(grid, cycles);
+  std::string note = "one " + std::to_string(m.block()) + "-byte block mapped at 1 to " + std::to_string(max_pages) +
+                     " pages one block apart, levels at";
+  for (double c : lv.cycles) note += " " + std::to_string(int(c + 0.5));
+  note += " cycles per load (pointer chase, .cg)";
+  if (lv.cycles.empty()) throw memtopo::NotDeterminable(lv.reason);
+  const memtopo::ResultInfo info{0.8, memtopo::Bound::Exact, note};
+  ctx.result("tlb.mapped_page_bytes", int64_t(m.block()), info);
+  const size_t found = lv.last_hit_pages.size();
+  ctx.result("tlb.mapped_level_count", int64_t(found),
+             memtopo::ResultInfo{0.8, lv.ends_on_ramp || !found ? memtopo::Bound::AtLeast : memtopo::Bound::Exact, note});
+  std::vector<int64_t> entries;
+  std::vector<double> penalties;
+  for (size_t k = 0; k < found; ++k) {
+    entries.push_back(int64_t(lv.last_hit_pages[k]));
+    penalties.push_back(lv.cycles[k + 1] - lv.cycles[k]);
+  }
+  if (found) {
+    ctx.result("tlb.mapped_entries", entries, info);
+    ctx.result("tlb.mapped_miss_penalty_cycles", penalties, info);
+  }
+}
+
+}  // namespace
+
+memtopo::Probe mapped_levels_probe() {
+  return memtopo::Probe("tlb/mapped-levels")
+      .summary("TLB levels of 2 MiB pages that alias one physical block, so the driver cannot merge them")
+      .provides({"tlb.mapped_page_bytes", "tlb.mapped_level_count", "tlb.mapped_entries",
+                 "tlb.mapped_miss_penalty_cycles"})
+      .key("tlb.mapped_page_bytes", MT_VALUE_INT, "bytes", "the mapping granularity: bytes of each aliased page")
+      .key("tlb.mapped_level_count", MT_VALUE_INT, "", "latency levels past the first in the sweep of aliased pages")
+      .key("tlb.mapped_entries", MT_VALUE_INT_ARRAY, "",
+           "per level, the most aliased pages still on it (entries of that TLB level, at page granularity)")
+      .key("tlb.mapped_miss_penalty_cycles", MT_VALUE_FLOAT_ARRAY, "cycles", "per level, the cycles the next level adds")
+      .option("max_pages", MT_VALUE_INT, "16384", "most aliased pages (one line of the block each: at most block / 128)")
+      .backends(MT_BACKEND_CUDA)
+      .budget_seconds(60)
+      .run(measure_mapped);
+}
+
+}  // namespace tlb
