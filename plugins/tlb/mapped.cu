@@ -1,8 +1,9 @@
-// tlb/mapped-levels (CUDA): the TLB levels of 2 MiB pages the driver cannot merge. One physical
-// block of the mapping granularity (2 MiB) is mapped at N virtual pages one block apart
-// (cuMemCreate, cuMemAddressReserve, cuMemMap), and a pointer chase reads line k of page k: the
-// lines are distinct (N up to block / line), all in the L2, and every page needs its own
-// translation, since pages that alias one block cannot be coalesced into a larger one. The
+// tlb/mapped-levels (CUDA): the TLB levels of 2 MiB pages the driver cannot merge. Physical
+// blocks of the mapping granularity (2 MiB) are each mapped at many virtual pages one block
+// apart (cuMemCreate, cuMemAddressReserve, cuMemMap; page k maps block k / (block / line)), and
+// a pointer chase reads line k mod (block / line) of page k: the lines are distinct, all in the
+// L2, and every page needs its own translation, since pages that alias one block cannot be
+// coalesced into a larger one. The
 // cycles per load against N show a level where the pages outgrow a TLB level (sweep_levels).
 // docs/tlb.md.
 #include <cuda.h>
@@ -43,8 +44,8 @@ void check(CUresult r, const char* what) {
   if (r != CUDA_SUCCESS) throw memtopo::Error(std::string(what) + " failed (CUresult " + std::to_string(int(r)) + ")");
 }
 
-// One physical block mapped at `pages` virtual pages one block apart; unmapped and freed on
-// destruction.
+// Physical blocks, each mapped at block / line consecutive virtual pages one block apart;
+// unmapped and freed on destruction.
 class AliasedPages {
  public:
   AliasedPages(int device, uint64_t pages) : pages_(pages) {
@@ -57,11 +58,17 @@ class AliasedPages {
               &g, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM),
           "cuMemGetAllocationGranularity");
     block_ = g;
-    check(driver<PFN_cuMemCreate_v10020>("cuMemCreate")(&handle_, block_, &prop, 0), "cuMemCreate");
+    const uint64_t blocks = (pages_ + per_block() - 1) / per_block();
+    const auto create = driver<PFN_cuMemCreate_v10020>("cuMemCreate");
+    for (uint64_t b = 0; b < blocks; ++b) {
+      handles_.push_back(0);
+      check(create(&handles_.back(), block_, &prop, 0), "cuMemCreate");
+    }
     check(driver<PFN_cuMemAddressReserve_v10020>("cuMemAddressReserve")(&base_, pages_ * block_, block_, 0, 0),
           "cuMemAddressReserve");
     const auto map = driver<PFN_cuMemMap_v10020>("cuMemMap");
-    for (uint64_t k = 0; k < pages_; ++k, ++mapped_) check(map(base_ + k * block_, block_, 0, handle_, 0), "cuMemMap");
+    for (uint64_t k = 0; k < pages_; ++k, ++mapped_)
+      check(map(base_ + k * block_, block_, 0, handles_[k / per_block()], 0), "cuMemMap");
     CUmemAccessDesc access{};
     access.location = prop.location;
     access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
@@ -71,24 +78,31 @@ class AliasedPages {
     const auto unmap = driver<PFN_cuMemUnmap_v10020>("cuMemUnmap");
     for (uint64_t k = 0; k < mapped_; ++k) unmap(base_ + k * block_, block_);
     if (base_) driver<PFN_cuMemAddressFree_v10020>("cuMemAddressFree")(base_, pages_ * block_);
-    if (handle_) driver<PFN_cuMemRelease_v10020>("cuMemRelease")(handle_);
+    for (CUmemGenericAllocationHandle h : handles_) driver<PFN_cuMemRelease_v10020>("cuMemRelease")(h);
   }
   AliasedPages(const AliasedPages&) = delete;
   AliasedPages& operator=(const AliasedPages&) = delete;
   uint64_t block() const { return block_; }
-  // Line k of page k, for a chase over n pages.
-  unsigned long long slot(uint64_t k) const { return base_ + k * block_ + (k * kLine) % block_; }
-  // Writes the cycle over the first n pages (slot k holds slot k + 1's address) through page 0.
+  uint64_t per_block() const { return block_ / kLine; }  // pages aliasing one block
+  // Line k mod per_block of page k, for a chase over n pages.
+  unsigned long long slot(uint64_t k) const { return base_ + k * block_ + (k % per_block()) * kLine; }
+  // Writes the cycle over the first n pages (slot k holds slot k + 1's address), each block
+  // through the first page that maps it.
   void link(uint64_t n) const {
-    std::vector<unsigned long long> words(block_ / 8, 0);
-    for (uint64_t k = 0; k < n; ++k) words[(k * kLine) % block_ / 8] = slot((k + 1) % n);
-    memtopo::cuda::check(cudaMemcpy(reinterpret_cast<void*>(base_), words.data(), block_, cudaMemcpyHostToDevice),
-                         "chase_pages", "cudaMemcpy");
+    std::vector<unsigned long long> words(block_ / 8);
+    for (uint64_t first = 0; first < n; first += per_block()) {
+      std::fill(words.begin(), words.end(), 0ull);
+      for (uint64_t k = first; k < std::min(n, first + per_block()); ++k)
+        words[(k % per_block()) * kLine / 8] = slot((k + 1) % n);
+      memtopo::cuda::check(cudaMemcpy(reinterpret_cast<void*>(base_ + first * block_), words.data(), block_,
+                                      cudaMemcpyHostToDevice),
+                           "chase_pages", "cudaMemcpy");
+    }
   }
 
  private:
   uint64_t pages_, block_ = 0, mapped_ = 0;
-  CUmemGenericAllocationHandle handle_ = 0;
+  std::vector<CUmemGenericAllocationHandle> handles_;
   CUdeviceptr base_ = 0;
 };
 
@@ -105,10 +119,8 @@ double cycles_per_load(const AliasedPages& m, uint64_t n, unsigned long long* ou
 void measure_mapped(memtopo::Context& ctx) {
   memtopo::cuda::use_device(ctx, "chase_pages");
   const uint64_t max_pages = uint64_t(ctx.option<int64_t>("max_pages"));
+  if (max_pages < 2) throw memtopo::Error("option max_pages: " + std::to_string(max_pages) + "; at least 2");
   AliasedPages m(ctx.device().ordinal, max_pages);
-  if (m.block() / kLine < max_pages)
-    throw memtopo::Error("option max_pages: " + std::to_string(max_pages) + " pages need more lines than one block of " +
-                         std::to_string(m.block()) + " B holds (" + std::to_string(m.block() / kLine) + ")");
   memtopo::cuda::DeviceBuffer<unsigned long long> out(ctx, 2);
   const std::vector<uint64_t> grid = page_grid(max_pages);
   std::vector<double> cycles, rows;
@@ -119,8 +131,8 @@ void measure_mapped(memtopo::Context& ctx) {
   }
   ctx.raw("sweep", {"pages", "cycles_per_load"}, rows);
   const SweepLevels lv = sweep_levels(grid, cycles);
-  std::string note = "one " + std::to_string(m.block()) + "-byte block mapped at 1 to " + std::to_string(max_pages) +
-                     " pages one block apart, levels at";
+  std::string note = std::to_string(m.block()) + "-byte blocks, each mapped at " + std::to_string(m.per_block()) +
+                     " pages one block apart, 1 to " + std::to_string(max_pages) + " pages chased, levels at";
   for (double c : lv.cycles) note += " " + std::to_string(int(c + 0.5));
   note += " cycles per load (pointer chase, .cg)";
   if (lv.cycles.empty()) throw memtopo::NotDeterminable(lv.reason);
@@ -129,6 +141,11 @@ void measure_mapped(memtopo::Context& ctx) {
   const size_t found = lv.last_hit_pages.size();
   ctx.result("tlb.mapped_level_count", int64_t(found),
              memtopo::ResultInfo{0.8, lv.ends_on_ramp || !found ? memtopo::Bound::AtLeast : memtopo::Bound::Exact, note});
+  if (!lv.ends_on_ramp)  // no level (or no further one) within the sweep: its reach is a bound
+    ctx.result("tlb.mapped_reach_bytes", int64_t(max_pages * m.block()),
+               memtopo::ResultInfo{0.8, memtopo::Bound::AtLeast,
+                                   "no further latency level up to " + std::to_string(max_pages) + " aliased pages; " +
+                                       note});
   std::vector<int64_t> entries;
   std::vector<double> penalties;
   for (size_t k = 0; k < found; ++k) {
@@ -147,13 +164,15 @@ memtopo::Probe mapped_levels_probe() {
   return memtopo::Probe("tlb/mapped-levels")
       .summary("TLB levels of 2 MiB pages that alias one physical block, so the driver cannot merge them")
       .provides({"tlb.mapped_page_bytes", "tlb.mapped_level_count", "tlb.mapped_entries",
-                 "tlb.mapped_miss_penalty_cycles"})
+                 "tlb.mapped_miss_penalty_cycles", "tlb.mapped_reach_bytes"})
       .key("tlb.mapped_page_bytes", MT_VALUE_INT, "bytes", "the mapping granularity: bytes of each aliased page")
       .key("tlb.mapped_level_count", MT_VALUE_INT, "", "latency levels past the first in the sweep of aliased pages")
       .key("tlb.mapped_entries", MT_VALUE_INT_ARRAY, "",
            "per level, the most aliased pages still on it (entries of that TLB level, at page granularity)")
       .key("tlb.mapped_miss_penalty_cycles", MT_VALUE_FLOAT_ARRAY, "cycles", "per level, the cycles the next level adds")
-      .option("max_pages", MT_VALUE_INT, "16384", "most aliased pages (one line of the block each: at most block / 128)")
+      .key("tlb.mapped_reach_bytes", MT_VALUE_INT, "bytes",
+           "at least: the pages chased x page bytes, where no further level showed")
+      .option("max_pages", MT_VALUE_INT, "65536", "most aliased pages chased (128 GiB of address space at 2 MiB)")
       .backends(MT_BACKEND_CUDA)
       .budget_seconds(60)
       .run(measure_mapped);

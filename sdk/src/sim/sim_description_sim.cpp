@@ -86,7 +86,8 @@ void read_tlb(Reader& tlb, Model& m) {
   tlb.ignore("level_count");  // measured: the levels present above
   // Measured with aliased 2 MiB mappings (tlb/mapped-levels, CUDA only): informational, the
   // simulator's chases go through [tlb] l1 and l2.
-  for (const char* k : {"mapped_page_bytes", "mapped_level_count", "mapped_entries", "mapped_miss_penalty_cycles"})
+  for (const char* k : {"mapped_page_bytes", "mapped_level_count", "mapped_entries", "mapped_miss_penalty_cycles",
+                        "mapped_reach_bytes"})
     tlb.ignore(k);
   // Measured (tlb/l1d-virtual); [sim.tlb] translate_on_l1_hit, read later, may override it.
   if (auto t = tlb.boolean("l1d_hit_translated")) m.tlb_on_l1_hit = *t;
