@@ -56,7 +56,9 @@ TEST_CASE("tlb probes recover every shipped simulated device", "[tlb][sim]") {
   const toml::table got = probetest::run_memtopo(tlb_device(name, "tlb", false), "tlb-" + name, "tlb");
   for (auto&& [probe, status] : *got["probes"].as_table()) {
     INFO(probe.str());
-    CHECK(status.as_table()->at("status").value<std::string>() == "ok");
+    // tlb/mapped-levels maps its own pages with the CUDA driver: skipped on the simulator.
+    const std::string expect = probe.str() == "tlb/mapped-levels" ? "skipped" : "ok";
+    CHECK(status.as_table()->at("status").value<std::string>() == expect);
   }
   compare_tlb(toml::parse_file(device_file(name).string()), got);
 }
