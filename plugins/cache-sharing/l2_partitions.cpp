@@ -13,9 +13,13 @@
 #include <memtopo/analysis.hpp>
 #include <memtopo/probe.hpp>
 
+#include "near_far.hpp"
+
 namespace {
 
 namespace an = memtopo::analysis;
+using cache_sharing::near_far;
+using cache_sharing::NearFar;
 
 constexpr uint64_t kLine = 128;
 constexpr uint64_t kRegionLines = 512;  // 64 KiB per SM
@@ -39,33 +43,6 @@ Reads read_region(const memtopo::Context& ctx, const memtopo::ChaseArray& a, int
   };
   const auto r = ctx.backend().run(std::vector<memtopo::Job>{job(0, 1), job(t, 2)});
   return {r[0].latency, r[1].latency};
-}
-
-// Near and far: the medians of two clusters of the latencies (two-means in one dimension,
-// from the 10th and 90th percentiles; thousands of reads leave no empty gap between the levels
-// to split at). One level (far 0) when the two lie within 15 % of the near one: the spread of
-// one level's hits, not two levels.
-struct NearFar {
-  double near = 0, far = 0;
-  double boundary() const { return far > 0 ? (near + far) / 2 : 0; }
-};
-NearFar near_far(std::vector<double> lat) {
-  if (lat.size() < 4) return {};
-  std::sort(lat.begin(), lat.end());
-  double lo = lat[lat.size() / 10], hi = lat[lat.size() * 9 / 10];
-  std::vector<double> low, high;
-  for (int k = 0; k < 32 && hi > lo; ++k) {
-    low.clear();
-    high.clear();
-    for (double x : lat) (x > (lo + hi) / 2 ? high : low).push_back(x);
-    if (low.empty() || high.empty()) break;
-    const double l = an::median(low), h = an::median(high);
-    if (l == lo && h == hi) break;
-    lo = l;
-    hi = h;
-  }
-  if (!(hi > 1.15 * lo)) return {};
-  return {lo, hi};
 }
 
 // Per line but the first (which pays for the read's start): 1 when SM 0's first read of it was
@@ -98,9 +75,10 @@ Homes far_from_reference(const std::vector<uint32_t>& lat) {
 // start, a multiple of 64 KiB) where the home partition changes lie within two lines of, over
 // every region whose reads are clean. Reads stray: the homes are first smoothed by a median of
 // five lines (runs of three lines or more keep), and a change may still show a line early or
-// late (the H100's reads from DRAM jitter by 100 cycles and more). Homes alternate when nine runs in ten between two changes,
-// snapped to the granule, are one granule long; otherwise a hash of higher address bits chooses
-// them (the H100: 4 KiB granules, runs of 8 KiB starting 4 KiB in).
+// late (the H100's reads from DRAM jitter by 100 cycles and more). Homes alternate when nine
+// runs in ten between two changes, snapped to the granule, are one granule long; otherwise a
+// hash of higher address bits chooses them (the H100: 4 KiB granules, runs of 8 KiB starting
+// 4 KiB in).
 struct Interleave {
   uint64_t granule_bytes = 0;
   bool alternating = true;

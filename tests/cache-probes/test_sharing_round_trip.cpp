@@ -83,15 +83,21 @@ TEST_CASE("the L2 partition map of every shipped simulated device, with noise an
     if (noisy) probetest::add_noise(t, 17);
   });
   const toml::table ref = toml::parse_file(probetest::device_file(name).string());
-  const toml::table got = probetest::run_memtopo(dev, std::string(noisy ? "partitions-noisy-" : "partitions-") + name,
-                                                   "cache-sharing/l2-partitions");
+  const std::string probes = "cache-sharing/l2-partitions,cache-sharing/l2-far-copies";
+  const toml::table got = probetest::run_memtopo(dev, std::string(noisy ? "partitions-noisy-" : "partitions-") + name, probes);
   CHECK(got["probes"]["cache-sharing/l2-partitions"]["status"].value<std::string>() == "ok");
   compare_partitions(ref, got);
+  const bool two = ref["l2"]["partitions"].value_or(int64_t(1)) == 2;
+  CHECK(got["probes"]["cache-sharing/l2-far-copies"]["status"].value<std::string>() == (two ? "ok" : "skipped"));
+  if (two) CHECK(got["l2"]["far_copy_bytes"].value<int64_t>() == 0);  // no copies: a far line stays far
   // The H100 keeps a copy of a far line near the SM that read it (far_copies_near): the lines
   // SM 0 read are then near for its side, homed ones as before for the other.
   const std::string copies = probetest::write_variant(name, "partitions-copies", [](toml::table& t) {
     t["sim"].as_table()->insert_or_assign("l2", toml::table{{"far_copies_near", true}});
   });
-  compare_partitions(ref, probetest::run_memtopo(copies, "partitions-copies-" + name, "cache-sharing/l2-partitions"));
+  const toml::table with_copies = probetest::run_memtopo(copies, "partitions-copies-" + name, probes);
+  compare_partitions(ref, with_copies);
+  // The simulated copy holds the sector read (the L2's fetch granularity).
+  if (two) CHECK(with_copies["l2"]["far_copy_bytes"].value<int64_t>() == ref["l2"]["fetch_granularity_bytes"].value<int64_t>());
 }
 

@@ -231,7 +231,9 @@ void read_l2_placement(Reader& s_l2, Reader& l2, Model& m) {
   const bool granule_fits = granule && *granule > 0 && (*granule & (*granule - 1)) == 0;
   m.l2_interleave_bytes = power_of_two(s_l2, "interleave_bytes", s_l2.integer("interleave_bytes"),
                                        granule_fits ? *granule : 4096);
-  m.l2_far_copies_near = s_l2.boolean("far_copies_near").value_or(false);
+  // Measured (cache-sharing/l2-far-copies): a read of a far line leaves a copy near.
+  const auto copy_bytes = l2.integer("far_copy_bytes");
+  m.l2_far_copies_near = s_l2.boolean("far_copies_near").value_or(copy_bytes && *copy_bytes > 0);
   m.l2_foreign_line_probability = s_l2.number("foreign_line_probability").value_or(0.0);
   if (m.l2_foreign_line_probability < 0 || m.l2_foreign_line_probability > 1)
     s_l2.fail("foreign_line_probability", "must be within 0..1");
