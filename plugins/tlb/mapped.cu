@@ -48,7 +48,8 @@ void check(CUresult r, const char* what) {
 // unmapped and freed on destruction.
 class AliasedPages {
  public:
-  AliasedPages(int device, uint64_t pages) : pages_(pages) {
+  // `per_block`: pages aliasing one block (0: as many as it has lines).
+  AliasedPages(int device, uint64_t pages, uint64_t per_block) : pages_(pages), per_block_(per_block) {
     CUmemAllocationProp prop{};
     prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
     prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
@@ -58,6 +59,7 @@ class AliasedPages {
               &g, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM),
           "cuMemGetAllocationGranularity");
     block_ = g;
+    if (!per_block_ || per_block_ > block_ / kLine) per_block_ = block_ / kLine;
     const uint64_t blocks = (pages_ + per_block() - 1) / per_block();
     const auto create = driver<PFN_cuMemCreate_v10020>("cuMemCreate");
     for (uint64_t b = 0; b < blocks; ++b) {
@@ -83,7 +85,7 @@ class AliasedPages {
   AliasedPages(const AliasedPages&) = delete;
   AliasedPages& operator=(const AliasedPages&) = delete;
   uint64_t block() const { return block_; }
-  uint64_t per_block() const { return block_ / kLine; }  // pages aliasing one block
+  uint64_t per_block() const { return per_block_; }  // pages aliasing one block
   // Line k mod per_block of page k, for a chase over n pages.
   unsigned long long slot(uint64_t k) const { return base_ + k * block_ + (k % per_block()) * kLine; }
   // Writes the cycle over the first n pages (slot k holds slot k + 1's address), each block
@@ -101,7 +103,7 @@ class AliasedPages {
   }
 
  private:
-  uint64_t pages_, block_ = 0, mapped_ = 0;
+  uint64_t pages_, per_block_, block_ = 0, mapped_ = 0;
   std::vector<CUmemGenericAllocationHandle> handles_;
   CUdeviceptr base_ = 0;
 };
@@ -120,7 +122,7 @@ void measure_mapped(memtopo::Context& ctx) {
   memtopo::cuda::use_device(ctx, "chase_pages");
   const uint64_t max_pages = uint64_t(ctx.option<int64_t>("max_pages"));
   if (max_pages < 2) throw memtopo::Error("option max_pages: " + std::to_string(max_pages) + "; at least 2");
-  AliasedPages m(ctx.device().ordinal, max_pages);
+  AliasedPages m(ctx.device().ordinal, max_pages, uint64_t(std::max<int64_t>(0, ctx.option<int64_t>("pages_per_block"))));
   memtopo::cuda::DeviceBuffer<unsigned long long> out(ctx, 2);
   const std::vector<uint64_t> grid = page_grid(max_pages);
   std::vector<double> cycles, rows;
@@ -173,6 +175,8 @@ memtopo::Probe mapped_levels_probe() {
       .key("tlb.mapped_reach_bytes", MT_VALUE_INT, "bytes",
            "at least: the pages chased x page bytes, where no further level showed")
       .option("max_pages", MT_VALUE_INT, "65536", "most aliased pages chased (128 GiB of address space at 2 MiB)")
+      .option("pages_per_block", MT_VALUE_INT, "0",
+              "pages that alias one physical block (0: one per line of the block, 16384 at 2 MiB)")
       .backends(MT_BACKEND_CUDA)
       .budget_seconds(60)
       .run(measure_mapped);
