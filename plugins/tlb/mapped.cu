@@ -48,8 +48,8 @@ void check(CUresult r, const char* what) {
 // unmapped and freed on destruction.
 class AliasedPages {
  public:
-  // `per_block`: pages aliasing one block (0: as many as it has lines).
-  AliasedPages(int device, uint64_t pages, uint64_t per_block) : pages_(pages), per_block_(per_block) {
+  // `aliases`: pages aliasing one block (0: as many as it has lines).
+  AliasedPages(int device, uint64_t pages, uint64_t aliases) : pages_(pages), per_block_(aliases) {
     CUmemAllocationProp prop{};
     prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
     prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
