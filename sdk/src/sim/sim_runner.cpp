@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <array>
 #include <map>
 #include <optional>
 #include <vector>
@@ -119,19 +120,26 @@ int64_t bank_turns(const Model& m, const std::vector<Stream>& streams, size_t fi
   const uint64_t row = uint64_t(m.shared_banks) * m.shared_bank_bytes;
   const size_t phase_lanes = size_t(std::max<uint64_t>(1, row / std::max<uint32_t>(load_bytes, 4)));
   const uint64_t words_per_load = std::max<uint64_t>(1, load_bytes / m.shared_bank_bytes);
+  // (bank, word) pairs of one phase, sorted: at most 32 lanes x 4 words (16-byte loads on
+  // 4-byte banks). Flat and on the stack: this runs for every load of a warp.
+  std::array<std::pair<uint64_t, uint64_t>, 128> pairs;
   int64_t turns = 0;
   for (size_t p = first; p < first + lanes && p < streams.size(); p += phase_lanes) {
-    std::map<uint64_t, std::vector<uint64_t>> words;  // bank -> its distinct words
-    size_t most = 0;
+    size_t n = 0;
     for (size_t i = p; i < std::min(p + phase_lanes, first + lanes) && i < streams.size(); ++i) {
       const Stream& s = streams[i];
       if (s.done == s.total) continue;
-      for (uint64_t k = 0; k < words_per_load; ++k) {
+      for (uint64_t k = 0; k < words_per_load && n < pairs.size(); ++k) {
         const uint64_t word = 4 * s.cur / m.shared_bank_bytes + k;
-        std::vector<uint64_t>& w = words[word % m.shared_banks];
-        if (std::find(w.begin(), w.end(), word) == w.end()) w.push_back(word);
-        most = std::max(most, w.size());
+        pairs[n++] = {word % m.shared_banks, word};
       }
+    }
+    std::sort(pairs.begin(), pairs.begin() + long(n));
+    size_t most = 0, run = 0;
+    for (size_t i = 0; i < n; ++i) {
+      if (i && pairs[i] == pairs[i - 1]) continue;               // a broadcast: one turn for one word
+      run = i && pairs[i].first == pairs[i - 1].first ? run + 1 : 1;  // distinct words of one bank
+      most = std::max(most, run);
     }
     turns += int64_t(most);
   }
@@ -182,6 +190,11 @@ void run_concurrent(Gpu& gpu, engine::JobCall& call) {
   std::vector<Stream> streams = make_streams(gpu, call, buffers);
   const int64_t sample_overhead = gpu.model().timing_overhead_cycles;
   std::vector<size_t> on_job(call.jobs.size());
+  struct WarpTurns {
+    size_t first = SIZE_MAX;
+    uint64_t done = 0;
+    int64_t turns = 1;
+  } warp;
   for (size_t active = streams.size(); active;) {
     active = 0;
     std::fill(on_job.begin(), on_job.end(), 0);
@@ -196,8 +209,12 @@ void run_concurrent(Gpu& gpu, engine::JobCall& call) {
       if (!s.pump.empty() && s.done % engine::probe_loads_of(j) == 0) pump_window(gpu, s, double(active), s.done > s.warmup);
       int64_t cycles = queued(gpu, gpu.load(s.sm, 0, j.space, s.base + 4 * s.cur), on_job[s.job_index]);
       if (j.space == MT_SPACE_SHARED && (engine::lanes_of(j) > 1 || j.load_bytes > 4)) {
+        // One warp's load: its turns are counted once per round, where its first loading lane
+        // comes, from every lane's place before any of them moves on.
         const size_t lanes = engine::lanes_of(j), first = size_t(&s - streams.data()) - s.index % lanes;
-        cycles += (bank_turns(gpu.model(), streams, first, lanes, j.load_bytes) - 1) * gpu.model().shared_conflict_cycles;
+        if (warp.first != first || warp.done != s.done)
+          warp = {first, s.done, bank_turns(gpu.model(), streams, first, lanes, j.load_bytes)};
+        cycles += (warp.turns - 1) * gpu.model().shared_conflict_cycles;
       }
       // A whole-chase timing has no per-load clock reads.
       const int64_t overhead = j.record == MT_RECORD_TOTAL ? 0 : sample_overhead;
