@@ -72,13 +72,15 @@ std::vector<Point> sweep(memtopo::Context& ctx, const Level& lv, const std::vect
   const double overhead = ctx.backend().timing_overhead();
   std::vector<Point> curve;
   std::vector<double> rows;
-  // Interruptions (a load 4 times slower than the last point's latency, scaled by the chains,
-  // which is as fast as queueing lengthens it) would lengthen the unqueued latency more, in
-  // proportion, than a queued one: a pilot point without a ceiling gives the first ceiling.
+  // Interruptions (a load 4 times slower than the last point's latency) would lengthen the
+  // unqueued latency more, in proportion, than a queued one. The chains double from point to
+  // point and the throughput does not fall, so a load's mean latency at most doubles: the
+  // ceiling stays twice this point's mean or more. A pilot point without a ceiling gives the
+  // first ceiling.
   const Point pilot = measure(ctx, a, lv, shapes.front(), per_chain, overhead, 0);
   for (const Shape& s : shapes) {
     const Point& last = curve.empty() ? pilot : curve.back();
-    const double ceiling = 4 * (last.latency + overhead) * std::max(1.0, double(s.chains()) / last.chains);
+    const double ceiling = 4 * (last.latency + overhead);
     curve.push_back(measure(ctx, a, lv, s, per_chain, overhead, ceiling));
     const Point& p = curve.back();
     rows.insert(rows.end(), {double(s.warps), double(s.lanes), double(s.lane_chains), p.chains, p.latency,

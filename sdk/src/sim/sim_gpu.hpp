@@ -63,20 +63,30 @@ class Gpu {
       l2_access(kForeignBase + traffic_rng_.below(kForeignLines) * model_.l2.geometry.line_bytes);
   }
 
-  // Random extra cycles of one measured load ([sim] noise_cycles, outliers).
-  int64_t noise() {
-    if (!noisy_) return 0;
-    int64_t extra = 0;
+  // Random extra cycles of one measured load ([sim] noise_cycles, outliers): the jitter is
+  // the memory's (a load that takes longer holds its slot longer, so it queues), the
+  // interruption the clock's (the thread was away; nothing else waited for it).
+  struct Noise {
+    int64_t jitter = 0, interruption = 0;
+  };
+  Noise noise_parts() {
+    Noise n;
+    if (!noisy_) return n;
     if (model_.noise_cycles > 0) {
       if (model_.noise_geometric) {  // failures before a success, mean noise_cycles
         const double p = 1.0 / (1.0 + double(model_.noise_cycles));
-        extra = int64_t(std::floor(std::log1p(-noise_rng_.uniform()) / std::log1p(-p)));
+        n.jitter = int64_t(std::floor(std::log1p(-noise_rng_.uniform()) / std::log1p(-p)));
       } else {
-        extra = int64_t(noise_rng_.below(uint64_t(model_.noise_cycles) + 1));
+        n.jitter = int64_t(noise_rng_.below(uint64_t(model_.noise_cycles) + 1));
       }
     }
-    if (model_.outlier_probability > 0 && noise_rng_.uniform() < model_.outlier_probability) extra += model_.outlier_cycles;
-    return extra;
+    if (model_.outlier_probability > 0 && noise_rng_.uniform() < model_.outlier_probability)
+      n.interruption = model_.outlier_cycles;
+    return n;
+  }
+  int64_t noise() {
+    const Noise n = noise_parts();
+    return n.jitter + n.interruption;
   }
 
   // Partition of a per-SM cache that `lane` uses: warps go round-robin to the warp

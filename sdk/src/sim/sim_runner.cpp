@@ -207,7 +207,9 @@ void run_concurrent(Gpu& gpu, engine::JobCall& call) {
       if (s.done == s.total) continue;
       const mt_job& j = *s.job;
       if (!s.pump.empty() && s.done % engine::probe_loads_of(j) == 0) pump_window(gpu, s, double(active), s.done > s.warmup);
-      int64_t cycles = queued(gpu, gpu.load(s.sm, 0, j.space, s.base + 4 * s.cur), on_job[s.job_index]);
+      // Timed loads draw noise; its jitter queues with the load (Gpu::Noise).
+      const Gpu::Noise noise = s.done >= s.warmup ? gpu.noise_parts() : Gpu::Noise{};
+      int64_t cycles = queued(gpu, gpu.load(s.sm, 0, j.space, s.base + 4 * s.cur) + noise.jitter, on_job[s.job_index]);
       if (j.space == MT_SPACE_SHARED && (engine::lanes_of(j) > 1 || j.load_bytes > 4)) {
         // One warp's load: its turns are counted once per round, where its first loading lane
         // comes, from every lane's place before any of them moves on.
@@ -219,7 +221,7 @@ void run_concurrent(Gpu& gpu, engine::JobCall& call) {
       // A whole-chase timing has no per-load clock reads.
       const int64_t overhead = j.record == MT_RECORD_TOTAL ? 0 : sample_overhead;
       if (s.done == s.warmup) s.first = s.clock;
-      if (s.done >= s.warmup) record_load(s, cycles + gpu.noise(), overhead);
+      if (s.done >= s.warmup) record_load(s, cycles + noise.interruption, overhead);
       // The streams of this round load at the same time: the round takes one load's time.
       const double step = double(cycles + overhead + j.rate.gap_cycles);
       s.clock += step;
