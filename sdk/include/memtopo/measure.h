@@ -198,7 +198,34 @@ typedef struct mt_job {
    * draws from stream warp + 32 x lane + 1024 x i; warm-up and timed loads are multiples of the
    * chains (streams x stream_lanes x lane_chains), shared equally. */
   uint32_t lane_chains;
+  /* ABI 2.4 (MT_CAP_STREAM_OPS): a bandwidth stream over the whole GPU instead of a chase.
+   * stream_blocks blocks (0: one per SM) of stream_threads threads (a multiple of 32 up to the
+   * block limit; 0: 256) each sweep a slice of the array's footprint of their own (elems x 4
+   * bytes over the blocks, rounded down to whole rounds of every thread's accesses); each
+   * thread keeps stream_ilp (1, 2, 4 or 8; 0 reads as 1) accesses of load_bytes (4, 8 or 16)
+   * in flight, its warp's accesses adjacent. warmup_steps untimed passes, then steps timed
+   * passes of every block over its slice. Reads take `space` (GLOBAL_CA or GLOBAL_CG); WRITE
+   * stores, COPY reads the slice and writes a second buffer of the footprint's size, UPDATE
+   * reads and writes back in place. The job is alone in its call, with sm -1, record
+   * MT_RECORD_TOTAL and pattern MT_PATTERN_CHASE (the array's contents are not read as
+   * indices). out.cycles: the slowest block's SM-clock cycles over the timed passes;
+   * out.average_cycles: the blocks' mean; out.sm: -1. */
+  uint32_t stream_op;      /* mt_stream_op */
+  uint32_t stream_blocks;
+  uint32_t stream_threads;
+  uint32_t stream_ilp;
+  uint64_t out_stream_bytes;      /* bytes read plus bytes written by the timed passes */
+  uint64_t out_stream_elapsed_ns; /* the timed passes by the GPU's own timer (events) */
 } mt_job;
+
+/* What a stream job does with its footprint (mt_job::stream_op). */
+typedef enum mt_stream_op {
+  MT_STREAM_NONE = 0,   /* a chase or random loads: no stream */
+  MT_STREAM_READ = 1,
+  MT_STREAM_WRITE = 2,
+  MT_STREAM_COPY = 3,   /* read the footprint, write as much elsewhere */
+  MT_STREAM_UPDATE = 4  /* read, add, write back in place (read-modify-write) */
+} mt_stream_op;
 
 /* What a backend runs (mt_backend::capabilities). A job needing a missing bit is refused
  * with a message that names it. */
@@ -215,6 +242,7 @@ typedef struct mt_job {
 #define MT_CAP_STREAM_LANES (1ull << 10) /* mt_job::stream_lanes (ABI 2.2) */
 #define MT_CAP_LOAD_WIDTH (1ull << 11)   /* mt_job::load_bytes 8 and 16 (ABI 2.3) */
 #define MT_CAP_LANE_CHAINS (1ull << 12)  /* mt_job::lane_chains (ABI 2.3) */
+#define MT_CAP_STREAM_OPS (1ull << 13)   /* mt_job::stream_op: bandwidth streams (ABI 2.4) */
 
 /* The function table of a backend. `self` is the first argument of every function. */
 typedef struct mt_backend {

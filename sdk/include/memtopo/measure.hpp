@@ -64,6 +64,15 @@ struct Rate {
   uint32_t pump_total() const { return pump_warps * pump_lanes; }
 };
 
+// A bandwidth stream over the whole GPU (mt_job::stream_op, ABI 2.4): blocks of threads, each
+// thread `ilp` accesses of Job::load_bytes in flight.
+struct Stream {
+  mt_stream_op op = MT_STREAM_NONE;
+  uint32_t blocks = 0;   // 0: one per SM
+  uint32_t threads = 256;
+  uint32_t ilp = 1;
+};
+
 // One job (mt_job; measure.h documents every field). Several jobs may share one array, and
 // then one device buffer.
 struct Job {
@@ -84,6 +93,7 @@ struct Job {
   uint64_t steps = 0;
   Rate rate;
   uint32_t load_bytes = 4;  // 8 or 16: vector loads (mt_job::load_bytes, ABI 2.3)
+  Stream stream;            // a bandwidth stream instead of loads of one SM (ABI 2.4)
   // what it returns
   mt_record record = MT_RECORD_SAMPLES;
   bool want_index = true;           // SAMPLES: the element index of each load too
@@ -103,6 +113,8 @@ struct JobResult {
   uint64_t slow = 0, outliers = 0;   // COUNTS
   uint64_t span_cycles = 0;          // first timed load to last (0: not measured)
   uint64_t pump_loads = 0;           // pump loads within the span
+  uint64_t stream_bytes = 0;         // streams: bytes read and written by the timed passes
+  uint64_t stream_elapsed_ns = 0;    // streams: the timed passes by the GPU's timer
 };
 
 class Backend {
@@ -194,6 +206,10 @@ class Backend {
     c.lane_offset_elems = j.rate.lane_offset_elems;
     c.load_bytes = j.load_bytes;
     c.lane_chains = j.rate.lane_chains;
+    c.stream_op = uint32_t(j.stream.op);
+    c.stream_blocks = j.stream.blocks;
+    c.stream_threads = j.stream.threads;
+    c.stream_ilp = j.stream.ilp;
     c.record = j.record;
     if (j.record == MT_RECORD_SAMPLES && j.timed) {
       out.latency.resize(j.steps);
@@ -220,6 +236,8 @@ class Backend {
     out.outliers = c.out.outliers;
     out.span_cycles = c.out.span_cycles;
     out.pump_loads = c.out.pump_loads;
+    out.stream_bytes = c.out_stream_bytes;
+    out.stream_elapsed_ns = c.out_stream_elapsed_ns;
     if (c.record == MT_RECORD_COUNTS) out.slow_steps.resize(size_t(c.out.slow_recorded));
   }
 

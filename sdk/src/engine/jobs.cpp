@@ -227,6 +227,35 @@ std::string check_one(const mt_job& j, const mt_device_info& dev, const BackendL
   return check_rate(j, lim, where);
 }
 
+// A bandwidth stream (ABI 2.4): alone, over every SM, a whole number of accesses per block.
+std::string check_stream(const mt_job& j, const mt_device_info& dev, const BackendLimits& lim, const std::string& where) {
+  if (auto e = missing(lim.capabilities, MT_CAP_STREAM_OPS, "bandwidth streams (MT_CAP_STREAM_OPS)", where); !e.empty())
+    return e;
+  if (j.stream_op > MT_STREAM_UPDATE) return where + ": unknown stream_op " + std::to_string(j.stream_op);
+  if (auto e = check_array(j.array, where); !e.empty()) return e;
+  if (j.space != MT_SPACE_GLOBAL_CA && j.space != MT_SPACE_GLOBAL_CG)
+    return where + ": a stream reads through GLOBAL_CA or GLOBAL_CG, not space " + std::to_string(int(j.space));
+  if (j.sm != -1 || j.order != 0 || j.block != -1) return where + ": a stream runs over every SM (sm -1, order 0, block -1)";
+  if (j.pattern != MT_PATTERN_CHASE || j.record != MT_RECORD_TOTAL)
+    return where + ": a stream is timed as a whole (MT_PATTERN_CHASE, MT_RECORD_TOTAL)";
+  if (j.rate.streams > 1 || j.rate.gap_cycles || j.rate.pump_warps || j.stream_lanes > 1 || j.lane_chains > 1)
+    return where + ": a stream takes no mt_rate, stream_lanes or lane_chains; stream_blocks, stream_threads and "
+                   "stream_ilp set its parallelism";
+  if (j.steps == 0) return where + ": zero timed passes (steps)";
+  const uint32_t threads = j.stream_threads ? j.stream_threads : 256;
+  const uint32_t most = dev.max_threads_per_block > 0 ? uint32_t(dev.max_threads_per_block) : 1024;
+  if (threads % 32 || threads > most)
+    return where + ": stream_threads " + std::to_string(threads) + "; a multiple of 32 up to " + std::to_string(most);
+  const uint32_t ilp = j.stream_ilp ? j.stream_ilp : 1;
+  if (ilp != 1 && ilp != 2 && ilp != 4 && ilp != 8) return where + ": stream_ilp " + std::to_string(ilp) + "; 1, 2, 4 or 8";
+  const uint32_t width = j.load_bytes ? j.load_bytes : 4;
+  if (width != 4 && width != 8 && width != 16) return where + ": load_bytes " + std::to_string(width) + "; 4, 8 or 16";
+  if (stream_slice_bytes(j, dev) == 0)
+    return where + ": " + std::to_string(j.array->elems * 4) + " bytes give a block less than one round of its " +
+           std::to_string(threads) + " threads x " + std::to_string(ilp) + " accesses of " + std::to_string(width) + " B";
+  return {};
+}
+
 // Jobs of order 0: one per SM, at most one pinned to each.
 std::string check_concurrent(const JobCall& call, const mt_device_info& dev) {
   const size_t n = call.jobs.size();
@@ -302,6 +331,8 @@ std::string read_jobs(mt_job* const* jobs, size_t count, JobCall& call) {
     j.struct_size = sizeof(mt_job);
     j.out = mt_job_result{};
     j.out.sm = -1;
+    j.out_stream_bytes = 0;
+    j.out_stream_elapsed_ns = 0;
     call.jobs.push_back(j);
   }
   call.sequence = call.jobs[0].order > 0;
@@ -314,6 +345,11 @@ std::string check_jobs(const JobCall& call, const mt_device_info& dev, const Bac
       return "job " + std::to_string(i) + ": order " + std::to_string(call.jobs[i].order) + " beside job 0's order " +
              std::to_string(call.jobs[0].order) + "; a call is all order 0 or a sequence (orders > 0)";
   for (size_t i = 0; i < call.jobs.size(); ++i)
+    if (call.jobs[i].stream_op != MT_STREAM_NONE) {
+      if (call.jobs.size() > 1) return "job " + std::to_string(i) + ": a stream job is alone in its call";
+      return check_stream(call.jobs[i], dev, limits, "job " + std::to_string(i));
+    }
+  for (size_t i = 0; i < call.jobs.size(); ++i)
     if (auto e = check_one(call.jobs[i], dev, limits, "job " + std::to_string(i)); !e.empty()) return e;
   if (!call.sequence) return check_concurrent(call, dev);
   if (!(limits.capabilities & MT_CAP_SEQUENCE)) return "this backend does not run sequences (MT_CAP_SEQUENCE)";
@@ -321,8 +357,16 @@ std::string check_jobs(const JobCall& call, const mt_device_info& dev, const Bac
 }
 
 void write_results(const JobCall& call, mt_job* const* jobs) {
-  // The result block ends the 2.0 layout, so every accepted caller has room for it.
-  for (size_t i = 0; i < call.jobs.size(); ++i) jobs[i]->out = call.jobs[i].out;
+  // The result block ends the 2.0 layout, so every accepted caller has room for it; a stream's
+  // outputs go where the caller's struct reaches them (a caller without them sends no stream).
+  constexpr size_t stream_end = offsetof(mt_job, out_stream_elapsed_ns) + sizeof(uint64_t);
+  for (size_t i = 0; i < call.jobs.size(); ++i) {
+    jobs[i]->out = call.jobs[i].out;
+    if (jobs[i]->struct_size >= stream_end) {
+      jobs[i]->out_stream_bytes = call.jobs[i].out_stream_bytes;
+      jobs[i]->out_stream_elapsed_ns = call.jobs[i].out_stream_elapsed_ns;
+    }
+  }
 }
 
 }  // namespace memtopo::engine

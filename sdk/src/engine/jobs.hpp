@@ -55,6 +55,25 @@ inline uint32_t chain_stream(const mt_job& j, uint32_t c) {
 // Timed-stream loads per pump window (0 reads as 1).
 inline uint32_t probe_loads_of(const mt_job& j) { return j.rate.probe_loads ? j.rate.probe_loads : 1; }
 
+// A stream job's blocks (stream_blocks, 0: one per SM), and the bytes of each block's slice: the
+// footprint over the blocks, rounded down to whole rounds of its threads' accesses.
+inline uint32_t stream_blocks_of(const mt_job& j, const mt_device_info& dev) {
+  return j.stream_blocks ? j.stream_blocks : uint32_t(dev.sm_count > 0 ? dev.sm_count : 1);
+}
+inline uint64_t stream_round_bytes(const mt_job& j) {
+  return uint64_t(j.stream_threads ? j.stream_threads : 256) * (j.stream_ilp ? j.stream_ilp : 1) *
+         (j.load_bytes ? j.load_bytes : 4);
+}
+inline uint64_t stream_slice_bytes(const mt_job& j, const mt_device_info& dev) {
+  const uint64_t round = stream_round_bytes(j);
+  return j.array->elems * 4 / stream_blocks_of(j, dev) / round * round;
+}
+// Bytes a stream's timed passes read plus write.
+inline uint64_t stream_bytes_moved(const mt_job& j, const mt_device_info& dev) {
+  const uint64_t once = stream_slice_bytes(j, dev) * stream_blocks_of(j, dev) * j.steps;
+  return j.stream_op == MT_STREAM_COPY || j.stream_op == MT_STREAM_UPDATE ? 2 * once : once;
+}
+
 // Writes `msg` into a C error buffer; returns 1 so callers can `return fail(...)`.
 int fail(char* err, size_t size, const std::string& msg);
 

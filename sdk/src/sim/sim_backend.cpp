@@ -24,7 +24,7 @@ class SimDevice final : public Device {
   explicit SimDevice(sim::Model model) : gpu_(model) {
     limits_.capabilities = MT_CAP_SAMPLES | MT_CAP_TOTAL | MT_CAP_COUNTS | MT_CAP_RANDOM | MT_CAP_POINTERS |
                            MT_CAP_STREAMS | MT_CAP_PUMP | MT_CAP_SEQUENCE | MT_CAP_WIDE_STRIDE | MT_CAP_STREAM_LANES |
-                           MT_CAP_LOAD_WIDTH | MT_CAP_LANE_CHAINS;
+                           MT_CAP_LOAD_WIDTH | MT_CAP_LANE_CHAINS | MT_CAP_STREAM_OPS;
     limits_.streams_max = 32;
     limits_.pump_warps_max = sim::kSimPumpWarpsMax;
     backend_.struct_size = sizeof(backend_);
@@ -47,7 +47,9 @@ class SimDevice final : public Device {
       JobCall call;
       if (auto e = read_jobs(jobs, n, call); !e.empty()) return fail(err, err_size, e);
       if (auto e = check_jobs(call, dev->info(), dev->limits_); !e.empty()) return fail(err, err_size, e);
-      if (call.sequence)
+      if (call.jobs[0].stream_op != MT_STREAM_NONE)
+        sim::run_stream(dev->gpu_, call);
+      else if (call.sequence)
         sim::run_sequence(dev->gpu_, call);
       else
         sim::run_concurrent(dev->gpu_, call);

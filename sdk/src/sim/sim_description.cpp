@@ -126,6 +126,7 @@ Model load_model(const std::string& text, const std::string& file, const std::st
   Reader l1d = table("l1d"), texture = table("texture"), readonly = table("readonly");
   Reader c1 = table("constant_l1"), c15 = table("constant_l15"), l2 = table("l2");
   Reader shared = table("shared"), dram = table("dram"), tlb = table("tlb"), mlp = table("mlp");
+  Reader throughput = table("throughput");
 
   CacheRead r_l1d = read_cache(l1d, {128, 33}, std::nullopt, provenance("l1d"));
   CacheRead r_tex = read_cache(texture, {32, 40}, std::nullopt, provenance("texture"));
@@ -161,6 +162,7 @@ Model load_model(const std::string& text, const std::string& file, const std::st
   if (!m.has_dram_latency) m.dram_latency_cycles = e2.has_miss_penalty ? e2.latency_cycles + e2.miss_penalty_cycles : 500;
   read_tlb(tlb, m);
   read_mlp(mlp, m);
+  read_throughput(throughput, m);
 
   // [sim] and its sub-tables
   Reader s_l1d = sim.sub("l1d"), s_tex = sim.sub("texture"), s_ro = sim.sub("readonly");
@@ -185,7 +187,7 @@ Model load_model(const std::string& text, const std::string& file, const std::st
   read_sim_tlb(s_tlb, m);
 
   check_simulator_memory(m, {&device, &l1d, &texture, &readonly, &c1, &c15, &l2, &tlb});
-  for (Reader* r : {&device, &l1d, &texture, &readonly, &c1, &c15, &l2, &shared, &dram, &tlb, &mlp, &s_l1d, &s_tex, &s_ro,
+  for (Reader* r : {&device, &l1d, &texture, &readonly, &c1, &c15, &l2, &shared, &dram, &tlb, &mlp, &throughput, &s_l1d, &s_tex, &s_ro,
                     &s_c1, &s_c15, &s_l2, &s_tlb, &sim})
     r->finish();
   return m;

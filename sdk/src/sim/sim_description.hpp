@@ -59,6 +59,8 @@ void read_tlb(Reader& tlb, Model& m);
 void read_shared_banks(Reader& shared, Model& m);
 // [mlp]: the loads in flight per SM (the mlp plugin's keys; the others informational).
 void read_mlp(Reader& mlp, Model& m);
+// [throughput]: the peak rates of bandwidth streams.
+void read_throughput(Reader& t, Model& m);
 // [sim] itself (seed, noise, GPCs, carveout). The L1.5's sharing is a [sim] key, but a
 // measured L1.5 changes its default (docs/simulator.md, "Replaying a measured topology").
 void read_sim_globals(Reader& sim, Model& m, bool constant_l15_measured);

@@ -1,6 +1,7 @@
 // [tlb] and the [sim] table with its sub-tables: what probes do not measure (noise, GPCs,
 // carveout, storages, L2 placement and traffic, TLB sharing). Defaults: docs/simulator.md.
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -123,6 +124,27 @@ void read_mlp(Reader& mlp, Model& m) {
                         "sm_l2_latency_cycles", "sm_dram_latency_cycles", "sm_l2_loads_per_kcycle",
                         "sm_dram_loads_per_kcycle"})
     mlp.ignore(k);
+}
+
+void read_throughput(Reader& t, Model& m) {
+  StreamPeaks& p = m.stream_peaks;
+  const auto rate = [&](const char* key) {
+    const double v = t.number(key).value_or(0);
+    if (v < 0 || !std::isfinite(v)) t.fail(key, "must be a positive rate (or absent: no peak)");
+    return v;
+  };
+  p.l1_read_bytes_per_cycle_per_sm = rate("l1_read_bytes_per_cycle_per_sm");
+  p.l2_read_bytes_per_cycle = rate("l2_read_bytes_per_cycle");
+  p.l2_write_bytes_per_cycle = rate("l2_write_bytes_per_cycle");
+  p.dram_read_bytes_per_second = rate("dram_read_bytes_per_second");
+  p.dram_write_bytes_per_second = rate("dram_write_bytes_per_second");
+  // Measured (global-throughput/streams), and following from the peaks above.
+  for (const char* series : {"l1_read", "l2_read", "l2_write", "dram_read", "dram_write", "dram_copy", "dram_update"})
+    for (const char* what : {"_bytes_per_second", "_best_config", "_min95_config"})
+      t.ignore(std::string(series) + what);
+  for (const char* k : {"dram_theoretical_bytes_per_second", "dram_read_fraction_of_theoretical",
+                        "dram_write_fraction_of_theoretical"})
+    t.ignore(k);
 }
 
 void read_sim_globals(Reader& sim, Model& m, bool constant_l15_measured) {

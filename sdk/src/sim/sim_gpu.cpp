@@ -122,6 +122,13 @@ uint64_t Model::carveout_shared_bytes(int32_t percent) const {
   return shared_sizes_bytes.empty() ? asked : shared_sizes_bytes.back();
 }
 
+uint64_t Model::l1_bytes_at(int32_t percent) const {
+  const uint64_t whole = l1d.geometry.size_bytes * l1d.partitions_per_sm;
+  if (!l1_shared_total_bytes) return whole;
+  const uint64_t shared = carveout_shared_bytes(percent);
+  return std::min(whole, l1_shared_total_bytes > shared ? l1_shared_total_bytes - shared : 0);
+}
+
 void Gpu::set_carveout(uint32_t sm, int32_t percent) {
   if (!model_.l1_shared_total_bytes || l1d_.caches.empty()) return;
   const CacheGeometry& g = model_.l1d.geometry;

@@ -51,6 +51,13 @@ struct TlbLevel {
   int64_t miss_penalty_cycles = 0;
 };
 
+// [throughput]: peak rates of bandwidth streams (0: none; Little's law and issue limit them).
+struct StreamPeaks {
+  double l1_read_bytes_per_cycle_per_sm = 0;
+  double l2_read_bytes_per_cycle = 0, l2_write_bytes_per_cycle = 0;  // the whole GPU, SM cycles
+  double dram_read_bytes_per_second = 0, dram_write_bytes_per_second = 0;
+};
+
 struct Model {
   std::string origin;  // "sim:FILE" or "sim (built-in)"
   mt_device_info info{};
@@ -79,6 +86,7 @@ struct Model {
   // [mlp]: loads in flight per SM that the L2 and DRAM answer before latency grows (0: no
   // limit). More chains of one job queue: each load takes latency x chains / limit.
   uint32_t l2_loads_in_flight = 0, dram_loads_in_flight = 0;
+  StreamPeaks stream_peaks;
   // [shared] banks: the lanes of one warp whose words differ but share a bank take turns,
   // conflict_cycles each after the first.
   uint32_t shared_banks = 32, shared_bank_bytes = 4;
@@ -118,6 +126,8 @@ struct Model {
   std::vector<uint64_t> shared_sizes_bytes;
   // The shared memory per SM a job with carveout `percent` (-1: the default) leaves beside the L1.
   uint64_t carveout_shared_bytes(int32_t percent) const;
+  // The L1 bytes of one SM beside that shared memory.
+  uint64_t l1_bytes_at(int32_t percent) const;
 };
 
 // Reads and checks a description. `origin_name` is the file name used in messages.

@@ -35,6 +35,7 @@ class Reader {
     return table_ ? table_->get(key) : nullptr;
   }
   void ignore(const char* key) { used_.insert(key); }
+  void ignore(const std::string& key) { used_.insert(key); }
 
   std::optional<int64_t> integer(const char* key);
   // Cycle counts: measured averages may be floats; they are rounded to whole cycles.
