@@ -201,7 +201,8 @@ typedef struct mt_job {
   /* ABI 2.4 (MT_CAP_STREAM_OPS): a bandwidth stream over the whole GPU instead of a chase.
    * stream_blocks blocks (0: one per SM) of stream_threads threads (a multiple of 32 up to the
    * block limit; 0: 256) each sweep a slice of the array's footprint of their own (elems x 4
-   * bytes over the blocks, rounded down to whole rounds of every thread's accesses); each
+   * bytes over the blocks, rounded down to whole rounds of every thread's accesses; a block's
+   * slice is every stream_blocks-th round, so that the blocks read neighbouring rounds); each
    * thread keeps stream_ilp (1, 2, 4 or 8; 0 reads as 1) accesses of load_bytes (4, 8 or 16)
    * in flight, its warp's accesses adjacent. warmup_steps untimed passes, then steps timed
    * passes of every block over its slice. Reads take `space` (GLOBAL_CA or GLOBAL_CG); WRITE

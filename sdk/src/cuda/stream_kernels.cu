@@ -1,4 +1,4 @@
-// The bandwidth-stream kernels: every block sweeps its own slice, each thread keeping ILP
+// The bandwidth-stream kernels: every block sweeps its own rounds, each thread keeping ILP
 // accesses of one width in flight, its warp's accesses adjacent (docs/measurement.md,
 // "Bandwidth streams"). One instantiation per operation, width, ILP and read path.
 #include <type_traits>
@@ -34,14 +34,18 @@ template <unsigned Op, int W, int Ilp, bool Cg>
 __global__ void stream_kernel(const char* src, char* dst, unsigned long long slice_bytes, unsigned passes,
                               unsigned long long* block_cycles, unsigned* sink) {
   using V = Vec<W>;
-  const V* s = reinterpret_cast<const V*>(src + blockIdx.x * slice_bytes);
-  V* d = reinterpret_cast<V*>((Op == MT_STREAM_COPY ? dst : const_cast<char*>(src)) + blockIdx.x * slice_bytes);
-  const unsigned long long n = slice_bytes / sizeof(V), round = (unsigned long long)(blockDim.x) * Ilp;
+  // A block's slice is every gridDim-th round of the footprint, from round blockIdx.x: at any
+  // time the blocks read neighbouring rounds, as DRAM pages favour, and each block still
+  // re-reads only its own lines in the next pass, as an L1 needs.
+  const unsigned long long round = (unsigned long long)(blockDim.x) * Ilp, rounds = slice_bytes / sizeof(V) / round;
+  const V* s = reinterpret_cast<const V*>(src) + blockIdx.x * round;
+  V* d = reinterpret_cast<V*>(Op == MT_STREAM_COPY ? dst : const_cast<char*>(src)) + blockIdx.x * round;
+  const unsigned long long n = rounds * gridDim.x * round, step = round * gridDim.x;
   unsigned acc = 0;
   __syncthreads();
   const unsigned long long t0 = clock64();
   for (unsigned p = 0; p < passes; ++p) {
-    for (unsigned long long i = threadIdx.x; i < n; i += round) {
+    for (unsigned long long i = threadIdx.x; i < n; i += step) {
       V v[Ilp];
       if constexpr (Op != MT_STREAM_WRITE) {
 #pragma unroll

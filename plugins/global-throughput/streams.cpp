@@ -1,0 +1,195 @@
+// global-throughput/streams: bandwidth surfaces of DRAM, the L2 and the L1. Every block of a
+// stream sweeps its own slice with accesses of one width, ILP of them in flight per thread;
+// the search (streams_search.cpp) walks warps per SM, ILP, block size and width until the
+// rate levels off. Reported: the best rate with the configuration that reached it, and the
+// smallest configuration within 95 % of it. docs/global-throughput.md.
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include <memtopo/probe.hpp>
+
+#include "probes.hpp"
+#include "streams_search.hpp"
+
+namespace global_throughput {
+namespace {
+
+constexpr double kNear = 0.95;  // "the smallest configuration within 95 % of the best"
+
+enum class Where { Dram, L2, L1 };
+
+struct Series {
+  const char* name;  // key prefix: dram_read, l2_write, ...
+  Where where;
+  mt_stream_op op;
+};
+
+struct Plan {
+  uint64_t dram_bytes = 0, l2_bytes = 0, l1_budget_bytes = 0;  // footprints (L1: per SM)
+  uint32_t sms = 1;
+};
+
+// The job of one point: the footprint, the read path and the passes fit the level.
+memtopo::Job stream_job(const Series& s, const StreamConfig& c, const Plan& plan, memtopo::ChaseArray& array) {
+  memtopo::Job j;
+  j.pattern = MT_PATTERN_CHASE;
+  j.record = MT_RECORD_TOTAL;
+  j.load_bytes = c.width_bytes;
+  j.stream = {s.op, c.blocks_per_sm * plan.sms, c.threads, c.ilp};
+  uint64_t footprint = plan.dram_bytes;
+  j.space = MT_SPACE_GLOBAL_CG;  // the L2 and DRAM series must not hit in L1
+  j.warmup_steps = 1;
+  j.steps = 3;
+  if (s.where == Where::L2) {
+    footprint = plan.l2_bytes;
+    j.warmup_steps = 2;
+    j.steps = 100;
+  } else if (s.where == Where::L1) {
+    const uint64_t round = uint64_t(c.threads) * c.ilp * c.width_bytes;
+    footprint = plan.l1_budget_bytes / c.blocks_per_sm / round * round * c.blocks_per_sm * plan.sms;
+    j.space = MT_SPACE_GLOBAL_CA;
+    j.shared_carveout_percent = 0;  // the largest L1
+    j.warmup_steps = 2;
+    j.steps = 200;
+  }
+  if (c.footprint_bytes) footprint = c.footprint_bytes;
+  array = memtopo::ChaseArray::stride(footprint, 4);
+  j.array = &array;
+  return j;
+}
+
+struct Measured {
+  std::vector<StreamPoint> points;
+  std::vector<double> rows;
+  double best_per_cycle = 0;  // of the best point: whole GPU (L1: per SM)
+};
+
+Measured measure_series(memtopo::Context& ctx, const Series& s, const Plan& plan) {
+  const mt_device_info& d = ctx.device();
+  SearchSpace space;
+  if (d.max_threads_per_sm > 0) space.max_warps_per_sm = uint32_t(d.max_threads_per_sm / 32);
+  if (d.max_blocks_per_sm > 0) space.max_blocks_per_sm = uint32_t(d.max_blocks_per_sm);
+  if (d.max_threads_per_block > 0) space.max_threads_per_block = uint32_t(d.max_threads_per_block);
+  if (s.where == Where::L1)
+    space.allowed = [&](const StreamConfig& c) {
+      return uint64_t(c.threads) * c.ilp * c.width_bytes * c.blocks_per_sm <= plan.l1_budget_bytes;
+    };
+  Measured m;
+  std::vector<double> per_cycle;
+  auto measure = [&](const StreamConfig& c) {
+    memtopo::ChaseArray array;
+    const memtopo::JobResult r = ctx.backend().run(stream_job(s, c, plan, array));
+    const double bytes = double(r.stream_bytes), cycles = double(std::max<uint64_t>(r.cycles, 1));
+    const double per_second = bytes / std::max(1.0, double(r.stream_elapsed_ns)) * 1e9;
+    const double gpu_per_cycle = bytes / cycles;
+    per_cycle.push_back(s.where == Where::L1 ? gpu_per_cycle / plan.sms : gpu_per_cycle);
+    m.rows.insert(m.rows.end(), {double(c.blocks_per_sm), double(c.threads), double(c.ilp), double(c.width_bytes),
+                                 per_second, gpu_per_cycle, double(r.stream_elapsed_ns), double(r.cycles)});
+    // The L1's rate is the SMs' own: cycles, not the launch's time, which its short passes
+    // would dilute.
+    return s.where == Where::L1 ? per_cycle.back() : per_second;
+  };
+  m.points = search_surface(space, measure);
+  if (s.where == Where::L2 && !m.points.empty()) {
+    // Smaller footprints at the best point: lines a few SMs share may be copied into both
+    // partitions, and then every read is a near hit.
+    StreamConfig c = m.points[best_point(m.points)].config;
+    for (uint64_t f = plan.l2_bytes / 2; f >= plan.l2_bytes / 16; f /= 2) {
+      c.footprint_bytes = f;
+      if (f / (uint64_t(c.blocks_per_sm) * plan.sms) < uint64_t(c.threads) * c.ilp * c.width_bytes) break;
+      m.points.push_back({c, measure(c)});
+    }
+  }
+  if (!m.points.empty()) m.best_per_cycle = per_cycle[best_point(m.points)];
+  return m;
+}
+
+void report_series(memtopo::Context& ctx, const Series& s, const Measured& m, const Plan& plan) {
+  const std::string k = std::string("throughput.") + s.name;
+  const size_t best = best_point(m.points), small = smallest_within(m.points, kNear);
+  // Bytes per second of the best point, from the rows (column 4) whatever the search maximized.
+  const double per_second = m.rows[8 * best + 4];
+  const std::string of = std::to_string(m.points.size()) + " configurations searched";
+  ctx.result(k + "_bytes_per_second", per_second,
+             {0.8, memtopo::Bound::Exact, "the best of " + of + ": " + m.points[best].config.text()});
+  ctx.result(k + "_best_config", m.points[best].config.text(), {0.8, memtopo::Bound::Exact, of});
+  ctx.result(k + "_min95_config", m.points[small].config.text(),
+             {0.8, memtopo::Bound::Exact, "the fewest bytes in flight per SM within 95 % of the best (" + of + ")"});
+  const memtopo::ResultInfo cyc{0.8, memtopo::Bound::Exact, "SM clock cycles of the slowest block at the best point"};
+  if (std::string(s.name) == "l2_read" || std::string(s.name) == "l2_write")
+    ctx.result(k + "_bytes_per_cycle", m.best_per_cycle, cyc);
+  if (s.where == Where::L1) ctx.result(k + "_bytes_per_cycle_per_sm", m.best_per_cycle, cyc);
+  (void)plan;
+}
+
+void measure_streams(memtopo::Context& ctx) {
+  const memtopo::Backend& b = ctx.backend();
+  if (!b.has(MT_CAP_STREAM_OPS)) throw memtopo::Skip("the backend runs no bandwidth streams (MT_CAP_STREAM_OPS)");
+  const mt_device_info& d = ctx.device();
+  Plan plan;
+  plan.sms = uint32_t(std::max(1, d.sm_count));
+  const uint64_t l2 = uint64_t(ctx.try_input<int64_t>("l2.size_bytes").value_or(d.l2_bytes));
+  if (l2 == 0) throw memtopo::Skip("no L2 size known (l2.size_bytes, device.l2_bytes)");
+  plan.l2_bytes = l2 / 4;
+  plan.dram_bytes = std::max<uint64_t>(32 * l2, uint64_t(1) << 30);
+  if (d.global_memory_bytes > 0) plan.dram_bytes = std::min<uint64_t>(plan.dram_bytes, uint64_t(d.global_memory_bytes) / 4);
+  plan.l1_budget_bytes = uint64_t(ctx.try_input<int64_t>("l1d.size_bytes").value_or(0)) / 2;
+  std::vector<Series> all = {{"dram_read", Where::Dram, MT_STREAM_READ},   {"dram_write", Where::Dram, MT_STREAM_WRITE},
+                             {"dram_copy", Where::Dram, MT_STREAM_COPY},   {"dram_update", Where::Dram, MT_STREAM_UPDATE},
+                             {"l2_read", Where::L2, MT_STREAM_READ},       {"l2_write", Where::L2, MT_STREAM_WRITE},
+                             {"l1_read", Where::L1, MT_STREAM_READ}};
+  double theoretical = 0;
+  if (d.memory_clock_khz > 0 && d.memory_bus_width_bits > 0)
+    theoretical = 2.0 * double(d.memory_clock_khz) * 1e3 * double(d.memory_bus_width_bits) / 8;  // two transfers a clock
+  for (size_t i = 0; i < all.size(); ++i) {
+    const Series& s = all[i];
+    if (s.where == Where::L1 && plan.l1_budget_bytes == 0) {
+      ctx.warn("no l1d.size_bytes: the L1 series is left out");
+      continue;
+    }
+    ctx.progress(double(i) / double(all.size()), s.name);
+    const Measured m = measure_series(ctx, s, plan);
+    if (m.points.empty()) continue;
+    ctx.raw(s.name, {"blocks_per_sm", "threads", "ilp", "width_bytes", "bytes_per_second", "bytes_per_cycle",
+                     "elapsed_ns", "cycles"},
+            m.rows);
+    report_series(ctx, s, m, plan);
+    if (theoretical > 0 && (s.op == MT_STREAM_READ || s.op == MT_STREAM_WRITE) && s.where == Where::Dram)
+      ctx.result("throughput." + std::string(s.name) + "_fraction_of_theoretical",
+                 m.rows[8 * best_point(m.points) + 4] / theoretical,
+                 {0.8, memtopo::Bound::Exact, "of device.memory_clock_khz x 2 x memory_bus_width_bits / 8"});
+  }
+  if (theoretical > 0)
+    ctx.result("throughput.dram_theoretical_bytes_per_second", theoretical,
+               {1.0, memtopo::Bound::Exact, "device.memory_clock_khz x 2 transfers x memory_bus_width_bits / 8"});
+}
+
+}  // namespace
+
+memtopo::Probe streams_probe() {
+  memtopo::Probe p("global-throughput/streams");
+  p.summary("Bandwidth of DRAM, L2 and L1 over blocks, threads, ILP and width: the best, and the smallest within 95 %")
+      .uses({"l2.size_bytes", "l1d.size_bytes"});
+  std::vector<std::string> keys;
+  for (const char* s : {"dram_read", "dram_write", "dram_copy", "dram_update", "l2_read", "l2_write", "l1_read"}) {
+    const std::string k = std::string("throughput.") + s;
+    keys.insert(keys.end(), {k + "_bytes_per_second", k + "_best_config", k + "_min95_config"});
+    p.key(k + "_bytes_per_second", MT_VALUE_FLOAT, "", std::string("best ") + s + " rate of all SMs, by events")
+        .key(k + "_best_config", MT_VALUE_STRING, "", "the configuration of the best rate")
+        .key(k + "_min95_config", MT_VALUE_STRING, "", "fewest bytes in flight per SM within 95 % of the best");
+  }
+  keys.insert(keys.end(), {"throughput.l2_read_bytes_per_cycle", "throughput.l2_write_bytes_per_cycle",
+                           "throughput.l1_read_bytes_per_cycle_per_sm", "throughput.dram_theoretical_bytes_per_second",
+                           "throughput.dram_read_fraction_of_theoretical", "throughput.dram_write_fraction_of_theoretical"});
+  p.key("throughput.l2_read_bytes_per_cycle", MT_VALUE_FLOAT, "", "best L2 read rate of all SMs per SM cycle")
+      .key("throughput.l2_write_bytes_per_cycle", MT_VALUE_FLOAT, "", "best L2 write rate of all SMs per SM cycle")
+      .key("throughput.l1_read_bytes_per_cycle_per_sm", MT_VALUE_FLOAT, "", "best L1 read rate of one SM")
+      .key("throughput.dram_theoretical_bytes_per_second", MT_VALUE_FLOAT, "", "memory clock x 2 x bus width")
+      .key("throughput.dram_read_fraction_of_theoretical", MT_VALUE_FLOAT, "", "best DRAM read rate over the theoretical")
+      .key("throughput.dram_write_fraction_of_theoretical", MT_VALUE_FLOAT, "", "best DRAM write rate over the theoretical");
+  return p.provides(keys).budget_seconds(60).run(measure_streams);
+}
+
+}  // namespace global_throughput
