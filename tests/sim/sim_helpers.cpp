@@ -123,4 +123,8 @@ std::vector<size_t> miss_positions(const std::vector<uint32_t>& latency, uint32_
   return out;
 }
 
+std::unique_ptr<memtopo::engine::Device> open_text(const std::string& stem, const std::string& text) {
+  return memtopo::engine::open_sim(write_temp(stem, text));
+}
+
 }  // namespace simtest

@@ -18,6 +18,8 @@ std::unique_ptr<memtopo::engine::Device> open_device(const std::string& name);
 // Writes `text` to a fresh file under the build tree and returns its path.
 std::string write_temp(const std::string& stem, const std::string& text);
 toml::table read_device_file(const std::string& name);
+// The simulated device described by `text` (written by write_temp).
+std::unique_ptr<memtopo::engine::Device> open_text(const std::string& stem, const std::string& text);
 std::string toml_text_of(const std::string& path);  // the whole file
 int64_t key(const toml::table& t, const char* element, const char* k);
 

@@ -38,10 +38,6 @@ latency_cycles = 400
 )" + sim;
 }
 
-std::unique_ptr<memtopo::engine::Device> open_text(const std::string& stem, const std::string& text) {
-  return memtopo::engine::open_sim(write_temp(stem, text));
-}
-
 // Element index of word `word` of line `line` (32 words of 4 B per 128 B line).
 uint32_t el(uint32_t line, uint32_t word) { return line * 32 + word; }
 

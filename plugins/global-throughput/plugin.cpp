@@ -1,0 +1,7 @@
+// global-throughput: how fast memory answers many loads at once, and the latency of every level
+// one chase meets. docs/global-throughput.md.
+#include <memtopo/probe.hpp>
+
+#include "probes.hpp"
+
+MEMTOPO_PLUGIN("global-throughput", "1.0.0", global_throughput::streams_probe(), global_throughput::latency_spectrum_probe())

@@ -1,0 +1,36 @@
+// The quality bar of global-throughput/streams on the simulated GPU: on every shipped device the
+// peak rates of [throughput] come back within 5 % (the model gives them exactly once enough is
+// in flight), and the smallest configuration within 95 % of the best keeps fewer bytes in flight
+// than the best one or as many.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include <toml++/toml.h>
+
+#include "memtopo_run.hpp"
+
+TEST_CASE("streams probe recovers the peak rates of every shipped simulated device", "[throughput][sim]") {
+  const std::string name = GENERATE("hopper-like.toml", "kepler-like.toml", "pascal-like.toml");
+  INFO(name);
+  const toml::table ref = toml::parse_file(probetest::device_file(name).string());
+  const toml::table got =
+      probetest::run_memtopo(probetest::device_file(name), "streams-" + name, "global-throughput/streams,l1d.size_bytes");
+  CHECK(got["probes"]["global-throughput/streams"]["status"].value<std::string>() == "ok");
+  for (const char* k : {"l1_read_bytes_per_cycle_per_sm", "l2_read_bytes_per_cycle", "l2_write_bytes_per_cycle",
+                        "dram_read_bytes_per_second", "dram_write_bytes_per_second"}) {
+    INFO("throughput." << k);
+    const auto want = ref["throughput"][k].value<double>();
+    const auto have = got["throughput"][k].value<double>();
+    REQUIRE(want);
+    REQUIRE(have);
+    CHECK(*have == Approx(*want).epsilon(0.05));
+  }
+  // A copy moves read and write bytes through one port: the harmonic mean of the two peaks.
+  const double r = *ref["throughput"]["dram_read_bytes_per_second"].value<double>();
+  const double w = *ref["throughput"]["dram_write_bytes_per_second"].value<double>();
+  CHECK(got["throughput"]["dram_copy_bytes_per_second"].value_or(0.0) == Approx(2 / (1 / r + 1 / w)).epsilon(0.05));
+  CHECK(got["throughput"]["dram_read_min95_config"].value<std::string>());
+  const double theoretical = got["throughput"]["dram_theoretical_bytes_per_second"].value_or(0.0);
+  CHECK(got["throughput"]["dram_read_fraction_of_theoretical"].value_or(0.0) == Approx(r / theoretical).epsilon(0.05));
+}

@@ -1,0 +1,70 @@
+// The bandwidth search against a model of the GPU's response: rate = min(peak, Little's law of
+// the bytes in flight, a per-SM issue limit), with and without noise.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cstdint>
+
+#include "streams_search.hpp"
+
+using namespace global_throughput;
+
+namespace {
+
+struct Model {
+  double peak = 3000;           // bytes per cycle of the whole GPU
+  double latency = 800;         // cycles
+  double sms = 100;
+  double width_penalty = 1.0;   // 4-byte accesses issue 4 times as many instructions
+  double noise = 0;             // relative, alternating sign
+  mutable int calls = 0;
+  double operator()(const StreamConfig& c) const {
+    const double little = sms * double(c.bytes_in_flight_per_sm()) / latency;
+    const double issue = sms * 32.0 * c.width_bytes * 2;  // two access instructions per cycle
+    const double wiggle = 1 + ((calls++ % 2) ? noise : -noise);
+    return std::min({peak, little, issue}) * wiggle;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("streams search: the peak, found without the full grid", "[throughput]") {
+  Model m;
+  int points = 0;
+  const auto found = search_surface(SearchSpace{}, [&](const StreamConfig& c) {
+    ++points;
+    return m(c);
+  });
+  REQUIRE(!found.empty());
+  CHECK(found[best_point(found)].rate == Approx(m.peak));
+  // The full grid is 5 warp counts x 4 ILPs x 3 widths x 4 block sizes.
+  CHECK(points < 40);
+  CHECK(points == int(found.size()));
+  // The smallest within 95 %: Little's law needs peak x latency / SMs = 24000 bytes per SM.
+  const StreamConfig small = found[smallest_within(found, 0.95)].config;
+  CHECK(double(small.bytes_in_flight_per_sm()) >= 0.95 * m.peak * m.latency / m.sms);
+  CHECK(small.bytes_in_flight_per_sm() <= found[best_point(found)].config.bytes_in_flight_per_sm());
+}
+
+TEST_CASE("streams search: a peak that needs ILP is reached; noise of 1 % does not stop it early", "[throughput]") {
+  Model m;
+  m.peak = 5000;  // 50000 bytes in flight per SM: 16 warps need ILP 8
+  m.latency = 1000;
+  m.noise = 0.01;
+  SearchSpace s;
+  s.max_warps_per_sm = 16;  // few warps: only ILP reaches the peak
+  const auto found = search_surface(s, [&](const StreamConfig& c) { return m(c); });
+  const StreamConfig best = found[best_point(found)].config;
+  CHECK(found[best_point(found)].rate == Approx(m.peak).epsilon(0.015));
+  CHECK(best.ilp == 8);
+  CHECK(best.warps_per_sm() <= 16);
+}
+
+TEST_CASE("streams search: configurations the footprint cannot take are never measured", "[throughput]") {
+  Model m;
+  SearchSpace s;
+  s.allowed = [](const StreamConfig& c) { return c.bytes_in_flight_per_sm() <= 65536; };
+  const auto found = search_surface(s, [&](const StreamConfig& c) { return m(c); });
+  for (const StreamPoint& p : found) CHECK(p.config.bytes_in_flight_per_sm() <= 65536);
+  CHECK(found[best_point(found)].config.text().find("blocks per SM") != std::string::npos);
+}
