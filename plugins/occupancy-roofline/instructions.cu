@@ -1,0 +1,185 @@
+// occupancy-roofline/instructions: Lemeire's occupancy roofline and pipeline latencies (paper
+// 004) per instruction type. Every thread runs `ilp` independent chains of one instruction type,
+// each step depending on the last; one block per SM (two of up to 32 warps each past 32 warps),
+// every warp timed by %clock64 from a block barrier to its chains' last results. An adaptive
+// sweep (roofline_analysis.cpp) picks the points. docs/occupancy-roofline.md.
+#include <string>
+#include <vector>
+
+#include <memtopo/cuda/device.cuh>
+#include <memtopo/cuda/launch.cuh>
+#include <memtopo/probe.hpp>
+
+#include "chains.cuh"
+#include "launch_point.cuh"
+#include "probes.hpp"
+#include "roofline_analysis.hpp"
+
+namespace occupancy_roofline {
+namespace {
+
+// `Ilp` chains per thread of kBodyOps / Ilp steps each per loop trip, interleaved so that the
+// steps of one trip are Ilp independent instructions at a time.
+template <class O, int Ilp>
+__global__ void chain_kernel(ChainArgs a) {
+  static_assert(kBodyOps % Ilp == 0, "whole steps per chain");
+  __shared__ uint32_t slot_word;
+  const unsigned warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize;
+  O::prepare(a);
+  typename O::T x[Ilp];
+#pragma unroll
+  for (int c = 0; c < Ilp; ++c) x[c] = O::start(a, warp, lane, c);
+  __syncthreads();
+  if constexpr (O::kWarmSteps > 0) {
+    for (unsigned k = 0; k < O::kWarmSteps; ++k)
+#pragma unroll
+      for (int c = 0; c < Ilp; ++c) x[c] = O::step(x[c], a);
+  }
+  __syncthreads();  // every warp starts together: the SM's span is the warps' common time
+  const unsigned long long t0 = memtopo::device::clock_now();
+  for (unsigned i = 0; i < a.iterations; ++i) {
+#pragma unroll
+    for (int u = 0; u < int(kBodyOps) / Ilp; ++u)
+#pragma unroll
+      for (int c = 0; c < Ilp; ++c) x[c] = O::step(x[c], a);
+  }
+  uint32_t folded = 0;
+#pragma unroll
+  for (int c = 0; c < Ilp; ++c) folded ^= O::bits(x[c]);
+  // The store inside clock_after needs every chain's last value: the clock waits for them.
+  const unsigned long long t1 = memtopo::device::clock_after(folded, __cvta_generic_to_shared(&slot_word));
+  if (lane == 0) write_record(a, warp, t0, t1);
+  memtopo::device::keep_if(folded, a.sink, a.flag);
+}
+
+template <class O>
+ChainKernel kernel_of(int ilp) {
+  switch (ilp) {
+    case 1: return chain_kernel<O, 1>;
+    case 2: return chain_kernel<O, 2>;
+    case 4: return chain_kernel<O, 4>;
+    case 8: return chain_kernel<O, 8>;
+    default: return nullptr;
+  }
+}
+
+ChainKernel kernel_for(Op op, int ilp) {
+  switch (op) {
+    case Op::Ffma: return kernel_of<Ffma>(ilp);
+    case Op::Dfma: return kernel_of<Dfma>(ilp);
+    case Op::Imad: return kernel_of<Imad>(ilp);
+    case Op::Sfu: return kernel_of<Sfu>(ilp);
+    case Op::Hfma2: return kernel_of<Hfma2>(ilp);
+    case Op::Hfma2Bf16: return kernel_of<Hfma2Bf16>(ilp);
+    case Op::Cvt: return kernel_of<Cvt>(ilp);
+    case Op::SharedLoad: return kernel_of<SharedLoad>(ilp);
+    case Op::GlobalLoadL1: return kernel_of<GlobalLoadL1>(ilp);
+  }
+  return nullptr;
+}
+
+// The ring of the L1 chains: row r's pointer of lane l points at lane l of row r + 1.
+std::vector<unsigned long long> global_ring(const unsigned long long* device_base) {
+  std::vector<unsigned long long> ring(size_t(kGlobalRingRows) * 32);
+  for (unsigned r = 0; r < kGlobalRingRows; ++r)
+    for (unsigned l = 0; l < 32; ++l)
+      ring[r * 32 + l] = reinterpret_cast<unsigned long long>(device_base + ((r + 1) % kGlobalRingRows) * 32 + l);
+  return ring;
+}
+
+std::vector<const OpInfo*> selected_ops(const memtopo::Context& ctx) {
+  std::vector<const OpInfo*> out;
+  for (const std::string& name : ctx.option<std::vector<std::string>>("ops")) {
+    const OpInfo* o = find_op(name);
+    if (!o) {
+      std::string known;
+      for (const OpInfo& k : ops()) known += (known.empty() ? "" : ", ") + std::string(k.name);
+      throw memtopo::Error("option ops: unknown instruction type '" + name + "' (known: " + known + ")");
+    }
+    out.push_back(o);
+  }
+  return out;
+}
+
+void store_summary(memtopo::Context& ctx, const OpInfo& o, const Summary& s) {
+  const std::string k = std::string("roofline.") + o.name + "_", sass = std::string(o.sass) + " (" + o.ptx + ")";
+  const std::string ridge = std::to_string(s.ridge_warps) + " warps per SM at ILP " + std::to_string(s.ridge_ilp);
+  ctx.result(k + "peak_ops_per_cycle_per_sm", s.peak_ops_per_cycle,
+             {0.9, memtopo::Bound::Exact,
+              sass + ": thread instructions per cycle per SM, the mean of the points within 3 % of the most"});
+  ctx.result(k + "ridge_warps_per_sm", int64_t(s.ridge_warps),
+             {0.9, memtopo::Bound::Exact, "fewest warps per SM reaching 95 % of the peak at ILP 1, 2, 4 or 8: " + ridge});
+  ctx.result(k + "ridge_ilp", int64_t(s.ridge_ilp),
+             {0.9, memtopo::Bound::Exact, "smallest ILP reaching 95 % of the peak at the ridge: " + ridge});
+  if (s.ilp1_ridge_warps)
+    ctx.result(k + "ilp1_ridge_warps_per_sm", int64_t(*s.ilp1_ridge_warps),
+               {0.9, memtopo::Bound::Exact, "fewest warps per SM reaching 95 % of the peak with one chain per thread"});
+  ctx.result(k + "completion_latency_cycles", s.completion_latency_cycles,
+             {0.9, memtopo::Bound::Exact, sass + ": cycles per dependent instruction, one warp, one chain"});
+  ctx.result(k + "issue_latency_cycles", s.issue_latency_cycles,
+             {0.9, s.issue_latency_at_most ? memtopo::Bound::AtMost : memtopo::Bound::Exact,
+              sass + ": cycles between independent instructions of one warp alone, ILP " + std::to_string(s.issue_ilp) +
+                  (s.issue_latency_at_most ? "; still latency-bound (twice the chains, half the cycles): at most this"
+                                           : "")});
+}
+
+}  // namespace
+
+void measure_instructions(memtopo::Context& ctx) {
+  const mt_device_info& dev = ctx.device();
+  const int ops_per_thread_option = int(ctx.option<int64_t>("instructions_per_thread"));
+  const unsigned iterations = unsigned(std::max<int64_t>(1, ops_per_thread_option / int64_t(kBodyOps)));
+  const double ops_per_thread = double(iterations) * kBodyOps;
+  const std::vector<const OpInfo*> chosen = selected_ops(ctx);
+
+  memtopo::cuda::DeviceBuffer<unsigned long long> ring(ctx, size_t(kGlobalRingRows) * 32);
+  ring.upload(global_ring(ring.get()));
+  memtopo::cuda::DeviceBuffer<uint32_t> sink(ctx, 1);
+  const Records records(ctx);
+  ChainArgs args;
+  args.iterations = iterations;
+  args.h_mul = args.h_add = 0x38003800u;  // half2 (0.5, 0.5): the chains tend to 1
+  args.b_mul = args.b_add = 0x3f003f00u;  // bfloat162 (0.5, 0.5)
+  args.ring = ring.get();
+  args.sink = sink.get();
+
+  SweepSettings settings;
+  settings.max_warps = dev.max_threads_per_sm / kWarpSize;
+  std::vector<double> rows;
+  std::vector<std::string> undetermined;
+  for (size_t n = 0; n < chosen.size() && !ctx.cancelled(); ++n) {
+    const OpInfo& o = *chosen[n];
+    ctx.progress(double(n) / double(chosen.size()), o.name);
+    if (dev.cc_major < o.min_cc_major) {
+      ctx.info(std::string(o.name) + " left out: " + o.ptx + " needs compute capability " +
+               std::to_string(o.min_cc_major) + ".0");
+      continue;
+    }
+    const Measure measure = [&](int warps, int ilp) -> std::optional<double> {
+      const std::string name = std::string("chain_") + o.name + "_ilp" + std::to_string(ilp);
+      const auto r = run_point(ctx, name, kernel_for(o.op, ilp), args, records, warps, ops_per_thread);
+      if (!r) return std::nullopt;
+      const Point p{warps, ilp, r->ops_per_cycle};
+      rows.insert(rows.end(), {double(int(o.op)), double(warps), double(ilp), p.ops_per_cycle, cycles_per_op(p),
+                               double(r->sms)});
+      return r->ops_per_cycle;
+    };
+    const auto summary = summarize(sweep(measure, settings), settings);
+    if (!summary) {
+      undetermined.push_back(std::string(o.name) + ": one warp of one chain did not launch");
+      continue;
+    }
+    store_summary(ctx, o, *summary);
+  }
+  // op: the Op number (roofline_analysis.hpp); sms: the SMs whose median the rate is.
+  ctx.raw("instructions", {"op", "warps", "ilp", "ops_per_cycle_per_sm", "cycles_per_op", "sms"}, rows);
+  ctx.raw("device", {"max_warps_per_sm", "sm_count", "instructions_per_thread"},
+          {double(settings.max_warps), double(dev.sm_count), ops_per_thread});
+  if (!undetermined.empty()) {
+    std::string why;
+    for (const std::string& u : undetermined) why += (why.empty() ? "" : "; ") + u;
+    throw memtopo::NotDeterminable(why);
+  }
+}
+
+}  // namespace occupancy_roofline

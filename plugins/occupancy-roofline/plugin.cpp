@@ -1,0 +1,60 @@
+// occupancy-roofline: Lemeire's occupancy roofline and pipeline model (paper 004) on NVIDIA
+// GPUs. Two probes: per instruction type the peak, the ridge point and the issue and completion
+// latencies; and the FFMA throughput when warps diverge into 2 .. 32 paths.
+#include <memtopo/probe.hpp>
+
+#include "probes.hpp"
+#include "roofline_analysis.hpp"
+
+namespace {
+
+using occupancy_roofline::OpInfo;
+
+memtopo::Probe instructions() {
+  std::vector<std::string> keys;
+  std::string all;
+  for (const OpInfo& o : occupancy_roofline::ops()) {
+    const std::string k = std::string("roofline.") + o.name + "_";
+    for (const char* suffix : {"peak_ops_per_cycle_per_sm", "ridge_warps_per_sm", "ridge_ilp", "ilp1_ridge_warps_per_sm",
+                               "completion_latency_cycles", "issue_latency_cycles"})
+      keys.push_back(k + suffix);
+    all += (all.empty() ? "" : ",") + std::string(o.name);
+  }
+  memtopo::Probe p("occupancy-roofline/instructions");
+  p.summary("Occupancy roofline per instruction type: peak ops per cycle per SM, ridge point, issue and completion latency")
+      .provides(keys)
+      .option("ops", MT_VALUE_STRING_ARRAY, all, "instruction types measured (of " + all + ")")
+      .option("instructions_per_thread", MT_VALUE_INT, "4096", "timed instructions per thread and point (multiples of 128)");
+  for (const OpInfo& o : occupancy_roofline::ops()) {
+    const std::string k = std::string("roofline.") + o.name + "_", what = std::string(o.sass) + " (" + o.ptx + ")";
+    p.key(k + "peak_ops_per_cycle_per_sm", MT_VALUE_FLOAT, "", what + ": most thread instructions per cycle per SM")
+        .key(k + "ridge_warps_per_sm", MT_VALUE_INT, "", what + ": fewest warps per SM reaching 95 % of the peak")
+        .key(k + "ridge_ilp", MT_VALUE_INT, "", what + ": independent chains per thread needed at the ridge warps")
+        .key(k + "ilp1_ridge_warps_per_sm", MT_VALUE_INT, "",
+             what + ": fewest warps per SM reaching 95 % of the peak with one chain per thread")
+        .key(k + "completion_latency_cycles", MT_VALUE_FLOAT, "cycles",
+             what + ": cycles from one instruction to a dependent one, one warp")
+        .key(k + "issue_latency_cycles", MT_VALUE_FLOAT, "cycles",
+             what + ": cycles between independent instructions of one warp alone");
+  }
+  return p.backends(MT_BACKEND_CUDA).budget_seconds(30).run(occupancy_roofline::measure_instructions);
+}
+
+memtopo::Probe divergence() {
+  return memtopo::Probe("occupancy-roofline/divergence")
+      .summary("FFMA throughput with warps split into 1, 2, 4, 8, 16 and 32 lane-dependent paths")
+      .provides({"roofline.divergence_paths", "roofline.divergence_ops_per_cycle_per_sm", "roofline.divergence_slowdown"})
+      .option("instructions_per_thread", MT_VALUE_INT, "4096", "timed FFMAs per thread and path count (multiples of 128)")
+      .key("roofline.divergence_paths", MT_VALUE_INT_ARRAY, "", "paths per warp of the divergence arrays (1: none)")
+      .key("roofline.divergence_ops_per_cycle_per_sm", MT_VALUE_FLOAT_ARRAY, "",
+           "FFMA thread instructions per cycle per SM with the warps split into that many paths")
+      .key("roofline.divergence_slowdown", MT_VALUE_FLOAT_ARRAY, "",
+           "FFMA ops per cycle with one path over those with that many paths")
+      .backends(MT_BACKEND_CUDA)
+      .budget_seconds(30)
+      .run(occupancy_roofline::measure_divergence);
+}
+
+}  // namespace
+
+MEMTOPO_PLUGIN("occupancy-roofline", "1.0.0", instructions(), divergence())

@@ -1,0 +1,185 @@
+// The occupancy roofline's analysis: shapes, per-SM rates, the adaptive sweep and its summary.
+#include "roofline_analysis.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include <memtopo/analysis.hpp>
+
+namespace occupancy_roofline {
+
+const std::vector<OpInfo>& ops() {
+  static const std::vector<OpInfo> table = {
+      {Op::Ffma, "ffma", "fma.rn.f32", "FFMA", 0},
+      {Op::Dfma, "dfma", "fma.rn.f64", "DFMA", 0},
+      {Op::Imad, "imad", "mad.lo.u32", "IMAD", 0},
+      {Op::Sfu, "sfu", "rsqrt.approx.ftz.f32", "MUFU.RSQ", 0},
+      {Op::Hfma2, "hfma2", "fma.rn.f16x2", "HFMA2", 0},
+      {Op::Hfma2Bf16, "hfma2_bf16", "fma.rn.bf16x2", "HFMA2.BF16_V2", 8},
+      {Op::Cvt, "cvt", "cvt.rzi.s32.f32", "F2I.TRUNC.NTZ", 0},
+      {Op::SharedLoad, "shared_load", "ld.shared.u32", "LDS", 0},
+      {Op::GlobalLoadL1, "global_load_l1", "ld.global.ca.u64", "LDG.E.64 (L1 hit)", 0},
+  };
+  return table;
+}
+
+const OpInfo* find_op(const std::string& name) {
+  for (const OpInfo& o : ops())
+    if (name == o.name) return &o;
+  return nullptr;
+}
+
+double cycles_per_op(const Point& p) { return p.ops_per_cycle > 0 ? p.warps * kWarpSize / p.ops_per_cycle : 0.0; }
+
+BlockShape block_shape(int warps_per_sm, int max_block_warps) {
+  BlockShape b;
+  b.blocks_per_sm = std::max(1, (warps_per_sm + max_block_warps - 1) / max_block_warps);
+  b.warps_per_block = std::max(1, warps_per_sm / b.blocks_per_sm);
+  return b;
+}
+
+std::vector<int> warp_counts(int max_warps_per_sm, int max_block_warps) {
+  std::vector<int> out;
+  for (int w = 1; w <= max_warps_per_sm; w *= 2) out.push_back(w);
+  const BlockShape top = block_shape(max_warps_per_sm, max_block_warps);
+  const int largest = top.blocks_per_sm * top.warps_per_block;  // 48 of 2 x 24; 50 would give 2 x 25
+  if (largest >= 1 && (out.empty() || largest > out.back())) out.push_back(largest);
+  return out;
+}
+
+std::vector<SmRate> rates_per_sm(const std::vector<WarpRecord>& warps, double ops_per_warp) {
+  struct Span {
+    uint64_t first = UINT64_MAX, last = 0;
+    int warps = 0;
+  };
+  std::map<uint32_t, Span> by_sm;
+  for (const WarpRecord& w : warps) {
+    Span& s = by_sm[w.sm];
+    s.first = std::min(s.first, w.start);
+    s.last = std::max(s.last, w.end);
+    ++s.warps;
+  }
+  std::vector<SmRate> out;
+  for (const auto& [sm, s] : by_sm)
+    if (s.last > s.first) out.push_back({sm, s.warps, s.warps * ops_per_warp / double(s.last - s.first)});
+  return out;
+}
+
+std::optional<PooledRate> pooled_rate(const std::vector<SmRate>& rates, int warps) {
+  std::vector<double> v;
+  for (const SmRate& r : rates)
+    if (r.warps == warps) v.push_back(r.ops_per_cycle);
+  if (v.empty()) return std::nullopt;
+  return PooledRate{memtopo::analysis::median(v), int(v.size())};
+}
+
+namespace {
+
+const Point* find_point(const std::vector<Point>& points, int warps, int ilp) {
+  for (const Point& p : points)
+    if (p.warps == warps && p.ilp == ilp) return &p;
+  return nullptr;
+}
+
+double peak_of(const std::vector<Point>& points, double pool) {
+  double most = 0;
+  for (const Point& p : points) most = std::max(most, p.ops_per_cycle);
+  double sum = 0;
+  int n = 0;
+  for (const Point& p : points)
+    if (p.ops_per_cycle >= (1 - pool) * most) sum += p.ops_per_cycle, ++n;
+  return n ? sum / n : 0.0;
+}
+
+// Fewest warps at which a point (of `ilp`, or any ILP when 0) reaches `floor`.
+std::optional<int> fewest_warps_reaching(const std::vector<Point>& points, double floor, int ilp) {
+  std::optional<int> w;
+  for (const Point& p : points)
+    if ((ilp == 0 || p.ilp == ilp) && p.ops_per_cycle >= floor && (!w || p.warps < *w)) w = p.warps;
+  return w;
+}
+
+}  // namespace
+
+std::vector<Point> sweep(const Measure& measure, const SweepSettings& s) {
+  std::vector<Point> points;
+  auto get = [&](int warps, int ilp) -> std::optional<double> {
+    if (const Point* p = find_point(points, warps, ilp)) return p->ops_per_cycle;
+    const std::optional<double> v = measure(warps, ilp);
+    if (v) points.push_back({warps, ilp, *v});
+    return v;
+  };
+  for (int ilp : s.ilps)
+    if (!get(1, ilp)) break;  // a larger ILP needs more registers: it does not fit either
+  // The roofline climbs linearly in warps until the pipeline is full, then stays: a doubling
+  // that gains little means the plateau, and more warps would only repeat it. Once at the lowest
+  // ILP, once at the widest ILP that fits each warp count (wide chains need registers, so fewer
+  // warps of them fit); the climb does not judge the step where the ILP narrows.
+  const std::vector<int> counts = warp_counts(s.max_warps);
+  for (const bool widest : {false, true}) {
+    size_t k = widest ? s.ilps.size() - 1 : 0;
+    std::optional<double> last;
+    for (size_t c = 0; c < counts.size(); ++c) {
+      std::optional<double> v = get(counts[c], s.ilps[k]);
+      const size_t before = k;
+      while (widest && !v && k > 0) v = get(counts[c], s.ilps[--k]);
+      if (!v) break;
+      if (last && k == before && *v < *last * (1 + s.plateau_gain)) break;
+      last = v;
+    }
+  }
+  const double floor = s.ridge_fraction * peak_of(points, s.peak_pool);
+  if (const auto ridge = fewest_warps_reaching(points, floor, 0))
+    for (int ilp : s.ilps) {
+      const std::optional<double> v = get(*ridge, ilp);
+      if (v && *v >= floor) break;
+    }
+  return points;
+}
+
+std::optional<Summary> summarize(const std::vector<Point>& points, const SweepSettings& s) {
+  const Point* first = find_point(points, 1, 1);
+  if (!first || first->ops_per_cycle <= 0) return std::nullopt;
+  Summary out;
+  out.peak_ops_per_cycle = peak_of(points, s.peak_pool);
+  const double floor = s.ridge_fraction * out.peak_ops_per_cycle;
+  out.ridge_warps = fewest_warps_reaching(points, floor, 0).value_or(0);
+  for (int ilp : s.ilps) {
+    const Point* p = find_point(points, out.ridge_warps, ilp);
+    if (p && p->ops_per_cycle >= floor) {
+      out.ridge_ilp = ilp;
+      break;
+    }
+  }
+  out.ilp1_ridge_warps = fewest_warps_reaching(points, floor, 1);
+  out.completion_latency_cycles = cycles_per_op(*first);
+  // The issue latency: one warp with the most independent chains measured. While doubling the
+  // chains still halves the cycles, the chains only share the completion latency out.
+  const Point* widest = first;
+  const Point* before = nullptr;
+  for (int ilp : s.ilps)
+    if (const Point* p = find_point(points, 1, ilp); p && p->ops_per_cycle > 0 && p->ilp > widest->ilp) {
+      before = widest;
+      widest = p;
+    }
+  out.issue_ilp = widest->ilp;
+  out.issue_latency_cycles = cycles_per_op(*widest);
+  if (before) {
+    const double ratio = out.issue_latency_cycles / cycles_per_op(*before);
+    const double halving = double(before->ilp) / double(widest->ilp);
+    out.issue_latency_at_most = ratio < halving * 1.1;
+  } else {
+    out.issue_latency_at_most = true;  // ILP 1 alone: the completion latency bounds it
+  }
+  return out;
+}
+
+std::vector<double> divergence_slowdowns(const std::vector<DivergencePoint>& points) {
+  const auto one = std::find_if(points.begin(), points.end(), [](const DivergencePoint& p) { return p.paths == 1; });
+  if (one == points.end() || one->ops_per_cycle <= 0) return {};
+  std::vector<double> out;
+  for (const DivergencePoint& p : points) out.push_back(p.ops_per_cycle > 0 ? one->ops_per_cycle / p.ops_per_cycle : 0.0);
+  return out;
+}
+
+}  // namespace occupancy_roofline
