@@ -583,3 +583,33 @@ TEST_CASE("cuda: a warp's lanes on words of one shared-memory bank take turns", 
   CHECK(wide(32, MT_SPACE_SHARED) > wide(4, MT_SPACE_SHARED) + 20);
   CHECK(wide(4, MT_SPACE_GLOBAL_CA) > 0);  // the same loads from global memory
 }
+
+TEST_CASE("cuda: bandwidth streams count their bytes and take longer for more passes", "[cuda][gpu]") {
+  auto dev = open_gpu();
+  const memtopo::Backend be(dev->backend());
+  REQUIRE(be.has(MT_CAP_STREAM_OPS));
+  const uint32_t sms = uint32_t(dev->info().sm_count);
+  const ChaseArray a = ChaseArray::stride(uint64_t(sms) * 2 * 64 * 1024, 4);  // 64 KiB per block
+  for (mt_stream_op op : {MT_STREAM_READ, MT_STREAM_WRITE, MT_STREAM_COPY, MT_STREAM_UPDATE}) {
+    INFO("stream_op " << op);
+    Job j;
+    j.pattern = MT_PATTERN_CHASE;
+    j.record = MT_RECORD_TOTAL;
+    j.space = MT_SPACE_GLOBAL_CG;
+    j.array = &a;
+    j.load_bytes = 16;
+    j.warmup_steps = 1;
+    j.steps = 4;
+    j.stream = {op, 2 * sms, 256, 4};
+    const memtopo::JobResult once = be.run(j);
+    const uint64_t moved = uint64_t(sms) * 2 * 64 * 1024 * 4 * (op == MT_STREAM_COPY || op == MT_STREAM_UPDATE ? 2 : 1);
+    CHECK(once.stream_bytes == moved);
+    CHECK(once.stream_elapsed_ns > 0);
+    CHECK(once.cycles > 0);
+    CHECK(once.average_cycles <= double(once.cycles));
+    j.steps = 64;
+    const memtopo::JobResult more = be.run(j);
+    CHECK(more.stream_bytes == 16 * moved);
+    CHECK(more.cycles > 4 * once.cycles);  // 16 times the passes; launch and barrier costs aside
+  }
+}
