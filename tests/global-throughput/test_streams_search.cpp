@@ -46,7 +46,7 @@ TEST_CASE("streams search: the peak, found without the full grid", "[throughput]
   CHECK(small.bytes_in_flight_per_sm() <= found[best_point(found)].config.bytes_in_flight_per_sm());
 }
 
-TEST_CASE("streams search: a peak that needs ILP is reached; noise of 1 % does not stop it early", "[throughput]") {
+TEST_CASE("streams search: a peak that needs ILP is reached, and noise of 1 % does not stop it early", "[throughput]") {
   Model m;
   m.peak = 5000;  // 50000 bytes in flight per SM: 16 warps need ILP 8
   m.latency = 1000;
