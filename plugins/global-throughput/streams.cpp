@@ -31,6 +31,22 @@ struct Plan {
   uint32_t sms = 1;
 };
 
+uint64_t round_bytes(const StreamConfig& c) { return uint64_t(c.threads) * c.ilp * c.width_bytes; }
+
+// The bytes a point sweeps: the level's footprint (the L1's: half of it on every SM, in whole
+// rounds of each block), or the point's own.
+uint64_t footprint_of(const Series& s, const StreamConfig& c, const Plan& plan) {
+  if (c.footprint_bytes) return c.footprint_bytes;
+  if (s.where == Where::Dram) return plan.dram_bytes;
+  if (s.where == Where::L2) return plan.l2_bytes;
+  return plan.l1_budget_bytes / c.blocks_per_sm / round_bytes(c) * round_bytes(c) * c.blocks_per_sm * plan.sms;
+}
+
+// Whether every block of the point gets at least one round of its threads' accesses.
+bool fits(const Series& s, const StreamConfig& c, const Plan& plan) {
+  return footprint_of(s, c, plan) / (uint64_t(c.blocks_per_sm) * plan.sms) >= round_bytes(c);
+}
+
 // The job of one point: the footprint, the read path and the passes fit the level.
 memtopo::Job stream_job(const Series& s, const StreamConfig& c, const Plan& plan, memtopo::ChaseArray& array) {
   memtopo::Job j;
@@ -38,24 +54,19 @@ memtopo::Job stream_job(const Series& s, const StreamConfig& c, const Plan& plan
   j.record = MT_RECORD_TOTAL;
   j.load_bytes = c.width_bytes;
   j.stream = {s.op, c.blocks_per_sm * plan.sms, c.threads, c.ilp};
-  uint64_t footprint = plan.dram_bytes;
   j.space = MT_SPACE_GLOBAL_CG;  // the L2 and DRAM series must not hit in L1
   j.warmup_steps = 1;
   j.steps = 3;
   if (s.where == Where::L2) {
-    footprint = plan.l2_bytes;
     j.warmup_steps = 2;
     j.steps = 100;
   } else if (s.where == Where::L1) {
-    const uint64_t round = uint64_t(c.threads) * c.ilp * c.width_bytes;
-    footprint = plan.l1_budget_bytes / c.blocks_per_sm / round * round * c.blocks_per_sm * plan.sms;
     j.space = MT_SPACE_GLOBAL_CA;
     j.shared_carveout_percent = 0;  // the largest L1
     j.warmup_steps = 2;
     j.steps = 200;
   }
-  if (c.footprint_bytes) footprint = c.footprint_bytes;
-  array = memtopo::ChaseArray::stride(footprint, 4);
+  array = memtopo::ChaseArray::stride(footprint_of(s, c, plan), 4);
   j.array = &array;
   return j;
 }
@@ -72,10 +83,7 @@ Measured measure_series(memtopo::Context& ctx, const Series& s, const Plan& plan
   if (d.max_threads_per_sm > 0) space.max_warps_per_sm = uint32_t(d.max_threads_per_sm / 32);
   if (d.max_blocks_per_sm > 0) space.max_blocks_per_sm = uint32_t(d.max_blocks_per_sm);
   if (d.max_threads_per_block > 0) space.max_threads_per_block = uint32_t(d.max_threads_per_block);
-  if (s.where == Where::L1)
-    space.allowed = [&](const StreamConfig& c) {
-      return uint64_t(c.threads) * c.ilp * c.width_bytes * c.blocks_per_sm <= plan.l1_budget_bytes;
-    };
+  space.allowed = [&](const StreamConfig& c) { return fits(s, c, plan); };
   Measured m;
   std::vector<double> per_cycle;
   auto measure = [&](const StreamConfig& c) {
@@ -98,7 +106,7 @@ Measured measure_series(memtopo::Context& ctx, const Series& s, const Plan& plan
     StreamConfig c = m.points[best_point(m.points)].config;
     for (uint64_t f = plan.l2_bytes / 2; f >= plan.l2_bytes / 16; f /= 2) {
       c.footprint_bytes = f;
-      if (f / (uint64_t(c.blocks_per_sm) * plan.sms) < uint64_t(c.threads) * c.ilp * c.width_bytes) break;
+      if (!fits(s, c, plan)) break;
       m.points.push_back({c, measure(c)});
     }
   }
@@ -130,8 +138,9 @@ void measure_streams(memtopo::Context& ctx) {
   const mt_device_info& d = ctx.device();
   Plan plan;
   plan.sms = uint32_t(std::max(1, d.sm_count));
-  const uint64_t l2 = uint64_t(ctx.try_input<int64_t>("l2.size_bytes").value_or(d.l2_bytes));
-  if (l2 == 0) throw memtopo::Skip("no L2 size known (l2.size_bytes, device.l2_bytes)");
+  // The device's L2 in all its partitions: a measured l2.size_bytes may be one partition's.
+  const uint64_t l2 = d.l2_bytes > 0 ? uint64_t(d.l2_bytes) : uint64_t(ctx.try_input<int64_t>("l2.size_bytes").value_or(0));
+  if (l2 == 0) throw memtopo::Skip("no L2 size known (device.l2_bytes, l2.size_bytes)");
   plan.l2_bytes = l2 / 4;
   plan.dram_bytes = std::max<uint64_t>(32 * l2, uint64_t(1) << 30);
   if (d.global_memory_bytes > 0) plan.dram_bytes = std::min<uint64_t>(plan.dram_bytes, uint64_t(d.global_memory_bytes) / 4);
