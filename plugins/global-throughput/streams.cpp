@@ -44,7 +44,36 @@ uint64_t footprint_of(const Series& s, const StreamConfig& c, const Plan& plan) 
 
 // Whether every block of the point gets at least one round of its threads' accesses.
 bool fits(const Series& s, const StreamConfig& c, const Plan& plan) {
+  if (c.shape != MT_STREAM_ROUNDS) return footprint_of(s, c, plan) >= round_bytes(c);
   return footprint_of(s, c, plan) / (uint64_t(c.blocks_per_sm) * plan.sms) >= round_bytes(c);
+}
+
+// Points of the other shapes beside the search's: DRAM as a grid of a block per round (no
+// block stays to drift from the others), the L2 read by every block over footprints of a
+// 64th to a 4th of the L2 (every SM reads every line: far lines are copied near).
+std::vector<StreamConfig> other_shapes(const Series& s, const Plan& plan, uint32_t max_warps) {
+  std::vector<StreamConfig> out;
+  if (s.where == Where::Dram)
+    for (uint32_t threads : {256u, 512u, 1024u})
+      for (uint32_t ilp : {1u, 2u}) {
+        StreamConfig c;
+        c.shape = MT_STREAM_GRID;
+        c.threads = threads;
+        c.blocks_per_sm = std::max(1u, max_warps * 32 / threads);
+        c.ilp = ilp;
+        out.push_back(c);
+      }
+  if (s.where == Where::L2 && s.op == MT_STREAM_READ)
+    for (uint64_t f = plan.l2_bytes / 16; f <= plan.l2_bytes; f *= 4)
+      for (uint32_t blocks : {2u, 4u, 8u}) {
+        StreamConfig c;
+        c.shape = MT_STREAM_SHARED;
+        c.blocks_per_sm = blocks;
+        c.ilp = 2;
+        c.footprint_bytes = f;
+        out.push_back(c);
+      }
+  return out;
 }
 
 // The job of one point: the footprint, the read path and the passes fit the level.
@@ -53,7 +82,7 @@ memtopo::Job stream_job(const Series& s, const StreamConfig& c, const Plan& plan
   j.pattern = MT_PATTERN_CHASE;
   j.record = MT_RECORD_TOTAL;
   j.load_bytes = c.width_bytes;
-  j.stream = {s.op, c.blocks_per_sm * plan.sms, c.threads, c.ilp};
+  j.stream = {s.op, c.blocks_per_sm * plan.sms, c.threads, c.ilp, mt_stream_shape(c.shape)};
   j.space = MT_SPACE_GLOBAL_CG;  // the L2 and DRAM series must not hit in L1
   j.warmup_steps = 1;
   j.steps = 3;
@@ -67,6 +96,10 @@ memtopo::Job stream_job(const Series& s, const StreamConfig& c, const Plan& plan
     j.steps = 200;
   }
   array = memtopo::ChaseArray::stride(footprint_of(s, c, plan), 4);
+  if (c.shape == MT_STREAM_SHARED) {  // every block reads it all: about 4 GiB of reads a point
+    j.warmup_steps = 1;
+    j.steps = std::max<uint64_t>(1, (uint64_t(4) << 30) / (array.footprint_bytes() * c.blocks_per_sm * plan.sms));
+  }
   j.array = &array;
   return j;
 }
@@ -91,7 +124,7 @@ Measured measure_series(memtopo::Context& ctx, const Series& s, const Plan& plan
     const memtopo::JobResult r = ctx.backend().run(stream_job(s, c, plan, array));
     const double bytes = double(r.stream_bytes), cycles = double(std::max<uint64_t>(r.cycles, 1));
     const double per_second = bytes / std::max(1.0, double(r.stream_elapsed_ns)) * 1e9;
-    const double gpu_per_cycle = bytes / cycles;
+    const double gpu_per_cycle = r.cycles ? bytes / cycles : 0;  // a grid keeps no SM clocks
     per_cycle.push_back(s.where == Where::L1 ? gpu_per_cycle / plan.sms : gpu_per_cycle);
     m.rows.insert(m.rows.end(), {double(c.blocks_per_sm), double(c.threads), double(c.ilp), double(c.width_bytes),
                                  per_second, gpu_per_cycle, double(r.stream_elapsed_ns), double(r.cycles)});
@@ -110,6 +143,8 @@ Measured measure_series(memtopo::Context& ctx, const Series& s, const Plan& plan
       m.points.push_back({c, measure(c)});
     }
   }
+  for (const StreamConfig& c : other_shapes(s, plan, space.max_warps_per_sm))
+    if (fits(s, c, plan)) m.points.push_back({c, measure(c)});
   if (!m.points.empty()) m.best_per_cycle = per_cycle[best_point(m.points)];
   return m;
 }

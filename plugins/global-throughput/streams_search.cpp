@@ -20,7 +20,11 @@ StreamConfig shaped(uint32_t warps, uint32_t ilp, uint32_t width) {
 }  // namespace
 
 std::string StreamConfig::text() const {
-  return std::to_string(blocks_per_sm) + " blocks per SM x " + std::to_string(threads) + " threads, ILP " +
+  if (shape == 1)
+    return "a block of " + std::to_string(threads) + " threads per round, " + std::to_string(blocks_per_sm) +
+           " at once per SM, ILP " + std::to_string(ilp) + ", " + std::to_string(width_bytes) + " B accesses";
+  return std::string(shape == 2 ? "every block the whole footprint, " : "") + std::to_string(blocks_per_sm) +
+         " blocks per SM x " + std::to_string(threads) + " threads, ILP " +
          std::to_string(ilp) + ", " + std::to_string(width_bytes) + " B accesses" +
          (footprint_bytes ? ", " + std::to_string(footprint_bytes >> 10) + " KiB footprint" : std::string());
 }

@@ -215,9 +215,23 @@ typedef struct mt_job {
   uint32_t stream_blocks;
   uint32_t stream_threads;
   uint32_t stream_ilp;
+  /* mt_stream_shape. ROUNDS (0) as above. GRID: one block per round of the footprint and one
+   * launch per pass, the hardware keeping as many blocks on an SM as fit (stream_blocks is
+   * not read; out.cycles and out.average_cycles are 0). SHARED: every one of stream_blocks
+   * blocks reads the whole footprint, each from its own round on (reads only): every SM
+   * reads every line. */
+  uint32_t stream_shape;
+  uint32_t stream_reserved;  /* 0 */
   uint64_t out_stream_bytes;      /* bytes read plus bytes written by the timed passes */
   uint64_t out_stream_elapsed_ns; /* the timed passes by the GPU's own timer (events) */
 } mt_job;
+
+/* How a stream's blocks share its footprint (mt_job::stream_shape). */
+typedef enum mt_stream_shape {
+  MT_STREAM_ROUNDS = 0,  /* resident blocks, each its own rounds in every pass */
+  MT_STREAM_GRID = 1,    /* a block per round, a launch per pass */
+  MT_STREAM_SHARED = 2   /* resident blocks, each the whole footprint */
+} mt_stream_shape;
 
 /* What a stream job does with its footprint (mt_job::stream_op). */
 typedef enum mt_stream_op {

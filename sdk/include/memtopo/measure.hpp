@@ -71,6 +71,7 @@ struct Stream {
   uint32_t blocks = 0;   // 0: one per SM
   uint32_t threads = 256;
   uint32_t ilp = 1;
+  mt_stream_shape shape = MT_STREAM_ROUNDS;
 };
 
 // One job (mt_job; measure.h documents every field). Several jobs may share one array, and
@@ -210,6 +211,7 @@ class Backend {
     c.stream_blocks = j.stream.blocks;
     c.stream_threads = j.stream.threads;
     c.stream_ilp = j.stream.ilp;
+    c.stream_shape = uint32_t(j.stream.shape);
     c.record = j.record;
     if (j.record == MT_RECORD_SAMPLES && j.timed) {
       out.latency.resize(j.steps);

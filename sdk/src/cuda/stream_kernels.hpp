@@ -11,6 +11,7 @@ namespace memtopo::cuda {
 
 struct StreamLaunch {
   uint32_t op = 0;       // mt_stream_op
+  uint32_t shape = 0;    // mt_stream_shape
   uint32_t width = 4;    // bytes per access: 4, 8 or 16
   uint32_t ilp = 1;      // accesses in flight per thread: 1, 2, 4 or 8
   bool cg = false;       // reads bypass L1 (ld.global.cg)
@@ -18,8 +19,8 @@ struct StreamLaunch {
   int32_t carveout_percent = -1;
   const void* src = nullptr;
   void* dst = nullptr;   // COPY: the written buffer
-  uint64_t slice_bytes = 0;  // per block, whole rounds of its threads' accesses
-  uint32_t passes = 1;
+  uint64_t slice_bytes = 0;  // ROUNDS: per block, whole rounds; SHARED: the rounds of the footprint
+  uint32_t passes = 1;       // GRID: launches
   unsigned long long* block_cycles = nullptr;  // [blocks]
   uint32_t* sink = nullptr;                    // keeps reads alive
 };

@@ -250,7 +250,12 @@ std::string check_stream(const mt_job& j, const mt_device_info& dev, const Backe
   if (ilp != 1 && ilp != 2 && ilp != 4 && ilp != 8) return where + ": stream_ilp " + std::to_string(ilp) + "; 1, 2, 4 or 8";
   const uint32_t width = j.load_bytes ? j.load_bytes : 4;
   if (width != 4 && width != 8 && width != 16) return where + ": load_bytes " + std::to_string(width) + "; 4, 8 or 16";
-  if (stream_slice_bytes(j, dev) == 0)
+  if (j.stream_shape > MT_STREAM_SHARED) return where + ": unknown stream_shape " + std::to_string(j.stream_shape);
+  if (j.stream_shape == MT_STREAM_SHARED && j.stream_op != MT_STREAM_READ)
+    return where + ": every block reads the whole footprint (MT_STREAM_SHARED) in read streams only";
+  if (j.stream_shape == MT_STREAM_GRID && stream_rounds(j) > 0x7fffffffu)
+    return where + ": more than 2^31 - 1 rounds of one block each (MT_STREAM_GRID)";
+  if (j.stream_shape == MT_STREAM_ROUNDS ? stream_slice_bytes(j, dev) == 0 : stream_rounds(j) == 0)
     return where + ": " + std::to_string(j.array->elems * 4) + " bytes give a block less than one round of its " +
            std::to_string(threads) + " threads x " + std::to_string(ilp) + " accesses of " + std::to_string(width) + " B";
   return {};
@@ -333,6 +338,7 @@ std::string read_jobs(mt_job* const* jobs, size_t count, JobCall& call) {
     j.out.sm = -1;
     j.out_stream_bytes = 0;
     j.out_stream_elapsed_ns = 0;
+    j.stream_reserved = 0;
     call.jobs.push_back(j);
   }
   call.sequence = call.jobs[0].order > 0;

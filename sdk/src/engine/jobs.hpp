@@ -68,9 +68,17 @@ inline uint64_t stream_slice_bytes(const mt_job& j, const mt_device_info& dev) {
   const uint64_t round = stream_round_bytes(j);
   return j.array->elems * 4 / stream_blocks_of(j, dev) / round * round;
 }
+// GRID and SHARED: the footprint in whole rounds.
+inline uint64_t stream_rounds(const mt_job& j) { return j.array->elems * 4 / stream_round_bytes(j); }
+// Bytes one pass of a stream reads (a copy or an update writes as much again).
+inline uint64_t stream_pass_bytes(const mt_job& j, const mt_device_info& dev) {
+  if (j.stream_shape == MT_STREAM_GRID) return stream_rounds(j) * stream_round_bytes(j);
+  if (j.stream_shape == MT_STREAM_SHARED) return stream_rounds(j) * stream_round_bytes(j) * stream_blocks_of(j, dev);
+  return stream_slice_bytes(j, dev) * stream_blocks_of(j, dev);
+}
 // Bytes a stream's timed passes read plus write.
 inline uint64_t stream_bytes_moved(const mt_job& j, const mt_device_info& dev) {
-  const uint64_t once = stream_slice_bytes(j, dev) * stream_blocks_of(j, dev) * j.steps;
+  const uint64_t once = stream_pass_bytes(j, dev) * j.steps;
   return j.stream_op == MT_STREAM_COPY || j.stream_op == MT_STREAM_UPDATE ? 2 * once : once;
 }
 

@@ -21,13 +21,13 @@ double blocks_per_sm(const mt_device_info& d, uint32_t blocks, uint32_t threads)
   return std::max(1.0, fit);
 }
 
-// Where the stream's bytes come from: one SM's slices within its L1 (reads through L1), the
-// footprint within the L2, else DRAM.
-Level level_of(const Model& m, const mt_job& j, uint64_t slice, double resident) {
-  const uint64_t footprint = slice * engine::stream_blocks_of(j, m.info);
+// Where the stream's bytes come from: what one SM re-reads within its L1 (reads through L1:
+// its resident slices, or the whole footprint when every block reads it; a grid's blocks
+// never come back to their lines on one SM), the footprint within the L2, else DRAM.
+Level level_of(const Model& m, const mt_job& j, uint64_t footprint, double per_sm) {
   const bool reads = j.stream_op == MT_STREAM_READ;
-  if (reads && j.space == MT_SPACE_GLOBAL_CA && m.l1d.geometry.present &&
-      double(slice) * resident <= double(m.l1_bytes_at(j.shared_carveout_percent)))
+  if (reads && j.space == MT_SPACE_GLOBAL_CA && j.stream_shape != MT_STREAM_GRID && m.l1d.geometry.present &&
+      per_sm <= double(m.l1_bytes_at(j.shared_carveout_percent)))
     return Level::L1;
   return footprint <= m.l2.geometry.size_bytes * m.l2_partitions ? Level::L2 : Level::Dram;
 }
@@ -52,12 +52,17 @@ Rates peaks(const Model& m, Level lv, double sms) {
 void run_stream(Gpu& gpu, engine::JobCall& call) {
   const Model& m = gpu.model();
   mt_job& j = call.jobs[0];
-  const uint32_t blocks = engine::stream_blocks_of(j, m.info);
   const uint32_t threads = j.stream_threads ? j.stream_threads : 256;
-  const uint64_t slice = engine::stream_slice_bytes(j, m.info);
-  const double resident = blocks_per_sm(m.info, blocks, threads);
-  const double sms = std::min<double>(blocks, std::max(1, m.info.sm_count));
-  const Level lv = level_of(m, j, slice, resident);
+  const bool grid = j.stream_shape == MT_STREAM_GRID;
+  // A grid has a block per round; the SMs hold as many at once as fit, pass after pass.
+  const uint64_t blocks = grid ? engine::stream_rounds(j) : engine::stream_blocks_of(j, m.info);
+  const double resident = blocks_per_sm(m.info, uint32_t(std::min<uint64_t>(blocks, UINT32_MAX)), threads);
+  const double sms = std::min<double>(double(blocks), std::max(1, m.info.sm_count));
+  const uint64_t footprint = j.stream_shape == MT_STREAM_ROUNDS ? engine::stream_slice_bytes(j, m.info) * blocks
+                                                                 : engine::stream_rounds(j) * engine::stream_round_bytes(j);
+  const double per_sm = j.stream_shape == MT_STREAM_SHARED ? double(footprint)
+                                                           : double(engine::stream_slice_bytes(j, m.info)) * resident;
+  const Level lv = level_of(m, j, footprint, per_sm);
   // Little's law per SM: a warp keeps ILP accesses of 32 lanes in flight; to the L2 and DRAM
   // at most [mlp]'s loads per SM, a load being one 128-byte line of coalesced lanes.
   const double width = j.load_bytes ? j.load_bytes : 4, ilp = j.stream_ilp ? j.stream_ilp : 1;
@@ -74,13 +79,13 @@ void run_stream(Gpu& gpu, engine::JobCall& call) {
   const double read = std::min({little, issue, r.read > 0 ? r.read : little});
   const double write = std::min(issue, r.write > 0 ? r.write : issue);
   // Reads and writes of one pass share the level's port: their times add.
-  const double once = double(slice) * blocks;
+  const double once = double(engine::stream_pass_bytes(j, m.info));
   const double per_pass = (j.stream_op == MT_STREAM_WRITE ? 0 : once / read) + (j.stream_op == MT_STREAM_READ ? 0 : once / write);
-  const double waves = std::ceil(double(blocks) / (resident * std::max(1, m.info.sm_count)));
+  const double waves = grid ? 1.0 : std::ceil(double(blocks) / (resident * std::max(1, m.info.sm_count)));
   const double cycles = per_pass * double(j.steps) * waves;
   const double ghz = m.info.sm_clock_khz > 0 ? double(m.info.sm_clock_khz) / 1e6 : 1.0;
-  j.out.cycles = uint64_t(std::llround(cycles));
-  j.out.average_cycles = cycles;
+  j.out.cycles = grid ? 0 : uint64_t(std::llround(cycles));  // a grid's blocks keep no clocks
+  j.out.average_cycles = grid ? 0 : cycles;
   j.out.sm = -1;
   j.out_stream_bytes = engine::stream_bytes_moved(j, m.info);
   j.out_stream_elapsed_ns = uint64_t(std::llround(cycles / ghz));
