@@ -96,9 +96,9 @@ memtopo::Job stream_job(const Series& s, const StreamConfig& c, const Plan& plan
     j.steps = 200;
   }
   array = memtopo::ChaseArray::stride(footprint_of(s, c, plan), 4);
-  if (c.shape == MT_STREAM_SHARED) {  // every block reads it all: about 4 GiB of reads a point
+  if (c.shape == MT_STREAM_SHARED) {  // every block reads it all: about 16 GiB of reads a point
     j.warmup_steps = 1;
-    j.steps = std::max<uint64_t>(1, (uint64_t(4) << 30) / (array.footprint_bytes() * c.blocks_per_sm * plan.sms));
+    j.steps = std::max<uint64_t>(1, (uint64_t(16) << 30) / (array.footprint_bytes() * c.blocks_per_sm * plan.sms));
   }
   j.array = &array;
   return j;

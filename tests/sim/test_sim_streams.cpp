@@ -85,6 +85,26 @@ TEST_CASE("sim streams: the footprint picks the level, and its peak or Little's 
   CHECK(per_cycle(b.run(l1)) == Approx(4 * 64.0).epsilon(0.001));
 }
 
+TEST_CASE("sim streams: a grid of a block per round, and blocks that each read the whole footprint", "[sim][streams]") {
+  auto d = open_text("streams-shapes", stream_device());
+  const memtopo::Backend b(d->backend());
+  const auto dram = memtopo::ChaseArray::stride(64 << 20, 4), small = memtopo::ChaseArray::stride(32 << 10, 4);
+  memtopo::Job grid = stream(MT_STREAM_READ, dram, 0, 256, 2);
+  grid.stream.shape = MT_STREAM_GRID;
+  const memtopo::JobResult g = b.run(grid);
+  CHECK(g.stream_bytes == 2ull * (64 << 20));  // every round once a pass, whatever stream_blocks says
+  CHECK(g.cycles == 0);                        // a grid's blocks keep no clocks
+  CHECK(double(g.stream_bytes) / double(g.stream_elapsed_ns) == Approx(20.0).epsilon(0.001));
+  // 16 blocks each read 32 KiB twice; through .ca it fits every SM's L1.
+  memtopo::Job shared = stream(MT_STREAM_READ, small, 16, 256, 2);
+  shared.stream.shape = MT_STREAM_SHARED;
+  const memtopo::JobResult h = b.run(shared);
+  CHECK(h.stream_bytes == 16ull * 2 * (32 << 10));
+  CHECK(per_cycle(h) == Approx(100.0).epsilon(0.001));  // the L2's peak
+  shared.space = MT_SPACE_GLOBAL_CA;
+  CHECK(per_cycle(b.run(shared)) == Approx(4 * 64.0).epsilon(0.001));  // every SM's L1
+}
+
 TEST_CASE("sim streams: the loads in flight of [mlp] cap Little's law", "[sim][streams]") {
   auto d = open_text("streams-mlp", stream_device());
   const memtopo::Backend b(d->backend());
@@ -125,6 +145,13 @@ TEST_CASE("sim streams: bad stream requests are refused with the reason", "[sim]
   j = ok;
   j.record = MT_RECORD_COUNTS;
   CHECK_THAT(refused({j}), Catch::Contains("timed as a whole"));
+  j = ok;
+  j.stream.shape = MT_STREAM_SHARED;
+  j.stream.op = MT_STREAM_WRITE;
+  CHECK_THAT(refused({j}), Catch::Contains("in read streams only"));
+  j = ok;
+  j.stream.shape = mt_stream_shape(7);
+  CHECK_THAT(refused({j}), Catch::Contains("unknown stream_shape 7"));
   const auto tiny = memtopo::ChaseArray::stride(4096, 4);
   j = ok;
   j.array = &tiny;
