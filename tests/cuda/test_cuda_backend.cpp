@@ -613,3 +613,27 @@ TEST_CASE("cuda: bandwidth streams count their bytes and take longer for more pa
     CHECK(more.cycles > 4 * once.cycles);  // 16 times the passes; launch and barrier costs aside
   }
 }
+
+TEST_CASE("cuda: a grid stream moves its footprint once a pass, a shared one once per block", "[cuda][gpu]") {
+  auto dev = open_gpu();
+  const memtopo::Backend be(dev->backend());
+  const ChaseArray a = ChaseArray::stride(64ull << 20, 4);
+  Job j;
+  j.pattern = MT_PATTERN_CHASE;
+  j.record = MT_RECORD_TOTAL;
+  j.space = MT_SPACE_GLOBAL_CG;
+  j.array = &a;
+  j.load_bytes = 16;
+  j.steps = 3;
+  j.stream = {MT_STREAM_WRITE, 0, 512, 2, MT_STREAM_GRID};
+  const memtopo::JobResult g = be.run(j);
+  CHECK(g.stream_bytes == 3 * (64ull << 20));
+  CHECK(g.stream_elapsed_ns > 0);
+  CHECK(g.cycles == 0);
+  const ChaseArray small = ChaseArray::stride(1 << 20, 4);
+  j.array = &small;
+  j.stream = {MT_STREAM_READ, 64, 256, 2, MT_STREAM_SHARED};
+  const memtopo::JobResult s = be.run(j);
+  CHECK(s.stream_bytes == 64ull * 3 * (1 << 20));
+  CHECK(s.cycles > 0);
+}
