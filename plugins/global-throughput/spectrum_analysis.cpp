@@ -3,8 +3,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <map>
 #include <numeric>
+#include <utility>
 
 #include <memtopo/analysis.hpp>
 
@@ -41,12 +43,19 @@ bool kind_of(const SpectrumLevel& level, const std::array<size_t, kSegments>& to
 }
 
 // Names from the kinds: one level of a kind is the kind; two levels of a kind past the SM are
-// near and far where the L2 set itself shows two levels (a far partition); otherwise numbered.
+// near and far where the L2 set itself shows two levels a partition apart (the far one at
+// least kFarPartition x the near: a hop between partitions, not a few cycles of the
+// crossbar; the H100's L2 hits form two modes 12 % apart, its far partition 60 % above);
+// otherwise numbered.
+constexpr double kFarPartition = 1.3;
+
 void name_levels(Spectrum& s) {
   std::array<std::vector<size_t>, kSegments> of_kind;
   for (size_t i = 0; i < s.levels.size(); ++i)
     if (s.levels[i].attributed) of_kind[index_of(s.levels[i].kind)].push_back(i);
-  const bool far_partition = of_kind[index_of(Segment::L2)].size() == 2;
+  const std::vector<size_t>& l2 = of_kind[index_of(Segment::L2)];
+  const bool far_partition =
+      l2.size() == 2 && s.levels[l2[1]].sample_cycles >= kFarPartition * s.levels[l2[0]].sample_cycles;
   for (size_t k = 0; k < kSegments; ++k) {
     const std::vector<size_t>& idx = of_kind[k];
     const std::string base = kind_name(static_cast<Segment>(k));
@@ -75,7 +84,7 @@ double timing_cost(const Spectrum& s, double hot_chase_cycles) {
 }
 
 // Levels of sorted samples split where neighbours lie further apart than rel_gap of the lower
-// one (and abs_gap). Not an::find_levels: it bridges gaps of up to four spreads of either side,
+// one (and abs_gap), then at valleys (split_at_valleys). Not an::find_levels: it bridges gaps of up to four spreads of either side,
 // and the H100's DRAM loads (530 to 800 cycles and a tail) spread so wide that every level
 // joins them (one level of 2560 loads). A gap relative to the latency keeps a wide level wide
 // without letting it swallow its neighbours.
@@ -84,6 +93,44 @@ struct Groups {
   std::vector<int32_t> level_of;      // per sample, -1 for an outlier
   std::string reason;
 };
+
+using Range = std::pair<size_t, size_t>;  // [first, end) of the sorted samples
+
+// Splits a range of sorted samples `s` at its deepest valley: a window of rel_gap of the
+// latency holding under a fifth of the fullest window on either side of it, with at least
+// `side` samples on each side. Two modes joined by a thin bridge of samples (the H100's DRAM
+// loads homed near and far: 530 to 600 and 680 to 780 cycles, a few dozen between) have no gap
+// between neighbours, and whether one appeared would change from run to run; a valley measured
+// against its own peaks does not depend on how many samples the run took.
+void split_at_valleys(const std::vector<double>& s, Range r, double rel_gap, double side, std::vector<Range>& out) {
+  const size_t n = r.second - r.first;
+  std::vector<size_t> window(n), end(n);  // samples within rel_gap above each one, and where that ends
+  for (size_t i = 0, j = 0; i < n; ++i) {
+    j = std::max(j, i);
+    while (j < n && s[r.first + j] < s[r.first + i] * (1 + rel_gap)) ++j;
+    window[i] = j - i;
+    end[i] = j;
+  }
+  std::vector<size_t> left(n + 1, 0), right(n + 1, 0);  // fullest window before i, from i on
+  for (size_t i = 0; i < n; ++i) left[i + 1] = std::max(left[i], window[i]);
+  for (size_t i = n; i-- > 0;) right[i] = std::max(right[i + 1], window[i]);
+  double deepest = 0.2;  // a valley holds under a fifth of the lower peak
+  size_t cut = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (double(i) < side || double(n - end[i]) < side) continue;
+    const double depth = double(window[i]) / double(std::max<size_t>(1, std::min(left[i], right[end[i]])));
+    if (depth < deepest) {
+      deepest = depth;
+      cut = r.first + i + window[i] / 2;
+    }
+  }
+  if (cut == 0) {
+    out.push_back(r);
+    return;
+  }
+  split_at_valleys(s, {r.first, cut}, rel_gap, side, out);
+  split_at_valleys(s, {cut, r.second}, rel_gap, side, out);
+}
 
 Groups split_at_gaps(const std::vector<double>& x, const SpectrumOptions& o) {
   Groups g;
@@ -99,26 +146,29 @@ Groups split_at_gaps(const std::vector<double>& x, const SpectrumOptions& o) {
   std::vector<size_t> order(x.size());
   std::iota(order.begin(), order.end(), size_t{0});
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return x[a] < x[b]; });
+  std::vector<double> sorted(x.size());
+  for (size_t k = 0; k < x.size(); ++k) sorted[k] = x[order[k]];
   const double min_loads = std::max(3.0, o.min_level_share * double(x.size()));
-  size_t outliers = 0;
+  std::vector<Range> ranges;
   for (size_t b = 0; b < order.size();) {
     size_t e = b + 1;
-    while (e < order.size() && x[order[e]] - x[order[e - 1]] <= std::max(o.abs_gap_cycles, o.rel_gap * x[order[e - 1]])) ++e;
-    if (double(e - b) < min_loads) {
-      outliers += e - b;
-    } else {
-      std::vector<double> v;
-      for (size_t k = b; k < e; ++k) {
-        v.push_back(x[order[k]]);
-        g.level_of[order[k]] = int32_t(g.levels.size());
-      }
-      SpectrumLevel l;
-      l.sample_cycles = an::median(v);
-      l.low_cycles = v.front();
-      l.high_cycles = v.back();
-      g.levels.push_back(l);
-    }
+    while (e < order.size() && sorted[e] - sorted[e - 1] <= std::max(o.abs_gap_cycles, o.rel_gap * sorted[e - 1])) ++e;
+    split_at_valleys(sorted, {b, e}, o.rel_gap, o.min_segment_share * double(x.size()), ranges);
     b = e;
+  }
+  size_t outliers = 0;
+  for (const Range& r : ranges) {
+    if (double(r.second - r.first) < min_loads) {
+      outliers += r.second - r.first;
+      continue;
+    }
+    const std::vector<double> v(sorted.begin() + long(r.first), sorted.begin() + long(r.second));
+    for (size_t k = r.first; k < r.second; ++k) g.level_of[order[k]] = int32_t(g.levels.size());
+    SpectrumLevel l;
+    l.sample_cycles = an::median(v);
+    l.low_cycles = v.front();
+    l.high_cycles = v.back();
+    g.levels.push_back(l);
   }
   g.reason = std::to_string(g.levels.size()) + " level(s), " + std::to_string(outliers) + " outlier(s)";
   if (g.levels.empty()) g.reason = "no group of at least " + std::to_string(size_t(min_loads)) + " loads: " + g.reason;
