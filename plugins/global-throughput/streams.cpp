@@ -17,6 +17,7 @@ namespace global_throughput {
 namespace {
 
 constexpr double kNear = 0.95;  // "the smallest configuration within 95 % of the best"
+constexpr size_t kColumns = 9;  // of the raw rows
 
 enum class Where { Dram, L2, L1 };
 
@@ -124,10 +125,14 @@ Measured measure_series(memtopo::Context& ctx, const Series& s, const Plan& plan
     const memtopo::JobResult r = ctx.backend().run(stream_job(s, c, plan, array));
     const double bytes = double(r.stream_bytes), cycles = double(std::max<uint64_t>(r.cycles, 1));
     const double per_second = bytes / std::max(1.0, double(r.stream_elapsed_ns)) * 1e9;
-    const double gpu_per_cycle = r.cycles ? bytes / cycles : 0;  // a grid keeps no SM clocks
+    // A grid keeps no SM clocks; blocks beyond what an SM holds run in waves, and then the
+    // slowest block's cycles are not the passes' (the rate by events still is).
+    const bool waves = c.shape != MT_STREAM_GRID && r.stream_blocks_per_sm && c.blocks_per_sm > r.stream_blocks_per_sm;
+    const double gpu_per_cycle = r.cycles && !waves ? bytes / cycles : 0;
     per_cycle.push_back(s.where == Where::L1 ? gpu_per_cycle / plan.sms : gpu_per_cycle);
     m.rows.insert(m.rows.end(), {double(c.blocks_per_sm), double(c.threads), double(c.ilp), double(c.width_bytes),
-                                 per_second, gpu_per_cycle, double(r.stream_elapsed_ns), double(r.cycles)});
+                                 per_second, gpu_per_cycle, double(r.stream_elapsed_ns), double(r.cycles),
+                                 double(r.stream_blocks_per_sm)});
     // The L1's rate is the SMs' own: cycles, not the launch's time, which its short passes
     // would dilute.
     return s.where == Where::L1 ? per_cycle.back() : per_second;
@@ -153,7 +158,7 @@ void report_series(memtopo::Context& ctx, const Series& s, const Measured& m, co
   const std::string k = std::string("throughput.") + s.name;
   const size_t best = best_point(m.points), small = smallest_within(m.points, kNear);
   // Bytes per second of the best point, from the rows (column 4) whatever the search maximized.
-  const double per_second = m.rows[8 * best + 4];
+  const double per_second = m.rows[kColumns * best + 4];
   const std::string of = std::to_string(m.points.size()) + " configurations searched";
   ctx.result(k + "_bytes_per_second", per_second,
              {0.8, memtopo::Bound::Exact, "the best of " + of + ": " + m.points[best].config.text()});
@@ -197,12 +202,12 @@ void measure_streams(memtopo::Context& ctx) {
     const Measured m = measure_series(ctx, s, plan);
     if (m.points.empty()) continue;
     ctx.raw(s.name, {"blocks_per_sm", "threads", "ilp", "width_bytes", "bytes_per_second", "bytes_per_cycle",
-                     "elapsed_ns", "cycles"},
+                     "elapsed_ns", "cycles", "resident_blocks_per_sm"},
             m.rows);
     report_series(ctx, s, m, plan);
     if (theoretical > 0 && (s.op == MT_STREAM_READ || s.op == MT_STREAM_WRITE) && s.where == Where::Dram)
       ctx.result("throughput." + std::string(s.name) + "_fraction_of_theoretical",
-                 m.rows[8 * best_point(m.points) + 4] / theoretical,
+                 m.rows[kColumns * best_point(m.points) + 4] / theoretical,
                  {0.8, memtopo::Bound::Exact, "of device.memory_clock_khz x 2 x memory_bus_width_bits / 8"});
   }
   if (theoretical > 0)

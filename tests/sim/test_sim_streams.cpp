@@ -100,6 +100,7 @@ TEST_CASE("sim streams: a grid of a block per round, and blocks that each read t
   shared.stream.shape = MT_STREAM_SHARED;
   const memtopo::JobResult h = b.run(shared);
   CHECK(h.stream_bytes == 16ull * 2 * (32 << 10));
+  CHECK(h.stream_blocks_per_sm == 8);  // 2048 threads per SM in blocks of 256
   CHECK(per_cycle(h) == Approx(100.0).epsilon(0.001));  // the L2's peak
   shared.space = MT_SPACE_GLOBAL_CA;
   CHECK(per_cycle(b.run(shared)) == Approx(4 * 64.0).epsilon(0.001));  // every SM's L1

@@ -224,6 +224,10 @@ typedef struct mt_job {
   uint32_t stream_reserved;  /* 0 */
   uint64_t out_stream_bytes;      /* bytes read plus bytes written by the timed passes */
   uint64_t out_stream_elapsed_ns; /* the timed passes by the GPU's own timer (events) */
+  uint32_t out_stream_blocks_per_sm; /* blocks of the kernel one SM holds at once (occupancy):
+                                        more per SM run in waves, and then the blocks' cycles
+                                        are not the passes' */
+  uint32_t out_stream_reserved;
 } mt_job;
 
 /* How a stream's blocks share its footprint (mt_job::stream_shape). */

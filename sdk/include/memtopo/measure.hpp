@@ -116,6 +116,7 @@ struct JobResult {
   uint64_t pump_loads = 0;           // pump loads within the span
   uint64_t stream_bytes = 0;         // streams: bytes read and written by the timed passes
   uint64_t stream_elapsed_ns = 0;    // streams: the timed passes by the GPU's timer
+  uint32_t stream_blocks_per_sm = 0; // streams: blocks one SM holds at once (more: waves)
 };
 
 class Backend {
@@ -240,6 +241,7 @@ class Backend {
     out.pump_loads = c.out.pump_loads;
     out.stream_bytes = c.out_stream_bytes;
     out.stream_elapsed_ns = c.out_stream_elapsed_ns;
+    out.stream_blocks_per_sm = c.out_stream_blocks_per_sm;
     if (c.record == MT_RECORD_COUNTS) out.slow_steps.resize(size_t(c.out.slow_recorded));
   }
 

@@ -75,6 +75,9 @@ void CudaEngine::run_stream(engine::JobCall& call) {
     j.out.average_cycles = double(std::accumulate(cycles.begin(), cycles.end(), 0.0)) / double(cycles.size());
   }
   j.out.sm = -1;
+  int resident = 0;
+  check(stream_blocks_per_sm(l, &resident), "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+  j.out_stream_blocks_per_sm = uint32_t(resident);
   j.out_stream_bytes = engine::stream_bytes_moved(j, info_);
   j.out_stream_elapsed_ns = uint64_t(double(ms) * 1e6);
 }

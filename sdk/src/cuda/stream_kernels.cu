@@ -147,6 +147,10 @@ StreamFn pick(const StreamLaunch& l) {
 
 }  // namespace
 
+cudaError_t stream_blocks_per_sm(const StreamLaunch& l, int* blocks) {
+  return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, pick(l), int(l.threads), 0);
+}
+
 cudaError_t launch_stream(const StreamLaunch& l) {
   const StreamFn f = pick(l);
   const void* fp = reinterpret_cast<const void*>(f);

@@ -26,5 +26,7 @@ struct StreamLaunch {
 };
 
 cudaError_t launch_stream(const StreamLaunch& l);
+// The blocks of l's kernel one SM holds at once.
+cudaError_t stream_blocks_per_sm(const StreamLaunch& l, int* blocks);
 
 }  // namespace memtopo::cuda

@@ -338,6 +338,7 @@ std::string read_jobs(mt_job* const* jobs, size_t count, JobCall& call) {
     j.out.sm = -1;
     j.out_stream_bytes = 0;
     j.out_stream_elapsed_ns = 0;
+    j.out_stream_blocks_per_sm = 0;
     j.stream_reserved = 0;
     call.jobs.push_back(j);
   }
@@ -365,12 +366,13 @@ std::string check_jobs(const JobCall& call, const mt_device_info& dev, const Bac
 void write_results(const JobCall& call, mt_job* const* jobs) {
   // The result block ends the 2.0 layout, so every accepted caller has room for it; a stream's
   // outputs go where the caller's struct reaches them (a caller without them sends no stream).
-  constexpr size_t stream_end = offsetof(mt_job, out_stream_elapsed_ns) + sizeof(uint64_t);
+  constexpr size_t stream_end = offsetof(mt_job, out_stream_reserved) + sizeof(uint32_t);
   for (size_t i = 0; i < call.jobs.size(); ++i) {
     jobs[i]->out = call.jobs[i].out;
     if (jobs[i]->struct_size >= stream_end) {
       jobs[i]->out_stream_bytes = call.jobs[i].out_stream_bytes;
       jobs[i]->out_stream_elapsed_ns = call.jobs[i].out_stream_elapsed_ns;
+      jobs[i]->out_stream_blocks_per_sm = call.jobs[i].out_stream_blocks_per_sm;
     }
   }
 }

@@ -87,6 +87,7 @@ void run_stream(Gpu& gpu, engine::JobCall& call) {
   j.out.cycles = grid ? 0 : uint64_t(std::llround(cycles));  // a grid's blocks keep no clocks
   j.out.average_cycles = grid ? 0 : cycles;
   j.out.sm = -1;
+  j.out_stream_blocks_per_sm = uint32_t(blocks_per_sm(m.info, UINT32_MAX, threads));
   j.out_stream_bytes = engine::stream_bytes_moved(j, m.info);
   j.out_stream_elapsed_ns = uint64_t(std::llround(cycles / ghz));
 }
