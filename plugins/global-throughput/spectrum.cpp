@@ -165,6 +165,7 @@ void measure_spectrum(memtopo::Context& ctx) {
   memtopo::Job job;
   job.space = MT_SPACE_GLOBAL_CA;
   job.shared_carveout_percent = 0;  // the largest L1
+  job.sm = 0;  // one SM every run: the L2's modes depend on the distance from the SM to the lines' slices
   job.array = &chase.array;
   job.start = chase.start;
   job.warmup_steps = d.warmup_steps;
