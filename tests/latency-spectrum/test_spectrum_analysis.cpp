@@ -185,10 +185,10 @@ TEST_CASE("spectrum: without an L1 the hot set is an L2 level", "[spectrum]") {
 }
 
 TEST_CASE("spectrum: a level no segment holds a share of is other", "[spectrum]") {
-  // 30 loads of the DRAM segment (3 % of it, under the 5 % a segment needs to name a level)
-  // answer at a latency of their own.
+  // 50 loads of the DRAM segment (4.8 % of it, under the 5 % a segment needs to name a level,
+  // 2.4 % of all, over the 2 % a level needs) answer at a latency of their own.
   const std::vector<Group> groups = {{Segment::L1, 40, 1000, "l1"}, {Segment::Dram, 600, 1000, "dram"},
-                                     {Segment::Dram, 1200, 30, "other"}};
+                                     {Segment::Dram, 1200, 50, "other"}};
   const Model m = sample(groups, 0, 0, 9);
   const Spectrum s = analyse_spectrum(m.cycles, m.segment, 34);
   check_levels(s, groups, 0);
