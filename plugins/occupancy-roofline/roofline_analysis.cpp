@@ -19,6 +19,8 @@ const std::vector<OpInfo>& ops() {
       {Op::Cvt, "cvt", "cvt.rzi.s32.f32", "F2I.TRUNC.NTZ", 0},
       {Op::SharedLoad, "shared_load", "ld.shared.u32", "LDS", 0},
       {Op::GlobalLoadL1, "global_load_l1", "ld.global.ca.u64", "LDG.E.64 (L1 hit)", 0},
+      {Op::GlobalLoadL2, "global_load_l2", "ld.global.cg.u64", "LDG.E.64 (.cg, L2 hit)", 0},
+      {Op::GlobalLoadDram, "global_load_dram", "ld.global.cg.u64", "LDG.E.64 (.cg, mostly DRAM)", 0},
   };
   return table;
 }

@@ -26,6 +26,8 @@ enum class Op : int {
   Cvt = 6,
   SharedLoad = 7,
   GlobalLoadL1 = 8,
+  GlobalLoadL2 = 9,
+  GlobalLoadDram = 10,
 };
 
 struct OpInfo {
