@@ -176,7 +176,7 @@ struct GlobalLoadL1 {
 };
 
 // Dependent ld.global.cg over a ring past the L1 (rows of 32 pointers, row r pointing at a row
-// a third of the ring away): an L2 ring within the L2, a DRAM ring eight times it. Chains of
+// 0.618 of the ring away): an L2 ring within the L2, a DRAM ring eight times it. Chains of
 // other warps, blocks and ILP slots start at rows far apart, so that they share no lines.
 template <bool Dram>
 struct GlobalLoadFar {

@@ -92,10 +92,12 @@ std::vector<unsigned long long> global_ring(const unsigned long long* device_bas
 }
 
 // A ring of `rows` rows of 32 pointers past the L1: row r's lane l points at lane l of row
-// r + rows / 3 (odd, so the ring visits every row), a jump no prefetcher follows.
+// r + 0.618 rows (odd, so the ring visits every row). A jump near a simple fraction of the
+// ring (a third) brings the chain back beside a row it loaded a few steps before, and the
+// L2 then answers it.
 std::vector<unsigned long long> far_ring(const unsigned long long* device_base, unsigned rows) {
   std::vector<unsigned long long> ring(size_t(rows) * 32);
-  const unsigned jump = (rows / 3) | 1u;
+  const unsigned jump = unsigned(double(rows) * 0.6180339887) | 1u;
   for (size_t r = 0; r < rows; ++r)
     for (size_t l = 0; l < 32; ++l)
       ring[r * 32 + l] = reinterpret_cast<unsigned long long>(device_base + (r + jump) % rows * 32 + l);
