@@ -29,10 +29,9 @@ struct ChainArgs {
   uint32_t h_mul = 0, h_add = 0;    // half2 0.5, 0.5 (bit patterns)
   uint32_t b_mul = 0, b_add = 0;    // bfloat162 0.5, 0.5
   const unsigned long long* ring = nullptr;  // kGlobalRingRows x 32 pointers, row r to row r + 1
-  // The rings of the L2 and DRAM chains: rows of 32 pointers, row r to a row far from it.
+  // The ring of the L2 chains: rows of 32 pointers, row r to a row far from it.
   const unsigned long long* l2_ring = nullptr;
-  const unsigned long long* dram_ring = nullptr;
-  unsigned l2_rows = 0, dram_rows = 0;
+  unsigned l2_rows = 0;
   unsigned long long* records = nullptr;     // per warp: SM, start, end
   uint32_t* sink = nullptr;
   uint32_t flag = 0;  // 0 at run time: keep_if never stores, but ptxas cannot know
@@ -175,25 +174,21 @@ struct GlobalLoadL1 {
   static __device__ uint32_t bits(T x) { return uint32_t(x) ^ uint32_t(x >> 32); }
 };
 
-// Dependent ld.global.cg over a ring past the L1 (rows of 32 pointers, row r pointing at a row
-// 0.618 of the ring away): an L2 ring within the L2, a DRAM ring eight times it. Chains of
-// other warps, blocks and ILP slots start at rows far apart, so that they share no lines.
-template <bool Dram>
-struct GlobalLoadFar {
+// Dependent ld.global.cg over a ring within the L2 and past the L1 (rows of 32 pointers, row r
+// pointing at a row 0.618 of the ring away). Chains of other warps, blocks and ILP slots start
+// at rows far apart.
+struct GlobalLoadL2 {
   using T = unsigned long long;
   static constexpr unsigned kWarmSteps = 0;
   static __device__ void prepare(const ChainArgs&) {}
   static __device__ T start(const ChainArgs& a, unsigned warp, unsigned lane, unsigned c) {
-    const unsigned rows = Dram ? a.dram_rows : a.l2_rows;
     const unsigned long long chain = (unsigned long long)(blockIdx.x) * 512 + warp * 8 + c;
-    return reinterpret_cast<T>((Dram ? a.dram_ring : a.l2_ring) + chain * 7919 % rows * 32 + lane);
+    return reinterpret_cast<T>(a.l2_ring + chain * 7919 % a.l2_rows * 32 + lane);
   }
   static __device__ __forceinline__ T step(T x, const ChainArgs&) {
     return memtopo::device::follow<memtopo::device::Path::GlobalCg>(x);
   }
   static __device__ uint32_t bits(T x) { return uint32_t(x) ^ uint32_t(x >> 32); }
 };
-using GlobalLoadL2 = GlobalLoadFar<false>;
-using GlobalLoadDram = GlobalLoadFar<true>;
 
 }  // namespace occupancy_roofline

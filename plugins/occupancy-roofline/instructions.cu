@@ -77,7 +77,6 @@ ChainKernel kernel_for(Op op, int ilp) {
     case Op::SharedLoad: return kernel_of<SharedLoad>(ilp);
     case Op::GlobalLoadL1: return kernel_of<GlobalLoadL1>(ilp);
     case Op::GlobalLoadL2: return kernel_of<GlobalLoadL2>(ilp);
-    case Op::GlobalLoadDram: return kernel_of<GlobalLoadDram>(ilp);
   }
   return nullptr;
 }
@@ -109,12 +108,6 @@ unsigned power_of_two_at_least(uint64_t n) {
   unsigned p = 1;
   while (p < n && p < (1u << 30)) p *= 2;
   return p;
-}
-
-bool chosen_op(const std::vector<const OpInfo*>& chosen, Op op) {
-  for (const OpInfo* o : chosen)
-    if (o->op == op) return true;
-  return false;
 }
 
 std::vector<const OpInfo*> selected_ops(const memtopo::Context& ctx) {
@@ -164,16 +157,12 @@ void measure_instructions(memtopo::Context& ctx) {
 
   memtopo::cuda::DeviceBuffer<unsigned long long> ring(ctx, size_t(kGlobalRingRows) * 32);
   ring.upload(global_ring(ring.get()));
-  // The L2 ring: a sixteenth to an eighth of the L2 (both partitions' lines stay); the DRAM
-  // ring: eight to sixteen L2s, of which the L2 holds an eighth at most. Rows of 256 B, a power
-  // of two of them.
+  // The L2 ring: a sixteenth to an eighth of the L2 (both partitions' lines stay). Rows of
+  // 256 B, a power of two of them.
   const uint64_t l2 = uint64_t(std::max<int64_t>(dev.l2_bytes, 1 << 20));
   const unsigned l2_rows = power_of_two_at_least(l2 / 16 / 256);
-  const unsigned dram_rows = chosen_op(chosen, Op::GlobalLoadDram) ? power_of_two_at_least(8 * l2 / 256) : 1024;
   memtopo::cuda::DeviceBuffer<unsigned long long> l2_ring(ctx, size_t(l2_rows) * 32);
   l2_ring.upload(far_ring(l2_ring.get(), l2_rows));
-  memtopo::cuda::DeviceBuffer<unsigned long long> dram_ring(ctx, size_t(dram_rows) * 32);
-  dram_ring.upload(far_ring(dram_ring.get(), dram_rows));
   memtopo::cuda::DeviceBuffer<uint32_t> sink(ctx, 1);
   const Records records(ctx);
   ChainArgs args;
@@ -182,9 +171,7 @@ void measure_instructions(memtopo::Context& ctx) {
   args.b_mul = args.b_add = 0x3f003f00u;  // bfloat162 (0.5, 0.5)
   args.ring = ring.get();
   args.l2_ring = l2_ring.get();
-  args.dram_ring = dram_ring.get();
   args.l2_rows = l2_rows;
-  args.dram_rows = dram_rows;
   args.sink = sink.get();
 
   SweepSettings settings;
