@@ -77,6 +77,7 @@ ChainKernel kernel_for(Op op, int ilp) {
     case Op::SharedLoad: return kernel_of<SharedLoad>(ilp);
     case Op::GlobalLoadL1: return kernel_of<GlobalLoadL1>(ilp);
     case Op::GlobalLoadL2: return kernel_of<GlobalLoadL2>(ilp);
+    case Op::GlobalLoadDram: return kernel_of<GlobalLoadDram>(ilp);
   }
   return nullptr;
 }
@@ -100,6 +101,19 @@ std::vector<unsigned long long> far_ring(const unsigned long long* device_base, 
   for (size_t r = 0; r < rows; ++r)
     for (size_t l = 0; l < 32; ++l)
       ring[r * 32 + l] = reinterpret_cast<unsigned long long>(device_base + (r + jump) % rows * 32 + l);
+  return ring;
+}
+
+// `blocks` sub-rings of `rows` rows of 32 pointers: row i of a sub-ring points at its row
+// i + jump (odd: every row).
+std::vector<unsigned long long> sub_rings(const unsigned long long* device_base, unsigned blocks, unsigned rows,
+                                          unsigned jump) {
+  std::vector<unsigned long long> ring(size_t(blocks) * rows * 32);
+  for (size_t b = 0; b < blocks; ++b)
+    for (size_t r = 0; r < rows; ++r)
+      for (size_t l = 0; l < 32; ++l)
+        ring[(b * rows + r) * 32 + l] =
+            reinterpret_cast<unsigned long long>(device_base + (b * rows + (r + jump) % rows) * 32 + l);
   return ring;
 }
 
@@ -163,6 +177,16 @@ void measure_instructions(memtopo::Context& ctx) {
   const unsigned l2_rows = power_of_two_at_least(l2 / 16 / 256);
   memtopo::cuda::DeviceBuffer<unsigned long long> l2_ring(ctx, size_t(l2_rows) * 32);
   l2_ring.upload(far_ring(l2_ring.get(), l2_rows));
+  // The DRAM chains: 256 loads per thread, a sub-ring of 32 warps x 256 rows per block (two
+  // blocks per SM at most), and a buffer of 4 L2s whose clearing flushes the L2 before a point.
+  bool dram = false;
+  for (const OpInfo* o : chosen) dram = dram || o->op == Op::GlobalLoadDram;
+  constexpr unsigned kDramIterations = 2, kDramBlockRows = 32 * 2 * kBodyOps;
+  const unsigned dram_blocks = dram ? unsigned(2 * dev.sm_count) : 1;
+  const unsigned dram_jump = unsigned(kDramBlockRows * 0.6180339887) | 1u;
+  memtopo::cuda::DeviceBuffer<unsigned long long> dram_ring(ctx, size_t(dram_blocks) * kDramBlockRows * 32);
+  if (dram) dram_ring.upload(sub_rings(dram_ring.get(), dram_blocks, kDramBlockRows, dram_jump));
+  memtopo::cuda::DeviceBuffer<uint32_t> flush(ctx, dram ? size_t(l2) : 1);  // 4 L2s of 4-byte words
   memtopo::cuda::DeviceBuffer<uint32_t> sink(ctx, 1);
   const Records records(ctx);
   ChainArgs args;
@@ -172,6 +196,9 @@ void measure_instructions(memtopo::Context& ctx) {
   args.ring = ring.get();
   args.l2_ring = l2_ring.get();
   args.l2_rows = l2_rows;
+  args.dram_ring = dram_ring.get();
+  args.dram_block_rows = kDramBlockRows;
+  args.dram_jump = dram_jump;
   args.sink = sink.get();
 
   SweepSettings settings;
@@ -188,7 +215,15 @@ void measure_instructions(memtopo::Context& ctx) {
     }
     const Measure measure = [&](int warps, int ilp) -> std::optional<double> {
       const std::string name = std::string("chain_") + o.name + "_ilp" + std::to_string(ilp);
-      const auto r = run_point(ctx, name, kernel_for(o.op, ilp), args, records, warps, ops_per_thread);
+      ChainArgs point = args;
+      point.ilp = unsigned(ilp);
+      double ops = ops_per_thread;
+      if (o.op == Op::GlobalLoadDram) {
+        point.iterations = kDramIterations;
+        ops = double(kDramIterations) * kBodyOps;
+        flush.zero();  // the last point's lines leave the L2
+      }
+      const auto r = run_point(ctx, name, kernel_for(o.op, ilp), point, records, warps, ops);
       if (!r) return std::nullopt;
       const Point p{warps, ilp, r->ops_per_cycle};
       rows.insert(rows.end(), {double(int(o.op)), double(warps), double(ilp), p.ops_per_cycle, cycles_per_op(p),
