@@ -32,10 +32,6 @@ struct ChainArgs {
   // The ring of the L2 chains: rows of 32 pointers, row r to a row far from it.
   const unsigned long long* l2_ring = nullptr;
   unsigned l2_rows = 0;
-  // The DRAM chains: a sub-ring of dram_block_rows rows per block (row i to i + dram_jump),
-  // each chain its own stretch of it from dram_offset on; `ilp` the launch's chains per thread.
-  const unsigned long long* dram_ring = nullptr;
-  unsigned dram_block_rows = 0, dram_jump = 1, dram_offset = 0, ilp = 1;
   unsigned long long* records = nullptr;     // per warp: SM, start, end
   uint32_t* sink = nullptr;
   uint32_t flag = 0;  // 0 at run time: keep_if never stores, but ptxas cannot know
@@ -188,26 +184,6 @@ struct GlobalLoadL2 {
   static __device__ T start(const ChainArgs& a, unsigned warp, unsigned lane, unsigned c) {
     const unsigned long long chain = (unsigned long long)(blockIdx.x) * 512 + warp * 8 + c;
     return reinterpret_cast<T>(a.l2_ring + chain * 7919 % a.l2_rows * 32 + lane);
-  }
-  static __device__ __forceinline__ T step(T x, const ChainArgs&) {
-    return memtopo::device::follow<memtopo::device::Path::GlobalCg>(x);
-  }
-  static __device__ uint32_t bits(T x) { return uint32_t(x) ^ uint32_t(x >> 32); }
-};
-
-// Dependent ld.global.cg of lines no load of the point touched before: block b chases its own
-// sub-ring, and chain k of it the stretch of iterations x kBodyOps / ILP steps after the first
-// k stretches from the point's offset, so that no two chains meet and small points do not come
-// back to the rows of the points before them.
-struct GlobalLoadDram {
-  using T = unsigned long long;
-  static constexpr unsigned kWarmSteps = 0;
-  static __device__ void prepare(const ChainArgs&) {}
-  static __device__ T start(const ChainArgs& a, unsigned warp, unsigned lane, unsigned c) {
-    const unsigned long long stretch = (unsigned long long)(a.iterations) * kBodyOps / a.ilp;
-    const unsigned long long position =
-        ((warp * a.ilp + c) * stretch + a.dram_offset) * a.dram_jump % a.dram_block_rows;
-    return reinterpret_cast<T>(a.dram_ring + ((unsigned long long)(blockIdx.x) * a.dram_block_rows + position) * 32 + lane);
   }
   static __device__ __forceinline__ T step(T x, const ChainArgs&) {
     return memtopo::device::follow<memtopo::device::Path::GlobalCg>(x);

@@ -77,7 +77,6 @@ ChainKernel kernel_for(Op op, int ilp) {
     case Op::SharedLoad: return kernel_of<SharedLoad>(ilp);
     case Op::GlobalLoadL1: return kernel_of<GlobalLoadL1>(ilp);
     case Op::GlobalLoadL2: return kernel_of<GlobalLoadL2>(ilp);
-    case Op::GlobalLoadDram: return kernel_of<GlobalLoadDram>(ilp);
   }
   return nullptr;
 }
@@ -101,19 +100,6 @@ std::vector<unsigned long long> far_ring(const unsigned long long* device_base, 
   for (size_t r = 0; r < rows; ++r)
     for (size_t l = 0; l < 32; ++l)
       ring[r * 32 + l] = reinterpret_cast<unsigned long long>(device_base + (r + jump) % rows * 32 + l);
-  return ring;
-}
-
-// `blocks` sub-rings of `rows` rows of 32 pointers: row i of a sub-ring points at its row
-// i + jump (odd: every row).
-std::vector<unsigned long long> sub_rings(const unsigned long long* device_base, unsigned blocks, unsigned rows,
-                                          unsigned jump) {
-  std::vector<unsigned long long> ring(size_t(blocks) * rows * 32);
-  for (size_t b = 0; b < blocks; ++b)
-    for (size_t r = 0; r < rows; ++r)
-      for (size_t l = 0; l < 32; ++l)
-        ring[(b * rows + r) * 32 + l] =
-            reinterpret_cast<unsigned long long>(device_base + (b * rows + (r + jump) % rows) * 32 + l);
   return ring;
 }
 
@@ -177,15 +163,6 @@ void measure_instructions(memtopo::Context& ctx) {
   const unsigned l2_rows = power_of_two_at_least(l2 / 16 / 256);
   memtopo::cuda::DeviceBuffer<unsigned long long> l2_ring(ctx, size_t(l2_rows) * 32);
   l2_ring.upload(far_ring(l2_ring.get(), l2_rows));
-  // The DRAM chains: 256 loads per thread, a sub-ring of 32 warps x 256 rows per block (two
-  // blocks per SM at most: 528 MiB on an H100, of which its L2 holds a tenth).
-  bool dram = false;
-  for (const OpInfo* o : chosen) dram = dram || o->op == Op::GlobalLoadDram;
-  constexpr unsigned kDramIterations = 2, kDramBlockRows = 32 * 2 * kBodyOps;
-  const unsigned dram_blocks = dram ? unsigned(2 * dev.sm_count) : 1;
-  const unsigned dram_jump = unsigned(kDramBlockRows * 0.6180339887) | 1u;
-  memtopo::cuda::DeviceBuffer<unsigned long long> dram_ring(ctx, size_t(dram_blocks) * kDramBlockRows * 32);
-  if (dram) dram_ring.upload(sub_rings(dram_ring.get(), dram_blocks, kDramBlockRows, dram_jump));
   memtopo::cuda::DeviceBuffer<uint32_t> sink(ctx, 1);
   const Records records(ctx);
   ChainArgs args;
@@ -195,10 +172,6 @@ void measure_instructions(memtopo::Context& ctx) {
   args.ring = ring.get();
   args.l2_ring = l2_ring.get();
   args.l2_rows = l2_rows;
-  args.dram_ring = dram_ring.get();
-  args.dram_block_rows = kDramBlockRows;
-  args.dram_jump = dram_jump;
-  unsigned dram_points = 0;
   args.sink = sink.get();
 
   SweepSettings settings;
@@ -215,17 +188,7 @@ void measure_instructions(memtopo::Context& ctx) {
     }
     const Measure measure = [&](int warps, int ilp) -> std::optional<double> {
       const std::string name = std::string("chain_") + o.name + "_ilp" + std::to_string(ilp);
-      ChainArgs point = args;
-      point.ilp = unsigned(ilp);
-      double ops = ops_per_thread;
-      if (o.op == Op::GlobalLoadDram) {
-        point.iterations = kDramIterations;
-        ops = double(kDramIterations) * kBodyOps;
-        // Each point from another sixteenth of the sub-rings: the rows of the last few small
-        // points are still in the L2 (clearing a buffer of 4 L2s did not evict them).
-        point.dram_offset = dram_points++ * 7 * (kDramBlockRows / 16) % kDramBlockRows;
-      }
-      const auto r = run_point(ctx, name, kernel_for(o.op, ilp), point, records, warps, ops);
+      const auto r = run_point(ctx, name, kernel_for(o.op, ilp), args, records, warps, ops_per_thread);
       if (!r) return std::nullopt;
       const Point p{warps, ilp, r->ops_per_cycle};
       rows.insert(rows.end(), {double(int(o.op)), double(warps), double(ilp), p.ops_per_cycle, cycles_per_op(p),

@@ -27,7 +27,6 @@ enum class Op : int {
   SharedLoad = 7,
   GlobalLoadL1 = 8,
   GlobalLoadL2 = 9,
-  GlobalLoadDram = 10,
 };
 
 struct OpInfo {
