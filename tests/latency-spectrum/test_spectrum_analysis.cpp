@@ -232,17 +232,14 @@ TEST_CASE("spectrum: the histogram counts every load once", "[spectrum]") {
   CHECK(sum == cycles.size());
 }
 
-TEST_CASE("spectrum: the H100's recorded spectrum keeps its levels apart", "[spectrum][h100]") {
-  // tests/latency-spectrum/fixtures/h100_samples.csv: the 2560 samples of one run on an H100
-  // (device info only, 2026-11-23); its hot-set pointer chases took 4162 and 12354 cycles for
-  // 128 and 384 loads (32 a load). DRAM loads spread from 527 to 1198 cycles, which made
-  // an::find_levels join every level into one; docs/results/h100.md has the levels' values.
-  std::ifstream in(std::string(MEMTOPO_SOURCE_DIR) + "/tests/latency-spectrum/fixtures/h100_samples.csv");
+namespace {
+
+// A recorded series of tests/latency-spectrum/fixtures/: step, cycles and segment per sample.
+void read_samples(const std::string& name, std::vector<double>& cycles, std::vector<Segment>& segment) {
+  std::ifstream in(std::string(MEMTOPO_SOURCE_DIR) + "/tests/latency-spectrum/fixtures/" + name);
   REQUIRE(in);
   std::string line;
   std::getline(in, line);
-  std::vector<double> cycles;
-  std::vector<Segment> segment;
   while (std::getline(in, line)) {
     std::stringstream row(line);
     std::string step, c, seg;
@@ -252,6 +249,18 @@ TEST_CASE("spectrum: the H100's recorded spectrum keeps its levels apart", "[spe
     cycles.push_back(std::stod(c));
     segment.push_back(static_cast<Segment>(std::stoi(seg)));
   }
+}
+
+}  // namespace
+
+TEST_CASE("spectrum: the H100's recorded spectrum keeps its levels apart", "[spectrum][h100]") {
+  // tests/latency-spectrum/fixtures/h100_samples.csv: the 2560 samples of one run on an H100
+  // (device info only, 2026-11-23); its hot-set pointer chases took 4162 and 12354 cycles for
+  // 128 and 384 loads (32 a load). DRAM loads spread from 527 to 1198 cycles, which made
+  // an::find_levels join every level into one; docs/results/h100.md has the levels' values.
+  std::vector<double> cycles;
+  std::vector<Segment> segment;
+  read_samples("h100_samples.csv", cycles, segment);
   REQUIRE(cycles.size() == 2560);
   const Spectrum s = analyse_spectrum(cycles, segment, (12354.0 - 4162.0) / 256.0);
   REQUIRE(s.found);
@@ -280,22 +289,9 @@ TEST_CASE("spectrum: three H100 runs split DRAM's near and far homes alike", "[s
   // numbered.
   for (int run = 1; run <= 3; ++run) {
     INFO("run " << run);
-    std::ifstream in(std::string(MEMTOPO_SOURCE_DIR) + "/tests/latency-spectrum/fixtures/h100_samples_run" +
-                     std::to_string(run) + ".csv");
-    REQUIRE(in);
-    std::string line;
-    std::getline(in, line);
     std::vector<double> cycles;
     std::vector<Segment> segment;
-    while (std::getline(in, line)) {
-      std::stringstream row(line);
-      std::string step, c, seg;
-      std::getline(row, step, ',');
-      std::getline(row, c, ',');
-      std::getline(row, seg, ',');
-      cycles.push_back(std::stod(c));
-      segment.push_back(static_cast<Segment>(std::stoi(seg)));
-    }
+    read_samples("h100_samples_run" + std::to_string(run) + ".csv", cycles, segment);
     const Spectrum s = analyse_spectrum(cycles, segment, (12354.0 - 4162.0) / 256.0);
     REQUIRE(s.found);
     std::vector<std::string> names;
