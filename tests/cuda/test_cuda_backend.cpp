@@ -15,23 +15,13 @@
 
 #include "memtopo/engine.hpp"
 #include "memtopo/measure.hpp"
+#include "open_gpu.hpp"
 
 using memtopo::ChaseArray;
 using memtopo::Job;
 using Catch::Matchers::Contains;
 
 namespace {
-
-constexpr int kSkipped = 77;
-
-std::unique_ptr<memtopo::engine::Device> open_gpu() {
-  if (memtopo::engine::cuda_device_count() == 0) {
-    std::printf("no CUDA device: skipped\n");
-    std::fflush(stdout);
-    std::exit(kSkipped);
-  }
-  return memtopo::engine::open_cuda(0);
-}
 
 // A random single cycle over n elements (Sattolo's algorithm).
 ChaseArray random_cycle(uint32_t n, uint32_t seed) {
@@ -582,58 +572,4 @@ TEST_CASE("cuda: a warp's lanes on words of one shared-memory bank take turns", 
   };
   CHECK(wide(32, MT_SPACE_SHARED) > wide(4, MT_SPACE_SHARED) + 20);
   CHECK(wide(4, MT_SPACE_GLOBAL_CA) > 0);  // the same loads from global memory
-}
-
-TEST_CASE("cuda: bandwidth streams count their bytes and take longer for more passes", "[cuda][gpu]") {
-  auto dev = open_gpu();
-  const memtopo::Backend be(dev->backend());
-  REQUIRE(be.has(MT_CAP_STREAM_OPS));
-  const uint32_t sms = uint32_t(dev->info().sm_count);
-  const ChaseArray a = ChaseArray::stride(uint64_t(sms) * 2 * 64 * 1024, 4);  // 64 KiB per block
-  for (mt_stream_op op : {MT_STREAM_READ, MT_STREAM_WRITE, MT_STREAM_COPY, MT_STREAM_UPDATE}) {
-    INFO("stream_op " << op);
-    Job j;
-    j.pattern = MT_PATTERN_CHASE;
-    j.record = MT_RECORD_TOTAL;
-    j.space = MT_SPACE_GLOBAL_CG;
-    j.array = &a;
-    j.load_bytes = 16;
-    j.warmup_steps = 1;
-    j.steps = 4;
-    j.stream = {op, 2 * sms, 256, 4};
-    const memtopo::JobResult once = be.run(j);
-    const uint64_t moved = uint64_t(sms) * 2 * 64 * 1024 * 4 * (op == MT_STREAM_COPY || op == MT_STREAM_UPDATE ? 2 : 1);
-    CHECK(once.stream_bytes == moved);
-    CHECK(once.stream_elapsed_ns > 0);
-    CHECK(once.cycles > 0);
-    CHECK(once.average_cycles <= double(once.cycles));
-    j.steps = 64;
-    const memtopo::JobResult more = be.run(j);
-    CHECK(more.stream_bytes == 16 * moved);
-    CHECK(more.cycles > 4 * once.cycles);  // 16 times the passes; launch and barrier costs aside
-  }
-}
-
-TEST_CASE("cuda: a grid stream moves its footprint once a pass, a shared one once per block", "[cuda][gpu]") {
-  auto dev = open_gpu();
-  const memtopo::Backend be(dev->backend());
-  const ChaseArray a = ChaseArray::stride(64ull << 20, 4);
-  Job j;
-  j.pattern = MT_PATTERN_CHASE;
-  j.record = MT_RECORD_TOTAL;
-  j.space = MT_SPACE_GLOBAL_CG;
-  j.array = &a;
-  j.load_bytes = 16;
-  j.steps = 3;
-  j.stream = {MT_STREAM_WRITE, 0, 512, 2, MT_STREAM_GRID};
-  const memtopo::JobResult g = be.run(j);
-  CHECK(g.stream_bytes == 3 * (64ull << 20));
-  CHECK(g.stream_elapsed_ns > 0);
-  CHECK(g.cycles == 0);
-  const ChaseArray small = ChaseArray::stride(1 << 20, 4);
-  j.array = &small;
-  j.stream = {MT_STREAM_READ, 64, 256, 2, MT_STREAM_SHARED};
-  const memtopo::JobResult s = be.run(j);
-  CHECK(s.stream_bytes == 64ull * 3 * (1 << 20));
-  CHECK(s.cycles > 0);
 }
