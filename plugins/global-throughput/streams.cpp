@@ -154,7 +154,7 @@ Measured measure_series(memtopo::Context& ctx, const Series& s, const Plan& plan
   return m;
 }
 
-void report_series(memtopo::Context& ctx, const Series& s, const Measured& m, const Plan& plan) {
+void report_series(memtopo::Context& ctx, const Series& s, const Measured& m) {
   const std::string k = std::string("throughput.") + s.name;
   const size_t best = best_point(m.points), small = smallest_within(m.points, kNear);
   // Bytes per second of the best point, from the rows (column 4) whatever the search maximized.
@@ -169,7 +169,6 @@ void report_series(memtopo::Context& ctx, const Series& s, const Measured& m, co
   if (std::string(s.name) == "l2_read" || std::string(s.name) == "l2_write")
     ctx.result(k + "_bytes_per_cycle", m.best_per_cycle, cyc);
   if (s.where == Where::L1) ctx.result(k + "_bytes_per_cycle_per_sm", m.best_per_cycle, cyc);
-  (void)plan;
 }
 
 void measure_streams(memtopo::Context& ctx) {
@@ -204,7 +203,7 @@ void measure_streams(memtopo::Context& ctx) {
     ctx.raw(s.name, {"blocks_per_sm", "threads", "ilp", "width_bytes", "bytes_per_second", "bytes_per_cycle",
                      "elapsed_ns", "cycles", "resident_blocks_per_sm"},
             m.rows);
-    report_series(ctx, s, m, plan);
+    report_series(ctx, s, m);
     if (theoretical > 0 && (s.op == MT_STREAM_READ || s.op == MT_STREAM_WRITE) && s.where == Where::Dram)
       ctx.result("throughput." + std::string(s.name) + "_fraction_of_theoretical",
                  m.rows[kColumns * best_point(m.points) + 4] / theoretical,

@@ -11,6 +11,23 @@
 using memtopo::ChaseArray;
 using memtopo::Job;
 
+namespace {
+
+// A stream of 16-byte accesses through .cg over `a`, timed as a whole.
+Job stream_job(const ChaseArray& a, const memtopo::Stream& stream, uint64_t passes) {
+  Job j;
+  j.pattern = MT_PATTERN_CHASE;
+  j.record = MT_RECORD_TOTAL;
+  j.space = MT_SPACE_GLOBAL_CG;
+  j.array = &a;
+  j.load_bytes = 16;
+  j.steps = passes;
+  j.stream = stream;
+  return j;
+}
+
+}  // namespace
+
 TEST_CASE("cuda: bandwidth streams count their bytes and take longer for more passes", "[cuda][gpu]") {
   auto dev = open_gpu();
   const memtopo::Backend be(dev->backend());
@@ -19,15 +36,8 @@ TEST_CASE("cuda: bandwidth streams count their bytes and take longer for more pa
   const ChaseArray a = ChaseArray::stride(uint64_t(sms) * 2 * 64 * 1024, 4);  // 64 KiB per block
   for (mt_stream_op op : {MT_STREAM_READ, MT_STREAM_WRITE, MT_STREAM_COPY, MT_STREAM_UPDATE}) {
     INFO("stream_op " << op);
-    Job j;
-    j.pattern = MT_PATTERN_CHASE;
-    j.record = MT_RECORD_TOTAL;
-    j.space = MT_SPACE_GLOBAL_CG;
-    j.array = &a;
-    j.load_bytes = 16;
+    Job j = stream_job(a, {op, 2 * sms, 256, 4}, 4);
     j.warmup_steps = 1;
-    j.steps = 4;
-    j.stream = {op, 2 * sms, 256, 4};
     const memtopo::JobResult once = be.run(j);
     const uint64_t moved = uint64_t(sms) * 2 * 64 * 1024 * 4 * (op == MT_STREAM_COPY || op == MT_STREAM_UPDATE ? 2 : 1);
     CHECK(once.stream_bytes == moved);
@@ -45,22 +55,12 @@ TEST_CASE("cuda: a grid stream moves its footprint once a pass, a shared one onc
   auto dev = open_gpu();
   const memtopo::Backend be(dev->backend());
   const ChaseArray a = ChaseArray::stride(64ull << 20, 4);
-  Job j;
-  j.pattern = MT_PATTERN_CHASE;
-  j.record = MT_RECORD_TOTAL;
-  j.space = MT_SPACE_GLOBAL_CG;
-  j.array = &a;
-  j.load_bytes = 16;
-  j.steps = 3;
-  j.stream = {MT_STREAM_WRITE, 0, 512, 2, MT_STREAM_GRID};
-  const memtopo::JobResult g = be.run(j);
+  const memtopo::JobResult g = be.run(stream_job(a, {MT_STREAM_WRITE, 0, 512, 2, MT_STREAM_GRID}, 3));
   CHECK(g.stream_bytes == 3 * (64ull << 20));
   CHECK(g.stream_elapsed_ns > 0);
   CHECK(g.cycles == 0);
   const ChaseArray small = ChaseArray::stride(1 << 20, 4);
-  j.array = &small;
-  j.stream = {MT_STREAM_READ, 64, 256, 2, MT_STREAM_SHARED};
-  const memtopo::JobResult s = be.run(j);
+  const memtopo::JobResult s = be.run(stream_job(small, {MT_STREAM_READ, 64, 256, 2, MT_STREAM_SHARED}, 3));
   CHECK(s.stream_bytes == 64ull * 3 * (1 << 20));
   CHECK(s.cycles > 0);
 }
