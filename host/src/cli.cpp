@@ -260,6 +260,7 @@ struct CliArgs {
   CLI::App* plan_cmd = nullptr;
   CLI::App* run_cmd = nullptr;
   CLI::App* validate_cmd = nullptr;
+  std::vector<ExtraCommand> extra;  // diff, export, report: each in its own source file
 };
 
 std::unique_ptr<CLI::App> make_app(CliArgs& args) {
@@ -307,6 +308,7 @@ std::unique_ptr<CLI::App> make_app(CliArgs& args) {
   add_plugin_path(args.validate_cmd, args.validate_paths);
   args.validate_cmd->add_flag("--device-description", args.validate_device,
                               "FILE is a simulated device description (--device sim:FILE): check it as the simulator reads it");
+  args.extra = {add_diff_command(*app), add_export_command(*app), add_report_command(*app)};
   return app;
 }
 
@@ -329,6 +331,11 @@ int dispatch(const CliArgs& args) {
     if (args.validate_device) return cmd_validate_device(args.validate_file);
     return cmd_validate(args.validate_file, args.validate_paths);
   }
+  for (const ExtraCommand& c : args.extra)
+    if (*c.sub) {
+      setup_logging(false, false);
+      return c.run();
+    }
   return kExitUsage;
 }
 

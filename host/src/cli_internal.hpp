@@ -3,6 +3,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -12,6 +13,10 @@
 #include "memtopo_host/config.hpp"
 #include "memtopo_host/plan.hpp"
 #include "memtopo_host/registry.hpp"
+
+namespace CLI {
+class App;
+}
 
 namespace memtopo::host::cli {
 
@@ -50,5 +55,15 @@ std::unique_ptr<engine::Device> open_device_arg(const SelectionArgs& a, const Co
 std::filesystem::path prepare_raw_dir(const RunArgs& a, const Config& cfg);
 
 int cmd_run(const RunArgs& a);
+
+// A command defined in a source file of its own: `add_*_command` adds its subcommand to the
+// app (options bound to storage the command owns) and returns the subcommand and what runs it.
+struct ExtraCommand {
+  CLI::App* sub = nullptr;
+  std::function<int()> run;
+};
+ExtraCommand add_diff_command(CLI::App& app);    // diff_command.cpp
+ExtraCommand add_export_command(CLI::App& app);  // export_command.cpp
+ExtraCommand add_report_command(CLI::App& app);  // report_command.cpp
 
 }  // namespace memtopo::host::cli

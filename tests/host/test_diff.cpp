@@ -1,0 +1,1 @@
+// memtopo diff: tests (filled in with the command).

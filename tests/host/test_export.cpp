@@ -1,0 +1,1 @@
+// memtopo export: tests (filled in with the command).

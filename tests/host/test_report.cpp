@@ -1,0 +1,1 @@
+// memtopo report: tests (filled in with the command).
