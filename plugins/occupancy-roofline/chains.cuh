@@ -37,6 +37,12 @@ struct ChainArgs {
   uint32_t flag = 0;  // 0 at run time: keep_if never stores, but ptxas cannot know
   unsigned paths = 1;        // divergence: lane l takes path l % paths
   float f_path_step = 0.0f;  // 0 at run time: path p adds f_add + p x this, its own register
+  unsigned ilp = 1;          // chains per thread of the launch
+  // The DRAM chains: a zeroed window of rows of 32 words (a power of two of them) and the
+  // launch's chain count, every chain's stride through it (GlobalLoadDram).
+  const unsigned long long* dram_rows = nullptr;
+  unsigned long long dram_row_mask = 0;
+  unsigned long long dram_chains = 0;
 };
 
 // One warp's clock record: its SM, its start and its end (read by Records::read).
@@ -187,6 +193,28 @@ struct GlobalLoadL2 {
   }
   static __device__ __forceinline__ T step(T x, const ChainArgs&) {
     return memtopo::device::follow<memtopo::device::Path::GlobalCg>(x);
+  }
+  static __device__ uint32_t bits(T x) { return uint32_t(x) ^ uint32_t(x >> 32); }
+};
+
+// Dependent ld.global.cg.u64 of rows no load of the launch read before. The chain's state is a
+// number: chain k's j-th load takes number k + j x chains, so no two loads of a launch share a
+// number, and the number's row is number x an odd constant modulo the window's rows, a
+// bijection that scatters neighbours over the window (no DRAM page or prefetch favours the
+// next). The loaded word is zero and is added to the number: each load waits for the last.
+struct GlobalLoadDram {
+  using T = unsigned long long;
+  static constexpr unsigned kWarmSteps = 0;  // a warmed row would be an L2 hit
+  static __device__ void prepare(const ChainArgs&) {}
+  static __device__ T start(const ChainArgs& a, unsigned warp, unsigned, unsigned c) {
+    return ((unsigned long long)(blockIdx.x) * (blockDim.x / 32) + warp) * a.ilp + c;
+  }
+  static __device__ __forceinline__ T step(T x, const ChainArgs& a) {
+    const unsigned long long row = x * 0x9E3779B97F4A7C15ull & a.dram_row_mask;
+    const unsigned long long* word = a.dram_rows + row * 32 + threadIdx.x % 32;
+    unsigned long long zero;
+    asm volatile("ld.global.cg.u64 %0, [%1];" : "=l"(zero) : "l"(word) : "memory");
+    return x + a.dram_chains + zero;
   }
   static __device__ uint32_t bits(T x) { return uint32_t(x) ^ uint32_t(x >> 32); }
 };

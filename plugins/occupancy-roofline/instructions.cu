@@ -5,6 +5,7 @@
 // sweep (roofline_analysis.cpp) picks the points. docs/occupancy-roofline.md.
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -77,6 +78,7 @@ ChainKernel kernel_for(Op op, int ilp) {
     case Op::SharedLoad: return kernel_of<SharedLoad>(ilp);
     case Op::GlobalLoadL1: return kernel_of<GlobalLoadL1>(ilp);
     case Op::GlobalLoadL2: return kernel_of<GlobalLoadL2>(ilp);
+    case Op::GlobalLoadDram: return kernel_of<GlobalLoadDram>(ilp);
   }
   return nullptr;
 }
@@ -108,6 +110,24 @@ unsigned power_of_two_at_least(uint64_t n) {
   unsigned p = 1;
   while (p < n && p < (1u << 30)) p *= 2;
   return p;
+}
+
+// Loads per thread of a DRAM point: each needs a row of its own (DramWindows), and 128 dependent
+// loads of ~700 cycles already time one warp for ~90k cycles.
+constexpr unsigned kDramLoadsPerThread = kBodyOps;
+
+// The DRAM chains' windows when global_load_dram is chosen and the device has four times their
+// size; otherwise none, and the type is left out with the reason.
+std::unique_ptr<DramWindows> dram_windows(const memtopo::Context& ctx, const std::vector<const OpInfo*>& chosen) {
+  if (std::none_of(chosen.begin(), chosen.end(), [](const OpInfo* o) { return o->op == Op::GlobalLoadDram; }))
+    return nullptr;
+  const uint64_t need = DramWindows::bytes_needed(ctx.device(), kDramLoadsPerThread);
+  if (uint64_t(ctx.device().global_memory_bytes) < 4 * need) {
+    ctx.info("global_load_dram left out: its rows take " + std::to_string(need >> 20) +
+             " MiB, more than a quarter of the device memory");
+    return nullptr;
+  }
+  return std::make_unique<DramWindows>(ctx, kDramLoadsPerThread);
 }
 
 std::vector<const OpInfo*> selected_ops(const memtopo::Context& ctx) {
@@ -165,6 +185,7 @@ void measure_instructions(memtopo::Context& ctx) {
   l2_ring.upload(far_ring(l2_ring.get(), l2_rows));
   memtopo::cuda::DeviceBuffer<uint32_t> sink(ctx, 1);
   const Records records(ctx);
+  const std::unique_ptr<DramWindows> dram = dram_windows(ctx, chosen);
   ChainArgs args;
   args.iterations = iterations;
   args.h_mul = args.h_add = 0x38003800u;  // half2 (0.5, 0.5): the chains tend to 1
@@ -186,9 +207,17 @@ void measure_instructions(memtopo::Context& ctx) {
                std::to_string(o.min_cc_major) + ".0");
       continue;
     }
+    const bool from_dram = o.op == Op::GlobalLoadDram;
+    if (from_dram && !dram) continue;
+    ChainArgs op_args = args;
+    if (from_dram) op_args.iterations = kDramLoadsPerThread / kBodyOps;
+    const double op_ops_per_thread = double(op_args.iterations) * kBodyOps;
     const Measure measure = [&](int warps, int ilp) -> std::optional<double> {
       const std::string name = std::string("chain_") + o.name + "_ilp" + std::to_string(ilp);
-      const auto r = run_point(ctx, name, kernel_for(o.op, ilp), args, records, warps, ops_per_thread);
+      ChainArgs point_args = op_args;
+      point_args.ilp = unsigned(ilp);
+      const auto r = run_point(ctx, name, kernel_for(o.op, ilp), point_args, records, warps, op_ops_per_thread,
+                               from_dram ? dram.get() : nullptr);
       if (!r) return std::nullopt;
       const Point p{warps, ilp, r->ops_per_cycle};
       rows.insert(rows.end(), {double(int(o.op)), double(warps), double(ilp), p.ops_per_cycle, cycles_per_op(p),

@@ -20,6 +20,7 @@ const std::vector<OpInfo>& ops() {
       {Op::SharedLoad, "shared_load", "ld.shared.u32", "LDS", 0},
       {Op::GlobalLoadL1, "global_load_l1", "ld.global.ca.u64", "LDG.E.64 (L1 hit)", 0},
       {Op::GlobalLoadL2, "global_load_l2", "ld.global.cg.u64", "LDG.E.64 (.cg, L2 hit)", 0},
+      {Op::GlobalLoadDram, "global_load_dram", "ld.global.cg.u64", "LDG.E.64 (.cg, DRAM)", 0},
   };
   return table;
 }

@@ -27,6 +27,7 @@ enum class Op : int {
   SharedLoad = 7,
   GlobalLoadL1 = 8,
   GlobalLoadL2 = 9,
+  GlobalLoadDram = 10,
 };
 
 struct OpInfo {

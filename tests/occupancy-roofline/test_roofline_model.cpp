@@ -209,6 +209,6 @@ TEST_CASE("roofline: every instruction type has a key name and its PTX", "[roofl
     names.insert(o.name);
     CHECK(find_op(o.name) == &o);
   }
-  CHECK(names.size() == 10);
+  CHECK(names.size() == 11);
   CHECK(find_op("fp8") == nullptr);
 }
