@@ -159,11 +159,15 @@ void store_summary(memtopo::Context& ctx, const OpInfo& o, const Summary& s) {
                {0.9, memtopo::Bound::Exact, "fewest warps per SM reaching 95 % of the peak with one chain per thread"});
   ctx.result(k + "completion_latency_cycles", s.completion_latency_cycles,
              {0.9, memtopo::Bound::Exact, sass + ": cycles per dependent instruction, one warp, one chain"});
+  const std::string issue_bound = !s.issue_latency_at_most ? ""
+                                  : s.issue_wider_ilp_slower
+                                      ? "; ILP " + std::to_string(2 * s.issue_ilp) +
+                                            " was slower (the warp's instructions in flight bind, not the issue): at most this"
+                                      : "; still latency-bound (twice the chains, half the cycles): at most this";
   ctx.result(k + "issue_latency_cycles", s.issue_latency_cycles,
              {0.9, s.issue_latency_at_most ? memtopo::Bound::AtMost : memtopo::Bound::Exact,
               sass + ": cycles between independent instructions of one warp alone, ILP " + std::to_string(s.issue_ilp) +
-                  (s.issue_latency_at_most ? "; still latency-bound (twice the chains, half the cycles): at most this"
-                                           : "")});
+                  issue_bound});
 }
 
 }  // namespace

@@ -112,6 +112,7 @@ struct Summary {
   // The highest ILP still hid no more than the completion latency (doubling it halved the
   // cycles): the issue latency is at most the value.
   bool issue_latency_at_most = false;
+  bool issue_wider_ilp_slower = false;  // a wider ILP of one warp took more cycles per instruction
 };
 // Empty when the points lack one warp at ILP 1 or any rate.
 std::optional<Summary> summarize(const std::vector<Point>& points, const SweepSettings& s);
