@@ -76,12 +76,16 @@ Layout lay_out(const SpectrumInputs& in, std::vector<std::string>& notes) {
     // pages x lines per page lines in.
     if (l.tlb_pages * l.tlb_per_page * l.line > in.page_bytes) {
       l.tlb_per_page = in.page_bytes / l.line / l.tlb_pages;
-      if (l.tlb_per_page * l.tlb_pages * revisits < in.rounds)
-        throw std::invalid_argument("latency spectrum: " + std::to_string(l.tlb_pages) + " pages of " +
-                                    std::to_string(in.page_bytes) + " bytes hold too few lines for " +
-                                    std::to_string(in.rounds) + " rounds");
-      notes.push_back("pages of " + std::to_string(in.page_bytes) + " bytes hold " + std::to_string(l.tlb_per_page) +
-                      " lines each: the TLB set is smaller than the L2 set and may hit the L1");
+      if (l.tlb_per_page * l.tlb_pages * revisits < in.rounds) {
+        // Small pages, many of them (a TLB level of small pages): the other levels still stand.
+        notes.push_back("no TLB segment: " + std::to_string(l.tlb_pages) + " pages of " +
+                        std::to_string(in.page_bytes) + " bytes hold too few lines for " + std::to_string(in.rounds) +
+                        " rounds");
+        l.tlb_pages = l.tlb_per_page = 0;
+      } else {
+        notes.push_back("pages of " + std::to_string(in.page_bytes) + " bytes hold " +
+                        std::to_string(l.tlb_per_page) + " lines each: the TLB set is smaller than the L2 set and may hit the L1");
+      }
     }
   }
   place(in, l);

@@ -168,3 +168,17 @@ TEST_CASE("spectrum design: inputs without room for the chase are refused", "[sp
   in.rounds = 0;
   CHECK_THROWS_AS(design_spectrum(in), std::invalid_argument);
 }
+
+TEST_CASE("spectrum design: many small pages that cannot hold the rounds drop the TLB segment and say so",
+          "[spectrum]") {
+  SpectrumInputs in = hopper_like();
+  in.page_bytes = 32 * 1024;  // a TLB level of 32 KiB pages with 20278 entries, as one H100 run reported
+  in.tlb_pages = 20278;
+  in.rounds = 512;
+  const SpectrumDesign d = design_spectrum(in);
+  CHECK(d.tlb_pages == 0);
+  CHECK(d.steps == 4 * in.rounds);
+  REQUIRE_FALSE(d.notes.empty());
+  CHECK(d.notes.back().find("hold too few lines for 512 rounds") != std::string::npos);
+  for (uint64_t o : d.offsets) CHECK(segment_at(d, o) != Segment::Tlb);
+}
