@@ -146,4 +146,13 @@ TEST_CASE("roofline: the recorded H100 series give their ridge points, the half-
     CHECK(load.ridge_ilp == 8);
     CHECK(load.ilp1_ridge_warps == 32);
   }
+  // DRAM loads: one warp keeps no more than 4 chains usefully in flight (ILP 8 is slower), so the
+  // issue latency is a bound; a warp per SM is far from the peak, which 64 warps of one chain
+  // reach.
+  const Summary dram = summary_of(Op::GlobalLoadDram);
+  CHECK(dram.issue_ilp == 4);
+  CHECK(dram.issue_latency_at_most);
+  CHECK(dram.issue_wider_ilp_slower);
+  CHECK(dram.completion_latency_cycles > summary_of(Op::GlobalLoadL2).completion_latency_cycles * 2);
+  CHECK(dram.ridge_ilp == 1);
 }
