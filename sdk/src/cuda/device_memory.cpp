@@ -26,7 +26,19 @@ DeviceBuffer DevicePool::take(uint64_t bytes) {
     cached_bytes_ -= b.capacity;
     return b;
   }
-  void* raw = nullptr;
+  std::optional<MappedMemory> mapped = map_device_memory(capacity);
+  if (!mapped) {  // out of memory: free the cache and try once more
+    trim();
+    mapped = map_device_memory(capacity);
+  }
+  if (mapped) {
+    DeviceBuffer b;
+    b.data = static_cast<uint32_t*>(mapped->data);
+    b.capacity = capacity;
+    b.mapped = *mapped;
+    return b;
+  }
+  void* raw = nullptr;  // no virtual memory management: cudaMalloc, 2 MiB aligned by hand
   cudaError_t e = cudaMalloc(&raw, capacity + kArrayAlignment);
   if (e == cudaErrorMemoryAllocation) {  // not sticky: free the cache and try once more
     cudaGetLastError();
@@ -44,9 +56,16 @@ DeviceBuffer DevicePool::take(uint64_t bytes) {
   return b;
 }
 
+void release(const DeviceBuffer& b) {
+  if (b.mapped.data)
+    unmap_device_memory(b.mapped);
+  else
+    cudaFree(b.raw);  // errors ignored: nothing to do about them here
+}
+
 void DevicePool::give_back(DeviceBuffer b) {
   if (cached_bytes_ + b.capacity > kMaxCachedBytes) {
-    cudaFree(b.raw);
+    release(b);
     return;
   }
   cached_bytes_ += b.capacity;
@@ -54,7 +73,7 @@ void DevicePool::give_back(DeviceBuffer b) {
 }
 
 void DevicePool::trim() {
-  for (auto& [cap, b] : free_) cudaFree(b.raw);  // errors ignored: nothing to do about them here
+  for (auto& [cap, b] : free_) release(b);
   free_.clear();
   cached_bytes_ = 0;
 }

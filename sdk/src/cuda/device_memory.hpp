@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kernels.cuh"
+#include "mapped_memory.hpp"
 #include "memtopo/measure.h"
 
 namespace memtopo::cuda {
@@ -17,9 +18,10 @@ namespace memtopo::cuda {
 constexpr uint64_t kArrayAlignment = uint64_t(2) << 20;  // 2 MiB: one large page
 
 struct DeviceBuffer {
-  void* raw = nullptr;      // what cudaMalloc returned
+  void* raw = nullptr;      // what cudaMalloc returned (nullptr when mapped)
   uint32_t* data = nullptr;  // raw rounded up to kArrayAlignment
   uint64_t capacity = 0;    // usable bytes from data
+  MappedMemory mapped;      // the mapping, when the memory came from map_device_memory
 };
 
 class DevicePool {
