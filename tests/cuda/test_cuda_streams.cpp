@@ -64,3 +64,18 @@ TEST_CASE("cuda: a grid stream moves its footprint once a pass, a shared one onc
   CHECK(s.stream_bytes == 64ull * 3 * (1 << 20));
   CHECK(s.cycles > 0);
 }
+
+TEST_CASE("cuda: the buffers of jobs go back to the device, many times its memory in turn", "[cuda][gpu]") {
+  auto dev = open_gpu();
+  const memtopo::Backend be(dev->backend());
+  const uint64_t device_bytes = uint64_t(dev->info().global_memory_bytes);
+  REQUIRE(device_bytes > 0);
+  // Footprints of an eighth of the device and more, three times the device memory in all: a
+  // buffer the pool kept or lost would end in an allocation failure.
+  for (int i = 0; i < 24; ++i) {
+    INFO("job " << i);
+    const ChaseArray a = ChaseArray::stride(device_bytes / 8 + uint64_t(i % 3) * (64u << 20), 4);
+    const memtopo::JobResult r = be.run(stream_job(a, {MT_STREAM_WRITE, 0, 512, 1, MT_STREAM_GRID}, 1));
+    CHECK(r.stream_bytes > 0);
+  }
+}

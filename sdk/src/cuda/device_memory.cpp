@@ -105,7 +105,7 @@ std::vector<uint32_t> expand_stride(const mt_chase_array& a) {
 CallArrays::~CallArrays() {
   for (Entry& e : entries_) {
     if (e.texture_object) cudaDestroyTextureObject(e.texture_object);
-    if (e.buffer.raw) pool_.give_back(e.buffer);
+    if (e.buffer.data) pool_.give_back(e.buffer);
   }
 }
 

@@ -50,7 +50,7 @@ class PooledBuffer {
   PooledBuffer& operator=(const PooledBuffer&) = delete;
   PooledBuffer(PooledBuffer&& o) noexcept : pool_(o.pool_), b_(o.b_) { o.b_ = DeviceBuffer{}; }
   ~PooledBuffer() {
-    if (b_.raw) pool_->give_back(b_);
+    if (b_.data) pool_->give_back(b_);
   }
   uint32_t* data() const { return b_.data; }
 
