@@ -1,16 +1,119 @@
-// `memtopo diff`: compare two topology files.
+// `memtopo diff`: compare two topology files (docs/host.md, "memtopo diff"). The comparison
+// and its rendering live in topology_diff.cpp; this file reads the files and maps the result
+// to the exit status: 0 equal within tolerance, 1 different, 2 usage or unreadable file.
+#include <cmath>
+#include <filesystem>
+#include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
 #include "cli_internal.hpp"
+#include "memtopo_host/topology_diff.hpp"
 
 namespace memtopo::host::cli {
 
+namespace {
+
+namespace fs = std::filesystem;
+
+struct DiffArgs {
+  std::string a, b;
+  std::string format = "text";
+  double tolerance_percent = DiffOptions{}.tolerance_percent;
+  std::vector<std::string> only;
+};
+
+// The topology in `file`, or nullopt after saying on stderr what is wrong with it (as
+// `memtopo validate` does: FILE:LINE:COL for a TOML syntax error).
+std::optional<toml::table> read_topology_or_report(const std::string& file) {
+  std::error_code ec;
+  if (!fs::exists(file, ec)) {
+    std::cerr << file << ": no such file; memtopo diff compares two topology files (memtopo diff A.toml B.toml)\n";
+    return std::nullopt;
+  }
+  if (fs::is_directory(file, ec)) {
+    std::cerr << file << ": is a folder; name a topology TOML file\n";
+    return std::nullopt;
+  }
+  toml::table doc;
+  try {
+    doc = toml::parse_file(file);
+  } catch (const toml::parse_error& e) {
+    const auto& b = e.source().begin;
+    if (b.line == 0)  // toml++ reports unreadable files without a position
+      std::cerr << file << ": cannot read: " << e.description() << "\n";
+    else
+      std::cerr << file << ":" << b.line << ":" << b.column << ": TOML syntax error: " << e.description() << "\n";
+    return std::nullopt;
+  }
+  if (!doc["meta"].is_table()) {
+    std::cerr << file << ": not a topology file (no [meta] table); memtopo diff compares files `memtopo run` wrote"
+              << (doc.contains("device") ? " (this looks like a simulated device description)" : "") << "\n";
+    return std::nullopt;
+  }
+  return doc;
+}
+
+// "l1d,l2" and repeated --only -> l1d, l2 (empty entries are refused by the option's check).
+std::vector<std::string> split_commas(const std::vector<std::string>& values) {
+  std::vector<std::string> out;
+  for (const auto& v : values) {
+    size_t begin = 0;
+    for (size_t comma; (comma = v.find(',', begin)) != std::string::npos; begin = comma + 1)
+      out.push_back(v.substr(begin, comma - begin));
+    out.push_back(v.substr(begin));
+  }
+  return out;
+}
+
+std::string only_entry_error(const std::string& value) {
+  if (!value.empty() && value.front() != ',' && value.back() != ',' && value.find(",,") == std::string::npos) return "";
+  return "'" + value + "' has an empty entry; name element tables separated by commas (e.g. l1d,l2)";
+}
+
+int cmd_diff(const DiffArgs& args) {
+  if (!std::isfinite(args.tolerance_percent))  // CLI11's NonNegativeNumber lets nan through
+    throw UsageError("--tolerance-percent: not a finite number; give a percentage, 0 or more (e.g. 3)");
+  const std::optional<toml::table> a = read_topology_or_report(args.a);
+  const std::optional<toml::table> b = read_topology_or_report(args.b);
+  if (!a || !b) return kExitUsage;
+  DiffOptions options;
+  options.tolerance_percent = args.tolerance_percent;
+  options.only = split_commas(args.only);
+  TopologyDiff diff;
+  try {
+    diff = diff_topologies(*a, *b, options);
+  } catch (const DiffError& e) {
+    throw UsageError(std::string("diff: ") + e.what());
+  }
+  const DiffSide side_a = diff_side(args.a, *a), side_b = diff_side(args.b, *b);
+  if (args.format == "json")
+    std::cout << diff_to_json(diff, side_a, side_b).dump(2) << "\n";
+  else
+    std::cout << render_diff_text(diff, side_a, side_b);
+  return diff.equal() ? kExitOk : kExitIncomplete;
+}
+
+}  // namespace
+
 ExtraCommand add_diff_command(CLI::App& app) {
-  CLI::App* sub = app.add_subcommand("diff", "Compare two topology files");
-  return {sub, [] { throw UsageError("diff: not implemented yet"); return kExitUsage; }};
+  auto args = std::make_shared<DiffArgs>();
+  CLI::App* sub = app.add_subcommand(
+      "diff", "Compare two topology files: values beyond the tolerance, keys in one only, probe versions (exit 1 if any)");
+  sub->add_option("A", args->a, "The first topology file (before)")->required();
+  sub->add_option("B", args->b, "The second topology file (after)")->required();
+  sub->add_option("--format", args->format, "text (default) or json")->check(CLI::IsMember({"text", "json"}));
+  sub->add_option("--tolerance-percent", args->tolerance_percent,
+                  "Relative difference up to which floating-point values count as equal (default 3)")
+      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--only", args->only, "Compare only these element tables (comma-separated or repeated: l1d,l2)")
+      ->allow_extra_args(false)
+      ->check(only_entry_error);
+  return {sub, [args] { return cmd_diff(*args); }};
 }
 
 }  // namespace memtopo::host::cli

@@ -1,1 +1,251 @@
-// memtopo diff: tests (filled in with the command).
+// `memtopo diff`: the comparison (tolerance, discrete values, bounds, types, keys in one file
+// only, probe versions) through the library, and the command's output against golden files
+// in tests/host/golden/diff/ (inputs there too: each *.toml changes one thing of base.toml).
+#include <nlohmann/json.hpp>
+
+#include "helpers.hpp"
+#include "memtopo_host/schema.hpp"
+#include "memtopo_host/topology_diff.hpp"
+
+namespace fs = std::filesystem;
+using namespace memtopo::host;
+
+namespace {
+
+const fs::path& golden_dir() {
+  static const fs::path dir = fs::path(MEMTOPO_HOST_TEST_DIR) / "golden" / "diff";
+  return dir;
+}
+
+toml::table golden_input(const std::string& name) { return toml::parse_file((golden_dir() / name).string()); }
+
+// A topology of [meta] and the given TOML (element tables, provenance, probes).
+toml::table topology(const std::string& body) {
+  return toml::parse("[meta]\nschema_version = 1\ntool_version = \"0.1.0\"\n" + body);
+}
+
+// `memtopo diff ARGS` run in the golden folder (relative names: no absolute path in the output).
+test::CommandResult diff_in_golden_dir(const std::string& args) { return test::run_memtopo("diff " + args, golden_dir()); }
+
+// The output equals golden/diff/<name>; otherwise the actual output is written beside the build.
+void check_golden(const std::string& name, const std::string& actual) {
+  const fs::path golden = golden_dir() / name;
+  REQUIRE(fs::exists(golden));
+  if (test::read_file(golden) == actual) return;
+  const fs::path written = fs::path(MEMTOPO_BINARY_DIR) / "tests" / ("diff-" + name + ".actual");
+  test::write_file(written, actual);
+  FAIL("memtopo diff output differs from " << golden << "; actual output written to " << written << ":\n" << actual);
+}
+
+}  // namespace
+
+// --------------------------------------------------------------------------- the comparison
+
+TEST_CASE("diff: floats are equal within the relative tolerance, integers only when equal", "[host][diff]") {
+  const auto a = topology("[l2]\nlatency_cycles = 200.0\nsize_bytes = 52428800\n");
+  const auto near = topology("[l2]\nlatency_cycles = 206.0\nsize_bytes = 52428800\n");     // 6 <= 3 % of 206
+  const auto far = topology("[l2]\nlatency_cycles = 207.0\nsize_bytes = 52428800\n");      // 7 > 3 % of 207
+  const auto one_more = topology("[l2]\nlatency_cycles = 200.0\nsize_bytes = 52428801\n");  // discrete: exact
+  CHECK(diff_topologies(a, a).equal());
+  CHECK(diff_topologies(a, near).equal());
+  CHECK(diff_topologies(near, a).equal());  // symmetric: relative to the larger value
+  const TopologyDiff beyond = diff_topologies(a, far);
+  REQUIRE(beyond.differences.size() == 1);
+  CHECK(beyond.differences[0].key == "l2.latency_cycles");
+  CHECK(beyond.differences[0].kind == DiffKind::value);
+  CHECK(*beyond.differences[0].change_percent == Approx(3.5));
+  CHECK(beyond.compared == 2);
+  const TopologyDiff size = diff_topologies(a, one_more);
+  REQUIRE(size.differences.size() == 1);
+  CHECK(size.differences[0].key == "l2.size_bytes");
+  // The tolerance is an option: 0 % compares floats exactly, 5 % accepts 3.5 %.
+  CHECK_FALSE(diff_topologies(a, near, {0, {}}).equal());
+  CHECK(diff_topologies(a, far, {5, {}}).equal());
+  CHECK_FALSE(diff_topologies(a, one_more, {50, {}}).equal());
+}
+
+TEST_CASE("diff: arrays element-wise, a changed length, a changed type", "[host][diff]") {
+  const auto a = topology("[l2]\nlevels_cycles = [200.0, 480.0]\nways_tried = [8, 16]\npolicy = \"lru\"\n");
+  const auto b = topology("[l2]\nlevels_cycles = [201.0, 520.0]\nways_tried = [8, 16, 32]\npolicy = 1\n");
+  const TopologyDiff d = diff_topologies(a, b);
+  REQUIRE(d.differences.size() == 3);
+  CHECK(d.differences[0].key == "l2.levels_cycles");
+  CHECK(*d.differences[0].change_percent == Approx(100.0 * 40 / 480));  // the element that changed most
+  CHECK(d.differences[1].key == "l2.policy");
+  CHECK(d.differences[1].kind == DiffKind::type);
+  CHECK(d.differences[2].key == "l2.ways_tried");
+  CHECK_FALSE(d.differences[2].change_percent);
+  const auto c = topology("[l2]\nlevels_cycles = [201.0, 481.0]\nways_tried = [8, 16]\npolicy = \"lru\"\n");
+  CHECK(diff_topologies(a, c).equal());  // each element within 3 %
+  // A long array is shown by whole elements and its length.
+  const auto long_array = topology("[l2]\nvictim_fractions = [0.0637255, 0.0833333, 0.0490196, 0.1, 0.2, 0.3, 0.4, "
+                                   "0.5, 0.6, 0.7, 0.8, 0.9]\n");
+  const std::string text = render_diff_text(diff_topologies(a, long_array), diff_side("a", a), diff_side("b", long_array));
+  INFO(text);
+  CHECK(text.find("  l2.victim_fractions = [0.0637255, 0.0833333, 0.0490196, 0.1, ... 12 values]\n") != std::string::npos);
+  // An integer and a float of one value are the same number, compared as floats.
+  CHECK(diff_topologies(topology("[l1d]\nlatency_cycles = 33\n"), topology("[l1d]\nlatency_cycles = 33.5\n")).equal());
+}
+
+TEST_CASE("diff: a changed bound is a difference, shown as >= and <=", "[host][diff]") {
+  const std::string values = "[l1d]\nsize_bytes = 245760\n";
+  const auto exact = topology(values);  // no [provenance]: exact
+  const auto at_least = topology(values + "[provenance.l1d]\nsize_bytes = { probe = \"a/b\", confidence = 1.0, bound = \"at_least\" }\n");
+  const TopologyDiff d = diff_topologies(exact, at_least);
+  REQUIRE(d.differences.size() == 1);
+  CHECK(d.differences[0].kind == DiffKind::bound);
+  CHECK(d.differences[0].a_bound == "exact");
+  CHECK(d.differences[0].b_bound == "at_least");
+  const std::string text = render_diff_text(d, diff_side("a.toml", exact), diff_side("b.toml", at_least));
+  CHECK(text.find(">= 245760") != std::string::npos);
+  CHECK(text.find("bound exact -> at_least") != std::string::npos);
+}
+
+TEST_CASE("diff: keys and tables in one file only, probe versions and statuses (meta never counts)", "[host][diff]") {
+  const auto a = topology("[l2]\nways = 16\nsets = 8\n[probes.\"p/geometry\"]\nversion = \"1.0.0\"\nstatus = \"ok\"\n"
+                          "[probes.\"p/gone\"]\nversion = \"1.0.0\"\nstatus = \"ok\"\n");
+  const auto b = topology("created_utc = 2027-01-01T00:00:00Z\n[l2]\nways = 16\n[tma]\nmode = \"bulk\"\n"
+                          "[probes.\"p/geometry\"]\nversion = \"1.1.0\"\nstatus = \"ok\"\n");
+  const TopologyDiff d = diff_topologies(a, b);
+  CHECK(d.differences.empty());
+  REQUIRE(d.only_in_a.size() == 1);
+  CHECK(d.only_in_a[0].key == "l2.sets");
+  CHECK(d.only_in_a[0].value == 8);
+  REQUIRE(d.only_in_b.size() == 1);
+  CHECK(d.only_in_b[0].key == "tma.mode");
+  CHECK(d.tables_only_in_b == std::vector<std::string>{"tma"});
+  REQUIRE(d.probes.size() == 2);
+  CHECK(d.probes[0].probe == "p/geometry");
+  CHECK(*d.probes[0].b_version == "1.1.0");
+  CHECK(d.probes[1].probe == "p/gone");
+  CHECK_FALSE(d.probes[1].b_version);
+  CHECK_FALSE(d.equal());
+  // Only a probe's version differs: still a difference (did anything change?).
+  const auto probes_only = diff_topologies(golden_input("base.toml"), golden_input("probe-version.toml"));
+  CHECK(probes_only.differences.empty());
+  CHECK_FALSE(probes_only.equal());
+  CHECK(diff_topologies(golden_input("base.toml"), golden_input("rerun.toml")).equal());
+}
+
+TEST_CASE("diff: --only compares the named element tables and the probes that measured them", "[host][diff]") {
+  const auto base = golden_input("base.toml");
+  const auto changed = golden_input("changed.toml");
+  const TopologyDiff l2 = diff_topologies(base, changed, {3, {"l2"}});
+  for (const auto& d : l2.differences) CHECK(d.key.rfind("l2.", 0) == 0);
+  CHECK(l2.differences.size() == 3);  // latency, levels, ways
+  REQUIRE(l2.probes.size() == 1);
+  CHECK(l2.probes[0].probe == "data-cache/l2-latency");  // not data-cache/l1d-size
+  const TopologyDiff l1d = diff_topologies(base, changed, {3, {"l1d"}});
+  CHECK(l1d.differences.size() == 1);  // the size's bound
+  REQUIRE(l1d.probes.size() == 1);
+  CHECK(*l1d.probes[0].b_status == "not_determinable");
+}
+
+TEST_CASE("diff: --only naming a table neither file has, or [meta], is refused", "[host][diff]") {
+  const auto base = golden_input("base.toml");
+  CHECK_THROWS_WITH(diff_topologies(base, base, {3, {"l3"}}),
+                    "--only l3: neither file has an element table [l3]; their tables are device, l1d, l2");
+  CHECK_THROWS_AS(diff_topologies(base, base, {3, {"meta"}}), DiffError);
+}
+
+TEST_CASE("diff: the golden inputs are valid topologies", "[host][diff]") {
+  for (const char* name : {"base.toml", "rerun.toml", "latency-within.toml", "latency-beyond.toml", "ways.toml",
+                           "missing.toml", "probe-version.toml", "bound.toml", "changed.toml"}) {
+    INFO(name);
+    CHECK(validate_topology(toml_to_json(golden_input(name))).empty());
+  }
+}
+
+// --------------------------------------------------------------------------- the command
+
+TEST_CASE("diff: text output and exit status match the golden files", "[host][diff]") {
+  struct Case {
+    const char* b;
+    const char* golden;
+    int exit_code;
+  };
+  const Case cases[] = {
+      {"rerun.toml", "equal.txt", 0},                 // another date, host and commit: equal
+      {"latency-within.toml", "latency-within.txt", 0},  // +2.2 % within 3 %
+      {"latency-beyond.toml", "latency-beyond.txt", 1},  // +7.2 %
+      {"ways.toml", "ways.txt", 1},                    // a discrete value
+      {"missing.toml", "missing.txt", 1},              // a key only in A, a table only in B
+      {"probe-version.toml", "probe-version.txt", 1},  // nothing else differs
+      {"bound.toml", "bound.txt", 1},                  // at_least -> exact
+      {"changed.toml", "changed.txt", 1},              // all of it
+  };
+  for (const Case& c : cases) {
+    INFO("memtopo diff base.toml " << c.b);
+    const auto r = diff_in_golden_dir(std::string("base.toml ") + c.b);
+    CHECK(r.exit_code == c.exit_code);
+    check_golden(c.golden, r.output);
+  }
+}
+
+TEST_CASE("diff: --tolerance-percent widens the tolerance, --only narrows the comparison", "[host][diff]") {
+  const auto wide = diff_in_golden_dir("--tolerance-percent 8 base.toml latency-beyond.toml");
+  INFO(wide.output);
+  CHECK(wide.exit_code == 0);
+  CHECK(wide.output.find("equal within tolerance (12 keys compared, tolerance 8 %)") != std::string::npos);
+  const auto l1d = diff_in_golden_dir("--only l1d,device base.toml ways.toml");
+  INFO(l1d.output);
+  CHECK(l1d.exit_code == 0);  // ways is in [l2]
+  CHECK(l1d.output.find("(6 keys compared") != std::string::npos);
+}
+
+TEST_CASE("diff: --format json matches the golden file and parses", "[host][diff]") {
+  const auto r = diff_in_golden_dir("--format json base.toml changed.toml");
+  CHECK(r.exit_code == 1);
+  check_golden("changed.json", r.output);
+  const auto j = nlohmann::json::parse(r.output);
+  CHECK(j["equal"] == false);
+  CHECK(j["tolerance_percent"] == 3.0);
+  CHECK(j["a"]["file"] == "base.toml");
+  CHECK(j["b"]["meta"]["driver_version"] == "13.1");
+  CHECK(j["only_in_a"][0]["key"] == "l2.far_latency_cycles");
+  CHECK(j["only_in_a"][0]["value"] == 310.2);
+  const auto& first = j["differences"][0];
+  CHECK(first["key"] == "device.compute_capability");
+  CHECK(first["kind"] == "type");
+  const auto equal = nlohmann::json::parse(diff_in_golden_dir("--format json base.toml rerun.toml").output);
+  CHECK(equal["equal"] == true);
+  CHECK(equal["differences"].empty());
+  CHECK(equal["b"]["meta"]["host"] == "lab-2");
+}
+
+TEST_CASE("diff: unreadable files and bad options exit 2 and say why", "[host][diff]") {
+  test::TempDir dir("diff");
+  fs::copy_file(golden_dir() / "base.toml", dir / "base.toml");
+  test::write_file(dir / "broken.toml", "[meta]\nschema_version = 1\nname = \"unterminated\n");
+  test::write_file(dir / "device.toml", "[device]\nsm_count = 8\n");
+  struct Case {
+    std::string args, message;
+  };
+  const Case cases[] = {
+      {"base.toml missing.toml", "missing.toml: no such file; memtopo diff compares two topology files"},
+      {"base.toml broken.toml", "broken.toml:3:"},
+      {"base.toml device.toml", "device.toml: not a topology file (no [meta] table)"},
+      {"base.toml .", ".: is a folder"},
+      {"base.toml", "B is required"},
+      {"--format yaml base.toml base.toml", "--format"},
+      {"--tolerance-percent -1 base.toml base.toml", "--tolerance-percent"},
+      {"--tolerance-percent nan base.toml base.toml", "--tolerance-percent: not a finite number"},
+      {"--only l3 base.toml base.toml", "--only l3: neither file has an element table [l3]"},
+      {"--only , base.toml base.toml", "has an empty entry"},
+  };
+  for (const Case& c : cases) {
+    const auto r = test::run_memtopo("diff " + c.args, dir.path);
+    INFO("memtopo diff " << c.args << "\n" << r.output);
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find(c.message) != std::string::npos);
+  }
+  const auto syntax = test::run_memtopo("diff base.toml broken.toml", dir.path);
+  CHECK(syntax.output.find("TOML syntax error") != std::string::npos);
+}
+
+TEST_CASE("diff: the example in docs/host.md is the golden output", "[host][diff][docs]") {
+  const std::string doc = test::read_file(fs::path(MEMTOPO_SOURCE_DIR) / "docs" / "host.md");
+  const std::string golden = test::read_file(golden_dir() / "changed.txt");
+  REQUIRE_FALSE(golden.empty());
+  CHECK(doc.find("```text\n" + golden + "```\n") != std::string::npos);
+}

@@ -1,0 +1,89 @@
+// `memtopo diff`: two topology files compared key by key (docs/host.md, "memtopo diff").
+// Discrete values (integers, strings, booleans) must be equal; floating-point values (latencies,
+// rates, fractions) within a relative tolerance, since two runs of one GPU never agree exactly.
+#pragma once
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+#include <toml++/toml.h>
+
+namespace memtopo::host {
+
+struct DiffOptions {
+  // Two floats a, b are equal when |a - b| <= tolerance_percent / 100 * max(|a|, |b|).
+  // 3 %: the project's repeatability bar for three runs of one GPU.
+  double tolerance_percent = 3;
+  // Element tables to compare ("l2"); empty: all. Probes are then limited to those that
+  // measured a key of these tables in either file.
+  std::vector<std::string> only;
+};
+
+// A DiffOptions the two files cannot honour (--only names a table neither file has).
+struct DiffError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+enum class DiffKind {
+  value,  // the values differ (beyond the tolerance for floats)
+  bound,  // the values agree, their bounds do not (exact vs at_least)
+  type,   // different kinds of value (integer vs string, array vs scalar)
+};
+const char* diff_kind_name(DiffKind kind);
+
+struct KeyDifference {
+  std::string key;  // "l2.latency_cycles"
+  nlohmann::json a, b;
+  std::string a_bound, b_bound;  // "exact", "at_least", "at_most" ([provenance]; exact without one)
+  DiffKind kind = DiffKind::value;
+  // (b - a) / |a| in percent, for numbers (arrays of equal length: the element that changed
+  // most); none where a is 0 or the values are not numbers.
+  std::optional<double> change_percent;
+};
+
+// A probe whose version or status differs, or that only one file ran (nullopt on the other side).
+struct ProbeDifference {
+  std::string probe;  // "data-cache/l2-size"
+  std::optional<std::string> a_version, b_version, a_status, b_status;
+};
+
+// A key one file has and the other lacks.
+struct OneSidedKey {
+  std::string key;  // "l2.far_latency_cycles"
+  nlohmann::json value;
+  std::string bound;
+};
+
+struct TopologyDiff {
+  double tolerance_percent = 3;
+  size_t compared = 0;  // keys present in both files
+  std::vector<KeyDifference> differences;
+  std::vector<OneSidedKey> only_in_a, only_in_b;
+  std::vector<std::string> tables_only_in_a, tables_only_in_b;  // element tables wholly in one ("tma")
+  std::vector<ProbeDifference> probes;
+
+  // Nothing differs: no value, bound or type, no key in one file only, no probe version or status.
+  bool equal() const;
+};
+
+// Compares the element tables (everything but [meta], [provenance], [probes], [sim]) and
+// [probes] of two topologies. Throws DiffError for an --only table neither file has.
+TopologyDiff diff_topologies(const toml::table& a, const toml::table& b, const DiffOptions& options = {});
+
+// What the header shows of one file: where it came from, never part of the comparison.
+struct DiffSide {
+  std::string file;     // as named on the command line
+  nlohmann::json meta;  // its [meta] table
+  std::string device_name;  // [device].name, when the file has one
+};
+DiffSide diff_side(const std::string& file, const toml::table& doc);
+
+// The aligned text report (docs/host.md shows one) and the --format json object.
+std::string render_diff_text(const TopologyDiff& diff, const DiffSide& a, const DiffSide& b);
+// Keys in a fixed order ("equal" first), for people reading it too.
+nlohmann::ordered_json diff_to_json(const TopologyDiff& diff, const DiffSide& a, const DiffSide& b);
+
+}  // namespace memtopo::host
