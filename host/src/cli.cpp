@@ -301,6 +301,8 @@ std::unique_ptr<CLI::App> make_app(CliArgs& args) {
   args.run_cmd->add_flag("--no-isolation", args.run.no_isolation,
                          "Run the probes in memtopo itself, not in a worker process (debugging)");
   args.run_cmd->add_option("-o,--output", args.run.output, "Topology file to write")->required();
+  args.run_cmd->add_option("--format", args.run.format, "toml or json (default: json when -o ends in .json, else toml)")
+      ->check(run_format_error);
 
   args.validate_cmd = app->add_subcommand(
       "validate", "Check a topology file against the schema and the installed plugins' key descriptions");

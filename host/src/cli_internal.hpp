@@ -36,6 +36,7 @@ struct SelectionArgs {
 
 struct RunArgs : SelectionArgs {
   std::string raw_dir, output;
+  std::string format;  // --format: "toml", "json", or "" (from OUT's name: run_output.cpp)
   bool resume = false, quiet = false, verbose = false;
   bool no_isolation = false;  // run the probes in this process (docs/host.md, "Isolation")
 };
@@ -55,6 +56,8 @@ std::unique_ptr<engine::Device> open_device_arg(const SelectionArgs& a, const Co
 std::filesystem::path prepare_raw_dir(const RunArgs& a, const Config& cfg);
 
 int cmd_run(const RunArgs& a);
+// A --format value `run` refuses ("" when it is toml or json): the message names the formats.
+std::string run_format_error(const std::string& value);
 
 // A command defined in a source file of its own: `add_*_command` adds its subcommand to the
 // app (options bound to storage the command owns) and returns the subcommand and what runs it.

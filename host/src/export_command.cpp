@@ -1,16 +1,137 @@
-// `memtopo export`: write a topology file in another format.
+// `memtopo export`: a topology file as JSON, as canonical TOML, or as the cache and latency
+// lines of a gpgpusim.config; `--schema` writes the topology JSON Schema (docs/host.md, "export").
+#include <filesystem>
+#include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <CLI/CLI.hpp>
 
 #include "cli_internal.hpp"
+#include "memtopo_host/schema.hpp"
+#include "memtopo_host/topology_export.hpp"
+#include "output_file.hpp"
 
 namespace memtopo::host::cli {
 
+namespace fs = std::filesystem;
+
+namespace {
+
+struct ExportArgs {
+  std::string file, output, format;
+  bool accel_sim = false, schema = false;
+};
+
+std::string export_format_error(const std::string& value) {
+  if (parse_topology_format(value)) return "";
+  return "'" + value + "' is not a format export writes; use json, toml or accel-sim";
+}
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// --format, or --accel-sim, else toml for an output ending in .toml, else json.
+TopologyFormat chosen_format(const ExportArgs& a) {
+  std::optional<TopologyFormat> format;
+  if (!a.format.empty()) format = parse_topology_format(a.format);
+  if (a.accel_sim) {
+    if (format && *format != TopologyFormat::AccelSim)
+      throw UsageError("export: --accel-sim and --format " + a.format + " ask for different forms; give one of them");
+    format = TopologyFormat::AccelSim;
+  }
+  if (format) return *format;
+  return ends_with(a.output, ".toml") ? TopologyFormat::Toml : TopologyFormat::Json;
+}
+
+// The parsed file, or nothing after saying why it cannot be read (as `memtopo validate` does).
+std::optional<toml::table> read_topology(const std::string& file) {
+  std::error_code ec;
+  if (fs::is_directory(file, ec)) {
+    std::cerr << file << ": is a folder; name a topology TOML file\n";
+    return std::nullopt;
+  }
+  try {
+    return toml::parse_file(file);
+  } catch (const toml::parse_error& e) {
+    const auto& b = e.source().begin;
+    if (b.line == 0)  // toml++ reports unreadable files without a position
+      std::cerr << file << ": cannot read: " << e.description() << "\n";
+    else
+      std::cerr << file << ":" << b.line << ":" << b.column << ": TOML syntax error: " << e.description() << "\n";
+    return std::nullopt;
+  }
+}
+
+// Whether the file passes the topology schema; each error is reported with its line.
+bool valid_topology(const std::string& file, const toml::table& doc) {
+  const auto errors = validate_topology(toml_to_json(doc));
+  for (const auto& e : errors) {
+    const toml::node* at = node_at(doc, e.path);
+    std::cerr << file << ":" << (at ? at->source().begin.line : 1) << ": " << e.text() << "\n";
+  }
+  if (!errors.empty())
+    std::cerr << file << ": not a valid topology file, so nothing was written (`memtopo validate " << file
+              << "` checks it)\n";
+  return errors.empty();
+}
+
+std::string render(TopologyFormat format, const toml::table& doc, const std::string& file) {
+  switch (format) {
+    case TopologyFormat::Json: return topology_json_text(doc);
+    case TopologyFormat::AccelSim: return accel_sim_config_text(doc, fs::path(file).filename().string());
+    default: return topology_toml_text(doc);
+  }
+}
+
+int write_or_report(const OutputTarget& out, const std::string& text) {
+  try {
+    write_output(out, text);
+  } catch (const std::exception& e) {
+    std::cerr << "memtopo: " << e.what() << "\n";
+    return kExitIncomplete;
+  }
+  return kExitOk;
+}
+
+int cmd_export(const ExportArgs& a) {
+  if (a.schema && (a.accel_sim || !a.format.empty()))
+    throw UsageError("export --schema writes the topology JSON Schema; it takes no --format or --accel-sim");
+  if (a.schema && !a.file.empty())
+    throw UsageError("export --schema reads no topology file; drop " + a.file + " or --schema");
+  if (!a.schema && a.file.empty())
+    throw UsageError("export: name the topology file to read, e.g. memtopo export --format json -o topo.json topo.toml");
+  const TopologyFormat format = chosen_format(a);
+  const OutputTarget out = resolve_output(a.output.empty() ? "-" : a.output);
+  if (a.schema) return write_or_report(out, std::string(topology_schema_text()));
+  const std::optional<toml::table> doc = read_topology(a.file);
+  if (!doc) return kExitUsage;
+  if (!valid_topology(a.file, *doc)) return kExitIncomplete;
+  std::string text;
+  try {
+    text = render(format, *doc, a.file);
+  } catch (const TopologyExportError& e) {
+    std::cerr << a.file << ":" << e.line << ": " << e.what() << "; nothing was written\n";
+    return kExitIncomplete;
+  }
+  return write_or_report(out, text);
+}
+
+}  // namespace
+
 ExtraCommand add_export_command(CLI::App& app) {
-  CLI::App* sub = app.add_subcommand("export", "Write a topology file in another format");
-  return {sub, [] { throw UsageError("export: not implemented yet"); return kExitUsage; }};
+  auto args = std::make_shared<ExportArgs>();
+  CLI::App* sub = app.add_subcommand("export", "Write a topology file as JSON, TOML or gpgpusim.config lines");
+  sub->add_option("file", args->file, "Topology TOML file to read");
+  sub->add_option("--format", args->format,
+                  "json, toml or accel-sim (default: toml when -o ends in .toml, else json)")
+      ->check(export_format_error);
+  sub->add_flag("--accel-sim", args->accel_sim, "Same as --format accel-sim: gpgpusim.config lines (docs/accel-sim.md)");
+  sub->add_flag("--schema", args->schema, "Write the topology JSON Schema (reads no file)");
+  sub->add_option("-o,--output", args->output, "File to write (replaced atomically); - or none: stdout");
+  return {sub, [args] { return cmd_export(*args); }};
 }
 
 }  // namespace memtopo::host::cli

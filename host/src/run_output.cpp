@@ -8,6 +8,7 @@
 
 #include "memtopo_host/schema.hpp"
 #include "memtopo_host/summary.hpp"
+#include "memtopo_host/topology_export.hpp"
 
 namespace memtopo::host::cli {
 
@@ -15,12 +16,29 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The host's own check of what it is about to write: TOML syntax and the schema.
-std::vector<std::string> check_document(const std::string& text, const std::string& name) {
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// The form of -o: --format, else json for a name ending in .json, else toml.
+TopologyFormat output_format(const RunArgs& a) {
+  if (!a.format.empty()) return a.format == "json" ? TopologyFormat::Json : TopologyFormat::Toml;
+  return ends_with(a.output, ".json") ? TopologyFormat::Json : TopologyFormat::Toml;
+}
+
+// The host's own check of what it is about to write: TOML syntax and the schema, and for JSON
+// output the JSON form against the same schema. Sets *output to the text -o gets.
+std::vector<std::string> check_document(const std::string& text, const std::string& name, TopologyFormat format,
+                                        std::string* output) {
   std::vector<std::string> problems;
   try {
     const auto doc = toml::parse(text, name);
     for (const auto& e : validate_topology(toml_to_json(doc))) problems.push_back(e.text());
+    *output = text;
+    if (format == TopologyFormat::Json && problems.empty()) {
+      *output = topology_json_text(doc);
+      for (const auto& e : validate_topology(nlohmann::json::parse(*output))) problems.push_back("JSON " + e.text());
+    }
   } catch (const toml::parse_error& e) {
     problems.push_back("not valid TOML at line " + std::to_string(e.source().begin.line) + ": " +
                        std::string(e.description()));
@@ -33,6 +51,14 @@ std::string where_kept(const JournalState& js, const JournalRecorder& recorder) 
   if (js.path.empty()) return "";
   if (!recorder.complete()) return "; " + recorder.missing_text(js.path);
   return "; the measurements are kept in " + js.path.string() + " (`memtopo run --resume` writes them)";
+}
+
+// Where the TOML text goes when -o does not take it (write_fallback): for JSON output a target
+// named as TOML, so out.json's fallbacks are out.json.partial.toml and memtopo-PID-out.json.toml.
+OutputTarget fallback_target(const RunArgs& a, const OutputTarget& out) {
+  OutputTarget t = out;
+  if (output_format(a) == TopologyFormat::Json && t.kind == OutputKind::File) t.path += ".toml";
+  return t;
 }
 
 // Writes the text somewhere else after the output failed; returns the exit status.
@@ -49,8 +75,8 @@ int save_elsewhere(const OutputTarget& out, bool beside, const std::string& text
 }
 
 // The text failed the host's own validation: a memtopo bug. Nothing is written to the output.
-int refuse_invalid(const OutputTarget& out, const std::string& text, const std::vector<std::string>& problems,
-                   const JournalState& js, const JournalRecorder& recorder) {
+int refuse_invalid(const OutputTarget& out, const OutputTarget& fallback, const std::string& text,
+                   const std::vector<std::string>& problems, const JournalState& js, const JournalRecorder& recorder) {
   for (const auto& p : problems) spdlog::error("internal: the topology does not pass memtopo's own validation: {}", p);
   const std::string why = "did not write " + out.shown() + ": the topology fails validation (a memtopo bug; please "
                           "report it with these messages)";
@@ -64,7 +90,7 @@ int refuse_invalid(const OutputTarget& out, const std::string& text, const std::
   }
   // No complete journal: keep the rejected text for the report rather than lose it.
   std::vector<std::string> failures;
-  const std::string where = write_fallback(out, false, text, &failures);
+  const std::string where = write_fallback(fallback, false, text, &failures);
   spdlog::error("{}{}", why, where.empty() ? "" : "; the rejected text is in " + where);
   return kExitIncomplete;
 }
@@ -92,25 +118,32 @@ void report_end(const RunArgs& a, const OutputTarget& out, const std::string& wr
 
 }  // namespace
 
+std::string run_format_error(const std::string& value) {
+  if (value == "toml" || value == "json") return "";
+  return "'" + value + "' is not a format run writes; use toml or json (memtopo export converts a topology to others)";
+}
+
 int finish(const RunArgs& a, const OutputTarget& out, const Plan& plan, const Meta& meta, const RunReport& report,
            const JournalState& js, const JournalRecorder& recorder) {
-  std::string text;
+  std::string text;    // TOML: also the form of the partial file and of fallbacks
+  std::string output;  // in the form of -o (--format)
   std::vector<std::string> problems;
   try {
     text = render_topology(meta, report.outcomes);
-    problems = check_document(text, out.shown());
+    problems = check_document(text, out.shown(), output_format(a), &output);
   } catch (const std::exception& e) {
     problems.push_back(e.what());
   }
-  if (!problems.empty()) return refuse_invalid(out, text, problems, js, recorder);
+  if (!problems.empty()) return refuse_invalid(out, fallback_target(a, out), text, problems, js, recorder);
   // An interrupted run never replaces a complete file: it writes NAME.partial.toml beside it.
   OutputTarget dest = out;
-  if (report.interrupted && out.kind == OutputKind::File) dest.path = partial_path_for(out.path);
+  const bool partial = report.interrupted && out.kind == OutputKind::File;
+  if (partial) dest.path = partial_path_for(out.path);
   try {
-    write_output(dest, text);
+    write_output(dest, partial ? text : output);
   } catch (const std::exception& e) {
     // NAME.partial.toml is a fallback only when it was not the file that just failed.
-    return save_elsewhere(out, !report.interrupted, text, e.what(), js, recorder);
+    return save_elsewhere(fallback_target(a, out), !report.interrupted, text, e.what(), js, recorder);
   }
   std::error_code ec;
   if (!report.interrupted && out.kind == OutputKind::File) fs::remove(partial_path_for(out.path), ec);  // superseded

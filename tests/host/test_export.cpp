@@ -1,1 +1,484 @@
-// memtopo export: tests (filled in with the command).
+// `memtopo run --format json` and `memtopo export` (JSON, canonical TOML, gpgpusim.config
+// lines): the JSON validates against the topology schema and keeps every value and its type,
+// TOML comes back unchanged, and every Accel-Sim line parses by GPGPU-Sim's own grammar.
+#include <signal.h>
+
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+#include <toml++/toml.h>
+
+#include "helpers.hpp"
+#include "memtopo_host/journal.hpp"
+#include "memtopo_host/schema.hpp"
+#include "memtopo_host/topology_export.hpp"
+#include "run_helpers.hpp"
+#include "run_output.hpp"
+
+namespace fs = std::filesystem;
+using namespace memtopo::host;
+using test::quoted;
+using test::run_memtopo;
+
+namespace {
+
+const fs::path kGolden = fs::path(MEMTOPO_HOST_TEST_DIR) / "golden" / "export";
+const std::string kGood = " --plugin-path " + quoted(test::plugin_set("good"));
+
+// Topology files written by `memtopo run` and committed unchanged, and a hand-written one.
+std::vector<fs::path> measured_topologies() {
+  std::vector<fs::path> out;
+  for (const auto& e : fs::directory_iterator(fs::path(MEMTOPO_SOURCE_DIR) / "tests" / "sim" / "measured"))
+    if (e.path().extension() == ".toml") out.push_back(e.path());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// The output differs from the golden file: keep it beside the build for a look, and fail.
+void compare_with_golden(const std::string& actual, const std::string& golden_name) {
+  const auto golden_path = kGolden / golden_name;
+  if (actual == test::read_file(golden_path)) return;
+  const auto kept = fs::path(MEMTOPO_BINARY_DIR) / "tests" / (golden_name + ".actual");
+  test::write_file(kept, actual);
+  FAIL("output differs from " << golden_path << "; actual output written to " << kept);
+}
+
+const std::regex kRfc3339("^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d+)?(Z|[+-]\\d{2}:\\d{2})$");
+
+// Every TOML value has its JSON counterpart: the same keys, integers as integers, floats as
+// floats of the same bits, date-times as their RFC 3339 text.
+void check_same_values(const toml::node& t, const nlohmann::json& j, const std::string& where) {
+  INFO(where);
+  if (const auto* table = t.as_table()) {
+    REQUIRE(j.is_object());
+    CHECK(j.size() == table->size());
+    for (const auto& [k, v] : *table) {
+      const std::string key(k.str());
+      REQUIRE(j.contains(key));
+      check_same_values(v, j.at(key), where + "." + key);
+    }
+  } else if (const auto* a = t.as_array()) {
+    REQUIRE(j.is_array());
+    REQUIRE(j.size() == a->size());
+    for (size_t i = 0; i < a->size(); ++i) check_same_values(*a->get(i), j.at(i), where + "[" + std::to_string(i) + "]");
+  } else if (const auto* i = t.as_integer()) {
+    CHECK(j.is_number_integer());
+    CHECK(j.get<int64_t>() == i->get());
+  } else if (const auto* f = t.as_floating_point()) {
+    CHECK(j.is_number_float());
+    CHECK(j.get<double>() == f->get());
+  } else if (const auto* s = t.as_string()) {
+    CHECK(j == s->get());
+  } else if (const auto* b = t.as_boolean()) {
+    CHECK(j == b->get());
+  } else if (const auto* d = t.as_date_time()) {
+    REQUIRE(j.is_string());
+    std::ostringstream os;
+    os << d->get();
+    CHECK(j.get<std::string>() == os.str());
+    CHECK(std::regex_match(j.get<std::string>(), kRfc3339));
+  } else {
+    FAIL("unexpected TOML value at " << where);
+  }
+}
+
+}  // namespace
+
+// --------------------------------------------------------------------------- JSON
+
+TEST_CASE("export: TOML -> JSON -> parse keeps every value and its type, and the JSON validates", "[export]") {
+  auto files = measured_topologies();
+  files.push_back(kGolden / "small.toml");
+  files.push_back(fs::path(MEMTOPO_HOST_TEST_DIR) / "golden" / "basic.toml");
+  for (const auto& file : files) {
+    INFO(file);
+    const toml::table doc = toml::parse_file(file.string());
+    const std::string text = topology_json_text(doc);
+    const nlohmann::json parsed = nlohmann::json::parse(text);
+    check_same_values(doc, parsed, "");
+    CHECK(validate_topology(parsed).empty());
+    CHECK(text.rfind("{\n  \"meta\": {\n    \"schema_version\": 1,", 0) == 0);  // document order, not sorted
+  }
+  // A whole float stays a float in the text, too.
+  const std::string text = topology_json_text(toml::parse_file((kGolden / "small.toml").string()));
+  CHECK(text.find("\"latency_cycles\": 33.0") != std::string::npos);
+  CHECK(text.find("\"created_utc\": \"2026-11-21T16:00:00Z\"") != std::string::npos);
+}
+
+TEST_CASE("export: the JSON of a small hand-written topology matches the golden file", "[export]") {
+  test::TempDir dir("export-golden");
+  const auto r = run_memtopo("export --format json -o " + quoted(dir / "small.json") + " " + quoted(kGolden / "small.toml"));
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  compare_with_golden(test::read_file(dir / "small.json"), "small.json");
+  // The format follows -o's name; without -o the JSON goes to stdout.
+  CHECK(run_memtopo("export -o " + quoted(dir / "by-name.json") + " " + quoted(kGolden / "small.toml")).exit_code == 0);
+  CHECK(test::read_file(dir / "by-name.json") == test::read_file(dir / "small.json"));
+  const auto out = test::run_shell_stdout("\"$EXE\" export " + (kGolden / "small.toml").string());
+  CHECK(out.exit_code == 0);
+  CHECK(out.output == test::read_file(dir / "small.json"));
+}
+
+TEST_CASE("export: a NaN has no JSON form and is refused with its line", "[export]") {
+  test::TempDir dir("export-nan");
+  std::string text = test::read_file(kGolden / "small.toml");
+  const size_t at = text.find("[l2]");
+  text.insert(at, "hit_ratio = nan\n\n");
+  const auto line = std::to_string(std::count(text.begin(), text.begin() + at, '\n') + 1);
+  test::write_file(dir / "nan.toml", text);
+  const auto r = run_memtopo("export -o " + quoted(dir / "nan.json") + " " + quoted(dir / "nan.toml"));
+  INFO(r.output);
+  CHECK(r.exit_code == 1);
+  CHECK(r.output.find("nan.toml:" + line + ": l1d.hit_ratio is nan, which JSON cannot hold") != std::string::npos);
+  CHECK_FALSE(fs::exists(dir / "nan.json"));
+}
+
+TEST_CASE("export --format toml reproduces the input", "[export]") {
+  test::TempDir dir("export-toml");
+  SECTION("a file memtopo run wrote comes back byte for byte") {
+    for (const auto& file : measured_topologies()) {
+      INFO(file);
+      CHECK(topology_toml_text(toml::parse_file(file.string())) == test::read_file(file));
+    }
+  }
+  SECTION("a hand-written file keeps every value") {
+    const auto r = run_memtopo("export --format toml -o " + quoted(dir / "out.toml") + " " + quoted(kGolden / "small.toml"));
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    const toml::table in = toml::parse_file((kGolden / "small.toml").string());
+    const toml::table out = toml::parse_file((dir / "out.toml").string());
+    CHECK(in == out);
+    CHECK(out["meta"]["created_utc"].is_date_time());
+    CHECK(out["provenance"]["l1d"]["size_bytes"].as_table()->is_inline());
+  }
+}
+
+TEST_CASE("export: the schema, and refusals", "[export]") {
+  test::TempDir dir("export-refuse");
+  const std::string small = quoted(kGolden / "small.toml");
+  SECTION("--schema writes the compiled-in topology schema") {
+    const auto r = test::run_shell_stdout("\"$EXE\" export --schema");
+    CHECK(r.exit_code == 0);
+    CHECK(r.output == std::string(topology_schema_text()));
+    CHECK(run_memtopo("export --schema " + small).exit_code == 2);
+    CHECK(run_memtopo("export --schema --format json").exit_code == 2);
+  }
+  SECTION("a TOML syntax error is reported as FILE:LINE:COL, exit 2") {
+    test::write_file(dir / "bad.toml", "[meta]\nschema_version = \n");
+    const auto r = run_memtopo("export " + quoted(dir / "bad.toml"));
+    CHECK(r.exit_code == 2);
+    CHECK(std::regex_search(r.output, std::regex("bad.toml:2:[0-9]+: TOML syntax error")));
+  }
+  SECTION("a file that is not a topology: the schema errors with lines, exit 1, nothing written") {
+    test::write_file(dir / "t.toml", "[meta]\nschema_version = 0\n");
+    const auto r = run_memtopo("export -o " + quoted(dir / "t.json") + " " + quoted(dir / "t.toml"));
+    INFO(r.output);
+    CHECK(r.exit_code == 1);
+    CHECK(r.output.find("t.toml:2: /meta/schema_version: expected an integer >= 1") != std::string::npos);
+    CHECK_FALSE(fs::exists(dir / "t.json"));
+  }
+  SECTION("usage errors: exit 2") {
+    const std::vector<std::string> refused{"export",
+                                           "export --format yaml " + small,
+                                           "export --accel-sim --format json " + small,
+                                           "export " + quoted(dir.path),
+                                           "export " + quoted(dir / "missing.toml"),
+                                           "export -o " + quoted(dir / "no" / "x.json") + " " + small};
+    for (const std::string& args : refused) {
+      const auto r = run_memtopo(args);
+      INFO(args << "\n" << r.output);
+      CHECK(r.exit_code == 2);
+    }
+    CHECK(run_memtopo("export --format yaml " + small).output.find("'yaml' is not a format export writes") !=
+          std::string::npos);
+  }
+}
+
+// --------------------------------------------------------------------------- run --format json
+
+TEST_CASE("run --format json: the output validates against the topology schema", "[export]") {
+  test::TempDir dir("export-run");
+  const auto out = dir / "t.json";
+  const auto r = run_memtopo("run --device sim -q" + kGood + " --only device-info,t-basic/source -o " + quoted(out));
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  const nlohmann::json j = nlohmann::json::parse(test::read_file(out));
+  CHECK(validate_topology(j).empty());
+  CHECK(std::regex_match(j["meta"]["created_utc"].get<std::string>(), kRfc3339));
+  CHECK(j["device"]["sm_count"].is_number_integer());
+  CHECK(j["t"]["value_bytes"] == 42);
+  CHECK(j["probes"]["t-basic/source"]["duration_s"].is_number_float());
+  CHECK_FALSE(fs::exists(journal_path_for(out)));
+  CHECK(r.output.find("wrote " + out.string()) == std::string::npos);  // -q: no tally on success
+
+  // --format wins over the name; -o - writes JSON to stdout (the summary goes to stderr).
+  REQUIRE(run_memtopo("run --device sim -q --only device-info --format toml -o " + quoted(dir / "x.json")).exit_code == 0);
+  CHECK_NOTHROW(toml::parse_file((dir / "x.json").string()));
+  const auto piped = test::run_shell_stdout("\"$EXE\" run --device sim -q --only device-info --format json -o - 2>/dev/null");
+  CHECK(piped.exit_code == 0);
+  CHECK(validate_topology(nlohmann::json::parse(piped.output)).empty());
+  const auto bad = run_memtopo("run --device sim --format yaml -o " + quoted(dir / "y.toml"));
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.output.find("'yaml' is not a format run writes; use toml or json") != std::string::npos);
+}
+
+TEST_CASE("run --format json: an interrupted run keeps its partial file in TOML, --resume writes JSON",
+          "[export][interrupt]") {
+  test::TempDir dir("export-int");
+  test::write_file(dir / "slow.toml", "[probes.\"t-slow/wait\"]\nmarker = " +
+                                          memtopo::host::toml_string_literal((dir / "started").string()) + "\n");
+  const auto out = dir / "out.json";
+  const std::vector<std::string> args{"run", "--device", "sim", "--only", "t-slow", "--plugin-path",
+                                      test::plugin_set("slow").string(), "--config", (dir / "slow.toml").string(),
+                                      "-o", out.string()};
+  const pid_t pid = test::spawn_memtopo(args, dir / "log.txt");
+  REQUIRE(test::wait_for_file(dir / "started"));
+  ::kill(pid, SIGINT);
+  CHECK(test::wait_exit(pid) == 1);
+  INFO(test::read_file(dir / "log.txt"));
+  CHECK_FALSE(fs::exists(out));
+  const auto partial = dir / "out.json.partial.toml";
+  REQUIRE(fs::exists(partial));
+  CHECK(toml::parse_file(partial.string())["t"]["quick_bytes"].value<int64_t>() == 1);
+  const auto r = run_memtopo("run --resume --device sim --only t-slow --plugin-path " + quoted(test::plugin_set("slow")) +
+                             " -o " + quoted(out));
+  INFO(r.output);
+  CHECK(r.exit_code == 0);
+  CHECK(nlohmann::json::parse(test::read_file(out))["t"]["quick_bytes"] == 1);
+  CHECK_FALSE(fs::exists(partial));
+}
+
+TEST_CASE("run --format json: a fallback keeps the TOML text under a TOML name", "[export][output]") {
+  namespace cli = memtopo::host::cli;
+  test::TempDir dir("export-fallback");
+  fs::create_directories(dir / "gone");
+  cli::RunArgs args;
+  args.output = (dir / "gone" / "out.json").string();
+  args.quiet = true;
+  const cli::OutputTarget target = cli::resolve_output(args.output);
+  fs::remove_all(dir / "gone");  // the output and NAME.partial.toml beside it cannot be written now
+  RunReport report;
+  ProbeOutcome o;
+  o.probe = "t-basic/source";
+  o.status = Status::Ok;
+  report.outcomes.push_back(o);
+  const char* old_tmpdir = std::getenv("TMPDIR");
+  const std::string saved = old_tmpdir ? old_tmpdir : "";
+  ::setenv("TMPDIR", dir.path.c_str(), 1);
+  Meta meta = default_meta();
+  meta.backend = meta.device_spec = "sim";
+  const int status = cli::finish(args, target, Plan{}, meta, report, cli::JournalState{}, cli::JournalRecorder(nullptr));
+  if (old_tmpdir) ::setenv("TMPDIR", saved.c_str(), 1);
+  else ::unsetenv("TMPDIR");
+  CHECK(status == 1);
+  const auto kept = dir / ("memtopo-" + std::to_string(::getpid()) + "-out.json.toml");
+  REQUIRE(fs::exists(kept));
+  CHECK(toml::parse_file(kept.string())["probes"]["t-basic/source"]["status"].value<std::string>() == "ok");
+}
+
+// --------------------------------------------------------------------------- Accel-Sim
+
+namespace {
+
+enum class Kind { Count, Bool, Cache, Clocks, KibList };
+
+// The options export --accel-sim may write, as GPGPU-Sim registers them (gpu-sim.cc).
+const std::map<std::string, Kind>& known_options() {
+  static const std::map<std::string, Kind> m{
+      {"-gpgpu_n_clusters", Kind::Count},          {"-gpgpu_n_cores_per_cluster", Kind::Count},
+      {"-gpgpu_n_mem", Kind::Count},               {"-gpgpu_n_sub_partition_per_mchannel", Kind::Count},
+      {"-gpgpu_clock_domains", Kind::Clocks},      {"-gpgpu_cache:dl1", Kind::Cache},
+      {"-gpgpu_l1_latency", Kind::Count},          {"-gpgpu_gmem_skip_L1D", Kind::Bool},
+      {"-gpgpu_adaptive_cache_config", Kind::Bool}, {"-gpgpu_unified_l1d_size", Kind::Count},
+      {"-gpgpu_shmem_option", Kind::KibList},      {"-gpgpu_l1_cache_write_ratio", Kind::Count},
+      {"-gpgpu_shmem_size", Kind::Count},          {"-gpgpu_shmem_per_block", Kind::Count},
+      {"-gpgpu_shmem_num_banks", Kind::Count},     {"-gpgpu_smem_latency", Kind::Count},
+      {"-gpgpu_cache:dl2", Kind::Cache},           {"-gpgpu_cache:dl2_texture_only", Kind::Bool},
+      {"-gpgpu_l2_rop_latency", Kind::Count},      {"-dram_latency", Kind::Count},
+      {"-gpgpu_tex_cache:l1", Kind::Cache},        {"-gpgpu_const_cache:l1", Kind::Cache}};
+  return m;
+}
+
+struct CacheString {
+  unsigned sets = 0, line = 0, ways = 0;
+};
+
+bool power_of_two(unsigned v) { return v && !(v & (v - 1)); }
+
+// A cache string read the way cache_config::init reads it (gpu-cache.h), with its checks: the
+// field letters it accepts, the 14 fields a FIFO MSHR needs, 32 B sectors of a 128 B line, a
+// port width dividing the line, the policy pairs it refuses. The string must be exactly the
+// fields read: nothing before, between or after them.
+std::string cache_string_error(const std::string& v, CacheString* out) {
+  char ct, rp, wp, ap, wap, sif, mshr;
+  unsigned sets, line, ways, entries, merge, mq = 0, fifo = 0, port = 0;
+  const int n = std::sscanf(v.c_str(), "%c:%u:%u:%u,%c:%c:%c:%c:%c,%c:%u:%u,%u:%u,%u", &ct, &sets, &line, &ways, &rp, &wp,
+                            &ap, &wap, &sif, &mshr, &entries, &merge, &mq, &fifo, &port);
+  if (n < 13) return "fewer than 13 fields";
+  char back[160];
+  const std::string head = std::string(1, ct) + ":%u:%u:%u," + rp + ":" + wp + ":" + ap + ":" + wap + ":" + sif + "," + mshr;
+  if (n == 13) std::snprintf(back, sizeof back, (head + ":%u:%u,%u").c_str(), sets, line, ways, entries, merge, mq);
+  if (n == 14) std::snprintf(back, sizeof back, (head + ":%u:%u,%u:%u").c_str(), sets, line, ways, entries, merge, mq, fifo);
+  if (n == 15)
+    std::snprintf(back, sizeof back, (head + ":%u:%u,%u:%u,%u").c_str(), sets, line, ways, entries, merge, mq, fifo, port);
+  if (v != back) return "not exactly the fields GPGPU-Sim reads (" + std::string(back) + ")";
+  if (std::string("NS").find(ct) == std::string::npos) return "cache type not N or S";
+  if (std::string("LF").find(rp) == std::string::npos) return "replacement not L or F";
+  if (std::string("RBTEL").find(wp) == std::string::npos) return "bad write policy";
+  if (std::string("mfs").find(ap) == std::string::npos) return "bad allocation policy";
+  if (std::string("NWFL").find(wap) == std::string::npos) return "bad write-allocate policy";
+  if (std::string("HPCLX").find(sif) == std::string::npos) return "bad set index function";
+  if (std::string("FTAS").find(mshr) == std::string::npos) return "bad MSHR type";
+  if ((mshr == 'F' || mshr == 'T') && n != 14) return "a FIFO MSHR takes exactly 14 fields";
+  if (!power_of_two(sets) || !power_of_two(line) || ways == 0) return "sets and line must be powers of two, ways > 0";
+  if (ct == 'S' && line != 128) return "a sector cache has 4 sectors of 32 B: line 128";
+  if (n == 15 && (port == 0 || line % port != 0)) return "the data port width must divide the line";
+  if (ap != 'm' && wp == 'B') return "a write-back cache cannot allocate on fill";
+  if ((wap == 'F' || wap == 'L') && ap == 'f') return "fetch-on-write needs allocate on miss";
+  if (entries == 0 || merge == 0 || mq == 0) return "queue sizes must be positive";
+  *out = {sets, line, ways};
+  return "";
+}
+
+bool positive_count(const std::string& v) {
+  return !v.empty() && v.find_first_not_of("0123456789") == std::string::npos && std::stoll(v) > 0;
+}
+
+// Every line of a gpgpusim.config fragment: a comment, or `-option value  # source` with a
+// known option and a value of its kind. Returns the values by option.
+std::map<std::string, std::string> parse_config_lines(const std::string& text) {
+  std::map<std::string, std::string> values;
+  std::istringstream in(text);
+  size_t n = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++n;
+    INFO("line " << n << ": " << line);
+    const auto hash = line.find('#');
+    if (hash != 0 && line.find_first_not_of(' ') != std::string::npos)
+      CHECK(hash != std::string::npos);  // every option line names its source
+    std::istringstream words(line.substr(0, hash));
+    std::vector<std::string> w;
+    for (std::string x; words >> x;) w.push_back(x);
+    if (w.empty()) continue;
+    REQUIRE(w.size() == 2);
+    REQUIRE(known_options().count(w[0]) == 1);
+    CHECK(values.count(w[0]) == 0);
+    values[w[0]] = w[1];
+    CacheString c;
+    double clocks[4];
+    char end = 0;
+    switch (known_options().at(w[0])) {
+      case Kind::Count: CHECK(positive_count(w[1])); break;
+      case Kind::Bool: CHECK((w[1] == "0" || w[1] == "1")); break;
+      case Kind::Cache: CHECK(cache_string_error(w[1], &c) == ""); break;
+      case Kind::Clocks:
+        CHECK(std::sscanf(w[1].c_str(), "%lf:%lf:%lf:%lf%c", &clocks[0], &clocks[1], &clocks[2], &clocks[3], &end) == 4);
+        for (double x : clocks) CHECK(x > 0);
+        break;
+      case Kind::KibList: CHECK(std::regex_match(w[1], std::regex("^[0-9]+(,[0-9]+)*$"))); break;
+    }
+  }
+  return values;
+}
+
+int64_t cache_bytes(const std::string& value) {
+  CacheString c;
+  REQUIRE(cache_string_error(value, &c) == "");
+  return int64_t(c.sets) * c.line * c.ways;
+}
+
+// `slices` copies of the cache of `value` hold the measured size, to one line: a size measured
+// as a footprint can be a step (a line) off the capacity.
+void check_capacity(const std::string& value, int64_t slices, std::optional<int64_t> size) {
+  INFO(value << " x " << slices << " for " << (size ? *size : -1));
+  REQUIRE(size);
+  CacheString c;
+  REQUIRE(cache_string_error(value, &c) == "");
+  CHECK(std::llabs(int64_t(c.sets) * c.line * c.ways * slices - *size) <= int64_t(c.line));
+}
+
+// The sizes in the lines agree with the topology they came from.
+void check_against_topology(const std::map<std::string, std::string>& v, const toml::table& doc) {
+  const auto size = [&](const char* e) { return doc[e]["size_bytes"].value<int64_t>(); };
+  for (const auto& [option, element] : std::map<std::string, const char*>{
+           {"-gpgpu_cache:dl1", "l1d"}, {"-gpgpu_tex_cache:l1", "texture"}, {"-gpgpu_const_cache:l1", "constant_l1"}})
+    if (v.count(option) && size(element)) check_capacity(v.at(option), 1, size(element));
+  if (v.count("-gpgpu_cache:dl2"))  // one sub-partition's share
+    check_capacity(v.at("-gpgpu_cache:dl2"),
+                   std::stoll(v.at("-gpgpu_n_mem")) * std::stoll(v.at("-gpgpu_n_sub_partition_per_mchannel")), size("l2"));
+  if (v.count("-gpgpu_unified_l1d_size"))  // GPGPU-Sim asserts the unified size is a multiple of the dl1's
+    CHECK(std::stoll(v.at("-gpgpu_unified_l1d_size")) % (cache_bytes(v.at("-gpgpu_cache:dl1")) / 1024) == 0);
+  if (const auto lat = doc["l1d"]["latency_cycles"].value<double>())
+    CHECK(v.at("-gpgpu_l1_latency") == std::to_string(std::llround(*lat)));
+  if (const auto sms = doc["device"]["sm_count"].value<int64_t>()) CHECK(v.at("-gpgpu_n_clusters") == std::to_string(*sms));
+}
+
+}  // namespace
+
+TEST_CASE("export --accel-sim: every line parses by GPGPU-Sim's grammar and matches the topology", "[export]") {
+  test::TempDir dir("export-accel");
+  auto files = measured_topologies();
+  files.push_back(kGolden / "small.toml");
+  for (const auto& file : files) {
+    INFO(file);
+    const auto out = dir / (file.stem().string() + ".config");
+    const auto r = run_memtopo("export --accel-sim -o " + quoted(out) + " " + quoted(file));
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    const std::string text = test::read_file(out);
+    const auto values = parse_config_lines(text);
+    check_against_topology(values, toml::parse_file(file.string()));
+    if (file.filename() != "small.toml")  // the measured files determine every cache line
+      for (const char* o : {"-gpgpu_cache:dl1", "-gpgpu_cache:dl2", "-gpgpu_l2_rop_latency", "-dram_latency",
+                            "-gpgpu_tex_cache:l1", "-gpgpu_const_cache:l1"})
+        CHECK(values.count(o) == 1);
+    CHECK(text.find("default: not measured by memtopo") != std::string::npos);
+  }
+}
+
+TEST_CASE("export --accel-sim: the shipped simulated devices, measured, export lines GPGPU-Sim accepts", "[export]") {
+  test::TempDir dir("export-accel-sim");
+  for (const char* device : {"kepler-like", "pascal-like", "hopper-like"}) {
+    INFO(device);
+    const auto topo = dir / (std::string(device) + ".toml");
+    const auto description = fs::path(MEMTOPO_SOURCE_DIR) / "examples" / "devices" / (std::string(device) + ".toml");
+    const auto run = run_memtopo("run -q --device sim:" + quoted(description) +
+                                 " --only device-info,data-cache,texture-readonly,constant -o " + quoted(topo));
+    INFO(run.output);
+    REQUIRE(run.exit_code == 0);
+    const auto r = test::run_shell_stdout("\"$EXE\" export --accel-sim " + topo.string());
+    REQUIRE(r.exit_code == 0);
+    const auto values = parse_config_lines(r.output);
+    check_against_topology(values, toml::parse_file(topo.string()));
+    for (const char* o : {"-gpgpu_cache:dl1", "-gpgpu_cache:dl2", "-gpgpu_l1_latency", "-gpgpu_l2_rop_latency",
+                          "-dram_latency", "-gpgpu_tex_cache:l1", "-gpgpu_const_cache:l1", "-gpgpu_clock_domains"})
+      CHECK(values.count(o) == 1);
+  }
+}
+
+TEST_CASE("export --accel-sim: the checker refuses what GPGPU-Sim refuses", "[export]") {
+  CacheString c;
+  CHECK(cache_string_error("S:4:128:64,L:T:m:L:L,A:512:64,16:0,32", &c) == "");
+  CHECK(c.sets * c.line * c.ways == 32768);
+  CHECK(cache_string_error("N:4:128:256,L:R:m:N:L,T:512:8,128:2", &c) == "");
+  CHECK(cache_string_error("N:128:64:8,L:R:f:N:L,S:2:64,4", &c) == "");
+  CHECK(cache_string_error("S:4:64:64,L:T:m:L:L,A:512:64,16:0,32", &c) != "");    // sector line
+  CHECK(cache_string_error("N:6:128:64,L:T:m:L:L,A:512:64,16:0,32", &c) != "");   // sets
+  CHECK(cache_string_error("N:4:128:256,L:R:m:N:L,T:512:8,128:2,32", &c) != "");  // FIFO fields
+  CHECK(cache_string_error("N:4:128:64,L:B:f:N:L,A:512:64,16:0,32", &c) != "");   // write-back on fill
+  CHECK(cache_string_error("N:4:128:64;L:T:m:L:L,A:512:64,16:0,32", &c) != "");   // separator
+  CHECK(cache_string_error("N:4:128:64,L:T:m:L:L,A:512:64,16:0,32 ", &c) != "");  // trailing text
+  CHECK(cache_string_error("N:4:128:64,L:T:m:L:L,A:512:64,16:0,48", &c) != "");   // port width
+}
+
+TEST_CASE("export --accel-sim: the lines of the measured H100 match the golden file", "[export]") {
+  const auto h100 = fs::path(MEMTOPO_SOURCE_DIR) / "tests" / "sim" / "measured" / "h100-sxm.toml";
+  const auto r = test::run_shell_stdout("\"$EXE\" export --accel-sim " + h100.string());
+  REQUIRE(r.exit_code == 0);
+  compare_with_golden(r.output, "h100-sxm.gpgpusim.config");
+}

@@ -1,0 +1,439 @@
+// `memtopo export --accel-sim`: the cache and latency lines of a GPGPU-Sim / Accel-Sim
+// gpgpusim.config from a topology (docs/accel-sim.md has the mapping and its sources).
+//
+// The cache strings follow GPGPU-Sim's cache_config::init (src/gpgpu-sim/gpu-cache.h):
+// "<type>:<sets>:<line>:<ways>,<repl>:<write>:<alloc>:<write alloc>:<set index>,
+// <mshr>:<entries>:<merge>,<miss queue>:<fifo entries>[,<data port width>]". Latencies are in
+// core cycles: GPGPU-Sim counts the L1, ROP and DRAM latency queues in core clock cycles, the
+// unit of every memtopo `_cycles` key.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "memtopo_host/topology_export.hpp"
+
+namespace memtopo::host {
+
+namespace {
+
+constexpr const char* kNotMeasured = "default: not measured by memtopo";
+
+bool is_power_of_two(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+
+// Typed reads of "element.key" values, and their provenance bounds.
+class Topology {
+ public:
+  explicit Topology(const toml::table& doc) : doc_(doc) {}
+
+  const toml::node* node(const std::string& key) const {
+    const auto dot = key.find('.');
+    const toml::table* element = doc_.get_as<toml::table>(key.substr(0, dot));
+    return element ? element->get(key.substr(dot + 1)) : nullptr;
+  }
+  std::optional<int64_t> integer(const std::string& key) const {
+    const toml::node* n = node(key);
+    if (const auto* i = n ? n->as_integer() : nullptr) return i->get();
+    return std::nullopt;
+  }
+  // An integer or a float.
+  std::optional<double> number(const std::string& key) const {
+    const toml::node* n = node(key);
+    if (!n) return std::nullopt;
+    if (const auto* i = n->as_integer()) return static_cast<double>(i->get());
+    if (const auto* f = n->as_floating_point(); f && std::isfinite(f->get())) return f->get();
+    return std::nullopt;
+  }
+  // A string, or a date-time's text.
+  std::optional<std::string> text(const std::string& key) const {
+    const toml::node* n = node(key);
+    if (!n) return std::nullopt;
+    if (const auto* s = n->as_string()) return s->get();
+    if (const auto* d = n->as_date_time()) {
+      std::ostringstream os;
+      os << d->get();
+      return os.str();
+    }
+    return std::nullopt;
+  }
+  std::optional<bool> boolean(const std::string& key) const {
+    const toml::node* n = node(key);
+    if (const auto* b = n ? n->as_boolean() : nullptr) return b->get();
+    return std::nullopt;
+  }
+  std::vector<int64_t> integers(const std::string& key) const {
+    std::vector<int64_t> out;
+    const toml::node* n = node(key);
+    if (const auto* a = n ? n->as_array() : nullptr)
+      for (const auto& v : *a)
+        if (const auto* i = v.as_integer()) out.push_back(i->get());
+    return out;
+  }
+  // " (l1d.size_bytes is an at_least bound)" where [provenance] says the value is a bound, else "".
+  std::string bound_note(const std::string& key) const {
+    const auto* bound = doc_.at_path("provenance." + key + ".bound").as_string();
+    return bound && bound->get() != "exact" ? " (" + key + " is an " + bound->get() + " bound)" : "";
+  }
+
+ private:
+  const toml::table& doc_;
+};
+
+// The config text: sections of `-option value  # source` lines.
+class ConfigWriter {
+ public:
+  void raw(const std::string& line) { out_ += line + "\n"; }
+  void section(const std::string& title) { out_ += "\n# " + title + "\n"; }
+  void option(const std::string& name, const std::string& value, const std::string& source) {
+    std::string line = name + " " + value;
+    if (line.size() < 48) line.resize(48, ' ');
+    out_ += line + "  # " + source + "\n";
+  }
+  void left_out(const std::string& name, const std::string& why) { out_ += "# not written: " + name + ": " + why + "\n"; }
+  std::string text() const { return out_; }
+
+ private:
+  std::string out_;
+};
+
+// One cache's sets x line x ways, and where they come from.
+struct Geometry {
+  int64_t sets = 0, line = 0, ways = 0;
+  std::string source;
+  int64_t bytes() const { return sets * line * ways; }
+};
+
+// Whether measured sets x ways x line is the measured size, to one line: a size measured as a
+// footprint can be a step (a line) off the capacity.
+bool agrees_with_size(int64_t bytes, std::optional<int64_t> size, int64_t line) {
+  return !size || (bytes >= *size - line && bytes <= *size + line);
+}
+
+// A per-SM cache: the measured sets and ways when they agree with the size, else the size
+// split into `default_sets` sets (fewer where the lines do not divide). Sets stay powers of two:
+// GPGPU-Sim masks the set index with sets - 1.
+std::optional<Geometry> cache_geometry(const Topology& t, const std::string& e, int64_t default_sets, std::string* why) {
+  const auto line = t.integer(e + ".line_bytes");
+  const auto size = t.integer(e + ".size_bytes");
+  const auto sets = t.integer(e + ".sets");
+  const auto ways = t.integer(e + ".ways");
+  if (!line || *line <= 0) {
+    *why = "needs " + e + ".line_bytes";
+    return std::nullopt;
+  }
+  if (sets && ways && is_power_of_two(*sets) && *ways > 0 && agrees_with_size(*sets * *line * *ways, size, *line))
+    return Geometry{*sets, *line, *ways, e + ".sets, " + e + ".line_bytes, " + e + ".ways" + t.bound_note(e + ".sets")};
+  if (!size || *size <= 0 || *size % *line != 0) {
+    *why = "needs " + e + ".size_bytes, a multiple of " + e + ".line_bytes (or " + e + ".sets and " + e + ".ways)";
+    return std::nullopt;
+  }
+  const int64_t lines = *size / *line;
+  int64_t s = default_sets;
+  while (s > 1 && lines % s != 0) s /= 2;
+  const char* why_default = sets && ways ? "the measured sets and ways do not fit GPGPU-Sim or the size"
+                                         : "sets and ways not measured";
+  return Geometry{s, *line, lines / s,
+                  e + ".size_bytes" + t.bound_note(e + ".size_bytes") + " / " + e + ".line_bytes as " +
+                      std::to_string(s) + " sets (default: " + why_default + ")"};
+}
+
+std::string geometry_text(char type, const Geometry& g) {
+  return std::string(1, type) + ":" + std::to_string(g.sets) + ":" + std::to_string(g.line) + ":" + std::to_string(g.ways);
+}
+
+// GPGPU-Sim models LRU and FIFO replacement, and linear or XOR-hashed set indexing.
+char replacement_char(const Topology& t, const std::string& e) {
+  return t.text(e + ".replacement_policy").value_or("") == "fifo" ? 'F' : 'L';
+}
+char set_index_char(const Topology& t, const std::string& e) {
+  return t.text(e + ".set_mapping").value_or("") == "hashed" ? 'X' : 'L';
+}
+// ", e.fetch_granularity_bytes, e.replacement_policy, ...": the keys of a cache string's
+// type and policies that the topology has (the others are defaults).
+std::string present_keys(const Topology& t, const std::string& e, bool with_fetch) {
+  std::string out;
+  for (const char* k : {".fetch_granularity_bytes", ".replacement_policy", ".set_mapping"})
+    if (t.node(e + k) && (with_fetch || std::string(k) != ".fetch_granularity_bytes")) out += ", " + e + k;
+  return out;
+}
+
+// Sectored (GPGPU-Sim's fixed 4 sectors of 32 B) where a 128 B line is fetched in parts.
+char cache_type(const Topology& t, const std::string& e, int64_t line) {
+  const auto fetch = t.integer(e + ".fetch_granularity_bytes");
+  return line == 128 && fetch && *fetch < line ? 'S' : 'N';
+}
+
+std::string cycles_text(double cycles) { return std::to_string(std::llround(cycles)); }
+
+std::string mhz_text(int64_t khz) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", static_cast<double>(khz) / 1000.0);
+  std::string s(buf);
+  s.erase(s.find_last_not_of('0') + 1);
+  if (s.back() == '.') s.pop_back();
+  return s;
+}
+
+// ---------------------------------------------------------------------------- L2 and memory
+
+// GPGPU-Sim's L2 is one cache per memory sub-partition: -gpgpu_cache:dl2 describes one of the
+// n_mem x n_sub_partition of them, each holding an even share of the sets.
+struct L2Plan {
+  int64_t n_mem = 8, n_sub = 2;
+  std::string n_mem_source = std::string(kNotMeasured) + " (GPGPU-Sim's default; no device.memory_bus_width_bits)";
+  std::optional<Geometry> slice;  // one sub-partition
+  std::string why_not;            // without a slice
+};
+
+// Channels as Accel-Sim's tuner counts them: 128-bit HBM channels on a 1024-bit or wider bus,
+// else 32-bit GDDR channels (the DRAM type is not measured).
+void memory_channels(const Topology& t, L2Plan& plan) {
+  const auto bus = t.integer("device.memory_bus_width_bits");
+  if (!bus || *bus <= 0) return;
+  const int64_t width = *bus >= 1024 ? 128 : 32;
+  plan.n_mem = std::max<int64_t>(1, *bus / width);
+  plan.n_mem_source = "device.memory_bus_width_bits / " + std::to_string(width) + "-bit " +
+                      (width == 128 ? "HBM" : "GDDR") + " channels (channel width: default, not measured)";
+}
+
+// The ways of one slice's lines: the measured ways, else the first usual associativity that
+// leaves a power-of-two number of sets.
+std::optional<int64_t> slice_ways(int64_t lines, std::optional<int64_t> measured) {
+  if (measured) {
+    if (*measured > 0 && lines % *measured == 0 && is_power_of_two(lines / *measured)) return measured;
+    return std::nullopt;
+  }
+  for (int64_t w : {16, 24, 20, 32, 12, 8, 4, 2, 1})
+    if (lines % w == 0 && is_power_of_two(lines / w)) return w;
+  return std::nullopt;
+}
+
+L2Plan plan_l2(const Topology& t) {
+  L2Plan plan;
+  memory_channels(t, plan);
+  const auto line = t.integer("l2.line_bytes");
+  const auto size = t.integer("l2.size_bytes");
+  if (!line || !size || *line <= 0 || *size <= 0) {
+    plan.why_not = "needs l2.size_bytes and l2.line_bytes";
+    return plan;
+  }
+  // The measured geometry's capacity where it agrees with the size (the sets need not be a
+  // power of two: each slice holds a share of them).
+  const auto sets = t.integer("l2.sets");
+  auto ways = t.integer("l2.ways");
+  if (ways && !(sets && *sets > 0 && *ways > 0 && agrees_with_size(*sets * *ways * *line, size, *line))) ways.reset();
+  const int64_t capacity = ways ? *sets * *ways * *line : *size;
+  // The derived channel count first, then powers of two below it, until the size splits evenly.
+  std::vector<int64_t> candidates{plan.n_mem};
+  int64_t p = 1;
+  while (p * 2 <= plan.n_mem) p *= 2;
+  for (; p >= 1; p /= 2)
+    if (p != plan.n_mem) candidates.push_back(p);
+  for (int64_t n_mem : candidates) {
+    const int64_t slices = n_mem * plan.n_sub;
+    if (capacity % (slices * *line) != 0) continue;
+    const int64_t lines = capacity / (slices * *line);
+    const auto w = slice_ways(lines, ways);
+    if (!w) continue;
+    if (n_mem != plan.n_mem)
+      plan.n_mem_source += ", lowered from " + std::to_string(plan.n_mem) + " so that the L2 splits evenly";
+    plan.n_mem = n_mem;
+    const std::string share = " / (" + std::to_string(slices) + " sub-partitions)";
+    plan.slice = Geometry{lines / *w, *line, *w,
+                          ways ? "l2.sets" + share + ", l2.line_bytes, l2.ways"
+                               : "l2.size_bytes" + t.bound_note("l2.size_bytes") + share + " in l2.line_bytes lines, " +
+                                     std::to_string(*w) + " ways (default: not measured)"};
+    return plan;
+  }
+  plan.why_not = "the L2 (" + std::to_string(capacity) + " bytes) does not split into " +
+                 "sub-partitions of a power-of-two number of sets of l2.line_bytes lines";
+  return plan;
+}
+
+// ---------------------------------------------------------------------------- sections
+
+void write_header(ConfigWriter& w, const Topology& t, const std::string& source) {
+  w.raw("# gpgpusim.config lines from a memtopo topology (memtopo export --accel-sim)");
+  w.raw("# topology: " + source + "; device: " + t.text("device.name").value_or("unknown") + " (" +
+        t.text("meta.backend").value_or("?") + "), measured " + t.text("meta.created_utc").value_or("?") +
+        " by memtopo " + t.text("meta.tool_version").value_or("?"));
+  w.raw("# Append these lines to a complete gpgpusim.config (e.g. Accel-Sim's");
+  w.raw("# configs/tested-cfgs/SM90_H100/gpgpusim.config): GPGPU-Sim reads options in order and the");
+  w.raw("# last value wins. Each comment names the memtopo key a value comes from (device.*: what the");
+  w.raw("# driver reports); \"default:\" marks values memtopo does not measure. docs/accel-sim.md has");
+  w.raw("# the mapping.");
+}
+
+void write_architecture(ConfigWriter& w, const Topology& t, const L2Plan& l2) {
+  w.section("SMs, memory partitions, clocks");
+  if (const auto sms = t.integer("device.sm_count"); sms && *sms > 0) {
+    w.option("-gpgpu_n_clusters", std::to_string(*sms), "device.sm_count");
+    w.option("-gpgpu_n_cores_per_cluster", "1", std::string(kNotMeasured) + " (one SM per cluster)");
+  } else {
+    w.left_out("-gpgpu_n_clusters", "needs device.sm_count");
+  }
+  w.option("-gpgpu_n_mem", std::to_string(l2.n_mem), l2.n_mem_source);
+  w.option("-gpgpu_n_sub_partition_per_mchannel", std::to_string(l2.n_sub),
+           std::string(kNotMeasured) + " (Accel-Sim's Volta and later configs)");
+  const auto core = t.integer("device.sm_clock_khz");
+  const auto memory = t.integer("device.memory_clock_khz");
+  if (core && memory && *core > 0 && *memory > 0) {
+    const std::string c = mhz_text(*core);
+    w.option("-gpgpu_clock_domains", c + ":" + c + ":" + c + ":" + mhz_text(*memory),
+             "device.sm_clock_khz, device.memory_clock_khz in MHz; interconnect and L2 at the core clock: default");
+  } else {
+    w.left_out("-gpgpu_clock_domains", "needs device.sm_clock_khz and device.memory_clock_khz");
+  }
+}
+
+// The adaptive L1/shared split from the carveout levels: the unified size is the largest L1
+// plus shared memory of a level, and GPGPU-Sim needs it a multiple of the dl1 size.
+void write_unified_l1(ConfigWriter& w, const Topology& t, const Geometry& dl1) {
+  const auto shared = t.integers("shared.carveout_sm_shared_bytes");
+  const auto l1 = t.integers("shared.carveout_l1d_size_bytes");
+  int64_t unified = 0;
+  bool whole_kib = !shared.empty() && shared.size() == l1.size();
+  for (size_t i = 0; whole_kib && i < shared.size(); ++i) {
+    unified = std::max(unified, shared[i] + l1[i]);
+    whole_kib = shared[i] % 1024 == 0;
+  }
+  const int64_t dl1_kib = dl1.bytes() / 1024;
+  if (whole_kib && unified % 1024 == 0 && dl1_kib > 0 && (unified / 1024) % dl1_kib == 0) {
+    std::vector<int64_t> options(shared);
+    std::sort(options.begin(), options.end());
+    options.erase(std::unique(options.begin(), options.end()), options.end());
+    std::string list;
+    for (int64_t s : options) list += (list.empty() ? "" : ",") + std::to_string(s / 1024);
+    w.option("-gpgpu_adaptive_cache_config", "1", "shared.carveout_sm_shared_bytes (the L1 shrinks as shared memory grows)");
+    w.option("-gpgpu_unified_l1d_size", std::to_string(unified / 1024),
+             "KiB: largest shared.carveout_l1d_size_bytes + shared.carveout_sm_shared_bytes");
+    w.option("-gpgpu_shmem_option", list, "KiB: shared.carveout_sm_shared_bytes");
+    w.option("-gpgpu_l1_cache_write_ratio", "25", std::string(kNotMeasured) + " (Accel-Sim's SM86 and SM90 configs)");
+    return;
+  }
+  w.option("-gpgpu_adaptive_cache_config", "0",
+           std::string(kNotMeasured) + " (no shared.carveout_* levels: the L1 keeps the dl1 geometry)");
+  w.option("-gpgpu_unified_l1d_size", std::to_string(dl1_kib), "KiB: the dl1 size, so that the L1 is the dl1 geometry");
+}
+
+void write_l1(ConfigWriter& w, const Topology& t) {
+  w.section("L1 data cache");
+  std::string why;
+  const auto g = cache_geometry(t, "l1d", 4, &why);
+  if (g) {
+    const int64_t port = g->line % 32 == 0 ? 32 : g->line;
+    const std::string value = geometry_text(cache_type(t, "l1d", g->line), *g) + "," + replacement_char(t, "l1d") +
+                              ":T:m:L:" + set_index_char(t, "l1d") + ",A:512:64,16:0," + std::to_string(port);
+    w.option("-gpgpu_cache:dl1", value,
+             g->source + present_keys(t, "l1d", true) +
+                 "; write-through, queues: default (Accel-Sim's SM90_H100)");
+    write_unified_l1(w, t, *g);
+  } else {
+    w.left_out("-gpgpu_cache:dl1", why);
+  }
+  if (const auto lat = t.number("l1d.latency_cycles"); lat && std::llround(*lat) > 0)
+    w.option("-gpgpu_l1_latency", cycles_text(*lat), "l1d.latency_cycles" + t.bound_note("l1d.latency_cycles"));
+  else
+    w.left_out("-gpgpu_l1_latency", "needs l1d.latency_cycles");
+  if (const auto present = t.boolean("l1d.present"))
+    w.option("-gpgpu_gmem_skip_L1D", *present ? "0" : "1", "l1d.present (global loads through L1)");
+}
+
+void write_shared(ConfigWriter& w, const Topology& t) {
+  w.section("shared memory");
+  struct Item {
+    const char* option;
+    const char* key;
+  };
+  for (const Item& i : {Item{"-gpgpu_shmem_size", "device.shared_per_sm_bytes"},
+                        Item{"-gpgpu_shmem_per_block", "device.shared_per_block_bytes"},
+                        Item{"-gpgpu_shmem_num_banks", "shared.banks"}}) {
+    if (const auto v = t.integer(i.key); v && *v > 0) w.option(i.option, std::to_string(*v), i.key);
+    else w.left_out(i.option, std::string("needs ") + i.key);
+  }
+  if (const auto lat = t.number("shared.latency_cycles"); lat && std::llround(*lat) > 0)
+    w.option("-gpgpu_smem_latency", cycles_text(*lat), "shared.latency_cycles");
+  else
+    w.left_out("-gpgpu_smem_latency", "needs shared.latency_cycles");
+}
+
+// The ROP latency is what an L2 hit adds to an L1 hit and the DRAM latency what a DRAM access
+// adds to an L2 hit, as Accel-Sim's tuner derives them (l2_lat.cu, mem_lat.cu).
+void write_l2(ConfigWriter& w, const Topology& t, const L2Plan& l2) {
+  w.section("L2 cache (one memory sub-partition) and memory latencies");
+  if (l2.slice) {
+    const Geometry& g = *l2.slice;
+    const int64_t port = g.line % 32 == 0 ? 32 : g.line;
+    w.option("-gpgpu_cache:dl2",
+             geometry_text(cache_type(t, "l2", g.line), g) + "," + replacement_char(t, "l2") + ":B:m:L:" +
+                 set_index_char(t, "l2") + ",A:192:4,32:0," + std::to_string(port),
+             g.source + present_keys(t, "l2", true) +
+                 "; write-back, queues: default (Accel-Sim's tuner)");
+  } else {
+    w.left_out("-gpgpu_cache:dl2", l2.why_not);
+  }
+  w.option("-gpgpu_cache:dl2_texture_only", "0", std::string(kNotMeasured) + " (the L2 caches every access)");
+  const auto l1_penalty = t.number("l1d.miss_penalty_cycles");
+  const auto l1_lat = t.number("l1d.latency_cycles");
+  const auto l2_lat = t.number("l2.latency_cycles");
+  if (l1_penalty && std::llround(*l1_penalty) > 0)
+    w.option("-gpgpu_l2_rop_latency", cycles_text(*l1_penalty), "l1d.miss_penalty_cycles (L2 hit minus L1 hit)");
+  else if (l1_lat && l2_lat && std::llround(*l2_lat - *l1_lat) > 0)
+    w.option("-gpgpu_l2_rop_latency", cycles_text(*l2_lat - *l1_lat), "l2.latency_cycles - l1d.latency_cycles");
+  else
+    w.left_out("-gpgpu_l2_rop_latency", "needs l1d.miss_penalty_cycles, or l2.latency_cycles and l1d.latency_cycles");
+  const auto l2_penalty = t.number("l2.miss_penalty_cycles");
+  const auto mlp_dram = t.number("mlp.sm_dram_latency_cycles");
+  const auto mlp_l2 = t.number("mlp.sm_l2_latency_cycles");
+  if (l2_penalty && std::llround(*l2_penalty) > 0)
+    w.option("-dram_latency", cycles_text(*l2_penalty), "l2.miss_penalty_cycles (DRAM access minus L2 hit)");
+  else if (mlp_dram && mlp_l2 && std::llround(*mlp_dram - *mlp_l2) > 0)
+    w.option("-dram_latency", cycles_text(*mlp_dram - *mlp_l2), "mlp.sm_dram_latency_cycles - mlp.sm_l2_latency_cycles");
+  else
+    w.left_out("-dram_latency", "needs l2.miss_penalty_cycles, or mlp.sm_dram_latency_cycles and mlp.sm_l2_latency_cycles");
+}
+
+// Texture and constant caches: read-only, with the queues of Accel-Sim's SM90_H100 config (the
+// texture cache's 'T' FIFO takes exactly 14 fields: no data port width).
+void write_read_only(ConfigWriter& w, const Topology& t) {
+  w.section("texture and constant caches");
+  struct Cache {
+    const char* option;
+    const char* element;
+    const char* policies;  // after the replacement policy, before the set index
+    const char* queues;
+  };
+  for (const Cache& c : {Cache{"-gpgpu_tex_cache:l1", "texture", ":R:m:N:", ",T:512:8,128:2"},
+                         Cache{"-gpgpu_const_cache:l1", "constant_l1", ":R:f:N:", ",S:2:64,4"}}) {
+    std::string why;
+    const auto g = cache_geometry(t, c.element, 4, &why);
+    if (!g) {
+      w.left_out(c.option, why);
+      continue;
+    }
+    w.option(c.option,
+             geometry_text('N', *g) + "," + replacement_char(t, c.element) + c.policies + set_index_char(t, c.element) +
+                 c.queues,
+             g->source + present_keys(t, c.element, false) + "; queues: default (Accel-Sim's SM90_H100)");
+  }
+}
+
+}  // namespace
+
+std::string accel_sim_config_text(const toml::table& doc, const std::string& source) {
+  const Topology t(doc);
+  const L2Plan l2 = plan_l2(t);
+  ConfigWriter w;
+  write_header(w, t, source);
+  write_architecture(w, t, l2);
+  write_l1(w, t);
+  write_shared(w, t);
+  write_l2(w, t, l2);
+  write_read_only(w, t);
+  return w.text();
+}
+
+}  // namespace memtopo::host
