@@ -16,6 +16,8 @@ packages=(
   clang                   # the hardened run (scripts/test-hardened): ASan, UBSan, libFuzzer
   libclang-rt-14-dev      # clang's sanitizer and libFuzzer runtimes
   llvm-14                 # llvm-symbolizer: readable sanitizer stacks
+  python3-matplotlib      # memtopo report's plots (optional: the report needs it, nothing else)
+  chromium                # the report's browser test (headless; skipped without it)
 )
 
 missing=()

@@ -1,1 +1,89 @@
-// memtopo report: tests (filled in with the command).
+// memtopo report: the command's own refusals (docs/report.md). The page itself is checked in a
+// browser by tests/report/check_report.py.
+#include <cstdlib>
+#include <optional>
+
+#include "helpers.hpp"
+
+namespace {
+
+// Sets an environment variable for the scope of one test (memtopo inherits it), then restores it.
+struct ScopedEnv {
+  std::string name;
+  std::optional<std::string> before;
+  ScopedEnv(std::string n, const std::string& value) : name(std::move(n)) {
+    if (const char* v = std::getenv(name.c_str())) before = v;
+    ::setenv(name.c_str(), value.c_str(), 1);
+  }
+  ~ScopedEnv() {
+    if (before)
+      ::setenv(name.c_str(), before->c_str(), 1);
+    else
+      ::unsetenv(name.c_str());
+  }
+};
+
+// A "Python" that has no matplotlib: every `-c CODE` fails as an ImportError would.
+test::fs::path fake_python_without_matplotlib(const test::TempDir& dir) {
+  const auto path = dir / "python-without-matplotlib";
+  test::write_file(path, "#!/bin/sh\necho \"ModuleNotFoundError: No module named 'matplotlib'\" >&2\nexit 1\n");
+  test::fs::permissions(path, test::fs::perms::owner_all);
+  return path;
+}
+
+const char* kTopology = "[meta]\nschema_version = 1\n\n[device]\nname = \"x\"\n";
+
+}  // namespace
+
+TEST_CASE("memtopo report without matplotlib says what to install and exits 2", "[report]") {
+  test::TempDir dir("report-nompl");
+  test::write_file(dir / "t.toml", kTopology);
+  ScopedEnv python("MEMTOPO_PYTHON", fake_python_without_matplotlib(dir).string());
+  const auto r = test::run_memtopo("report '" + (dir / "t.toml").string() + "' -o '" + (dir / "r.html").string() + "'");
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find("memtopo report needs Python 3 with matplotlib") != std::string::npos);
+  CHECK(r.output.find("sudo apt-get install python3-matplotlib") != std::string::npos);
+  CHECK(r.output.find("pip install matplotlib") != std::string::npos);
+  CHECK(r.output.find("MEMTOPO_PYTHON") != std::string::npos);
+  CHECK(r.output.find("python-without-matplotlib") != std::string::npos);  // what was tried
+  CHECK_FALSE(test::fs::exists(dir / "r.html"));
+}
+
+TEST_CASE("memtopo report names a missing topology file and exits 2", "[report]") {
+  test::TempDir dir("report-missing");
+  const auto missing = dir / "no-such-topology.toml";
+  const auto r = test::run_memtopo("report '" + missing.string() + "' -o '" + (dir / "r.html").string() + "'");
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find(missing.string() + ": no such file") != std::string::npos);
+  CHECK_FALSE(test::fs::exists(dir / "r.html"));
+}
+
+TEST_CASE("memtopo report shows a TOML syntax error as FILE:LINE:COL and exits 2", "[report]") {
+  test::TempDir dir("report-syntax");
+  const auto file = dir / "broken.toml";
+  test::write_file(file, "[meta]\nschema_version = 1\n\n[device\nname = \"x\"\n");
+  const auto r = test::run_memtopo("report '" + file.string() + "' -o '" + (dir / "r.html").string() + "'");
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find(file.string() + ":4:") != std::string::npos);
+  CHECK(r.output.find("TOML syntax error") != std::string::npos);
+  CHECK_FALSE(test::fs::exists(dir / "r.html"));
+}
+
+TEST_CASE("memtopo report refuses a --raw-dir that is not a folder and a missing output folder", "[report]") {
+  test::TempDir dir("report-paths");
+  test::write_file(dir / "t.toml", kTopology);
+  const std::string topo = "'" + (dir / "t.toml").string() + "'";
+  auto r = test::run_memtopo("report " + topo + " --raw-dir '" + (dir / "nowhere").string() + "' -o '" +
+                             (dir / "r.html").string() + "'");
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find("--raw-dir " + (dir / "nowhere").string() + ": not a folder") != std::string::npos);
+  r = test::run_memtopo("report " + topo + " -o '" + (dir / "no-folder" / "r.html").string() + "'");
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find("does not exist") != std::string::npos);
+}
+
+TEST_CASE("memtopo report requires -o", "[report]") {
+  const auto r = test::run_memtopo("report topology.toml");
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find("--output") != std::string::npos);
+}

@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""memtopo report: one self-contained HTML page of a topology file and the raw series behind it
+(docs/report.md). `memtopo report` runs this script; it can also run alone:
+
+    python3 memtopo_report.py TOPOLOGY [--raw-dir DIR] -o report.html
+
+Exit status: 0 written; 1 written, but a series could not be plotted (or another error);
+2 bad input (topology unreadable, --raw-dir not a folder, output folder missing). The page is
+written to a temporary file beside the output and renamed over it: never half a report."""
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree or the install
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+EXIT_OK, EXIT_INCOMPLETE, EXIT_USAGE = 0, 1, 2
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(prog="memtopo report", description=__doc__.split("\n")[0])
+    parser.add_argument("topology", help="topology TOML written by memtopo run")
+    parser.add_argument("--raw-dir", default="", help="the --raw-dir of that run (CSV series)")
+    parser.add_argument("-o", "--output", required=True, help="HTML file to write")
+    return parser.parse_args(argv)
+
+
+def check_paths(args):
+    """The reason the paths cannot be used, or ""."""
+    if args.raw_dir and not os.path.isdir(args.raw_dir):
+        return f"--raw-dir {args.raw_dir}: not a folder; name the folder `memtopo run --raw-dir` wrote"
+    out_dir = os.path.dirname(os.path.abspath(args.output))
+    if not os.path.isdir(out_dir):
+        return f"-o {args.output}: the folder {out_dir} does not exist; create it or write elsewhere"
+    return ""
+
+
+def write_atomically(path, text):
+    """Writes beside `path` and renames: a reader never sees a partial page."""
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def build(args):
+    import html_page
+    import items as items_mod
+    import series as series_mod
+    import topology
+
+    topo = topology.load(args.topology)
+    found = series_mod.discover(args.raw_dir) if args.raw_dir else []
+    start = time.monotonic()
+    rendered = [items_mod.render(s, topo) for s in found]
+    note = f" (plotted in {time.monotonic() - start:.1f} s)" if found else ""
+    if not args.raw_dir:
+        note += "; no --raw-dir given: values only"
+    return html_page.page(topo, rendered, note), rendered
+
+
+def main(argv=None):
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    problem = check_paths(args)
+    if problem:
+        print(f"memtopo report: {problem}", file=sys.stderr)
+        return EXIT_USAGE
+    import topology  # after the path checks: matplotlib is imported with the plots
+    try:
+        text, rendered = build(args)
+    except topology.InputError as e:
+        print(f"memtopo report: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        write_atomically(args.output, text)
+    except OSError as e:
+        print(f"memtopo report: cannot write {args.output}: {e.strerror}", file=sys.stderr)
+        return EXIT_INCOMPLETE
+    plots = sum(1 for i in rendered if i.kind == "plot")
+    tables = sum(1 for i in rendered if i.kind == "table")
+    errors = sum(1 for i in rendered if i.kind == "error")
+    print(f"memtopo report: wrote {args.output}: {len(rendered)} series, {plots} plots, {tables} tables"
+          + (f", {errors} not shown (see above)" if errors else ""))
+    return EXIT_INCOMPLETE if errors else EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

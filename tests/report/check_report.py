@@ -1,0 +1,211 @@
+#!/usr/bin/env python3
+"""The report in a real browser (docs/report.md, "The browser test").
+
+For each case (a simulated run made here, or a committed input folder with topology.toml and
+raw/): `memtopo report`, then headless Chromium loads the page and prints its DOM. Checked:
+every image plot rendered (the page's own count, data-plots-rendered == data-plots-expected > 0),
+no console message, one plot per plottable CSV and one table per other CSV (no series left
+out), and a section per element table of the topology.
+
+Exit status: 0 all passed, 1 a check failed, 77 skipped (no Chromium, or no Python with
+matplotlib for memtopo report): ctest shows SKIPPED, never passed.
+
+    check_report.py --memtopo BIN --source-dir SRC --work-dir DIR (--sim NAME | --inputs)
+"""
+
+import argparse
+import csv
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+SKIP = 77
+NEEDS_MATPLOTLIB = "needs Python 3 with matplotlib"
+BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+NON_ELEMENT_TABLES = ("meta", "sim")
+
+
+class CheckFailed(Exception):
+    pass
+
+
+class Skipped(Exception):
+    pass
+
+
+def run(cmd, timeout, env=None):
+    started = time.monotonic()
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
+    return proc, time.monotonic() - started
+
+
+def memtopo_env():
+    env = dict(os.environ)
+    env.pop("MEMTOPO_PLUGIN_PATH", None)  # the build's plugins only
+    return env
+
+
+def simulated_case(args, name):
+    """Runs the simulated device examples/devices/NAME.toml with --raw-dir: (topology, raw dir)."""
+    folder = os.path.join(args.work_dir, name)
+    shutil.rmtree(folder, ignore_errors=True)
+    os.makedirs(folder)
+    topology, raw = os.path.join(folder, "topology.toml"), os.path.join(folder, "raw")
+    device = os.path.join(args.source_dir, "examples", "devices", name + ".toml")
+    proc, took = run([args.memtopo, "run", "-q", "--device", "sim:" + device, "--raw-dir", raw, "-o", topology],
+                     600, memtopo_env())
+    print(f"{name}: memtopo run exited {proc.returncode} in {took:.1f} s")
+    if proc.returncode not in (0, 1) or not os.path.isfile(topology):
+        raise CheckFailed(f"{name}: memtopo run exited {proc.returncode}:\n{proc.stderr}")
+    return topology, raw
+
+
+def input_cases(args):
+    """tests/report/inputs/*/ holding topology.toml and raw/ (an H100 run, a simulated one, ...)."""
+    root = os.path.join(args.source_dir, "tests", "report", "inputs")
+    found = []
+    for name in sorted(os.listdir(root)) if os.path.isdir(root) else []:
+        topology, raw = os.path.join(root, name, "topology.toml"), os.path.join(root, name, "raw")
+        if os.path.isfile(topology) and os.path.isdir(raw):
+            found.append((name, topology, raw))
+    return found
+
+
+def make_report(args, name, topology, raw):
+    html = os.path.join(args.work_dir, name + ".html")
+    proc, took = run([args.memtopo, "report", topology, "--raw-dir", raw, "-o", html], 600, memtopo_env())
+    sys.stdout.write(proc.stdout)
+    if proc.returncode == 2 and NEEDS_MATPLOTLIB in proc.stderr:
+        raise Skipped(proc.stderr.strip())
+    if proc.returncode != 0:
+        raise CheckFailed(f"{name}: memtopo report exited {proc.returncode}:\n{proc.stderr}")
+    print(f"{name}: report written in {took:.1f} s ({os.path.getsize(html) // 1024} KiB)")
+    return html
+
+
+def browser():
+    for name in BROWSERS:
+        path = shutil.which(name)
+        if path:
+            return path
+    raise Skipped("no Chromium (" + ", ".join(BROWSERS) + ") on PATH: install the Debian package chromium")
+
+
+def load_in_browser(chromium, html, work_dir):
+    """The DOM after the page loaded, and the browser's console messages."""
+    profile = os.path.join(work_dir, "chromium-profile")
+    cmd = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0",
+           f"--user-data-dir={profile}", "--no-first-run", "--virtual-time-budget=10000",
+           "--dump-dom", "file://" + os.path.abspath(html)]
+    proc, _ = run(cmd, 180)
+    console = [line for line in proc.stderr.splitlines() if "CONSOLE" in line or "Uncaught" in line]
+    if proc.returncode != 0 or "<body" not in proc.stdout:
+        raise CheckFailed(f"{html}: chromium exited {proc.returncode}:\n{proc.stderr[-3000:]}")
+    if os.environ.get("MEMTOPO_REPORT_SCREENSHOTS"):
+        run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+             f"--user-data-dir={profile}", "--window-size=1400,3000", "--screenshot=" + html[:-5] + ".png",
+             "file://" + os.path.abspath(html)], 180)
+    return proc.stdout, console
+
+
+def csv_kinds(raw):
+    """Each CSV under `raw` (relative path) -> "plot" (two or more rows, every cell a number) or "table"."""
+    kinds = {}
+    for parent, _dirs, files in os.walk(raw):
+        for f in files:
+            if f.endswith(".csv"):
+                path = os.path.join(parent, f)
+                kinds[os.path.relpath(path, raw).replace(os.sep, "/")] = _csv_kind(path)
+    return kinds
+
+
+def _csv_kind(path):
+    with open(path, newline="", encoding="utf-8", errors="replace") as f:
+        rows = [r for r in csv.reader(f) if r][1:]
+    try:
+        numeric = all(math.isfinite(float(c)) for r in rows for c in r)
+    except ValueError:
+        numeric = False
+    return "plot" if len(rows) >= 2 and numeric else "table"
+
+
+def element_tables(topology):
+    """The [element] tables of a topology file (headers without a dot; not meta or sim)."""
+    with open(topology, encoding="utf-8") as f:
+        names = re.findall(r"^\[([a-z][a-z0-9_]*)\]\s*(?:#.*)?$", f.read(), re.M)
+    return [n for n in names if n not in NON_ELEMENT_TABLES]
+
+
+def check_dom(name, dom, console, topology, raw):
+    problems = []
+    body = re.search(r"<body([^>]*)>", dom)
+    attrs = dict(re.findall(r'data-([a-z-]+)="([^"]*)"', body.group(1))) if body else {}
+    expected, rendered = attrs.get("plots-expected"), attrs.get("plots-rendered")
+    if expected is None or rendered is None:
+        problems.append("the page's load script did not run (no data-plots-expected on <body>)")
+    elif not (int(expected) > 0 and rendered == expected):
+        problems.append(f"{rendered} of {expected} plots rendered")
+    problems += [f"console: {line}" for line in console]
+    plots = re.findall(r'<img class="plot" data-series="([^"]+)"', dom)
+    tables = re.findall(r'data-table-series="([^"]+)"', dom)
+    errors = re.findall(r'data-error-series="([^"]+)"', dom)
+    kinds = csv_kinds(raw)
+    want_plots = sorted(p for p, k in kinds.items() if k == "plot")
+    want_tables = sorted(p for p, k in kinds.items() if k == "table")
+    if sorted(plots) != want_plots:
+        problems.append(f"plots {len(plots)} != plottable CSVs {len(want_plots)}: "
+                        f"missing {sorted(set(want_plots) - set(plots))}, extra {sorted(set(plots) - set(want_plots))}")
+    if sorted(tables) != want_tables:
+        problems.append(f"tables {sorted(tables)} != other CSVs {want_tables}")
+    problems += [f"series not shown: {e}" for e in errors]
+    sections = set(re.findall(r'<section id="el-[^"]*" data-element="([^"]+)"', dom))
+    problems += [f"no section for [{e}]" for e in element_tables(topology) if e not in sections]
+    print(f"{name}: {len(plots)} plots rendered ({rendered}/{expected}), {len(tables)} tables, "
+          f"{len(sections)} element sections, {len(console)} console messages")
+    if problems:
+        raise CheckFailed(f"{name}:\n  " + "\n  ".join(problems))
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--memtopo", required=True)
+    p.add_argument("--source-dir", required=True)
+    p.add_argument("--work-dir", required=True)
+    which = p.add_mutually_exclusive_group(required=True)
+    which.add_argument("--sim", help="a simulated device of examples/devices (hopper-like, ...)")
+    which.add_argument("--inputs", action="store_true", help="every folder of tests/report/inputs")
+    return p.parse_args(argv)
+
+
+def main(argv=None):
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    os.makedirs(args.work_dir, exist_ok=True)
+    try:
+        chromium = browser()
+        if args.sim:
+            cases = [(args.sim + "-sim",) + simulated_case(args, args.sim)]
+        else:
+            cases = input_cases(args)
+            if not cases:
+                print("no folders with topology.toml and raw/ under tests/report/inputs: nothing to check")
+                return 0
+        for name, topology, raw in cases:
+            html = make_report(args, name, topology, raw)
+            dom, console = load_in_browser(chromium, html, args.work_dir)
+            check_dom(name, dom, console, topology, raw)
+    except Skipped as e:
+        print(f"SKIPPED: {e}")
+        return SKIP
+    except (CheckFailed, subprocess.TimeoutExpired) as e:
+        print(f"FAILED: {e}")
+        return 1
+    print("all checks passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
