@@ -10,8 +10,8 @@ h3 { font-size: 15px; margin: 18px 0 6px; }
 table { border-collapse: collapse; margin: 6px 0 12px; font-size: 13px; }
 th, td { border: 1px solid #ddd; padding: 3px 8px; text-align: left; vertical-align: top; }
 th { background: #f3f3f5; }
-td.num { font-variant-numeric: tabular-nums; white-space: nowrap; }
-td.note { color: #444; max-width: 560px; }
+td.num { font-variant-numeric: tabular-nums; max-width: 420px; }
+td.note { color: #444; min-width: 320px; max-width: 560px; }
 td.arr { max-width: 420px; font-variant-numeric: tabular-nums; }
 td.probe { white-space: nowrap; }
 .tables { display: flex; flex-wrap: wrap; gap: 12px; margin-top: 12px; align-items: flex-start; }
