@@ -118,6 +118,7 @@ int cmd_list(const std::vector<std::string>& plugin_paths, bool verbose) {
       if (!p.used.empty()) std::cout << "    uses: " << join(p.used) << "\n";
       if (p.budget_s > 0)
         std::cout << "    budget: " << format_double_short(p.budget_s) << " s (time limit unless the config sets time_limit_s)\n";
+      if (p.own_process) std::cout << "    runs in a worker process of its own\n";
       for (const auto& o : p.options)
         std::cout << "    option " << o.name << " (" << type_name(o.type) << ", default \"" << o.default_text
                   << "\"): " << o.help << "\n";

@@ -220,6 +220,8 @@ std::optional<std::string> read_needs(const mt_probe_desc& pd, ProbeInfo& info) 
     return "probe " + info.name + ": backends holds unknown bits (" + std::to_string(info.backends) +
            "); use MT_BACKEND_CUDA, MT_BACKEND_SIM or 0 for all";
   if (has_field(pd, offsetof(mt_probe_desc, budget_s) + sizeof(pd.budget_s))) info.budget_s = pd.budget_s;
+  if (has_field(pd, offsetof(mt_probe_desc, flags) + sizeof(pd.flags)))
+    info.own_process = (pd.flags & MT_PROBE_OWN_PROCESS) != 0;
   if (!(info.budget_s >= 0) || std::isinf(info.budget_s))
     return "probe " + info.name + ": budget_s must be a finite number of seconds >= 0 (0: none declared), got " +
            std::to_string(info.budget_s);

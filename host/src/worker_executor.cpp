@@ -99,6 +99,7 @@ WorkerExecutor::~WorkerExecutor() { stop(); }
 
 WorkerDevice WorkerExecutor::start() {
   worker_ = WorkerProcess::spawn(setup_);
+  worker_used_ = false;
   WorkerDevice d;
   try {
     d = await_hello(*worker_);
@@ -139,6 +140,11 @@ ProbeOutcome WorkerExecutor::run(const ProbeInfo& probe, const std::map<std::str
   outcome.probe = probe.name;
   outcome.version = probe.plugin_version;
   outcome.status = Status::Failed;
+  // A probe of its own process gets a worker no probe has run in, and none after it inherits it.
+  if (probe.own_process && worker_ && worker_used_) {
+    stop();
+    last_death_ = "ending the worker before " + probe.name + " (it runs in a process of its own)";
+  }
   if (gave_up_.empty() && !worker_) restart();
   if (!gave_up_.empty()) {
     outcome.reason = gave_up_;
@@ -146,8 +152,11 @@ ProbeOutcome WorkerExecutor::run(const ProbeInfo& probe, const std::map<std::str
     return outcome;
   }
   worker_->clear_tail();
+  worker_used_ = true;
   worker_->send(request_for(probe, inputs));  // a worker that is gone shows as Closed below
-  return await_outcome(probe, settings, std::move(outcome));
+  outcome = await_outcome(probe, settings, std::move(outcome));
+  if (probe.own_process) stop();
+  return outcome;
 }
 
 ProbeOutcome WorkerExecutor::worker_died(const ProbeInfo& probe, ProbeOutcome outcome, int wait_status) {

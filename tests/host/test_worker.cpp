@@ -3,6 +3,8 @@
 #include <csignal>
 #include <cstring>
 
+#include <toml++/toml.h>
+
 #include "helpers.hpp"
 #include "memtopo_host/child_process.hpp"
 #include "memtopo_host/config.hpp"
@@ -133,4 +135,23 @@ TEST_CASE("list -v shows a probe's declared time budget", "[host][worker][cli]")
   CHECK(r.exit_code == 0);
   CHECK(r.output.find("t-faults/over-budget  1.0.0") != std::string::npos);
   CHECK(r.output.find("    budget: 1 s (time limit unless the config sets time_limit_s)") != std::string::npos);
+}
+
+TEST_CASE("a probe of its own process: a new worker before it and after it", "[host][worker]") {
+  test::TempDir dir("own-process");
+  const fs::path out = dir / "t.toml";
+  const auto r = test::run_memtopo("run -q --device sim --plugin-path '" + test::plugin_set("pid").string() + "' -o '" +
+                                   out.string() + "'");
+  REQUIRE(r.exit_code == 0);
+  const toml::table t = toml::parse_file(out.string());
+  auto pid = [&](const char* k) { return t["pid"][k].value<int64_t>().value_or(0); };
+  CHECK(pid("a") > 0);
+  CHECK(pid("b") != pid("a"));
+  CHECK(pid("c") != pid("b"));
+  CHECK(pid("c") == pid("d"));  // the worker after it is shared again
+  const auto in_memtopo = test::run_memtopo("run -q --no-isolation --device sim --plugin-path '" +
+                                            test::plugin_set("pid").string() + "' -o '" + out.string() + "'");
+  REQUIRE(in_memtopo.exit_code == 0);
+  const toml::table u = toml::parse_file(out.string());
+  CHECK(u["pid"]["a"].value<int64_t>() == u["pid"]["b"].value<int64_t>());  // --no-isolation: one process
 }

@@ -42,6 +42,7 @@ struct ProbeInfo {
   uint32_t backends = 0;  // MT_BACKEND_* bits
   int min_cc_major = 0, min_cc_minor = 0;
   double budget_s = 0;  // declared time budget (ABI 2.1); 0: none
+  bool own_process = false;  // MT_PROBE_OWN_PROCESS (ABI 2.5): a worker of its own
   std::vector<KeySpec> keys;  // descriptions of provided keys (possibly fewer than provided)
   mt_probe_run_fn run = nullptr;  // from the plugin's descriptor
   void* user = nullptr;

@@ -77,6 +77,7 @@ class WorkerExecutor final : public ProbeExecutor {
   std::unique_ptr<WorkerProcess> worker_;
   std::string last_death_;  // "t-faults/crash crashed with SIGSEGV (signal 11)"
   std::string gave_up_;     // set once no new worker could open the device
+  bool worker_used_ = false;  // the current worker has run a probe
 };
 
 }  // namespace memtopo::host

@@ -24,7 +24,7 @@ extern "C" {
 #endif
 
 #define MEMTOPO_ABI_MAJOR 2
-#define MEMTOPO_ABI_MINOR 4
+#define MEMTOPO_ABI_MINOR 5
 
 /* Name of the single exported entry point of a plugin library. */
 #define MEMTOPO_ENTRY_POINT_NAME "memtopo_plugin_entry"
@@ -216,7 +216,15 @@ typedef struct mt_probe_desc {
    * The host kills a probe that runs past its time limit (this budget unless the config
    * overrides it; 600 s without either) and records it as failed. */
   double budget_s;
+  /* ABI 2.5: MT_PROBE_* bits. */
+  uint32_t flags;
 } mt_probe_desc;
+
+/* The probe runs in a worker process of its own: the host ends the worker before it and after
+ * it (memtopo run with isolation; --no-isolation runs it in memtopo like any other). For
+ * measurements that what earlier probes left in the process would change (docs/host.md,
+ * "Isolation"). */
+#define MT_PROBE_OWN_PROCESS 1u
 
 typedef struct mt_plugin_desc {
   uint32_t struct_size;

@@ -61,6 +61,9 @@ class Probe {
   // The wall time the probe needs at most on any device it runs on; past its time limit
   // (this budget unless the config sets time_limit_s) the host kills it and records a failure.
   Probe& budget_seconds(double s) { budget_s_ = s; return *this; }
+  // Runs in a worker process of its own (MT_PROBE_OWN_PROCESS): nothing an earlier probe left
+  // in the process reaches the measurement.
+  Probe& own_process() { flags_ |= MT_PROBE_OWN_PROCESS; return *this; }
   // Type, unit and meaning of a provided key: validates a drop-in plugin's tables.
   Probe& key(std::string name, mt_value_type type, std::string unit, std::string meaning) {
     keys_.push_back({std::move(name), type, std::move(unit), std::move(meaning)});
@@ -79,6 +82,7 @@ class Probe {
   int min_cc_minor() const { return min_cc_minor_; }
   const std::vector<KeyDoc>& keys() const { return keys_; }
   double budget_s() const { return budget_s_; }
+  uint32_t flags() const { return flags_; }
 
  private:
   std::string name_, summary_;
@@ -88,6 +92,7 @@ class Probe {
   uint32_t backends_ = 0;
   int min_cc_major_ = 0, min_cc_minor_ = 0;
   double budget_s_ = 0;
+  uint32_t flags_ = 0;
   RunFn run_;
 };
 
@@ -170,6 +175,7 @@ class PluginHolder {
       d.keys = docs_[i].empty() ? nullptr : docs_[i].data();
       d.key_count = docs_[i].size();
       d.budget_s = p.budget_s();
+      d.flags = p.flags();
       descs_.push_back(d);
     }
     desc_.struct_size = sizeof(desc_);
