@@ -13,9 +13,10 @@ from markers import SPECTRUM_PROBE, spectrum_level_markers
 from units import human_rate, short_number
 
 STREAM_COLUMNS = ("blocks_per_sm", "threads", "bytes_per_second")
-# occupancy-roofline's `op` column (plugins/occupancy-roofline/roofline_analysis.hpp, enum Op).
+# occupancy-roofline's `op` column (plugins/occupancy-roofline/roofline_analysis.hpp, enum Op;
+# tests/occupancy-roofline/test_roofline_model.cpp keeps the two in step).
 ROOFLINE_OPS = ("ffma", "dfma", "imad", "sfu", "hfma2", "hfma2_bf16", "cvt", "shared_load", "global_load_l1",
-                "global_load_l2")
+                "global_load_l2", "global_load_dram")
 
 
 def is_wide(draw):

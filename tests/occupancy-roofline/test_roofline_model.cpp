@@ -4,7 +4,9 @@
 // divergence slowdowns.
 #include <catch2/catch.hpp>
 
+#include <fstream>
 #include <functional>
+#include <iterator>
 #include <set>
 #include <string>
 #include <utility>
@@ -211,4 +213,18 @@ TEST_CASE("roofline: every instruction type has a key name and its PTX", "[roofl
   }
   CHECK(names.size() == 11);
   CHECK(find_op("fp8") == nullptr);
+}
+
+TEST_CASE("roofline: the report names the op column as the probe numbers it", "[roofline]") {
+  std::ifstream in(std::string(MEMTOPO_SOURCE_DIR) + "/host/report/plot_special.py");
+  REQUIRE(in);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t begin = text.find("ROOFLINE_OPS = (");
+  REQUIRE(begin != std::string::npos);
+  const std::string tuple = text.substr(begin, text.find(')', begin) - begin);
+  std::vector<std::string> listed;
+  for (size_t q = tuple.find('"'); q != std::string::npos; q = tuple.find('"', tuple.find('"', q + 1) + 1))
+    listed.push_back(tuple.substr(q + 1, tuple.find('"', q + 1) - q - 1));
+  REQUIRE(listed.size() == ops().size());
+  for (size_t i = 0; i < listed.size(); ++i) CHECK(listed[i] == ops()[i].name);
 }
