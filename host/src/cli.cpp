@@ -53,9 +53,6 @@ Config maybe_load_config(const std::string& path, const Registry& reg) {
   return load_config(path, reg);  // ConfigError handled by the caller
 }
 
-namespace {
-
-// "a,b" -> a, b (each --only or --skip value; list_entry_error has refused empty entries).
 std::vector<std::string> split_lists(const std::vector<std::string>& values) {
   std::vector<std::string> out;
   for (const auto& v : values) {
@@ -66,8 +63,6 @@ std::vector<std::string> split_lists(const std::vector<std::string>& values) {
   }
   return out;
 }
-
-}  // namespace
 
 Selection effective_selection(const SelectionArgs& a, const Config& cfg) {
   Selection sel;
@@ -173,29 +168,10 @@ int cmd_plan(const SelectionArgs& a) {
 
 // --------------------------------------------------------------------------- validate
 
-// The TOML of `file`, or nullopt after saying why it cannot be read (validate exits 2 then).
-std::optional<toml::table> read_toml_or_report(const std::string& file) {
-  std::error_code ec;
-  if (fs::is_directory(file, ec)) {
-    std::cerr << file << ": is a folder; name a TOML file\n";
-    return std::nullopt;
-  }
-  try {
-    return toml::parse_file(file);
-  } catch (const toml::parse_error& e) {
-    const auto& b = e.source().begin;
-    if (b.line == 0)  // toml++ reports unreadable files without a position
-      std::cerr << file << ": cannot read: " << e.description() << "\n";
-    else
-      std::cerr << file << ":" << b.line << ":" << b.column << ": TOML syntax error: " << e.description() << "\n";
-    return std::nullopt;
-  }
-}
-
 // A simulated device description, checked by the simulator's own reader (limits included)
 // without building the device: what --device sim:FILE would say, without running anything.
 int cmd_validate_device(const std::string& file) {
-  if (!read_toml_or_report(file)) return kExitUsage;
+  if (!read_toml_or_report(file, "a TOML file")) return kExitUsage;
   try {
     engine::check_sim_description(file);
   } catch (const std::exception& e) {
@@ -207,7 +183,7 @@ int cmd_validate_device(const std::string& file) {
 }
 
 int cmd_validate(const std::string& file, const std::vector<std::string>& plugin_paths) {
-  const std::optional<toml::table> parsed = read_toml_or_report(file);
+  const std::optional<toml::table> parsed = read_toml_or_report(file, "a TOML file");
   if (!parsed) return kExitUsage;
   const toml::table& root = *parsed;
   // The installed plugins' keys are checked against their declarations; what no plugin here

@@ -5,9 +5,12 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include <toml++/toml.h>
 
 #include "memtopo/engine.hpp"
 #include "memtopo_host/config.hpp"
@@ -56,6 +59,13 @@ std::unique_ptr<engine::Device> open_device_arg(const SelectionArgs& a, const Co
 std::filesystem::path prepare_raw_dir(const RunArgs& a, const Config& cfg);
 
 int cmd_run(const RunArgs& a);
+
+// The TOML of `file`, or nullopt after saying on stderr why it cannot be read: no such file or a
+// folder ("name <what_to_name>"), FILE:LINE:COL for a syntax error (read_toml.cpp).
+std::optional<toml::table> read_toml_or_report(const std::string& file, const std::string& what_to_name);
+// "a,b" -> a, b for each value of a repeatable option (--only, --skip); empty entries are
+// refused by the option's own check.
+std::vector<std::string> split_lists(const std::vector<std::string>& values);
 // A --format value `run` refuses ("" when it is toml or json): the message names the formats.
 std::string run_format_error(const std::string& value);
 

@@ -30,44 +30,15 @@ struct DiffArgs {
 // The topology in `file`, or nullopt after saying on stderr what is wrong with it (as
 // `memtopo validate` does: FILE:LINE:COL for a TOML syntax error).
 std::optional<toml::table> read_topology_or_report(const std::string& file) {
-  std::error_code ec;
-  if (!fs::exists(file, ec)) {
-    std::cerr << file << ": no such file; memtopo diff compares two topology files (memtopo diff A.toml B.toml)\n";
-    return std::nullopt;
-  }
-  if (fs::is_directory(file, ec)) {
-    std::cerr << file << ": is a folder; name a topology TOML file\n";
-    return std::nullopt;
-  }
-  toml::table doc;
-  try {
-    doc = toml::parse_file(file);
-  } catch (const toml::parse_error& e) {
-    const auto& b = e.source().begin;
-    if (b.line == 0)  // toml++ reports unreadable files without a position
-      std::cerr << file << ": cannot read: " << e.description() << "\n";
-    else
-      std::cerr << file << ":" << b.line << ":" << b.column << ": TOML syntax error: " << e.description() << "\n";
-    return std::nullopt;
-  }
-  if (!doc["meta"].is_table()) {
+  std::optional<toml::table> doc =
+      read_toml_or_report(file, "a topology file; memtopo diff compares two (memtopo diff A.toml B.toml)");
+  if (!doc) return std::nullopt;
+  if (!(*doc)["meta"].is_table()) {
     std::cerr << file << ": not a topology file (no [meta] table); memtopo diff compares files `memtopo run` wrote"
-              << (doc.contains("device") ? " (this looks like a simulated device description)" : "") << "\n";
+              << (doc->contains("device") ? " (this looks like a simulated device description)" : "") << "\n";
     return std::nullopt;
   }
   return doc;
-}
-
-// "l1d,l2" and repeated --only -> l1d, l2 (empty entries are refused by the option's check).
-std::vector<std::string> split_commas(const std::vector<std::string>& values) {
-  std::vector<std::string> out;
-  for (const auto& v : values) {
-    size_t begin = 0;
-    for (size_t comma; (comma = v.find(',', begin)) != std::string::npos; begin = comma + 1)
-      out.push_back(v.substr(begin, comma - begin));
-    out.push_back(v.substr(begin));
-  }
-  return out;
 }
 
 std::string only_entry_error(const std::string& value) {
@@ -83,7 +54,7 @@ int cmd_diff(const DiffArgs& args) {
   if (!a || !b) return kExitUsage;
   DiffOptions options;
   options.tolerance_percent = args.tolerance_percent;
-  options.only = split_commas(args.only);
+  options.only = split_lists(args.only);
   TopologyDiff diff;
   try {
     diff = diff_topologies(*a, *b, options);

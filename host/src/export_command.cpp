@@ -46,25 +46,6 @@ TopologyFormat chosen_format(const ExportArgs& a) {
   return ends_with(a.output, ".toml") ? TopologyFormat::Toml : TopologyFormat::Json;
 }
 
-// The parsed file, or nothing after saying why it cannot be read (as `memtopo validate` does).
-std::optional<toml::table> read_topology(const std::string& file) {
-  std::error_code ec;
-  if (fs::is_directory(file, ec)) {
-    std::cerr << file << ": is a folder; name a topology TOML file\n";
-    return std::nullopt;
-  }
-  try {
-    return toml::parse_file(file);
-  } catch (const toml::parse_error& e) {
-    const auto& b = e.source().begin;
-    if (b.line == 0)  // toml++ reports unreadable files without a position
-      std::cerr << file << ": cannot read: " << e.description() << "\n";
-    else
-      std::cerr << file << ":" << b.line << ":" << b.column << ": TOML syntax error: " << e.description() << "\n";
-    return std::nullopt;
-  }
-}
-
 // Whether the file passes the topology schema; each error is reported with its line.
 bool valid_topology(const std::string& file, const toml::table& doc) {
   const auto errors = validate_topology(toml_to_json(doc));
@@ -106,7 +87,7 @@ int cmd_export(const ExportArgs& a) {
   const TopologyFormat format = chosen_format(a);
   const OutputTarget out = resolve_output(a.output.empty() ? "-" : a.output);
   if (a.schema) return write_or_report(out, std::string(topology_schema_text()));
-  const std::optional<toml::table> doc = read_topology(a.file);
+  const std::optional<toml::table> doc = read_toml_or_report(a.file, "a topology file written by `memtopo run`");
   if (!doc) return kExitUsage;
   if (!valid_topology(a.file, *doc)) return kExitIncomplete;
   std::string text;

@@ -120,26 +120,7 @@ std::optional<fs::path> find_script(std::vector<std::string>& looked) {
 
 // The topology must exist and parse: FILE:LINE:COL for a syntax error, as `memtopo validate`.
 bool topology_readable(const std::string& file) {
-  std::error_code ec;
-  if (!fs::exists(file, ec)) {
-    std::cerr << "memtopo: " << file << ": no such file; name a topology file written by `memtopo run`\n";
-    return false;
-  }
-  if (fs::is_directory(file, ec)) {
-    std::cerr << "memtopo: " << file << ": is a folder; name a topology file\n";
-    return false;
-  }
-  try {
-    (void)toml::parse_file(file);
-  } catch (const toml::parse_error& e) {
-    const auto& b = e.source().begin;
-    if (b.line == 0)
-      std::cerr << file << ": cannot read: " << e.description() << "\n";
-    else
-      std::cerr << file << ":" << b.line << ":" << b.column << ": TOML syntax error: " << e.description() << "\n";
-    return false;
-  }
-  return true;
+  return read_toml_or_report(file, "a topology file written by `memtopo run`").has_value();
 }
 
 void check_paths(const ReportArgs& a) {

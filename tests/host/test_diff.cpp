@@ -222,7 +222,7 @@ TEST_CASE("diff: unreadable files and bad options exit 2 and say why", "[host][d
     std::string args, message;
   };
   const Case cases[] = {
-      {"base.toml missing.toml", "missing.toml: no such file; memtopo diff compares two topology files"},
+      {"base.toml missing.toml", "missing.toml: no such file; name a topology file; memtopo diff compares two"},
       {"base.toml broken.toml", "broken.toml:3:"},
       {"base.toml device.toml", "device.toml: not a topology file (no [meta] table)"},
       {"base.toml .", ".: is a folder"},
