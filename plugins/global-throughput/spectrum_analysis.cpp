@@ -208,12 +208,12 @@ Spectrum analyse_spectrum(const std::vector<double>& cycles, const std::vector<S
     return s;
   }
   const Groups g = split_at_gaps(cycles, o);
+  s.level_of = g.level_of;  // every sample's, -1 where no level holds it
   if (g.levels.empty()) {
     s.reason = g.reason;
     return s;
   }
   s.levels = g.levels;
-  s.level_of = g.level_of;
   std::array<size_t, kSegments> totals{};
   for (size_t i = 0; i < cycles.size(); ++i) {
     ++totals[index_of(segment[i])];

@@ -299,3 +299,14 @@ TEST_CASE("spectrum: three H100 runs split DRAM's near and far homes alike", "[s
     CHECK(names == std::vector<std::string>{"l1", "l2_1", "l2_2", "dram_1", "dram_2"});
   }
 }
+
+TEST_CASE("spectrum: a run too short for any level still gives every sample its (no) level", "[spectrum]") {
+  // One round (the option's smallest value) gives a handful of samples, each its own outlier:
+  // the raw series writer reads level_of for every sample.
+  const std::vector<double> cycles = {30, 280, 600, 900, 1500};
+  const std::vector<Segment> segment(cycles.size(), Segment::Dram);
+  const Spectrum s = analyse_spectrum(cycles, segment, 30);
+  CHECK(s.levels.empty());
+  CHECK_FALSE(s.reason.empty());
+  CHECK(s.level_of == std::vector<int32_t>(cycles.size(), -1));
+}
