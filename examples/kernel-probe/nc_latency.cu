@@ -50,5 +50,6 @@ MEMTOPO_PLUGIN("example-kernel", "1.0.0",
                    .key("example_kernel.nc_latency_cycles", MT_VALUE_FLOAT, "cycles",
                         "cycles per dependent ld.global.nc load over a warm footprint")
                    .option("footprint_bytes", MT_VALUE_INT, "16384", "bytes chased (a power of two of 128 B lines)")
+                   .range("128", "1073741824")
                    .backends(MT_BACKEND_CUDA)
                    .run(measure))

@@ -25,6 +25,9 @@ def parse_args(argv):
     parser.add_argument("topology", help="topology TOML written by memtopo run")
     parser.add_argument("--raw-dir", default="", help="the --raw-dir of that run (CSV series)")
     parser.add_argument("-o", "--output", required=True, help="HTML file to write")
+    # Used by `memtopo report`, which writes the page to its real output itself.
+    parser.add_argument("--shown-as", default="", help=argparse.SUPPRESS)
+    parser.add_argument("--summary-file", default="", help=argparse.SUPPRESS)
     return parser.parse_args(argv)
 
 
@@ -89,8 +92,15 @@ def main(argv=None):
     plots = sum(1 for i in rendered if i.kind == "plot")
     tables = sum(1 for i in rendered if i.kind == "table")
     errors = sum(1 for i in rendered if i.kind == "error")
-    print(f"memtopo report: wrote {args.output}: {len(rendered)} series, {plots} plots, {tables} tables"
-          + (f", {errors} not shown (see above)" if errors else ""))
+    summary = (f"memtopo report: wrote {args.shown_as or args.output}: {len(rendered)} series, {plots} plots, "
+               f"{tables} tables" + (f", {errors} not shown (see above)" if errors else ""))
+    if not args.raw_dir:
+        summary += " (no --raw-dir: values only, no plots)"
+    if args.summary_file:
+        with open(args.summary_file, "w", encoding="utf-8") as f:
+            f.write(summary + "\n")
+    else:
+        print(summary)
     return EXIT_INCOMPLETE if errors else EXIT_OK
 
 

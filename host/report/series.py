@@ -2,9 +2,12 @@
 then numeric rows (docs/host.md, "Raw series")."""
 
 import csv
+import io
 import math
 import os
 from dataclasses import dataclass, field
+
+import topology
 
 
 @dataclass
@@ -59,10 +62,15 @@ def read(path, raw_dir):
     folder = "" if rel_folder == "." else rel_folder.replace(os.sep, "/")
     series = Series(folder, os.path.basename(path)[:-4], path)
     try:
-        with open(path, newline="", encoding="utf-8", errors="replace") as f:
-            table = [row for row in csv.reader(f) if row]
-    except OSError as e:
-        series.problem = f"cannot read: {e.strerror}"
+        data = topology.read_input_bytes(path, "a CSV series")
+    except topology.InputError as e:
+        series.problem = str(e)
+        return series
+    try:
+        text = data.decode("utf-8", errors="replace")
+        table = [row for row in csv.reader(io.StringIO(text, newline="")) if row]
+    except csv.Error as e:
+        series.problem = f"not a CSV file: {e}"
         return series
     if not table:
         series.problem = "empty file"

@@ -1,6 +1,8 @@
 """The topology file as the report reads it: element tables, per-key provenance, probe
 outcomes (docs/format.md)."""
 
+import os
+import stat
 import tomllib
 from dataclasses import dataclass, field
 
@@ -58,18 +60,48 @@ class Topology:
         return info.value if info else default
 
 
-def load(path):
-    """Reads and organises `path`; InputError when it cannot."""
+# The most bytes an input may hold, as for every memtopo reader (docs/host.md, "Guarantees").
+MAX_INPUT_BYTES = 64 << 20
+
+
+def read_input_bytes(path, what):
+    """The bytes of a regular file of at most MAX_INPUT_BYTES; OSError-free: InputError says why."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file; name {what}")
+    except OSError as e:
+        raise InputError(f"{path}: cannot read: {e.strerror}; name {what}")
+    if stat.S_ISDIR(st.st_mode):
+        raise InputError(f"{path}: is a folder; name {what}")
+    if not stat.S_ISREG(st.st_mode):
+        raise InputError(f"{path}: is not a regular file (a FIFO or a device); name {what}")
+    if st.st_size > MAX_INPUT_BYTES:
+        raise InputError(f"{path}: is larger than the {MAX_INPUT_BYTES >> 20} MiB an input may have; name {what}")
     try:
         with open(path, "rb") as f:
-            root = tomllib.load(f)
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file; name a topology file written by `memtopo run`")
-    except IsADirectoryError:
-        raise InputError(f"{path}: is a folder; name a topology file")
+            return f.read(MAX_INPUT_BYTES + 1)
+    except OSError as e:
+        raise InputError(f"{path}: cannot read: {e.strerror}")
+
+
+def load(path):
+    """Reads and organises `path`; InputError when it cannot, or when it holds nothing to report."""
+    data = read_input_bytes(path, "a topology file written by `memtopo run`")
+    try:
+        root = tomllib.loads(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise InputError(f"{path}: is not UTF-8 text; name a topology file written by `memtopo run`")
     except tomllib.TOMLDecodeError as e:
         raise InputError(f"{path}: TOML syntax error: {e}")
-    return _organise(path, root)
+    if not isinstance(root.get("meta"), dict):
+        hint = (" (it looks like a simulated device description: `memtopo run --device sim:FILE` measures it)"
+                if "device" in root else "")
+        raise InputError(f"{path}: has no [meta] table, so it is not a topology written by `memtopo run`{hint}")
+    topo = _organise(path, root)
+    if not any(topo.elements.values()):
+        raise InputError(f"{path}: holds no measured values (no element table has a key); nothing to report")
+    return topo
 
 
 def _organise(path, root):

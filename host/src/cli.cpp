@@ -9,11 +9,13 @@
 #include <vector>
 
 #include <CLI/CLI.hpp>
+#include <spdlog/pattern_formatter.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include "cli_internal.hpp"
 #include "memtopo_host/schema.hpp"
+#include "memtopo_host/terminal_text.hpp"
 #include "memtopo_host/validate.hpp"
 
 namespace memtopo::host {
@@ -22,11 +24,29 @@ namespace fs = std::filesystem;
 
 namespace cli {
 
+namespace {
+
+// %v with control characters escaped: messages carry device names, probe reasons and notes.
+// Line breaks stay (a crash's reason quotes the worker's last lines); a device name, which
+// must not forge a line, is escaped whole where it is logged.
+class EscapedMessage : public spdlog::custom_flag_formatter {
+ public:
+  void format(const spdlog::details::log_msg& msg, const std::tm&, spdlog::memory_buf_t& dest) override {
+    const std::string text = terminal_lines(std::string(msg.payload.data(), msg.payload.size()));
+    dest.append(text.data(), text.data() + text.size());
+  }
+  std::unique_ptr<custom_flag_formatter> clone() const override { return std::make_unique<EscapedMessage>(); }
+};
+
+}  // namespace
+
 void setup_logging(bool quiet, bool verbose) {
   static bool created = false;
   if (!created) {
     auto logger = spdlog::stderr_color_mt("memtopo");
-    logger->set_pattern("%^%l%$: %v");
+    auto formatter = std::make_unique<spdlog::pattern_formatter>();
+    formatter->add_flag<EscapedMessage>('*').set_pattern("%^%l%$: %*");
+    logger->set_formatter(std::move(formatter));
     spdlog::set_default_logger(logger);
     created = true;
   }
@@ -115,8 +135,8 @@ int cmd_list(const std::vector<std::string>& plugin_paths, bool verbose) {
         std::cout << "    budget: " << format_double_short(p.budget_s) << " s (time limit unless the config sets time_limit_s)\n";
       if (p.own_process) std::cout << "    runs in a worker process of its own\n";
       for (const auto& o : p.options)
-        std::cout << "    option " << o.name << " (" << type_name(o.type) << ", default \"" << o.default_text
-                  << "\"): " << o.help << "\n";
+        std::cout << "    option " << o.name << " (" << type_name(o.type) << ", default \"" << o.default_text << "\""
+                  << (o.range_text().empty() ? "" : ", range " + o.range_text()) << "): " << o.help << "\n";
       for (const auto& k : p.keys)
         std::cout << "    key " << k.key << " (" << type_name(k.type) << (k.unit.empty() ? "" : ", " + k.unit)
                   << "): " << k.meaning << "\n";
@@ -214,6 +234,12 @@ std::string list_entry_error(const std::string& value) {
          "device-info,data-cache)";
 }
 
+// A value of --raw-dir: "" would silently mean "no raw series".
+std::string non_empty_folder_error(const std::string& value) {
+  return value.empty() ? "the folder name is empty; name a folder, or leave the option out to write no raw series"
+                       : "";
+}
+
 // "unknown command 'X'" with the commands, where CLI11 would only say that one is required.
 std::string unknown_command_error(const CLI::App& app, const std::vector<std::string>& args) {
   if (args.empty() || args[0].empty() || args[0][0] == '-') return "";
@@ -271,7 +297,8 @@ std::unique_ptr<CLI::App> make_app(CliArgs& args) {
 
   args.run_cmd = app->add_subcommand("run", "Measure and write the topology file");
   add_selection(args.run_cmd, args.run);
-  args.run_cmd->add_option("--raw-dir", args.run.raw_dir, "Write the data series behind results as CSV here");
+  args.run_cmd->add_option("--raw-dir", args.run.raw_dir, "Write the data series behind results as CSV here")
+      ->check(non_empty_folder_error);
   args.run_cmd->add_flag("--resume", args.run.resume, "Continue an interrupted run from OUT.journal");
   args.run_cmd->add_flag("-q,--quiet", args.run.quiet, "Only warnings, errors and the summary of what was measured");
   args.run_cmd->add_flag("-v,--verbose", args.run.verbose, "Debug output");

@@ -57,12 +57,17 @@ std::unique_ptr<engine::Device> open_device_arg(const SelectionArgs& a, const Co
 // The raw-series folder (--raw-dir, else [run] raw_dir; empty: none), created and checked
 // writable before anything is measured; a usage error names it otherwise (raw_dir.cpp).
 std::filesystem::path prepare_raw_dir(const RunArgs& a, const Config& cfg);
+// The raw-series folder as named (--raw-dir, else [run] raw_dir), not yet made; empty: none.
+std::filesystem::path raw_dir_of(const RunArgs& a, const Config& cfg);
 
 int cmd_run(const RunArgs& a);
 
 // The TOML of `file`, or nullopt after saying on stderr why it cannot be read: no such file or a
 // folder ("name <what_to_name>"), FILE:LINE:COL for a syntax error (read_toml.cpp).
 std::optional<toml::table> read_toml_or_report(const std::string& file, const std::string& what_to_name);
+// The same, and the file must be a topology (a [meta] table): a simulated device description is
+// named as one. `what_for` ends "name a topology file; <what_for>".
+std::optional<toml::table> read_topology_or_report(const std::string& file, const std::string& what_for);
 // "a,b" -> a, b for each value of a repeatable option (--only, --skip); empty entries are
 // refused by the option's own check.
 std::vector<std::string> split_lists(const std::vector<std::string>& values);

@@ -8,7 +8,10 @@
 #include <regex>
 #include <sstream>
 
+#include "memtopo/engine.hpp"
+#include "memtopo/errors.hpp"
 #include "memtopo_host/plan.hpp"
+#include "memtopo_host/probe_executor.hpp"
 #include "memtopo_host/schema.hpp"
 
 namespace memtopo::host {
@@ -29,13 +32,15 @@ struct Checker {
     errors.push_back(name + ":" + std::to_string(at.source().begin.line) + ": " + message);
   }
 
-  // A time limit: a number of seconds > 0.
+  // A time limit: a number of seconds > 0 and at most kMaxTimeLimitS (a limit the clock
+  // cannot hold would fire at once).
   std::optional<double> time_limit(const toml::node& node, const std::string& where) {
     std::optional<double> v;
     if (auto i = node.as_integer()) v = static_cast<double>(i->get());
     else if (auto f = node.as_floating_point()) v = f->get();
-    if (v && *v > 0 && std::isfinite(*v)) return v;
-    error(node, where + " must be a number of seconds > 0, e.g. 600");
+    if (v && *v > 0 && *v <= kMaxTimeLimitS) return v;
+    error(node, where + " must be a number of seconds > 0 and at most " + format_double(kMaxTimeLimitS) +
+                    " (about 11.6 days), e.g. 600");
     return std::nullopt;
   }
 
@@ -85,7 +90,7 @@ void read_run_table(const toml::node& node, const Registry& registry, Checker& c
         }
       }
       // An empty list would select nothing, which the planner reads as "everything".
-      if (keys && rn.is_array() && list.empty())
+      if (keys && rn.is_array() && rn.as_array()->empty())
         c.error(rn, "[run] probes is empty; remove the key to run every probe, or name the probes to run");
       (keys ? cfg.probes : cfg.skip) = list;
     } else if (r == "device" || r == "raw_dir") {
@@ -93,6 +98,8 @@ void read_run_table(const toml::node& node, const Registry& registry, Checker& c
         if (r == "device") {
           if (const std::string problem = device_spec_error(s->get()); !problem.empty()) c.error(rn, "[run] device: " + problem);
           cfg.device = s->get();
+        } else if (s->get().empty()) {
+          c.error(rn, "[run] raw_dir is empty; name a folder, or remove the key to write no raw series");
         } else {
           cfg.raw_dir = s->get();
         }
@@ -150,6 +157,10 @@ void read_probe_options(const toml::node& node, const Registry& registry, Checke
         c.error(on, "option " + oname + " of " + pname + ": " + err);
         continue;
       }
+      if (auto bad = spec->out_of_range(*v)) {
+        c.error(on, "[probes.\"" + pname + "\"] " + *bad + " (memtopo list -v shows each option's range)");
+        continue;
+      }
       cfg.options[pname][oname] = *v;
     }
   }
@@ -196,16 +207,13 @@ std::string device_spec_error(const std::string& spec) {
 }
 
 Config load_config(const std::filesystem::path& file, const Registry& registry) {
-  std::error_code ec;
-  // A folder opens as a stream and reads as an empty file: everything would run unconfigured.
-  if (std::filesystem::is_directory(file, ec))
-    throw ConfigError({file.string() + ": is a folder, not a config file; name the TOML file (--config FILE)"});
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw ConfigError({file.string() + ": cannot read the config file: " + std::strerror(errno)});
-  std::stringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) throw ConfigError({file.string() + ": cannot read the config file: " + std::strerror(errno)});
-  return parse_config(ss.str(), file.string(), registry);
+  std::string text;
+  try {
+    text = engine::read_input_file(file.string(), "the config's TOML file (--config FILE)");
+  } catch (const Error& e) {
+    throw ConfigError({e.what()});
+  }
+  return parse_config(text, file.string(), registry);
 }
 
 }  // namespace memtopo::host

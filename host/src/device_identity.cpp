@@ -57,12 +57,7 @@ nlohmann::json device_identity(const mt_device_info& info, const std::string& de
 std::string device_description_text(const mt_device_info& info, const std::string& description) {
   if (std::string(info.backend) != "sim") return "";
   if (description.rfind("sim:", 0) != 0) return engine::sim_builtin_description();
-  const std::string path = description.substr(4);
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (!in) throw std::runtime_error(path + ": cannot read the simulated device description to record its identity");
-  return text.str();
+  return engine::read_input_file(description.substr(4), "the simulated device description to record its identity");
 }
 
 std::vector<std::string> identity_differences(const nlohmann::json& journal, const nlohmann::json& device) {

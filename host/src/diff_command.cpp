@@ -12,6 +12,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli_internal.hpp"
+#include "memtopo_host/terminal_text.hpp"
 #include "memtopo_host/topology_diff.hpp"
 
 namespace memtopo::host::cli {
@@ -27,30 +28,30 @@ struct DiffArgs {
   std::vector<std::string> only;
 };
 
-// The topology in `file`, or nullopt after saying on stderr what is wrong with it (as
-// `memtopo validate` does: FILE:LINE:COL for a TOML syntax error).
-std::optional<toml::table> read_topology_or_report(const std::string& file) {
-  std::optional<toml::table> doc =
-      read_toml_or_report(file, "a topology file; memtopo diff compares two (memtopo diff A.toml B.toml)");
-  if (!doc) return std::nullopt;
-  if (!(*doc)["meta"].is_table()) {
-    std::cerr << file << ": not a topology file (no [meta] table); memtopo diff compares files `memtopo run` wrote"
-              << (doc->contains("device") ? " (this looks like a simulated device description)" : "") << "\n";
-    return std::nullopt;
-  }
-  return doc;
-}
-
 std::string only_entry_error(const std::string& value) {
   if (!value.empty() && value.front() != ',' && value.back() != ',' && value.find(",,") == std::string::npos) return "";
   return "'" + value + "' has an empty entry; name element tables separated by commas (e.g. l1d,l2)";
 }
 
+// A value of --tolerance-percent: a percentage from 0 to 100 (CLI11's own range check prints
+// the largest double in full).
+std::string tolerance_error(const std::string& value) {
+  double v = 0;
+  try {
+    size_t used = 0;
+    v = std::stod(value, &used);
+    if (used != value.size()) v = -1;
+  } catch (const std::exception&) {
+    v = -1;
+  }
+  if (v >= 0 && v <= 100) return "";  // NaN fails both comparisons
+  return "'" + value + "' is not a percentage from 0 to 100; give e.g. 3";
+}
+
 int cmd_diff(const DiffArgs& args) {
-  if (!std::isfinite(args.tolerance_percent))  // CLI11's NonNegativeNumber lets nan through
-    throw UsageError("--tolerance-percent: not a finite number; give a percentage, 0 or more (e.g. 3)");
-  const std::optional<toml::table> a = read_topology_or_report(args.a);
-  const std::optional<toml::table> b = read_topology_or_report(args.b);
+  const std::string hint = "memtopo diff compares two (memtopo diff A.toml B.toml)";
+  const std::optional<toml::table> a = read_topology_or_report(args.a, hint);
+  const std::optional<toml::table> b = read_topology_or_report(args.b, hint);
   if (!a || !b) return kExitUsage;
   DiffOptions options;
   options.tolerance_percent = args.tolerance_percent;
@@ -65,7 +66,7 @@ int cmd_diff(const DiffArgs& args) {
   if (args.format == "json")
     std::cout << diff_to_json(diff, side_a, side_b).dump(2) << "\n";
   else
-    std::cout << render_diff_text(diff, side_a, side_b);
+    std::cout << terminal_lines(render_diff_text(diff, side_a, side_b));
   return diff.equal() ? kExitOk : kExitIncomplete;
 }
 
@@ -80,7 +81,7 @@ ExtraCommand add_diff_command(CLI::App& app) {
   sub->add_option("--format", args->format, "text (default) or json")->check(CLI::IsMember({"text", "json"}));
   sub->add_option("--tolerance-percent", args->tolerance_percent,
                   "Relative difference up to which floating-point values count as equal (default 3)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(tolerance_error);
   sub->add_option("--only", args->only, "Compare only these element tables (comma-separated or repeated: l1d,l2)")
       ->allow_extra_args(false)
       ->check(only_entry_error);

@@ -87,6 +87,7 @@ int cmd_export(const ExportArgs& a) {
   const TopologyFormat format = chosen_format(a);
   const OutputTarget out = resolve_output(a.output.empty() ? "-" : a.output);
   if (a.schema) return write_or_report(out, std::string(topology_schema_text()));
+  refuse_output_over_inputs("-o", a.output, {{"the topology", a.file}});
   const std::optional<toml::table> doc = read_toml_or_report(a.file, "a topology file written by `memtopo run`");
   if (!doc) return kExitUsage;
   if (!valid_topology(a.file, *doc)) return kExitIncomplete;

@@ -4,8 +4,11 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
+#include <sstream>
 #include <stdexcept>
+
+#include "memtopo/engine.hpp"
+#include "memtopo/errors.hpp"
 
 namespace memtopo::host {
 
@@ -103,24 +106,49 @@ JournalWriter::~JournalWriter() { close(); }
 
 void JournalWriter::open_new(const std::filesystem::path& path, const nlohmann::json& header) {
   close();
-  path_ = path;
-  file_ = std::fopen(path.c_str(), "w");
-  if (!file_) throw std::runtime_error("cannot create journal " + path.string() + ": " + std::strerror(errno));
-  write_line(dump_line(header));
+  // The header is written beside the journal and renamed into place: a full disk leaves no
+  // journal rather than an empty one that every later --resume would stumble on.
+  const std::filesystem::path temp(path.string() + ".new");
+  path_ = temp;
+  file_ = std::fopen(temp.c_str(), "w");
+  if (!file_) throw std::runtime_error("cannot create journal " + temp.string() + ": " + std::strerror(errno));
+  try {
+    write_line(dump_line(header));
+  } catch (...) {
+    close();
+    std::remove(temp.c_str());
+    throw;
+  }
+  if (std::rename(temp.c_str(), path.c_str()) != 0) {
+    const std::string why = std::strerror(errno);
+    close();
+    std::remove(temp.c_str());
+    throw std::runtime_error("cannot create journal " + path.string() + ": " + why);
+  }
+  path_ = path;  // the open stream now writes the renamed file
 }
 
 void JournalWriter::open_append(const std::filesystem::path& path) {
   close();
   path_ = path;
-  file_ = std::fopen(path.c_str(), "a");
+  file_ = std::fopen(path.c_str(), "a+");
   if (!file_) throw std::runtime_error("cannot open journal " + path.string() + ": " + std::strerror(errno));
+  // A run killed mid-record leaves a torn last line: the next record starts on a line of its
+  // own, or it would be glued to the torn one and lost with it.
+  if (std::fseek(file_, 0, SEEK_END) == 0 && std::ftell(file_) > 0 && std::fseek(file_, -1, SEEK_END) == 0 &&
+      std::fgetc(file_) != '\n') {
+    std::fseek(file_, 0, SEEK_END);
+    write_raw("\n");
+  }
 }
 
 void JournalWriter::append(const ProbeOutcome& outcome) { write_line(dump_line(outcome_to_json(outcome))); }
 
-void JournalWriter::write_line(const std::string& line) {
+void JournalWriter::write_line(const std::string& line) { write_raw(line + "\n"); }
+
+void JournalWriter::write_raw(const std::string& text) {
   if (!file_) throw std::runtime_error("journal is not open");
-  if (std::fputs((line + "\n").c_str(), file_) < 0 || std::fflush(file_) != 0 || ::fsync(::fileno(file_)) != 0)
+  if (std::fputs(text.c_str(), file_) < 0 || std::fflush(file_) != 0 || ::fsync(::fileno(file_)) != 0)
     throw std::runtime_error("cannot write journal " + path_.string() + ": " + std::strerror(errno));
 }
 
@@ -130,8 +158,13 @@ void JournalWriter::close() {
 }
 
 JournalContents read_journal(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error("cannot read journal " + path.string());
+  std::string text;
+  try {
+    text = engine::read_input_file(path.string(), "the journal of an earlier run (OUT.journal)");
+  } catch (const Error& e) {
+    throw std::runtime_error(std::string("cannot read journal: ") + e.what());
+  }
+  std::istringstream in(text);
   return read_journal(in, path.string());
 }
 
@@ -147,6 +180,11 @@ JournalContents read_journal(std::istream& in, const std::string& path) {
     if (number == 1) {
       if (j.is_discarded() || !j.is_object() || !j.contains("memtopo_journal"))
         throw std::runtime_error(path + ":1: not a memtopo journal");
+      const nlohmann::json& format = j["memtopo_journal"];
+      if (!format.is_number_integer() || format.get<int64_t>() < 1 || format.get<int64_t>() > kJournalFormat)
+        throw std::runtime_error(path + ":1: journal format " + format.dump() + " is not one this memtopo reads (1 to " +
+                                 std::to_string(kJournalFormat) +
+                                 "); it was written by another memtopo: resume with that one, or delete the journal");
       // Resume reads these as strings; any other type would escape it as a JSON type error.
       for (const char* k : {"device_spec", "backend", "tool_version", "created_utc"})
         if (j.contains(k) && !j[k].is_string())

@@ -59,6 +59,20 @@ void write_stdout(const std::string& text) {
   write_all(STDOUT_FILENO, text, "stdout");
 }
 
+// Files are written beside the output under longer names (OUT.journal.prev, .OUT.tmp.PID):
+// a name that leaves no room for them would fail only after measuring.
+void check_name_length(const std::string& arg, const fs::path& path, const fs::path& dir) {
+  constexpr size_t kLongestSuffix = 16;
+  const long limit = ::pathconf(dir.c_str(), _PC_NAME_MAX);
+  const size_t name_max = limit > 0 ? static_cast<size_t>(limit) : 255;
+  const size_t length = path.filename().string().size();
+  if (length + kLongestSuffix <= name_max) return;
+  throw UsageError("-o " + arg + ": the file name is " + std::to_string(length) +
+                   " bytes long; memtopo writes files beside it with names up to " + std::to_string(kLongestSuffix) +
+                   " bytes longer (OUT.journal.prev), and this file system allows " + std::to_string(name_max) +
+                   ": use a name of at most " + std::to_string(name_max - kLongestSuffix) + " bytes");
+}
+
 fs::path temp_folder() {
   const char* t = std::getenv("TMPDIR");
   return (t && *t) ? fs::path(t) : fs::path("/tmp");
@@ -88,7 +102,31 @@ OutputTarget resolve_output(const std::string& arg) {
   const fs::path dir = t.path.has_parent_path() ? t.path.parent_path() : fs::path(".");
   if (!fs::is_directory(dir, ec))
     throw UsageError("-o " + arg + ": folder " + dir.string() + " does not exist; create it or name another file");
+  check_name_length(arg, t.path, dir);
   return t;
+}
+
+namespace {
+
+bool same_file(const std::string& a, const std::string& b) {
+  struct stat sa {}, sb {};
+  if (::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0)
+    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+  std::error_code ea, eb;
+  const fs::path ca = fs::weakly_canonical(fs::absolute(a, ea), ea), cb = fs::weakly_canonical(fs::absolute(b, eb), eb);
+  return !ea && !eb && ca == cb;
+}
+
+}  // namespace
+
+void refuse_output_over_inputs(const std::string& option, const std::string& output,
+                               const std::vector<NamedInput>& inputs) {
+  if (output.empty() || output == "-") return;
+  for (const auto& in : inputs) {
+    if (in.path.empty() || !same_file(output, in.path)) continue;
+    throw UsageError(option + " " + output + ": is the same file as " + in.what + " " + in.path +
+                     ", which writing it would destroy; name another output");
+  }
 }
 
 bool writes_to_stdout(const OutputTarget& target) {

@@ -25,6 +25,19 @@ struct OutputTarget {
 // Checks -o before anything runs; throws UsageError for "", a folder, or a missing folder.
 OutputTarget resolve_output(const std::string& arg);
 
+// An input of a command, for the check below: what names it ("--config", "the topology") and
+// its path.
+struct NamedInput {
+  std::string what;
+  std::string path;
+};
+
+// Refuses (UsageError, before anything runs) an output that is one of the command's inputs:
+// the same file after links (device and inode), or, where either does not exist yet, the same
+// path once resolved. `option` names the output ("-o", "--raw-dir").
+void refuse_output_over_inputs(const std::string& option, const std::string& output,
+                               const std::vector<NamedInput>& inputs);
+
 // Whether the topology goes to this process's stdout (-o -, /dev/stdout, the same FIFO):
 // then the summary goes to stderr.
 bool writes_to_stdout(const OutputTarget& target);

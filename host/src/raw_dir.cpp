@@ -15,9 +15,13 @@ namespace memtopo::host::cli {
 
 namespace fs = std::filesystem;
 
+fs::path raw_dir_of(const RunArgs& a, const Config& cfg) {
+  return !a.raw_dir.empty() ? fs::path(a.raw_dir) : fs::path(cfg.raw_dir.value_or(""));
+}
+
 fs::path prepare_raw_dir(const RunArgs& a, const Config& cfg) {
   const bool from_command_line = !a.raw_dir.empty();
-  const fs::path dir = from_command_line ? fs::path(a.raw_dir) : fs::path(cfg.raw_dir.value_or(""));
+  const fs::path dir = raw_dir_of(a, cfg);
   if (dir.empty()) return dir;
   const std::string named =
       from_command_line ? "--raw-dir " + dir.string() : cfg.file.string() + ": [run] raw_dir " + dir.string();

@@ -1,4 +1,5 @@
 #include "memtopo_host/registry.hpp"
+#include "option_range.hpp"
 #include "memtopo_host/child_process.hpp"
 
 #include <dlfcn.h>
@@ -203,6 +204,7 @@ std::optional<std::string> read_options(const mt_probe_desc& pd, ProbeInfo& info
     auto def = parse_text(spec.type, spec.default_text, &err);
     if (!def) return "probe " + info.name + ": option " + spec.name + ": default " + err;
     spec.default_value = *def;
+    if (auto bad = read_option_range(*od, spec)) return "probe " + info.name + ": " + *bad;
     info.options.push_back(std::move(spec));
   }
   return std::nullopt;

@@ -10,6 +10,7 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -21,7 +22,11 @@
 #include <toml++/toml.h>
 
 #include "cli_internal.hpp"
+#include "memtopo/engine.hpp"
 #include "memtopo_host/child_process.hpp"
+#include "memtopo_host/schema.hpp"
+#include "memtopo_host/terminal_text.hpp"
+#include "output_file.hpp"
 
 extern char** environ;
 
@@ -118,19 +123,53 @@ std::optional<fs::path> find_script(std::vector<std::string>& looked) {
   return std::nullopt;
 }
 
-// The topology must exist and parse: FILE:LINE:COL for a syntax error, as `memtopo validate`.
-bool topology_readable(const std::string& file) {
-  return read_toml_or_report(file, "a topology file written by `memtopo run`").has_value();
+// The topology must exist, parse (FILE:LINE:COL for a syntax error, as `memtopo validate`), be
+// a topology and hold a measured value: a page of nothing is not a report.
+bool topology_reportable(const std::string& file) {
+  const std::optional<toml::table> doc = read_topology_or_report(file, "memtopo report draws one");
+  if (!doc) return false;
+  for (const auto& [name, node] : *doc)
+    if (is_element_table(std::string(name.str())) && node.is_table() && !node.as_table()->empty()) return true;
+  std::cerr << terminal_text(file) << ": holds no measured values (no element table has a key); nothing to report\n";
+  return false;
 }
 
-void check_paths(const ReportArgs& a) {
+// The inputs -o must not be: the topology and every file under --raw-dir.
+std::vector<NamedInput> report_inputs(const ReportArgs& a) {
+  std::vector<NamedInput> inputs{{"the topology", a.topology}};
+  if (a.raw_dir.empty()) return inputs;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(a.raw_dir, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec))
+    if (it->is_regular_file(ec)) inputs.push_back({"a raw series of --raw-dir", it->path().string()});
+  return inputs;
+}
+
+// Every path is checked before anything is plotted; the output is checked as `run` checks it.
+OutputTarget check_paths(const ReportArgs& a) {
   std::error_code ec;
   if (!a.raw_dir.empty() && !fs::is_directory(a.raw_dir, ec))
     throw UsageError("--raw-dir " + a.raw_dir + ": not a folder; name the folder `memtopo run --raw-dir` wrote");
-  const fs::path parent = fs::absolute(a.output, ec).parent_path();
-  if (!fs::is_directory(parent, ec))
-    throw UsageError("-o " + a.output + ": the folder " + parent.string() + " does not exist; create it first");
+  OutputTarget out = resolve_output(a.output);
+  refuse_output_over_inputs("-o", a.output, report_inputs(a));
+  return out;
 }
+
+// A private folder for the page the script writes, removed when done: the page then goes to
+// -o through the output writer every command uses (atomic for a file, written through for a
+// device or a FIFO).
+struct ScratchDir {
+  fs::path path;
+  ScratchDir() {
+    std::string pattern = (fs::temp_directory_path() / "memtopo-report-XXXXXX").string();
+    if (!::mkdtemp(pattern.data())) throw std::runtime_error("cannot create a temporary folder: " + std::string(std::strerror(errno)));
+    path = pattern;
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
 
 // The script's exit status as this command's: 0 written, 2 bad input, anything else 1.
 int script_exit(const std::optional<int>& status, const std::string& python) {
@@ -147,8 +186,8 @@ int script_exit(const std::optional<int>& status, const std::string& python) {
 }
 
 int cmd_report(const ReportArgs& a) {
-  check_paths(a);
-  if (!topology_readable(a.topology)) return kExitUsage;
+  const OutputTarget out = check_paths(a);
+  if (!topology_reportable(a.topology)) return kExitUsage;
   std::vector<std::string> tried, looked;
   const std::optional<std::string> python = find_python(tried);
   if (!python) {
@@ -163,11 +202,24 @@ int cmd_report(const ReportArgs& a) {
               << "\nreinstall memtopo (it installs share/memtopo/report/) or set MEMTOPO_REPORT_SCRIPT\n";
     return kExitUsage;
   }
-  // The script writes a temporary file beside the output and renames it: never half a page.
-  std::vector<std::string> argv = {*python, script->string(), "-o", a.output};
+  const ScratchDir scratch;
+  const fs::path page = scratch.path / "report.html";
+  const fs::path summary = scratch.path / "summary.txt";
+  std::vector<std::string> argv = {*python,     script->string(), "-o", page.string(), "--shown-as", out.shown(),
+                                   "--summary-file", summary.string()};
   if (!a.raw_dir.empty()) argv.insert(argv.end(), {"--raw-dir", a.raw_dir});
   argv.insert(argv.end(), {"--", a.topology});
-  return script_exit(run_program(argv, false), *python);
+  const int status = script_exit(run_program(argv, false), *python);
+  std::error_code ec;
+  if (status == kExitUsage || !fs::is_regular_file(page, ec)) return status;
+  try {
+    write_output(out, engine::read_input_file(page.string(), "the report page", size_t{1} << 30));
+    if (fs::is_regular_file(summary, ec)) std::cout << engine::read_input_file(summary.string(), "the summary");
+  } catch (const std::exception& e) {
+    std::cerr << "memtopo report: " << e.what() << "; no report was written\n";
+    return kExitIncomplete;
+  }
+  return status;
 }
 
 }  // namespace

@@ -3,14 +3,13 @@
 #include <spdlog/spdlog.h>
 
 #include "memtopo_host/device_identity.hpp"
+#include "memtopo_host/result_check.hpp"
 
 namespace memtopo::host::cli {
 
 namespace fs = std::filesystem;
 
 namespace {
-
-constexpr int kJournalFormat = 2;  // 2: the header holds the device identity
 
 std::string join_names(const std::vector<std::string>& names) {
   std::string out;
@@ -53,10 +52,12 @@ void start_new_journal(const fs::path& journal_path, const nlohmann::json& heade
   }
 }
 
-// Takes the kept outcomes of the journal; returns every probe it names.
-std::set<std::string> reuse_outcomes(const JournalContents& jc, const Registry& reg, RunSettings& settings) {
+// Takes the kept outcomes of the journal; returns every probe it names. Each record passes the
+// checks a probe's results pass when they are stored (result_check.hpp): one that does not is
+// measured again, so nothing in the journal can make the output invalid.
+std::set<std::string> reuse_outcomes(JournalContents& jc, const Registry& reg, RunSettings& settings) {
   std::set<std::string> journaled;
-  for (const auto& o : jc.outcomes) {
+  for (auto& o : jc.outcomes) {
     journaled.insert(o.probe);
     // Not determinable is an answer (measured, with the reason), kept like ok.
     if (!keeps_results(o.status)) {
@@ -64,7 +65,17 @@ std::set<std::string> reuse_outcomes(const JournalContents& jc, const Registry& 
       continue;
     }
     const ProbeInfo* p = reg.find(o.probe);
-    if (p && p->plugin_version != o.version) {
+    if (!p) {
+      spdlog::info("{}: in the journal, but no loaded plugin has it: its results are not used", o.probe);
+      settings.already_done.erase(o.probe);
+      continue;
+    }
+    if (auto bad = check_outcome(*p, o)) {
+      spdlog::warn("{}: journal record ignored: {}; measuring it again", o.probe, *bad);
+      settings.already_done.erase(o.probe);
+      continue;
+    }
+    if (p->plugin_version != o.version) {
       spdlog::info("{}: measured by version {} in the journal, plugin is now {}: measuring again", o.probe, o.version,
                    p->plugin_version);
       continue;
@@ -99,6 +110,13 @@ JournalState open_journal(const RunArgs& a, const OutputTarget& out, const Regis
   std::error_code ec;
   if (!a.resume || !fs::exists(js.path, ec)) {
     if (a.resume) spdlog::warn("--resume: no journal {}; measuring everything", js.path.string());
+    start_new_journal(js.path, header, journal);
+    return js;
+  }
+  if (fs::is_regular_file(js.path, ec) && fs::file_size(js.path, ec) == 0 && !ec) {
+    // Left by a run that could not write even the header (a full disk): nothing to resume.
+    spdlog::warn("--resume: the journal {} is empty (its run could not write it); measuring everything",
+                 js.path.string());
     start_new_journal(js.path, header, journal);
     return js;
   }

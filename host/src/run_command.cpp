@@ -11,6 +11,7 @@
 
 #include "cli_internal.hpp"
 #include "memtopo_host/device_identity.hpp"
+#include "memtopo_host/terminal_text.hpp"
 #include "run_device.hpp"
 #include "stop_signals.hpp"
 #include "memtopo_host/document.hpp"
@@ -62,6 +63,26 @@ class StderrProgress : public RunObserver {
   std::string prefix_, last_stage_;
 };
 
+// What `run` reads and must never overwrite: the config, the device description, the plugins.
+std::vector<NamedInput> run_inputs(const RunArgs& a, const Config& cfg, const Registry& reg) {
+  std::vector<NamedInput> inputs{{"--config", a.config}};
+  const std::string device = !a.device.empty() ? a.device : cfg.device.value_or("");
+  if (device.rfind("sim:", 0) == 0) inputs.push_back({"the device description of --device", device.substr(4)});
+  for (const auto& p : reg.probes())
+    if (p.file.rfind("static:", 0) != 0) inputs.push_back({"the plugin of " + p.name, p.file});
+  return inputs;
+}
+
+// Before anything is measured: -o and --raw-dir are none of the inputs, nor each other.
+void refuse_overwriting_inputs(const RunArgs& a, const Config& cfg, const Registry& reg) {
+  std::vector<NamedInput> inputs = run_inputs(a, cfg, reg);
+  refuse_output_over_inputs("-o", a.output, inputs);
+  const fs::path raw = raw_dir_of(a, cfg);
+  if (raw.empty()) return;
+  inputs.push_back({"-o", a.output});
+  refuse_output_over_inputs(a.raw_dir.empty() ? "[run] raw_dir" : "--raw-dir", raw.string(), inputs);
+}
+
 std::string resolved_device_spec(const mt_device_info& info, const std::string& spec) {
   if (std::string(info.backend) == "cuda") return "cuda:" + std::to_string(info.ordinal);
   if (spec.rfind("sim:", 0) == 0) return spec;
@@ -89,6 +110,7 @@ int cmd_run(const RunArgs& a) {
                      "resume needs a file output");
   Registry reg = load_registry(a.plugin_paths, true);
   Config cfg = maybe_load_config(a.config, reg);
+  refuse_overwriting_inputs(a, cfg, reg);
   const Selection sel = effective_selection(a, cfg);
   if (make_plan(reg, sel).steps.empty())  // plan errors before the device is opened
     throw UsageError(reg.probes().empty() ? "no probes found (memtopo list shows where it looks; --plugin-path adds a folder)"
@@ -108,7 +130,7 @@ int cmd_run(const RunArgs& a) {
   meta.device_spec = resolved_device_spec(device.info, device_arg);
   meta.driver_version = cuda_version_string(device.info.driver_version);
   meta.runtime_version = cuda_version_string(device.info.runtime_version);
-  spdlog::info("device: {} ({})", device.info.name, device.description);
+  spdlog::info("device: {} ({})", terminal_text(device.info.name), device.description);
 
   settings.raw_dir = prepare_raw_dir(a, cfg);  // before anything is measured
   std::string description_text;

@@ -8,6 +8,7 @@
 
 #include "memtopo_host/schema.hpp"
 #include "memtopo_host/summary.hpp"
+#include "memtopo_host/terminal_text.hpp"
 #include "memtopo_host/topology_export.hpp"
 
 namespace memtopo::host::cli {
@@ -99,7 +100,7 @@ void report_end(const RunArgs& a, const OutputTarget& out, const std::string& wr
                 const RunReport& report, int* status) {
   // What was measured, for a reader; on stderr when stdout carries the topology.
   std::FILE* summary_to = writes_to_stdout(out) ? stderr : stdout;
-  std::fputs(render_summary(report.outcomes).c_str(), summary_to);
+  std::fputs(terminal_lines(render_summary(report.outcomes)).c_str(), summary_to);
   std::fflush(summary_to);
   const auto missing = missing_requested_keys(plan, report.outcomes);
   for (const auto& m : missing) spdlog::error("{}", m);

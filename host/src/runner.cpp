@@ -1,5 +1,6 @@
 #include "memtopo_host/runner.hpp"
 #include "memtopo_host/probe_executor.hpp"
+#include "memtopo_host/result_check.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -25,21 +26,15 @@ bool keeps_results(Status s) { return s == Status::Ok || s == Status::NotDetermi
 
 namespace {
 
-// Whether `v` has the declared type; an integer (array) where a float (array) is declared is
-// converted, as a config file's integer is for a float option.
-bool conform_to_declaration(Value& v, mt_value_type declared) {
-  if (v.type == declared) return true;
-  if (declared == MT_VALUE_FLOAT && v.type == MT_VALUE_INT) {
-    v = Value::of_float(static_cast<double>(v.i));
-    return true;
-  }
-  if (declared == MT_VALUE_FLOAT_ARRAY && v.type == MT_VALUE_INT_ARRAY) {
-    v.floats.assign(v.ints.begin(), v.ints.end());
-    v.ints.clear();
-    v.type = MT_VALUE_FLOAT_ARRAY;
-    return true;
-  }
-  return false;
+// One CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break, quotes
+// doubled; a leading = + - @ (which a spreadsheet would run as a formula) gets a ' before it.
+std::string csv_field(const std::string& text) {
+  std::string s = text;
+  if (!s.empty() && (s[0] == '=' || s[0] == '+' || s[0] == '-' || s[0] == '@')) s.insert(s.begin(), '\'');
+  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+  std::string quoted = "\"";
+  for (char c : s) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
 }
 
 // The state behind the opaque `host` pointer one probe receives.
@@ -107,16 +102,9 @@ struct ProbeHost {
     };
     if (!key || !value) return refuse("null key or value");
     const std::string k(key);
-    if (std::find(p.provided.begin(), p.provided.end(), k) == p.provided.end())
-      return refuse(k + " is not in the probe's provided keys");
-    for (const auto& r : h.results)
-      if (r.key == k) return refuse(k + " was already stored by this probe");
     std::string err;
     auto v = copy_from_c(*value, &err);
     if (!v) return refuse(k + ": " + err);
-    if (const KeySpec* spec = p.key_spec(k); spec && !conform_to_declaration(*v, spec->type))
-      return refuse(k + " is " + type_name(v->type) + ", but " + p.name + " declares it " + type_name(spec->type));
-    if (auto bad = check_value_for_key(k, *v)) return refuse(*bad);
     ResultRecord rec;
     rec.key = k;
     rec.value = std::move(*v);
@@ -126,9 +114,7 @@ struct ProbeHost {
     if (info && info->struct_size >= offsetof(mt_result_info, bound) + sizeof(mt_bound)) rec.bound = info->bound;
     if (info && info->struct_size >= offsetof(mt_result_info, note) + sizeof(const char*) && info->note)
       rec.note = info->note;
-    if (!(rec.confidence >= 0 && rec.confidence <= 1)) return refuse(k + ": confidence must be in [0, 1]");
-    if (rec.bound != MT_BOUND_EXACT && rec.bound != MT_BOUND_AT_LEAST && rec.bound != MT_BOUND_AT_MOST)
-      return refuse(k + ": unknown bound " + std::to_string(static_cast<int>(rec.bound)));
+    if (auto bad = check_result(p, rec, h.results)) return refuse(*bad);
     h.results.push_back(std::move(rec));
     return 0;
   }
@@ -139,8 +125,9 @@ struct ProbeHost {
     const auto& p = *h.probe;
     static const std::regex series_pattern("^[A-Za-z0-9_][A-Za-z0-9_.-]*$");
     if (!series || !std::regex_match(series, series_pattern)) {
-      spdlog::error("{}: raw series name '{}' refused: use letters, digits, '_', '.', '-'", p.name,
-                    series ? series : "");
+      h.raw_write_errors.push_back(std::string("raw series name '") + (series ? series : "") +
+                                   "' refused: use letters, digits, '_', '.', '-'");
+      spdlog::error("{}: {}", p.name, h.raw_write_errors.back());
       return 1;
     }
     if (h.raw_dir.empty()) {
@@ -148,7 +135,8 @@ struct ProbeHost {
       return 0;
     }
     if ((columns && !column_names) || (rows && columns && !data)) {
-      spdlog::error("{}: raw series {}: null column names or data", p.name, series);
+      h.raw_write_errors.push_back("raw series " + std::string(series) + ": null column names or data");
+      spdlog::error("{}: {}", p.name, h.raw_write_errors.back());
       return 1;
     }
     std::string folder;  // "data-cache/l1d-line" -> "data-cache__l1d-line"
@@ -163,7 +151,7 @@ struct ProbeHost {
       spdlog::error("{}: raw series {}: {}", p.name, series, h.raw_write_errors.back());
       return 1;
     }
-    for (size_t c = 0; c < columns; ++c) out << (c ? "," : "") << (column_names[c] ? column_names[c] : "");
+    for (size_t c = 0; c < columns; ++c) out << (c ? "," : "") << csv_field(column_names[c] ? column_names[c] : "");
     out << "\n";
     for (size_t r = 0; r < rows; ++r) {
       for (size_t c = 0; c < columns; ++c) out << (c ? "," : "") << format_double(data[r * columns + c]);
@@ -287,7 +275,7 @@ TimeLimit time_limit_for(const ProbeInfo& probe, const RunSettings& settings) {
   if (auto it = settings.probe_time_limits_s.find(probe.name); it != settings.probe_time_limits_s.end() && it->second > 0)
     return {it->second, "[probes.\"" + probe.name + "\"] time_limit_s"};
   if (settings.time_limit_s > 0) return {settings.time_limit_s, "[run] time_limit_s"};
-  if (probe.budget_s > 0) return {probe.budget_s, "the probe's declared budget"};
+  if (probe.budget_s > 0) return {std::min(probe.budget_s, kMaxTimeLimitS), "the probe's declared budget"};
   return {kDefaultTimeLimitS, "the default"};
 }
 

@@ -1,6 +1,7 @@
 #include "memtopo_host/schema.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <memory>
 #include <regex>
@@ -11,6 +12,8 @@
 #include <valijson/schema_parser.hpp>
 #include <valijson/validation_results.hpp>
 #include <valijson/validator.hpp>
+
+#include "memtopo_host/value.hpp"
 
 namespace memtopo::host {
 
@@ -128,9 +131,6 @@ bool ends_with(const std::string& key, const char* suffix) {
   return key.size() >= s.size() && key.compare(key.size() - s.size(), s.size(), s) == 0;
 }
 
-bool is_element(const std::string& table) {
-  return table != "meta" && table != "provenance" && table != "probes" && table != "sim";
-}
 
 // What a topology value must be, where the format fixes its shape; empty where valijson's
 // own message is the better one.
@@ -158,7 +158,7 @@ std::string expected_topology(const std::vector<std::string>& parts) {
     if (k == "version" || k == "reason") return "a string";
     return "";
   }
-  if (parts.size() == 2 && is_element(parts[0])) {
+  if (parts.size() == 2 && is_element_table(parts[0])) {
     const std::string& k = parts[1];
     if (ends_with(k, "_bytes") || ends_with(k, "_bits") || ends_with(k, "_khz"))
       return "an integer >= 0 or an array of them";
@@ -280,11 +280,37 @@ void check_topology_names(const nlohmann::json& doc, std::vector<SchemaError>& o
     }
   }
 }
+
+// NaN and infinities pass a JSON Schema's number checks, but no topology may hold one (JSON
+// cannot, and results never do): every reader of a topology gives this one verdict.
+void check_finite(const nlohmann::json& value, const std::string& pointer, std::vector<SchemaError>& out) {
+  if (value.is_number_float() && !std::isfinite(value.get<double>())) {
+    out.push_back({pointer, "is " + format_double(value.get<double>()) +
+                                ": a topology holds finite numbers only (a probe that cannot measure a value reports "
+                                "it not determinable); give the key a finite value or remove it"});
+    return;
+  }
+  if (value.is_object())
+    for (const auto& [k, v] : value.items()) check_finite(v, pointer + "/" + escape_pointer_token(k), out);
+  if (value.is_array())
+    for (size_t i = 0; i < value.size(); ++i) check_finite(value[i], pointer + "/" + std::to_string(i), out);
+}
 }  // namespace
+
+std::vector<SchemaError> non_finite_numbers(const nlohmann::json& doc) {
+  std::vector<SchemaError> out;
+  check_finite(doc, "", out);
+  return out;
+}
+
+bool is_element_table(const std::string& table) {
+  return table != "meta" && table != "provenance" && table != "probes" && table != "sim";
+}
 
 std::vector<SchemaError> validate_topology(const nlohmann::json& doc) {
   std::vector<SchemaError> out;
   check_topology_names(doc, out);
+  check_finite(doc, "", out);
   for (auto& e : validate(topology_schema_text(), doc, true)) {
     // Drop valijson's nameless "the document failed" when the name check said why.
     if (e.path.empty() && !out.empty()) continue;

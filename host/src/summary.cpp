@@ -1,4 +1,5 @@
 #include "memtopo_host/summary.hpp"
+#include "memtopo_host/terminal_text.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -35,8 +36,9 @@ std::string format_scalar(const std::string& key, const Value& v, size_t index) 
   const bool is_int = v.type == MT_VALUE_INT || v.type == MT_VALUE_INT_ARRAY;
   const int64_t i = !array ? v.i : v.type == MT_VALUE_INT_ARRAY ? v.ints[index] : 0;
   const double f = is_int ? double(i) : !array ? v.f : v.type == MT_VALUE_FLOAT_ARRAY ? v.floats[index] : 0;
-  if (v.type == MT_VALUE_STRING) return v.s;
-  if (v.type == MT_VALUE_STRING_ARRAY) return v.strings[index];
+  // Text from a device or a plugin: one line, no control characters (terminal_text.hpp).
+  if (v.type == MT_VALUE_STRING) return terminal_text(v.s);
+  if (v.type == MT_VALUE_STRING_ARRAY) return terminal_text(v.strings[index]);
   if (v.type == MT_VALUE_BOOL) return v.b ? "yes" : "no";
   if (ends_with(key, "_bytes") && is_int) return format_bytes(i);
   if (ends_with(key, "_cycles")) return format_cycles(f);

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "memtopo_host/schema.hpp"
+#include "memtopo_host/terminal_text.hpp"
 
 namespace memtopo::host {
 
@@ -30,9 +31,7 @@ namespace {
 
 // Tables that are not measured values: the header shows [meta], [probes] is compared on its
 // own, [provenance] only supplies the bounds, [sim] holds a simulated device's model parameters.
-bool reserved_table(const std::string& name) {
-  return name == "meta" || name == "provenance" || name == "probes" || name == "sim";
-}
+bool reserved_table(const std::string& name) { return !is_element_table(name); }
 
 // One element table: key within it ("latency_cycles"; a nested table's keys dotted) -> value.
 using Element = std::map<std::string, json>;
@@ -324,7 +323,7 @@ std::string header_text(const DiffSide& side) {
   parts.push_back(meta_string(side.meta, "created_utc"));
   std::string out;
   for (const auto& p : parts)
-    if (!p.empty()) out += "  " + p;
+    if (!p.empty()) out += "  " + terminal_text(p);  // a device name may hold control characters
   return out;
 }
 

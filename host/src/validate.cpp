@@ -97,6 +97,7 @@ void prune_and_check_declared(nlohmann::json& doc, const KeyCatalog& catalog, Va
 
 Validation validate_with_plugins(const nlohmann::json& doc, const KeyCatalog& catalog) {
   Validation out;
+  out.errors = non_finite_numbers(doc);  // in tables no plugin provides too: export refuses them
   nlohmann::json pruned = doc;
   if (pruned.is_object()) prune_and_check_declared(pruned, catalog, out);
   // The declaration's message is the more precise one for a value both disagree with.

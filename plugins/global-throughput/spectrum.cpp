@@ -225,9 +225,12 @@ memtopo::Probe latency_spectrum_probe() {
       .key("spectrum.dram_far_latency_cycles", MT_VALUE_FLOAT, "cycles",
            std::string("DRAM through the far L2 partition") + attributed)
       .option("rounds", MT_VALUE_INT, "512", "timed rounds; each loads 2 hot lines, an L2 line, a TLB page and a fresh line")
+      .range("1", "65536")
       .option("tlb_pages", MT_VALUE_INT, "0",
               "pages of the TLB set; 0: the L1 TLB's entries and a quarter where measured, else 40")
+      .range("0", "1048576")
       .option("max_footprint_bytes", MT_VALUE_INT, "268435456", "the largest chase array (host memory, 4 B per element)")
+      .range("4096", "17179869184")
       .budget_seconds(60)
       .run(measure_spectrum);
 }

@@ -34,7 +34,9 @@ memtopo::Probe latency() {
                  "dsmem.local_latency_cycles"})
       .requires_keys({"dsmem.max_cluster_blocks", "dsmem.resident_clusters"})
       .option("loads", MT_VALUE_INT, "512", "dependent loads timed per chase")
+      .range("1", "65536")
       .option("repeats", MT_VALUE_INT, "3", "launches, each with every resident cluster chasing")
+      .range("1", "1000")
       .key("dsmem.remote_latency_cycles", MT_VALUE_FLOAT, "cycles",
            "dependent ld.shared::cluster from another block of the cluster, median over the distances")
       .key("dsmem.latency_by_distance_cycles", MT_VALUE_FLOAT_ARRAY, "cycles",
@@ -55,6 +57,7 @@ memtopo::Probe bandwidth() {
                  "dsmem.sm_to_sm_by_cluster_gbps", "dsmem.local_shared_gbps", "dsmem.l2_gbps"})
       .requires_keys({"dsmem.max_cluster_blocks", "dsmem.resident_clusters"})
       .option("rounds", MT_VALUE_INT, "64", "sweeps of the 64 KiB buffer per block")
+      .range("1", "65536")
       .key("dsmem.bandwidth_widths_bytes", MT_VALUE_INT_ARRAY, "bytes", "access widths of the bandwidth arrays")
       .key("dsmem.bandwidth_cluster_blocks", MT_VALUE_INT_ARRAY, "", "cluster sizes of dsmem.sm_to_sm_by_cluster_gbps")
       .key("dsmem.sm_to_sm_gbps", MT_VALUE_FLOAT_ARRAY, "gbps",

@@ -17,6 +17,7 @@ memtopo::Probe latency() {
                  "tma.tensor_dram_latency_cycles", "tma.tensor_dram_latency_p10_cycles",
                  "tma.tensor_dram_latency_p90_cycles"})
       .option("repeats", MT_VALUE_INT, "256", "timed copies per size and source, each of another region")
+      .range("1", "65536")
       .key("tma.max_transfer_bytes", MT_VALUE_INT, "bytes", "largest bulk copy into one block's shared memory")
       .key("tma.latency_sizes_bytes", MT_VALUE_INT_ARRAY, "bytes", "copy sizes of the bulk latency arrays")
       .key("tma.bulk_l2_latency_cycles", MT_VALUE_FLOAT_ARRAY, "cycles", "cp.async.bulk issue to completion, source in L2")

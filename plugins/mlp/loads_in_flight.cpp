@@ -155,7 +155,9 @@ memtopo::Probe loads_in_flight_probe() {
       .key("mlp.sm_dram_loads_per_kcycle", MT_VALUE_FLOAT, "", "most DRAM loads per 1000 cycles of one SM, one per line")
       .option("max_chains", MT_VALUE_INT, "1024",
               "most independent chains on the SM: 32 warps x 32 lanes, and up to 8192 with chains per lane (docs/mlp.md)")
+      .range("1", "8192")
       .option("loads_per_chain", MT_VALUE_INT, "64", "timed loads of each chain")
+      .range("1", "65536")
       .budget_seconds(60)
       .run(measure_in_flight);
 }

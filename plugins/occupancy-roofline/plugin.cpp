@@ -24,7 +24,8 @@ memtopo::Probe instructions() {
   p.summary("Occupancy roofline per instruction type: peak ops per cycle per SM, ridge point, issue and completion latency")
       .provides(keys)
       .option("ops", MT_VALUE_STRING_ARRAY, all, "instruction types measured (of " + all + ")")
-      .option("instructions_per_thread", MT_VALUE_INT, "4096", "timed instructions per thread and point (multiples of 128)");
+      .option("instructions_per_thread", MT_VALUE_INT, "4096", "timed instructions per thread and point (multiples of 128)")
+      .range("128", "1048576");
   for (const OpInfo& o : occupancy_roofline::ops()) {
     const std::string k = std::string("roofline.") + o.name + "_", what = std::string(o.sass) + " (" + o.ptx + ")";
     p.key(k + "peak_ops_per_cycle_per_sm", MT_VALUE_FLOAT, "", what + ": most thread instructions per cycle per SM")
@@ -45,6 +46,7 @@ memtopo::Probe divergence() {
       .summary("FFMA throughput with warps split into 1, 2, 4, 8, 16 and 32 lane-dependent paths")
       .provides({"roofline.divergence_paths", "roofline.divergence_ops_per_cycle_per_sm", "roofline.divergence_slowdown"})
       .option("instructions_per_thread", MT_VALUE_INT, "4096", "timed FFMAs per thread and path count (multiples of 128)")
+      .range("128", "1048576")
       .key("roofline.divergence_paths", MT_VALUE_INT_ARRAY, "", "paths per warp of the divergence arrays (1: none)")
       .key("roofline.divergence_ops_per_cycle_per_sm", MT_VALUE_FLOAT_ARRAY, "",
            "FFMA thread instructions per cycle per SM with the warps split into that many paths")

@@ -155,7 +155,9 @@ memtopo::Probe levels_probe() {
   }
   return p
       .option("sweep_stride_bytes", MT_VALUE_INT, "2097152", "page size the sweep assumes (loads a page and a line apart)")
+      .range("65536", "4294967296")
       .option("max_footprint_bytes", MT_VALUE_INT, "0", "largest chase footprint (0: three quarters of the device memory)")
+      .range("0", "1125899906842624")
       .budget_seconds(120)
       .run(measure_levels);
 }

@@ -175,8 +175,10 @@ memtopo::Probe mapped_levels_probe() {
       .key("tlb.mapped_reach_bytes", MT_VALUE_INT, "bytes",
            "at least: the pages chased x page bytes, where no further level showed")
       .option("max_pages", MT_VALUE_INT, "65536", "most aliased pages chased (128 GiB of address space at 2 MiB)")
+      .range("2", "1048576")
       .option("pages_per_block", MT_VALUE_INT, "0",
               "pages that alias one physical block (0: one per line of the block, 16384 at 2 MiB)")
+      .range("0", "1048576")
       .backends(MT_BACKEND_CUDA)
       .budget_seconds(60)
       .run(measure_mapped);

@@ -80,6 +80,7 @@ memtopo::Probe sets_probe() {
       .key("tlb.l2_sets", MT_VALUE_INT, "", "sets of the L2 TLB")
       .key("tlb.l2_set_ways", MT_VALUE_INT_ARRAY, "", "entries of each L2 TLB set, in the order they overflow")
       .option("max_footprint_bytes", MT_VALUE_INT, "0", "largest chase footprint (0: three quarters of the device memory)")
+      .range("0", "1125899906842624")
       .budget_seconds(120)
       .run(measure_sets);
 }

@@ -56,6 +56,7 @@ memtopo::Probe virtual_tag_probe() {
       .uses({"tlb.l2_entries", "l1d.size_bytes"})
       .key("tlb.l1d_hit_translated", MT_VALUE_BOOL, "", "an L1 data hit pays L1 TLB misses (false: virtually tagged L1)")
       .option("max_footprint_bytes", MT_VALUE_INT, "0", "largest chase footprint (0: three quarters of the device memory)")
+      .range("0", "1125899906842624")
       .budget_seconds(30)
       .run(measure_virtual_tag);
 }

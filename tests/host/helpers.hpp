@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <sys/wait.h>
@@ -68,16 +69,35 @@ inline void write_file(const fs::path& p, const std::string& text) {
   out << text;
 }
 
+// Sets an environment variable for the scope of one test (memtopo inherits it), then restores it.
+struct ScopedEnv {
+  std::string name;
+  std::optional<std::string> before;
+  ScopedEnv(std::string n, const std::string& value) : name(std::move(n)) {
+    if (const char* v = std::getenv(name.c_str())) before = v;
+    ::setenv(name.c_str(), value.c_str(), 1);
+  }
+  ~ScopedEnv() {
+    if (before)
+      ::setenv(name.c_str(), before->c_str(), 1);
+    else
+      ::unsetenv(name.c_str());
+  }
+};
+
 struct CommandResult {
   int exit_code = -1;
   std::string output;  // stdout and stderr together
 };
 
 // Runs the built memtopo with `args` (shell syntax), without MEMTOPO_PLUGIN_PATH, in `cwd`
-// (default: the test's own working folder).
-inline CommandResult run_memtopo(const std::string& args, const fs::path& cwd = {}) {
+// (default: the test's own working folder); with `timeout_s`, killed after that many seconds
+// (exit 124).
+inline CommandResult run_memtopo(const std::string& args, const fs::path& cwd = {}, int timeout_s = 0) {
   const std::string cd = cwd.empty() ? "" : "cd '" + cwd.string() + "' && ";
-  const std::string cmd = cd + "env -u MEMTOPO_PLUGIN_PATH '" + built_or_env("MEMTOPO_TEST_EXE", MEMTOPO_EXE) + "' " + args + " 2>&1";
+  const std::string limit = timeout_s > 0 ? "timeout " + std::to_string(timeout_s) + " " : "";
+  const std::string cmd = cd + "env -u MEMTOPO_PLUGIN_PATH " + limit + "'" +
+                          built_or_env("MEMTOPO_TEST_EXE", MEMTOPO_EXE) + "' " + args + " 2>&1";
   CommandResult r;
   FILE* pipe = ::popen(cmd.c_str(), "r");
   REQUIRE(pipe);

@@ -21,7 +21,7 @@ TEST_CASE("refusals: a config path that is a folder", "[host][cli][refusals]") {
   const auto r = run_memtopo("run --device sim" + kGood + " --config " + q(dir / "conf.toml") + " -o " + q(out));
   INFO(r.output);
   CHECK(r.exit_code == 2);
-  CHECK(has(r.output, (dir / "conf.toml").string() + ": is a folder, not a config file; name the TOML file (--config FILE)"));
+  CHECK(has(r.output, (dir / "conf.toml").string() + ": is a folder, not a regular file; name the config's TOML file (--config FILE)"));
   CHECK_FALSE(fs::exists(out));  // nothing ran "as if empty"
   CHECK(run_memtopo("plan" + kGood + " --config " + q(dir / "conf.toml")).exit_code == 2);
 }

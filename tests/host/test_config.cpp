@@ -89,10 +89,11 @@ TEST_CASE("config errors name the file and line", "[host][config]") {
 }
 
 TEST_CASE("load_config reports an unreadable file", "[host][config]") {
-  CHECK_THROWS_WITH(load_config("/nonexistent/x.toml", good_registry()), Catch::Contains("cannot read"));
+  CHECK_THROWS_WITH(load_config("/nonexistent/x.toml", good_registry()),
+                    "/nonexistent/x.toml: no such file; name the config's TOML file (--config FILE)");
   test::TempDir dir("config-folder");
   CHECK_THROWS_WITH(load_config(dir.path, good_registry()),
-                    dir.path.string() + ": is a folder, not a config file; name the TOML file (--config FILE)");
+                    dir.path.string() + ": is a folder, not a regular file; name the config's TOML file (--config FILE)");
 }
 
 TEST_CASE("[run] probes takes result keys, [run] skip does not", "[host][config]") {

@@ -134,7 +134,8 @@ TEST_CASE("export: a NaN has no JSON form and is refused with its line", "[expor
   const auto r = run_memtopo("export -o " + quoted(dir / "nan.json") + " " + quoted(dir / "nan.toml"));
   INFO(r.output);
   CHECK(r.exit_code == 1);
-  CHECK(r.output.find("nan.toml:" + line + ": l1d.hit_ratio is nan, which JSON cannot hold") != std::string::npos);
+  CHECK(r.output.find("nan.toml:" + line + ": /l1d/hit_ratio: is nan: a topology holds finite numbers only") !=
+        std::string::npos);
   CHECK_FALSE(fs::exists(dir / "nan.json"));
 }
 

@@ -7,22 +7,6 @@
 
 namespace {
 
-// Sets an environment variable for the scope of one test (memtopo inherits it), then restores it.
-struct ScopedEnv {
-  std::string name;
-  std::optional<std::string> before;
-  ScopedEnv(std::string n, const std::string& value) : name(std::move(n)) {
-    if (const char* v = std::getenv(name.c_str())) before = v;
-    ::setenv(name.c_str(), value.c_str(), 1);
-  }
-  ~ScopedEnv() {
-    if (before)
-      ::setenv(name.c_str(), before->c_str(), 1);
-    else
-      ::unsetenv(name.c_str());
-  }
-};
-
 // A "Python" that has no matplotlib: every `-c CODE` fails as an ImportError would.
 test::fs::path fake_python_without_matplotlib(const test::TempDir& dir) {
   const auto path = dir / "python-without-matplotlib";
@@ -38,7 +22,7 @@ const char* kTopology = "[meta]\nschema_version = 1\n\n[device]\nname = \"x\"\n"
 TEST_CASE("memtopo report without matplotlib says what to install and exits 2", "[report]") {
   test::TempDir dir("report-nompl");
   test::write_file(dir / "t.toml", kTopology);
-  ScopedEnv python("MEMTOPO_PYTHON", fake_python_without_matplotlib(dir).string());
+  test::ScopedEnv python("MEMTOPO_PYTHON", fake_python_without_matplotlib(dir).string());
   const auto r = test::run_memtopo("report '" + (dir / "t.toml").string() + "' -o '" + (dir / "r.html").string() + "'");
   CHECK(r.exit_code == 2);
   CHECK(r.output.find("memtopo report needs Python 3 with matplotlib") != std::string::npos);

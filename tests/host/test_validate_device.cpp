@@ -45,7 +45,7 @@ TEST_CASE("validate --device-description: a bad description exits 1 with file:li
   fs::create_directories(dir / "folder.toml");
   const auto folder = run_memtopo("validate --device-description " + q(dir / "folder.toml"));
   CHECK(folder.exit_code == 2);
-  CHECK(has(folder.output, (dir / "folder.toml").string() + ": is a folder; name a TOML file"));
+  CHECK(has(folder.output, (dir / "folder.toml").string() + ": is a folder, not a regular file; name a TOML file"));
 }
 
 TEST_CASE("validate without --device-description points a description to it", "[host][cli][validate]") {

@@ -111,10 +111,10 @@ TEST_CASE("config: time_limit_s in [run] and per probe, isolation, errors name f
   } catch (const ConfigError& e) {
     using Catch::Matchers::VectorContains;
     CHECK(e.messages.size() == 3);
-    CHECK_THAT(e.messages, VectorContains(std::string("c.toml:2: [run] time_limit_s must be a number of seconds > 0, e.g. 600")));
+    CHECK_THAT(e.messages, VectorContains(std::string("c.toml:2: [run] time_limit_s must be a number of seconds > 0 and at most 1e+06 (about 11.6 days), e.g. 600")));
     CHECK_THAT(e.messages, VectorContains(std::string("c.toml:3: [run] isolation must be true or false")));
     CHECK_THAT(e.messages, VectorContains(std::string(
-                               "c.toml:6: [probes.\"t-basic/source\"] time_limit_s must be a number of seconds > 0, e.g. 600")));
+                               "c.toml:6: [probes.\"t-basic/source\"] time_limit_s must be a number of seconds > 0 and at most 1e+06 (about 11.6 days), e.g. 600")));
   }
 }
 

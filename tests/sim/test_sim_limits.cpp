@@ -151,7 +151,7 @@ TEST_CASE("sim limits: a folder as the description is named as a folder", "[sim]
     memtopo::engine::open_sim(dir.string());
     FAIL("a folder opened as a device description");
   } catch (const memtopo::Error& e) {
-    CHECK(std::string(e.what()) == dir.string() + ": is a folder, not a simulated device description; name a "
+    CHECK(std::string(e.what()) == dir.string() + ": is a folder, not a regular file; name a simulated device "
                                                   "description's TOML file (e.g. examples/devices/hopper-like.toml)");
   }
   CHECK_THROWS_WITH(memtopo::engine::check_sim_description(dir.string()), Catch::Contains("is a folder"));

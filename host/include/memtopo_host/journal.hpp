@@ -14,6 +14,10 @@
 
 namespace memtopo::host {
 
+// The journal format this memtopo writes (2: the header holds the device identity); it reads
+// 1 to this.
+constexpr int kJournalFormat = 2;
+
 // OUT.toml -> OUT.toml.journal
 std::filesystem::path journal_path_for(const std::filesystem::path& output);
 
@@ -27,8 +31,9 @@ class JournalWriter {
   JournalWriter(const JournalWriter&) = delete;
   JournalWriter& operator=(const JournalWriter&) = delete;
   ~JournalWriter();
-  // Starts a new journal (truncating) whose first line is `header`, or appends to an
-  // existing one. Throws std::runtime_error naming the file on failure.
+  // Starts a new journal whose first line is `header` (it appears whole, by rename, or not at
+  // all), or appends to an existing one (after a newline when its last line is torn). Throws
+  // std::runtime_error naming the file on failure.
   void open_new(const std::filesystem::path& path, const nlohmann::json& header);
   void open_append(const std::filesystem::path& path);
   // Appends one record and forces it to disk.
@@ -37,6 +42,7 @@ class JournalWriter {
 
  private:
   void write_line(const std::string& line);
+  void write_raw(const std::string& text);
   std::FILE* file_ = nullptr;
   std::filesystem::path path_;
 };

@@ -19,6 +19,14 @@ struct OptionSpec {
   Value default_value;
   std::string default_text;
   std::string help;
+  // The declared range (ABI 2.6): an INT or FLOAT Value, none for no limit on that side.
+  std::optional<Value> min, max;
+
+  // Why `v` is outside the declared range ("rounds must be between 1 and 65536, got 0"), for
+  // an array each element; nullopt when it is inside.
+  std::optional<std::string> out_of_range(const Value& v) const;
+  // "1..65536", ">= 0", "<= 8", or "" without a range.
+  std::string range_text() const;
 };
 
 // What one provided key holds (mt_key_desc), as the probe declared it.

@@ -23,6 +23,12 @@ struct SchemaError {
 };
 
 std::vector<SchemaError> validate_topology(const nlohmann::json& doc);
+// NaN and infinities anywhere in `doc` (validate_topology reports them too): a schema's number
+// checks let them through, and no topology may hold one.
+std::vector<SchemaError> non_finite_numbers(const nlohmann::json& doc);
+// Whether a top-level table of a topology holds measured values ([l1d], a plugin's [tma]), not
+// [meta], [provenance], [probes] or a simulated device's [sim].
+bool is_element_table(const std::string& table);
 std::vector<SchemaError> validate_config(const nlohmann::json& doc);
 
 // "/probes/a~1b/status" -> {"probes", "a/b", "status"}

@@ -24,7 +24,7 @@ extern "C" {
 #endif
 
 #define MEMTOPO_ABI_MAJOR 2
-#define MEMTOPO_ABI_MINOR 5
+#define MEMTOPO_ABI_MINOR 6
 
 /* Name of the single exported entry point of a plugin library. */
 #define MEMTOPO_ENTRY_POINT_NAME "memtopo_plugin_entry"
@@ -174,6 +174,11 @@ typedef struct mt_option_desc {
   mt_value_type type;          /* INT, FLOAT, STRING, BOOL or an array type */
   const char* default_value;   /* text form: "4096", "0.5", "lru", "true", "1,2,4" */
   const char* help;
+  /* ABI 2.6: the smallest and largest value the probe accepts, in text form ("1", "0.25"), or
+   * NULL for no limit on that side; for an array type, each element's. Numeric types only. The
+   * host refuses a config value outside them before anything runs (memtopo list -v shows them). */
+  const char* min_value;
+  const char* max_value;
 } mt_option_desc;
 
 /* Returns MT_STATUS_*. On FAILED, SKIPPED or NOT_DETERMINABLE the probe writes a message (the reason)

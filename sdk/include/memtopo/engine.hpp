@@ -4,6 +4,7 @@
 // mt_context::backend (measure.h) and the C++ wrapper in probe.hpp.
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <string>
 
@@ -23,6 +24,16 @@ class Device {
   // a sticky error such as an illegal address, which every later call returns).
   virtual std::string sticky_error() const { return {}; }
 };
+
+// The most bytes an input file may hold (a config, a device description, a topology, a
+// journal): far above any real one, far below what would exhaust memory.
+constexpr size_t kMaxInputFileBytes = size_t{64} << 20;
+
+// The whole text of a file a user named as input. Refuses, with memtopo::Error
+// "PATH: <why>; name <what>", a missing file, anything that is not a regular file (a folder, a
+// FIFO, a device: opening a FIFO would block) and a file over `max_bytes`.
+std::string read_input_file(const std::string& path, const std::string& what,
+                            size_t max_bytes = kMaxInputFileBytes);
 
 // Whether this build has the CUDA backend.
 bool cuda_built();

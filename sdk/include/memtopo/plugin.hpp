@@ -30,6 +30,7 @@ class Probe {
     mt_value_type type;
     std::string default_value;
     std::string help;
+    std::string min_value, max_value;  // "" for no limit on that side
   };
   // What one provided key holds (mt_key_desc).
   struct KeyDoc {
@@ -45,7 +46,17 @@ class Probe {
   Probe& requires_keys(std::vector<std::string> k) { requires_ = std::move(k); return *this; }
   Probe& uses(std::vector<std::string> k) { uses_ = std::move(k); return *this; }
   Probe& option(std::string name, mt_value_type type, std::string def, std::string help) {
-    options_.push_back({std::move(name), type, std::move(def), std::move(help)});
+    options_.push_back({std::move(name), type, std::move(def), std::move(help), {}, {}});
+    return *this;
+  }
+  // The values the option declared last accepts, in text form ("" for no limit on that side;
+  // for an array option, each element's): .option("rounds", MT_VALUE_INT, "512", "...")
+  // .range("1", "65536"). The host refuses a config value outside them before the probe runs.
+  Probe& range(std::string min, std::string max) {
+    if (!options_.empty()) {
+      options_.back().min_value = std::move(min);
+      options_.back().max_value = std::move(max);
+    }
     return *this;
   }
   Probe& run(RunFn fn) { run_ = std::move(fn); return *this; }
@@ -147,6 +158,8 @@ class PluginHolder {
         d.type = o.type;
         d.default_value = o.default_value.c_str();
         d.help = o.help.c_str();
+        d.min_value = o.min_value.empty() ? nullptr : o.min_value.c_str();
+        d.max_value = o.max_value.empty() ? nullptr : o.max_value.c_str();
         opts_[i].push_back(d);
       }
       for (const auto& kd : p.keys()) {

@@ -1,4 +1,5 @@
 // Chooses and opens the measurement backend named on the command line.
+#include <charconv>
 #include <memory>
 #include <string>
 
@@ -34,7 +35,13 @@ std::unique_ptr<Device> open_device(const std::string& spec, std::string* fallba
     const std::string n = spec.substr(5);
     if (n.empty() || n.find_first_not_of("0123456789") != std::string::npos)
       throw Error("--device " + spec + ": expected cuda:N with N a device number");
-    return open_cuda(std::stoi(n));
+    int ordinal = 0;
+    const auto [end, ec] = std::from_chars(n.data(), n.data() + n.size(), ordinal);
+    const int count = cuda_device_count();
+    if (ec != std::errc() || end != n.data() + n.size() || (cuda_built() && ordinal >= count))
+      throw Error("--device " + spec + ": there is no GPU " + n + "; this host has " + std::to_string(count) +
+                  (count == 1 ? " CUDA GPU (cuda:0)" : count > 0 ? " CUDA GPUs (cuda:0 to cuda:" + std::to_string(count - 1) + ")" : " CUDA GPUs"));
+    return open_cuda(ordinal);
   }
   throw Error("--device " + spec + ": unknown device; use auto, cuda, cuda:N, sim or sim:FILE");
 }

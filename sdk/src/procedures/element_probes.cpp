@@ -18,16 +18,21 @@ std::vector<std::string> with(std::vector<std::string> a, const std::vector<std:
   return a;
 }
 
+constexpr const char* kTiB = "1099511627776";
+
 // The options every probe of an element takes, and how they change its target.
 void declare_options(Probe& p, const ElementSpec& spec, bool search) {
   if (spec.carveout_option)
     p.option("shared_carveout_percent", MT_VALUE_INT, "0",
              "shared-memory carveout of the measuring kernels in percent (0: the largest L1 the device allows; "
-             "-1: the driver's default)");
+             "-1: the driver's default)")
+        .range("-1", "100");
   if (!search) return;
-  p.option("search_start_bytes", MT_VALUE_INT, "0", "smallest footprint of the size search (0: the probe's default)");
+  p.option("search_start_bytes", MT_VALUE_INT, "0", "smallest footprint of the size search (0: the probe's default)")
+      .range("0", kTiB);
   p.option("search_limit_bytes", MT_VALUE_INT, "0",
-           "largest footprint of the size search (0: the probe's default, from the device)");
+           "largest footprint of the size search (0: the probe's default, from the device)")
+      .range("0", kTiB);
 }
 
 Target configured(const Context& ctx, const ElementSpec& spec, bool search) {

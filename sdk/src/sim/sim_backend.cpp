@@ -79,17 +79,9 @@ namespace {
 // The description at `path`, read and checked, or the built-in device for an empty path.
 sim::Model read_description(const std::string& path) {
   if (path.empty()) return sim::load_model(sim::kBuiltinDeviceToml, "built-in device (hopper-like.toml)", "sim (built-in)");
-  std::error_code ec;
-  // A folder opens as a stream and reads as empty: say what it is instead of "line 0".
-  if (std::filesystem::is_directory(path, ec))
-    throw Error(path + ": is a folder, not a simulated device description; name a description's TOML file "
-                "(e.g. examples/devices/hopper-like.toml)");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path + ": cannot open the simulated device description: " + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw Error(path + ": cannot read the simulated device description: " + std::strerror(errno));
-  return sim::load_model(text.str(), path, "sim:" + path);
+  const std::string text =
+      read_input_file(path, "a simulated device description's TOML file (e.g. examples/devices/hopper-like.toml)");
+  return sim::load_model(text, path, "sim:" + path);
 }
 
 }  // namespace

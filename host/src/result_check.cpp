@@ -1,0 +1,54 @@
+#include "memtopo_host/result_check.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace memtopo::host {
+
+namespace {
+
+bool conform_to_declaration(Value& v, mt_value_type declared) {
+  if (v.type == declared) return true;
+  if (declared == MT_VALUE_FLOAT && v.type == MT_VALUE_INT) {
+    v = Value::of_float(static_cast<double>(v.i));
+    return true;
+  }
+  if (declared == MT_VALUE_FLOAT_ARRAY && v.type == MT_VALUE_INT_ARRAY) {
+    v.floats.assign(v.ints.begin(), v.ints.end());
+    v.ints.clear();
+    v.type = MT_VALUE_FLOAT_ARRAY;
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::optional<std::string> check_result(const ProbeInfo& probe, ResultRecord& rec,
+                                        const std::vector<ResultRecord>& stored_before) {
+  const std::string& k = rec.key;
+  if (std::find(probe.provided.begin(), probe.provided.end(), k) == probe.provided.end())
+    return k + " is not in the probe's provided keys";
+  for (const auto& r : stored_before)
+    if (r.key == k) return k + " was already stored by this probe";
+  if (const KeySpec* spec = probe.key_spec(k); spec && !conform_to_declaration(rec.value, spec->type))
+    return k + " is " + type_name(rec.value.type) + ", but " + probe.name + " declares it " + type_name(spec->type);
+  if (auto bad = check_value_for_key(k, rec.value)) return bad;
+  if (!(rec.confidence >= 0 && rec.confidence <= 1)) return k + ": confidence must be in [0, 1]";
+  if (rec.bound != MT_BOUND_EXACT && rec.bound != MT_BOUND_AT_LEAST && rec.bound != MT_BOUND_AT_MOST)
+    return k + ": unknown bound " + std::to_string(static_cast<int>(rec.bound));
+  return std::nullopt;
+}
+
+std::optional<std::string> check_outcome(const ProbeInfo& probe, ProbeOutcome& outcome) {
+  if (!(outcome.duration_s >= 0 && std::isfinite(outcome.duration_s)))
+    return "duration_s must be a number of seconds >= 0";
+  std::vector<ResultRecord> stored;
+  for (auto& r : outcome.results) {
+    if (auto bad = check_result(probe, r, stored)) return bad;
+    stored.push_back(r);
+  }
+  return std::nullopt;
+}
+
+}  // namespace memtopo::host
