@@ -22,7 +22,8 @@ EXIT_OK, EXIT_INCOMPLETE, EXIT_USAGE = 0, 1, 2
 
 def parse_args(argv):
     parser = argparse.ArgumentParser(prog="memtopo report", description=__doc__.split("\n")[0])
-    parser.add_argument("topology", help="topology TOML written by memtopo run")
+    parser.add_argument("topology", nargs="?", default="", help="topology TOML written by memtopo run")
+    parser.add_argument("--fleet", default="", help="draw the fleet page of this memtopo fleet --format json file")
     parser.add_argument("--raw-dir", default="", help="the --raw-dir of that run (CSV series)")
     parser.add_argument("-o", "--output", required=True, help="HTML file to write")
     # Used by `memtopo report`, which writes the page to its real output itself.
@@ -72,11 +73,49 @@ def build(args):
     return html_page.page(topo, rendered, note), rendered
 
 
+def fleet_main(args):
+    import fleet_page
+    try:
+        fleet = fleet_page.load(args.fleet)
+    except fleet_page.FleetInputError as e:
+        print(f"memtopo fleet: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    text = fleet_page.page(fleet, args.shown_as or args.output)
+    plots = sum(len(g["series"]) for g in fleet["groups"])
+    if not write_page(args, text):
+        return EXIT_INCOMPLETE
+    say(args, f"memtopo fleet: wrote {args.shown_as or args.output}: {fleet['gpus_total']} GPUs, {plots} plots")
+    return EXIT_OK
+
+
+def write_page(args, text):
+    try:
+        write_atomically(args.output, text)
+        return True
+    except OSError as e:
+        print(f"memtopo report: cannot write {args.output}: {e.strerror}", file=sys.stderr)
+        return False
+
+
+def say(args, summary):
+    """The one-line summary: to the file memtopo reads back, or to stdout when run alone."""
+    if args.summary_file:
+        with open(args.summary_file, "w", encoding="utf-8") as f:
+            f.write(summary + "\n")
+    else:
+        print(summary)
+
+
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
     problem = check_paths(args)
     if problem:
         print(f"memtopo report: {problem}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.fleet:
+        return fleet_main(args)
+    if not args.topology:
+        print("memtopo report: name the topology file (or --fleet FILE)", file=sys.stderr)
         return EXIT_USAGE
     import topology  # after the path checks: matplotlib is imported with the plots
     try:
@@ -84,10 +123,7 @@ def main(argv=None):
     except topology.InputError as e:
         print(f"memtopo report: {e}", file=sys.stderr)
         return EXIT_USAGE
-    try:
-        write_atomically(args.output, text)
-    except OSError as e:
-        print(f"memtopo report: cannot write {args.output}: {e.strerror}", file=sys.stderr)
+    if not write_page(args, text):
         return EXIT_INCOMPLETE
     plots = sum(1 for i in rendered if i.kind == "plot")
     tables = sum(1 for i in rendered if i.kind == "table")
@@ -96,11 +132,7 @@ def main(argv=None):
                f"{tables} tables" + (f", {errors} not shown (see above)" if errors else ""))
     if not args.raw_dir:
         summary += " (no --raw-dir: values only, no plots)"
-    if args.summary_file:
-        with open(args.summary_file, "w", encoding="utf-8") as f:
-            f.write(summary + "\n")
-    else:
-        print(summary)
+    say(args, summary)
     return EXIT_INCOMPLETE if errors else EXIT_OK
 
 

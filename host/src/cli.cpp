@@ -93,6 +93,9 @@ Selection effective_selection(const SelectionArgs& a, const Config& cfg) {
 
 std::unique_ptr<engine::Device> open_device_arg(const SelectionArgs& a, const Config& cfg) {
   const std::string device_arg = !a.device.empty() ? a.device : cfg.device.value_or("auto");
+  if (device_arg == "all" || device_arg.find(',') != std::string::npos)
+    throw UsageError("--device " + device_arg + ": names several devices; this command takes one (memtopo run "
+                     "measures several at once)");
   std::unique_ptr<engine::Device> device;
   std::string fallback;
   try {
@@ -277,7 +280,9 @@ std::unique_ptr<CLI::App> make_app(CliArgs& args) {
   };
   auto add_selection = [&](CLI::App* sub, SelectionArgs& s) {
     sub->add_option("--config", s.config, "Config file (TOML; docs/host.md)");
-    sub->add_option("--device", s.device, "auto (default), cuda, cuda:N, sim or sim:FILE")->check(device_spec_error);
+    sub->add_option("--device", s.device,
+                    "auto (default), cuda, cuda:N, sim, sim:FILE; for `run` also all or a list (cuda:0,cuda:3)")
+        ->check(device_arg_error);
     // One value per occurrence, split by split_lists: CLI11's delimiter turned "," into no
     // value at all and took the next argument (an option) in its place.
     sub->add_option("--only", s.only, "Run only these probes or plugins, or the providers of these result keys")
@@ -307,6 +312,8 @@ std::unique_ptr<CLI::App> make_app(CliArgs& args) {
   args.run_cmd->add_option("-o,--output", args.run.output, "Topology file to write")->required();
   args.run_cmd->add_option("--format", args.run.format, "toml or json (default: json when -o ends in .json, else toml)")
       ->check(run_format_error);
+  // Set by a run of several GPUs for each of its members (fleet_run.cpp); not for users.
+  args.run_cmd->add_option("--device-label", args.run.device_label)->group("");
 
   args.validate_cmd = app->add_subcommand(
       "validate", "Check a topology file against the schema and the installed plugins' key descriptions");
@@ -314,7 +321,7 @@ std::unique_ptr<CLI::App> make_app(CliArgs& args) {
   add_plugin_path(args.validate_cmd, args.validate_paths);
   args.validate_cmd->add_flag("--device-description", args.validate_device,
                               "FILE is a simulated device description (--device sim:FILE): check it as the simulator reads it");
-  args.extra = {add_diff_command(*app), add_export_command(*app), add_report_command(*app)};
+  args.extra = {add_diff_command(*app), add_export_command(*app), add_report_command(*app), add_fleet_command(*app)};
   return app;
 }
 

@@ -14,8 +14,10 @@
 
 #include "memtopo/engine.hpp"
 #include "memtopo_host/config.hpp"
+#include "memtopo_host/key_policy.hpp"
 #include "memtopo_host/plan.hpp"
 #include "memtopo_host/registry.hpp"
+#include "output_file.hpp"
 
 namespace CLI {
 class App;
@@ -42,6 +44,7 @@ struct RunArgs : SelectionArgs {
   std::string format;  // --format: "toml", "json", or "" (from OUT's name: run_output.cpp)
   bool resume = false, quiet = false, verbose = false;
   bool no_isolation = false;  // run the probes in this process (docs/host.md, "Isolation")
+  std::string device_label;   // [meta] device_label: the node's name of the GPU (a fleet run's member)
 };
 
 void setup_logging(bool quiet, bool verbose);
@@ -74,6 +77,28 @@ std::vector<std::string> split_lists(const std::vector<std::string>& values);
 // A --format value `run` refuses ("" when it is toml or json): the message names the formats.
 std::string run_format_error(const std::string& value);
 
+// --tolerance-percent and --profile of diff and fleet (compare_options.cpp).
+struct CompareArgs {
+  std::optional<double> tolerance_percent;
+  std::string profile;
+};
+void add_compare_options(CLI::App* sub, CompareArgs& args);
+// The policy they give; a profile that cannot be read is a UsageError.
+KeyPolicy key_policy_of(const CompareArgs& args);
+
+// A folder of its own under the system's temporary folder, removed with everything in it.
+struct TempFolder {
+  explicit TempFolder(const std::string& prefix);
+  ~TempFolder();
+  TempFolder(const TempFolder&) = delete;
+  TempFolder& operator=(const TempFolder&) = delete;
+  std::filesystem::path path;
+};
+
+// Runs the report script with `script_args` (after its own -o), writes the page it draws to
+// `out` and prints its one-line summary; the exit status is the command's (report_page.cpp).
+int write_report_page(const std::vector<std::string>& script_args, const OutputTarget& out);
+
 // A command defined in a source file of its own: `add_*_command` adds its subcommand to the
 // app (options bound to storage the command owns) and returns the subcommand and what runs it.
 struct ExtraCommand {
@@ -83,5 +108,6 @@ struct ExtraCommand {
 ExtraCommand add_diff_command(CLI::App& app);    // diff_command.cpp
 ExtraCommand add_export_command(CLI::App& app);  // export_command.cpp
 ExtraCommand add_report_command(CLI::App& app);  // report_command.cpp
+ExtraCommand add_fleet_command(CLI::App& app);   // fleet/fleet_command.cpp
 
 }  // namespace memtopo::host::cli

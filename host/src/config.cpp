@@ -96,7 +96,7 @@ void read_run_table(const toml::node& node, const Registry& registry, Checker& c
     } else if (r == "device" || r == "raw_dir") {
       if (auto s = rn.as_string()) {
         if (r == "device") {
-          if (const std::string problem = device_spec_error(s->get()); !problem.empty()) c.error(rn, "[run] device: " + problem);
+          if (const std::string problem = device_arg_error(s->get()); !problem.empty()) c.error(rn, "[run] device: " + problem);
           cfg.device = s->get();
         } else if (s->get().empty()) {
           c.error(rn, "[run] raw_dir is empty; name a folder, or remove the key to write no raw series");
@@ -204,6 +204,20 @@ std::string device_spec_error(const std::string& spec) {
   static const std::regex forms("^(auto|cuda|cuda:[0-9]+|sim|sim:.+)$");
   if (std::regex_match(spec, forms)) return "";
   return "'" + spec + "' is not a device; use auto, cuda, cuda:N (N a GPU number), sim or sim:FILE (a device description)";
+}
+
+// A value of --device: one device, or (for run) "all" or a comma list of devices.
+std::string device_arg_error(const std::string& value) {
+  if (value == "all") return "";
+  if (value.find(',') == std::string::npos) return device_spec_error(value);
+  for (size_t start = 0; start <= value.size();) {
+    const size_t end = std::min(value.find(',', start), value.size());
+    const std::string entry = value.substr(start, end - start);
+    if (entry.empty()) return "'" + value + "' has an empty entry; separate devices by single commas";
+    if (const std::string problem = device_spec_error(entry); !problem.empty()) return problem;
+    start = end + 1;
+  }
+  return "";
 }
 
 Config load_config(const std::filesystem::path& file, const Registry& registry) {

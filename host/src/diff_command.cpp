@@ -24,7 +24,7 @@ namespace fs = std::filesystem;
 struct DiffArgs {
   std::string a, b;
   std::string format = "text";
-  double tolerance_percent = DiffOptions{}.tolerance_percent;
+  CompareArgs compare;
   std::vector<std::string> only;
 };
 
@@ -33,28 +33,13 @@ std::string only_entry_error(const std::string& value) {
   return "'" + value + "' has an empty entry; name element tables separated by commas (e.g. l1d,l2)";
 }
 
-// A value of --tolerance-percent: a percentage from 0 to 100 (CLI11's own range check prints
-// the largest double in full).
-std::string tolerance_error(const std::string& value) {
-  double v = 0;
-  try {
-    size_t used = 0;
-    v = std::stod(value, &used);
-    if (used != value.size()) v = -1;
-  } catch (const std::exception&) {
-    v = -1;
-  }
-  if (v >= 0 && v <= 100) return "";  // NaN fails both comparisons
-  return "'" + value + "' is not a percentage from 0 to 100; give e.g. 3";
-}
-
 int cmd_diff(const DiffArgs& args) {
+  DiffOptions options;
+  options.policy = key_policy_of(args.compare);  // a bad profile is a usage error before any file is read
   const std::string hint = "memtopo diff compares two (memtopo diff A.toml B.toml)";
   const std::optional<toml::table> a = read_topology_or_report(args.a, hint);
   const std::optional<toml::table> b = read_topology_or_report(args.b, hint);
   if (!a || !b) return kExitUsage;
-  DiffOptions options;
-  options.tolerance_percent = args.tolerance_percent;
   options.only = split_lists(args.only);
   TopologyDiff diff;
   try {
@@ -79,9 +64,7 @@ ExtraCommand add_diff_command(CLI::App& app) {
   sub->add_option("A", args->a, "The first topology file (before)")->required();
   sub->add_option("B", args->b, "The second topology file (after)")->required();
   sub->add_option("--format", args->format, "text (default) or json")->check(CLI::IsMember({"text", "json"}));
-  sub->add_option("--tolerance-percent", args->tolerance_percent,
-                  "Relative difference up to which floating-point values count as equal (default 3)")
-      ->check(tolerance_error);
+  add_compare_options(sub, args->compare);
   sub->add_option("--only", args->only, "Compare only these element tables (comma-separated or repeated: l1d,l2)")
       ->allow_extra_args(false)
       ->check(only_entry_error);

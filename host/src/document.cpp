@@ -78,6 +78,11 @@ std::string render_topology(const Meta& meta, const std::vector<ProbeOutcome>& o
   if (meta.driver_version) line("driver_version", toml_string_literal(*meta.driver_version));
   if (meta.runtime_version) line("runtime_version", toml_string_literal(*meta.runtime_version));
   line("abi", toml_string_literal(meta.abi));
+  if (meta.device_label) line("device_label", toml_string_literal(*meta.device_label));
+  if (!meta.gpu_state.empty()) {
+    out += "\n[meta.gpu_state]\n";
+    for (const auto& [key, value] : meta.gpu_state) line(key, to_toml_literal(value));
+  }
 
   // element -> key -> record, from the probes whose results count (ok, not determinable).
   std::map<std::string, std::map<std::string, const ResultRecord*>> tables;
@@ -99,6 +104,10 @@ std::string render_topology(const Meta& meta, const std::vector<ProbeOutcome>& o
       std::string inl = "{ probe = " + toml_string_literal(rec->probe) + ", confidence = " +
                         format_double(rec->confidence) + ", bound = \"" + bound_name(rec->bound) + "\"";
       if (!rec->note.empty()) inl += ", note = " + toml_string_literal(rec->note);
+      // How comparisons treat the key (diff, fleet): a measurement unless the probe says so.
+      if (rec->key_flags & MT_KEY_IDENTITY) inl += ", class = \"identity\"";
+      else if (rec->key_flags & MT_KEY_SETTING) inl += ", class = \"setting\"";
+      if (rec->key_flags & MT_KEY_VARIES) inl += ", varies = true";
       line(key, inl + " }");
     }
   }

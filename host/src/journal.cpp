@@ -57,12 +57,14 @@ nlohmann::json outcome_to_json(const ProbeOutcome& o) {
   j["results"] = nlohmann::json::array();
   for (const auto& r : o.results) {
     // The type travels with the value: 2.0 must come back as a float, not an integer.
-    j["results"].push_back({{"key", r.key},
-                            {"type", static_cast<int>(r.value.type)},
-                            {"value", to_json(r.value)},
-                            {"confidence", r.confidence},
-                            {"bound", bound_text(r.bound)},
-                            {"note", r.note}});
+    nlohmann::json rec = {{"key", r.key},
+                          {"type", static_cast<int>(r.value.type)},
+                          {"value", to_json(r.value)},
+                          {"confidence", r.confidence},
+                          {"bound", bound_text(r.bound)},
+                          {"note", r.note}};
+    if (r.key_flags) rec["key_flags"] = r.key_flags;
+    j["results"].push_back(std::move(rec));
   }
   return j;
 }
@@ -93,6 +95,9 @@ ProbeOutcome outcome_from_json(const nlohmann::json& j) {
       rec.confidence = r.at("confidence").get<double>();
       rec.bound = bound_from_text(r.at("bound").get<std::string>());
       rec.note = r.at("note").get<std::string>();
+      // Set again from the plugin's declaration where a record is checked (result_check.cpp).
+      if (r.contains("key_flags") && r.at("key_flags").is_number_unsigned())
+        rec.key_flags = r.at("key_flags").get<uint32_t>() & 7u;
       rec.probe = o.probe;
       o.results.push_back(std::move(rec));
     }

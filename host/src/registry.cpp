@@ -247,7 +247,12 @@ std::optional<std::string> read_key_docs(const mt_probe_desc& pd, ProbeInfo& inf
     int raw = 0;
     const auto type = value_type_field(kd->type, raw);
     if (!type) return where + "key " + str(kd->key) + ": declares unknown type " + std::to_string(raw);
-    KeySpec spec{str(kd->key), *type, str(kd->unit), str(kd->meaning)};
+    KeySpec spec{str(kd->key), *type, str(kd->unit), str(kd->meaning), 0};
+    if (kd->struct_size >= offsetof(mt_key_desc, flags) + sizeof(kd->flags)) spec.flags = kd->flags;
+    constexpr uint32_t known = MT_KEY_IDENTITY | MT_KEY_SETTING | MT_KEY_VARIES;
+    if (spec.flags & ~known)
+      return where + "key " + spec.key + ": flags hold unknown bits (" + std::to_string(spec.flags) +
+             "); use MT_KEY_IDENTITY, MT_KEY_SETTING, MT_KEY_VARIES or 0";
     if (std::find(info.provided.begin(), info.provided.end(), spec.key) == info.provided.end())
       return where + "key " + spec.key + ": described, but not one of the keys it provides";
     if (info.key_spec(spec.key)) return where + "key " + spec.key + ": described twice";

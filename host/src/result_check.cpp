@@ -31,8 +31,10 @@ std::optional<std::string> check_result(const ProbeInfo& probe, ResultRecord& re
     return k + " is not in the probe's provided keys";
   for (const auto& r : stored_before)
     if (r.key == k) return k + " was already stored by this probe";
-  if (const KeySpec* spec = probe.key_spec(k); spec && !conform_to_declaration(rec.value, spec->type))
+  const KeySpec* spec = probe.key_spec(k);
+  if (spec && !conform_to_declaration(rec.value, spec->type))
     return k + " is " + type_name(rec.value.type) + ", but " + probe.name + " declares it " + type_name(spec->type);
+  rec.key_flags = spec ? spec->flags : 0;
   if (auto bad = check_value_for_key(k, rec.value)) return bad;
   if (!(rec.confidence >= 0 && rec.confidence <= 1)) return k + ": confidence must be in [0, 1]";
   if (rec.bound != MT_BOUND_EXACT && rec.bound != MT_BOUND_AT_LEAST && rec.bound != MT_BOUND_AT_MOST)

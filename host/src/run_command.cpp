@@ -10,7 +10,9 @@
 #include <spdlog/spdlog.h>
 
 #include "cli_internal.hpp"
+#include "fleet/fleet_run.hpp"
 #include "memtopo_host/device_identity.hpp"
+#include "memtopo_host/gpu_state.hpp"
 #include "memtopo_host/terminal_text.hpp"
 #include "run_device.hpp"
 #include "stop_signals.hpp"
@@ -83,6 +85,13 @@ void refuse_overwriting_inputs(const RunArgs& a, const Config& cfg, const Regist
   refuse_output_over_inputs(a.raw_dir.empty() ? "[run] raw_dir" : "--raw-dir", raw.string(), inputs);
 }
 
+// A fleet outlier is often a state, not a part: say so where the run can see it.
+void warn_about_state(const GpuState& state) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [key, value] : state) j[key] = to_json(value);
+  for (const auto& w : gpu_state_warnings(j)) spdlog::warn("GPU state: {}; the values may not be the GPU's best", w);
+}
+
 std::string resolved_device_spec(const mt_device_info& info, const std::string& spec) {
   if (std::string(info.backend) == "cuda") return "cuda:" + std::to_string(info.ordinal);
   if (spec.rfind("sim:", 0) == 0) return spec;
@@ -104,12 +113,17 @@ RunReport measure(const Plan& plan, RunDevice& device, RunSettings& settings, Jo
 }  // namespace
 
 int cmd_run(const RunArgs& a) {
-  const OutputTarget out = resolve_output(a.output);
+  // A folder is the output of a fleet run (one file per GPU); anything else is checked first.
+  const std::optional<OutputTarget> checked =
+      is_folder_output(a.output) ? std::nullopt : std::optional<OutputTarget>(resolve_output(a.output));
+  Registry reg = load_registry(a.plugin_paths, true);
+  Config cfg = maybe_load_config(a.config, reg);
+  const std::string device_arg = !a.device.empty() ? a.device : cfg.device.value_or("auto");
+  if (wants_fleet_run(a, device_arg)) return run_fleet(a, cfg, device_arg);
+  const OutputTarget out = checked ? *checked : resolve_output(a.output);
   if (a.resume && out.kind != OutputKind::File)
     throw UsageError("--resume: -o " + a.output + " is not a regular file, so no journal is kept for it; "
                      "resume needs a file output");
-  Registry reg = load_registry(a.plugin_paths, true);
-  Config cfg = maybe_load_config(a.config, reg);
   refuse_overwriting_inputs(a, cfg, reg);
   const Selection sel = effective_selection(a, cfg);
   if (make_plan(reg, sel).steps.empty())  // plan errors before the device is opened
@@ -118,7 +132,6 @@ int cmd_run(const RunArgs& a) {
   std::optional<OutputLock> lock;  // held until the output is written and the journal settled
   if (out.kind == OutputKind::File) lock.emplace(out.path);
 
-  const std::string device_arg = !a.device.empty() ? a.device : cfg.device.value_or("auto");
   RunSettings settings = run_settings(a, cfg);
   const bool isolated = isolation_wanted(a, cfg);
   RunDevice device = open_run_device(a, cfg, reg, settings, isolated, &StopSignals::count());
@@ -130,7 +143,9 @@ int cmd_run(const RunArgs& a) {
   meta.device_spec = resolved_device_spec(device.info, device_arg);
   meta.driver_version = cuda_version_string(device.info.driver_version);
   meta.runtime_version = cuda_version_string(device.info.runtime_version);
+  if (!a.device_label.empty()) meta.device_label = a.device_label;
   spdlog::info("device: {} ({})", terminal_text(device.info.name), device.description);
+  meta.gpu_state = read_gpu_state(device.info, "start");
 
   settings.raw_dir = prepare_raw_dir(a, cfg);  // before anything is measured
   std::string description_text;
@@ -147,6 +162,8 @@ int cmd_run(const RunArgs& a) {
   StopSignals signals(isolated);
   const RunReport report = measure(plan, device, settings, recorder, a.quiet);
   journal.close();
+  for (auto& entry : read_gpu_state(device.info, "end")) meta.gpu_state.push_back(std::move(entry));
+  warn_about_state(meta.gpu_state);
   return finish(a, out, plan, meta, report, js, recorder);
 }
 

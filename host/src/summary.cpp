@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <set>
 
 namespace memtopo::host {
 
@@ -165,7 +166,10 @@ std::string format_cycles(double cycles) {
   return buf;
 }
 
-std::string render_summary(const std::vector<ProbeOutcome>& outcomes) {
+namespace {
+
+// element -> key -> record, of the probes whose results count.
+std::map<std::string, Table> tables_of(const std::vector<ProbeOutcome>& outcomes) {
   std::map<std::string, Table> tables;
   for (const auto& o : outcomes) {
     if (!keeps_results(o.status)) continue;
@@ -174,6 +178,56 @@ std::string render_summary(const std::vector<ProbeOutcome>& outcomes) {
       tables[r.key.substr(0, dot)][r.key.substr(dot + 1)] = &r;
     }
   }
+  return tables;
+}
+
+}  // namespace
+
+std::string render_summary_columns(const std::vector<SummaryColumn>& columns) {
+  std::vector<std::map<std::string, Table>> tables;
+  std::set<std::string> elements;
+  for (const auto& c : columns) {
+    tables.push_back(tables_of(c.outcomes));
+    for (const auto& [e, _] : tables.back()) elements.insert(e);
+  }
+  std::vector<std::string> order;
+  if (elements.count("device")) order.push_back("device");
+  for (const auto& e : elements)
+    if (e != "device") order.push_back(e);
+  std::vector<std::vector<std::string>> rows{{""}};
+  for (const auto& c : columns) rows[0].push_back(terminal_text(c.label));
+  for (const auto& element : order) {
+    for (const auto& k : kKnown) {
+      std::vector<std::string> row{element + (std::string(k.label).empty() ? " " + std::string(k.key) : " " + std::string(k.label))};
+      bool any = false;
+      for (const auto& t : tables) {
+        const auto e = t.find(element);
+        const auto r = e == t.end() ? Table::const_iterator() : e->second.find(k.key);
+        const bool has = e != t.end() && r != e->second.end();
+        any = any || has;
+        row.push_back(has ? k.prefix + format_value(k.key, *r->second) : "-");
+      }
+      if (any) rows.push_back(std::move(row));
+    }
+  }
+  std::vector<std::string> tally{"probes"};
+  for (const auto& c : columns) tally.push_back(c.tally);
+  rows.push_back(std::move(tally));
+  std::vector<size_t> width(rows[0].size(), 0);
+  for (const auto& row : rows)
+    for (size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+  std::string out;
+  for (const auto& row : rows) {
+    std::string line;
+    for (size_t i = 0; i < row.size(); ++i)
+      line += row[i] + (i + 1 < row.size() ? std::string(width[i] - row[i].size() + 2, ' ') : "");
+    out += line + "\n";
+  }
+  return out;
+}
+
+std::string render_summary(const std::vector<ProbeOutcome>& outcomes) {
+  const std::map<std::string, Table> tables = tables_of(outcomes);
   size_t width = 9;
   for (const auto& [element, _] : tables) width = std::max(width, element.size());
   width += 2;

@@ -332,6 +332,19 @@ bool all_of(const nlohmann::json& j, bool (nlohmann::json::*is)() const noexcept
 
 }  // namespace
 
+std::optional<Value> from_json_inferred(const nlohmann::json& j) {
+  mt_value_type type = MT_VALUE_NONE;
+  auto every = [&](bool (nlohmann::json::*is)() const noexcept) { return std::all_of(j.begin(), j.end(), [&](const auto& e) { return (e.*is)(); }); };
+  if (j.is_number_integer()) type = MT_VALUE_INT;
+  else if (j.is_number()) type = MT_VALUE_FLOAT;
+  else if (j.is_boolean()) type = MT_VALUE_BOOL;
+  else if (j.is_string()) type = MT_VALUE_STRING;
+  else if (j.is_array() && every(&nlohmann::json::is_number_integer)) type = MT_VALUE_INT_ARRAY;
+  else if (j.is_array() && every(&nlohmann::json::is_number)) type = MT_VALUE_FLOAT_ARRAY;
+  else if (j.is_array() && every(&nlohmann::json::is_string)) type = MT_VALUE_STRING_ARRAY;
+  return type == MT_VALUE_NONE ? std::nullopt : from_json(j, type);
+}
+
 std::optional<Value> from_json(const nlohmann::json& j, mt_value_type type) {
   Value v;
   v.type = type;

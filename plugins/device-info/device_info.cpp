@@ -16,6 +16,9 @@ memtopo::Probe device_properties() {
                  "device.constant_memory_bytes", "device.registers_per_sm", "device.registers_per_block",
                  "device.max_threads_per_sm", "device.max_threads_per_block", "device.max_blocks_per_sm",
                  "device.uuid", "device.pci_bus_id"})
+      // They name this GPU: two GPUs always differ in them, which is no difference.
+      .key("device.uuid", MT_VALUE_STRING, "", "the GPU's UUID (GPU-...)", MT_KEY_IDENTITY)
+      .key("device.pci_bus_id", MT_VALUE_STRING, "", "the GPU's PCI bus id (domain:bus:device.function)", MT_KEY_IDENTITY)
       .run([](memtopo::Context& ctx) {
         const mt_device_info& d = ctx.device();
         ctx.result("device.name", std::string(d.name));

@@ -225,8 +225,9 @@ memtopo::Probe streams_probe() {
     const std::string k = std::string("throughput.") + s;
     keys.insert(keys.end(), {k + "_bytes_per_second", k + "_best_config", k + "_min95_config"});
     p.key(k + "_bytes_per_second", MT_VALUE_FLOAT, "", std::string("best ") + s + " rate of all SMs, by events")
-        .key(k + "_best_config", MT_VALUE_STRING, "", "the configuration of the best rate")
-        .key(k + "_min95_config", MT_VALUE_STRING, "", "fewest bytes in flight per SM within 95 % of the best");
+        .key(k + "_best_config", MT_VALUE_STRING, "", "the configuration of the best rate", MT_KEY_SETTING)
+        .key(k + "_min95_config", MT_VALUE_STRING, "", "fewest bytes in flight per SM within 95 % of the best",
+             MT_KEY_SETTING);
   }
   keys.insert(keys.end(), {"throughput.l2_read_bytes_per_cycle", "throughput.l2_write_bytes_per_cycle",
                            "throughput.l1_read_bytes_per_cycle_per_sm", "throughput.dram_theoretical_bytes_per_second",

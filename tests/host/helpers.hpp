@@ -85,6 +85,14 @@ struct ScopedEnv {
   }
 };
 
+// This machine's name as memtopo names files after it (the part before the first dot).
+inline std::string host_name() {
+  char buf[256] = {};
+  ::gethostname(buf, sizeof buf - 1);
+  const std::string h = buf[0] ? buf : "host";
+  return h.substr(0, h.find('.'));
+}
+
 struct CommandResult {
   int exit_code = -1;
   std::string output;  // stdout and stderr together

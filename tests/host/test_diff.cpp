@@ -59,9 +59,9 @@ TEST_CASE("diff: floats are equal within the relative tolerance, integers only w
   REQUIRE(size.differences.size() == 1);
   CHECK(size.differences[0].key == "l2.size_bytes");
   // The tolerance is an option: 0 % compares floats exactly, 5 % accepts 3.5 %.
-  CHECK_FALSE(diff_topologies(a, near, {0, {}}).equal());
-  CHECK(diff_topologies(a, far, {5, {}}).equal());
-  CHECK_FALSE(diff_topologies(a, one_more, {50, {}}).equal());
+  CHECK_FALSE(diff_topologies(a, near, DiffOptions{KeyPolicy(0), {}}).equal());
+  CHECK(diff_topologies(a, far, DiffOptions{KeyPolicy(5), {}}).equal());
+  CHECK_FALSE(diff_topologies(a, one_more, DiffOptions{KeyPolicy(50), {}}).equal());
 }
 
 TEST_CASE("diff: arrays element-wise, a changed length, a changed type", "[host][diff]") {
@@ -130,12 +130,12 @@ TEST_CASE("diff: keys and tables in one file only, probe versions and statuses (
 TEST_CASE("diff: --only compares the named element tables and the probes that measured them", "[host][diff]") {
   const auto base = golden_input("base.toml");
   const auto changed = golden_input("changed.toml");
-  const TopologyDiff l2 = diff_topologies(base, changed, {3, {"l2"}});
+  const TopologyDiff l2 = diff_topologies(base, changed, DiffOptions{KeyPolicy(3), {"l2"}});
   for (const auto& d : l2.differences) CHECK(d.key.rfind("l2.", 0) == 0);
   CHECK(l2.differences.size() == 3);  // latency, levels, ways
   REQUIRE(l2.probes.size() == 1);
   CHECK(l2.probes[0].probe == "data-cache/l2-latency");  // not data-cache/l1d-size
-  const TopologyDiff l1d = diff_topologies(base, changed, {3, {"l1d"}});
+  const TopologyDiff l1d = diff_topologies(base, changed, DiffOptions{KeyPolicy(3), {"l1d"}});
   CHECK(l1d.differences.size() == 1);  // the size's bound
   REQUIRE(l1d.probes.size() == 1);
   CHECK(*l1d.probes[0].b_status == "not_determinable");
@@ -143,9 +143,9 @@ TEST_CASE("diff: --only compares the named element tables and the probes that me
 
 TEST_CASE("diff: --only naming a table neither file has, or [meta], is refused", "[host][diff]") {
   const auto base = golden_input("base.toml");
-  CHECK_THROWS_WITH(diff_topologies(base, base, {3, {"l3"}}),
+  CHECK_THROWS_WITH(diff_topologies(base, base, DiffOptions{KeyPolicy(3), {"l3"}}),
                     "--only l3: neither file has an element table [l3]; their tables are device, l1d, l2");
-  CHECK_THROWS_AS(diff_topologies(base, base, {3, {"meta"}}), DiffError);
+  CHECK_THROWS_AS(diff_topologies(base, base, DiffOptions{KeyPolicy(3), {"meta"}}), DiffError);
 }
 
 TEST_CASE("diff: the golden inputs are valid topologies", "[host][diff]") {

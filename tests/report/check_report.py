@@ -170,6 +170,46 @@ def check_dom(name, dom, console, topology, raw):
         raise CheckFailed(f"{name}:\n  " + "\n  ".join(problems))
 
 
+def fleet_case(args, chromium):
+    """memtopo fleet --report of three simulated devices, one of them with a slower DRAM: every plot
+    rendered, a row per GPU, exactly one flagged."""
+    folder = os.path.join(args.work_dir, "fleet")
+    shutil.rmtree(folder, ignore_errors=True)
+    os.makedirs(folder)
+    with open(os.path.join(args.source_dir, "examples", "devices", "hopper-like.toml"), encoding="utf-8") as f:
+        healthy = f.read()
+    slow = re.sub(r"\ndram_read_bytes_per_second = [0-9.]+", "\ndram_read_bytes_per_second = 150000000000.0", healthy)
+    devices = []
+    for name, text in (("a", healthy), ("b", healthy), ("c", healthy), ("slow", slow)):
+        path = os.path.join(folder, name + ".toml")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+        devices.append("sim:" + path)
+    out = os.path.join(folder, "out") + "/"
+    proc, _ = run([args.memtopo, "run", "-q", "--only", "device-info,global-throughput/streams", "--device",
+                   ",".join(devices), "-o", out], 600, memtopo_env())
+    if proc.returncode != 0:
+        raise CheckFailed(f"fleet: memtopo run exited {proc.returncode}:\n{proc.stderr}")
+    html = os.path.join(args.work_dir, "fleet.html")
+    proc, _ = run([args.memtopo, "fleet", "--report", "-o", html, out], 600, memtopo_env())
+    if proc.returncode == 2 and NEEDS_MATPLOTLIB in proc.stderr:
+        raise Skipped(proc.stderr.strip())
+    if proc.returncode != 1 or not os.path.isfile(html):
+        raise CheckFailed(f"fleet: memtopo fleet --report exited {proc.returncode} (1: a GPU flagged):\n{proc.stderr}")
+    dom, console = load_in_browser(chromium, html, args.work_dir)
+    body = re.search(r"<body([^>]*)>", dom)
+    attrs = dict(re.findall(r'data-([a-z-]+)="([^"]*)"', body.group(1))) if body else {}
+    problems = [f"console: {line}" for line in console]
+    if not (int(attrs.get("plots-expected", "0")) > 0 and attrs.get("plots-rendered") == attrs.get("plots-expected")):
+        problems.append(f"{attrs.get('plots-rendered')} of {attrs.get('plots-expected')} plots rendered")
+    flagged_rows = dom.count('<tr class="flagged">')
+    if flagged_rows != 1:
+        problems.append(f"{flagged_rows} flagged rows, expected 1")
+    print(f"fleet: {attrs.get('plots-rendered')} plots rendered, {len(console)} console messages")
+    if problems:
+        raise CheckFailed("fleet:\n  " + "\n  ".join(problems))
+
+
 def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--memtopo", required=True)
@@ -178,6 +218,7 @@ def parse_args(argv):
     which = p.add_mutually_exclusive_group(required=True)
     which.add_argument("--sim", help="a simulated device of examples/devices (hopper-like, ...)")
     which.add_argument("--inputs", action="store_true", help="every folder of tests/report/inputs")
+    which.add_argument("--fleet", action="store_true", help="memtopo fleet --report of simulated devices")
     return p.parse_args(argv)
 
 
@@ -186,6 +227,10 @@ def main(argv=None):
     os.makedirs(args.work_dir, exist_ok=True)
     try:
         chromium = browser()
+        if args.fleet:
+            fleet_case(args, chromium)
+            print("all checks passed")
+            return 0
         if args.sim:
             cases = [(args.sim + "-sim",) + simulated_case(args, args.sim)]
         else:

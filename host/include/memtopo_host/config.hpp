@@ -34,6 +34,8 @@ struct ConfigError : std::runtime_error {
 // "" when `spec` has one of the forms --device and [run] device take (auto, cuda, cuda:N, sim,
 // sim:FILE), else what is wrong, naming the forms.
 std::string device_spec_error(const std::string& spec);
+// The same for what `run` takes: one device, "all", or a comma list of devices.
+std::string device_arg_error(const std::string& value);
 
 // Reads and checks a config file against the loaded probes. Throws ConfigError.
 Config load_config(const std::filesystem::path& file, const Registry& registry);

@@ -4,9 +4,11 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "memtopo_host/runner.hpp"
+#include "memtopo_host/value.hpp"
 
 namespace memtopo::host {
 
@@ -21,6 +23,11 @@ struct Meta {
   std::optional<std::string> driver_version;   // "13.0"; absent for sim
   std::optional<std::string> runtime_version;
   std::string abi;          // "1.0"
+  // The GPU as its fleet knows it ("cuda:3" of the node, when a run of several GPUs or a rank
+  // measured it through a narrower CUDA_VISIBLE_DEVICES); absent otherwise.
+  std::optional<std::string> device_label;
+  // [meta.gpu_state]: the GPU's state around the run (gpu_state.hpp), in this order.
+  std::vector<std::pair<std::string, Value>> gpu_state;
 };
 
 // Meta for this build and the current time/host; backend and device fields left empty.

@@ -35,6 +35,7 @@ struct KeySpec {
   mt_value_type type = MT_VALUE_NONE;
   std::string unit;  // "bytes", "cycles", ...; "" when the value has none
   std::string meaning;
+  uint32_t flags = 0;  // MT_KEY_* (ABI 2.7); 0 for a measurement or an older plugin
 };
 
 // One probe as the host sees it, after its plugin passed every check.

@@ -21,6 +21,7 @@ struct ResultRecord {
   mt_bound bound = MT_BOUND_EXACT;
   std::string note;
   std::string probe;
+  uint32_t key_flags = 0;  // MT_KEY_* of the key as its probe declares it (provenance class)
 };
 
 // NotDeterminable: the probe measured, but the data cannot settle the value; unlike Failed

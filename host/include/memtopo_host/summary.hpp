@@ -14,6 +14,15 @@ namespace memtopo::host {
 // the other elements alphabetically. Empty when nothing was measured.
 std::string render_summary(const std::vector<ProbeOutcome>& outcomes);
 
+// The summary of a run of several GPUs: one column per GPU, one row per known key of each
+// element that any GPU has ("l2 size"), then each GPU's tally of probe statuses.
+struct SummaryColumn {
+  std::string label;  // "cuda:3"
+  std::vector<ProbeOutcome> outcomes;
+  std::string tally;  // "41 ok, 7 not determinable" or "failed: ..."
+};
+std::string render_summary_columns(const std::vector<SummaryColumn>& columns);
+
 // Value formatting used by the summary (exposed for tests):
 // 245760 -> "240 KiB", 1536 -> "1536 B"; whole GiB/MiB/KiB only.
 std::string format_bytes(int64_t bytes);

@@ -11,12 +11,15 @@
 #include <nlohmann/json.hpp>
 #include <toml++/toml.h>
 
+#include "memtopo_host/key_policy.hpp"
+
 namespace memtopo::host {
 
 struct DiffOptions {
-  // Two floats a, b are equal when |a - b| <= tolerance_percent / 100 * max(|a|, |b|).
-  // 3 %: the project's repeatability bar for three runs of one GPU.
-  double tolerance_percent = 3;
+  // Per key: its class, whether it varies, its tolerance (key_policy.hpp). Two floats a, b are
+  // equal when |a - b| <= tolerance_percent / 100 * max(|a|, |b|); 3 % by default: the
+  // project's repeatability bar for three runs of one GPU.
+  KeyPolicy policy;
   // Element tables to compare ("l2"); empty: all. Probes are then limited to those that
   // measured a key of these tables in either file.
   std::vector<std::string> only;
@@ -42,6 +45,8 @@ struct KeyDifference {
   // (b - a) / |a| in percent, for numbers (arrays of equal length: the element that changed
   // most); none where a is 0 or the values are not numbers.
   std::optional<double> change_percent;
+  // Why it does not count: "identity", "setting" or "varies" (KeyRule); "" when it counts.
+  std::string reason;
 };
 
 // A probe whose version or status differs, or that only one file ran (nullopt on the other side).
@@ -61,6 +66,8 @@ struct TopologyDiff {
   double tolerance_percent = 3;
   size_t compared = 0;  // keys present in both files
   std::vector<KeyDifference> differences;
+  // Differences in keys whose class or profile rule says they do not count: shown, not counted.
+  std::vector<KeyDifference> not_counted;
   std::vector<OneSidedKey> only_in_a, only_in_b;
   std::vector<std::string> tables_only_in_a, tables_only_in_b;  // element tables wholly in one ("tma")
   std::vector<ProbeDifference> probes;

@@ -61,6 +61,9 @@ std::string format_double(double d);
 nlohmann::json to_json(const Value& v);
 // Inverse of to_json given the type tag; nothing when they do not agree.
 std::optional<Value> from_json(const nlohmann::json& j, mt_value_type type);
+// The same with the type read off the JSON (an integer is INT, an array of numbers with a
+// float FLOAT_ARRAY, ...); nothing for null, objects and mixed arrays.
+std::optional<Value> from_json_inferred(const nlohmann::json& j);
 
 // "l1d.line_bytes": nothing when valid, else what is wrong.
 std::optional<std::string> check_key(const std::string& key);

@@ -24,7 +24,7 @@ extern "C" {
 #endif
 
 #define MEMTOPO_ABI_MAJOR 2
-#define MEMTOPO_ABI_MINOR 6
+#define MEMTOPO_ABI_MINOR 7
 
 /* Name of the single exported entry point of a plugin library. */
 #define MEMTOPO_ENTRY_POINT_NAME "memtopo_plugin_entry"
@@ -197,7 +197,20 @@ typedef struct mt_key_desc {
   mt_value_type type;   /* the value's type; arrays: the array type */
   const char* unit;     /* "bytes", "cycles", "khz", ...; "" when the value has none */
   const char* meaning;  /* one sentence */
+  /* ABI 2.7: MT_KEY_* bits: what kind of value it is, for comparisons (memtopo diff, fleet).
+   * 0: a measurement, compared within a tolerance. */
+  uint32_t flags;
 } mt_key_desc;
+
+/* The key names this device, not a property of its model (a UUID, a PCI bus id): two GPUs
+ * always differ in it, and that is no difference. */
+#define MT_KEY_IDENTITY 1u
+/* The key records a choice the probe made (the configuration a search found best), not a
+ * measured value: reported, never a difference. */
+#define MT_KEY_SETTING 2u
+/* A measurement known to vary between runs of one GPU beyond any tolerance (the probe says
+ * why in its docs): a difference is reported, never flagged. */
+#define MT_KEY_VARIES 4u
 
 typedef struct mt_probe_desc {
   uint32_t struct_size;

@@ -38,6 +38,7 @@ class Probe {
     mt_value_type type;
     std::string unit;
     std::string meaning;
+    uint32_t flags;  // MT_KEY_* bits
   };
 
   explicit Probe(std::string name) : name_(std::move(name)) {}
@@ -75,9 +76,10 @@ class Probe {
   // Runs in a worker process of its own (MT_PROBE_OWN_PROCESS): nothing an earlier probe left
   // in the process reaches the measurement.
   Probe& own_process() { flags_ |= MT_PROBE_OWN_PROCESS; return *this; }
-  // Type, unit and meaning of a provided key: validates a drop-in plugin's tables.
-  Probe& key(std::string name, mt_value_type type, std::string unit, std::string meaning) {
-    keys_.push_back({std::move(name), type, std::move(unit), std::move(meaning)});
+  // Type, unit and meaning of a provided key: validates a drop-in plugin's tables. `flags`
+  // (MT_KEY_IDENTITY, MT_KEY_SETTING, MT_KEY_VARIES) says how comparisons treat it.
+  Probe& key(std::string name, mt_value_type type, std::string unit, std::string meaning, uint32_t flags = 0) {
+    keys_.push_back({std::move(name), type, std::move(unit), std::move(meaning), flags});
     return *this;
   }
 
@@ -169,6 +171,7 @@ class PluginHolder {
         d.type = kd.type;
         d.unit = kd.unit.c_str();
         d.meaning = kd.meaning.c_str();
+        d.flags = kd.flags;
         docs_[i].push_back(d);
       }
       mt_probe_desc d{};

@@ -1,0 +1,108 @@
+// `memtopo fleet`: many topologies of one or more GPU models compared key by key, to find the
+// GPU that differs from its siblings (docs/fleet.md). Discrete values must agree with the
+// group's most common one; continuous values are compared with the group's median and its
+// robust spread (the median absolute deviation), and flagged only where they are off by more
+// than the key's tolerance and by more than the spread allows. Key classes and tolerances come
+// from the KeyPolicy that memtopo diff uses too.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "memtopo_host/key_policy.hpp"
+
+namespace memtopo::host {
+
+// One value of a topology, flattened: "l2.size_bytes" -> 26214400 with its bound, the probe
+// that measured it and the class its provenance records (kept small: a fleet holds thousands).
+struct FlatValue {
+  nlohmann::json value;
+  std::string bound = "exact";  // exact, at_least, at_most
+  std::string probe;            // "data-cache/l2-size"; "" without provenance
+  KeyDeclared declared;         // class and varies, as [provenance] records them
+};
+
+// One GPU's topology as the fleet sees it.
+struct FleetMember {
+  std::string file;
+  std::string host;    // [meta].host
+  std::string device;  // [meta].device_label, else device_spec ("cuda:3")
+  std::string uuid;    // [device].uuid, "" for a simulated GPU
+  std::string model;   // "NVIDIA H100 80GB HBM3" ([device].name)
+  std::string group;   // model, compute capability, SMs, memory: "NVIDIA H100 80GB HBM3, cc 9.0, 132 SMs, 80 GiB"
+  std::vector<std::pair<std::string, FlatValue>> values;   // element keys, sorted by key
+  std::vector<std::pair<std::string, std::string>> probes;  // probe -> "version status", sorted
+  std::vector<std::string> state_warnings;  // from [meta.gpu_state]: throttling, not idle, ...
+
+  const FlatValue* find(const std::string& key) const;
+};
+
+// Reads one topology file (TOML or JSON as `memtopo run` writes them); throws
+// std::runtime_error "FILE: why" for a file that is no topology.
+FleetMember read_fleet_member(const std::string& file);
+// The topology files named: each FILE, each *.toml / *.json under each DIR (recursively, less
+// *.partial.toml and memtopo's own fleet outputs), in name order. Read in parallel; those that
+// cannot be read are listed in *errors.
+std::vector<FleetMember> read_fleet(const std::vector<std::string>& paths, std::vector<std::string>* errors);
+
+// A key of one GPU that differs from its group (or from the reference).
+struct FleetFinding {
+  std::string key;           // "l2.size_bytes", or "probe data-cache/l2-size"
+  std::string kind;          // value, bound, missing, extra, probe
+  nlohmann::json value;      // this GPU's (null where missing)
+  nlohmann::json expected;   // the group's median or most common value, or the reference's
+  std::optional<double> deviation_percent;  // (value - expected) / |expected|, numbers only
+  std::string against = "group";  // group or reference
+  bool counts = true;        // false: a key known to vary, reported and not flagged
+};
+
+struct FleetGpu {
+  size_t member = 0;  // index into FleetReport::members
+  std::vector<FleetFinding> findings;
+  bool flagged() const;
+};
+
+struct FleetGroup {
+  std::string name;
+  std::vector<size_t> members;  // every member of this model
+  size_t keys_compared = 0;
+  // A continuous key whose values spread (for the report's plots): per member of the group
+  // its value (null where it has none), and the median.
+  struct Series {
+    std::string key;
+    std::vector<nlohmann::json> values;
+    double median = 0;
+  };
+  std::vector<Series> series;
+};
+
+struct FleetOptions {
+  KeyPolicy policy;
+  // A continuous value is flagged only where it lies more than this many robust standard
+  // deviations (1.4826 x the median absolute deviation) from the median.
+  double spread_factor = 5;
+  std::optional<FleetMember> reference;  // --reference: every GPU is compared with it too
+};
+
+struct FleetReport {
+  std::vector<FleetMember> members;
+  std::vector<FleetGroup> groups;
+  std::vector<FleetGpu> gpus;  // one per member, same order
+  double tolerance_percent = 3;
+  double spread_factor = 5;
+  size_t flagged() const;
+};
+
+FleetReport compare_fleet(std::vector<FleetMember> members, const FleetOptions& options);
+
+// The table (one row per GPU: host, device, UUID, ok or the keys that differ with value, group
+// value and deviation), the --format json object and JUnit XML (one test case per GPU).
+std::string render_fleet_text(const FleetReport& report);
+nlohmann::ordered_json fleet_to_json(const FleetReport& report);
+std::string render_fleet_junit(const FleetReport& report);
+
+}  // namespace memtopo::host

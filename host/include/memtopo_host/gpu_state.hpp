@@ -1,0 +1,30 @@
+// The GPU's state around a run, recorded beside the topology in [meta.gpu_state]: a fleet
+// outlier is often a state (a throttling board, a busy GPU, ECC off), not a part
+// (docs/fleet.md, "GPU state"). Read through NVML, which the NVIDIA driver installs; loaded at
+// run time, so memtopo neither links it nor needs it.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "memtopo/abi.h"
+#include "memtopo_host/value.hpp"
+
+namespace memtopo::host {
+
+using GpuState = std::vector<std::pair<std::string, Value>>;
+
+// The state of the CUDA GPU `info` names (by PCI bus id) now: driver version, clocks, power
+// limit and draw, ECC, MIG mode, throttle reasons, temperature, utilization, compute processes.
+// `when` prefixes the keys that change during a run ("start", "end": start_temperature_c); the
+// rest are written once (with `when` "start"). A simulated GPU, or no NVML: {source = "..."}.
+GpuState read_gpu_state(const mt_device_info& info, const std::string& when);
+
+// What in a recorded state makes a measurement doubtful, one line each ("throttled at the end:
+// sw_power_cap", "not idle at the start: 37 % utilization", "2 processes had a CUDA context").
+std::vector<std::string> gpu_state_warnings(const nlohmann::json& state);
+
+}  // namespace memtopo::host

@@ -1,0 +1,86 @@
+// How comparisons of topologies (memtopo diff, memtopo fleet) treat each key: its class, as the
+// probe declared it and the topology's provenance records it (identity, setting, measurement;
+// varies), and a tolerance profile's per-key tolerances, ignores and classes (docs/fleet.md,
+// "Tolerance profiles"). One rule set for both commands.
+#pragma once
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace memtopo::host {
+
+enum class KeyClass {
+  measurement,  // compared: discrete values exactly, floats within a tolerance
+  identity,     // names one device (a UUID): never a difference
+  setting,      // a choice a probe made (the best configuration found): never a difference
+};
+const char* key_class_name(KeyClass c);  // "measurement", "identity", "setting"
+
+struct KeyRule {
+  KeyClass key_class = KeyClass::measurement;
+  bool varies = false;  // known to vary between runs of one GPU: reported, not counted
+  bool ignore = false;  // not compared at all
+  double tolerance_percent = 3;  // for floats: |a - b| <= P % of the larger magnitude
+
+  // Whether a difference in this key makes two topologies differ (diff's exit 1, fleet's flag).
+  bool counts() const { return !ignore && !varies && key_class == KeyClass::measurement; }
+};
+
+// What a topology's [provenance] entry records of a key ("class", "varies").
+struct KeyDeclared {
+  std::optional<KeyClass> key_class;
+  bool varies = false;
+};
+// The entry's declaration; an empty one for null or an entry without them.
+KeyDeclared declared_in(const nlohmann::json* provenance_entry);
+
+// A profile that cannot be used: "FILE:LINE: what; what to do".
+struct ProfileError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+class KeyPolicy {
+ public:
+  KeyPolicy() = default;
+  explicit KeyPolicy(double default_tolerance_percent) : default_tolerance_(default_tolerance_percent) {}
+  // A tolerance profile (TOML):
+  //   tolerance_percent = 3                     # floats without a rule of their own
+  //   [keys."l2.latency_cycles"]  tolerance_percent = 1.5
+  //   [keys."tlb.*"]              varies = true
+  //   [keys."throughput.*_config"] class = "setting"     # or "identity", "measurement"
+  //   [keys."device.sm_clock_khz"] ignore = true
+  // `*` matches any run of characters; every rule a key matches applies, later ones over
+  // earlier ones. Throws ProfileError.
+  static KeyPolicy from_profile(const std::string& path);
+  static KeyPolicy from_profile_text(const std::string& text, const std::string& name);
+
+  // The command line's --tolerance-percent: the default for floats, over the profile's.
+  void set_default_tolerance(double percent) { default_tolerance_ = percent; }
+  double default_tolerance() const { return default_tolerance_; }
+
+  // The rule for `key` ("l2.latency_cycles"), given what the compared files declare of it: a
+  // class or `varies` any of them records applies, then the profile's rules.
+  KeyRule rule(const std::string& key, const std::vector<KeyDeclared>& declared) const;
+
+ private:
+  struct Pattern {
+    std::string glob;
+    std::optional<KeyClass> key_class;
+    std::optional<bool> varies, ignore;
+    std::optional<double> tolerance_percent;
+  };
+  double default_tolerance_ = 3;
+  std::vector<Pattern> patterns_;
+};
+
+// "a.b.c" matches "a.*" and "*.c": `*` is any run of characters, everything else literal.
+bool glob_match(const std::string& glob, const std::string& text);
+
+// [provenance.<element>].<key> of a topology's JSON form, or null.
+const nlohmann::json* provenance_entry(const nlohmann::json& doc, const std::string& element, const std::string& key);
+
+}  // namespace memtopo::host

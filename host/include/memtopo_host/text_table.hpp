@@ -1,0 +1,21 @@
+// The plain-text tables memtopo diff and memtopo fleet print: values shortened for a cell,
+// percentages with their sign, columns aligned.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace memtopo::host {
+
+// Six significant digits; a float keeps a decimal point so that 33.0 does not read as an integer.
+std::string shown_number(double v);
+// A value for a table cell: floats as above, arrays cut at about 40 characters with their count.
+std::string shown_value(const nlohmann::json& v);
+// "+7.2 %", "-0.031 %".
+std::string shown_percent(double p);
+// Rows of cells, columns padded to their widest cell, two spaces apart, indented by two.
+std::string aligned(const std::vector<std::vector<std::string>>& rows);
+
+}  // namespace memtopo::host

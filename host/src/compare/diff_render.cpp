@@ -1,0 +1,186 @@
+// memtopo diff's two renderings of a TopologyDiff: the aligned text and the JSON object.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "memtopo_host/terminal_text.hpp"
+#include "memtopo_host/text_table.hpp"
+#include "memtopo_host/topology_diff.hpp"
+
+namespace memtopo::host {
+
+using json = nlohmann::json;
+
+namespace {
+
+std::string shown_bounded(const json& v, const std::string& bound) {
+  const char* prefix = bound == "at_least" ? ">= " : bound == "at_most" ? "<= " : "";
+  return prefix + shown_value(v);
+}
+
+const char* type_of(const json& v) {
+  return v.is_number_integer() || v.is_number_unsigned() ? "integer"
+         : v.is_number_float()                           ? "float"
+         : v.is_string()                                 ? "string"
+         : v.is_boolean()                                ? "boolean"
+         : v.is_array()                                  ? "array"
+                                                         : "other";
+}
+
+std::string change_text(const KeyDifference& d) {
+  switch (d.kind) {
+    case DiffKind::type: return std::string(type_of(d.a)) + " -> " + type_of(d.b);
+    case DiffKind::bound: return "bound " + d.a_bound + " -> " + d.b_bound;
+    case DiffKind::value: break;
+  }
+  if (d.a.is_array() && d.b.is_array() && d.a.size() != d.b.size())
+    return "length " + std::to_string(d.a.size()) + " -> " + std::to_string(d.b.size());
+  if (d.change_percent) return (d.a.is_array() ? "up to " : "") + shown_percent(*d.change_percent);
+  return "changed";
+}
+
+std::string meta_string(const json& meta, const char* key) {
+  if (!meta.is_object()) return "";
+  const auto v = meta.find(key);
+  return v != meta.end() && v->is_string() ? v->get<std::string>() : "";
+}
+
+// "cuda:0  NVIDIA H100  driver 13.0  runtime 12.4  memtopo 0.1.0 (0123456789ab)  host builder  2026-...Z"
+std::string header_text(const DiffSide& side) {
+  std::vector<std::string> parts{meta_string(side.meta, "device_spec"), side.device_name};
+  if (auto v = meta_string(side.meta, "driver_version"); !v.empty()) parts.push_back("driver " + v);
+  if (auto v = meta_string(side.meta, "runtime_version"); !v.empty()) parts.push_back("runtime " + v);
+  if (auto v = meta_string(side.meta, "tool_version"); !v.empty()) {
+    const std::string commit = meta_string(side.meta, "git_commit");
+    parts.push_back("memtopo " + v + (commit.empty() ? "" : " (" + commit + ")"));
+  }
+  if (auto v = meta_string(side.meta, "host"); !v.empty()) parts.push_back("host " + v);
+  parts.push_back(meta_string(side.meta, "created_utc"));
+  std::string out;
+  for (const auto& p : parts)
+    if (!p.empty()) out += "  " + terminal_text(p);  // a device name may hold control characters
+  return out;
+}
+
+std::string counted(size_t n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+// A table wholly in one file is one line; its keys are not listed.
+void render_only_in(const char* side, const std::vector<OneSidedKey>& keys, const std::vector<std::string>& tables,
+                    std::string& out) {
+  if (keys.empty() && tables.empty()) return;
+  out += std::string("only in ") + side + ":\n";
+  auto in_table = [](const OneSidedKey& k, const std::string& table) { return k.key.rfind(table + ".", 0) == 0; };
+  for (const auto& t : tables) {
+    const size_t n = std::count_if(keys.begin(), keys.end(), [&](const OneSidedKey& k) { return in_table(k, t); });
+    out += "  [" + t + "]  (" + counted(n, "key", "keys") + ")\n";
+  }
+  for (const auto& k : keys)
+    if (std::none_of(tables.begin(), tables.end(), [&](const std::string& t) { return in_table(k, t); }))
+      out += "  " + k.key + " = " + shown_bounded(k.value, k.bound) + "\n";
+}
+
+std::string probe_state(const std::optional<std::string>& version, const std::optional<std::string>& status) {
+  if (!version && !status) return "-";
+  return version.value_or("") + " " + status.value_or("");
+}
+
+std::string summary_line(const TopologyDiff& d) {
+  char tolerance[40];
+  std::snprintf(tolerance, sizeof tolerance, "%g", d.tolerance_percent);
+  const std::string tally = "(" + counted(d.compared, "key", "keys") + " compared, tolerance " + tolerance + " %)";
+  if (d.equal()) return "equal within tolerance " + tally + "\n";
+  std::vector<std::string> parts;
+  if (!d.differences.empty()) parts.push_back(counted(d.differences.size(), "key differs", "keys differ"));
+  if (!d.only_in_a.empty()) parts.push_back(counted(d.only_in_a.size(), "key", "keys") + " only in A");
+  if (!d.only_in_b.empty()) parts.push_back(counted(d.only_in_b.size(), "key", "keys") + " only in B");
+  if (d.only_in_a.empty() && d.only_in_b.empty() && !(d.tables_only_in_a.empty() && d.tables_only_in_b.empty()))
+    parts.push_back("an empty table in one file only");
+  if (!d.probes.empty()) parts.push_back(counted(d.probes.size(), "probe differs", "probes differ"));
+  std::string out = "not equal: ";
+  for (size_t i = 0; i < parts.size(); ++i) out += (i ? ", " : "") + parts[i];
+  return out + " " + tally + "\n";
+}
+
+// To 0.0001 %: the last digits of a quotient are noise, and would make golden files brittle.
+double rounded(double percent) { return std::round(percent * 1e4) / 1e4; }
+
+}  // namespace
+
+std::string render_diff_text(const TopologyDiff& diff, const DiffSide& a, const DiffSide& b) {
+  const size_t file_width = std::max(a.file.size(), b.file.size());
+  auto header = [&](const char* label, const DiffSide& s) {
+    return std::string(label) + ": " + s.file + std::string(file_width - s.file.size(), ' ') + header_text(s) + "\n";
+  };
+  std::string out = header("A", a) + header("B", b) + "\n";
+  if (!diff.differences.empty()) {
+    std::vector<std::vector<std::string>> rows{{"key", "A", "B", "change"}};
+    for (const auto& d : diff.differences)
+      rows.push_back({d.key, shown_bounded(d.a, d.a_bound), shown_bounded(d.b, d.b_bound), change_text(d)});
+    out += "differences:\n" + aligned(rows);
+  }
+  if (!diff.not_counted.empty()) {
+    std::vector<std::vector<std::string>> rows{{"key", "A", "B", "why"}};
+    for (const auto& d : diff.not_counted)
+      rows.push_back({d.key, shown_bounded(d.a, d.a_bound), shown_bounded(d.b, d.b_bound),
+                      d.reason == "varies" ? "varies between runs" : d.reason});
+    out += "not counted (identities, settings, keys known to vary):\n" + aligned(rows);
+  }
+  render_only_in("A", diff.only_in_a, diff.tables_only_in_a, out);
+  render_only_in("B", diff.only_in_b, diff.tables_only_in_b, out);
+  if (!diff.probes.empty()) {
+    std::vector<std::vector<std::string>> rows{{"probe", "A", "B"}};
+    for (const auto& p : diff.probes)
+      rows.push_back({p.probe, probe_state(p.a_version, p.a_status), probe_state(p.b_version, p.b_status)});
+    out += "probes:\n" + aligned(rows);
+  }
+  return out + summary_line(diff);
+}
+
+nlohmann::ordered_json diff_to_json(const TopologyDiff& diff, const DiffSide& a, const DiffSide& b) {
+  using ojson = nlohmann::ordered_json;
+  auto side = [](const DiffSide& s) { return ojson{{"file", s.file}, {"meta", ojson::parse(s.meta.dump())}}; };
+  auto optional_text = [](const std::optional<std::string>& v) { return v ? ojson(*v) : ojson(nullptr); };
+  auto listed = [](const std::vector<KeyDifference>& list, bool with_reason) {
+    ojson out = ojson::array();
+    for (const auto& d : list) {
+      ojson row{{"key", d.key},
+                {"kind", diff_kind_name(d.kind)},
+                {"a", ojson::parse(d.a.dump())},
+                {"b", ojson::parse(d.b.dump())},
+                {"a_bound", d.a_bound},
+                {"b_bound", d.b_bound},
+                {"relative_change_percent", d.change_percent ? ojson(rounded(*d.change_percent)) : ojson(nullptr)}};
+      if (with_reason) row["reason"] = d.reason;
+      out.push_back(std::move(row));
+    }
+    return out;
+  };
+  auto one_sided = [](const std::vector<OneSidedKey>& keys) {
+    ojson list = ojson::array();
+    for (const auto& k : keys) list.push_back({{"key", k.key}, {"value", ojson::parse(k.value.dump())}, {"bound", k.bound}});
+    return list;
+  };
+  ojson probes = ojson::array();
+  for (const auto& p : diff.probes)
+    probes.push_back({{"probe", p.probe},
+                      {"a_version", optional_text(p.a_version)},
+                      {"b_version", optional_text(p.b_version)},
+                      {"a_status", optional_text(p.a_status)},
+                      {"b_status", optional_text(p.b_status)}});
+  return ojson{{"equal", diff.equal()},
+               {"tolerance_percent", diff.tolerance_percent},
+               {"compared", diff.compared},
+               {"a", side(a)},
+               {"b", side(b)},
+               {"differences", listed(diff.differences, false)},
+               {"not_counted", listed(diff.not_counted, true)},
+               {"only_in_a", one_sided(diff.only_in_a)},
+               {"only_in_b", one_sided(diff.only_in_b)},
+               {"tables_only_in_a", diff.tables_only_in_a},
+               {"tables_only_in_b", diff.tables_only_in_b},
+               {"probes", probes}};
+}
+
+}  // namespace memtopo::host

@@ -1,0 +1,156 @@
+#include "memtopo_host/key_policy.hpp"
+
+#include <cmath>
+
+#include <toml++/toml.h>
+
+#include "memtopo/engine.hpp"
+#include "memtopo/errors.hpp"
+
+namespace memtopo::host {
+
+const char* key_class_name(KeyClass c) {
+  switch (c) {
+    case KeyClass::identity: return "identity";
+    case KeyClass::setting: return "setting";
+    default: return "measurement";
+  }
+}
+
+namespace {
+
+std::optional<KeyClass> class_from_text(const std::string& s) {
+  if (s == "identity") return KeyClass::identity;
+  if (s == "setting") return KeyClass::setting;
+  if (s == "measurement") return KeyClass::measurement;
+  return std::nullopt;
+}
+
+struct Reader {
+  std::string name;
+  [[noreturn]] void fail(const toml::node& at, const std::string& what) const {
+    throw ProfileError(name + ":" + std::to_string(at.source().begin.line) + ": " + what);
+  }
+  double tolerance(const toml::node& node, const std::string& where) const {
+    std::optional<double> v;
+    if (auto i = node.as_integer()) v = static_cast<double>(i->get());
+    else if (auto f = node.as_floating_point()) v = f->get();
+    if (!v || !(*v >= 0 && *v <= 100)) fail(node, where + " must be a percentage from 0 to 100, e.g. 3");
+    return *v;
+  }
+  bool boolean(const toml::node& node, const std::string& where) const {
+    if (auto b = node.as_boolean()) return b->get();
+    fail(node, where + " must be true or false");
+  }
+};
+
+}  // namespace
+
+KeyPolicy KeyPolicy::from_profile(const std::string& path) {
+  try {
+    return from_profile_text(engine::read_input_file(path, "a tolerance profile (TOML; docs/fleet.md)"), path);
+  } catch (const Error& e) {
+    throw ProfileError(e.what());
+  }
+}
+
+KeyPolicy KeyPolicy::from_profile_text(const std::string& text, const std::string& name) {
+  toml::table root;
+  try {
+    root = toml::parse(text, name);
+  } catch (const toml::parse_error& e) {
+    throw ProfileError(name + ":" + std::to_string(e.source().begin.line) + ":" +
+                       std::to_string(e.source().begin.column) + ": TOML syntax error: " + std::string(e.description()));
+  }
+  const Reader r{name};
+  KeyPolicy policy;
+  for (const auto& [k, node] : root) {
+    const std::string key(k.str());
+    if (key == "tolerance_percent") {
+      policy.default_tolerance_ = r.tolerance(node, "tolerance_percent");
+    } else if (key == "keys" && node.is_table()) {
+      for (const auto& [glob, body] : *node.as_table()) {
+        const std::string g(glob.str()), where = "[keys.\"" + g + "\"]";
+        const toml::table* t = body.as_table();
+        if (!t) r.fail(body, where + " must be a table of rules (tolerance_percent, varies, ignore, class)");
+        Pattern p{g, {}, {}, {}, {}};
+        for (const auto& [rk, rn] : *t) {
+          const std::string rule(rk.str());
+          if (rule == "tolerance_percent") p.tolerance_percent = r.tolerance(rn, where + " tolerance_percent");
+          else if (rule == "varies") p.varies = r.boolean(rn, where + " varies");
+          else if (rule == "ignore") p.ignore = r.boolean(rn, where + " ignore");
+          else if (rule == "class") {
+            const auto c = rn.as_string() ? class_from_text(rn.as_string()->get()) : std::nullopt;
+            if (!c) r.fail(rn, where + " class must be \"measurement\", \"identity\" or \"setting\"");
+            p.key_class = c;
+          } else {
+            r.fail(rn, "unknown rule '" + rule + "' in " + where + " (known: tolerance_percent, varies, ignore, class)");
+          }
+        }
+        policy.patterns_.push_back(std::move(p));
+      }
+    } else {
+      r.fail(node, "unknown key '" + key + "' (a profile has tolerance_percent and [keys.\"<key or glob>\"] tables)");
+    }
+  }
+  return policy;
+}
+
+KeyDeclared declared_in(const nlohmann::json* e) {
+  KeyDeclared d;
+  if (!e || !e->is_object()) return d;
+  if (auto c = e->find("class"); c != e->end() && c->is_string()) d.key_class = class_from_text(c->get<std::string>());
+  if (auto v = e->find("varies"); v != e->end() && v->is_boolean()) d.varies = v->get<bool>();
+  return d;
+}
+
+KeyRule KeyPolicy::rule(const std::string& key, const std::vector<KeyDeclared>& declared) const {
+  KeyRule out;
+  out.tolerance_percent = default_tolerance_;
+  for (const KeyDeclared& d : declared) {
+    if (d.key_class && *d.key_class != KeyClass::measurement) out.key_class = *d.key_class;
+    out.varies = out.varies || d.varies;
+  }
+  for (const auto& p : patterns_) {
+    if (!glob_match(p.glob, key)) continue;
+    if (p.key_class) out.key_class = *p.key_class;
+    if (p.varies) out.varies = *p.varies;
+    if (p.ignore) out.ignore = *p.ignore;
+    if (p.tolerance_percent) out.tolerance_percent = *p.tolerance_percent;
+  }
+  return out;
+}
+
+bool glob_match(const std::string& glob, const std::string& text) {
+  // Iterative wildcard match: the last '*' seen absorbs characters on a mismatch.
+  size_t g = 0, t = 0, star = std::string::npos, mark = 0;
+  while (t < text.size()) {
+    if (g < glob.size() && glob[g] == '*') {
+      star = g++;
+      mark = t;
+    } else if (g < glob.size() && glob[g] == text[t]) {
+      ++g;
+      ++t;
+    } else if (star != std::string::npos) {
+      g = star + 1;
+      t = ++mark;
+    } else {
+      return false;
+    }
+  }
+  while (g < glob.size() && glob[g] == '*') ++g;
+  return g == glob.size();
+}
+
+const nlohmann::json* provenance_entry(const nlohmann::json& doc, const std::string& element, const std::string& key) {
+  const nlohmann::json* cur = &doc;
+  for (const std::string& part : {std::string("provenance"), element, key}) {
+    if (!cur->is_object()) return nullptr;
+    const auto it = cur->find(part);
+    if (it == cur->end()) return nullptr;
+    cur = &*it;
+  }
+  return cur;
+}
+
+}  // namespace memtopo::host

@@ -1,0 +1,48 @@
+// The options memtopo diff and memtopo fleet share: --tolerance-percent and --profile, read
+// into one KeyPolicy (key_policy.hpp), so both commands judge a key alike.
+#include <CLI/CLI.hpp>
+
+#include "cli_internal.hpp"
+
+namespace memtopo::host::cli {
+
+namespace {
+
+// A percentage from 0 to 100 (CLI11's own range check prints the largest double in full).
+std::string tolerance_error(const std::string& value) {
+  double v = 0;
+  try {
+    size_t used = 0;
+    v = std::stod(value, &used);
+    if (used != value.size()) v = -1;
+  } catch (const std::exception&) {
+    v = -1;
+  }
+  if (v >= 0 && v <= 100) return "";  // NaN fails both comparisons
+  return "'" + value + "' is not a percentage from 0 to 100; give e.g. 3";
+}
+
+}  // namespace
+
+void add_compare_options(CLI::App* sub, CompareArgs& args) {
+  sub->add_option("--tolerance-percent", args.tolerance_percent,
+                  "Relative difference up to which floating-point values count as equal (default 3, or the profile's)")
+      ->check(tolerance_error);
+  sub->add_option("--profile", args.profile,
+                  "Tolerance profile (TOML): per-key tolerances, ignores, classes (docs/fleet.md)");
+}
+
+KeyPolicy key_policy_of(const CompareArgs& args) {
+  KeyPolicy policy;
+  if (!args.profile.empty()) {
+    try {
+      policy = KeyPolicy::from_profile(args.profile);
+    } catch (const ProfileError& e) {
+      throw UsageError(std::string("--profile: ") + e.what());
+    }
+  }
+  if (args.tolerance_percent) policy.set_default_tolerance(*args.tolerance_percent);
+  return policy;
+}
+
+}  // namespace memtopo::host::cli

@@ -1,0 +1,153 @@
+#include "device_list.hpp"
+
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <regex>
+
+#include "cli_internal.hpp"
+#include "memtopo/engine.hpp"
+
+namespace memtopo::host::cli {
+
+namespace {
+
+const char* env(const char* name) {
+  const char* v = std::getenv(name);
+  return v && *v ? v : nullptr;
+}
+
+std::vector<std::string> split(const std::string& text, char sep) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  for (size_t i = 0; i <= text.size(); ++i)
+    if (i == text.size() || text[i] == sep) out.push_back(text.substr(start, i - start)), start = i + 1;
+  return out;
+}
+
+// "a,b" of CUDA_VISIBLE_DEVICES: the GPUs this process may use, as the driver numbers them.
+std::vector<std::string> visible_entries() {
+  const char* v = env("CUDA_VISIBLE_DEVICES");
+  return v ? split(v, ',') : std::vector<std::string>{};
+}
+
+bool all_digits(const std::string& s) { return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos; }
+
+// GPU `ordinal` as this process sees it: run with CUDA_VISIBLE_DEVICES of just it.
+FleetDevice cuda_device(int ordinal, const std::vector<std::string>& visible, const std::string& host) {
+  const std::string entry = ordinal < static_cast<int>(visible.size()) ? visible[ordinal] : std::to_string(ordinal);
+  const std::string number = all_digits(entry) ? entry : std::to_string(ordinal);
+  return {"cuda:0", "cuda:" + number, entry, host + "-cuda" + number};
+}
+
+std::string sim_stem(const std::string& path) {
+  std::string stem = std::filesystem::path(path).stem().string();
+  for (char& c : stem)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') c = '_';
+  return stem;
+}
+
+int parse_int(const char* text, int fallback) {
+  if (!text) return fallback;
+  char* end = nullptr;
+  const long v = std::strtol(text, &end, 10);
+  return end && *end == '\0' && v >= 0 && v < 1 << 20 ? static_cast<int>(v) : fallback;
+}
+
+// Slurm's SLURM_STEP_TASKS_PER_NODE ("4(x2),1"): the tasks of node `node`.
+int slurm_tasks_on_node(const char* spec, int node) {
+  if (!spec) return 1;
+  static const std::regex item("^([0-9]+)(\\(x([0-9]+)\\))?$");
+  int seen = 0;
+  for (const auto& part : split(spec, ',')) {
+    std::smatch m;
+    if (!std::regex_match(part, m, item)) return 1;
+    const int tasks = std::stoi(m[1]), repeat = m[3].matched ? std::stoi(m[3]) : 1;
+    if (node < seen + repeat) return tasks;
+    seen += repeat;
+  }
+  return 1;
+}
+
+}  // namespace
+
+bool names_several_devices(const std::string& device) {
+  return device == "all" || device.find(',') != std::string::npos;
+}
+
+std::vector<FleetDevice> expand_devices(const std::string& device, const std::string& host) {
+  const std::vector<std::string> visible = visible_entries();
+  std::vector<FleetDevice> out;
+  if (device == "all") {
+    const int count = engine::cuda_device_count();
+    if (count == 0)
+      throw UsageError("--device all: no CUDA GPU is available" +
+                       std::string(engine::cuda_built() ? "" : " (built without the CUDA backend)") +
+                       "; name simulated devices instead, e.g. --device sim:a.toml,sim:b.toml");
+    for (int i = 0; i < count; ++i) out.push_back(cuda_device(i, visible, host));
+    return out;
+  }
+  std::map<std::string, int> stems;
+  for (const auto& entry : split(device, ',')) {
+    if (entry.empty()) throw UsageError("--device " + device + ": an empty entry; separate devices by single commas");
+    if (const std::string problem = device_spec_error(entry); !problem.empty() || entry == "auto")
+      throw UsageError("--device " + device + ": " +
+                       (entry == "auto" ? "'auto' cannot be one of several devices; name each" : problem));
+    if (entry == "cuda" || entry.rfind("cuda:", 0) == 0) {
+      const int ordinal = entry == "cuda" ? 0 : parse_int(entry.c_str() + 5, -1);
+      const int count = engine::cuda_device_count();
+      if (ordinal < 0 || ordinal >= count)
+        throw UsageError("--device " + entry + ": there is no such GPU; this host has " + std::to_string(count) +
+                         " CUDA GPU(s)");
+      out.push_back(cuda_device(ordinal, visible, host));
+    } else {
+      const std::string path = entry == "sim" ? "" : entry.substr(4);
+      const std::string stem = path.empty() ? "sim" : "sim-" + sim_stem(path);
+      out.push_back({entry, stem, "", host + "-" + stem});
+      ++stems[stem];
+    }
+  }
+  // Two descriptions of one name (a/gpu.toml, b/gpu.toml) still get files of their own.
+  std::map<std::string, int> seen;
+  for (size_t i = 0; i < out.size(); ++i) {
+    const std::string stem = out[i].stem.substr(host.size() + 1);
+    if (stems.count(stem) && stems[stem] > 1) {
+      const std::string n = "-" + std::to_string(++seen[stem]);
+      out[i].stem += n;
+      out[i].label += n;
+    }
+  }
+  return out;
+}
+
+std::optional<LaunchRank> launch_rank() {
+  LaunchRank r;
+  if (env("OMPI_COMM_WORLD_LOCAL_RANK")) {
+    r.launcher = "openmpi";
+    r.local_rank = parse_int(env("OMPI_COMM_WORLD_LOCAL_RANK"), 0);
+    r.local_size = parse_int(env("OMPI_COMM_WORLD_LOCAL_SIZE"), 1);
+    r.rank = parse_int(env("OMPI_COMM_WORLD_RANK"), 0);
+    r.size = parse_int(env("OMPI_COMM_WORLD_SIZE"), 1);
+  } else if (env("SLURM_STEP_ID") && env("SLURM_LOCALID")) {
+    r.launcher = "slurm";
+    r.local_rank = parse_int(env("SLURM_LOCALID"), 0);
+    r.local_size = slurm_tasks_on_node(env("SLURM_STEP_TASKS_PER_NODE"), parse_int(env("SLURM_NODEID"), 0));
+    r.rank = parse_int(env("SLURM_PROCID"), 0);
+    r.size = parse_int(env("SLURM_STEP_NUM_TASKS"), parse_int(env("SLURM_NTASKS"), 1));
+  } else {
+    return std::nullopt;
+  }
+  if (r.local_size <= 1) return std::nullopt;
+  return r;
+}
+
+FleetDevice device_of_rank(const std::vector<FleetDevice>& devices, const LaunchRank& rank) {
+  if (devices.size() == 1) return devices.front();
+  if (rank.local_rank >= static_cast<int>(devices.size()))
+    throw UsageError("local rank " + std::to_string(rank.local_rank) + " of " + rank.launcher + " has no device: " +
+                     std::to_string(rank.local_size) + " tasks on this node, " + std::to_string(devices.size()) +
+                     " devices; start one task per GPU (srun --ntasks-per-node, mpirun -npernode)");
+  return devices[rank.local_rank];
+}
+
+}  // namespace memtopo::host::cli

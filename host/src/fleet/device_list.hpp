@@ -1,0 +1,44 @@
+// Which GPUs a `memtopo run` of several devices measures, and which one a rank of srun or
+// mpirun measures (docs/fleet.md). Not installed.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace memtopo::host::cli {
+
+// One device of a run of several.
+struct FleetDevice {
+  std::string spec;     // what its run opens: "cuda:0" (under `visible`) or "sim:a.toml"
+  std::string label;    // the node's name for it: "cuda:3"; a description's stem: "sim-a", "sim-a-2"
+  std::string visible;  // CUDA_VISIBLE_DEVICES for its run ("" leaves it as it is)
+  std::string stem;     // its output file's name without .toml: "node01-cuda3", "node01-sim-a"
+};
+
+// Whether `--device` names several devices: "all" or a comma list.
+bool names_several_devices(const std::string& device);
+
+// "all" (every CUDA GPU this process may use), "cuda:0,cuda:3", "sim:a.toml,sim:b.toml" or one
+// device, as FleetDevices named after `host`. Throws UsageError for an empty entry, a form
+// --device does not take, a GPU number beyond those there are, or "all" without a CUDA GPU.
+std::vector<FleetDevice> expand_devices(const std::string& device, const std::string& host);
+
+// This process as a rank of a parallel launch (srun, mpirun): its rank among the tasks of its
+// node, and how many there are. Absent outside a launch, and where the node runs one task
+// only (then that task measures every GPU it was given, like a run on one node).
+struct LaunchRank {
+  int local_rank = 0;
+  int local_size = 1;
+  int rank = 0;         // in the whole launch
+  int size = 1;
+  std::string launcher;  // "slurm", "openmpi"
+};
+std::optional<LaunchRank> launch_rank();
+
+// The device a rank measures: the one CUDA_VISIBLE_DEVICES leaves it when that is one GPU,
+// else the local rank's entry of `devices` (a list, or every GPU for "all"). Throws UsageError
+// when the node has more tasks than devices.
+FleetDevice device_of_rank(const std::vector<FleetDevice>& devices, const LaunchRank& rank);
+
+}  // namespace memtopo::host::cli

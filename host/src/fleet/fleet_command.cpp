@@ -1,0 +1,101 @@
+// `memtopo fleet DIR|FILES...`: the GPU that differs from its siblings (docs/fleet.md). Exit 0
+// when no GPU is flagged, 1 when one is, 2 for bad input (a file that is no topology, nothing
+// to compare, a bad profile).
+#include <chrono>
+#include <iostream>
+#include <memory>
+
+#include <CLI/CLI.hpp>
+
+#include "cli_internal.hpp"
+#include "memtopo_host/fleet.hpp"
+#include "memtopo_host/terminal_text.hpp"
+
+namespace memtopo::host::cli {
+
+namespace {
+
+struct FleetArgs {
+  std::vector<std::string> paths;
+  std::string format = "text", output, reference;
+  CompareArgs compare;
+  double spread_factor = 5;
+  bool report = false;
+};
+
+std::string render(const FleetReport& r, const std::string& format) {
+  if (format == "json") return fleet_to_json(r).dump(2) + "\n";
+  if (format == "junit") return render_fleet_junit(r);
+  return terminal_lines(render_fleet_text(r));
+}
+
+// The fleet page: the JSON handed to the report script, which draws every key that spreads.
+int write_fleet_page(const FleetReport& r, const OutputTarget& out) {
+  const TempFolder scratch("memtopo-fleet");
+  const auto json_file = scratch.path / "fleet.json";
+  write_output(resolve_output(json_file.string()), fleet_to_json(r).dump());
+  return write_report_page({"--fleet", json_file.string()}, out);
+}
+
+int cmd_fleet(const FleetArgs& a) {
+  FleetOptions options;
+  options.policy = key_policy_of(a.compare);
+  options.spread_factor = a.spread_factor;
+  if (a.report && a.output.empty()) throw UsageError("fleet --report: name the HTML page to write with -o fleet.html");
+  const OutputTarget out = resolve_output(a.output.empty() ? "-" : a.output);
+  std::vector<NamedInput> inputs;
+  for (const auto& p : a.paths) inputs.push_back({"an input", p});
+  refuse_output_over_inputs("-o", a.output, inputs);
+  if (!a.reference.empty()) {
+    try {
+      options.reference = read_fleet_member(a.reference);
+    } catch (const std::exception& e) {
+      std::cerr << "--reference: " << terminal_text(e.what()) << "\n";
+      return kExitUsage;
+    }
+  }
+  std::vector<std::string> errors;
+  std::vector<FleetMember> members = read_fleet(a.paths, &errors);
+  for (const auto& e : errors) std::cerr << terminal_text(e) << "\n";
+  if (members.empty()) {
+    std::cerr << "memtopo fleet: no topology to compare; name the folder `memtopo run --device all -o DIR/` wrote, "
+                 "or the files\n";
+    return kExitUsage;
+  }
+  const FleetReport report = compare_fleet(std::move(members), options);
+  if (a.report) {
+    std::cout << terminal_lines(render_fleet_text(report));
+    const int page = write_fleet_page(report, out);
+    if (page != kExitOk) return page;
+  } else {
+    try {
+      write_output(out, render(report, a.format));
+    } catch (const std::exception& e) {
+      std::cerr << "memtopo fleet: " << e.what() << "\n";
+      return kExitIncomplete;
+    }
+  }
+  if (!errors.empty()) return kExitUsage;
+  return report.flagged() ? kExitIncomplete : kExitOk;
+}
+
+}  // namespace
+
+ExtraCommand add_fleet_command(CLI::App& app) {
+  auto args = std::make_shared<FleetArgs>();
+  CLI::App* sub = app.add_subcommand(
+      "fleet", "Compare the topologies of many GPUs: the one that differs from its siblings (exit 1 if any)");
+  sub->add_option("paths", args->paths, "Folders of topologies (memtopo run -o DIR/) or topology files")->required();
+  sub->add_option("--format", args->format, "text (default), json or junit")
+      ->check(CLI::IsMember({"text", "json", "junit"}));
+  sub->add_option("-o,--output", args->output, "File to write (default: stdout); with --report, the HTML page");
+  sub->add_option("--reference", args->reference, "A known-good topology every GPU is compared with as well");
+  sub->add_option("--spread-factor", args->spread_factor,
+                  "Robust standard deviations a value must lie from its group's median to be flagged (default 5)")
+      ->check(CLI::Range(1.0, 100.0));
+  sub->add_flag("--report", args->report, "Write one offline HTML page (-o): a plot of every key that varies");
+  add_compare_options(sub, args->compare);
+  return {sub, [args] { return cmd_fleet(*args); }};
+}
+
+}  // namespace memtopo::host::cli

@@ -1,0 +1,320 @@
+// The fleet comparison: per GPU model, every key against the group's most common value
+// (discrete) or its median and robust spread (continuous); probes whose status differs; and,
+// with --reference, every key against a known-good topology (docs/fleet.md, "How a GPU is
+// flagged").
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "memtopo_host/fleet.hpp"
+
+namespace memtopo::host {
+
+using json = nlohmann::json;
+
+bool FleetGpu::flagged() const {
+  return std::any_of(findings.begin(), findings.end(), [](const FleetFinding& f) { return f.counts; });
+}
+
+size_t FleetReport::flagged() const {
+  return static_cast<size_t>(std::count_if(gpus.begin(), gpus.end(), [](const FleetGpu& g) { return g.flagged(); }));
+}
+
+namespace {
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+bool is_continuous(const json& v) {
+  if (v.is_number_float()) return true;
+  return v.is_array() && std::any_of(v.begin(), v.end(), [](const json& e) { return e.is_number_float(); });
+}
+
+std::optional<double> deviation(double value, double expected) {
+  if (expected == 0) return std::nullopt;
+  return (value - expected) / std::fabs(expected) * 100;
+}
+
+// The members of one comparison: the group whose statistics are used, and who is judged; and
+// every key's values by member, looked up once (thousands of GPUs, hundreds of keys).
+struct Cohort {
+  const std::vector<FleetMember>& all;
+  std::vector<size_t> reference;  // the members whose values make the statistics
+  std::vector<size_t> judged;     // the members compared with them (reference ones too)
+  std::map<std::string, std::vector<const FlatValue*>> by_key;  // key -> per slot
+  std::vector<int> slot;          // member -> its slot in by_key's vectors (-1: not in the cohort)
+
+  Cohort(const std::vector<FleetMember>& members, std::vector<size_t> ref, std::vector<size_t> who)
+      : all(members), reference(std::move(ref)), judged(std::move(who)), slot(members.size(), -1) {
+    std::vector<size_t> in = reference;
+    in.insert(in.end(), judged.begin(), judged.end());
+    int next = 0;
+    for (size_t m : in)
+      if (slot[m] < 0) slot[m] = next++;
+    for (size_t m : in)
+      for (const auto& [key, value] : all[m].values) {
+        auto& row = by_key[key];
+        if (row.empty()) row.resize(static_cast<size_t>(next), nullptr);
+        row[static_cast<size_t>(slot[m])] = &value;
+      }
+  }
+  const FlatValue* value(const std::string& key, size_t m) const {
+    const auto it = by_key.find(key);
+    return it == by_key.end() ? nullptr : it->second[static_cast<size_t>(slot[m])];
+  }
+};
+
+// One continuous scalar (or array element): flagged where beyond tolerance and spread.
+struct Outlier {
+  bool off = false;
+  double expected = 0;
+};
+
+std::vector<Outlier> continuous_outliers(const std::vector<double>& ref, const std::vector<double>& judged,
+                                         double tolerance_percent, double spread_factor) {
+  const double m = median(ref);
+  std::vector<double> dev;
+  for (double x : ref) dev.push_back(std::fabs(x - m));
+  const double spread = ref.size() >= 3 ? 1.4826 * median(dev) : 0;
+  std::vector<Outlier> out;
+  for (double x : judged) {
+    const double d = std::fabs(x - m);
+    out.push_back({d > tolerance_percent / 100 * std::fabs(m) && d > spread_factor * spread, m});
+  }
+  return out;
+}
+
+// The most common of the texts; ties go to the first seen.
+std::string mode_of(const std::vector<std::string>& texts) {
+  std::map<std::string, size_t> count;
+  std::string best;
+  size_t most = 0;
+  for (const auto& t : texts)
+    if (++count[t] > most) most = count[t], best = t;
+  return best;
+}
+
+// Whether the mode is held by more than any other value (a tie has no majority to trust).
+bool unique_mode(const std::vector<std::string>& texts, const std::string& mode) {
+  std::map<std::string, size_t> count;
+  for (const auto& t : texts) ++count[t];
+  const size_t m = count[mode];
+  return std::count_if(count.begin(), count.end(), [&](const auto& c) { return c.second == m; }) == 1;
+}
+
+struct KeyJudge {
+  const Cohort& c;
+  const std::string& key;
+  const std::vector<const FlatValue*>& row;  // c.by_key[key]
+  const KeyRule& rule;
+  double spread_factor;
+  std::vector<FleetGpu>& gpus;
+  FleetGroup::Series* series;
+
+  void add(size_t member, FleetFinding f) const {
+    f.key = key;
+    f.counts = !rule.varies;
+    gpus[member].findings.push_back(std::move(f));
+  }
+  const FlatValue* at(size_t m) const { return row[static_cast<size_t>(c.slot[m])]; }
+
+  void presence() const {
+    size_t present = 0;
+    for (size_t m : c.reference) present += at(m) != nullptr;
+    for (size_t m : c.judged) {
+      const bool has = at(m) != nullptr, most_have = 2 * present > c.reference.size();
+      const bool few_have = 2 * present < c.reference.size();
+      if (!has && (most_have || !few_have)) add(m, {"", "missing", nullptr, nullptr, std::nullopt});
+      if (has && (few_have || !most_have)) add(m, {"", "extra", at(m)->value, nullptr, std::nullopt});
+    }
+  }
+
+  void bounds() const {
+    std::vector<std::string> b;
+    for (size_t m : c.reference)
+      if (at(m)) b.push_back(at(m)->bound);
+    if (b.empty()) return;
+    const std::string mode = mode_of(b);
+    for (size_t m : c.judged)
+      if (at(m) && at(m)->bound != mode) add(m, {"", "bound", at(m)->bound, mode, std::nullopt});
+  }
+
+  void discrete() const {
+    std::vector<std::string> texts;
+    for (size_t m : c.reference)
+      if (at(m)) texts.push_back(at(m)->value.dump());
+    if (texts.empty()) return;
+    const std::string mode = mode_of(texts);
+    const json expected = unique_mode(texts, mode) ? json::parse(mode) : json(nullptr);
+    for (size_t m : c.judged) {
+      if (!at(m) || at(m)->value.dump() == mode) continue;
+      const json& v = at(m)->value;
+      std::optional<double> d;
+      if (v.is_number() && expected.is_number()) d = deviation(v.get<double>(), expected.get<double>());
+      add(m, {"", "value", v, expected, d});
+    }
+  }
+
+  // Scalars, or arrays element by element (arrays of another length differ as discrete values).
+  void continuous() const {
+    size_t length = 0;
+    bool arrays = false;
+    for (size_t m : c.reference)
+      if (at(m)) arrays = at(m)->value.is_array(), length = arrays ? at(m)->value.size() : 1;
+    for (size_t m : c.judged)
+      if (at(m) && (at(m)->value.is_array() != arrays || (arrays && at(m)->value.size() != length)))
+        add(m, {"", "value", at(m)->value, nullptr, std::nullopt});
+    auto element = [&](size_t m, size_t i) -> std::optional<double> {
+      if (!at(m)) return std::nullopt;
+      const json& v = arrays ? (at(m)->value.size() == length ? at(m)->value[i] : json(nullptr)) : at(m)->value;
+      return v.is_number() ? std::optional<double>(v.get<double>()) : std::nullopt;
+    };
+    std::map<size_t, std::pair<double, Outlier>> worst;  // member -> (|deviation|, outlier)
+    for (size_t i = 0; i < length; ++i) {
+      std::vector<double> ref, judged;
+      std::vector<size_t> who;
+      for (size_t m : c.reference)
+        if (auto x = element(m, i)) ref.push_back(*x);
+      for (size_t m : c.judged)
+        if (auto x = element(m, i)) judged.push_back(*x), who.push_back(m);
+      if (ref.empty()) continue;
+      const auto out = continuous_outliers(ref, judged, rule.tolerance_percent, spread_factor);
+      for (size_t k = 0; k < who.size(); ++k) {
+        const double d = std::fabs(judged[k] - out[k].expected);
+        if (out[k].off && (!worst.count(who[k]) || d > worst[who[k]].first)) worst[who[k]] = {d, out[k]};
+      }
+      if (!arrays) record_series(ref);
+    }
+    for (const auto& [m, w] : worst) {
+      const json& v = at(m)->value;
+      const double x = v.is_array() ? w.second.expected : v.get<double>();
+      add(m, {"", "value", v, w.second.expected, arrays ? std::nullopt : deviation(x, w.second.expected)});
+    }
+  }
+
+  // A key whose values spread, for the report's plot of every GPU.
+  void record_series(const std::vector<double>& ref) const {
+    if (!series || *std::min_element(ref.begin(), ref.end()) == *std::max_element(ref.begin(), ref.end())) return;
+    series->key = key;
+    series->median = median(ref);
+    for (size_t m : c.reference) series->values.push_back(at(m) ? at(m)->value : json(nullptr));
+  }
+};
+
+// Every key of the cohort; returns how many were compared.
+size_t judge_keys(const Cohort& c, const FleetOptions& o, std::vector<FleetGpu>& gpus, FleetGroup* group) {
+  size_t compared = 0;
+  for (const auto& [key, row] : c.by_key) {
+    std::vector<KeyDeclared> declared;
+    for (size_t m : c.reference)
+      if (const FlatValue* v = row[static_cast<size_t>(c.slot[m])]) declared.push_back(v->declared);
+    const KeyRule rule = o.policy.rule(key, declared);
+    if (rule.ignore || rule.key_class != KeyClass::measurement) continue;
+    ++compared;
+    FleetGroup::Series series;
+    const KeyJudge judge{c, key, row, rule, o.spread_factor, gpus, group ? &series : nullptr};
+    judge.presence();
+    judge.bounds();
+    bool continuous = false;
+    for (size_t m : c.reference)
+      if (const FlatValue* v = judge.at(m)) continuous = continuous || is_continuous(v->value);
+    if (continuous) judge.continuous();
+    else judge.discrete();
+    if (group && !series.key.empty()) group->series.push_back(std::move(series));
+  }
+  return compared;
+}
+
+// Probes whose "version status" differs from the group's most common. A probe all of whose
+// keys vary between runs is reported, not flagged, like its keys.
+void judge_probes(const Cohort& c, const FleetOptions& o, std::vector<FleetGpu>& gpus) {
+  std::set<std::string> names, steady, with_keys;
+  for (size_t m : c.reference) {
+    for (const auto& [p, _] : c.all[m].probes) names.insert(p);
+    for (const auto& [key, v] : c.all[m].values) {
+      if (v.probe.empty() || steady.count(v.probe)) continue;
+      with_keys.insert(v.probe);
+      if (!o.policy.rule(key, std::vector<KeyDeclared>{v.declared}).varies) steady.insert(v.probe);
+    }
+  }
+  auto state = [&](size_t m, const std::string& p) {
+    const auto& probes = c.all[m].probes;  // sorted by name
+    const auto it = std::lower_bound(probes.begin(), probes.end(), p,
+                                     [](const auto& e, const std::string& name) { return e.first < name; });
+    return it != probes.end() && it->first == p ? it->second : std::string("not run");
+  };
+  for (const auto& p : names) {
+    std::vector<std::string> states;
+    for (size_t m : c.reference) states.push_back(state(m, p));
+    const std::string mode = mode_of(states);
+    for (size_t m : c.judged)
+      if (state(m, p) != mode)
+        gpus[m].findings.push_back({"probe " + p, "probe", state(m, p), mode, std::nullopt, "group",
+                                    steady.count(p) > 0 || !with_keys.count(p)});
+  }
+}
+
+// The model of each group: members with the same model name join the largest group of that
+// name as judged members (a GPU whose SM count is off is compared with its healthy siblings).
+std::map<std::string, std::string> reference_group_of(const std::map<std::string, std::vector<size_t>>& groups,
+                                                      const std::vector<FleetMember>& all) {
+  std::map<std::string, std::string> largest_by_model;  // model -> group
+  for (const auto& [g, members] : groups) {
+    const std::string& model = all[members.front()].model;
+    auto it = largest_by_model.find(model);
+    if (it == largest_by_model.end() || groups.at(it->second).size() < members.size()) largest_by_model[model] = g;
+  }
+  std::map<std::string, std::string> out;
+  for (const auto& [g, members] : groups) out[g] = largest_by_model[all[members.front()].model];
+  return out;
+}
+
+// Every GPU against the reference alone: its values are the statistics (a median of one).
+void compare_with_reference(FleetReport& r, const FleetOptions& o) {
+  const size_t n = r.members.size();
+  r.members.push_back(*o.reference);  // for the comparison only
+  std::vector<size_t> everyone(n);
+  for (size_t m = 0; m < n; ++m) everyone[m] = m;
+  std::vector<FleetGpu> found(n + 1);
+  judge_keys(Cohort(r.members, {n}, everyone), o, found, nullptr);
+  r.members.pop_back();
+  for (size_t m = 0; m < n; ++m)
+    for (auto& f : found[m].findings) {
+      f.against = "reference";
+      r.gpus[m].findings.push_back(std::move(f));
+    }
+}
+
+}  // namespace
+
+FleetReport compare_fleet(std::vector<FleetMember> members, const FleetOptions& options) {
+  FleetReport r;
+  r.members = std::move(members);
+  r.tolerance_percent = options.policy.default_tolerance();
+  r.spread_factor = options.spread_factor;
+  r.gpus.resize(r.members.size());
+  std::map<std::string, std::vector<size_t>> by_group;
+  for (size_t m = 0; m < r.members.size(); ++m) {
+    r.gpus[m].member = m;
+    by_group[r.members[m].group].push_back(m);
+  }
+  const auto reference_group = reference_group_of(by_group, r.members);
+  for (const auto& [name, members] : by_group) {
+    FleetGroup g{name, members, 0, {}};
+    const std::vector<size_t>& ref = by_group.at(reference_group.at(name));
+    const Cohort c(r.members, ref, members);
+    if (ref.size() >= 2 || &ref != &members) {
+      g.keys_compared = judge_keys(c, options, r.gpus, &ref == &members ? &g : nullptr);
+      judge_probes(c, options, r.gpus);
+    }
+    r.groups.push_back(std::move(g));
+  }
+  if (options.reference) compare_with_reference(r, options);
+  return r;
+}
+
+}  // namespace memtopo::host

@@ -1,0 +1,164 @@
+// Reading the topologies of a fleet: each file flattened to its element keys, bounds and
+// provenance classes, read in parallel (thousands of files; docs/fleet.md, "Scale").
+#include <algorithm>
+#include <atomic>
+#include <filesystem>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+
+#include <toml++/toml.h>
+
+#include "memtopo/engine.hpp"
+#include "memtopo/errors.hpp"
+#include "memtopo_host/fleet.hpp"
+#include "memtopo_host/gpu_state.hpp"
+#include "memtopo_host/schema.hpp"
+#include "memtopo_host/summary.hpp"
+
+namespace memtopo::host {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+const FlatValue* FleetMember::find(const std::string& key) const {
+  const auto it = std::lower_bound(values.begin(), values.end(), key,
+                                   [](const auto& e, const std::string& k) { return e.first < k; });
+  return it != values.end() && it->first == key ? &it->second : nullptr;
+}
+
+namespace {
+
+std::string text_at(const json& doc, const char* table, const char* key) {
+  const auto t = doc.find(table);
+  if (t == doc.end() || !t->is_object()) return "";
+  const auto v = t->find(key);
+  return v != t->end() && v->is_string() ? v->get<std::string>() : "";
+}
+
+void flatten(const json& value, const std::string& path, std::vector<std::pair<std::string, json>>& out) {
+  if (!value.is_object()) {
+    out.emplace_back(path, value);
+    return;
+  }
+  for (const auto& [k, v] : value.items()) flatten(v, path + "." + k, out);
+}
+
+std::string group_of(const json& doc, const std::string& model) {
+  const auto d = doc.find("device");
+  if (d == doc.end() || !d->is_object()) return "unknown device (no [device] table)";
+  std::string g = model.empty() ? "unnamed device" : model;
+  if (auto cc = d->find("compute_capability"); cc != d->end()) g += ", cc " + (cc->is_string() ? cc->get<std::string>() : cc->dump());
+  if (auto sm = d->find("sm_count"); sm != d->end() && sm->is_number_integer()) g += ", " + sm->dump() + " SMs";
+  if (auto mem = d->find("global_memory_bytes"); mem != d->end() && mem->is_number_integer())
+    g += ", " + format_bytes(mem->get<int64_t>());
+  return g;
+}
+
+json parse_document(const std::string& file) {
+  const std::string text = engine::read_input_file(file, "a topology file written by `memtopo run`");
+  if (file.size() > 5 && file.compare(file.size() - 5, 5, ".json") == 0) {
+    json doc = json::parse(text, nullptr, false);
+    if (doc.is_discarded()) throw std::runtime_error(file + ": not valid JSON; name a topology `memtopo run` wrote");
+    return doc;
+  }
+  try {
+    return toml_to_json(toml::parse(text, file));
+  } catch (const toml::parse_error& e) {
+    throw std::runtime_error(file + ":" + std::to_string(e.source().begin.line) + ": TOML syntax error: " +
+                             std::string(e.description()));
+  }
+}
+
+bool is_topology_file(const fs::path& p) {
+  const std::string name = p.filename().string();
+  auto ends = [&](const std::string& s) { return name.size() >= s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0; };
+  if (ends(".partial.toml") || name.rfind("fleet", 0) == 0) return false;  // interrupted runs, fleet outputs
+  return ends(".toml") || ends(".json");
+}
+
+}  // namespace
+
+FleetMember read_fleet_member(const std::string& file) {
+  json doc;
+  try {
+    doc = parse_document(file);
+  } catch (const Error& e) {
+    throw std::runtime_error(e.what());
+  }
+  if (!doc.is_object() || !doc.contains("meta") || !doc["meta"].is_object())
+    throw std::runtime_error(file + ": not a topology file (no [meta] table); name files `memtopo run` wrote");
+  FleetMember m;
+  m.file = file;
+  m.host = text_at(doc, "meta", "host");
+  m.device = text_at(doc, "meta", "device_label");
+  if (m.device.empty()) m.device = text_at(doc, "meta", "device_spec");
+  m.uuid = text_at(doc, "device", "uuid");
+  m.model = text_at(doc, "device", "name");
+  m.group = group_of(doc, m.model);
+  for (const auto& [element, body] : doc.items()) {
+    if (!is_element_table(element)) continue;
+    std::vector<std::pair<std::string, json>> flat;
+    if (body.is_object())
+      for (const auto& [k, v] : body.items()) flatten(v, k, flat);
+    for (auto& [key, value] : flat) {
+      FlatValue fv;
+      fv.value = std::move(value);
+      if (const json* p = provenance_entry(doc, element, key)) {
+        fv.declared = declared_in(p);
+        if (auto b = p->find("bound"); b != p->end() && b->is_string()) fv.bound = b->get<std::string>();
+        if (auto probe = p->find("probe"); probe != p->end() && probe->is_string()) fv.probe = probe->get<std::string>();
+      }
+      m.values.emplace_back(element + "." + key, std::move(fv));
+    }
+  }
+  std::sort(m.values.begin(), m.values.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  if (auto probes = doc.find("probes"); probes != doc.end() && probes->is_object())
+    for (const auto& [name, entry] : probes->items())
+      m.probes.emplace_back(name, text_at(*probes, name.c_str(), "version") + " " + text_at(*probes, name.c_str(), "status"));
+  if (auto meta = doc.find("meta"); meta->contains("gpu_state")) m.state_warnings = gpu_state_warnings((*meta)["gpu_state"]);
+  return m;
+}
+
+std::vector<FleetMember> read_fleet(const std::vector<std::string>& paths, std::vector<std::string>* errors) {
+  std::vector<std::string> files;
+  for (const auto& p : paths) {
+    std::error_code ec;
+    if (!fs::is_directory(p, ec)) {
+      files.push_back(p);
+      continue;
+    }
+    std::vector<std::string> found;
+    for (auto it = fs::recursive_directory_iterator(p, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
+      if (it->is_regular_file(ec) && is_topology_file(it->path())) found.push_back(it->path().string());
+    if (ec) errors->push_back(p + ": cannot list the folder: " + ec.message());
+    std::sort(found.begin(), found.end());
+    if (found.empty()) errors->push_back(p + ": holds no topology files (*.toml, *.json)");
+    files.insert(files.end(), found.begin(), found.end());
+  }
+  std::vector<std::optional<FleetMember>> read(files.size());
+  std::vector<std::string> why(files.size());
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i = next++; i < files.size(); i = next++) {
+      try {
+        read[i] = read_fleet_member(files[i]);
+      } catch (const std::exception& e) {
+        why[i] = e.what();
+      }
+    }
+  };
+  const size_t threads = std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 16);
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < std::min(threads, files.size()); ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  std::vector<FleetMember> members;
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (read[i]) members.push_back(std::move(*read[i]));
+    else errors->push_back(why[i]);
+  }
+  return members;
+}
+
+}  // namespace memtopo::host

@@ -1,0 +1,268 @@
+// `memtopo run` of several GPUs at once (--device all, a list), or of one rank of srun or
+// mpirun: one child run per device, each a `memtopo run` of its own that sees only its GPU and
+// writes its own topology into -o DIR/, named after host and device (docs/fleet.md). A GPU that
+// fails fails alone; the others' files are written. Under MPI the ranks start together and rank
+// 0 writes the fleet summary.
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include <spdlog/spdlog.h>
+
+#include "cli_internal.hpp"
+#include "memtopo/engine.hpp"
+#include "device_list.hpp"
+#include "fleet_run.hpp"
+#include "memtopo_host/child_process.hpp"
+#include "memtopo_host/fleet.hpp"
+#include "memtopo_host/summary.hpp"
+#include "memtopo_host/terminal_text.hpp"
+#include "mpi_session.hpp"
+
+extern char** environ;
+
+namespace memtopo::host::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string host_name() {
+  char buf[256] = {};
+  if (::gethostname(buf, sizeof buf - 1) != 0 || !buf[0]) return "host";
+  std::string h = buf;
+  return h.substr(0, h.find('.'));  // node01.cluster -> node01
+}
+
+// One device's run: its child process and what it wrote.
+struct Member {
+  FleetDevice device;
+  fs::path output;
+  pid_t pid = -1;
+  int fd = -1;           // the child's stderr
+  std::string pending;   // a line not yet complete
+  int exit_code = -1;    // -1 until it ended; 128 + signal for a signal
+};
+
+std::vector<std::string> child_args(const RunArgs& a, const Member& m, const fs::path& raw) {
+  std::vector<std::string> v{"run", "--device", m.device.spec, "--device-label", m.device.label, "-o",
+                             m.output.string()};
+  if (!a.config.empty()) v.insert(v.end(), {"--config", a.config});
+  for (const auto& o : a.only) v.insert(v.end(), {"--only", o});
+  for (const auto& s : a.skip) v.insert(v.end(), {"--skip", s});
+  for (const auto& p : a.plugin_paths) v.insert(v.end(), {"--plugin-path", p});
+  if (!raw.empty()) v.insert(v.end(), {"--raw-dir", (raw / m.device.stem).string()});
+  if (!a.format.empty()) v.insert(v.end(), {"--format", a.format});
+  if (a.resume) v.push_back("--resume");
+  if (a.quiet) v.push_back("-q");
+  if (a.verbose) v.push_back("-v");
+  if (a.no_isolation) v.push_back("--no-isolation");
+  return v;
+}
+
+// This process's environment for a child: its GPU only, and marked as a member, so that it
+// runs one device and never starts a fleet (or MPI) of its own.
+std::vector<std::string> child_environment(const FleetDevice& d) {
+  std::vector<std::string> env;
+  for (char** e = environ; *e; ++e) {
+    const std::string entry(*e);
+    if (entry.rfind("CUDA_VISIBLE_DEVICES=", 0) == 0 && !d.visible.empty()) continue;
+    env.push_back(entry);
+  }
+  if (!d.visible.empty()) env.push_back("CUDA_VISIBLE_DEVICES=" + d.visible);
+  env.push_back(std::string(kFleetMemberVariable) + "=1");
+  return env;
+}
+
+void spawn(Member& m, const std::vector<std::string>& args) {
+  int fds[2];
+  if (::pipe(fds) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+  std::vector<std::string> argv{fs::read_symlink("/proc/self/exe").string()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  std::vector<std::string> env = child_environment(m.device);
+  std::vector<char*> av, ev;
+  for (auto& s : argv) av.push_back(s.data());
+  for (auto& s : env) ev.push_back(s.data());
+  av.push_back(nullptr);
+  ev.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);  // its summary: ours is one table
+  posix_spawn_file_actions_adddup2(&actions, fds[1], STDERR_FILENO);
+  posix_spawn_file_actions_addclose(&actions, fds[0]);
+  const int rc = ::posix_spawn(&m.pid, av[0], &actions, nullptr, av.data(), ev.data());
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(fds[1]);
+  if (rc != 0) {
+    ::close(fds[0]);
+    throw std::runtime_error("cannot start the run of " + m.device.label + ": " + std::strerror(rc));
+  }
+  m.fd = fds[0];
+}
+
+// Relays every child's stderr, each line under its device's label, until all have ended.
+void relay_until_done(std::vector<Member>& members) {
+  for (;;) {
+    std::vector<pollfd> fds;
+    std::vector<Member*> owners;
+    for (auto& m : members)
+      if (m.fd >= 0) fds.push_back({m.fd, POLLIN, 0}), owners.push_back(&m);
+    if (fds.empty()) break;
+    if (::poll(fds.data(), fds.size(), 1000) < 0 && errno != EINTR) break;
+    for (size_t i = 0; i < fds.size(); ++i) {
+      if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      Member& m = *owners[i];
+      char buf[4096];
+      const ssize_t n = ::read(m.fd, buf, sizeof buf);
+      if (n > 0) m.pending.append(buf, static_cast<size_t>(n));
+      for (size_t nl; (nl = m.pending.find('\n')) != std::string::npos; m.pending.erase(0, nl + 1))
+        std::fprintf(stderr, "[%s] %s\n", m.device.label.c_str(), m.pending.substr(0, nl).c_str());
+      if (n <= 0 && !(n < 0 && errno == EINTR)) {
+        if (!m.pending.empty()) std::fprintf(stderr, "[%s] %s\n", m.device.label.c_str(), m.pending.c_str());
+        ::close(m.fd);
+        m.fd = -1;
+      }
+    }
+  }
+  for (auto& m : members) {
+    int status = 0;
+    while (::waitpid(m.pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    m.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  }
+}
+
+fs::path prepare_folder(const std::string& output) {
+  const fs::path dir = fs::path(output).lexically_normal();
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec || !fs::is_directory(dir, ec))
+    throw UsageError("-o " + output + ": cannot make the folder each GPU's topology goes into" +
+                     (ec ? ": " + ec.message() : std::string()) + "; choose a folder you can write");
+  return dir;
+}
+
+// A device's column of the summary: its topology's values and the statuses of its probes.
+SummaryColumn column_of(const Member& m) {
+  SummaryColumn c{m.device.label, {}, ""};
+  std::error_code ec;
+  if (!fs::is_regular_file(m.output, ec)) {
+    c.tally = "failed (exit " + std::to_string(m.exit_code) + ", no file)";
+    return c;
+  }
+  try {
+    const FleetMember f = read_fleet_member(m.output.string());
+    ProbeOutcome all;
+    all.status = Status::Ok;
+    for (const auto& [key, v] : f.values) {
+      auto value = from_json_inferred(v.value);
+      if (!value) continue;
+      ResultRecord r;
+      r.key = key;
+      r.value = std::move(*value);
+      r.bound = v.bound == "at_least" ? MT_BOUND_AT_LEAST : v.bound == "at_most" ? MT_BOUND_AT_MOST : MT_BOUND_EXACT;
+      all.results.push_back(std::move(r));
+    }
+    c.outcomes.push_back(std::move(all));
+    std::map<std::string, int> count;
+    for (const auto& [_, state] : f.probes) ++count[state.substr(state.rfind(' ') + 1)];
+    for (const auto& [status, n] : count) c.tally += (c.tally.empty() ? "" : ", ") + std::to_string(n) + " " + status;
+  } catch (const std::exception& e) {
+    c.tally = "unreadable: " + std::string(e.what());
+  }
+  return c;
+}
+
+// Rank 0 of an MPI run: every rank's files compared, the table printed and written beside them.
+int write_fleet_summary(const fs::path& dir, const std::vector<std::string>& files) {
+  std::vector<std::string> errors;
+  std::vector<FleetMember> members = read_fleet(files, &errors);
+  for (const auto& e : errors) spdlog::error("fleet summary: {}", e);
+  if (members.empty()) return kExitIncomplete;
+  const FleetReport report = compare_fleet(std::move(members), FleetOptions{});
+  const std::string text = render_fleet_text(report);
+  write_output(resolve_output((dir / "fleet.txt").string()), text);
+  write_output(resolve_output((dir / "fleet.json").string()), fleet_to_json(report).dump(2) + "\n");
+  std::fputs(terminal_lines(text).c_str(), stdout);
+  return report.flagged() ? kExitIncomplete : kExitOk;
+}
+
+int combined_exit(const std::vector<Member>& members) {
+  bool all_usage = !members.empty(), any = false;
+  for (const auto& m : members) {
+    all_usage = all_usage && m.exit_code == kExitUsage;
+    any = any || m.exit_code != kExitOk;
+  }
+  return all_usage ? kExitUsage : any ? kExitIncomplete : kExitOk;
+}
+
+}  // namespace
+
+bool is_folder_output(const std::string& output) {
+  std::error_code ec;
+  return !output.empty() && (output.back() == '/' || fs::is_directory(output, ec));
+}
+
+bool wants_fleet_run(const RunArgs& a, const std::string& device) {
+  if (std::getenv(kFleetMemberVariable)) return false;  // a member runs its one device
+  const char* mpi_size = std::getenv("OMPI_COMM_WORLD_SIZE");
+  return is_folder_output(a.output) || names_several_devices(device) || launch_rank() ||
+         (mpi_size && std::atoi(mpi_size) > 1);
+}
+
+int run_fleet(const RunArgs& a, const Config& cfg, const std::string& device_arg) {
+  const auto start = std::chrono::steady_clock::now();
+  if (!is_folder_output(a.output))
+    throw UsageError("-o " + a.output + ": a run of several GPUs (or one rank of srun or mpirun) writes one topology "
+                     "per GPU into a folder; name it with a trailing slash, e.g. -o topologies/");
+  const std::string host = host_name();
+  const std::optional<LaunchRank> rank = launch_rank();
+  std::string device = device_arg;
+  if ((device.empty() || device == "auto") && engine::cuda_device_count() > 0) device = "all";
+  std::vector<FleetDevice> devices = device.empty() || device == "auto"
+                                         ? std::vector<FleetDevice>{{"sim", "sim", "", host + "-sim"}}
+                                         : expand_devices(device, host);
+  if (rank) devices = {device_of_rank(devices, *rank)};
+  const fs::path dir = prepare_folder(a.output);
+  const fs::path raw = raw_dir_of(a, cfg);
+  const std::string ext = a.format == "json" ? ".json" : ".toml";
+  std::unique_ptr<MpiSession> mpi = MpiSession::start();
+  std::vector<Member> members;
+  for (const auto& d : devices) members.push_back({d, dir / (d.stem + ext)});
+  if (mpi) mpi->barrier();  // the ranks start measuring together
+  for (auto& m : members) {
+    if (!a.quiet) spdlog::info("{}: measuring into {}", m.device.label, m.output.string());
+    spawn(m, child_args(a, m, raw));
+  }
+  relay_until_done(members);
+  std::vector<SummaryColumn> columns;
+  for (const auto& m : members) columns.push_back(column_of(m));
+  std::fputs(render_summary_columns(columns).c_str(), stdout);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::fprintf(stderr, "%zu GPU(s) in %.1f s; wrote %s\n", members.size(), seconds, dir.string().c_str());
+  int code = combined_exit(members);
+  if (mpi) {
+    std::string mine;
+    for (const auto& m : members) mine += m.output.string() + "\n";
+    const std::vector<std::string> all = mpi->gather(mine);
+    if (mpi->rank() == 0) {
+      std::vector<std::string> files;
+      for (const auto& text : all)
+        for (size_t s = 0, e; (e = text.find('\n', s)) != std::string::npos; s = e + 1) files.push_back(text.substr(s, e - s));
+      code = std::max(code, write_fleet_summary(dir, files));
+    }
+  }
+  return code;
+}
+
+}  // namespace memtopo::host::cli

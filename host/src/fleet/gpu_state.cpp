@@ -1,0 +1,162 @@
+#include "memtopo_host/gpu_state.hpp"
+
+#include <dlfcn.h>
+
+#include <cstring>
+
+namespace memtopo::host {
+
+namespace {
+
+// The NVML C interface, declared here: only stable entry points of the driver's
+// libnvidia-ml.so.1, each looked up by name and skipped where the driver lacks it.
+using nvml_device = void*;
+using nvml_return = int;  // 0: success
+constexpr nvml_return kNvmlSuccess = 0, kNvmlInsufficientSize = 7;
+constexpr unsigned kClockSm = 1, kClockMem = 2;
+
+struct Nvml {
+  void* lib = nullptr;
+  nvml_device device = nullptr;
+  template <typename F>
+  F fn(const char* name) const {
+    return lib ? reinterpret_cast<F>(::dlsym(lib, name)) : nullptr;
+  }
+};
+
+// Throttle ("clocks event") reason bits, as nvml.h defines them.
+const std::pair<unsigned long long, const char*> kReasons[] = {
+    {0x1, "gpu_idle"},          {0x2, "applications_clocks_setting"}, {0x4, "sw_power_cap"},
+    {0x8, "hw_slowdown"},       {0x10, "sync_boost"},                 {0x20, "sw_thermal_slowdown"},
+    {0x40, "hw_thermal_slowdown"}, {0x80, "hw_power_brake_slowdown"}, {0x100, "display_clock_setting"}};
+
+// Opens NVML and the device with this PCI bus id; empty Nvml (lib null) when either fails.
+Nvml open_nvml(const std::string& pci_bus_id, std::string* why) {
+  Nvml n;
+  n.lib = ::dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!n.lib) {
+    *why = "no NVML (libnvidia-ml.so.1 not found)";
+    return n;
+  }
+  auto init = n.fn<nvml_return (*)()>("nvmlInit_v2");
+  auto by_bus = n.fn<nvml_return (*)(const char*, nvml_device*)>("nvmlDeviceGetHandleByPciBusId_v2");
+  if (!init || !by_bus || init() != kNvmlSuccess || by_bus(pci_bus_id.c_str(), &n.device) != kNvmlSuccess) {
+    *why = "NVML does not know the GPU at " + pci_bus_id;
+    n.lib = nullptr;  // the library stays loaded (libraries are never unloaded before exit)
+  }
+  return n;
+}
+
+void add_uint(const Nvml& n, GpuState& s, const std::string& key, const char* fn_name, unsigned arg, double scale) {
+  unsigned v = 0;
+  auto f = n.fn<nvml_return (*)(nvml_device, unsigned, unsigned*)>(fn_name);
+  if (f && f(n.device, arg, &v) == kNvmlSuccess) s.emplace_back(key, Value::of_int(static_cast<int64_t>(v * scale)));
+}
+
+void add_power(const Nvml& n, GpuState& s, const std::string& key, const char* fn_name) {
+  unsigned mw = 0;
+  auto f = n.fn<nvml_return (*)(nvml_device, unsigned*)>(fn_name);
+  if (f && f(n.device, &mw) == kNvmlSuccess) s.emplace_back(key, Value::of_float(mw / 1000.0));
+}
+
+void add_changing(const Nvml& n, GpuState& s, const std::string& p) {
+  unsigned long long reasons = 0;
+  auto throttle = n.fn<nvml_return (*)(nvml_device, unsigned long long*)>("nvmlDeviceGetCurrentClocksEventReasons");
+  if (!throttle) throttle = n.fn<nvml_return (*)(nvml_device, unsigned long long*)>("nvmlDeviceGetCurrentClocksThrottleReasons");
+  if (throttle && throttle(n.device, &reasons) == kNvmlSuccess) {
+    Value list;
+    list.type = MT_VALUE_STRING_ARRAY;
+    for (const auto& [bit, name] : kReasons)
+      if (reasons & bit) list.strings.emplace_back(name);
+    s.emplace_back(p + "throttle_reasons", list);
+  }
+  add_uint(n, s, p + "temperature_c", "nvmlDeviceGetTemperature", 0, 1);
+  add_uint(n, s, p + "sm_clock_mhz", "nvmlDeviceGetClockInfo", kClockSm, 1);
+  add_power(n, s, p + "power_draw_w", "nvmlDeviceGetPowerUsage");
+  struct {
+    unsigned gpu, memory;
+  } util{};
+  auto utilization = n.fn<nvml_return (*)(nvml_device, void*)>("nvmlDeviceGetUtilizationRates");
+  if (utilization && utilization(n.device, &util) == kNvmlSuccess)
+    s.emplace_back(p + "utilization_percent", Value::of_int(util.gpu));
+  unsigned count = 0;  // asked with no buffer: the count alone
+  auto procs = n.fn<nvml_return (*)(nvml_device, unsigned*, void*)>("nvmlDeviceGetComputeRunningProcesses_v3");
+  if (procs) {
+    const nvml_return r = procs(n.device, &count, nullptr);
+    if (r == kNvmlSuccess || r == kNvmlInsufficientSize) s.emplace_back(p + "compute_processes", Value::of_int(count));
+  }
+}
+
+void add_fixed(const Nvml& n, GpuState& s) {
+  char version[96] = {};
+  auto driver = n.fn<nvml_return (*)(char*, unsigned)>("nvmlSystemGetDriverVersion");
+  if (driver && driver(version, sizeof version) == kNvmlSuccess) s.emplace_back("nvidia_driver_version", Value::of_string(version));
+  add_uint(n, s, "max_sm_clock_mhz", "nvmlDeviceGetMaxClockInfo", kClockSm, 1);
+  add_uint(n, s, "max_memory_clock_mhz", "nvmlDeviceGetMaxClockInfo", kClockMem, 1);
+  add_uint(n, s, "applications_sm_clock_mhz", "nvmlDeviceGetApplicationsClock", kClockSm, 1);
+  add_uint(n, s, "default_applications_sm_clock_mhz", "nvmlDeviceGetDefaultApplicationsClock", kClockSm, 1);
+  add_power(n, s, "power_limit_w", "nvmlDeviceGetEnforcedPowerLimit");
+  add_power(n, s, "default_power_limit_w", "nvmlDeviceGetPowerManagementDefaultLimit");
+  unsigned current = 0, pending = 0;
+  auto ecc = n.fn<nvml_return (*)(nvml_device, unsigned*, unsigned*)>("nvmlDeviceGetEccMode");
+  if (ecc && ecc(n.device, &current, &pending) == kNvmlSuccess) s.emplace_back("ecc_enabled", Value::of_bool(current != 0));
+  auto mig = n.fn<nvml_return (*)(nvml_device, unsigned*, unsigned*)>("nvmlDeviceGetMigMode");
+  if (mig && mig(n.device, &current, &pending) == kNvmlSuccess) s.emplace_back("mig_enabled", Value::of_bool(current != 0));
+  unsigned persistence = 0;
+  auto pm = n.fn<nvml_return (*)(nvml_device, unsigned*)>("nvmlDeviceGetPersistenceMode");
+  if (pm && pm(n.device, &persistence) == kNvmlSuccess) s.emplace_back("persistence_mode", Value::of_bool(persistence != 0));
+}
+
+}  // namespace
+
+GpuState read_gpu_state(const mt_device_info& info, const std::string& when) {
+  GpuState s;
+  if (std::strcmp(info.backend, "cuda") != 0) {
+    if (when == "start") s.emplace_back("source", Value::of_string("simulated GPU: no state"));
+    return s;
+  }
+  std::string why;
+  const Nvml n = open_nvml(info.pci_bus_id, &why);
+  if (!n.lib) {
+    if (when == "start") s.emplace_back("source", Value::of_string(why));
+    return s;
+  }
+  if (when == "start") {
+    s.emplace_back("source", Value::of_string("nvml"));
+    add_fixed(n, s);
+  }
+  add_changing(n, s, when + "_");
+  return s;
+}
+
+std::vector<std::string> gpu_state_warnings(const nlohmann::json& state) {
+  std::vector<std::string> out;
+  if (!state.is_object()) return out;
+  auto number = [&](const std::string& key) -> double {
+    const auto it = state.find(key);
+    return it != state.end() && it->is_number() ? it->get<double>() : -1;
+  };
+  for (const char* when : {"start", "end"}) {
+    const std::string w(when);
+    if (auto r = state.find(w + "_throttle_reasons"); r != state.end() && r->is_array()) {
+      std::string list;
+      for (const auto& reason : *r)
+        if (reason.is_string() && reason != "gpu_idle" && reason != "applications_clocks_setting")
+          list += (list.empty() ? "" : ", ") + reason.get<std::string>();
+      if (!list.empty()) out.push_back("clocks held back at the " + w + ": " + list);
+    }
+  }
+  if (const double u = number("start_utilization_percent"); u > 10)
+    out.push_back("not idle at the start: " + std::to_string(static_cast<int>(u)) + " % utilization");
+  if (const double p = number("start_compute_processes"); p > 1)
+    out.push_back(std::to_string(static_cast<int>(p)) + " processes held a CUDA context at the start (memtopo's is one)");
+  if (auto mig = state.find("mig_enabled"); mig != state.end() && mig->is_boolean() && mig->get<bool>())
+    out.push_back("MIG is enabled: the values are those of one GPU instance");
+  const double limit = number("power_limit_w"), standard = number("default_power_limit_w");
+  if (limit > 0 && standard > 0 && limit < 0.95 * standard)
+    out.push_back("power limit " + std::to_string(static_cast<int>(limit)) + " W, below the default " +
+                  std::to_string(static_cast<int>(standard)) + " W");
+  return out;
+}
+
+}  // namespace memtopo::host

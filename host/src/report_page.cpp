@@ -1,0 +1,178 @@
+// The report script (host/report/memtopo_report.py) run on matplotlib: finding a Python that
+// has it and the script, running it into a private folder, and writing the page to -o through
+// the output writer every command uses (atomic for a file, written through for a device or a
+// FIFO). `memtopo report` and `memtopo fleet --report` draw their pages through it.
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli_internal.hpp"
+#include "memtopo/engine.hpp"
+#include "memtopo_host/child_process.hpp"
+#include "output_file.hpp"
+
+extern char** environ;
+
+namespace memtopo::host::cli {
+
+namespace fs = std::filesystem;
+
+TempFolder::TempFolder(const std::string& prefix) {
+  std::string pattern = (fs::temp_directory_path() / (prefix + "-XXXXXX")).string();
+  if (!::mkdtemp(pattern.data()))
+    throw std::runtime_error("cannot create a temporary folder in " + fs::temp_directory_path().string() + ": " +
+                             std::strerror(errno));
+  path = pattern;
+}
+
+TempFolder::~TempFolder() {
+  std::error_code ec;
+  fs::remove_all(path, ec);
+}
+
+namespace {
+
+constexpr const char* kScriptName = "memtopo_report.py";
+// What the script needs beyond Python 3.11's standard library (tomllib is 3.11's).
+constexpr const char* kImportCheck = "import tomllib, matplotlib";
+
+const char* env_or_null(const char* name) {
+  const char* v = std::getenv(name);
+  return v && *v ? v : nullptr;
+}
+
+// Runs `argv` (argv[0] looked up on PATH when it has no slash) with this process's stdout and
+// stderr, or with both sent to /dev/null; returns its wait status, or nullopt when it could not
+// be started (no such program).
+std::optional<int> run_program(const std::vector<std::string>& argv, bool silent) {
+  std::vector<char*> args;
+  std::vector<std::string> storage(argv);
+  for (auto& a : storage) args.push_back(a.data());
+  args.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  if (silent) {
+    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
+  }
+  std::cout.flush();
+  std::cerr.flush();
+  pid_t pid = 0;
+  const int rc = ::posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) return std::nullopt;
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return status;
+}
+
+bool exited_zero(const std::optional<int>& status) {
+  return status && WIFEXITED(*status) && WEXITSTATUS(*status) == 0;
+}
+
+// MEMTOPO_PYTHON when set (no fallback: the user chose it), else python3 on PATH, else
+// /usr/bin/python3 (a pyenv or venv python3 first on PATH often lacks Debian's matplotlib):
+// the first that imports tomllib and matplotlib. `tried` lists what was tried.
+std::optional<std::string> find_python(std::vector<std::string>& tried) {
+  std::vector<std::string> candidates;
+  if (const char* chosen = env_or_null("MEMTOPO_PYTHON"))
+    candidates = {chosen};
+  else
+    candidates = {"python3", "/usr/bin/python3"};
+  for (const auto& python : candidates) {
+    tried.push_back(python);
+    if (exited_zero(run_program({python, "-c", kImportCheck}, true))) return python;
+  }
+  return std::nullopt;
+}
+
+void report_missing_python(const std::vector<std::string>& tried) {
+  std::string list;
+  for (const auto& t : tried) list += (list.empty() ? "" : ", ") + t;
+  std::cerr << "memtopo report needs Python 3 with matplotlib: install it with `sudo apt-get install "
+               "python3-matplotlib` (Debian/Ubuntu) or `pip install matplotlib`, or point MEMTOPO_PYTHON at a "
+               "Python that has it\n"
+            << "  tried: " << list << " (Python 3.11 or newer, which has tomllib, with matplotlib importable)\n";
+}
+
+// MEMTOPO_REPORT_SCRIPT, else beside the executable (installed, or copied into the build
+// tree), else the source tree this binary was built from.
+std::optional<fs::path> find_script(std::vector<std::string>& looked) {
+  if (const char* chosen = env_or_null("MEMTOPO_REPORT_SCRIPT")) {
+    looked.push_back(std::string(chosen) + " (MEMTOPO_REPORT_SCRIPT)");
+    return fs::is_regular_file(chosen) ? std::optional<fs::path>(chosen) : std::nullopt;
+  }
+  std::vector<fs::path> candidates = {executable_dir() / ".." / "share" / "memtopo" / "report" / kScriptName};
+#ifdef MEMTOPO_REPORT_SOURCE_SCRIPT
+  candidates.emplace_back(MEMTOPO_REPORT_SOURCE_SCRIPT);
+#endif
+  for (const auto& c : candidates) {
+    looked.push_back(c.lexically_normal().string());
+    std::error_code ec;
+    if (fs::is_regular_file(c, ec)) return c.lexically_normal();
+  }
+  return std::nullopt;
+}
+
+// The script's exit status as this command's: 0 written, 2 bad input, anything else 1.
+int script_exit(const std::optional<int>& status, const std::string& python) {
+  if (!status) {
+    std::cerr << "memtopo: cannot start " << python << "\n";
+    return kExitIncomplete;
+  }
+  if (WIFEXITED(*status)) {
+    const int code = WEXITSTATUS(*status);
+    return code == kExitOk || code == kExitUsage ? code : kExitIncomplete;
+  }
+  std::cerr << "memtopo: the report script " << describe_wait_status(*status) << "; no report was written\n";
+  return kExitIncomplete;
+}
+
+}  // namespace
+
+int write_report_page(const std::vector<std::string>& script_args, const OutputTarget& out) {
+  std::vector<std::string> tried, looked;
+  const std::optional<std::string> python = find_python(tried);
+  if (!python) {
+    report_missing_python(tried);
+    return kExitUsage;
+  }
+  const std::optional<fs::path> script = find_script(looked);
+  if (!script) {
+    std::string list;
+    for (const auto& l : looked) list += "\n  " + l;
+    std::cerr << "memtopo: the report script " << kScriptName << " is missing; looked at:" << list
+              << "\nreinstall memtopo (it installs share/memtopo/report/) or set MEMTOPO_REPORT_SCRIPT\n";
+    return kExitUsage;
+  }
+  const TempFolder scratch("memtopo-report");
+  const fs::path page = scratch.path / "report.html";
+  const fs::path summary = scratch.path / "summary.txt";
+  std::vector<std::string> argv = {*python,     script->string(), "-o", page.string(), "--shown-as", out.shown(),
+                                   "--summary-file", summary.string()};
+  argv.insert(argv.end(), script_args.begin(), script_args.end());
+  const int status = script_exit(run_program(argv, false), *python);
+  std::error_code ec;
+  if (status == kExitUsage || !fs::is_regular_file(page, ec)) return status;
+  try {
+    write_output(out, engine::read_input_file(page.string(), "the report page", size_t{1} << 30));
+    if (fs::is_regular_file(summary, ec)) std::cout << engine::read_input_file(summary.string(), "the summary");
+  } catch (const std::exception& e) {
+    std::cerr << "memtopo report: " << e.what() << "; no report was written\n";
+    return kExitIncomplete;
+  }
+  return status;
+}
+
+}  // namespace memtopo::host::cli

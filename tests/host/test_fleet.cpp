@@ -1,0 +1,226 @@
+// Fleets (docs/fleet.md): a run of several simulated devices writes one topology per device,
+// `memtopo fleet` flags exactly the device that differs, by the keys that differ, and passes a
+// fleet of equal devices; the statistics on recorded values; identities and settings are no
+// differences for diff and fleet alike.
+#include <regex>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "helpers.hpp"
+#include "memtopo_host/fleet.hpp"
+#include "run_helpers.hpp"
+
+namespace fs = std::filesystem;
+using namespace memtopo::host;
+using test::quoted;
+using test::run_memtopo;
+
+namespace {
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+const fs::path kExample = fs::path(MEMTOPO_SOURCE_DIR) / "examples" / "devices" / "hopper-like.toml";
+const fs::path kAcceptance = fs::path(MEMTOPO_SOURCE_DIR) / "configs" / "acceptance.toml";
+
+// The shipped Hopper-like device, and one like it with three quarters of its L2 and DRAM
+// read bandwidth: a GPU with an L2 slice off and a slow HBM stack.
+void write_devices(const test::TempDir& dir) {
+  const std::string healthy = test::read_file(kExample);
+  test::write_file(dir / "healthy.toml", healthy);
+  std::string odd = healthy;
+  odd = std::regex_replace(odd, std::regex("\nsize_bytes = 8388608"), "\nsize_bytes = 6291456");
+  odd = std::regex_replace(odd, std::regex("\nsets = 4096"), "\nsets = 3072");
+  odd = std::regex_replace(odd, std::regex("\ndram_read_bytes_per_second = [0-9.]+"),
+                           "\ndram_read_bytes_per_second = 150000000000.0");
+  REQUIRE(odd != healthy);
+  test::write_file(dir / "odd.toml", odd);
+}
+
+std::string sim_list(const test::TempDir& dir, int healthy, bool odd) {
+  std::string list;
+  for (int i = 0; i < healthy; ++i) list += (list.empty() ? "sim:" : ",sim:") + (dir / "healthy.toml").string();
+  if (odd) list += ",sim:" + (dir / "odd.toml").string();
+  return list;
+}
+
+nlohmann::json fleet_json(const fs::path& folder) {
+  const auto r = run_memtopo("fleet --format json " + quoted(folder));
+  INFO(r.output);
+  return nlohmann::json::parse(r.output.substr(0, r.output.rfind('}') + 1));
+}
+
+FleetMember member(const std::string& host, std::vector<std::pair<std::string, nlohmann::json>> values,
+                   const std::string& model = "GPU X") {
+  FleetMember m;
+  m.file = host + ".toml";
+  m.host = host;
+  m.device = "cuda:0";
+  m.model = model;
+  m.group = model;
+  for (auto& [k, v] : values) m.values.push_back({k, FlatValue{v, "exact", "", {}}});
+  std::sort(m.values.begin(), m.values.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  return m;
+}
+
+std::vector<std::string> flagged_keys(const FleetReport& r, size_t m) {
+  std::vector<std::string> keys;
+  for (const auto& f : r.gpus[m].findings)
+    if (f.counts) keys.push_back(f.key);
+  return keys;
+}
+
+}  // namespace
+
+TEST_CASE("fleet: a run of simulated devices flags the one that differs, by its keys", "[fleet]") {
+  test::TempDir dir("fleet-sim");
+  write_devices(dir);
+  const auto out = dir / "out";
+  const auto run = run_memtopo("run -q --config " + quoted(kAcceptance) + " --device " + sim_list(dir, 3, true) +
+                               " -o " + quoted(fs::path(out.string() + "/")));
+  INFO(run.output);
+  REQUIRE(run.exit_code == 0);
+  for (const char* name : {"healthy-1", "healthy-2", "healthy-3", "odd"}) {
+    const auto file = out / (test::host_name() + "-sim-" + name + ".toml");
+    CHECK(fs::exists(file));
+    CHECK(run_memtopo("validate " + quoted(file)).exit_code == 0);
+  }
+  CHECK(has(run.output, "sim-healthy-2  "));  // one column per device
+  CHECK(has(run.output, "device SMs"));
+  const auto text = run_memtopo("fleet " + quoted(out));
+  INFO(text.output);
+  CHECK(text.exit_code == 1);
+  const nlohmann::json j = fleet_json(out);
+  CHECK(j["flagged"] == 1);
+  for (const auto& gpu : j["gpus"]) {
+    const bool odd = has(gpu["file"].get<std::string>(), "-sim-odd");
+    CHECK(gpu["flagged"] == odd);
+    std::set<std::string> keys;
+    for (const auto& f : gpu["findings"])
+      if (f["flagged"]) keys.insert(f["key"]);
+    if (odd) {
+      CHECK(keys.count("l2.first_miss_bytes"));
+      CHECK(keys.count("throughput.dram_read_bytes_per_second"));
+      for (const auto& k : keys) CHECK((k.rfind("l2.", 0) == 0 || k.rfind("throughput.dram", 0) == 0 ||
+                                        k.rfind("mlp.", 0) == 0 || k.rfind("spectrum.", 0) == 0));
+    }
+  }
+  // The same fleet without the odd device: nothing differs.
+  fs::remove(out / (test::host_name() + "-sim-odd.toml"));
+  const auto equal = run_memtopo("fleet " + quoted(out));
+  INFO(equal.output);
+  CHECK(equal.exit_code == 0);
+  CHECK(has(equal.output, "3 GPUs in 1 model, 0 flagged"));
+}
+
+TEST_CASE("fleet: JUnit, a reference, bad input", "[fleet]") {
+  test::TempDir dir("fleet-forms");
+  write_devices(dir);
+  const auto out = dir / "out";
+  REQUIRE(run_memtopo("run -q --only device-info,global-throughput/streams --device " + sim_list(dir, 2, true) +
+                      " -o " + quoted(fs::path(out.string() + "/")))
+              .exit_code == 0);
+  const auto junit = run_memtopo("fleet --format junit -o " + quoted(dir / "fleet.xml") + " " + quoted(out));
+  CHECK(junit.exit_code == 1);
+  const std::string xml = test::read_file(dir / "fleet.xml");
+  CHECK(has(xml, "<testsuites name=\"memtopo fleet\" tests=\"3\" failures=\""));
+  CHECK(std::count(xml.begin(), xml.end(), '\n') > 3);
+  CHECK(has(xml, "<testcase classname="));
+  // With a reference, the odd device differs from it too.
+  const auto reference = out / (test::host_name() + "-sim-healthy-1.toml");
+  const auto with_ref = run_memtopo("fleet --format json --reference " + quoted(reference) + " " + quoted(out));
+  CHECK(has(with_ref.output, "\"against\": \"reference\""));
+  // Bad input: a file that is no topology, nothing at all, a bad profile.
+  test::write_file(dir / "junk.toml", "[device]\nname = \"x\"\n");
+  const auto junk = run_memtopo("fleet " + quoted(out) + " " + quoted(dir / "junk.toml"));
+  CHECK(junk.exit_code == 2);
+  CHECK(has(junk.output, "junk.toml: not a topology file"));
+  fs::create_directory(dir / "empty");
+  CHECK(run_memtopo("fleet " + quoted(dir / "empty")).exit_code == 2);
+  test::write_file(dir / "p.toml", "[keys.\"l2.*\"]\ntolerance_percent = 200\n");
+  const auto profile = run_memtopo("fleet --profile " + quoted(dir / "p.toml") + " " + quoted(out));
+  CHECK(profile.exit_code == 2);
+  CHECK(has(profile.output, "p.toml:2: [keys.\"l2.*\"] tolerance_percent must be a percentage from 0 to 100"));
+}
+
+TEST_CASE("fleet statistics: spread within the tolerance passes, an outlier beyond both is flagged", "[fleet]") {
+  std::vector<FleetMember> m;
+  const double rates[] = {3.19, 3.20, 3.18, 3.21, 3.195, 2.70};
+  for (int i = 0; i < 6; ++i)
+    m.push_back(member("n" + std::to_string(i), {{"throughput.dram_read_gbps", rates[i] * 1000},
+                                                 {"l2.size_bytes", i == 4 ? 25165824 : 26214400},
+                                                 {"device.sm_count", 132}}));
+  const FleetReport r = compare_fleet(m, FleetOptions{});
+  REQUIRE(r.gpus.size() == 6);
+  for (int i : {0, 1, 2, 3}) CHECK(flagged_keys(r, i).empty());
+  CHECK(flagged_keys(r, 4) == std::vector<std::string>{"l2.size_bytes"});
+  CHECK(flagged_keys(r, 5) == std::vector<std::string>{"throughput.dram_read_gbps"});
+  CHECK(r.flagged() == 2);
+  const auto& f = r.gpus[5].findings.front();
+  CHECK(f.expected.get<double>() == Approx(3192.5));
+  CHECK(*f.deviation_percent == Approx((2700.0 - 3192.5) / 3192.5 * 100));
+}
+
+TEST_CASE("fleet statistics: a noisy key is judged by its spread, a key that varies is reported only", "[fleet]") {
+  std::vector<FleetMember> m;
+  // Latencies spread by +-6 % between healthy GPUs: beyond 3 %, within their own spread.
+  const double latency[] = {280, 296, 270, 290, 265, 300, 285, 275};
+  for (int i = 0; i < 8; ++i) {
+    m.push_back(member("n" + std::to_string(i), {{"mlp.sm_l2_latency_cycles", latency[i]}, {"tlb.l1_entries", 8 + i % 3}}));
+    m.back().values[1].second.probe = "tlb/levels";
+    m.back().values[1].second.declared.varies = true;
+  }
+  const FleetReport r = compare_fleet(m, FleetOptions{});
+  CHECK(r.flagged() == 0);
+  size_t reported = 0;
+  for (const auto& g : r.gpus)
+    for (const auto& f : g.findings) reported += !f.counts && f.key == "tlb.l1_entries";
+  CHECK(reported > 0);
+}
+
+TEST_CASE("fleet groups: a GPU whose SM count is off is compared with its model's group", "[fleet]") {
+  std::vector<FleetMember> m;
+  for (int i = 0; i < 4; ++i) m.push_back(member("n" + std::to_string(i), {{"device.sm_count", 132}, {"l2.size_bytes", 26214400}}, "H"));
+  m.push_back(member("odd", {{"device.sm_count", 130}, {"l2.size_bytes", 26214400}}, "H"));
+  m.back().group = "H, 130 SMs";
+  m.push_back(member("other", {{"device.sm_count", 108}}, "A"));
+  const FleetReport r = compare_fleet(m, FleetOptions{});
+  CHECK(r.groups.size() == 3);
+  CHECK(flagged_keys(r, 4) == std::vector<std::string>{"device.sm_count"});
+  CHECK_FALSE(r.gpus[5].flagged());  // alone in its model: nothing to compare with
+  CHECK(r.flagged() == 1);
+}
+
+TEST_CASE("diff and fleet: identities and settings are no differences", "[fleet][diff]") {
+  test::TempDir dir("fleet-identity");
+  const auto a = dir / "a.toml";
+  REQUIRE(run_memtopo("run -q --device sim --only device-info,global-throughput/streams -o " + quoted(a)).exit_code == 0);
+  std::string text = test::read_file(a);
+  // Two GPUs of one model: their UUIDs and bus ids differ, and the search settled elsewhere.
+  auto with = [&](const std::string& uuid, const std::string& config) {
+    std::string t = text;
+    t.insert(t.find("\n", t.find("[device]")) + 1, "uuid = \"" + uuid + "\"\npci_bus_id = \"0000:" + uuid.substr(4, 2) + ":00.0\"\n");
+    t.insert(t.find("\n", t.find("[provenance.device]")) + 1,
+             "uuid = { probe = \"device-info/properties\", confidence = 1.0, bound = \"exact\", class = \"identity\" }\n"
+             "pci_bus_id = { probe = \"device-info/properties\", confidence = 1.0, bound = \"exact\", class = \"identity\" }\n");
+    t = std::regex_replace(t, std::regex("dram_read_best_config = \"[^\"]*\""), "dram_read_best_config = \"" + config + "\"");
+    return t;
+  };
+  test::write_file(dir / "x.toml", with("GPU-11111111", "8 blocks per SM"));
+  test::write_file(dir / "y.toml", with("GPU-22222222", "4 blocks per SM"));
+  const auto d = run_memtopo("diff " + quoted(dir / "x.toml") + " " + quoted(dir / "y.toml"));
+  INFO(d.output);
+  CHECK(d.exit_code == 0);
+  CHECK(has(d.output, "not counted (identities, settings, keys known to vary):"));
+  CHECK(has(d.output, "device.uuid"));
+  CHECK(has(d.output, "throughput.dram_read_best_config"));
+  fs::remove(a);
+  const auto f = run_memtopo("fleet " + quoted(dir.path));
+  INFO(f.output);
+  CHECK(f.exit_code == 0);
+  // A profile makes a class of an older file's key, and widens a tolerance.
+  test::write_file(dir / "p.toml", "tolerance_percent = 3\n[keys.\"throughput.*_config\"]\nclass = \"measurement\"\n");
+  CHECK(run_memtopo("diff --profile " + quoted(dir / "p.toml") + " " + quoted(dir / "x.toml") + " " +
+                    quoted(dir / "y.toml"))
+            .exit_code == 1);
+}
