@@ -47,6 +47,8 @@ struct Cohort {
   std::vector<size_t> judged;     // the members compared with them (reference ones too)
   std::map<std::string, std::vector<const FlatValue*>> by_key;  // key -> per slot
   std::vector<int> slot;          // member -> its slot in by_key's vectors (-1: not in the cohort)
+  // Against a reference: only the keys both have (an acceptance run against a default run).
+  bool common_keys_only = false;
 
   Cohort(const std::vector<FleetMember>& members, std::vector<size_t> ref, std::vector<size_t> who)
       : all(members), reference(std::move(ref)), judged(std::move(who)), slot(members.size(), -1) {
@@ -217,7 +219,7 @@ size_t judge_keys(const Cohort& c, const FleetOptions& o, std::vector<FleetGpu>&
     ++compared;
     FleetGroup::Series series;
     const KeyJudge judge{c, key, row, rule, o.spread_factor, gpus, group ? &series : nullptr};
-    judge.presence();
+    if (!c.common_keys_only) judge.presence();
     judge.bounds();
     bool continuous = false;
     for (size_t m : c.reference)
@@ -280,7 +282,9 @@ void compare_with_reference(FleetReport& r, const FleetOptions& o) {
   std::vector<size_t> everyone(n);
   for (size_t m = 0; m < n; ++m) everyone[m] = m;
   std::vector<FleetGpu> found(n + 1);
-  judge_keys(Cohort(r.members, {n}, everyone), o, found, nullptr);
+  Cohort c(r.members, {n}, everyone);
+  c.common_keys_only = true;
+  judge_keys(c, o, found, nullptr);
   r.members.pop_back();
   for (size_t m = 0; m < n; ++m)
     for (auto& f : found[m].findings) {
