@@ -108,6 +108,7 @@ std::string render_topology(const Meta& meta, const std::vector<ProbeOutcome>& o
       if (rec->key_flags & MT_KEY_IDENTITY) inl += ", class = \"identity\"";
       else if (rec->key_flags & MT_KEY_SETTING) inl += ", class = \"setting\"";
       if (rec->key_flags & MT_KEY_VARIES) inl += ", varies = true";
+      if (rec->key_flags & MT_KEY_ESTIMATE) inl += ", estimate = true";
       line(key, inl + " }");
     }
   }

@@ -249,10 +249,10 @@ std::optional<std::string> read_key_docs(const mt_probe_desc& pd, ProbeInfo& inf
     if (!type) return where + "key " + str(kd->key) + ": declares unknown type " + std::to_string(raw);
     KeySpec spec{str(kd->key), *type, str(kd->unit), str(kd->meaning), 0};
     if (kd->struct_size >= offsetof(mt_key_desc, flags) + sizeof(kd->flags)) spec.flags = kd->flags;
-    constexpr uint32_t known = MT_KEY_IDENTITY | MT_KEY_SETTING | MT_KEY_VARIES;
+    constexpr uint32_t known = MT_KEY_IDENTITY | MT_KEY_SETTING | MT_KEY_VARIES | MT_KEY_ESTIMATE;
     if (spec.flags & ~known)
       return where + "key " + spec.key + ": flags hold unknown bits (" + std::to_string(spec.flags) +
-             "); use MT_KEY_IDENTITY, MT_KEY_SETTING, MT_KEY_VARIES or 0";
+             "); use MT_KEY_IDENTITY, MT_KEY_SETTING, MT_KEY_VARIES, MT_KEY_ESTIMATE or 0";
     if (std::find(info.provided.begin(), info.provided.end(), spec.key) == info.provided.end())
       return where + "key " + spec.key + ": described, but not one of the keys it provides";
     if (info.key_spec(spec.key)) return where + "key " + spec.key + ": described twice";

@@ -203,17 +203,24 @@ memtopo::Probe latency_spectrum_probe() {
                  "spectrum.dram_far_latency_cycles"})
       .uses({"l1d.size_bytes", "l1d.line_bytes", "l2.size_bytes", "tlb.level_count", "tlb.l1_entries",
              "tlb.l1_page_bytes", "tlb.l2_entries"})
+      // On an H100 the chase shows one DRAM level in some runs and two in others
+      // (docs/global-throughput.md): the level lists, and the second DRAM level, vary.
       .key("spectrum.level_latencies_cycles", MT_VALUE_FLOAT_ARRAY, "cycles",
-           "load-to-use latency of each level of the chase's per-load latencies, ascending")
+           "load-to-use latency of each level of the chase's per-load latencies, ascending",
+           MT_KEY_VARIES)
       .key("spectrum.level_sample_cycles", MT_VALUE_FLOAT_ARRAY, "cycles",
-           "median raw sample of each level, the timing's own cost included")
-      .key("spectrum.level_shares", MT_VALUE_FLOAT_ARRAY, "", "each level's share of the timed loads")
+           "median raw sample of each level, the timing's own cost included",
+           MT_KEY_VARIES)
+      .key("spectrum.level_shares", MT_VALUE_FLOAT_ARRAY, "", "each level's share of the timed loads",
+           MT_KEY_VARIES)
       .key("spectrum.level_names", MT_VALUE_STRING_ARRAY, "",
-           "each level's name: l1, l2, tlb_miss, dram, with _near/_far or _1, _2 where a kind has several; other")
+           "each level's name: l1, l2, tlb_miss, dram, with _near/_far or _1, _2 where a kind has several; other",
+           MT_KEY_VARIES)
       .key("spectrum.timing_cost_cycles", MT_VALUE_FLOAT, "cycles",
            "what a timed sample adds to a load-to-use latency: the L1 level against a pointer chase")
       .key("spectrum.loads", MT_VALUE_INT, "", "timed loads of the chase")
-      .key("spectrum.outlier_share", MT_VALUE_FLOAT, "", "share of the timed loads in no level (interrupted loads)")
+      .key("spectrum.outlier_share", MT_VALUE_FLOAT, "", "share of the timed loads in no level (interrupted loads)",
+           MT_KEY_VARIES)
       .key("spectrum.l1_latency_cycles", MT_VALUE_FLOAT, "cycles", std::string("the fastest L1 level") + attributed)
       .key("spectrum.l2_latency_cycles", MT_VALUE_FLOAT, "cycles", std::string("the fastest (near) L2 level") + attributed)
       .key("spectrum.l2_far_latency_cycles", MT_VALUE_FLOAT, "cycles", std::string("the far L2 level") + attributed)
@@ -223,7 +230,7 @@ memtopo::Probe latency_spectrum_probe() {
            "the fastest TLB-miss level less the fastest L2 level: what missing the first TLB level adds")
       .key("spectrum.dram_latency_cycles", MT_VALUE_FLOAT, "cycles", std::string("the fastest DRAM level") + attributed)
       .key("spectrum.dram_far_latency_cycles", MT_VALUE_FLOAT, "cycles",
-           std::string("DRAM through the far L2 partition") + attributed)
+           std::string("DRAM through the far L2 partition") + attributed, MT_KEY_VARIES)
       .option("rounds", MT_VALUE_INT, "512", "timed rounds; each loads 2 hot lines, an L2 line, a TLB page and a fresh line")
       .range("1", "65536")
       .option("tlb_pages", MT_VALUE_INT, "0",

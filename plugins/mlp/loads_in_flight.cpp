@@ -145,10 +145,13 @@ memtopo::Probe loads_in_flight_probe() {
                  "mlp.sm_l2_latency_cycles", "mlp.sm_dram_latency_cycles", "mlp.sm_l2_loads_per_kcycle",
                  "mlp.sm_dram_loads_per_kcycle"})
       .uses({"l2.size_bytes"})
-      .key("mlp.sm_l2_loads_in_flight", MT_VALUE_INT, "", "L2 hits one SM keeps in flight (throughput x latency at the limit)")
-      .key("mlp.sm_dram_loads_in_flight", MT_VALUE_INT, "", "loads to DRAM one SM keeps in flight")
-      .key("mlp.warp_l2_loads_in_flight", MT_VALUE_INT, "", "L2 hits the lanes of one warp keep in flight")
-      .key("mlp.thread_l2_loads_in_flight", MT_VALUE_INT, "", "L2 hits one thread keeps in flight (up to 8 chains)")
+      // Little's law on measured rates: integers that estimate, compared within a tolerance.
+      .key("mlp.sm_l2_loads_in_flight", MT_VALUE_INT, "", "L2 hits one SM keeps in flight (throughput x latency at the limit)",
+           MT_KEY_ESTIMATE)
+      .key("mlp.sm_dram_loads_in_flight", MT_VALUE_INT, "", "loads to DRAM one SM keeps in flight", MT_KEY_ESTIMATE)
+      .key("mlp.warp_l2_loads_in_flight", MT_VALUE_INT, "", "L2 hits the lanes of one warp keep in flight", MT_KEY_ESTIMATE)
+      .key("mlp.thread_l2_loads_in_flight", MT_VALUE_INT, "", "L2 hits one thread keeps in flight (up to 8 chains)",
+           MT_KEY_ESTIMATE)
       .key("mlp.sm_l2_latency_cycles", MT_VALUE_FLOAT, "cycles", "one chain's cycles per random L2 hit (.cg)")
       .key("mlp.sm_dram_latency_cycles", MT_VALUE_FLOAT, "cycles", "one chain's cycles per random DRAM load (.cg)")
       .key("mlp.sm_l2_loads_per_kcycle", MT_VALUE_FLOAT, "", "most L2 hits per 1000 cycles of one SM, one per line")

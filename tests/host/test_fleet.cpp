@@ -21,7 +21,9 @@ namespace {
 bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 const fs::path kExample = fs::path(MEMTOPO_SOURCE_DIR) / "examples" / "devices" / "hopper-like.toml";
-const fs::path kAcceptance = fs::path(MEMTOPO_SOURCE_DIR) / "configs" / "acceptance.toml";
+// The acceptance run's probes (configs/acceptance.toml) and the L2's first miss, where the odd
+// device's smaller L2 shows.
+const std::string kSelection = "--only device-info,global-throughput,mlp,tlb/levels,data-cache/l2-size";
 
 // The shipped Hopper-like device, and one like it with three quarters of its L2 and DRAM
 // read bandwidth: a GPU with an L2 slice off and a slow HBM stack.
@@ -76,7 +78,7 @@ TEST_CASE("fleet: a run of simulated devices flags the one that differs, by its 
   test::TempDir dir("fleet-sim");
   write_devices(dir);
   const auto out = dir / "out";
-  const auto run = run_memtopo("run -q --config " + quoted(kAcceptance) + " --device " + sim_list(dir, 3, true) +
+  const auto run = run_memtopo("run -q " + kSelection + " --device " + sim_list(dir, 3, true) +
                                " -o " + quoted(fs::path(out.string() + "/")));
   INFO(run.output);
   REQUIRE(run.exit_code == 0);
@@ -166,12 +168,19 @@ TEST_CASE("fleet statistics: a noisy key is judged by its spread, a key that var
   // Latencies spread by +-6 % between healthy GPUs: beyond 3 %, within their own spread.
   const double latency[] = {280, 296, 270, 290, 265, 300, 285, 275};
   for (int i = 0; i < 8; ++i) {
-    m.push_back(member("n" + std::to_string(i), {{"mlp.sm_l2_latency_cycles", latency[i]}, {"tlb.l1_entries", 8 + i % 3}}));
-    m.back().values[1].second.probe = "tlb/levels";
-    m.back().values[1].second.declared.varies = true;
+    // An integer estimate (Little's law) moves by a percent: compared like a float, not for equality.
+    m.push_back(member("n" + std::to_string(i), {{"mlp.sm_l2_latency_cycles", latency[i]},
+                                                 {"mlp.sm_l2_loads_in_flight", 505 + i},
+                                                 {"tlb.l1_entries", 8 + i % 3}}));
+    m.back().values[1].second.declared.estimate = true;
+    m.back().values[2].second.probe = "tlb/levels";
+    m.back().values[2].second.declared.varies = true;
   }
   const FleetReport r = compare_fleet(m, FleetOptions{});
   CHECK(r.flagged() == 0);
+  m.back().values[1].second.value = 430;  // 15 % fewer loads in flight: flagged
+  const FleetReport odd = compare_fleet(m, FleetOptions{});
+  CHECK(flagged_keys(odd, 7) == std::vector<std::string>{"mlp.sm_l2_loads_in_flight"});
   size_t reported = 0;
   for (const auto& g : r.gpus)
     for (const auto& f : g.findings) reported += !f.counts && f.key == "tlb.l1_entries";
@@ -223,4 +232,16 @@ TEST_CASE("diff and fleet: identities and settings are no differences", "[fleet]
   CHECK(run_memtopo("diff --profile " + quoted(dir / "p.toml") + " " + quoted(dir / "x.toml") + " " +
                     quoted(dir / "y.toml"))
             .exit_code == 1);
+}
+
+TEST_CASE("fleet: configs/acceptance.toml runs on the simulated GPU", "[fleet]") {
+  test::TempDir dir("fleet-acceptance");
+  const auto r = run_memtopo("run -q --config " + quoted(fs::path(MEMTOPO_SOURCE_DIR) / "configs" / "acceptance.toml") +
+                             " --device sim -o " + quoted(dir / "a.toml"));
+  INFO(r.output);
+  CHECK(r.exit_code == 0);
+  const std::string text = test::read_file(dir / "a.toml");
+  for (const char* probe : {"device-info/properties", "global-throughput/streams", "mlp/loads-in-flight",
+                            "global-throughput/latency-spectrum", "tlb/levels"})
+    CHECK(has(text, std::string("[probes.\"") + probe + "\"]\nversion"));
 }

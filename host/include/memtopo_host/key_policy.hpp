@@ -24,6 +24,7 @@ struct KeyRule {
   KeyClass key_class = KeyClass::measurement;
   bool varies = false;  // known to vary between runs of one GPU: reported, not counted
   bool ignore = false;  // not compared at all
+  bool estimate = false;  // an integer compared like a float (within the tolerance), not for equality
   double tolerance_percent = 3;  // for floats: |a - b| <= P % of the larger magnitude
 
   // Whether a difference in this key makes two topologies differ (diff's exit 1, fleet's flag).
@@ -34,6 +35,7 @@ struct KeyRule {
 struct KeyDeclared {
   std::optional<KeyClass> key_class;
   bool varies = false;
+  bool estimate = false;
 };
 // The entry's declaration; an empty one for null or an entry without them.
 KeyDeclared declared_in(const nlohmann::json* provenance_entry);
@@ -53,6 +55,7 @@ class KeyPolicy {
   //   [keys."tlb.*"]              varies = true
   //   [keys."throughput.*_config"] class = "setting"     # or "identity", "measurement"
   //   [keys."device.sm_clock_khz"] ignore = true
+  //   [keys."mlp.*_loads_in_flight"] estimate = true       # integers within the tolerance
   // `*` matches any run of characters; every rule a key matches applies, later ones over
   // earlier ones. Throws ProfileError.
   static KeyPolicy from_profile(const std::string& path);
@@ -70,7 +73,7 @@ class KeyPolicy {
   struct Pattern {
     std::string glob;
     std::optional<KeyClass> key_class;
-    std::optional<bool> varies, ignore;
+    std::optional<bool> varies, ignore, estimate;
     std::optional<double> tolerance_percent;
   };
   double default_tolerance_ = 3;

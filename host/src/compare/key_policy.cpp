@@ -73,18 +73,20 @@ KeyPolicy KeyPolicy::from_profile_text(const std::string& text, const std::strin
         const std::string g(glob.str()), where = "[keys.\"" + g + "\"]";
         const toml::table* t = body.as_table();
         if (!t) r.fail(body, where + " must be a table of rules (tolerance_percent, varies, ignore, class)");
-        Pattern p{g, {}, {}, {}, {}};
+        Pattern p{g, {}, {}, {}, {}, {}};
         for (const auto& [rk, rn] : *t) {
           const std::string rule(rk.str());
           if (rule == "tolerance_percent") p.tolerance_percent = r.tolerance(rn, where + " tolerance_percent");
           else if (rule == "varies") p.varies = r.boolean(rn, where + " varies");
           else if (rule == "ignore") p.ignore = r.boolean(rn, where + " ignore");
+          else if (rule == "estimate") p.estimate = r.boolean(rn, where + " estimate");
           else if (rule == "class") {
             const auto c = rn.as_string() ? class_from_text(rn.as_string()->get()) : std::nullopt;
             if (!c) r.fail(rn, where + " class must be \"measurement\", \"identity\" or \"setting\"");
             p.key_class = c;
           } else {
-            r.fail(rn, "unknown rule '" + rule + "' in " + where + " (known: tolerance_percent, varies, ignore, class)");
+            r.fail(rn, "unknown rule '" + rule + "' in " + where +
+                           " (known: tolerance_percent, varies, ignore, estimate, class)");
           }
         }
         policy.patterns_.push_back(std::move(p));
@@ -101,6 +103,7 @@ KeyDeclared declared_in(const nlohmann::json* e) {
   if (!e || !e->is_object()) return d;
   if (auto c = e->find("class"); c != e->end() && c->is_string()) d.key_class = class_from_text(c->get<std::string>());
   if (auto v = e->find("varies"); v != e->end() && v->is_boolean()) d.varies = v->get<bool>();
+  if (auto v = e->find("estimate"); v != e->end() && v->is_boolean()) d.estimate = v->get<bool>();
   return d;
 }
 
@@ -110,12 +113,14 @@ KeyRule KeyPolicy::rule(const std::string& key, const std::vector<KeyDeclared>& 
   for (const KeyDeclared& d : declared) {
     if (d.key_class && *d.key_class != KeyClass::measurement) out.key_class = *d.key_class;
     out.varies = out.varies || d.varies;
+    out.estimate = out.estimate || d.estimate;
   }
   for (const auto& p : patterns_) {
     if (!glob_match(p.glob, key)) continue;
     if (p.key_class) out.key_class = *p.key_class;
     if (p.varies) out.varies = *p.varies;
     if (p.ignore) out.ignore = *p.ignore;
+    if (p.estimate) out.estimate = *p.estimate;
     if (p.tolerance_percent) out.tolerance_percent = *p.tolerance_percent;
   }
   return out;

@@ -87,14 +87,14 @@ bool floats_close(double a, double b, double tolerance) {
   return std::fabs(a - b) <= tolerance * std::max(std::fabs(a), std::fabs(b));
 }
 
-Comparison compare_values(const json& a, const json& b, double tolerance);
+Comparison compare_values(const json& a, const json& b, double tolerance, bool estimate);
 
 // Element-wise; the change shown is that of the element that changed most.
-Comparison compare_arrays(const json& a, const json& b, double tolerance) {
+Comparison compare_arrays(const json& a, const json& b, double tolerance, bool estimate) {
   if (a.size() != b.size()) return {false, DiffKind::value, std::nullopt};
   Comparison out;
   for (size_t i = 0; i < a.size(); ++i) {
-    const Comparison e = compare_values(a[i], b[i], tolerance);
+    const Comparison e = compare_values(a[i], b[i], tolerance, estimate);
     if (e.kind == DiffKind::type) return {false, DiffKind::type, std::nullopt};
     out.equal = out.equal && e.equal;
     if (e.change_percent && (!out.change_percent || std::fabs(*e.change_percent) > std::fabs(*out.change_percent)))
@@ -103,14 +103,15 @@ Comparison compare_arrays(const json& a, const json& b, double tolerance) {
   return out;
 }
 
-// Integers, strings, booleans exactly; a float (on either side) within the tolerance.
-Comparison compare_values(const json& a, const json& b, double tolerance) {
+// Integers, strings, booleans exactly; a float (on either side), or an integer estimate, within
+// the tolerance.
+Comparison compare_values(const json& a, const json& b, double tolerance, bool estimate) {
   if (a.is_number() && b.is_number()) {
     const double x = a.get<double>(), y = b.get<double>();
-    const bool discrete = !a.is_number_float() && !b.is_number_float();
+    const bool discrete = !estimate && !a.is_number_float() && !b.is_number_float();
     return {discrete ? a == b : floats_close(x, y, tolerance), DiffKind::value, change_percent(x, y)};
   }
-  if (a.is_array() && b.is_array()) return compare_arrays(a, b, tolerance);
+  if (a.is_array() && b.is_array()) return compare_arrays(a, b, tolerance, estimate);
   if (a.type() != b.type()) return {false, DiffKind::type, std::nullopt};
   return {a == b, DiffKind::value, std::nullopt};
 }
@@ -142,7 +143,7 @@ void diff_element(const std::string& name, const Element& a, const Element& b, c
     }
     ++out.compared;
     std::string bound_a = bound_of(docs.a, name, key), bound_b = bound_of(docs.b, name, key);
-    const Comparison c = compare_values(va, vb->second, rule.tolerance_percent / 100);
+    const Comparison c = compare_values(va, vb->second, rule.tolerance_percent / 100, rule.estimate);
     if (c.equal && bound_a == bound_b) continue;
     KeyDifference d{full_key(name, key), va, vb->second, std::move(bound_a), std::move(bound_b),
                     c.equal ? DiffKind::bound : c.kind, c.change_percent, not_counted_reason(rule)};

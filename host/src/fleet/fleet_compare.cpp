@@ -212,8 +212,8 @@ size_t judge_keys(const Cohort& c, const FleetOptions& o, std::vector<FleetGpu>&
   size_t compared = 0;
   for (const auto& [key, row] : c.by_key) {
     std::vector<KeyDeclared> declared;
-    for (size_t m : c.reference)
-      if (const FlatValue* v = row[static_cast<size_t>(c.slot[m])]) declared.push_back(v->declared);
+    for (const FlatValue* v : row)
+      if (v) declared.push_back(v->declared);
     const KeyRule rule = o.policy.rule(key, declared);
     if (rule.ignore || rule.key_class != KeyClass::measurement) continue;
     ++compared;
@@ -223,7 +223,9 @@ size_t judge_keys(const Cohort& c, const FleetOptions& o, std::vector<FleetGpu>&
     judge.bounds();
     bool continuous = false;
     for (size_t m : c.reference)
-      if (const FlatValue* v = judge.at(m)) continuous = continuous || is_continuous(v->value);
+      if (const FlatValue* v = judge.at(m))
+        continuous = continuous || is_continuous(v->value) ||
+                     (rule.estimate && (v->value.is_number() || v->value.is_array()));
     if (continuous) judge.continuous();
     else judge.discrete();
     if (group && !series.key.empty()) group->series.push_back(std::move(series));

@@ -211,6 +211,10 @@ typedef struct mt_key_desc {
 /* A measurement known to vary between runs of one GPU beyond any tolerance (the probe says
  * why in its docs): a difference is reported, never flagged. */
 #define MT_KEY_VARIES 4u
+/* An integer that estimates a continuous quantity (loads in flight from Little's law, the
+ * footprint of a first miss): compared like a float, within a tolerance and the group's
+ * spread, not for equality. */
+#define MT_KEY_ESTIMATE 8u
 
 typedef struct mt_probe_desc {
   uint32_t struct_size;
