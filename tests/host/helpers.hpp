@@ -100,11 +100,12 @@ struct CommandResult {
 
 // Runs the built memtopo with `args` (shell syntax), without MEMTOPO_PLUGIN_PATH, in `cwd`
 // (default: the test's own working folder); with `timeout_s`, killed after that many seconds
-// (exit 124).
-inline CommandResult run_memtopo(const std::string& args, const fs::path& cwd = {}, int timeout_s = 0) {
+// (exit 124); `env` adds variables ("A=1 B=2").
+inline CommandResult run_memtopo(const std::string& args, const fs::path& cwd = {}, int timeout_s = 0,
+                                 const std::string& env = "") {
   const std::string cd = cwd.empty() ? "" : "cd '" + cwd.string() + "' && ";
   const std::string limit = timeout_s > 0 ? "timeout " + std::to_string(timeout_s) + " " : "";
-  const std::string cmd = cd + "env -u MEMTOPO_PLUGIN_PATH " + limit + "'" +
+  const std::string cmd = cd + "env -u MEMTOPO_PLUGIN_PATH " + env + (env.empty() ? "" : " ") + limit + "'" +
                           built_or_env("MEMTOPO_TEST_EXE", MEMTOPO_EXE) + "' " + args + " 2>&1";
   CommandResult r;
   FILE* pipe = ::popen(cmd.c_str(), "r");

@@ -1,6 +1,7 @@
-// Every example in README.md and docs/host.md is true: the `memtopo ...` command lines parse
-// (and the cheap ones, list, plan and validate, run on the simulated device), synopsis lines
-// name only real options, and the config-file blocks load against the real plugins.
+// Every example in README.md, docs/host.md and docs/fleet.md is true: the `memtopo ...` command
+// lines parse (and the cheap ones, list, plan and validate, run on the simulated device), synopsis
+// lines name only real options, the config-file blocks load against the real plugins, the
+// fleet's profile example loads, and its Slurm script is the one scripts/ ships.
 #include <memtopo/abi.h>
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 #include "helpers.hpp"
 #include "memtopo_host/cli.hpp"
 #include "memtopo_host/config.hpp"
+#include "memtopo_host/key_policy.hpp"
 
 namespace fs = std::filesystem;
 using namespace memtopo::host;
@@ -86,9 +88,14 @@ std::vector<Command> commands(const std::vector<Block>& blocks) {
       for (std::string part; std::getline(segments, part, '&');) {
         const auto w = words(part);
         if (w.empty()) continue;
-        const bool prog = w[0] == "memtopo" || (w[0].size() > 8 && w[0].compare(w[0].size() - 8, 8, "/memtopo") == 0);
-        if (!prog) continue;
-        Command c{b.where.substr(0, b.where.find(':')) + ":" + std::to_string(n), {w.begin() + 1, w.end()}, false};
+        auto is_prog = [](const std::string& x) {
+          return x == "memtopo" || (x.size() > 8 && x.compare(x.size() - 8, 8, "/memtopo") == 0);
+        };
+        // A launcher's line (`mpirun -n 32 ... memtopo run ...`): memtopo's own arguments.
+        const bool launched = w[0] == "mpirun" || w[0] == "srun";
+        const auto prog = std::find_if(w.begin(), launched ? w.end() : w.begin() + 1, is_prog);
+        if (prog == w.end() || !is_prog(*prog)) continue;
+        Command c{b.where.substr(0, b.where.find(':')) + ":" + std::to_string(n), {prog + 1, w.end()}, false};
         out.push_back(c);
         continues = true;
       }
@@ -103,8 +110,10 @@ std::vector<Command> commands(const std::vector<Block>& blocks) {
 
 std::vector<Command> all_commands() {
   auto out = commands(code_blocks("README.md"));
-  const auto host = commands(code_blocks("docs/host.md"));
-  out.insert(out.end(), host.begin(), host.end());
+  for (const char* doc : {"docs/host.md", "docs/fleet.md"}) {
+    const auto more = commands(code_blocks(doc));
+    out.insert(out.end(), more.begin(), more.end());
+  }
   return out;
 }
 
@@ -242,4 +251,31 @@ TEST_CASE("docs: topology examples are valid topology files", "[host][docs]") {
       ++checked;
     }
   CHECK(checked >= 1);  // README.md's "The output"
+}
+
+TEST_CASE("docs: the fleet's profile example loads and its Slurm script is the shipped one", "[host][docs][fleet]") {
+  size_t profiles = 0, scripts = 0;
+  const std::string shipped = test::read_file(fs::path(MEMTOPO_SOURCE_DIR) / "scripts" / "fleet.sbatch");
+  for (const auto& b : code_blocks("docs/fleet.md")) {
+    INFO(b.where);
+    if (b.lang == "toml" && b.text().find("[keys.") != std::string::npos) {
+      CHECK_NOTHROW(KeyPolicy::from_profile_text(b.text(), b.where));
+      const KeyPolicy p = KeyPolicy::from_profile_text(b.text(), b.where);
+      CHECK(p.rule("tlb.l1_entries", {}).varies);
+      CHECK(p.rule("l2.latency_cycles", {}).tolerance_percent == 1.5);
+      ++profiles;
+    }
+    if (b.lang == "bash" && b.text().find("#SBATCH") != std::string::npos) {
+      // Every line the doc shows, comments aside, is a line of the script that the sbatch test runs.
+      for (const auto& [n, line] : b.lines) {
+        if (trim(line).empty() || (trim(line)[0] == '#' && trim(line).rfind("#SBATCH", 0) != 0 && n > b.lines[0].first))
+          continue;
+        INFO("line " << n << ": " << line);
+        CHECK(shipped.find(line + "\n") != std::string::npos);
+      }
+      ++scripts;
+    }
+  }
+  CHECK(profiles == 1);
+  CHECK(scripts == 1);
 }

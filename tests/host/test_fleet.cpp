@@ -245,3 +245,30 @@ TEST_CASE("fleet: configs/acceptance.toml runs on the simulated GPU", "[fleet]")
                             "global-throughput/latency-spectrum", "tlb/levels"})
     CHECK(has(text, std::string("[probes.\"") + probe + "\"]\nversion"));
 }
+
+TEST_CASE("fleet: each task of an srun step measures its local rank's device", "[fleet]") {
+  test::TempDir dir("fleet-srun");
+  write_devices(dir);
+  const std::string devices = sim_list(dir, 1, true);
+  // What srun sets for the tasks of one node (docs/fleet.md, "Many nodes").
+  auto task = [&](int tasks, int rank, const std::string& args) {
+    return run_memtopo(args, {}, 0,
+                       "SLURM_STEP_ID=0 SLURM_NODEID=0 SLURM_STEP_TASKS_PER_NODE=" + std::to_string(tasks) +
+                           " SLURM_LOCALID=" + std::to_string(rank) + " SLURM_PROCID=" + std::to_string(rank));
+  };
+  auto out = [&](const std::string& name) { return quoted(fs::path(dir.path.string() + "/" + name + "/")); };
+  for (int rank = 0; rank < 2; ++rank) {
+    const auto r = task(2, rank, "run -q --only device-info --device " + devices + " -o " + out("ranks"));
+    INFO(r.output);
+    CHECK(r.exit_code == 0);
+  }
+  CHECK(fs::exists(dir / "ranks" / (test::host_name() + "-sim-healthy.toml")));
+  CHECK(fs::exists(dir / "ranks" / (test::host_name() + "-sim-odd.toml")));
+  // One task per node measures every device it was given, as a run on one node does.
+  CHECK(task(1, 0, "run -q --only device-info --device " + devices + " -o " + out("all")).exit_code == 0);
+  CHECK(std::distance(fs::directory_iterator(dir / "all"), fs::directory_iterator()) == 2);
+  // A rank has no device of its own when a node runs more tasks than there are devices.
+  const auto over = task(3, 2, "run -q --device " + devices + " -o " + out("over"));
+  CHECK(over.exit_code == 2);
+  CHECK(has(over.output, "local rank 2 of slurm has no device: 3 tasks on this node, 2 devices"));
+}
