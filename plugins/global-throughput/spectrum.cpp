@@ -204,7 +204,9 @@ memtopo::Probe latency_spectrum_probe() {
       .uses({"l1d.size_bytes", "l1d.line_bytes", "l2.size_bytes", "tlb.level_count", "tlb.l1_entries",
              "tlb.l1_page_bytes", "tlb.l2_entries"})
       // On an H100 the chase shows one DRAM level in some runs and two in others
-      // (docs/global-throughput.md): the level lists, and the second DRAM level, vary.
+      // (docs/global-throughput.md): the level lists, and the second DRAM level, vary. So do the
+      // near L2 level (the median of L2 hits spread over 266-302 cycles by their slices, which
+      // the run's pages pick) and the timing cost (a difference of half-cycle medians).
       .key("spectrum.level_latencies_cycles", MT_VALUE_FLOAT_ARRAY, "cycles",
            "load-to-use latency of each level of the chase's per-load latencies, ascending",
            MT_KEY_VARIES)
@@ -217,12 +219,14 @@ memtopo::Probe latency_spectrum_probe() {
            "each level's name: l1, l2, tlb_miss, dram, with _near/_far or _1, _2 where a kind has several; other",
            MT_KEY_VARIES)
       .key("spectrum.timing_cost_cycles", MT_VALUE_FLOAT, "cycles",
-           "what a timed sample adds to a load-to-use latency: the L1 level against a pointer chase")
+           "what a timed sample adds to a load-to-use latency: the L1 level against a pointer chase",
+           MT_KEY_VARIES)
       .key("spectrum.loads", MT_VALUE_INT, "", "timed loads of the chase")
       .key("spectrum.outlier_share", MT_VALUE_FLOAT, "", "share of the timed loads in no level (interrupted loads)",
            MT_KEY_VARIES)
       .key("spectrum.l1_latency_cycles", MT_VALUE_FLOAT, "cycles", std::string("the fastest L1 level") + attributed)
-      .key("spectrum.l2_latency_cycles", MT_VALUE_FLOAT, "cycles", std::string("the fastest (near) L2 level") + attributed)
+      .key("spectrum.l2_latency_cycles", MT_VALUE_FLOAT, "cycles", std::string("the fastest (near) L2 level") + attributed,
+           MT_KEY_VARIES)
       .key("spectrum.l2_far_latency_cycles", MT_VALUE_FLOAT, "cycles", std::string("the far L2 level") + attributed)
       .key("spectrum.tlb_miss_latency_cycles", MT_VALUE_FLOAT, "cycles",
            std::string("the fastest level of L2 hits that miss the first TLB level") + attributed)
