@@ -7,6 +7,7 @@ set -euo pipefail
 packages=(
   cmake ninja-build g++ git pkg-config
   libboost1.81-dev        # Boost.DLL (plugin loading), Boost.Math (KS distribution)
+  libboost-context1.81-dev  # Boost.Context: the simulated GPU runs probe kernels' threads as contexts
   libtomlplusplus-dev     # TOML++
   libspdlog-dev           # logging
   libcli11-dev            # command line

@@ -256,12 +256,103 @@ typedef enum mt_stream_op {
 #define MT_CAP_STREAMS (1ull << 5)   /* mt_rate streams and gap_cycles */
 #define MT_CAP_PUMP (1ull << 6)      /* mt_rate pump */
 #define MT_CAP_SEQUENCE (1ull << 7)  /* jobs of order > 0 */
-#define MT_CAP_KERNELS (1ull << 8)   /* alloc_buffer: probes may launch their own kernels */
+#define MT_CAP_KERNELS (1ull << 8)   /* probes' own kernels: alloc_buffer, copy_buffer and, on the
+                                        simulated GPU, launch_kernel */
 #define MT_CAP_WIDE_STRIDE (1ull << 9) /* stride arrays over 2^32 elements (pointer chases) */
 #define MT_CAP_STREAM_LANES (1ull << 10) /* mt_job::stream_lanes (ABI 2.2) */
 #define MT_CAP_LOAD_WIDTH (1ull << 11)   /* mt_job::load_bytes 8 and 16 (ABI 2.3) */
 #define MT_CAP_LANE_CHAINS (1ull << 12)  /* mt_job::lane_chains (ABI 2.3) */
 #define MT_CAP_STREAM_OPS (1ull << 13)   /* mt_job::stream_op: bandwidth streams (ABI 2.4) */
+
+/* ---------------------------------------------------------------- probe kernels (ABI 2.8)
+ *
+ * A probe's own kernel is written once with the device toolkit (memtopo/device/) and runs on
+ * either backend: on CUDA the plugin launches it through the CUDA runtime; on the simulated
+ * GPU, launch_kernel runs every thread of it as a cooperatively scheduled context, ordered by
+ * its simulated clock, and the toolkit's operations (loads per path, clocks, barriers, shared
+ * memory, clusters, atomics) call the simulated hierarchy through mt_kernel_ops. Plain C++
+ * inside a kernel (arithmetic, ordinary loads and stores) runs as it is and takes no time. */
+
+typedef struct mt_dim3 {
+  uint32_t x, y, z;
+} mt_dim3;
+
+typedef struct mt_kernel_launch {
+  uint32_t struct_size;
+  const char* name;              /* for messages */
+  mt_dim3 grid, block;           /* blocks and threads per block */
+  mt_dim3 cluster;               /* blocks per cluster (all 1: none) */
+  uint32_t dynamic_shared_bytes; /* shared memory of each block besides its static arrays */
+  int32_t shared_carveout_percent; /* -1: the default; 0: the largest L1 */
+  void (*thread_main)(void* args); /* runs one thread of the kernel */
+  void* args;
+} mt_kernel_launch;
+
+typedef struct mt_kernel_report {
+  uint32_t struct_size;
+  uint64_t cycles;           /* SM-clock cycles from the launch to the end of its last thread */
+  double elapsed_ns;         /* the same at the device's SM clock */
+  uint32_t blocks_per_sm;    /* blocks one SM held at once */
+  uint32_t reserved;
+} mt_kernel_report;
+
+/* Where a simulated thread runs (mt_kernel_ops::place). */
+typedef struct mt_thread_place {
+  uint32_t struct_size;
+  mt_dim3 thread, block, block_dim, grid_dim;
+  uint32_t cluster_rank, cluster_blocks;
+  uint32_t sm, sm_count;
+  uint32_t lane, warp;
+} mt_thread_place;
+
+/* Paths of toolkit memory operations: mt_space's numbers, and these. */
+#define MT_OP_PATH_REGISTER 6u /* no load: a register move */
+#define MT_OP_PATH_CLUSTER 7u  /* ld.shared::cluster: another block's shared memory */
+#define MT_OP_PATH_PARAM 8u    /* ld.param */
+/* Or'ed into a load's path: a timed load, whose clock reads and store around it add the
+ * backend's timing overhead (timing_overhead) to the thread's time. */
+#define MT_OP_TIMED 0x100u
+
+/* Atomic operations (mt_kernel_ops::atomic). */
+#define MT_ATOMIC_ADD 0u
+#define MT_ATOMIC_CAS 1u
+#define MT_ATOMIC_EXCH 2u
+#define MT_ATOMIC_MAX 3u
+
+/* Barrier scopes (mt_kernel_ops::barrier). */
+#define MT_BARRIER_BLOCK 0u
+#define MT_BARRIER_CLUSTER 1u
+
+/* What the toolkit's operations call inside a simulated thread. Addresses of the global paths
+ * are the host pointers the backend's buffers are; shared and cluster addresses are the 32-bit
+ * ones shared_address and cluster_address make. None of them returns on an error: the launch
+ * fails with the message. */
+typedef struct mt_kernel_ops {
+  uint32_t struct_size;
+  void* self;
+  void (*place)(void* self, mt_thread_place* out);
+  uint64_t (*clock)(void* self);            /* the thread's SM clock */
+  uint64_t (*globaltimer_ns)(void* self);
+  /* `count` independent loads of `bytes` each (4, 8 or 16) that are in flight together; the
+   * thread waits for the last. out: count x bytes. */
+  void (*load)(void* self, uint32_t path, const uint64_t* addresses, uint32_t count, uint32_t bytes, void* out);
+  void (*store)(void* self, uint32_t path, uint64_t address, uint32_t bytes, const void* value);
+  uint64_t (*atomic)(void* self, uint32_t op, uint32_t path, uint64_t address, uint32_t bytes, uint64_t operand,
+                     uint64_t compare);
+  void (*barrier)(void* self, uint32_t scope);
+  /* This block's shared memory (host memory) and its size; a static array of `bytes` carved
+   * from it in declaration order (the same offsets in every thread of the block). */
+  void* (*shared_base)(void* self, uint32_t* size_out);
+  void* (*shared_static)(void* self, uint32_t bytes, uint32_t align);
+  /* Cycles of work the simulator does not see (an instruction sequence a probe models). */
+  void (*spend)(void* self, uint64_t cycles);
+  void (*fail)(void* self, const char* message);
+} mt_kernel_ops;
+
+/* How copy_buffer moves bytes. */
+#define MT_COPY_TO_DEVICE 1u
+#define MT_COPY_TO_HOST 2u
+#define MT_COPY_ON_DEVICE 3u
 
 /* The function table of a backend. `self` is the first argument of every function. */
 typedef struct mt_backend {
@@ -280,6 +371,17 @@ typedef struct mt_backend {
    * aligned), for a probe's own kernels; free_buffer gives it back. NULL elsewhere. */
   int (*alloc_buffer)(void* self, uint64_t bytes, void** out_device_ptr, char* err, size_t err_size);
   void (*free_buffer)(void* self, void* device_ptr);
+  /* ABI 2.8 (MT_CAP_KERNELS): bytes between host memory and a buffer, or within buffers
+   * (MT_COPY_*), and a buffer filled with one byte value. */
+  int (*copy_buffer)(void* self, void* dst, const void* src, uint64_t bytes, uint32_t kind, char* err, size_t err_size);
+  int (*fill_buffer)(void* self, void* dst, int value, uint64_t bytes, char* err, size_t err_size);
+  /* ABI 2.8: the simulated GPU runs a probe kernel (NULL on CUDA, where the plugin launches
+   * through the CUDA runtime), and tells how many clusters of `launch` it holds at once. */
+  int (*launch_kernel)(void* self, const mt_kernel_launch* launch, mt_kernel_report* report, char* err,
+                       size_t err_size);
+  int (*max_active_clusters)(void* self, const mt_kernel_launch* launch, uint32_t* clusters, char* err,
+                             size_t err_size);
+  const mt_kernel_ops* kernel_ops; /* what the toolkit calls inside a simulated thread */
 } mt_backend;
 
 #ifdef __cplusplus

@@ -179,6 +179,20 @@ class Backend {
   void free_buffer(void* p) const {
     if (p && b_ && b_->free_buffer) b_->free_buffer(b_->self, p);
   }
+  // MT_CAP_KERNELS: bytes into, out of or within the backend's buffers (MT_COPY_*), and a
+  // buffer filled with one byte value.
+  void copy_buffer(void* dst, const void* src, uint64_t bytes, uint32_t kind) const {
+    require(has(MT_CAP_KERNELS) && b_->struct_size > offsetof(mt_backend, copy_buffer) && b_->copy_buffer,
+            "copies to and from device buffers (MT_CAP_KERNELS)");
+    char err[512] = {0};
+    if (b_->copy_buffer(b_->self, dst, src, bytes, kind, err, sizeof err) != 0) throw Error(err[0] ? err : "copy failed");
+  }
+  void fill_buffer(void* dst, int value, uint64_t bytes) const {
+    require(has(MT_CAP_KERNELS) && b_->struct_size > offsetof(mt_backend, fill_buffer) && b_->fill_buffer,
+            "device buffers filled (MT_CAP_KERNELS)");
+    char err[512] = {0};
+    if (b_->fill_buffer(b_->self, dst, value, bytes, err, sizeof err) != 0) throw Error(err[0] ? err : "fill failed");
+  }
 
  private:
   static void require(bool ok, const char* what) {

@@ -50,6 +50,18 @@ void cu_free(void* self, void* data) {
   char err[8];
   guarded(self, "free_buffer", err, sizeof err, [&](CudaEngine& e) { e.free_buffer(data); });
 }
+int cu_copy(void* self, void* dst, const void* src, uint64_t bytes, uint32_t kind, char* err, size_t size) {
+  return guarded(self, "copy_buffer", err, size, [&](CudaEngine&) {
+    const cudaMemcpyKind k = kind == MT_COPY_TO_DEVICE ? cudaMemcpyHostToDevice
+                             : kind == MT_COPY_TO_HOST ? cudaMemcpyDeviceToHost
+                                                       : cudaMemcpyDeviceToDevice;
+    cuda::check(cudaMemcpy(dst, src, bytes, k), "cudaMemcpy");
+  });
+}
+int cu_fill(void* self, void* dst, int value, uint64_t bytes, char* err, size_t size) {
+  return guarded(self, "fill_buffer", err, size,
+                 [&](CudaEngine&) { cuda::check(cudaMemset(dst, value, bytes), "cudaMemset"); });
+}
 int cu_overhead(void* self, double* out, char* err, size_t size) {
   return guarded(self, "timing_overhead", err, size, [&](CudaEngine& e) {
     if (!out) throw Error("no output pointer");
@@ -113,6 +125,9 @@ class CudaDevice final : public Device {
     backend_.timing_overhead = &cu_overhead;
     backend_.alloc_buffer = &cu_alloc;
     backend_.free_buffer = &cu_free;
+    backend_.copy_buffer = &cu_copy;
+    backend_.fill_buffer = &cu_fill;
+    // Probe kernels launch through the CUDA runtime in the plugin: no launch_kernel here.
   }
   const mt_backend* backend() const override { return &backend_; }
   const mt_device_info& info() const override { return info_; }

@@ -1,5 +1,6 @@
 // The simulated GPU behind mt_backend: the jobs of measure.h executed on the access-level
 // model of sim_gpu.hpp (sim_runner.cpp). Semantics: docs/simulator.md.
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -14,6 +15,7 @@
 #include "sim/builtin_device.hpp"
 #include "sim/sim_gpu.hpp"
 #include "sim/sim_model.hpp"
+#include "sim/kernel/kernel_runtime.hpp"
 #include "sim/sim_runner.hpp"
 
 namespace memtopo::engine {
@@ -21,10 +23,10 @@ namespace {
 
 class SimDevice final : public Device {
  public:
-  explicit SimDevice(sim::Model model) : gpu_(model) {
+  explicit SimDevice(sim::Model model) : gpu_(model), kernels_(gpu_) {
     limits_.capabilities = MT_CAP_SAMPLES | MT_CAP_TOTAL | MT_CAP_COUNTS | MT_CAP_RANDOM | MT_CAP_POINTERS |
                            MT_CAP_STREAMS | MT_CAP_PUMP | MT_CAP_SEQUENCE | MT_CAP_WIDE_STRIDE | MT_CAP_STREAM_LANES |
-                           MT_CAP_LOAD_WIDTH | MT_CAP_LANE_CHAINS | MT_CAP_STREAM_OPS;
+                           MT_CAP_LOAD_WIDTH | MT_CAP_LANE_CHAINS | MT_CAP_STREAM_OPS | MT_CAP_KERNELS;
     limits_.streams_max = 32;
     limits_.pump_warps_max = sim::kSimPumpWarpsMax;
     backend_.struct_size = sizeof(backend_);
@@ -35,6 +37,13 @@ class SimDevice final : public Device {
     backend_.pump_warps_max = limits_.pump_warps_max;
     backend_.run_jobs = &run_jobs;
     backend_.timing_overhead = &timing_overhead;
+    backend_.alloc_buffer = &alloc_buffer;
+    backend_.free_buffer = &free_buffer;
+    backend_.copy_buffer = &copy_buffer;
+    backend_.fill_buffer = &fill_buffer;
+    backend_.launch_kernel = &launch_kernel;
+    backend_.max_active_clusters = &max_active_clusters;
+    backend_.kernel_ops = kernels_.ops();
   }
   const mt_backend* backend() const override { return &backend_; }
   const mt_device_info& info() const override { return gpu_.model().info; }
@@ -65,7 +74,51 @@ class SimDevice final : public Device {
     return 0;
   }
 
+  // Probe kernels (sim/kernel/): buffers, launches and what the toolkit calls.
+  template <class F>
+  static int kernel_call(void* self, const char* what, char* err, size_t err_size, F&& f) noexcept {
+    try {
+      f(static_cast<SimDevice*>(self)->kernels_);
+      return 0;
+    } catch (const std::exception& e) {
+      return fail(err, err_size, std::string("simulated GPU: ") + what + ": " + e.what());
+    }
+  }
+  static int alloc_buffer(void* self, uint64_t bytes, void** out, char* err, size_t err_size) noexcept {
+    return kernel_call(self, "alloc_buffer", err, err_size, [&](sim::kernel::KernelRuntime& k) { *out = k.alloc(bytes); });
+  }
+  static void free_buffer(void* self, void* p) noexcept { static_cast<SimDevice*>(self)->kernels_.free(p); }
+  static int copy_buffer(void* self, void* dst, const void* src, uint64_t bytes, uint32_t kind, char* err,
+                         size_t err_size) noexcept {
+    return kernel_call(self, "copy_buffer", err, err_size,
+                       [&](sim::kernel::KernelRuntime& k) { k.copy(dst, src, bytes, kind); });
+  }
+  static int fill_buffer(void* self, void* dst, int value, uint64_t bytes, char* err, size_t err_size) noexcept {
+    return kernel_call(self, "fill_buffer", err, err_size,
+                       [&](sim::kernel::KernelRuntime& k) { k.fill(dst, value, bytes); });
+  }
+  static int launch_kernel(void* self, const mt_kernel_launch* l, mt_kernel_report* r, char* err,
+                           size_t err_size) noexcept {
+    return kernel_call(self, "a probe kernel", err, err_size, [&](sim::kernel::KernelRuntime& k) {
+      if (!l || !r || !l->thread_main) throw Error("no launch, report or thread function");
+      mt_kernel_report out{};
+      out.struct_size = sizeof out;
+      k.launch(*l, out);
+      const uint32_t size = r->struct_size;
+      std::memcpy(r, &out, std::min<size_t>(size ? size : sizeof out, sizeof out));
+      r->struct_size = size ? size : uint32_t(sizeof out);
+    });
+  }
+  static int max_active_clusters(void* self, const mt_kernel_launch* l, uint32_t* clusters, char* err,
+                                 size_t err_size) noexcept {
+    return kernel_call(self, "max_active_clusters", err, err_size, [&](sim::kernel::KernelRuntime& k) {
+      if (!l || !clusters) throw Error("no launch or output");
+      *clusters = k.max_active_clusters(*l);
+    });
+  }
+
   sim::Gpu gpu_;
+  sim::kernel::KernelRuntime kernels_;
   BackendLimits limits_;
   mt_backend backend_{};
 };

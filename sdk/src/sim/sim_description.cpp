@@ -167,6 +167,7 @@ Model load_model(const std::string& text, const std::string& file, const std::st
   // [sim] and its sub-tables
   Reader s_l1d = sim.sub("l1d"), s_tex = sim.sub("texture"), s_ro = sim.sub("readonly");
   Reader s_c1 = sim.sub("constant_l1"), s_c15 = sim.sub("constant_l15"), s_l2 = sim.sub("l2"), s_tlb = sim.sub("tlb");
+  Reader s_cluster = sim.sub("cluster");
   read_cache_sim(s_l1d, l1d, r_l1d, true);
   read_cache_sim(s_tex, texture, r_tex, true);
   read_cache_sim(s_ro, readonly, r_ro, true);
@@ -185,10 +186,11 @@ Model load_model(const std::string& text, const std::string& file, const std::st
   read_storages(s_tex, s_ro, texture, readonly, c1, m);
   read_l2_placement(s_l2, l2, m);
   read_sim_tlb(s_tlb, m);
+  read_sim_cluster(s_cluster, m);
 
   check_simulator_memory(m, {&device, &l1d, &texture, &readonly, &c1, &c15, &l2, &tlb});
   for (Reader* r : {&device, &l1d, &texture, &readonly, &c1, &c15, &l2, &shared, &dram, &tlb, &mlp, &throughput, &s_l1d, &s_tex, &s_ro,
-                    &s_c1, &s_c15, &s_l2, &s_tlb, &sim})
+                    &s_c1, &s_c15, &s_l2, &s_tlb, &s_cluster, &sim})
     r->finish();
   return m;
 }

@@ -74,6 +74,7 @@ void read_storages(Reader& s_tex, Reader& s_ro, Reader& texture, Reader& readonl
 // [sim.l2]: interleave, other clients' traffic, the partition each SM is near.
 void read_l2_placement(Reader& s_l2, Reader& l2, Model& m);
 void read_sim_tlb(Reader& s_tlb, Model& m);
+void read_sim_cluster(Reader& s_cluster, Model& m);
 
 // The tables whose keys size the caches and TLBs: the key of the largest is named when a
 // description needs too much memory.

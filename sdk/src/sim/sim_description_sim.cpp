@@ -283,4 +283,13 @@ void read_sim_tlb(Reader& s_tlb, Model& m) {
   m.tlb_on_l1_hit = s_tlb.boolean("translate_on_l1_hit").value_or(m.tlb_on_l1_hit);
 }
 
+// [sim.cluster]: distributed shared memory of probe kernels' clusters (docs/simulator.md,
+// "Probe kernels").
+void read_sim_cluster(Reader& c, Model& m) {
+  m.cluster_remote_latency_cycles = c.cycles("remote_latency_cycles").value_or(0);
+  m.cluster_local_latency_cycles = c.cycles("local_latency_cycles").value_or(0);
+  m.cluster_bytes_per_cycle_per_sm = c.number("bytes_per_cycle_per_sm").value_or(0.0);
+  if (m.cluster_bytes_per_cycle_per_sm < 0) c.fail("bytes_per_cycle_per_sm", "must be 0 (no limit) or more");
+}
+
 }  // namespace memtopo::sim

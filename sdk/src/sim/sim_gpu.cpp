@@ -114,6 +114,15 @@ void Gpu::begin_call() {
   if (tlb2_) tlb2_->reset();
 }
 
+void Gpu::begin_launch() {
+  for (PerSmCaches* c : {&l1d_, &tex_cache_, &ro_cache_})
+    for (auto& x : c->caches) {
+      x->reset();
+      x->limit_lines(0);
+    }
+  for (auto& x : c1_) x->reset();
+}
+
 uint64_t Model::carveout_shared_bytes(int32_t percent) const {
   if (percent < 0) percent = default_carveout_percent;
   const uint64_t asked = uint64_t(info.shared_per_sm_bytes) * uint64_t(percent) / 100;

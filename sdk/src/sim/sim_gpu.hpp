@@ -27,6 +27,9 @@ class Gpu {
 
   // Start of a run_jobs call: every cache and TLB empty, the L1s back to full size.
   void begin_call();
+  // Start of a probe kernel's launch: the SMs' own caches empty (as a launch finds them on the
+  // GPU), the L2 and the TLBs as the last launch left them.
+  void begin_launch();
   // The shared-memory carveout of the block on `sm` (-1: the default).
   void set_carveout(uint32_t sm, int32_t percent);
 

@@ -91,6 +91,12 @@ struct Model {
   // conflict_cycles each after the first.
   uint32_t shared_banks = 32, shared_bank_bytes = 4;
   int64_t shared_conflict_cycles = 2;
+  // Distributed shared memory, for probe kernels' clusters ([sim.cluster]): a load of another
+  // block's shared memory and of the block's own through a cluster address (0: six times and
+  // once the shared-memory latency), and the bytes per cycle an SM's port to the other SMs of
+  // its cluster takes (0: no limit).
+  int64_t cluster_remote_latency_cycles = 0, cluster_local_latency_cycles = 0;
+  double cluster_bytes_per_cycle_per_sm = 0;
 
   bool has_dram_latency = false;
   int64_t dram_latency_cycles = 0;

@@ -1,0 +1,106 @@
+#include "sim/kernel/fiber.hpp"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <new>
+
+#include "memtopo/errors.hpp"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define MEMTOPO_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define MEMTOPO_ASAN 1
+#endif
+#endif
+#ifdef MEMTOPO_ASAN
+#include <sanitizer/asan_interface.h>
+#include <sanitizer/common_interface_defs.h>
+#endif
+
+namespace memtopo::sim::kernel {
+
+namespace {
+
+size_t page_size() { return size_t(::sysconf(_SC_PAGESIZE)); }
+
+// What a switch carries: where the context left must be stored, and the context switched to.
+struct Jump {
+  Context* from;
+  Context* to;
+};
+
+#ifdef MEMTOPO_ASAN
+// AddressSanitizer must know the stack each switch lands on; the scheduler's (the thread's
+// own) it learns at the first switch back.
+const void* g_main_bottom = nullptr;
+size_t g_main_size = 0;
+#endif
+
+void arrived(const ctx::transfer_t& t) {
+  const Jump* j = static_cast<const Jump*>(t.data);
+  j->from->at = t.fctx;
+}
+
+}  // namespace
+
+StackPool::StackPool(size_t bytes) : bytes_((bytes + page_size() - 1) / page_size() * page_size()) {}
+
+StackPool::~StackPool() {
+  for (void* s : all_) ::munmap(static_cast<char*>(s) - page_size(), bytes_ + page_size());
+}
+
+void* StackPool::take() {
+  if (!free_.empty()) {
+    void* s = free_.back();
+    free_.pop_back();
+    return s;
+  }
+  void* m = ::mmap(nullptr, bytes_ + page_size(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                   -1, 0);
+  if (m == MAP_FAILED) throw Error("simulated GPU: no memory for another kernel thread's stack");
+  ::mprotect(m, page_size(), PROT_NONE);  // a guard page: an overflow faults instead of corrupting
+  void* s = static_cast<char*>(m) + page_size();
+  all_.push_back(s);
+  return s;
+}
+
+void StackPool::give_back(void* stack) { free_.push_back(stack); }
+
+void Switcher::make(Context& c) {
+  c.at = ctx::make_fcontext(static_cast<char*>(c.stack) + c.stack_bytes, c.stack_bytes, &Switcher::entry);
+  c.started = false;
+}
+
+void Switcher::entry(ctx::transfer_t t) {
+  const Jump j = *static_cast<const Jump*>(t.data);
+  arrived(t);
+#ifdef MEMTOPO_ASAN
+  if (!j.from->stack)
+    __sanitizer_finish_switch_fiber(nullptr, &g_main_bottom, &g_main_size);
+  else
+    __sanitizer_finish_switch_fiber(nullptr, nullptr, nullptr);
+#endif
+  j.to->fn(j.to->arg);
+  __builtin_unreachable();  // fn ends by switching away for good
+}
+
+void Switcher::switch_to(Context& from, Context& to) {
+  Jump j{&from, &to};
+#ifdef MEMTOPO_ASAN
+  void* fake = nullptr;
+  if (to.stack)
+    __sanitizer_start_switch_fiber(&fake, to.stack, to.stack_bytes);
+  else
+    __sanitizer_start_switch_fiber(&fake, g_main_bottom, g_main_size);
+#endif
+  to.started = true;
+  ctx::transfer_t t = ctx::jump_fcontext(to.at, &j);
+  arrived(t);
+#ifdef MEMTOPO_ASAN
+  __sanitizer_finish_switch_fiber(fake, from.stack ? nullptr : &g_main_bottom, from.stack ? nullptr : &g_main_size);
+#endif
+}
+
+}  // namespace memtopo::sim::kernel

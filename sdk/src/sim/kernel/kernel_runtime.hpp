@@ -1,0 +1,194 @@
+// The simulated GPU's runtime for probes' own kernels (mt_backend::launch_kernel): blocks
+// placed on SMs as the device's limits allow, every thread a context of its own run in the
+// order of its simulated clock, and the toolkit's operations priced by the simulated
+// hierarchy (sim_gpu.hpp) and the shared resources that make loads queue (resources.hpp).
+// Lanes of one warp that issue the same operation at the same cycle form one warp instruction:
+// their loads coalesce into lines and their shared-memory words take bank turns.
+// docs/simulator.md, "Probe kernels".
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <queue>
+#include <string>
+#include <vector>
+
+#include "memtopo/measure.h"
+#include "sim/kernel/fiber.hpp"
+#include "sim/kernel/resources.hpp"
+#include "sim/sim_gpu.hpp"
+
+namespace memtopo::sim::kernel {
+
+struct Block;
+
+enum class OpKind { None, Load, Store, Atomic };
+
+// The operation a thread waits on: it stays in the warp's open group until the group is priced.
+struct PendingOp {
+  OpKind kind = OpKind::None;
+  uint32_t path = 0;
+  bool timed = false;
+  const uint64_t* addresses = nullptr;
+  uint32_t count = 0, bytes = 0;
+  void* out = nullptr;
+  uint64_t address = 0;         // Store, Atomic: where (addresses points at it)
+  uint32_t atomic_op = 0;       // Atomic
+  uint64_t result = 0;          // Atomic: the value before
+};
+
+struct Thread {
+  Block* block = nullptr;
+  uint32_t linear = 0, lane = 0, warp = 0;
+  mt_dim3 idx{};
+  uint64_t warp_key = 0;  // the warp's place in the launch (block-major)
+  double clock = 0;
+  Context context;
+  bool done = false;
+  uint32_t static_shared = 0;  // bytes of static shared arrays carved so far
+  PendingOp op;
+};
+
+struct Barrier {
+  uint32_t arrived = 0;
+  double latest = 0;
+  std::vector<Thread*> waiting;
+};
+
+struct Cluster {
+  std::vector<Block*> blocks;
+  uint32_t live = 0;  // threads not yet done
+  Barrier barrier;
+};
+
+struct Block {
+  mt_dim3 idx{};
+  uint32_t linear = 0, sm = 0, rank = 0;
+  Cluster* cluster = nullptr;
+  std::vector<Thread> threads;
+  uint32_t live = 0;
+  Barrier barrier;
+  char* shared = nullptr;        // dynamic shared memory, then the static arrays
+  uint32_t shared_bytes = 0;     // all of it
+  uint32_t dynamic_bytes = 0;
+};
+
+// Where a block of a launch goes, once placed.
+struct Placement {
+  uint32_t blocks_per_sm = 0;
+  uint32_t max_cluster_blocks = 16;
+};
+
+class KernelRuntime {
+ public:
+  explicit KernelRuntime(Gpu& gpu);
+  ~KernelRuntime();
+  KernelRuntime(const KernelRuntime&) = delete;
+  KernelRuntime& operator=(const KernelRuntime&) = delete;
+
+  const mt_kernel_ops* ops() const { return &ops_; }
+  // Runs the launch; throws memtopo::Error naming what was wrong (a bad launch, a thread's
+  // failure, a barrier no thread can pass).
+  void launch(const mt_kernel_launch& l, mt_kernel_report& report);
+  uint32_t max_active_clusters(const mt_kernel_launch& l) const;
+
+  // The device memory probe kernels use: host memory the simulated GPU knows by address.
+  void* alloc(uint64_t bytes);
+  void free(void* p);
+  void copy(void* dst, const void* src, uint64_t bytes, uint32_t kind);
+  void fill(void* dst, int value, uint64_t bytes);
+
+  // Entry points of mt_kernel_ops (kernel_ops.cpp), on the thread running now.
+  void op_place(mt_thread_place* out) const;
+  uint64_t op_clock() const;
+  void op_load(uint32_t path, const uint64_t* addresses, uint32_t count, uint32_t bytes, void* out);
+  void op_store(uint32_t path, uint64_t address, uint32_t bytes, const void* value);
+  uint64_t op_atomic(uint32_t op, uint64_t address, uint32_t bytes, uint64_t operand, uint64_t compare);
+  void op_barrier(uint32_t scope);
+  void* op_shared_base(uint32_t* size) const;
+  void* op_shared_static(uint32_t bytes, uint32_t align);
+  void op_spend(uint64_t cycles);
+  [[noreturn]] void op_fail(const std::string& message);
+
+ private:
+  struct Key {
+    double clock;
+    uint64_t warp;
+    uint32_t lane;
+    Thread* thread;
+    bool operator>(const Key& o) const {
+      if (clock != o.clock) return clock > o.clock;
+      if (warp != o.warp) return warp > o.warp;
+      return lane > o.lane;
+    }
+  };
+  struct Group {
+    std::vector<Thread*> members;
+    double clock = 0;
+    uint64_t warp = 0;
+    OpKind kind = OpKind::None;
+    uint32_t path = 0, bytes = 0;
+  };
+
+  // kernel_launch.cpp
+  Placement placement(const mt_kernel_launch& l) const;
+  void place_waiting_blocks(double now);
+  Block* start_block(uint32_t linear, uint32_t sm, Cluster* cluster, uint32_t rank, double now);
+  void run_scheduler();
+  void abandon_launch();
+  static void thread_entry(void* arg);
+  void thread_done(Thread* t);
+  void arrive(Barrier& b, uint32_t live, Thread* t);
+  void release(Barrier& b);
+  // kernel_ops.cpp
+  void submit(Thread* t);
+  void wait_here(Thread* t);
+  bool earliest(const Thread* t) const;
+  Thread* pop_ready();                // the earliest ready thread, time advanced to its clock
+  void switch_to(Thread* from, Thread* to);  // nullptr: the scheduler
+  void resolve_open();
+  void price_global_loads(Group& g);
+  void price_shared(Group& g);
+  void price_store(Group& g);
+  void price_atomic(Group& g);
+  // kernel_memory.cpp: where an operation's bytes are (failing the thread if nowhere)
+  char* bytes_at(Thread* t, uint32_t path, uint64_t address, uint32_t bytes);
+  char* shared_bytes(Thread* t, uint32_t path, uint64_t address, uint32_t bytes);
+  char* global_bytes(uint64_t address, uint64_t bytes);
+  double noise();
+
+  Gpu& gpu_;
+  mt_kernel_ops ops_{};
+  StackPool stacks_;
+  Context scheduler_;
+  std::map<uint64_t, uint64_t> buffers_;  // base -> bytes
+  uint64_t buffer_bytes_ = 0;
+
+  // The launch in progress.
+  const mt_kernel_launch* launch_ = nullptr;
+  std::vector<std::unique_ptr<Block>> blocks_;
+  std::vector<std::unique_ptr<Cluster>> clusters_;
+  std::vector<uint32_t> free_slots_;  // per SM: blocks it can still take
+  uint32_t next_block_ = 0, total_blocks_ = 0, cluster_size_ = 1;
+  Placement placement_;
+  std::priority_queue<Key, std::vector<Key>, std::greater<Key>> ready_;
+  Group open_;
+  Thread* current_ = nullptr;
+  Thread* finished_ = nullptr;  // the thread that just ended (its stack goes back)
+  double now_ = 0;              // the latest clock a thread was resumed at
+  uint64_t last_buffer_ = 0, last_buffer_end_ = 0;  // the buffer the last access found
+  std::vector<uint64_t> sectors_;  // scratch of pricing
+  std::vector<std::pair<uint64_t, double>> line_done_;
+  double end_ = 0, drain_ = 0;
+  std::string failure_;
+  double device_clock_ = 0;  // the SM clock's count across launches
+
+  // Resources that make loads queue, per SM and for the GPU.
+  std::vector<Server> issue_, l1_;
+  std::vector<InFlight> l2_in_flight_, dram_in_flight_;
+  Server l2_read_, l2_write_, dram_read_, dram_write_;
+  std::vector<Server> cluster_port_;
+};
+
+}  // namespace memtopo::sim::kernel

@@ -1,0 +1,257 @@
+// Probe kernels on the simulated GPU (sim/kernel/): kernels written with the device toolkit,
+// compiled here as plain C++ and run by the simulator, give what the shipped devices describe:
+// each path's load-to-use latency, bank turns, barriers, atomics, SM placement, clusters, the
+// DRAM rate of a stream and an SM's loads in flight; and a kernel's mistakes are named.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <numeric>
+#include <set>
+
+#include "kernel_context.hpp"
+#include "memtopo/device/kernel.hpp"
+#include "sim_helpers.hpp"
+
+namespace md = memtopo::device;
+using md::Path;
+using simtest::KernelContext;
+
+namespace {
+
+template <Path P>
+MEMTOPO_KERNEL void chase(unsigned long long start, unsigned warm, unsigned loads, unsigned long long* cycles) {
+  MEMTOPO_SHARED_VAR(unsigned, sink);
+  const unsigned long long slot = md::shared_address(&sink);
+  unsigned long long p = start;
+  for (unsigned i = 0; i < warm; ++i) p = md::follow<P>(p);
+  const unsigned long long t0 = md::clock_after(unsigned(p), slot);
+  for (unsigned i = 0; i < loads; ++i) p = md::follow<P>(p);
+  if (md::thread_index() == 0) *cycles = md::clock_after(unsigned(p), slot) - t0;
+}
+
+// Cycles per load of a pointer chase over `footprint` bytes, 128 B apart, on path P.
+template <Path P>
+double chase_cycles(KernelContext& k, uint64_t footprint) {
+  const uint64_t lines = footprint / 128, words = 16;
+  md::Buffer<unsigned long long> buf(k.ctx(), footprint / 8);
+  std::vector<unsigned long long> chain(footprint / 8, 0);
+  for (uint64_t i = 0; i < lines; ++i)
+    chain[i * words] = reinterpret_cast<unsigned long long>(buf.get() + (5 * i + 1) % lines * words);
+  buf.upload(chain);
+  md::Buffer<unsigned long long> cycles(k.ctx(), 1);
+  md::launch<chase<P>>(k.ctx(), "chase", md::LaunchConfig{}, reinterpret_cast<unsigned long long>(buf.get()),
+                       unsigned(2 * lines), 1024u, cycles.get());
+  return double(cycles.download()[0]) / 1024;
+}
+
+// Each lane loads the shared word lane x stride; out[lane] = its cycles.
+MEMTOPO_KERNEL void bank_load(unsigned stride, unsigned* out) {
+  MEMTOPO_SHARED(unsigned, words, 32 * 33);
+  const unsigned lane = md::thread_index();
+  uint32_t cycles = 0;
+  MEMTOPO_SHARED_VAR(unsigned, sink);
+  md::timed_load<Path::Shared>(md::shared_address(&words[lane * stride % (32 * 33)]), 0, md::shared_address(&sink),
+                               cycles);
+  out[lane] = cycles;
+}
+
+// Thread t spends t cycles, then all meet; out[t] = the clock after the barrier.
+MEMTOPO_KERNEL void meet(unsigned long long* out) {
+  const unsigned t = md::thread_index();
+  md::spend_cycles(t * 10);
+  md::sync_block();
+  out[t] = md::clock_now();
+}
+
+MEMTOPO_KERNEL void count_all(unsigned* counter, unsigned* sm_of_block) {
+  md::atomic_add(counter, 1u);
+  if (md::thread_index() == 0) sm_of_block[md::block_index()] = md::smid();
+}
+
+// Rank 0 of each cluster chases the ring of the block at distance 1; out: cycles per load.
+MEMTOPO_KERNEL void cluster_chase(unsigned loads, unsigned long long* out, unsigned* ranks) {
+  MEMTOPO_SHARED(uint32_t, ring, 64);
+  const uint32_t rank = md::cluster_rank(), n = md::cluster_blocks();
+  for (unsigned i = md::thread_index(); i < 64; i += md::block_threads())
+    ring[i] = md::cluster_address(md::shared_address(&ring[(i + 1) % 64]), rank);
+  if (md::thread_index() == 0) ranks[md::block_index()] = rank * 100 + n;
+  md::cluster_sync();
+  if (rank == 0 && md::thread_index() == 0) {
+    uint32_t p = md::cluster_address(md::shared_address(&ring[0]), 1);
+    const unsigned long long t0 = md::clock_now();
+    for (unsigned i = 0; i < loads; ++i) p = md::follow32<Path::Cluster>(p);
+    out[md::block_index() / n] = (md::clock_now() - t0) / loads;
+  }
+  md::cluster_sync();
+}
+
+// Every thread reads its 16-byte slices of `bytes` at `base`, `passes` times over.
+MEMTOPO_KERNEL void read_stream(unsigned long long base, unsigned long long bytes, unsigned passes, unsigned* sink) {
+  const unsigned long long threads = uint64_t(md::grid_blocks()) * md::block_threads();
+  const unsigned long long me = uint64_t(md::block_index()) * md::block_threads() + md::thread_index();
+  uint32_t acc = 0;
+  for (unsigned p = 0; p < passes; ++p)
+    for (unsigned long long off = me * 16; off < bytes; off += threads * 16)
+      acc ^= md::load_wide<Path::GlobalCg, 16>(base + off);
+  md::keep_if(acc, sink, unsigned(acc == 0x5eed));
+}
+
+// `loads` loads of each thread to random lines of `lines` 128-byte lines at `base` (.cg).
+MEMTOPO_KERNEL void random_lines(unsigned long long base, unsigned lines, unsigned loads, unsigned* sink) {
+  uint64_t x = 0x9e3779b97f4a7c15ull * (1 + md::block_index() * md::block_threads() + md::thread_index());
+  uint32_t acc = 0;
+  for (unsigned i = 0; i < loads; ++i) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    acc += md::load<Path::GlobalCg>(base + (x % lines) * 128, 0);
+  }
+  md::keep_if(acc, sink, unsigned(acc == 0x5eed));
+}
+
+MEMTOPO_KERNEL void load_outside(unsigned long long address) { md::load<Path::GlobalCa>(address, 0); }
+
+// Block 0's first warp waits for its block, its second for the cluster: neither barrier is
+// ever reached by all it waits for.
+MEMTOPO_KERNEL void split_barriers() {
+  if (md::block_index() != 0) return;
+  if (md::thread_index() < 32)
+    md::sync_block();
+  else
+    md::cluster_sync();
+}
+
+}  // namespace
+
+TEST_CASE("sim kernels: a pointer chase of each path costs the description's hit latency", "[sim][kernels]") {
+  for (const char* name : {"hopper-like.toml", "kepler-like.toml", "pascal-like.toml"}) {
+    INFO(name);
+    KernelContext k(simtest::open_device(name));
+    const toml::table t = simtest::read_device_file(name);
+    CHECK(chase_cycles<Path::Readonly>(k, 16384) == double(simtest::key(t, "readonly", "latency_cycles")));
+    if (t["l1d"]["latency_cycles"].is_value() && simtest::key(t, "l1d", "size_bytes") >= 16384)
+      CHECK(chase_cycles<Path::GlobalCa>(k, 16384) == double(simtest::key(t, "l1d", "latency_cycles")));
+  }
+  // Past the L1, in the L2: the near and far partitions' latencies, lines spread over both.
+  KernelContext k(simtest::open_device("hopper-like.toml"));
+  const double l2 = chase_cycles<Path::GlobalCg>(k, uint64_t(1) << 20);
+  CHECK(l2 == Approx((262 + 420) / 2.0).epsilon(0.02));
+}
+
+TEST_CASE("sim kernels: a warp's shared-memory words take the banks' turns", "[sim][kernels]") {
+  KernelContext k(simtest::open_device("hopper-like.toml"));
+  md::Buffer<unsigned> out(k.ctx(), 32);
+  md::LaunchConfig cfg;
+  cfg.block = {32};
+  // 32 banks of 4 bytes, 29 cycles, 2 per further turn, 6 of timing overhead.
+  for (const auto& [stride, turns] : std::vector<std::pair<unsigned, int>>{{1, 1}, {2, 2}, {32, 32}, {33, 1}, {0, 1}}) {
+    INFO("stride " << stride);
+    md::launch<bank_load>(k.ctx(), "bank_load", cfg, stride, out.get());
+    const auto cycles = out.download();
+    CHECK(cycles[0] == unsigned(29 + 2 * (turns - 1) + 6));
+    CHECK(std::all_of(cycles.begin(), cycles.end(), [&](unsigned c) { return c == cycles[0]; }));
+  }
+}
+
+TEST_CASE("sim kernels: a barrier lets every thread go on at the last arrival", "[sim][kernels]") {
+  KernelContext k(simtest::open_device("hopper-like.toml"));
+  md::Buffer<unsigned long long> out(k.ctx(), 64);
+  md::LaunchConfig cfg;
+  cfg.block = {64};
+  md::launch<meet>(k.ctx(), "meet", cfg, out.get());
+  const auto clocks = out.download();
+  CHECK(std::all_of(clocks.begin(), clocks.end(), [&](unsigned long long c) { return c == clocks[0]; }));
+  CHECK(clocks[0] >= 630);
+}
+
+TEST_CASE("sim kernels: atomics count every thread and blocks spread over the SMs", "[sim][kernels]") {
+  KernelContext k(simtest::open_device("hopper-like.toml"));
+  const uint32_t sms = uint32_t(k.info().sm_count);
+  md::Buffer<unsigned> counter(k.ctx(), 1), sm_of(k.ctx(), sms);
+  counter.zero();
+  md::LaunchConfig cfg;
+  cfg.grid = {sms};
+  cfg.block = {96};
+  cfg.warmup_launches = 0;
+  md::launch<count_all>(k.ctx(), "count_all", cfg, counter.get(), sm_of.get());
+  CHECK(counter.download()[0] == 96 * sms);
+  const auto placed = sm_of.download();
+  CHECK(std::set<unsigned>(placed.begin(), placed.end()).size() == sms);
+}
+
+TEST_CASE("sim kernels: clusters see each other's shared memory at the cluster latency", "[sim][kernels]") {
+  KernelContext k(simtest::open_device("hopper-like.toml"));
+  md::LaunchConfig cfg;
+  cfg.cluster = {4};
+  cfg.grid = {8};
+  cfg.block = {64};
+  CHECK(md::max_active_clusters<cluster_chase>(k.ctx(), "cluster_chase", cfg) > 0);
+  md::Buffer<unsigned long long> out(k.ctx(), 2);
+  md::Buffer<unsigned> ranks(k.ctx(), 8);
+  md::launch<cluster_chase>(k.ctx(), "cluster_chase", cfg, 256u, out.get(), ranks.get());
+  // No [sim.cluster] latency in the description: six times the shared-memory latency.
+  for (unsigned long long c : out.download()) CHECK(c == 6 * 29);
+  const auto r = ranks.download();
+  for (unsigned b = 0; b < 8; ++b) CHECK(r[b] == (b % 4) * 100 + 4);
+  // Blocks of 1024 threads: two an SM, eight a GPC of four SMs; a cluster of 16 fits nowhere.
+  cfg.block = {1024};
+  cfg.cluster = {8};
+  CHECK(md::max_active_clusters<cluster_chase>(k.ctx(), "cluster_chase", cfg) == 2);
+  cfg.cluster = {16};
+  cfg.grid = {16};
+  CHECK(md::max_active_clusters<cluster_chase>(k.ctx(), "cluster_chase", cfg) == 0);
+  CHECK_THROWS_WITH(md::launch<cluster_chase>(k.ctx(), "cluster_chase", cfg, 1u, out.get(), ranks.get()),
+                    Catch::Contains("does not fit a GPC"));
+}
+
+TEST_CASE("sim kernels: a stream past the L2 reads at the description's DRAM rate", "[sim][kernels]") {
+  KernelContext k(simtest::open_device("hopper-like.toml"));
+  const uint64_t bytes = uint64_t(16) << 20;  // twice the L2
+  md::Buffer<unsigned char> buf(k.ctx(), bytes);
+  md::Buffer<unsigned> sink(k.ctx(), 1);
+  md::LaunchConfig cfg;
+  cfg.grid = {uint32_t(k.info().sm_count) * 2};
+  cfg.block = {512};
+  const auto r = md::launch<read_stream>(k.ctx(), "read_stream", cfg, reinterpret_cast<unsigned long long>(buf.get()),
+                                         bytes, 1u, sink.get());
+  const double bytes_per_second = double(bytes) / (r.elapsed_ms / 1e3);
+  CHECK(bytes_per_second == Approx(200e9).epsilon(0.05));
+}
+
+TEST_CASE("sim kernels: an SM keeps its [mlp] loads in flight, no more", "[sim][kernels]") {
+  KernelContext k(simtest::open_device("hopper-like.toml"));
+  const unsigned lines = 8192;  // 1 MiB: L2 hits once the warm-up launch brought them in
+  md::Buffer<unsigned char> buf(k.ctx(), uint64_t(lines) * 128);
+  md::Buffer<unsigned> sink(k.ctx(), 1);
+  md::LaunchConfig one;
+  one.block = {1};
+  const unsigned loads = 64;
+  const auto base = reinterpret_cast<unsigned long long>(buf.get());
+  const double ghz = double(k.info().sm_clock_khz) / 1e6;
+  const double latency = md::launch<random_lines>(k.ctx(), "random_lines", one, base, lines, loads, sink.get()).elapsed_ms *
+                         1e6 * ghz / loads;
+  md::LaunchConfig many;
+  many.block = {1024};
+  const double cycles =
+      md::launch<random_lines>(k.ctx(), "random_lines", many, base, lines, loads, sink.get()).elapsed_ms * 1e6 * ghz;
+  const double per_cycle = 1024.0 * loads / cycles;
+  CHECK(per_cycle == Approx(256 / latency).epsilon(0.1));  // [mlp] sm_l2_loads_in_flight = 256
+}
+
+TEST_CASE("sim kernels: a kernel's mistakes are named with its block and thread", "[sim][kernels]") {
+  KernelContext k(simtest::open_device("hopper-like.toml"));
+  md::LaunchConfig cfg;
+  cfg.warmup_launches = 0;
+  try {
+    md::launch<load_outside>(k.ctx(), "load_outside", cfg, 0x1000ull);
+    FAIL("a load outside every buffer ran");
+  } catch (const memtopo::Error& e) {
+    CHECK_THAT(e.what(), Catch::Contains("kernel load_outside") && Catch::Contains("thread (0,0,0)") &&
+                             Catch::Contains("lies in no buffer"));
+  }
+  cfg.block = {64};
+  cfg.grid = {2};
+  cfg.cluster = {2};
+  CHECK_THROWS_WITH(md::launch<split_barriers>(k.ctx(), "split_barriers", cfg),
+                    Catch::Contains("64 thread(s) wait at a barrier"));
+  cfg.block = {4096};
+  CHECK_THROWS_WITH(md::launch<split_barriers>(k.ctx(), "split_barriers", cfg), Catch::Contains("at most 1024"));
+}
