@@ -85,15 +85,37 @@ MEMTOPO_KERNEL void cluster_chase(unsigned loads, unsigned long long* out, unsig
   md::cluster_sync();
 }
 
-// Every thread reads its 16-byte slices of `bytes` at `base`, `passes` times over.
-MEMTOPO_KERNEL void read_stream(unsigned long long base, unsigned long long bytes, unsigned passes, unsigned* sink) {
+// Every thread reads its 16-byte slices of `bytes` at `base`, one load at a time.
+MEMTOPO_KERNEL void read_stream(unsigned long long base, unsigned long long bytes, unsigned* sink) {
   const unsigned long long threads = uint64_t(md::grid_blocks()) * md::block_threads();
   const unsigned long long me = uint64_t(md::block_index()) * md::block_threads() + md::thread_index();
   uint32_t acc = 0;
-  for (unsigned p = 0; p < passes; ++p)
-    for (unsigned long long off = me * 16; off < bytes; off += threads * 16)
-      acc ^= md::load_wide<Path::GlobalCg, 16>(base + off);
+  for (unsigned long long off = me * 16; off < bytes; off += threads * 16)
+    acc ^= md::load_wide<Path::GlobalCg, 16>(base + off);
   md::keep_if(acc, sink, unsigned(acc == 0x5eed));
+}
+
+// The same stream as one access program per lane (Op: MT_SWEEP_*, ILP 2).
+template <uint32_t Op>
+MEMTOPO_KERNEL void sweep_stream(const char* src, char* dst, unsigned long long bytes, unsigned* sink) {
+  const unsigned long long threads = uint64_t(md::grid_blocks()) * md::block_threads();
+  const unsigned long long me = uint64_t(md::block_index()) * md::block_threads() + md::thread_index();
+  const uint32_t acc = md::sweep<Op, Path::GlobalCg, 16, 2>(src, dst, me, bytes / 16, 2 * threads, threads, 7);
+  md::keep_if(acc, sink, unsigned(acc == 0x5eed));
+}
+
+// K chains of random .cg loads per thread over `lines` lines; tallies summed into out[0..3].
+template <uint32_t K>
+MEMTOPO_KERNEL void chains_kernel(const char* base, unsigned lines, unsigned long long steps, unsigned long long* out) {
+  MEMTOPO_SHARED_VAR(unsigned, sink);
+  md::RandomPlaces places[K];
+  const unsigned me = md::block_index() * md::block_threads() + md::thread_index();
+  for (uint32_t c = 0; c < K; ++c)
+    places[c] = {md::RandomPlaces::stream_state(md::RandomPlaces::mix(5), me + 1024 * c), lines, 128};
+  const md::ChainTally y = md::random_chains<Path::GlobalCg, K>(base, places, 0, 64, steps, 0, md::shared_address(&sink));
+  md::atomic_add(out + 0, (unsigned long long)y.cycles);
+  md::atomic_add(out + 1, (unsigned long long)(steps * K));  // loads of one thread: summed, all threads'
+  md::atomic_max(out + 2, (unsigned long long)y.last);
 }
 
 // `loads` loads of each thread to random lines of `lines` 128-byte lines at `base` (.cg).
@@ -211,29 +233,74 @@ TEST_CASE("sim kernels: a stream past the L2 reads at the description's DRAM rat
   cfg.grid = {uint32_t(k.info().sm_count) * 2};
   cfg.block = {512};
   const auto r = md::launch<read_stream>(k.ctx(), "read_stream", cfg, reinterpret_cast<unsigned long long>(buf.get()),
-                                         bytes, 1u, sink.get());
-  const double bytes_per_second = double(bytes) / (r.elapsed_ms / 1e3);
-  CHECK(bytes_per_second == Approx(200e9).epsilon(0.05));
+                                         bytes, sink.get());
+  CHECK(double(bytes) / (r.elapsed_ms / 1e3) == Approx(200e9).epsilon(0.05));
+  // As access programs (one per lane): the same rate, whatever the operation; writes at the
+  // write rate, a copy and an update at both (reads and writes share no queue).
+  md::Buffer<unsigned char> dst(k.ctx(), bytes);
+  const auto src = reinterpret_cast<const char*>(buf.get());
+  auto* out = reinterpret_cast<char*>(dst.get());
+  const auto rate = [&](const md::LaunchReport& x) { return double(bytes) / (x.elapsed_ms / 1e3); };
+  CHECK(rate(md::launch<sweep_stream<MT_SWEEP_READ>>(k.ctx(), "sweep", cfg, src, out, bytes, sink.get())) ==
+        Approx(200e9).epsilon(0.05));
+  CHECK(rate(md::launch<sweep_stream<MT_SWEEP_WRITE>>(k.ctx(), "sweep", cfg, src, out, bytes, sink.get())) ==
+        Approx(210e9).epsilon(0.05));
+  CHECK(rate(md::launch<sweep_stream<MT_SWEEP_COPY>>(k.ctx(), "sweep", cfg, src, out, bytes, sink.get())) ==
+        Approx(200e9).epsilon(0.05));
 }
 
-TEST_CASE("sim kernels: an SM keeps its [mlp] loads in flight, no more", "[sim][kernels]") {
+TEST_CASE("sim kernels: sweeps read, write, copy and update what they say", "[sim][kernels]") {
   KernelContext k(simtest::open_device("hopper-like.toml"));
-  const unsigned lines = 8192;  // 1 MiB: L2 hits once the warm-up launch brought them in
-  md::Buffer<unsigned char> buf(k.ctx(), uint64_t(lines) * 128);
+  const uint64_t bytes = 64 * 1024;
+  md::Buffer<uint32_t> a(k.ctx(), bytes / 4), b(k.ctx(), bytes / 4);
   md::Buffer<unsigned> sink(k.ctx(), 1);
-  md::LaunchConfig one;
-  one.block = {1};
-  const unsigned loads = 64;
-  const auto base = reinterpret_cast<unsigned long long>(buf.get());
-  const double ghz = double(k.info().sm_clock_khz) / 1e6;
-  const double latency = md::launch<random_lines>(k.ctx(), "random_lines", one, base, lines, loads, sink.get()).elapsed_ms *
-                         1e6 * ghz / loads;
-  md::LaunchConfig many;
-  many.block = {1024};
-  const double cycles =
-      md::launch<random_lines>(k.ctx(), "random_lines", many, base, lines, loads, sink.get()).elapsed_ms * 1e6 * ghz;
-  const double per_cycle = 1024.0 * loads / cycles;
-  CHECK(per_cycle == Approx(256 / latency).epsilon(0.1));  // [mlp] sm_l2_loads_in_flight = 256
+  std::vector<uint32_t> words(bytes / 4);
+  std::iota(words.begin(), words.end(), 100u);
+  a.upload(words);
+  md::LaunchConfig cfg;
+  cfg.grid = {2};
+  cfg.block = {64};
+  cfg.warmup_launches = 0;
+  const auto src = reinterpret_cast<const char*>(a.get());
+  auto* dst = reinterpret_cast<char*>(b.get());
+  md::launch<sweep_stream<MT_SWEEP_COPY>>(k.ctx(), "copy", cfg, src, dst, bytes, sink.get());
+  CHECK(b.download() == words);
+  md::launch<sweep_stream<MT_SWEEP_UPDATE>>(k.ctx(), "update", cfg, dst, dst, bytes, sink.get());
+  std::vector<uint32_t> expected = words;
+  for (size_t e = 0; e < expected.size(); e += 4) ++expected[e];  // the first word of each 16 bytes
+  CHECK(b.download() == expected);
+  md::launch<sweep_stream<MT_SWEEP_WRITE>>(k.ctx(), "write", cfg, src, dst, bytes, sink.get());
+  for (size_t e = 0; e < expected.size(); ++e) expected[e] = uint32_t(e / 4 + 7);  // element index + value
+  CHECK(b.download() == expected);
+}
+
+TEST_CASE("sim kernels: random chains keep an SM's loads in flight and time each step", "[sim][kernels]") {
+  KernelContext k(simtest::open_device("hopper-like.toml"));
+  const unsigned lines = 2048;
+  md::Buffer<unsigned char> buf(k.ctx(), uint64_t(lines) * 128);
+  md::Buffer<unsigned long long> out(k.ctx(), 4);
+  const auto base = reinterpret_cast<const char*>(buf.get());
+  md::LaunchConfig cfg;
+  cfg.warmup_launches = 0;
+  cfg.block = {256};
+  md::launch<chains_kernel<8>>(k.ctx(), "warm", cfg, base, lines, 64ull, out.get());  // every line into the L2
+  // One chain of one thread: a step is one L2 hit (near or far) and the timing overhead (6).
+  out.zero();
+  cfg.block = {1};
+  md::launch<chains_kernel<1>>(k.ctx(), "one", cfg, base, lines, 1024ull, out.get());
+  auto o = out.download();
+  const double latency = double(o[0]) / double(o[1]) - 6;
+  CHECK(latency > 262);
+  CHECK(latency < 420);
+  // 128 threads of 8 chains: far more loads than [mlp]'s 256 in flight; the SM makes 256 loads
+  // per latency (Little's law).
+  out.zero();
+  cfg.block = {128};
+  const auto r = md::launch<chains_kernel<8>>(k.ctx(), "many", cfg, base, lines, 64ull, out.get());
+  o = out.download();
+  const double cycles = r.elapsed_ms * 1e6 * double(k.info().sm_clock_khz) / 1e6;
+  const double loads = double(o[1]) * (64 + 64) / 64;  // the 64 warm-up steps ran in the launch too
+  CHECK(loads / cycles * latency == Approx(256).epsilon(0.15));
 }
 
 TEST_CASE("sim kernels: a kernel's mistakes are named with its block and thread", "[sim][kernels]") {

@@ -323,6 +323,52 @@ typedef struct mt_thread_place {
 #define MT_BARRIER_BLOCK 0u
 #define MT_BARRIER_CLUSTER 1u
 
+/* Access programs: a lane's whole sequence of loads of a common pattern, in one call. On the
+ * GPU the toolkit runs the loop itself (memtopo/device/programs.hpp); the simulated GPU runs the
+ * warp's program natively, step by step in the order of simulated time, without switching to
+ * the threads at each load. */
+#define MT_PROGRAM_SWEEP 1u  /* a stream: places first, first + step, ... below end */
+#define MT_PROGRAM_RANDOM 2u /* chains of loads to random lines, timed per step */
+
+/* What a sweep does at each place (mt_access_program::op). */
+#define MT_SWEEP_READ 1u
+#define MT_SWEEP_WRITE 2u
+#define MT_SWEEP_COPY 3u   /* read src, write dst */
+#define MT_SWEEP_UPDATE 4u /* read, add one to the first word, write back */
+
+typedef struct mt_access_program {
+  uint32_t struct_size;
+  uint32_t kind;   /* MT_PROGRAM_* */
+  uint32_t path;   /* a global path (mt_space) */
+  uint32_t width;  /* bytes of each access: 4, 8 or 16 */
+  /* MT_PROGRAM_SWEEP: at each place i (in elements of `width` bytes) from `first`, `step` apart
+   * while below `end`, `ilp` accesses at i, i + spread, ..., issued together: loads of `src`
+   * (the lane waits for them), then, by `op`, stores to `dst` of the loaded value or of `value`
+   * + i in every word. The result's fold is the xor of every word loaded. */
+  uint32_t op, ilp;
+  uint64_t src, dst;
+  uint64_t first, end, step, spread;
+  uint32_t value;
+  /* MT_PROGRAM_RANDOM: `chains` (1..8) chains of loads issued together at each step, then
+   * waited for; chain c's next place is xorshift64 of states[c]: a draw of one of `candidates`
+   * places `stride` bytes apart from `src`. `warmup` steps untimed, then `steps` timed: each step
+   * counts its cycles (clock, loads, a store of each value, clock) once per chain, or as an
+   * outlier per chain above `ceiling` cycles (0: none). */
+  uint32_t chains, candidates, stride;
+  uint32_t ceiling;
+  uint64_t warmup, steps;
+  uint64_t states[8];
+} mt_access_program;
+
+typedef struct mt_program_result {
+  uint32_t struct_size;
+  uint32_t fold;         /* SWEEP: xor of the words loaded */
+  uint64_t cycles;       /* RANDOM: cycles of the timed steps that were no outliers, once per chain */
+  uint64_t outliers;     /* RANDOM: loads of steps above the ceiling */
+  uint64_t first, last;  /* RANDOM: the clock at the first timed step and at the end */
+  uint64_t states[8];    /* RANDOM: the chains' generators after the last step */
+} mt_program_result;
+
 /* What the toolkit's operations call inside a simulated thread. Addresses of the global paths
  * are the host pointers the backend's buffers are; shared and cluster addresses are the 32-bit
  * ones shared_address and cluster_address make. None of them returns on an error: the launch
@@ -347,6 +393,9 @@ typedef struct mt_kernel_ops {
   /* Cycles of work the simulator does not see (an instruction sequence a probe models). */
   void (*spend)(void* self, uint64_t cycles);
   void (*fail)(void* self, const char* message);
+  /* The lane's access program (MT_PROGRAM_*); lanes of one warp that start one together run as
+   * the warp's program. */
+  void (*program)(void* self, const mt_access_program* program, mt_program_result* result);
 } mt_kernel_ops;
 
 /* How copy_buffer moves bytes. */

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "memtopo/device/random.hpp"
 #include "memtopo/measure.h"
 
 namespace memtopo::engine {
@@ -24,31 +25,13 @@ constexpr uint32_t kPumpStreamBase = 64;
 
 // Stream k's generator state from stream 0's (RandomPlaces::x); the GPU kernel derives it
 // the same way. Stream 0 keeps it, so a one-stream job draws what it drew before.
-inline uint64_t stream_state(uint64_t x, uint32_t k) {
-  const uint64_t y = x ^ (0xD1B54A32D192ED03ull * uint64_t(k));
-  return y ? y : 1;
-}
+inline uint64_t stream_state(uint64_t x, uint32_t k) { return device::RandomPlaces::stream_state(x, k); }
 
-// xorshift64, seeded through splitmix64; a draw is a multiple of `stride` below elems.
-struct RandomPlaces {
-  uint64_t x;
-  uint32_t candidates;
-  uint32_t stride;
+// The toolkit's generator (memtopo/device/random.hpp), seeded from a job: a draw is a multiple of
+// `stride` elements below elems.
+struct RandomPlaces : device::RandomPlaces {
   RandomPlaces(uint64_t seed, uint64_t elems, uint64_t stride_elems)
-      : x(mix(seed)), candidates(uint32_t(elems / stride_elems)), stride(uint32_t(stride_elems)) {}
-  static uint64_t mix(uint64_t z) {
-    z += 0x9E3779B97F4A7C15ull;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
-    return z ? z : 1;
-  }
-  uint32_t next() {
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    return uint32_t(((x >> 32) * uint64_t(candidates)) >> 32) * stride;
-  }
+      : device::RandomPlaces{mix(seed), uint32_t(elems / stride_elems), uint32_t(stride_elems)} {}
 };
 
 }  // namespace memtopo::engine

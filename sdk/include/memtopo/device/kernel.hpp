@@ -9,6 +9,8 @@
 #include "memtopo/device/launch.hpp"
 #include "memtopo/device/load.hpp"
 #include "memtopo/device/portable.hpp"
+#include "memtopo/device/programs.hpp"
+#include "memtopo/device/random.hpp"
 #include "memtopo/device/recorder.hpp"
 #include "memtopo/device/shared.hpp"
 #include "memtopo/device/thread.hpp"

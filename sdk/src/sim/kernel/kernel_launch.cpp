@@ -203,13 +203,23 @@ void KernelRuntime::op_barrier(uint32_t scope) {
   switch_to(t, nullptr);
 }
 
+void KernelRuntime::advance_to(double t) {
+  if (t <= now_) return;
+  gpu_.advance(t - now_);  // other clients' lines come in as time passes
+  // Bookings a few hundred cycles back are past: no request comes for then.
+  if (t - forgotten_ > 1024) {
+    for (auto* servers : {&issue_, &l1_, &cluster_port_})
+      for (Server& s : *servers) s.forget_before(t);
+    for (Server* s : {&l2_read_, &l2_write_, &dram_read_, &dram_write_}) s->forget_before(t);
+    forgotten_ = t;
+  }
+  now_ = t;
+}
+
 Thread* KernelRuntime::pop_ready() {
   Thread* t = ready_.top().thread;
   ready_.pop();
-  if (t->clock > now_) {
-    gpu_.advance(t->clock - now_);  // other clients' lines come in as time passes
-    now_ = t->clock;
-  }
+  advance_to(t->clock);
   return t;
 }
 
@@ -220,7 +230,7 @@ void KernelRuntime::switch_to(Thread* from, Thread* to) {
 }
 
 void KernelRuntime::run_scheduler() {
-  now_ = device_clock_;
+  now_ = forgotten_ = device_clock_;
   while (failure_.empty()) {
     if (!open_.members.empty() &&
         (ready_.empty() || ready_.top().clock != open_.clock || ready_.top().warp != open_.warp)) {
@@ -228,6 +238,13 @@ void KernelRuntime::run_scheduler() {
       continue;
     }
     if (ready_.empty()) break;
+    if (ready_.top().program) {
+      WarpProgram* p = ready_.top().program;
+      ready_.pop();
+      advance_to(p->time);
+      run_program(p);
+      continue;
+    }
     switch_to(nullptr, pop_ready());
     if (finished_) {
       stacks_.give_back(finished_->context.stack);
@@ -275,6 +292,7 @@ void KernelRuntime::launch(const mt_kernel_launch& l, mt_kernel_report& report) 
       rt->launch_ = nullptr;
       rt->blocks_.clear();
       rt->clusters_.clear();
+      rt->programs_.clear();
       rt->ready_ = {};
       rt->open_ = {};
     }

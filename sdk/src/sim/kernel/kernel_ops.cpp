@@ -68,6 +68,9 @@ KernelRuntime::KernelRuntime(Gpu& gpu) : gpu_(gpu), stacks_(kStackBytes) {
   };
   ops_.spend = [](void* self, uint64_t cycles) { guarded(self, [&] { rt(self)->op_spend(cycles); }); };
   ops_.fail = [](void* self, const char* message) { rt(self)->op_fail(message ? message : "failed"); };
+  ops_.program = [](void* self, const mt_access_program* p, mt_program_result* r) {
+    guarded(self, [&] { rt(self)->op_program(p, r); });
+  };
 
   const Model& m = gpu.model();
   const size_t sms = size_t(std::max(m.info.sm_count, 1));
@@ -212,8 +215,10 @@ void KernelRuntime::wait_here(Thread* t) {
     pop_ready();  // still the earliest: go on without a switch
     return;
   }
-  // The earliest thread may run at once, unless a group must be priced first.
-  if (open_.members.empty() || (ready_.top().clock == open_.clock && ready_.top().warp == open_.warp))
+  // The earliest thread may run at once, unless a group must be priced or a program's step
+  // taken first (the scheduler does those).
+  const Key& top = ready_.top();
+  if (top.thread && (open_.members.empty() || (top.clock == open_.clock && top.warp == open_.warp)))
     switch_to(t, pop_ready());
   else
     switch_to(t, nullptr);
@@ -222,7 +227,7 @@ void KernelRuntime::wait_here(Thread* t) {
 void KernelRuntime::submit(Thread* t) {
   const PendingOp& op = t->op;
   if (!open_.members.empty() && (open_.clock != t->clock || open_.warp != t->warp_key || open_.kind != op.kind ||
-                                 open_.path != op.path || open_.bytes != op.bytes))
+                                 open_.path != op.path || open_.bytes != op.bytes || open_.signature != op.signature))
     resolve_open();
   if (open_.members.empty()) {
     open_.clock = t->clock;
@@ -230,21 +235,27 @@ void KernelRuntime::submit(Thread* t) {
     open_.kind = op.kind;
     open_.path = op.path;
     open_.bytes = op.bytes;
+    open_.signature = op.signature;
   }
   open_.members.push_back(t);
   // Another lane of this warp at this cycle may still issue the same instruction: it runs next.
-  if (!ready_.empty() && ready_.top().clock == t->clock && ready_.top().warp == t->warp_key) {
+  if (!ready_.empty() && ready_.top().thread && ready_.top().clock == t->clock && ready_.top().warp == t->warp_key) {
     switch_to(t, pop_ready());
     return;
   }
+  const bool parked = op.kind == OpKind::Program;  // the warp's program runs the lanes on
   resolve_open();
-  wait_here(t);
+  if (parked)
+    switch_to(t, nullptr);
+  else
+    wait_here(t);
 }
 
 void KernelRuntime::resolve_open() {
   Group g = std::move(open_);
   open_ = Group{};
   if (g.members.empty()) return;
+  if (g.kind == OpKind::Program) return start_program(g);  // its lanes wait for the program
   switch (g.kind) {
     case OpKind::Load:
       if (g.path == MT_SPACE_SHARED || g.path == MT_OP_PATH_CLUSTER)

@@ -22,39 +22,18 @@ uint32_t cluster_rank_of(uint64_t address, uint32_t own) {
 
 }  // namespace
 
-void KernelRuntime::price_global_loads(Group& g) {
+void KernelRuntime::request_lines(uint32_t sm, uint32_t lane, mt_space space, double issued) {
   const Model& m = gpu_.model();
-  const Thread* first = g.members.front();
-  const uint32_t sm = first->block->sm;
-  const double overhead = double(m.timing_overhead_cycles);
-  uint32_t instructions = 0;
-  for (const Thread* t : g.members) instructions = std::max(instructions, t->op.count);
-  const double issued = issue_[sm].serve(g.clock, instructions);
-  if (g.path == MT_OP_PATH_REGISTER) {
-    for (Thread* t : g.members) t->clock = issued + (t->op.timed ? overhead : 0);
-    return;
-  }
-  const mt_space space = mt_space(g.path);
   const uint64_t sector = std::max<uint32_t>(m.l2.geometry.sector_bytes, 4);
   const uint64_t line = std::max<uint64_t>(m.l2.geometry.line_bytes, sector);
-  // The sectors the lanes touch, line by line: one request per line, one lookup per sector.
-  std::vector<uint64_t>& sectors = sectors_;
-  sectors.clear();
-  for (const Thread* t : g.members)
-    for (uint32_t i = 0; i < t->op.count; ++i) {
-      const uint64_t a = t->op.addresses[i];
-      for (uint64_t s = a / sector; s <= (a + t->op.bytes - 1) / sector; ++s) sectors.push_back(s * sector);
-    }
-  std::sort(sectors.begin(), sectors.end());
-  sectors.erase(std::unique(sectors.begin(), sectors.end()), sectors.end());
   line_done_.clear();
-  for (size_t i = 0; i < sectors.size();) {
-    const uint64_t l = sectors[i] / line;
+  for (size_t i = 0; i < sectors_.size();) {
+    const uint64_t l = sectors_[i] / line;
     int64_t latency = 0;
     int served = 0;
     size_t n = 0;
-    for (; i < sectors.size() && sectors[i] / line == l; ++i, ++n) {
-      latency = std::max(latency, gpu_.load(sm, first->linear, space, sectors[i]));
+    for (; i < sectors_.size() && sectors_[i] / line == l; ++i, ++n) {
+      latency = std::max(latency, gpu_.load(sm, lane, space, sectors_[i]));
       served = std::max(served, served_rank(gpu_.served()));
     }
     const double bytes = double(n * sector);
@@ -71,15 +50,55 @@ void KernelRuntime::price_global_loads(Group& g) {
     if (queue) queue->end(done);
     line_done_.push_back({l, done});  // in ascending line order
   }
-  auto done_of = [&](uint64_t l) {
-    auto it = std::lower_bound(line_done_.begin(), line_done_.end(), std::make_pair(l, -1e300));
-    return it != line_done_.end() && it->first == l ? it->second : issued;
-  };
+}
+
+double KernelRuntime::line_done(uint64_t sector_address, double issued) const {
+  const Model& m = gpu_.model();
+  const uint64_t l = sector_address / std::max<uint64_t>(m.l2.geometry.line_bytes, 4);
+  auto it = std::lower_bound(line_done_.begin(), line_done_.end(), std::make_pair(l, -1e300));
+  return it != line_done_.end() && it->first == l ? it->second : issued;
+}
+
+void KernelRuntime::store_sectors(uint32_t sm, uint32_t lane, double issued) {
+  const uint64_t sector = std::max<uint32_t>(gpu_.model().l2.geometry.sector_bytes, 4);
+  // Stores go to the L2 (a missing line is allocated there and, later, written to DRAM); the
+  // thread does not wait for them, but the launch ends only once they are all in.
+  for (uint64_t s : sectors_) {
+    const int64_t latency = gpu_.load(sm, lane, MT_SPACE_GLOBAL_CG, s);
+    double start = l2_write_.serve(issued, double(sector));
+    if (gpu_.served() == Gpu::Served::Dram) start = dram_write_.serve(start, double(sector));
+    drain_ = std::max(drain_, start + double(latency));
+  }
+}
+
+void KernelRuntime::price_global_loads(Group& g) {
+  const Model& m = gpu_.model();
+  const Thread* first = g.members.front();
+  const uint32_t sm = first->block->sm;
+  const double overhead = double(m.timing_overhead_cycles);
+  uint32_t instructions = 0;
+  for (const Thread* t : g.members) instructions = std::max(instructions, t->op.count);
+  const double issued = issue_[sm].serve(g.clock, instructions);
+  if (g.path == MT_OP_PATH_REGISTER) {
+    for (Thread* t : g.members) t->clock = issued + (t->op.timed ? overhead : 0);
+    return;
+  }
+  const uint64_t sector = std::max<uint32_t>(m.l2.geometry.sector_bytes, 4);
+  // The sectors the lanes touch: one request per line, one lookup per sector.
+  sectors_.clear();
+  for (const Thread* t : g.members)
+    for (uint32_t i = 0; i < t->op.count; ++i) {
+      const uint64_t a = t->op.addresses[i];
+      for (uint64_t s = a / sector; s <= (a + t->op.bytes - 1) / sector; ++s) sectors_.push_back(s * sector);
+    }
+  std::sort(sectors_.begin(), sectors_.end());
+  sectors_.erase(std::unique(sectors_.begin(), sectors_.end()), sectors_.end());
+  request_lines(sm, first->linear, mt_space(g.path), issued);
   for (Thread* t : g.members) {
     double done = issued;
     for (uint32_t i = 0; i < t->op.count; ++i) {
       const uint64_t a = t->op.addresses[i];
-      for (uint64_t s = a / sector; s <= (a + t->op.bytes - 1) / sector; ++s) done = std::max(done, done_of(s * sector / line));
+      for (uint64_t s = a / sector; s <= (a + t->op.bytes - 1) / sector; ++s) done = std::max(done, line_done(s * sector, issued));
     }
     t->clock = done + (t->op.timed ? overhead : 0);
   }
@@ -143,19 +162,12 @@ void KernelRuntime::price_store(Group& g) {
   const uint32_t sm = first->block->sm;
   const double issued = issue_[sm].serve(g.clock, 1);
   if (g.path != MT_SPACE_SHARED) {
-    // Stores go to the L2 (a missing line is allocated there and, later, written to DRAM); the
-    // thread does not wait for them, but the launch ends only once they are all in.
     const uint64_t sector = std::max<uint32_t>(m.l2.geometry.sector_bytes, 4);
-    std::vector<uint64_t> sectors;
-    for (const Thread* t : g.members) sectors.push_back(t->op.addresses[0] / sector * sector);
-    std::sort(sectors.begin(), sectors.end());
-    sectors.erase(std::unique(sectors.begin(), sectors.end()), sectors.end());
-    for (uint64_t s : sectors) {
-      const int64_t latency = gpu_.load(sm, first->linear, MT_SPACE_GLOBAL_CG, s);
-      double start = l2_write_.serve(issued, double(sector));
-      if (gpu_.served() == Gpu::Served::Dram) start = dram_write_.serve(start, double(sector));
-      drain_ = std::max(drain_, start + double(latency));
-    }
+    sectors_.clear();
+    for (const Thread* t : g.members) sectors_.push_back(t->op.addresses[0] / sector * sector);
+    std::sort(sectors_.begin(), sectors_.end());
+    sectors_.erase(std::unique(sectors_.begin(), sectors_.end()), sectors_.end());
+    store_sectors(sm, first->linear, issued);
   }
   for (Thread* t : g.members) t->clock = issued + 1;
 }

@@ -23,7 +23,7 @@ namespace memtopo::sim::kernel {
 
 struct Block;
 
-enum class OpKind { None, Load, Store, Atomic };
+enum class OpKind { None, Load, Store, Atomic, Program };
 
 // The operation a thread waits on: it stays in the warp's open group until the group is priced.
 struct PendingOp {
@@ -36,6 +36,16 @@ struct PendingOp {
   uint64_t address = 0;         // Store, Atomic: where (addresses points at it)
   uint32_t atomic_op = 0;       // Atomic
   uint64_t result = 0;          // Atomic: the value before
+  const mt_access_program* program = nullptr;  // Program
+  mt_program_result* program_result = nullptr;
+  uint64_t signature = 0;       // what lanes must share to issue as one warp instruction
+};
+
+// One lane's random chains (MT_PROGRAM_RANDOM).
+struct ChainState {
+  uint64_t x[8] = {};
+  uint64_t cycles = 0, outliers = 0, first = 0;
+  uint32_t fold = 0;  // SWEEP: the xor of the words the lane loaded
 };
 
 struct Thread {
@@ -74,6 +84,18 @@ struct Block {
   uint32_t dynamic_bytes = 0;
 };
 
+// A warp's access program (mt_access_program), run by the runtime itself: one step (a place of
+// a sweep, a step of random chains) at a time, in the order of simulated time, its lanes parked
+// until it ends.
+struct WarpProgram {
+  std::vector<Thread*> lanes;
+  std::vector<uint64_t> place;     // SWEEP: each lane's next place
+  std::vector<ChainState> chains;  // RANDOM: each lane's generators and tally
+  uint64_t step = 0;               // RANDOM: steps done
+  double time = 0;
+  uint32_t sm = 0;
+};
+
 // Where a block of a launch goes, once placed.
 struct Placement {
   uint32_t blocks_per_sm = 0;
@@ -109,6 +131,7 @@ class KernelRuntime {
   void* op_shared_base(uint32_t* size) const;
   void* op_shared_static(uint32_t bytes, uint32_t align);
   void op_spend(uint64_t cycles);
+  void op_program(const mt_access_program* p, mt_program_result* r);
   [[noreturn]] void op_fail(const std::string& message);
 
  private:
@@ -117,6 +140,7 @@ class KernelRuntime {
     uint64_t warp;
     uint32_t lane;
     Thread* thread;
+    WarpProgram* program = nullptr;  // instead of a thread: a step of a warp's program
     bool operator>(const Key& o) const {
       if (clock != o.clock) return clock > o.clock;
       if (warp != o.warp) return warp > o.warp;
@@ -129,6 +153,7 @@ class KernelRuntime {
     uint64_t warp = 0;
     OpKind kind = OpKind::None;
     uint32_t path = 0, bytes = 0;
+    uint64_t signature = 0;
   };
 
   // kernel_launch.cpp
@@ -146,9 +171,19 @@ class KernelRuntime {
   void wait_here(Thread* t);
   bool earliest(const Thread* t) const;
   Thread* pop_ready();                // the earliest ready thread, time advanced to its clock
+  void advance_to(double t);          // simulated time moves on to t
   void switch_to(Thread* from, Thread* to);  // nullptr: the scheduler
   void resolve_open();
   void price_global_loads(Group& g);
+  // The lines of sectors_ (sorted, distinct) requested at `issued`: line_done_ gets when each
+  // arrives. The time one sector's line arrives (`issued` for none).
+  void request_lines(uint32_t sm, uint32_t lane, mt_space space, double issued);
+  double line_done(uint64_t sector_address, double issued) const;
+  void store_sectors(uint32_t sm, uint32_t lane, double issued);  // sectors_ stored at `issued`
+  // kernel_programs.cpp
+  void start_program(Group& g);
+  void run_program(WarpProgram* p);
+  void finish_program(WarpProgram* p);
   void price_shared(Group& g);
   void price_store(Group& g);
   void price_atomic(Group& g);
@@ -169,6 +204,7 @@ class KernelRuntime {
   const mt_kernel_launch* launch_ = nullptr;
   std::vector<std::unique_ptr<Block>> blocks_;
   std::vector<std::unique_ptr<Cluster>> clusters_;
+  std::vector<std::unique_ptr<WarpProgram>> programs_;
   std::vector<uint32_t> free_slots_;  // per SM: blocks it can still take
   uint32_t next_block_ = 0, total_blocks_ = 0, cluster_size_ = 1;
   Placement placement_;
@@ -177,6 +213,7 @@ class KernelRuntime {
   Thread* current_ = nullptr;
   Thread* finished_ = nullptr;  // the thread that just ended (its stack goes back)
   double now_ = 0;              // the latest clock a thread was resumed at
+  double forgotten_ = 0;        // servers' bookings before this are dropped
   uint64_t last_buffer_ = 0, last_buffer_end_ = 0;  // the buffer the last access found
   std::vector<uint64_t> sectors_;  // scratch of pricing
   std::vector<std::pair<uint64_t, double>> line_done_;

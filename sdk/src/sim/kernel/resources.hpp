@@ -5,6 +5,8 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
+#include <deque>
 #include <cstdint>
 #include <functional>
 #include <queue>
@@ -12,25 +14,58 @@
 
 namespace memtopo::sim::kernel {
 
-// Serves bytes at `rate` per cycle, in order of arrival; rate 0: no limit.
+// Serves bytes at `rate` per cycle (0: no limit). Its time is booked in buckets of a few
+// cycles, so that a request booked for later (a load that first waits for a slot in flight)
+// never holds back one that comes for an earlier moment: each gets the first room at or after
+// its own time.
 class Server {
  public:
   explicit Server(double bytes_per_cycle = 0) : rate_(bytes_per_cycle) {}
   void set_rate(double bytes_per_cycle) { rate_ = bytes_per_cycle; }
-  // When `bytes` that arrive at `t` start to be served (the server is then busy with them
-  // for bytes / rate): a request's latency counts from there.
+  // When `bytes` that arrive at `t` start to be served: a request's latency counts from there.
   double serve(double t, double bytes) {
     if (rate_ <= 0) return t;
-    const double start = std::max(t, free_);
-    free_ = start + bytes / rate_;
-    return start;
+    // Buckets before room_ are full: a request for a moment in them starts at room_.
+    int64_t b = std::max({int64_t(std::floor(t / kBucket)), first_, room_});
+    double start = -1, left = bytes;
+    for (;; ++b) {
+      double& used = bucket(b);
+      const double base = double(b) * kBucket;
+      const double from = std::max(t, base + used / rate_);
+      const double room = (base + kBucket - from) * rate_;
+      if (room > 1e-9) {
+        if (start < 0) start = from;
+        const double take = std::min(room, left);
+        used = (from - base) * rate_ + take;
+        left -= take;
+      }
+      if (b == room_ && used >= rate_ * kBucket - 1e-9) room_ = b + 1;
+      if (left <= 1e-9) return start;
+    }
   }
-  double free_at() const { return free_; }
-  void reset(double t) { free_ = t; }
+  // Bookings before `t` matter no more: no request comes for an earlier moment.
+  void forget_before(double t) {
+    const int64_t b = int64_t(std::floor(t / kBucket));
+    while (first_ < b && !used_.empty()) {
+      used_.pop_front();
+      ++first_;
+    }
+    if (used_.empty()) first_ = std::max(first_, b);
+  }
+  void reset(double t) {
+    used_.clear();
+    first_ = room_ = int64_t(std::floor(t / kBucket));
+  }
 
  private:
+  static constexpr double kBucket = 16;  // cycles
+  double& bucket(int64_t b) {
+    while (b - first_ >= int64_t(used_.size())) used_.push_back(0);
+    return used_[size_t(b - first_)];
+  }
   double rate_ = 0;
-  double free_ = 0;
+  int64_t first_ = 0, room_ = 0;
+  std::deque<double> used_;  // bytes booked in each bucket from first_ on
 };
 
 // At most `limit` requests in flight at once (0: no limit): a request that arrives while all
