@@ -18,7 +18,7 @@
 #include "memtopo_host/schema.hpp"
 #include "memtopo_host/topology_export.hpp"
 #include "run_helpers.hpp"
-#include "run_output.hpp"
+#include "output/run_output.hpp"
 
 namespace fs = std::filesystem;
 using namespace memtopo::host;

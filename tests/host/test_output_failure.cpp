@@ -8,7 +8,7 @@
 #include "helpers.hpp"
 #include "memtopo_host/journal.hpp"
 #include "run_helpers.hpp"
-#include "run_output.hpp"
+#include "output/run_output.hpp"
 
 namespace fs = std::filesystem;
 

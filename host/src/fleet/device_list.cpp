@@ -1,11 +1,11 @@
-#include "device_list.hpp"
+#include "fleet/device_list.hpp"
 
 #include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <regex>
 
-#include "cli_internal.hpp"
+#include "commands/cli_internal.hpp"
 #include "memtopo/engine.hpp"
 
 namespace memtopo::host::cli {

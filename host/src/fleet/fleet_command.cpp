@@ -7,7 +7,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "cli_internal.hpp"
+#include "commands/cli_internal.hpp"
 #include "memtopo_host/fleet.hpp"
 #include "memtopo_host/terminal_text.hpp"
 

@@ -19,15 +19,15 @@
 
 #include <spdlog/spdlog.h>
 
-#include "cli_internal.hpp"
+#include "commands/cli_internal.hpp"
 #include "memtopo/engine.hpp"
-#include "device_list.hpp"
-#include "fleet_run.hpp"
+#include "fleet/device_list.hpp"
+#include "fleet/fleet_run.hpp"
 #include "memtopo_host/child_process.hpp"
 #include "memtopo_host/fleet.hpp"
 #include "memtopo_host/summary.hpp"
 #include "memtopo_host/terminal_text.hpp"
-#include "mpi_session.hpp"
+#include "fleet/mpi_session.hpp"
 
 extern char** environ;
 

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "cli_internal.hpp"
+#include "commands/cli_internal.hpp"
 
 namespace memtopo::host::cli {
 

@@ -1,4 +1,4 @@
-#include "mpi_session.hpp"
+#include "fleet/mpi_session.hpp"
 
 #include <cstdlib>
 

@@ -9,11 +9,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli_internal.hpp"
+#include "commands/cli_internal.hpp"
 #include "memtopo_host/document.hpp"
 #include "memtopo_host/journal.hpp"
 #include "memtopo_host/runner.hpp"
-#include "output_file.hpp"
+#include "output/output_file.hpp"
 
 namespace memtopo::host::cli {
 

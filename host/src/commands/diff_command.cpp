@@ -11,7 +11,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "cli_internal.hpp"
+#include "commands/cli_internal.hpp"
 #include "memtopo_host/terminal_text.hpp"
 #include "memtopo_host/topology_diff.hpp"
 

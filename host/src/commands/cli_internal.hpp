@@ -17,7 +17,7 @@
 #include "memtopo_host/key_policy.hpp"
 #include "memtopo_host/plan.hpp"
 #include "memtopo_host/registry.hpp"
-#include "output_file.hpp"
+#include "output/output_file.hpp"
 
 namespace CLI {
 class App;

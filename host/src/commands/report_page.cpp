@@ -16,10 +16,10 @@
 #include <string>
 #include <vector>
 
-#include "cli_internal.hpp"
+#include "commands/cli_internal.hpp"
 #include "memtopo/engine.hpp"
 #include "memtopo_host/child_process.hpp"
-#include "output_file.hpp"
+#include "output/output_file.hpp"
 
 extern char** environ;
 

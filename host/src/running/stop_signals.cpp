@@ -1,4 +1,4 @@
-#include "stop_signals.hpp"
+#include "running/stop_signals.hpp"
 
 #include <unistd.h>
 

@@ -1,4 +1,4 @@
-#include "option_range.hpp"
+#include "planning/option_range.hpp"
 
 #include <cstddef>
 #include <tuple>

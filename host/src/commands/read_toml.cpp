@@ -2,7 +2,7 @@
 // goes to stderr in one form everywhere, FILE:LINE:COL for a syntax error.
 #include <iostream>
 
-#include "cli_internal.hpp"
+#include "commands/cli_internal.hpp"
 #include "memtopo/engine.hpp"
 #include "memtopo/errors.hpp"
 #include "memtopo_host/terminal_text.hpp"

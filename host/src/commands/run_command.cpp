@@ -9,20 +9,20 @@
 
 #include <spdlog/spdlog.h>
 
-#include "cli_internal.hpp"
+#include "commands/cli_internal.hpp"
 #include "fleet/fleet_run.hpp"
 #include "memtopo_host/device_identity.hpp"
 #include "memtopo_host/gpu_state.hpp"
 #include "memtopo_host/terminal_text.hpp"
-#include "run_device.hpp"
-#include "stop_signals.hpp"
+#include "running/run_device.hpp"
+#include "running/stop_signals.hpp"
 #include "memtopo_host/document.hpp"
 #include "memtopo_host/journal.hpp"
 #include "memtopo_host/runner.hpp"
-#include "output_file.hpp"
-#include "resume.hpp"
-#include "run_lock.hpp"
-#include "run_output.hpp"
+#include "output/output_file.hpp"
+#include "output/resume.hpp"
+#include "running/run_lock.hpp"
+#include "output/run_output.hpp"
 
 namespace memtopo::host::cli {
 

@@ -2,7 +2,7 @@
 // into one KeyPolicy (key_policy.hpp), so both commands judge a key alike.
 #include <CLI/CLI.hpp>
 
-#include "cli_internal.hpp"
+#include "commands/cli_internal.hpp"
 
 namespace memtopo::host::cli {
 

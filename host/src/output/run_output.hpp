@@ -2,10 +2,10 @@
 // settle the journal, report. Not installed.
 #pragma once
 
-#include "cli_internal.hpp"
+#include "commands/cli_internal.hpp"
 #include "memtopo_host/document.hpp"
-#include "output_file.hpp"
-#include "resume.hpp"
+#include "output/output_file.hpp"
+#include "output/resume.hpp"
 
 namespace memtopo::host::cli {
 

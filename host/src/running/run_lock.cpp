@@ -1,4 +1,4 @@
-#include "run_lock.hpp"
+#include "running/run_lock.hpp"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -9,7 +9,7 @@
 #include <cstring>
 #include <string>
 
-#include "cli_internal.hpp"
+#include "commands/cli_internal.hpp"
 
 namespace memtopo::host::cli {
 

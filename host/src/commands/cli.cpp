@@ -13,7 +13,7 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
-#include "cli_internal.hpp"
+#include "commands/cli_internal.hpp"
 #include "memtopo_host/schema.hpp"
 #include "memtopo_host/terminal_text.hpp"
 #include "memtopo_host/validate.hpp"

@@ -1,4 +1,4 @@
-#include "run_output.hpp"
+#include "output/run_output.hpp"
 
 #include <cstdio>
 #include <string>

@@ -1,4 +1,4 @@
-#include "worker_process.hpp"
+#include "running/worker_process.hpp"
 
 #include <fcntl.h>
 #include <poll.h>

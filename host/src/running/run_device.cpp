@@ -1,4 +1,4 @@
-#include "run_device.hpp"
+#include "running/run_device.hpp"
 
 #include <filesystem>
 

@@ -8,10 +8,10 @@
 
 #include <CLI/CLI.hpp>
 
-#include "cli_internal.hpp"
+#include "commands/cli_internal.hpp"
 #include "memtopo_host/schema.hpp"
 #include "memtopo_host/topology_export.hpp"
-#include "output_file.hpp"
+#include "output/output_file.hpp"
 
 namespace memtopo::host::cli {
 

@@ -1,4 +1,4 @@
-#include "output_file.hpp"
+#include "output/output_file.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -10,7 +10,7 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "cli_internal.hpp"
+#include "commands/cli_internal.hpp"
 #include "memtopo_host/document.hpp"
 
 namespace memtopo::host::cli {

@@ -12,7 +12,7 @@
 
 #include "memtopo_host/child_process.hpp"
 #include "memtopo_host/journal.hpp"
-#include "worker_process.hpp"
+#include "running/worker_process.hpp"
 
 namespace memtopo::host {
 

@@ -5,7 +5,7 @@
 #include <memory>
 #include <string>
 
-#include "cli_internal.hpp"
+#include "commands/cli_internal.hpp"
 #include "memtopo_host/worker.hpp"
 
 namespace memtopo::host::cli {

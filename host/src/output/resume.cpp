@@ -1,4 +1,4 @@
-#include "resume.hpp"
+#include "output/resume.hpp"
 
 #include <spdlog/spdlog.h>
 

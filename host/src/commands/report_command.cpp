@@ -13,10 +13,10 @@
 #include <CLI/CLI.hpp>
 #include <toml++/toml.h>
 
-#include "cli_internal.hpp"
+#include "commands/cli_internal.hpp"
 #include "memtopo_host/schema.hpp"
 #include "memtopo_host/terminal_text.hpp"
-#include "output_file.hpp"
+#include "output/output_file.hpp"
 
 namespace memtopo::host::cli {
 

@@ -9,7 +9,7 @@
 #include <fstream>
 #include <string>
 
-#include "cli_internal.hpp"
+#include "commands/cli_internal.hpp"
 
 namespace memtopo::host::cli {
 

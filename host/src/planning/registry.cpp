@@ -1,5 +1,5 @@
 #include "memtopo_host/registry.hpp"
-#include "option_range.hpp"
+#include "planning/option_range.hpp"
 #include "memtopo_host/child_process.hpp"
 
 #include <dlfcn.h>
