@@ -8,9 +8,11 @@
 #include <string>
 #include <vector>
 
+#include <memtopo/device/launch.hpp>
 #include <memtopo/probe.hpp>
 
 #include "probes.hpp"
+#include "streams_run.hpp"
 #include "streams_search.hpp"
 
 namespace global_throughput {
@@ -24,12 +26,16 @@ enum class Where { Dram, L2, L1 };
 struct Series {
   const char* name;  // key prefix: dram_read, l2_write, ...
   Where where;
-  mt_stream_op op;
+  uint32_t op;       // MT_SWEEP_*
 };
 
 struct Plan {
   uint64_t dram_bytes = 0, l2_bytes = 0, l1_budget_bytes = 0;  // footprints (L1: per SM)
   uint32_t sms = 1;
+  // The simulated GPU: its clock is exact, so a point needs no long run to be timed, and its L2
+  // replaces lines by its policy only, so a footprint four times the L2 misses it in all but 2 %
+  // of loads even where the policy is random (a quarter above it would do under LRU).
+  bool exact_clock = false;
 };
 
 uint64_t round_bytes(const StreamConfig& c) { return uint64_t(c.threads) * c.ilp * c.width_bytes; }
@@ -45,7 +51,7 @@ uint64_t footprint_of(const Series& s, const StreamConfig& c, const Plan& plan) 
 
 // Whether every block of the point gets at least one round of its threads' accesses.
 bool fits(const Series& s, const StreamConfig& c, const Plan& plan) {
-  if (c.shape != MT_STREAM_ROUNDS) return footprint_of(s, c, plan) >= round_bytes(c);
+  if (c.shape != uint32_t(StreamShape::Rounds)) return footprint_of(s, c, plan) >= round_bytes(c);
   return footprint_of(s, c, plan) / (uint64_t(c.blocks_per_sm) * plan.sms) >= round_bytes(c);
 }
 
@@ -58,17 +64,17 @@ std::vector<StreamConfig> other_shapes(const Series& s, const Plan& plan, uint32
     for (uint32_t threads : {256u, 512u, 1024u})
       for (uint32_t ilp : {1u, 2u}) {
         StreamConfig c;
-        c.shape = MT_STREAM_GRID;
+        c.shape = uint32_t(StreamShape::Grid);
         c.threads = threads;
         c.blocks_per_sm = std::max(1u, max_warps * 32 / threads);
         c.ilp = ilp;
         out.push_back(c);
       }
-  if (s.where == Where::L2 && s.op == MT_STREAM_READ)
+  if (s.where == Where::L2 && s.op == MT_SWEEP_READ)
     for (uint64_t f = plan.l2_bytes / 16; f <= plan.l2_bytes; f *= 4)
       for (uint32_t blocks : {2u, 4u, 8u}) {
         StreamConfig c;
-        c.shape = MT_STREAM_SHARED;
+        c.shape = uint32_t(StreamShape::Shared);
         c.blocks_per_sm = blocks;
         c.ilp = 2;
         c.footprint_bytes = f;
@@ -77,32 +83,43 @@ std::vector<StreamConfig> other_shapes(const Series& s, const Plan& plan, uint32
   return out;
 }
 
-// The job of one point: the footprint, the read path and the passes fit the level.
-memtopo::Job stream_job(const Series& s, const StreamConfig& c, const Plan& plan, memtopo::ChaseArray& array) {
-  memtopo::Job j;
-  j.pattern = MT_PATTERN_CHASE;
-  j.record = MT_RECORD_TOTAL;
-  j.load_bytes = c.width_bytes;
-  j.stream = {s.op, c.blocks_per_sm * plan.sms, c.threads, c.ilp, mt_stream_shape(c.shape)};
-  j.space = MT_SPACE_GLOBAL_CG;  // the L2 and DRAM series must not hit in L1
-  j.warmup_steps = 1;
-  j.steps = 3;
+// The launch of one point: the footprint, the read path and the passes fit the level.
+StreamLaunch launch_of(const Series& s, const StreamConfig& c, const Plan& plan) {
+  StreamLaunch l;
+  l.op = s.op;
+  l.width_bytes = c.width_bytes;
+  l.ilp = c.ilp;
+  l.shape = StreamShape(c.shape);
+  l.blocks = c.blocks_per_sm * plan.sms;
+  l.threads = c.threads;
+  l.cg = true;  // the L2 and DRAM series must not hit in L1
+  l.warmup_passes = 1;
+  l.passes = 3;
   if (s.where == Where::L2) {
-    j.warmup_steps = 2;
-    j.steps = 100;
+    l.warmup_passes = 2;
+    l.passes = 100;
   } else if (s.where == Where::L1) {
-    j.space = MT_SPACE_GLOBAL_CA;
-    j.shared_carveout_percent = 0;  // the largest L1
-    j.warmup_steps = 2;
-    j.steps = 200;
+    l.cg = false;
+    l.carveout_percent = 0;  // the largest L1
+    l.warmup_passes = 2;
+    l.passes = 200;
   }
-  array = memtopo::ChaseArray::stride(footprint_of(s, c, plan), 4);
-  if (c.shape == MT_STREAM_SHARED) {  // every block reads it all: about 16 GiB of reads a point
-    j.warmup_steps = 1;
-    j.steps = std::max<uint64_t>(1, (uint64_t(16) << 30) / (array.footprint_bytes() * c.blocks_per_sm * plan.sms));
+  l.footprint_bytes = footprint_of(s, c, plan);
+  if (l.shape == StreamShape::Shared) {  // every block reads it all: about 16 GiB of reads a point
+    l.warmup_passes = 1;
+    l.passes = std::max<uint64_t>(1, (uint64_t(16) << 30) / (l.footprint_bytes * c.blocks_per_sm * plan.sms));
   }
-  j.array = &array;
-  return j;
+  if (plan.exact_clock) {
+    // DRAM: one timed pass, after one warm pass before writes (the L2 then holds dirty lines, as
+    // in a long stream; reads miss on cold lines as well). The L2 and the L1: a warm pass inside
+    // the timed launch (the simulated SMs' caches start each launch empty) and more timed ones,
+    // so that the pipeline's start, the blocks of one SM starting their clocks apart and the
+    // stores still draining after the blocks' last clock read weigh a few percent.
+    l.warmup_passes = s.where == Where::Dram && s.op == MT_SWEEP_READ ? 0 : 1;
+    l.passes = s.where == Where::Dram ? 1 : s.where == Where::L2 ? 16 : 32;
+    l.inner_warm_passes = s.where == Where::Dram ? 0 : 1;
+  }
+  return l;
 }
 
 struct Measured {
@@ -121,18 +138,17 @@ Measured measure_series(memtopo::Context& ctx, const Series& s, const Plan& plan
   Measured m;
   std::vector<double> per_cycle;
   auto measure = [&](const StreamConfig& c) {
-    memtopo::ChaseArray array;
-    const memtopo::JobResult r = ctx.backend().run(stream_job(s, c, plan, array));
-    const double bytes = double(r.stream_bytes), cycles = double(std::max<uint64_t>(r.cycles, 1));
-    const double per_second = bytes / std::max(1.0, double(r.stream_elapsed_ns)) * 1e9;
+    const StreamRun r = run_stream(ctx, launch_of(s, c, plan));
+    const double bytes = double(r.bytes), cycles = double(std::max<uint64_t>(r.cycles, 1));
+    const double per_second = bytes / std::max(1.0, double(r.elapsed_ns)) * 1e9;
     // A grid keeps no SM clocks; blocks beyond what an SM holds run in waves, and then the
     // slowest block's cycles are not the passes' (the rate by events still is).
-    const bool waves = c.shape != MT_STREAM_GRID && r.stream_blocks_per_sm && c.blocks_per_sm > r.stream_blocks_per_sm;
+    const bool waves = c.shape != uint32_t(StreamShape::Grid) && r.blocks_per_sm && c.blocks_per_sm > r.blocks_per_sm;
     const double gpu_per_cycle = r.cycles && !waves ? bytes / cycles : 0;
     per_cycle.push_back(s.where == Where::L1 ? gpu_per_cycle / plan.sms : gpu_per_cycle);
     m.rows.insert(m.rows.end(), {double(c.blocks_per_sm), double(c.threads), double(c.ilp), double(c.width_bytes),
-                                 per_second, gpu_per_cycle, double(r.stream_elapsed_ns), double(r.cycles),
-                                 double(r.stream_blocks_per_sm)});
+                                 per_second, gpu_per_cycle, double(r.elapsed_ns), double(r.cycles),
+                                 double(r.blocks_per_sm)});
     // The L1's rate is the SMs' own: cycles, not the launch's time, which its short passes
     // would dilute.
     return s.where == Where::L1 ? per_cycle.back() : per_second;
@@ -148,8 +164,11 @@ Measured measure_series(memtopo::Context& ctx, const Series& s, const Plan& plan
       m.points.push_back({c, measure(c)});
     }
   }
-  for (const StreamConfig& c : other_shapes(s, plan, space.max_warps_per_sm))
-    if (fits(s, c, plan)) m.points.push_back({c, measure(c)});
+  // The other shapes answer effects of a GPU the simulated one has not (blocks that drift apart,
+  // far lines copied near); there, a grid would cost a simulated thread per access.
+  if (!plan.exact_clock)
+    for (const StreamConfig& c : other_shapes(s, plan, space.max_warps_per_sm))
+      if (fits(s, c, plan)) m.points.push_back({c, measure(c)});
   if (!m.points.empty()) m.best_per_cycle = per_cycle[best_point(m.points)];
   return m;
 }
@@ -165,29 +184,30 @@ void report_series(memtopo::Context& ctx, const Series& s, const Measured& m) {
   ctx.result(k + "_best_config", m.points[best].config.text(), {0.8, memtopo::Bound::Exact, of});
   ctx.result(k + "_min95_config", m.points[small].config.text(),
              {0.8, memtopo::Bound::Exact, "the fewest bytes in flight per SM within 95 % of the best (" + of + ")"});
-  const memtopo::ResultInfo cyc{0.8, memtopo::Bound::Exact, "SM clock cycles of the slowest block at the best point"};
+  const memtopo::ResultInfo cyc{0.8, memtopo::Bound::Exact,
+                                "SM clock cycles of the longest span of one SM's blocks at the best point"};
   if (std::string(s.name) == "l2_read" || std::string(s.name) == "l2_write")
     ctx.result(k + "_bytes_per_cycle", m.best_per_cycle, cyc);
   if (s.where == Where::L1) ctx.result(k + "_bytes_per_cycle_per_sm", m.best_per_cycle, cyc);
 }
 
 void measure_streams(memtopo::Context& ctx) {
-  const memtopo::Backend& b = ctx.backend();
-  if (!b.has(MT_CAP_STREAM_OPS)) throw memtopo::Skip("the backend runs no bandwidth streams (MT_CAP_STREAM_OPS)");
+  if (!ctx.backend().has(MT_CAP_KERNELS)) throw memtopo::Skip("the backend runs no probe kernels (MT_CAP_KERNELS)");
   const mt_device_info& d = ctx.device();
   Plan plan;
   plan.sms = uint32_t(std::max(1, d.sm_count));
+  plan.exact_clock = memtopo::device::simulated(ctx);
   // The device's L2 in all its partitions: a measured l2.size_bytes may be one partition's.
   const uint64_t l2 = d.l2_bytes > 0 ? uint64_t(d.l2_bytes) : uint64_t(ctx.try_input<int64_t>("l2.size_bytes").value_or(0));
   if (l2 == 0) throw memtopo::Skip("no L2 size known (device.l2_bytes, l2.size_bytes)");
   plan.l2_bytes = l2 / 4;
-  plan.dram_bytes = std::max<uint64_t>(32 * l2, uint64_t(1) << 30);
+  plan.dram_bytes = plan.exact_clock ? 4 * l2 : std::max<uint64_t>(32 * l2, uint64_t(1) << 30);
   if (d.global_memory_bytes > 0) plan.dram_bytes = std::min<uint64_t>(plan.dram_bytes, uint64_t(d.global_memory_bytes) / 4);
   plan.l1_budget_bytes = uint64_t(ctx.try_input<int64_t>("l1d.size_bytes").value_or(0)) / 2;
-  std::vector<Series> all = {{"dram_read", Where::Dram, MT_STREAM_READ},   {"dram_write", Where::Dram, MT_STREAM_WRITE},
-                             {"dram_copy", Where::Dram, MT_STREAM_COPY},   {"dram_update", Where::Dram, MT_STREAM_UPDATE},
-                             {"l2_read", Where::L2, MT_STREAM_READ},       {"l2_write", Where::L2, MT_STREAM_WRITE},
-                             {"l1_read", Where::L1, MT_STREAM_READ}};
+  std::vector<Series> all = {{"dram_read", Where::Dram, MT_SWEEP_READ},   {"dram_write", Where::Dram, MT_SWEEP_WRITE},
+                             {"dram_copy", Where::Dram, MT_SWEEP_COPY},   {"dram_update", Where::Dram, MT_SWEEP_UPDATE},
+                             {"l2_read", Where::L2, MT_SWEEP_READ},       {"l2_write", Where::L2, MT_SWEEP_WRITE},
+                             {"l1_read", Where::L1, MT_SWEEP_READ}};
   double theoretical = 0;
   if (d.memory_clock_khz > 0 && d.memory_bus_width_bits > 0)
     theoretical = 2.0 * double(d.memory_clock_khz) * 1e3 * double(d.memory_bus_width_bits) / 8;  // two transfers a clock
@@ -204,7 +224,7 @@ void measure_streams(memtopo::Context& ctx) {
                      "elapsed_ns", "cycles", "resident_blocks_per_sm"},
             m.rows);
     report_series(ctx, s, m);
-    if (theoretical > 0 && (s.op == MT_STREAM_READ || s.op == MT_STREAM_WRITE) && s.where == Where::Dram)
+    if (theoretical > 0 && (s.op == MT_SWEEP_READ || s.op == MT_SWEEP_WRITE) && s.where == Where::Dram)
       ctx.result("throughput." + std::string(s.name) + "_fraction_of_theoretical",
                  m.rows[kColumns * best_point(m.points) + 4] / theoretical,
                  {0.8, memtopo::Bound::Exact, "of device.memory_clock_khz x 2 x memory_bus_width_bits / 8"});

@@ -13,7 +13,7 @@ namespace global_throughput {
 struct StreamConfig {
   uint32_t blocks_per_sm = 1, threads = 256, ilp = 1, width_bytes = 16;
   uint64_t footprint_bytes = 0;  // 0: the level's own footprint
-  // 0 (MT_STREAM_ROUNDS): resident blocks, each its own rounds; 1 (GRID): a block per round,
+  // 0 (StreamShape::Rounds): resident blocks, each its own rounds; 1 (Grid): a block per round,
   // blocks_per_sm then being what the SM holds; 2 (SHARED): every block reads the footprint.
   uint32_t shape = 0;
   uint32_t warps_per_sm() const { return blocks_per_sm * threads / 32; }

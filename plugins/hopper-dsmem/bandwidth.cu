@@ -5,11 +5,9 @@
 #include <vector>
 
 #include <memtopo/analysis.hpp>
-#include <memtopo/cuda/device.cuh>
-#include <memtopo/cuda/launch.cuh>
+#include <memtopo/device/kernel.hpp>
 #include <memtopo/probe.hpp>
 
-#include "cluster_ptx.cuh"
 #include "dsmem_analysis.hpp"
 #include "probes.hpp"
 
@@ -24,32 +22,33 @@ enum Source : int { kPeer = 0, kOwn = 1, kL2 = 2 };
 // round: of the block of the next rank (kPeer), of its own block (kOwn) or of the block's
 // 64 KiB of global memory through L2 (kL2). Cycles from the first to the last thread's end.
 template <int Width, int From>
-__global__ void __launch_bounds__(kThreads) sweep(unsigned rounds, const char* global, unsigned long long* cycles,
-                                                  unsigned* sink) {
-  extern __shared__ uint4 buf[];
-  for (unsigned i = threadIdx.x; i < kBufferBytes / 16; i += blockDim.x) buf[i] = make_uint4(i, i + 1, i + 2, i + 3);
-  const uint32_t rank = memtopo::device::cluster_rank(), n = memtopo::device::cluster_blocks();
-  cluster_sync();
-  const uint32_t own = cta_address(buf);
-  const uint32_t base = From == kPeer ? cluster_address(own, (rank + 1) % n) : own;
-  const char* mine = global + size_t(blockIdx.x) * kBufferBytes;
-  const unsigned step = blockDim.x * Width;
+MEMTOPO_KERNEL void sweep(unsigned rounds, const char* global, unsigned long long* cycles, unsigned* sink) {
+  namespace md = memtopo::device;
+  uint32_t* buf = md::dynamic_shared<uint32_t>();
+  const unsigned t = md::thread_index(), threads = md::block_threads();
+  for (unsigned i = t; i < kBufferBytes / 4; i += threads) buf[i] = i / 4 + i % 4;
+  const uint32_t rank = md::cluster_rank(), n = md::cluster_blocks();
+  md::cluster_sync();
+  const uint32_t own = md::shared_address(buf);
+  const uint32_t base = From == kPeer ? md::cluster_address(own, (rank + 1) % n) : own;
+  const char* mine = global + size_t(md::block_index()) * kBufferBytes;
+  const unsigned step = threads * Width;
   uint32_t acc = 0;
-  __syncthreads();
-  const unsigned long long t0 = memtopo::device::clock_now();
+  md::sync_block();
+  const unsigned long long t0 = md::clock_now();
   for (unsigned r = 0; r < rounds; ++r) {
 #pragma unroll 16
-    for (unsigned off = threadIdx.x * Width; off < kBufferBytes; off += step) {
-      if constexpr (From == kPeer) acc ^= load_cluster_wide<Width>(base + off);
-      if constexpr (From == kOwn) acc ^= load_cta_wide<Width>(base + off);
-      if constexpr (From == kL2) acc ^= load_global_cg<Width>(mine + off);
+    for (unsigned off = t * Width; off < kBufferBytes; off += step) {
+      if constexpr (From == kPeer) acc ^= md::load_wide<md::Path::Cluster, Width>(base + off);
+      if constexpr (From == kOwn) acc ^= md::load_wide<md::Path::Shared, Width>(base + off);
+      if constexpr (From == kL2) acc ^= md::load_wide<md::Path::GlobalCg, Width>(reinterpret_cast<unsigned long long>(mine + off));
     }
   }
-  __syncthreads();
-  const unsigned long long t1 = memtopo::device::clock_now();
+  md::sync_block();
+  const unsigned long long t1 = md::clock_now();
   if (acc == 0x9e3779b9u) *sink = acc;
-  if (threadIdx.x == 0) cycles[blockIdx.x] = t1 - t0;
-  cluster_sync();
+  if (t == 0) cycles[md::block_index()] = t1 - t0;
+  md::cluster_sync();
 }
 
 struct Sweep {
@@ -58,23 +57,30 @@ struct Sweep {
 };
 
 // Per-SM GB/s of every block of one launch.
+template <int Width, int From>
+memtopo::device::LaunchReport launch_sweep(const memtopo::Context& ctx, const memtopo::device::LaunchConfig& cfg,
+                                           unsigned rounds, const char* global, unsigned long long* cycles,
+                                           unsigned* sink) {
+  return memtopo::device::launch<sweep<Width, From>, kThreads>(ctx, "sweep", cfg, rounds, global, cycles, sink);
+}
+
 std::vector<double> run_sweep(const memtopo::Context& ctx, const Sweep& s, unsigned clusters, unsigned rounds,
-                              const memtopo::cuda::DeviceBuffer<char>& global) {
-  memtopo::cuda::LaunchConfig cfg;
-  cfg.block = dim3(kThreads);
-  cfg.cluster = dim3(s.cluster);
+                              const memtopo::device::Buffer<char>& global) {
+  memtopo::device::LaunchConfig cfg;
+  cfg.block = {kThreads};
+  cfg.cluster = {s.cluster};
   cfg.non_portable_cluster = s.cluster > 8;
-  cfg.grid = dim3(clusters * s.cluster);
+  cfg.grid = {clusters * s.cluster};
   cfg.dynamic_shared_bytes = unsigned(std::max<int64_t>(kBufferBytes, ctx.device().shared_per_sm_bytes / 2 + 1024));
-  memtopo::cuda::DeviceBuffer<unsigned long long> cycles(ctx, cfg.grid.x);
-  memtopo::cuda::DeviceBuffer<unsigned> sink(ctx, 1);
-  using K = void (*)(unsigned, const char*, unsigned long long*, unsigned*);
-  static const K kernels[3][3] = {{sweep<4, kPeer>, sweep<4, kOwn>, sweep<4, kL2>},
-                                  {sweep<8, kPeer>, sweep<8, kOwn>, sweep<8, kL2>},
-                                  {sweep<16, kPeer>, sweep<16, kOwn>, sweep<16, kL2>}};
+  memtopo::device::Buffer<unsigned long long> cycles(ctx, cfg.grid.x);
+  memtopo::device::Buffer<unsigned> sink(ctx, 1);
+  using L = memtopo::device::LaunchReport (*)(const memtopo::Context&, const memtopo::device::LaunchConfig&, unsigned,
+                                              const char*, unsigned long long*, unsigned*);
+  static const L kernels[3][3] = {{launch_sweep<4, kPeer>, launch_sweep<4, kOwn>, launch_sweep<4, kL2>},
+                                  {launch_sweep<8, kPeer>, launch_sweep<8, kOwn>, launch_sweep<8, kL2>},
+                                  {launch_sweep<16, kPeer>, launch_sweep<16, kOwn>, launch_sweep<16, kL2>}};
   const int w = s.width == 4 ? 0 : s.width == 8 ? 1 : 2;
-  const auto report = memtopo::cuda::launch(ctx, "sweep", kernels[w][s.from], cfg, rounds,
-                                            static_cast<const char*>(global.get()), cycles.get(), sink.get());
+  const auto report = kernels[w][s.from](ctx, cfg, rounds, static_cast<const char*>(global.get()), cycles.get(), sink.get());
   const double mhz = 0.5 * (report.sm_clock_mhz_before + report.sm_clock_mhz_after);
   std::vector<double> per_sm;
   for (unsigned long long c : cycles.download()) per_sm.push_back(memtopo::analysis::gbps_from_cycles(double(rounds) * kBufferBytes, double(c), mhz));
@@ -86,8 +92,10 @@ std::vector<double> run_sweep(const memtopo::Context& ctx, const Sweep& s, unsig
 void measure_bandwidth(memtopo::Context& ctx) {
   const int64_t max_blocks = ctx.input<int64_t>("dsmem.max_cluster_blocks");
   const std::vector<int64_t> resident = ctx.input<std::vector<int64_t>>("dsmem.resident_clusters");
-  const unsigned rounds = unsigned(ctx.option<int64_t>("rounds"));
-  memtopo::cuda::DeviceBuffer<char> global(ctx, size_t(ctx.device().sm_count) * kBufferBytes);
+  // The simulated GPU's clock is exact: two rounds time a sweep there.
+  const unsigned rounds = memtopo::device::simulated(ctx) ? std::min(2u, unsigned(ctx.option<int64_t>("rounds")))
+                                                          : unsigned(ctx.option<int64_t>("rounds"));
+  memtopo::device::Buffer<char> global(ctx, size_t(ctx.device().sm_count) * kBufferBytes);
   const std::vector<int> widths = {4, 8, 16};
   std::vector<int64_t> sizes;
   for (int64_t s = 2; s <= max_blocks; s *= 2) sizes.push_back(s);

@@ -4,8 +4,7 @@
 #include <string>
 #include <vector>
 
-#include <memtopo/cuda/device.cuh>
-#include <memtopo/cuda/launch.cuh>
+#include <memtopo/device/kernel.hpp>
 #include <memtopo/probe.hpp>
 
 #include "gpc_map.hpp"
@@ -18,39 +17,39 @@ namespace {
 // many blocks have arrived (all of them resident at once) or `timeout_ns` passes, and notes
 // whether they did. Then the block stays for its cluster's share of `hold_ns`, so that the
 // next clusters of a large grid land where earlier ones left at different times.
-__global__ void cluster_residency(unsigned* arrived, unsigned expected, unsigned long long timeout_ns,
-                                  unsigned long long hold_ns, int* sm_of_block, unsigned* all_met) {
-  if (threadIdx.x != 0) return;
-  sm_of_block[blockIdx.x] = int(memtopo::device::smid());
-  const unsigned long long t0 = memtopo::device::globaltimer_ns();
-  atomicAdd(arrived, 1u);
+MEMTOPO_KERNEL void cluster_residency(unsigned* arrived, unsigned expected, unsigned long long timeout_ns,
+                                      unsigned long long hold_ns, int* sm_of_block, unsigned* all_met) {
+  namespace md = memtopo::device;
+  if (md::thread_index() != 0) return;
+  sm_of_block[md::block_index()] = int(md::smid());
+  const unsigned long long t0 = md::globaltimer_ns();
+  md::atomic_add(arrived, 1u);
   if (expected > 0) {
     unsigned n = 0;
     do {
-      n = atomicAdd(arrived, 0u);
-    } while (n < expected && memtopo::device::globaltimer_ns() - t0 < timeout_ns);
-    if (n >= expected) atomicAdd(all_met, 1u);
+      n = md::atomic_add(arrived, 0u);
+    } while (n < expected && md::globaltimer_ns() - t0 < timeout_ns);
+    if (n >= expected) md::atomic_add(all_met, 1u);
   }
-  const unsigned cluster = blockIdx.x / memtopo::device::cluster_blocks();
+  const unsigned cluster = md::block_index() / md::cluster_blocks();
   const unsigned long long hold = hold_ns * (1 + (cluster * 2654435761u >> 28)) / 16;  // 1/16 to 1 of hold_ns
-  while (memtopo::device::globaltimer_ns() - t0 < hold) {
+  while (md::globaltimer_ns() - t0 < hold) {
   }
 }
 
 struct Residency {
-  memtopo::cuda::DeviceBuffer<unsigned> arrived, met;
-  memtopo::cuda::DeviceBuffer<int> sm_of_block;
+  memtopo::device::Buffer<unsigned> arrived, met;
+  memtopo::device::Buffer<int> sm_of_block;
   Residency(const memtopo::Context& ctx, size_t blocks) : arrived(ctx, 1), met(ctx, 1), sm_of_block(ctx, blocks) {}
 };
 
-memtopo::cuda::LaunchConfig one_block_per_sm(const memtopo::Context& ctx, unsigned cluster_blocks) {
-  int optin = 0;
-  cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, ctx.device().ordinal);
-  memtopo::cuda::LaunchConfig cfg;
-  cfg.block = dim3(32);
+memtopo::device::LaunchConfig one_block_per_sm(const memtopo::Context& ctx, unsigned cluster_blocks) {
+  const int64_t optin = ctx.device().shared_per_block_optin_bytes;
+  memtopo::device::LaunchConfig cfg;
+  cfg.block = {32};
   // More than half of an SM's shared memory: one block per SM, so clusters compete for SMs.
   cfg.dynamic_shared_bytes = unsigned(std::min<int64_t>(ctx.device().shared_per_sm_bytes / 2 + 1024, optin));
-  cfg.cluster = dim3(cluster_blocks);
+  cfg.cluster = {cluster_blocks};
   cfg.non_portable_cluster = cluster_blocks > 8;
   cfg.warmup_launches = 0;
   return cfg;
@@ -59,18 +58,17 @@ memtopo::cuda::LaunchConfig one_block_per_sm(const memtopo::Context& ctx, unsign
 // Launches `clusters` clusters; returns the SM of every block, or nothing when the launch is
 // refused (a cluster size the device cannot run). `all_resident` says whether every block
 // saw every other arrive within the timeout.
-std::optional<std::vector<int>> place(const memtopo::Context& ctx, memtopo::cuda::LaunchConfig cfg, unsigned clusters,
+std::optional<std::vector<int>> place(const memtopo::Context& ctx, memtopo::device::LaunchConfig cfg, unsigned clusters,
                                       bool wait_for_all, unsigned long long hold_ns, bool* all_resident = nullptr) {
   const unsigned blocks = clusters * cfg.cluster.x;
-  cfg.grid = dim3(blocks);
+  cfg.grid = {blocks};
   Residency r(ctx, blocks);
   r.arrived.zero();
   r.met.zero();
   try {
-    memtopo::cuda::launch(ctx, "cluster_residency", cluster_residency, cfg, r.arrived.get(), wait_for_all ? blocks : 0u,
-                          5'000'000ull, hold_ns, r.sm_of_block.get(), r.met.get());
-  } catch (const memtopo::Error& e) {
-    if (std::string(e.what()).find("cudaLaunchKernelEx") == std::string::npos) throw;
+    memtopo::device::launch<cluster_residency>(ctx, "cluster_residency", cfg, r.arrived.get(), wait_for_all ? blocks : 0u,
+                                               5'000'000ull, hold_ns, r.sm_of_block.get(), r.met.get());
+  } catch (const memtopo::device::LaunchRefused&) {
     return std::nullopt;
   }
   if (all_resident) *all_resident = r.met.download()[0] == blocks;
@@ -80,7 +78,7 @@ std::optional<std::vector<int>> place(const memtopo::Context& ctx, memtopo::cuda
 // The largest number of clusters all resident at once, starting from the occupancy API's
 // answer and moving up or down by launches that wait for every block.
 int64_t measured_resident(const memtopo::Context& ctx, unsigned size, int api_answer) {
-  const memtopo::cuda::LaunchConfig cfg = one_block_per_sm(ctx, size);
+  const memtopo::device::LaunchConfig cfg = one_block_per_sm(ctx, size);
   const unsigned most = unsigned(ctx.device().sm_count) / size;
   auto all_resident = [&](unsigned n) {
     bool ok = false;
@@ -123,7 +121,7 @@ void measure_clusters(memtopo::Context& ctx) {
   // Sizes that run: the portable ones without the non-portable attribute, then up to 32.
   int64_t max_portable = 0, max_blocks = 0;
   for (unsigned s = 1; s <= 32; ++s) {
-    memtopo::cuda::LaunchConfig cfg = one_block_per_sm(ctx, s);
+    memtopo::device::LaunchConfig cfg = one_block_per_sm(ctx, s);
     cfg.non_portable_cluster = false;
     if (s <= 8 && place(ctx, cfg, 1, false, 0)) max_portable = s;
     cfg.non_portable_cluster = true;
@@ -134,7 +132,7 @@ void measure_clusters(memtopo::Context& ctx) {
   std::vector<int64_t> resident, api;
   std::vector<double> rows;
   for (unsigned s = 1; s <= unsigned(max_blocks); ++s) {
-    const int answer = memtopo::cuda::max_active_clusters(ctx, "cluster_residency", cluster_residency, one_block_per_sm(ctx, s));
+    const int answer = memtopo::device::max_active_clusters<cluster_residency>(ctx, "cluster_residency", one_block_per_sm(ctx, s));
     resident.push_back(measured_resident(ctx, s, answer));
     api.push_back(answer);
     rows.insert(rows.end(), {double(s), double(answer), double(resident.back())});

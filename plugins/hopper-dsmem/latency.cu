@@ -3,11 +3,9 @@
 #include <string>
 #include <vector>
 
-#include <memtopo/cuda/device.cuh>
-#include <memtopo/cuda/launch.cuh>
+#include <memtopo/device/kernel.hpp>
 #include <memtopo/probe.hpp>
 
-#include "cluster_ptx.cuh"
 #include "dsmem_analysis.hpp"
 #include "probes.hpp"
 
@@ -21,34 +19,37 @@ constexpr unsigned kChainWords = 1024;
 // of the block at each distance in turn, and its own shared::cta ring; the other blocks wait at
 // the last cluster barrier, so their shared memory lives until the chases end.
 // out: per cluster, cycles of `loads` loads at distance 0 .. n-1, then the shared::cta chase.
-__global__ void peer_chase(unsigned warm, unsigned loads, unsigned long long* out, int* sm_of_block) {
-  __shared__ uint32_t ring[kChainWords], local_ring[kChainWords];
-  __shared__ uint32_t sink;
-  const uint32_t rank = memtopo::device::cluster_rank(), n = memtopo::device::cluster_blocks();
-  for (unsigned i = threadIdx.x; i < kChainWords; i += blockDim.x) {
+MEMTOPO_KERNEL void peer_chase(unsigned warm, unsigned loads, unsigned long long* out, int* sm_of_block) {
+  namespace md = memtopo::device;
+  MEMTOPO_SHARED(uint32_t, ring, kChainWords);
+  MEMTOPO_SHARED(uint32_t, local_ring, kChainWords);
+  MEMTOPO_SHARED_VAR(uint32_t, sink);
+  const uint32_t rank = md::cluster_rank(), n = md::cluster_blocks();
+  const unsigned t = md::thread_index(), block = md::block_index();
+  for (unsigned i = t; i < kChainWords; i += md::block_threads()) {
     const unsigned next = (i + 33) % kChainWords;  // a ring through every word, 33 words apart
-    ring[i] = cluster_address(cta_address(&ring[next]), rank);
-    local_ring[i] = cta_address(&local_ring[next]);
+    ring[i] = md::cluster_address(md::shared_address(&ring[next]), rank);
+    local_ring[i] = md::shared_address(&local_ring[next]);
   }
-  if (threadIdx.x == 0) sm_of_block[blockIdx.x] = int(memtopo::device::smid());
-  cluster_sync();
-  if (rank == 0 && threadIdx.x == 0) {
-    const unsigned long long slot = cta_address(&sink);
-    unsigned long long* mine = out + (blockIdx.x / n) * (n + 1);
+  if (t == 0) sm_of_block[block] = int(md::smid());
+  md::cluster_sync();
+  if (rank == 0 && t == 0) {
+    const unsigned long long slot = md::shared_address(&sink);
+    unsigned long long* mine = out + (block / n) * (n + 1);
     for (uint32_t d = 0; d < n; ++d) {
-      uint32_t p = cluster_address(cta_address(&ring[0]), d);
-      for (unsigned i = 0; i < warm; ++i) p = load_cluster(p);
-      const unsigned long long t0 = memtopo::device::clock_after(p, slot);
-      for (unsigned i = 0; i < loads; ++i) p = load_cluster(p);
-      mine[d] = memtopo::device::clock_after(p, slot) - t0;
+      uint32_t p = md::cluster_address(md::shared_address(&ring[0]), d);
+      for (unsigned i = 0; i < warm; ++i) p = md::follow32<md::Path::Cluster>(p);
+      const unsigned long long t0 = md::clock_after(p, slot);
+      for (unsigned i = 0; i < loads; ++i) p = md::follow32<md::Path::Cluster>(p);
+      mine[d] = md::clock_after(p, slot) - t0;
     }
-    uint32_t p = cta_address(&local_ring[0]);
-    for (unsigned i = 0; i < warm; ++i) p = load_cta(p);
-    const unsigned long long t0 = memtopo::device::clock_after(p, slot);
-    for (unsigned i = 0; i < loads; ++i) p = load_cta(p);
-    mine[n] = memtopo::device::clock_after(p, slot) - t0;
+    uint32_t p = md::shared_address(&local_ring[0]);
+    for (unsigned i = 0; i < warm; ++i) p = md::follow32<md::Path::Shared>(p);
+    const unsigned long long t0 = md::clock_after(p, slot);
+    for (unsigned i = 0; i < loads; ++i) p = md::follow32<md::Path::Shared>(p);
+    mine[n] = md::clock_after(p, slot) - t0;
   }
-  cluster_sync();
+  md::cluster_sync();
 }
 
 }  // namespace
@@ -58,18 +59,18 @@ void measure_latency(memtopo::Context& ctx) {
   const std::vector<int64_t> resident = ctx.input<std::vector<int64_t>>("dsmem.resident_clusters");
   const unsigned clusters = unsigned(std::max<int64_t>(resident.at(size - 1), 1));
   const unsigned loads = unsigned(ctx.option<int64_t>("loads")), warm = 64;
-  memtopo::cuda::LaunchConfig cfg;
-  cfg.block = dim3(128);
-  cfg.cluster = dim3(size);
+  memtopo::device::LaunchConfig cfg;
+  cfg.block = {128};
+  cfg.cluster = {size};
   cfg.non_portable_cluster = size > 8;
-  cfg.grid = dim3(clusters * size);
-  memtopo::cuda::DeviceBuffer<unsigned long long> out(ctx, size_t(clusters) * (size + 1));
-  memtopo::cuda::DeviceBuffer<int> sms(ctx, cfg.grid.x);
+  cfg.grid = {clusters * size};
+  memtopo::device::Buffer<unsigned long long> out(ctx, size_t(clusters) * (size + 1));
+  memtopo::device::Buffer<int> sms(ctx, cfg.grid.x);
   std::vector<ChaseSample> samples, local;
   std::vector<double> rows;
   const int repeats = int(ctx.option<int64_t>("repeats"));
   for (int rep = 0; rep < repeats; ++rep) {
-    memtopo::cuda::launch(ctx, "peer_chase", peer_chase, cfg, warm, loads, out.get(), sms.get());
+    memtopo::device::launch<peer_chase>(ctx, "peer_chase", cfg, warm, loads, out.get(), sms.get());
     const std::vector<unsigned long long> cycles = out.download();
     const std::vector<int> sm = sms.download();
     for (unsigned c = 0; c < clusters; ++c) {

@@ -21,7 +21,6 @@ memtopo::Probe clusters() {
       .key("gpc.index_of_sm", MT_VALUE_INT_ARRAY, "", "the GPC (index into gpc.sm_counts) of SM 0, 1, ...; -1: unknown")
       .key("gpc.unresolved_sms", MT_VALUE_INT_ARRAY, "",
            "SMs on which only clusters of one TPC ran: placement does not say their GPC")
-      .backends(MT_BACKEND_CUDA)
       .min_compute_capability(9, 0)
       .budget_seconds(60)
       .run(hopper_dsmem::measure_clusters);
@@ -44,7 +43,6 @@ memtopo::Probe latency() {
       .key("dsmem.local_cluster_latency_cycles", MT_VALUE_FLOAT, "cycles",
            "dependent ld.shared::cluster into the block's own shared memory")
       .key("dsmem.local_latency_cycles", MT_VALUE_FLOAT, "cycles", "dependent ld.shared with a shared::cta address")
-      .backends(MT_BACKEND_CUDA)
       .min_compute_capability(9, 0)
       .budget_seconds(60)
       .run(hopper_dsmem::measure_latency);
@@ -65,7 +63,6 @@ memtopo::Probe bandwidth() {
       .key("dsmem.sm_to_sm_by_cluster_gbps", MT_VALUE_FLOAT_ARRAY, "gbps", "the same with 16 B loads per cluster size")
       .key("dsmem.local_shared_gbps", MT_VALUE_FLOAT_ARRAY, "gbps", "one SM reading its own shared memory, per width")
       .key("dsmem.l2_gbps", MT_VALUE_FLOAT_ARRAY, "gbps", "one SM reading L2 (ld.global.cg) while every SM does, per width")
-      .backends(MT_BACKEND_CUDA)
       .min_compute_capability(9, 0)
       .budget_seconds(60)
       .run(hopper_dsmem::measure_bandwidth);

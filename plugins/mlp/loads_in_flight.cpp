@@ -11,6 +11,7 @@
 
 #include <memtopo/probe.hpp>
 
+#include "chains_run.hpp"
 #include "mlp_analysis.hpp"
 
 namespace mlp {
@@ -27,26 +28,23 @@ struct Level {
 };
 
 // `ceiling`: raw cycles above which a load is an interruption, left out (0: none).
-Point measure(const memtopo::Context& ctx, const memtopo::ChaseArray& a, const Level& lv, const Shape& s,
-              uint64_t per_chain, double overhead, double ceiling) {
+Point measure(const memtopo::Context& ctx, const Level& lv, const Shape& s, uint64_t per_chain, double overhead,
+              double ceiling) {
   const uint64_t chains = s.chains();
-  memtopo::Job j;
-  j.space = MT_SPACE_GLOBAL_CG;
-  j.pattern = MT_PATTERN_RANDOM;
-  j.record = MT_RECORD_COUNTS;
-  j.array = &a;
-  j.random_stride_bytes = kLine;
-  j.slow_cycles = 0xfffffffeu;  // nothing is slow: only the cycles count
-  j.slow_max_cycles = uint32_t(std::min(ceiling, 4e9));
-  // Multiples of the chains: chains of one lane share the loads equally.
-  j.warmup_steps = (std::max(lv.warm_loads, 8 * chains) + chains - 1) / chains * chains;
+  ChainsLaunch l;
+  l.warps = s.warps;
+  l.lanes = s.lanes;
+  l.lane_chains = s.lane_chains;
+  l.footprint_bytes = lv.footprint;
+  l.ceiling_cycles = uint32_t(std::min(ceiling, 4e9));
+  // Whole steps of every chain: chains of one lane share the loads equally.
+  const uint64_t warm = (std::max(lv.warm_loads, 8 * chains) + chains - 1) / chains * chains;
   // Chains per lane: four times the loads, so that the warm-up's spread is small in the span.
   const uint64_t timed = per_chain * (s.lane_chains > 1 ? 4 : 1);
-  j.steps = (std::max<uint64_t>(timed * chains, kMinLoads) + chains - 1) / chains * chains;
-  j.rate.streams = s.warps;
-  j.rate.lanes = s.lanes;
-  j.rate.lane_chains = s.lane_chains;
-  const memtopo::JobResult r = ctx.backend().run(j);
+  const uint64_t steps = (std::max<uint64_t>(timed * chains, kMinLoads) + chains - 1) / chains * chains;
+  l.warmup_steps = warm / chains;
+  l.steps = steps / chains;
+  const ChainsRun r = run_chains(ctx, l);
   // Each load's own cycles, timed by its chain while the others load: the latency at this many
   // chains. When the chains always have a load out, they make chains / latency loads per cycle.
   // But between two groups a lane of several chains computes as many next addresses, and many
@@ -56,11 +54,11 @@ Point measure(const memtopo::Context& ctx, const memtopo::ChaseArray& a, const L
   // One lane's chains are all out during its groups whatever it does between them.
   Point p;
   p.chains = double(chains);
-  p.loads = double(j.steps - std::min(r.outliers, j.steps));
+  p.loads = double(steps - std::min(r.outliers, steps));
   p.latency = std::max(1.0, double(r.cycles) / std::max(p.loads, 1.0) - overhead);
   p.per_cycle = p.chains / p.latency;
   if (r.span_cycles && s.lane_chains > 1 && s.warps * s.lanes > 1) {
-    p.span_per_cycle = double(j.steps) / double(r.span_cycles);
+    p.span_per_cycle = double(steps) / double(r.span_cycles);
     if (p.span_per_cycle < kIssueBound * p.per_cycle) p.per_cycle = p.span_per_cycle;
   }
   return p;
@@ -68,7 +66,6 @@ Point measure(const memtopo::Context& ctx, const memtopo::ChaseArray& a, const L
 
 std::vector<Point> sweep(memtopo::Context& ctx, const Level& lv, const std::vector<Shape>& shapes, const std::string& tag,
                          uint64_t per_chain) {
-  const auto a = memtopo::ChaseArray::stride(lv.footprint, kLine);
   const double overhead = ctx.backend().timing_overhead();
   std::vector<Point> curve;
   std::vector<double> rows;
@@ -77,11 +74,11 @@ std::vector<Point> sweep(memtopo::Context& ctx, const Level& lv, const std::vect
   // point and the throughput does not fall, so a load's mean latency at most doubles: the
   // ceiling stays twice this point's mean or more. A pilot point without a ceiling gives the
   // first ceiling.
-  const Point pilot = measure(ctx, a, lv, shapes.front(), per_chain, overhead, 0);
+  const Point pilot = measure(ctx, lv, shapes.front(), per_chain, overhead, 0);
   for (const Shape& s : shapes) {
     const Point& last = curve.empty() ? pilot : curve.back();
     const double ceiling = 4 * (last.latency + overhead);
-    curve.push_back(measure(ctx, a, lv, s, per_chain, overhead, ceiling));
+    curve.push_back(measure(ctx, lv, s, per_chain, overhead, ceiling));
     const Point& p = curve.back();
     rows.insert(rows.end(), {double(s.warps), double(s.lanes), double(s.lane_chains), p.chains, p.latency,
                              1000 * p.per_cycle, 1000 * p.span_per_cycle});
@@ -98,9 +95,7 @@ void report(memtopo::Context& ctx, const std::string& key, const InFlight& f, co
 }
 
 void measure_in_flight(memtopo::Context& ctx) {
-  const memtopo::Backend& b = ctx.backend();
-  if (!b.has(MT_CAP_RANDOM | MT_CAP_COUNTS | MT_CAP_STREAMS | MT_CAP_STREAM_LANES))
-    throw memtopo::Skip("the backend runs no random loads in several chains (MT_CAP_STREAM_LANES)");
+  if (!ctx.backend().has(MT_CAP_KERNELS)) throw memtopo::Skip("the backend runs no probe kernels (MT_CAP_KERNELS)");
   const uint64_t l2 = uint64_t(ctx.try_input<int64_t>("l2.size_bytes").value_or(ctx.device().l2_bytes));
   if (l2 == 0) throw memtopo::Skip("no L2 size known");
   const uint64_t per_chain = uint64_t(ctx.option<int64_t>("loads_per_chain"));
@@ -110,8 +105,9 @@ void measure_in_flight(memtopo::Context& ctx) {
   // of few loads. Loads of the other level would queue at its limit and blur this one's.
   const Level l2_level{"l2", std::max<uint64_t>(l2 / 4 / kLine * kLine, 64 * kLine), 8 * (l2 / 4 / kLine)};
   const Level dram_level{"dram", 64 * l2, 2 * (l2 / kLine)};
-  const unsigned warps = std::min(b.streams_max(), 32u);
-  const unsigned lane_chains = b.has(MT_CAP_LANE_CHAINS) ? 8 : 1;
+  const int threads = ctx.device().max_threads_per_block > 0 ? ctx.device().max_threads_per_block : 1024;
+  const unsigned warps = std::min(unsigned(threads) / 32, 32u);
+  const unsigned lane_chains = 8;
   const auto shapes = sm_shapes(warps, unsigned(ctx.option<int64_t>("max_chains")), lane_chains);
   const std::vector<Point> sm_l2 = sweep(ctx, l2_level, shapes, "sm_l2", per_chain);
   ctx.progress(0.4, "DRAM");

@@ -1,6 +1,6 @@
 // shared-memory/banks: the banks of shared memory from one warp's loads. Lane t of a warp
 // re-reads the 4-byte word t x stride (an array whose every element leads to itself; the
-// warp's lanes are chains of one job, mt_job::stream_lanes), so every load of the warp takes as
+// warp's lanes are chains of the probe's kernel, banks_run.cu), so every load of the warp takes as
 // many turns as the most distinct words one bank holds. Latency against stride gives the banks,
 // their width and a conflict's cost; d lanes on d words of one bank give the latency at each
 // conflict degree 1 .. 32; all lanes on one word show a broadcast; 1 .. 32 warps the loads per
@@ -13,51 +13,34 @@
 #include <memtopo/probe.hpp>
 
 #include "banks_analysis.hpp"
+#include "banks_run.hpp"
 #include "probes.hpp"
 
 namespace shmem {
 namespace {
 
-constexpr uint32_t kWords = 4096;  // 16 KiB: stride 64 x 31 lanes, and more
-
 struct Warp {
   const memtopo::Context& ctx;
-  memtopo::ChaseArray loops, loops8, loops16;  // every element leads to itself (to its 8 / 16-byte word)
   double overhead = 0;
+  uint32_t ceiling = 0;  // cycles above which a load was interrupted
 
   // Cycles per load (timing overhead off) of `warps` warps of `lanes` lanes, lane c at word
   // c x stride, each load `width` bytes.
   double cycles(uint32_t stride, uint32_t lanes, uint32_t warps = 1, uint32_t width = 4) const {
-    memtopo::Job j;
-    j.space = MT_SPACE_SHARED;
-    j.record = MT_RECORD_COUNTS;
-    j.array = width == 16 ? &loops16 : width == 8 ? &loops8 : &loops;
-    j.load_bytes = width;
-    j.slow_cycles = 0xfffffffeu;
-    j.rate.streams = warps;
-    j.rate.lanes = lanes;
-    j.rate.lane_offset_elems = stride;
-    const uint64_t chains = uint64_t(warps) * lanes;
-    j.warmup_steps = 8 * chains;
-    j.steps = 256 * chains;
-    const memtopo::JobResult r = ctx.backend().run(j);
-    return double(r.cycles) / double(j.steps) - overhead;
+    return bank_load_cycles(ctx, stride, lanes, warps, width, ceiling) - overhead;
   }
 };
 
-// Element i leads to the first element of its `width`-byte word, so a lane re-reads one word.
-memtopo::ChaseArray self_loops(uint32_t width = 4) {
-  memtopo::ChaseArray a;
-  a.next.resize(kWords);
-  for (uint32_t i = 0; i < kWords; ++i) a.next[i] = i - i % (width / 4);
-  return a;
+// Warps of one block: at most 32, and what the device's blocks hold.
+uint32_t max_warps(const memtopo::Context& ctx) {
+  const int threads = ctx.device().max_threads_per_block > 0 ? ctx.device().max_threads_per_block : 1024;
+  return std::min(uint32_t(threads) / 32, 32u);
 }
 
 // Vector loads without a conflict (lane t at the t-th 8- or 16-byte word): their latency, the
 // turns they take (what they add over a 4-byte load, in conflict turns, plus one) and the bytes
 // per cycle of up to 32 warps.
 void measure_widths(memtopo::Context& ctx, const Warp& w, const BankFit& f, double one_warp) {
-  if (!ctx.backend().has(MT_CAP_LOAD_WIDTH)) return;
   std::vector<double> latency{one_warp}, bytes(3, 0.0), rows;
   std::vector<int64_t> turns{1};
   for (uint32_t width : {8u, 16u}) {
@@ -66,7 +49,7 @@ void measure_widths(memtopo::Context& ctx, const Warp& w, const BankFit& f, doub
   }
   for (size_t k = 0; k < 3; ++k) {
     const uint32_t width = 4u << k;
-    for (uint32_t warps = 1; warps <= std::min(ctx.backend().streams_max(), 32u); warps *= 2) {
+    for (uint32_t warps = 1; warps <= max_warps(ctx); warps *= 2) {
       const double c = w.cycles(width / 4, 32, warps, width), per_cycle = 32.0 * warps * width / c;
       bytes[k] = std::max(bytes[k], per_cycle);
       rows.insert(rows.end(), {double(width), double(warps), c, per_cycle});
@@ -83,9 +66,8 @@ void measure_widths(memtopo::Context& ctx, const Warp& w, const BankFit& f, doub
 }
 
 void measure_banks(memtopo::Context& ctx) {
-  if (!ctx.backend().has(MT_CAP_STREAM_LANES | MT_CAP_COUNTS))
-    throw memtopo::Skip("the backend runs no warps of chains (MT_CAP_STREAM_LANES)");
-  const Warp w{ctx, self_loops(), self_loops(8), self_loops(16), ctx.backend().timing_overhead()};
+  if (!ctx.backend().has(MT_CAP_KERNELS)) throw memtopo::Skip("the backend runs no probe kernels (MT_CAP_KERNELS)");
+  const Warp w{ctx, ctx.backend().timing_overhead(), uint32_t(ctx.option<int64_t>("interruption_cycles"))};
   std::vector<StrideLatency> series;
   std::vector<double> rows;
   for (uint32_t s : probe_strides()) {
@@ -122,7 +104,7 @@ void measure_banks(memtopo::Context& ctx) {
   // Loads per cycle of an SM: warps of 32 lanes without a conflict.
   double most = 0;
   std::vector<double> warp_rows;
-  for (uint32_t warps = 1; warps <= std::min(ctx.backend().streams_max(), 32u); warps *= 2) {
+  for (uint32_t warps = 1; warps <= max_warps(ctx); warps *= 2) {
     const double c = w.cycles(1, 32, warps), per_cycle = 32.0 * warps / c;
     most = std::max(most, per_cycle);
     warp_rows.insert(warp_rows.end(), {double(warps), c, per_cycle});
@@ -155,6 +137,9 @@ memtopo::Probe banks_probe() {
       .key("shared.wide_load_turns", MT_VALUE_INT_ARRAY, "", "bank turns a conflict-free warp load of 4, 8, 16 bytes takes")
       .key("shared.wide_load_sm_bytes_per_cycle", MT_VALUE_FLOAT_ARRAY, "",
            "bytes per cycle of an SM in loads of 4, 8 and 16 bytes (at least)")
+      .option("interruption_cycles", MT_VALUE_INT, "1000",
+              "a timed shared load above this is an interruption of its warp, left out (32-way conflicts stay far below)")
+      .range("64", "1000000")
       .budget_seconds(30)
       .run(measure_banks);
 }

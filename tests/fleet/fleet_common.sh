@@ -6,7 +6,7 @@ make_fleet_devices() {
   rm -rf "$work" && mkdir -p "$work/devices"
   local example="$source_dir/examples/devices/hopper-like.toml"
   for d in a b c; do cp "$example" "$work/devices/$d.toml"; done
-  sed -e 's/^size_bytes = 8388608/size_bytes = 6291456/' -e 's/^sets = 4096 .*/sets = 3072/' \
+  sed -e 's/^size_bytes = 2097152/size_bytes = 1572864/' -e 's/^sets = 1024 .*/sets = 768/' \
       -e 's/^dram_read_bytes_per_second = .*/dram_read_bytes_per_second = 150000000000.0/' "$example" >"$work/devices/odd.toml"
   cmp -s "$example" "$work/devices/odd.toml" && { echo "the odd device is not odd"; return 1; }
   devices="sim:$work/devices/a.toml,sim:$work/devices/b.toml,sim:$work/devices/c.toml,sim:$work/devices/odd.toml"

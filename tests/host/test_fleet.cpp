@@ -31,8 +31,8 @@ void write_devices(const test::TempDir& dir) {
   const std::string healthy = test::read_file(kExample);
   test::write_file(dir / "healthy.toml", healthy);
   std::string odd = healthy;
-  odd = std::regex_replace(odd, std::regex("\nsize_bytes = 8388608"), "\nsize_bytes = 6291456");
-  odd = std::regex_replace(odd, std::regex("\nsets = 4096"), "\nsets = 3072");
+  odd = std::regex_replace(odd, std::regex("\nsize_bytes = 2097152"), "\nsize_bytes = 1572864");
+  odd = std::regex_replace(odd, std::regex("\nsets = 1024"), "\nsets = 768");
   odd = std::regex_replace(odd, std::regex("\ndram_read_bytes_per_second = [0-9.]+"),
                            "\ndram_read_bytes_per_second = 150000000000.0");
   REQUIRE(odd != healthy);

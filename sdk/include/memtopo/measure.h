@@ -286,7 +286,16 @@ typedef struct mt_kernel_launch {
   int32_t shared_carveout_percent; /* -1: the default; 0: the largest L1 */
   void (*thread_main)(void* args); /* runs one thread of the kernel */
   void* args;
+  uint32_t flags;                  /* MT_LAUNCH_* */
+  uint32_t reserved;
 } mt_kernel_launch;
+
+/* Clusters of more than 8 blocks (cudaFuncAttributeNonPortableClusterSizeAllowed). */
+#define MT_LAUNCH_NON_PORTABLE_CLUSTER 1u
+
+/* What launch_kernel returns when the device refuses the launch's shape (a cluster no GPC
+ * holds, a block too large): the probe may try another, as a CUDA launch error would let it. */
+#define MT_LAUNCH_REFUSED 2
 
 typedef struct mt_kernel_report {
   uint32_t struct_size;
@@ -295,6 +304,14 @@ typedef struct mt_kernel_report {
   uint32_t blocks_per_sm;    /* blocks one SM held at once */
   uint32_t reserved;
 } mt_kernel_report;
+
+/* What a device holds of one launch at once (mt_backend::occupancy). */
+typedef struct mt_occupancy {
+  uint32_t struct_size;
+  uint32_t blocks_per_sm;  /* blocks of the kernel one SM holds */
+  uint32_t clusters;       /* clusters of launch.cluster blocks the device holds (0: none fits) */
+  uint32_t reserved;
+} mt_occupancy;
 
 /* Where a simulated thread runs (mt_kernel_ops::place). */
 typedef struct mt_thread_place {
@@ -344,11 +361,13 @@ typedef struct mt_access_program {
   /* MT_PROGRAM_SWEEP: at each place i (in elements of `width` bytes) from `first`, `step` apart
    * while below `end`, `ilp` accesses at i, i + spread, ..., issued together: loads of `src`
    * (the lane waits for them), then, by `op`, stores to `dst` of the loaded value or of `value`
-   * + i in every word. The result's fold is the xor of every word loaded. */
+   * + i in every word; all of it `passes` times (0 reads as 1), `value` one more each pass. The
+   * result's fold is the xor of every word loaded. */
   uint32_t op, ilp;
   uint64_t src, dst;
   uint64_t first, end, step, spread;
   uint32_t value;
+  uint32_t passes;
   /* MT_PROGRAM_RANDOM: `chains` (1..8) chains of loads issued together at each step, then
    * waited for; chain c's next place is xorshift64 of states[c]: a draw of one of `candidates`
    * places `stride` bytes apart from `src`. `warmup` steps untimed, then `steps` timed: each step
@@ -425,11 +444,11 @@ typedef struct mt_backend {
   int (*copy_buffer)(void* self, void* dst, const void* src, uint64_t bytes, uint32_t kind, char* err, size_t err_size);
   int (*fill_buffer)(void* self, void* dst, int value, uint64_t bytes, char* err, size_t err_size);
   /* ABI 2.8: the simulated GPU runs a probe kernel (NULL on CUDA, where the plugin launches
-   * through the CUDA runtime), and tells how many clusters of `launch` it holds at once. */
+   * through the CUDA runtime), and tells how many blocks and clusters of `launch` it holds at
+   * once. */
   int (*launch_kernel)(void* self, const mt_kernel_launch* launch, mt_kernel_report* report, char* err,
                        size_t err_size);
-  int (*max_active_clusters)(void* self, const mt_kernel_launch* launch, uint32_t* clusters, char* err,
-                             size_t err_size);
+  int (*occupancy)(void* self, const mt_kernel_launch* launch, mt_occupancy* out, char* err, size_t err_size);
   const mt_kernel_ops* kernel_ops; /* what the toolkit calls inside a simulated thread */
 } mt_backend;
 

@@ -42,7 +42,7 @@ class SimDevice final : public Device {
     backend_.copy_buffer = &copy_buffer;
     backend_.fill_buffer = &fill_buffer;
     backend_.launch_kernel = &launch_kernel;
-    backend_.max_active_clusters = &max_active_clusters;
+    backend_.occupancy = &occupancy;
     backend_.kernel_ops = kernels_.ops();
   }
   const mt_backend* backend() const override { return &backend_; }
@@ -99,6 +99,13 @@ class SimDevice final : public Device {
   }
   static int launch_kernel(void* self, const mt_kernel_launch* l, mt_kernel_report* r, char* err,
                            size_t err_size) noexcept {
+    try {
+      if (l) static_cast<SimDevice*>(self)->kernels_.check_shape(*l);  // the shape first: a refusal is no failure
+    } catch (const sim::kernel::Refused& e) {
+      fail(err, err_size, std::string("simulated GPU: ") + e.what());
+      return MT_LAUNCH_REFUSED;
+    } catch (const std::exception&) {
+    }
     return kernel_call(self, "a probe kernel", err, err_size, [&](sim::kernel::KernelRuntime& k) {
       if (!l || !r || !l->thread_main) throw Error("no launch, report or thread function");
       mt_kernel_report out{};
@@ -109,11 +116,20 @@ class SimDevice final : public Device {
       r->struct_size = size ? size : uint32_t(sizeof out);
     });
   }
-  static int max_active_clusters(void* self, const mt_kernel_launch* l, uint32_t* clusters, char* err,
-                                 size_t err_size) noexcept {
-    return kernel_call(self, "max_active_clusters", err, err_size, [&](sim::kernel::KernelRuntime& k) {
-      if (!l || !clusters) throw Error("no launch or output");
-      *clusters = k.max_active_clusters(*l);
+  static int occupancy(void* self, const mt_kernel_launch* l, mt_occupancy* out, char* err, size_t err_size) noexcept {
+    return kernel_call(self, "occupancy", err, err_size, [&](sim::kernel::KernelRuntime& k) {
+      if (!l || !out) throw Error("no launch or output");
+      mt_occupancy o{};
+      o.struct_size = sizeof o;
+      try {
+        o.blocks_per_sm = k.blocks_per_sm(*l);
+      } catch (const sim::kernel::Refused&) {
+        o.blocks_per_sm = 0;  // a shape the device cannot run holds no block
+      }
+      o.clusters = k.max_active_clusters(*l);
+      const uint32_t size = out->struct_size ? out->struct_size : uint32_t(sizeof o);
+      std::memcpy(out, &o, std::min<size_t>(size, sizeof o));
+      out->struct_size = size;
     });
   }
 

@@ -113,6 +113,7 @@ class Cache {
     uint32_t victim = invalid;
     if (victim == UINT32_MAX)
       victim = (policy_ == Policy::Lru || policy_ == Policy::Fifo) ? oldest : base + choose_victim(ways);
+    if ((tag_[victim] >> kEpochShift) == epoch_now_) evicted_ = tag_[victim] & ((uint64_t(1) << kEpochShift) - 1);
     tag_[victim] = key;
     sectors_[victim] = sector_bit;
     stamp_[victim] = ++clock_;
@@ -121,6 +122,13 @@ class Cache {
     return false;
   }
   bool access(uint64_t addr) { return access(addr, addr); }
+
+  // The line (address >> line bits) the last access evicted, or UINT64_MAX; cleared by reading.
+  uint64_t take_evicted() {
+    const uint64_t e = evicted_;
+    evicted_ = UINT64_MAX;
+    return e;
+  }
 
  private:
   uint32_t set_of(uint64_t index_addr) const {
@@ -162,6 +170,7 @@ class Cache {
   uint32_t epoch_now_ = 1;
   uint64_t mru_line_ = UINT64_MAX;  // line of the last access (UINT64_MAX: none since reset)
   uint32_t mru_index_ = 0;
+  uint64_t evicted_ = UINT64_MAX;   // line the last miss evicted
   uint64_t clock_ = 0;
 };
 

@@ -57,6 +57,15 @@ class Gpu {
     }
   }
 
+  // Lines (address >> line bits) the L2 evicted since the last call, while tracking is on (the
+  // probe-kernel runtime writes dirty ones back to DRAM).
+  void track_l2_evictions(bool on) {
+    track_evictions_ = on;
+    l2_evicted_.clear();
+  }
+  std::vector<uint64_t>& l2_evictions() { return l2_evicted_; }
+  uint32_t l2_line_shift() const { return uint32_t(__builtin_ctzll(model_.l2.geometry.line_bytes)); }
+
   // Time passes (cycles, possibly fractional: loads of concurrent streams overlap); other
   // clients bring lines into the L2 at [sim.l2] foreign_lines_per_kcycle.
   void advance(double cycles) {
@@ -138,7 +147,7 @@ class Gpu {
     const bool far = l2_partition(addr) != near;
     // The near partition's copy of a far line answers first; looking it up leaves one there.
     served_ = Served::L2;
-    if (far && model_.l2_far_copies_near && l2_[near]->access(addr, local_address(addr))) return cycles + p.l2_near;
+    if (far && model_.l2_far_copies_near && l2_touch(near, addr)) return cycles + p.l2_near;
     if (l2_access(addr)) return cycles + (far ? p.l2_far : p.l2_near);
     served_ = Served::Dram;
     return cycles + (far ? p.dram_far : p.dram_near);
@@ -150,7 +159,13 @@ class Gpu {
     const uint64_t chunk = addr >> interleave_shift_;
     return ((chunk / l2_.size()) << interleave_shift_) | (addr & (model_.l2_interleave_bytes - 1));
   }
-  bool l2_access(uint64_t addr) { return l2_[l2_partition(addr)]->access(addr, local_address(addr)); }
+  bool l2_access(uint64_t addr) { return l2_touch(l2_partition(addr), addr); }
+  bool l2_touch(uint32_t partition, uint64_t addr) {
+    const bool hit = l2_[partition]->access(addr, local_address(addr));
+    if (track_evictions_)
+      if (const uint64_t e = l2_[partition]->take_evicted(); e != UINT64_MAX) l2_evicted_.push_back(e);
+    return hit;
+  }
   // Other clients' lines: far above every buffer, many more than the L2 holds.
   static constexpr uint64_t kForeignBase = uint64_t(1) << 47;
   static constexpr uint64_t kForeignLines = uint64_t(1) << 24;
@@ -167,6 +182,8 @@ class Gpu {
 
   Model model_;
   Served served_ = Served::Sm;
+  bool track_evictions_ = false;
+  std::vector<uint64_t> l2_evicted_;
   Rng replacement_rng_, noise_rng_, traffic_rng_, stray_rng_;
   double foreign_due_ = 0;
   bool noisy_ = false;

@@ -41,12 +41,19 @@ struct LaunchConfig {
   Dim3 cluster{1, 1, 1};             // blocks per cluster (compute capability 9.0); 1: none
   bool non_portable_cluster = false; // clusters of more than 8 blocks
   int warmup_launches = 1;           // untimed launches first (module load, caches, TLB)
+  int timed_launches = 1;            // launches back to back between the events
 };
 
 struct LaunchReport {
   double elapsed_ms = 0;           // the timed launch (CUDA events; the simulated GPU's clock)
   double sm_clock_mhz_before = 0;  // the SM clock just before and just after the timed launch
   double sm_clock_mhz_after = 0;
+};
+
+// The device refused a launch's shape (a cluster size it cannot run, a block too large, more
+// shared memory than a block may have): the probe may try another.
+struct LaunchRefused : Error {
+  using Error::Error;
 };
 
 // Whether kernels of this context run on the simulated GPU (else on the CUDA GPU).
@@ -118,6 +125,7 @@ inline mt_kernel_launch sim_launch(const std::string& name, const LaunchConfig& 
   l.shared_carveout_percent = cfg.shared_carveout_percent;
   l.thread_main = main;
   l.args = args;
+  l.flags = cfg.non_portable_cluster ? MT_LAUNCH_NON_PORTABLE_CLUSTER : 0u;
   return l;
 }
 
@@ -131,19 +139,29 @@ inline mt_kernel_report sim_run(const Context& ctx, const std::string& name, con
   mt_kernel_report r{};
   r.struct_size = sizeof r;
   char err[512] = {0};
-  if (b->launch_kernel(b->self, &l, &r, err, sizeof err) != 0) throw Error("kernel " + name + ": " + err);
+  const int rc = b->launch_kernel(b->self, &l, &r, err, sizeof err);
+  if (rc == MT_LAUNCH_REFUSED) throw LaunchRefused("kernel " + name + ": " + err);
+  if (rc != 0) throw Error("kernel " + name + ": " + err);
   return r;
 }
 
 #if defined(__CUDACC__)
-// The GPU's entry for kernel K: a __global__ function that calls it.
+// The GPU's entry for kernel K: a __global__ function that calls it; with MaxThreads, bounded
+// (__launch_bounds__): the compiler then keeps the registers few enough for that many threads.
 template <auto K, class... P>
 __global__ void kernel_entry(P... p) {
   K(p...);
 }
-template <auto K, class... P>
+template <auto K, unsigned MaxThreads, class... P>
+__global__ void __launch_bounds__(MaxThreads) bounded_entry(P... p) {
+  K(p...);
+}
+template <auto K, unsigned MaxThreads = 0, class... P>
 constexpr auto entry_of(void (*)(P...)) {
-  return &kernel_entry<K, P...>;
+  if constexpr (MaxThreads == 0)
+    return &kernel_entry<K, P...>;
+  else
+    return &bounded_entry<K, MaxThreads, P...>;
 }
 
 // Throws memtopo::Error "kernel <name>: <what>: <CUDA message>" when e is not cudaSuccess.
@@ -216,7 +234,15 @@ LaunchReport cuda_launch(const Context& ctx, const std::string& name, void (*ker
   configure(kernel, cfg, name);
   cudaLaunchAttribute attr{};
   const cudaLaunchConfig_t lc = launch_config(cfg, attr);
-  auto once = [&]() { check(cudaLaunchKernelEx(&lc, kernel, args...), name, "cudaLaunchKernelEx"); };
+  auto once = [&]() {
+    const cudaError_t e = cudaLaunchKernelEx(&lc, kernel, args...);
+    if (e == cudaErrorInvalidClusterSize || e == cudaErrorInvalidConfiguration || e == cudaErrorInvalidValue ||
+        e == cudaErrorLaunchOutOfResources) {
+      cudaGetLastError();
+      throw LaunchRefused("kernel " + name + ": cudaLaunchKernelEx: " + cudaGetErrorString(e));
+    }
+    check(e, name, "cudaLaunchKernelEx");
+  };
   for (int i = 0; i < cfg.warmup_launches; ++i) once();
   check(cudaDeviceSynchronize(), name, "warm-up launch");
   Buffer<double> scratch(ctx, 1);
@@ -226,7 +252,7 @@ LaunchReport cuda_launch(const Context& ctx, const std::string& name, void (*ker
   check(cudaEventCreate(&start), name, "cudaEventCreate");
   check(cudaEventCreate(&stop), name, "cudaEventCreate");
   check(cudaEventRecord(start), name, "cudaEventRecord");
-  once();
+  for (int i = 0; i < std::max(cfg.timed_launches, 1); ++i) once();
   check(cudaEventRecord(stop), name, "cudaEventRecord");
   const cudaError_t done = cudaEventSynchronize(stop);
   float ms = 0;
@@ -243,38 +269,46 @@ LaunchReport cuda_launch(const Context& ctx, const std::string& name, void (*ker
 }  // namespace detail
 
 // Launches kernel K with `args` on the host's device: configures it, runs the warm-up
-// launches, then one timed launch between two readings of the SM clock, and waits for it.
-template <auto K, class... Args>
+// launches, then the timed launches between two readings of the SM clock, and waits for them.
+// MaxThreads (launch<K, 1024>): the most threads of a block the kernel is compiled for.
+template <auto K, unsigned MaxThreads = 0, class... Args>
 LaunchReport launch(const Context& ctx, const std::string& name, const LaunchConfig& cfg, Args&&... args) {
   if (simulated(ctx)) {
     typename detail::kernel_traits<decltype(K)>::args packed(std::forward<Args>(args)...);
     const mt_kernel_launch l = detail::sim_launch(name, cfg, &detail::sim_thread_main<K>, &packed);
     for (int i = 0; i < cfg.warmup_launches; ++i) detail::sim_run(ctx, name, l);
-    const mt_kernel_report r = detail::sim_run(ctx, name, l);
     LaunchReport report;
-    report.elapsed_ms = r.elapsed_ns / 1e6;
+    for (int i = 0; i < std::max(cfg.timed_launches, 1); ++i) report.elapsed_ms += detail::sim_run(ctx, name, l).elapsed_ns / 1e6;
     report.sm_clock_mhz_before = report.sm_clock_mhz_after = double(ctx.device().sm_clock_khz) / 1000.0;
     return report;
   }
 #if defined(__CUDACC__)
-  return detail::cuda_launch(ctx, name, detail::entry_of<K>(K), cfg, std::forward<Args>(args)...);
+  return detail::cuda_launch(ctx, name, detail::entry_of<K, MaxThreads>(K), cfg, std::forward<Args>(args)...);
 #else
   throw Error("kernel " + name + ": built without CUDA (a .cpp file), it runs on the simulated GPU only");
 #endif
 }
 
+namespace detail {
+// What the simulated GPU holds of launches shaped as `l` (its grid: one cluster).
+inline mt_occupancy sim_occupancy(const Context& ctx, const std::string& name, mt_kernel_launch l) {
+  l.grid = l.cluster;
+  const mt_backend* b = ctx.backend().c();
+  mt_occupancy o{};
+  o.struct_size = sizeof o;
+  char err[512] = {0};
+  if (b->occupancy(b->self, &l, &o, err, sizeof err) != 0) throw Error("kernel " + name + ": " + err);
+  return o;
+}
+}  // namespace detail
+
 // How many clusters of `cfg.cluster` blocks, with the kernel configured as launch() would
 // configure it, the device holds at once; 0 when a cluster of that size cannot run at all.
 template <auto K>
 int max_active_clusters(const Context& ctx, const std::string& name, const LaunchConfig& cfg) {
-  if (simulated(ctx)) {
-    const mt_kernel_launch l = detail::sim_launch(name, cfg, &detail::sim_thread_main<K>, nullptr);
-    const mt_backend* b = ctx.backend().c();
-    uint32_t clusters = 0;
-    char err[512] = {0};
-    if (b->max_active_clusters(b->self, &l, &clusters, err, sizeof err) != 0) throw Error("kernel " + name + ": " + err);
-    return int(clusters);
-  }
+  if (simulated(ctx))
+    return int(detail::sim_occupancy(ctx, name, detail::sim_launch(name, cfg, &detail::sim_thread_main<K>, nullptr))
+                   .clusters);
 #if defined(__CUDACC__)
   auto kernel = detail::entry_of<K>(K);
   detail::use_device(ctx, name);
@@ -290,6 +324,26 @@ int max_active_clusters(const Context& ctx, const std::string& name, const Launc
   }
   detail::check(e, name, "cudaOccupancyMaxActiveClusters");
   return clusters;
+#else
+  throw Error("kernel " + name + ": built without CUDA (a .cpp file), it runs on the simulated GPU only");
+#endif
+}
+
+// How many blocks of `cfg.block` threads (and its dynamic shared memory) one SM holds at once.
+template <auto K>
+int max_active_blocks_per_sm(const Context& ctx, const std::string& name, const LaunchConfig& cfg) {
+  if (simulated(ctx))
+    return int(detail::sim_occupancy(ctx, name, detail::sim_launch(name, cfg, &detail::sim_thread_main<K>, nullptr))
+                   .blocks_per_sm);
+#if defined(__CUDACC__)
+  auto kernel = detail::entry_of<K>(K);
+  detail::use_device(ctx, name);
+  detail::configure(kernel, cfg, name);
+  int blocks = 0;
+  detail::check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, int(cfg.block.count()),
+                                                              size_t(cfg.dynamic_shared_bytes)),
+                name, "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+  return blocks;
 #else
   throw Error("kernel " + name + ": built without CUDA (a .cpp file), it runs on the simulated GPU only");
 #endif

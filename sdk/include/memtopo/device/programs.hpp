@@ -76,10 +76,11 @@ __device__ __forceinline__ void access_place(const V* s, V* d, unsigned long lon
 
 // A stream of one lane: at places i = first, first + step, ... below end (elements of W bytes
 // from src and dst), Ilp accesses at i, i + spread, ..., loads issued together, then (by Op,
-// MT_SWEEP_*) the stores. Returns the xor of every word loaded (keep it, or the loads go).
+// MT_SWEEP_*) the stores; `passes` times, `value` one more each pass. Returns the xor of every
+// word loaded (keep it, or the loads go).
 template <uint32_t Op, Path P, int W, int Ilp>
 MEMTOPO_INLINE uint32_t sweep(const void* src, void* dst, uint64_t first, uint64_t end, uint64_t step, uint64_t spread,
-                              uint32_t value) {
+                              uint32_t value, uint32_t passes = 1) {
   static_assert(P == Path::GlobalCa || P == Path::GlobalCg, "sweeps read through .ca or .cg");
   static_assert(W == 4 || W == 8 || W == 16, "accesses of 4, 8 or 16 bytes");
   static_assert(Ilp == 1 || Ilp == 2 || Ilp == 4 || Ilp == 8, "ILP 1, 2, 4 or 8");
@@ -88,10 +89,12 @@ MEMTOPO_INLINE uint32_t sweep(const void* src, void* dst, uint64_t first, uint64
   const V* s = static_cast<const V*>(src);
   V* d = static_cast<V*>(dst);
   unsigned acc = 0;
-  for (unsigned long long i = first; i < end; i += step)
-    detail::access_place<Op, Ilp, P == Path::GlobalCg>(s, d, i, spread, value, acc);
+  for (uint32_t p = 0; p < passes; ++p)
+    for (unsigned long long i = first; i < end; i += step)
+      detail::access_place<Op, Ilp, P == Path::GlobalCg>(s, d, i, spread, value + p, acc);
   return acc;
 #else
+  if (passes == 0) return 0;
   mt_access_program p{};
   p.struct_size = sizeof p;
   p.kind = MT_PROGRAM_SWEEP;
@@ -106,6 +109,7 @@ MEMTOPO_INLINE uint32_t sweep(const void* src, void* dst, uint64_t first, uint64
   p.step = step;
   p.spread = spread;
   p.value = value;
+  p.passes = passes;
   mt_program_result r{};
   r.struct_size = sizeof r;
   detail::sim().program(detail::sim().self, &p, &r);

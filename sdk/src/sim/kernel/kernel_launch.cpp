@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <cstddef>
 #include <cstring>
 
 #include "memtopo/errors.hpp"
@@ -14,8 +15,8 @@ namespace {
 
 // Static shared arrays of a block (CUDA's limit for them).
 constexpr uint32_t kStaticSharedBytes = 48 * 1024;
-// The most blocks of one cluster (16 with a non-portable size on the GPU).
-constexpr uint32_t kMaxClusterBlocks = 16;
+// The most blocks of one cluster: 8 portably, 16 with the non-portable size allowed.
+constexpr uint32_t kMaxPortableClusterBlocks = 8, kMaxClusterBlocks = 16;
 // Cycles from the last thread at a barrier to the first one past it.
 constexpr double kBarrierCycles = 1;
 
@@ -32,14 +33,14 @@ Placement KernelRuntime::placement(const mt_kernel_launch& l) const {
   const mt_device_info& d = gpu_.model().info;
   const uint64_t threads = count(l.block);
   if (threads == 0 || count(l.grid) == 0)
-    throw Error("a grid of " + dims(l.grid) + " blocks of " + dims(l.block) + " threads launches nothing");
+    throw Refused("a grid of " + dims(l.grid) + " blocks of " + dims(l.block) + " threads launches nothing");
   if (d.max_threads_per_block > 0 && threads > uint64_t(d.max_threads_per_block))
-    throw Error("blocks of " + std::to_string(threads) + " threads: the device takes at most " +
-                std::to_string(d.max_threads_per_block));
+    throw Refused("blocks of " + std::to_string(threads) + " threads: the device takes at most " +
+                  std::to_string(d.max_threads_per_block));
   const int64_t optin = std::max(d.shared_per_block_optin_bytes, d.shared_per_block_bytes);
   if (optin > 0 && int64_t(l.dynamic_shared_bytes) > optin)
-    throw Error(std::to_string(l.dynamic_shared_bytes) + " B of dynamic shared memory: a block takes at most " +
-                std::to_string(optin));
+    throw Refused(std::to_string(l.dynamic_shared_bytes) + " B of dynamic shared memory: a block takes at most " +
+                  std::to_string(optin));
   Placement p;
   uint64_t fit = d.max_blocks_per_sm > 0 ? uint64_t(d.max_blocks_per_sm) : 32;
   if (d.max_threads_per_sm > 0) fit = std::min<uint64_t>(fit, uint64_t(d.max_threads_per_sm) / threads);
@@ -49,17 +50,27 @@ Placement KernelRuntime::placement(const mt_kernel_launch& l) const {
   const uint64_t cluster = count(l.cluster);
   if (cluster > 1) {
     if (d.cc_major < 9)
-      throw Error("clusters of blocks need compute capability 9.0; the simulated device has " +
-                  std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor));
+      throw Refused("clusters of blocks need compute capability 9.0; the simulated device has " +
+                    std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor));
     if (l.grid.x % std::max(1u, l.cluster.x) || l.grid.y % std::max(1u, l.cluster.y) ||
         l.grid.z % std::max(1u, l.cluster.z))
-      throw Error("a grid of " + dims(l.grid) + " is no whole number of clusters of " + dims(l.cluster));
+      throw Refused("a grid of " + dims(l.grid) + " is no whole number of clusters of " + dims(l.cluster));
+    const bool non_portable = l.struct_size > offsetof(mt_kernel_launch, flags) && (l.flags & MT_LAUNCH_NON_PORTABLE_CLUSTER);
+    if (cluster > (non_portable ? kMaxClusterBlocks : kMaxPortableClusterBlocks))
+      throw Refused("a cluster of " + std::to_string(cluster) + " blocks: at most " +
+                    std::to_string(kMaxPortableClusterBlocks) + ", or " + std::to_string(kMaxClusterBlocks) +
+                    " with the non-portable size allowed");
   }
   return p;
 }
 
 uint32_t KernelRuntime::max_active_clusters(const mt_kernel_launch& l) const {
-  const Placement p = placement(l);
+  Placement p;
+  try {
+    p = placement(l);
+  } catch (const Refused&) {
+    return 0;
+  }
   const uint32_t size = uint32_t(std::max<uint64_t>(count(l.cluster), 1));
   const uint32_t sms = uint32_t(std::max(gpu_.model().info.sm_count, 1));
   const uint32_t per_gpc = std::max(gpu_.model().sm_per_gpc, 1u);
@@ -210,7 +221,7 @@ void KernelRuntime::advance_to(double t) {
   if (t - forgotten_ > 1024) {
     for (auto* servers : {&issue_, &l1_, &cluster_port_})
       for (Server& s : *servers) s.forget_before(t);
-    for (Server* s : {&l2_read_, &l2_write_, &dram_read_, &dram_write_}) s->forget_before(t);
+    for (Server* s : {&l2_port_, &dram_port_}) s->forget_before(t);
     forgotten_ = t;
   }
   now_ = t;
@@ -273,17 +284,22 @@ void KernelRuntime::abandon_launch() {
       }
 }
 
+void KernelRuntime::check_shape(const mt_kernel_launch& l) const {
+  const Placement p = placement(l);
+  if (p.blocks_per_sm == 0)
+    throw Refused("a block of " + dims(l.block) + " threads with " + std::to_string(l.dynamic_shared_bytes) +
+                  " B of dynamic shared memory does not fit an SM");
+  if (count(l.cluster) > 1 && max_active_clusters(l) == 0)
+    throw Refused("a cluster of " + dims(l.cluster) + " blocks does not fit a GPC of the simulated device (" +
+                  std::to_string(gpu_.model().sm_per_gpc) + " SMs of " + std::to_string(p.blocks_per_sm) + " blocks)");
+}
+
 void KernelRuntime::launch(const mt_kernel_launch& l, mt_kernel_report& report) {
   const Model& m = gpu_.model();
   const uint32_t sms = uint32_t(std::max(m.info.sm_count, 1));
+  check_shape(l);
   placement_ = placement(l);
-  if (placement_.blocks_per_sm == 0)
-    throw Error("a block of " + dims(l.block) + " threads with " + std::to_string(l.dynamic_shared_bytes) +
-                " B of dynamic shared memory does not fit an SM");
   cluster_size_ = uint32_t(std::max<uint64_t>(count(l.cluster), 1));
-  if (cluster_size_ > 1 && max_active_clusters(l) == 0)
-    throw Error("a cluster of " + dims(l.cluster) + " blocks does not fit a GPC of the simulated device (" +
-                std::to_string(m.sm_per_gpc) + " SMs of " + std::to_string(placement_.blocks_per_sm) + " blocks)");
   struct Active {
     KernelRuntime* rt;
     explicit Active(KernelRuntime* r) : rt(r) { tl_runtime = r; }
@@ -300,12 +316,13 @@ void KernelRuntime::launch(const mt_kernel_launch& l, mt_kernel_report& report) 
   launch_ = &l;
   failure_.clear();
   gpu_.begin_launch();
+  gpu_.track_l2_evictions(true);
   for (uint32_t s = 0; s < sms; ++s) gpu_.set_carveout(s, l.shared_carveout_percent);
   const double start = device_clock_;
   end_ = drain_ = start;
   for (auto* servers : {&issue_, &l1_, &cluster_port_})
     for (Server& s : *servers) s.reset(start);
-  for (Server* s : {&l2_read_, &l2_write_, &dram_read_, &dram_write_}) s->reset(start);
+  for (Server* s : {&l2_port_, &dram_port_}) s->reset(start);
   for (auto* limits : {&l2_in_flight_, &dram_in_flight_})
     for (InFlight& f : *limits) f.reset();
   free_slots_.assign(sms, placement_.blocks_per_sm);
@@ -317,6 +334,7 @@ void KernelRuntime::launch(const mt_kernel_launch& l, mt_kernel_report& report) 
   } catch (const std::exception& e) {
     if (failure_.empty()) failure_ = e.what();
   }
+  gpu_.track_l2_evictions(false);
   for (auto& b : blocks_) std::free(b->shared);
   if (!failure_.empty()) {
     abandon_launch();

@@ -49,6 +49,9 @@ KernelRuntime::KernelRuntime(Gpu& gpu) : gpu_(gpu), stacks_(kStackBytes) {
   ops_.place = [](void* self, mt_thread_place* out) { rt(self)->op_place(out); };
   ops_.clock = [](void* self) { return rt(self)->op_clock(); };
   ops_.globaltimer_ns = [](void* self) {
+    // A read of the global timer takes its tick's worth of cycles: a kernel that waits on the
+    // timer (a spin) moves on, as on the GPU.
+    guarded(self, [&] { rt(self)->op_spend(32); });
     const double khz = double(rt(self)->gpu_.model().info.sm_clock_khz);
     return uint64_t(double(rt(self)->op_clock()) / (khz > 0 ? khz / 1e6 : 1.0));
   };
@@ -74,16 +77,20 @@ KernelRuntime::KernelRuntime(Gpu& gpu) : gpu_(gpu), stacks_(kStackBytes) {
 
   const Model& m = gpu.model();
   const size_t sms = size_t(std::max(m.info.sm_count, 1));
+  auto log2 = [](uint64_t v) { return uint32_t(63 - __builtin_clzll(std::max<uint64_t>(v, 1))); };
+  sector_shift_ = log2(std::max<uint32_t>(m.l2.geometry.sector_bytes, 4));
+  line_shift_ = std::max(log2(m.l2.geometry.line_bytes), sector_shift_);
+  request_shift_ = std::max(line_shift_, 7u);
   const double ghz = m.info.sm_clock_khz > 0 ? double(m.info.sm_clock_khz) / 1e6 : 1.0;
   issue_.assign(sms, Server(double(std::max(m.warp_schedulers, 1u))));  // a warp instruction per scheduler and cycle
   l1_.assign(sms, Server(m.stream_peaks.l1_read_bytes_per_cycle_per_sm));
   cluster_port_.assign(sms, Server(m.cluster_bytes_per_cycle_per_sm));
   l2_in_flight_.assign(sms, InFlight(m.l2_loads_in_flight));
   dram_in_flight_.assign(sms, InFlight(m.dram_loads_in_flight));
-  l2_read_.set_rate(m.stream_peaks.l2_read_bytes_per_cycle);
-  l2_write_.set_rate(m.stream_peaks.l2_write_bytes_per_cycle);
-  dram_read_.set_rate(m.stream_peaks.dram_read_bytes_per_second / 1e9 / ghz);
-  dram_write_.set_rate(m.stream_peaks.dram_write_bytes_per_second / 1e9 / ghz);
+  l2_read_rate_ = m.stream_peaks.l2_read_bytes_per_cycle;
+  l2_write_rate_ = m.stream_peaks.l2_write_bytes_per_cycle;
+  dram_read_rate_ = m.stream_peaks.dram_read_bytes_per_second / 1e9 / ghz;
+  dram_write_rate_ = m.stream_peaks.dram_write_bytes_per_second / 1e9 / ghz;
 }
 
 void KernelRuntime::op_place(mt_thread_place* out) const {
@@ -268,11 +275,6 @@ void KernelRuntime::resolve_open() {
     default: break;
   }
   for (Thread* m : g.members) ready_.push({m->clock, m->warp_key, m->lane, m});
-}
-
-double KernelRuntime::noise() {
-  const Gpu::Noise n = gpu_.noise_parts();
-  return double(n.jitter + n.interruption);
 }
 
 }  // namespace memtopo::sim::kernel

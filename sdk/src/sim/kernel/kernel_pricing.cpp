@@ -23,19 +23,21 @@ uint32_t cluster_rank_of(uint64_t address, uint32_t own) {
 }  // namespace
 
 void KernelRuntime::request_lines(uint32_t sm, uint32_t lane, mt_space space, double issued) {
-  const Model& m = gpu_.model();
-  const uint64_t sector = std::max<uint32_t>(m.l2.geometry.sector_bytes, 4);
-  const uint64_t line = std::max<uint64_t>(m.l2.geometry.line_bytes, sector);
+  const uint64_t sector = uint64_t(1) << sector_shift_;
   line_done_.clear();
+  away_ = 0;
   for (size_t i = 0; i < sectors_.size();) {
-    const uint64_t l = sectors_[i] / line;
+    const uint64_t l = sectors_[i] >> request_shift_;
     int64_t latency = 0;
     int served = 0;
     size_t n = 0;
-    for (; i < sectors_.size() && sectors_[i] / line == l; ++i, ++n) {
+    for (; i < sectors_.size() && sectors_[i] >> request_shift_ == l; ++i, ++n) {
       latency = std::max(latency, gpu_.load(sm, lane, space, sectors_[i]));
       served = std::max(served, served_rank(gpu_.served()));
     }
+    write_back_evicted(issued);
+    // Each level's rate is that of the loads it answers ([throughput]: the L1's hits, the L2's
+    // hits, DRAM's reads), so that a description's levels stay independent.
     const double bytes = double(n * sector);
     double start = issued;
     InFlight* queue = served == 1 ? &l2_in_flight_[sm] : served == 2 ? &dram_in_flight_[sm] : nullptr;
@@ -43,32 +45,62 @@ void KernelRuntime::request_lines(uint32_t sm, uint32_t lane, mt_space space, do
       start = l1_[sm].serve(start, bytes);
     } else {
       start = queue->start(start);
-      start = l2_read_.serve(start, bytes);
-      if (served == 2) start = dram_read_.serve(start, bytes);
+      start = served == 1 ? book(l2_port_, start, bytes, l2_read_rate_) : book(dram_port_, start, bytes, dram_read_rate_);
     }
-    const double done = start + double(latency) + noise();
+    const Gpu::Noise noise = gpu_.noise_parts();
+    const double done = start + double(latency + noise.jitter);
+    away_ = std::max(away_, double(noise.interruption));
     if (queue) queue->end(done);
     line_done_.push_back({l, done});  // in ascending line order
   }
 }
 
 double KernelRuntime::line_done(uint64_t sector_address, double issued) const {
-  const Model& m = gpu_.model();
-  const uint64_t l = sector_address / std::max<uint64_t>(m.l2.geometry.line_bytes, 4);
+  const uint64_t l = sector_address >> request_shift_;
   auto it = std::lower_bound(line_done_.begin(), line_done_.end(), std::make_pair(l, -1e300));
   return it != line_done_.end() && it->first == l ? it->second : issued;
 }
 
-void KernelRuntime::store_sectors(uint32_t sm, uint32_t lane, double issued) {
-  const uint64_t sector = std::max<uint32_t>(gpu_.model().l2.geometry.sector_bytes, 4);
-  // Stores go to the L2 (a missing line is allocated there and, later, written to DRAM); the
-  // thread does not wait for them, but the launch ends only once they are all in.
-  for (uint64_t s : sectors_) {
-    const int64_t latency = gpu_.load(sm, lane, MT_SPACE_GLOBAL_CG, s);
-    double start = l2_write_.serve(issued, double(sector));
-    if (gpu_.served() == Gpu::Served::Dram) start = dram_write_.serve(start, double(sector));
-    drain_ = std::max(drain_, start + double(latency));
+void KernelRuntime::sorted_distinct_sectors() {
+  if (!std::is_sorted(sectors_.begin(), sectors_.end())) std::sort(sectors_.begin(), sectors_.end());
+  sectors_.erase(std::unique(sectors_.begin(), sectors_.end()), sectors_.end());
+}
+
+void KernelRuntime::write_back_evicted(double t) {
+  std::vector<uint64_t>& evicted = gpu_.l2_evictions();
+  const double line = double(gpu_.model().l2.geometry.line_bytes);
+  for (uint64_t l : evicted)
+    if (dirty_.erase(l)) drain_ = std::max(drain_, book(dram_port_, t, line, dram_write_rate_));
+  evicted.clear();
+}
+
+double KernelRuntime::store_sectors(uint32_t sm, uint32_t lane, double issued) {
+  const Model& m = gpu_.model();
+  const uint64_t sector = uint64_t(1) << sector_shift_;
+  // A block's stores are one request to the L2, which keeps the lines (dirty) and writes them to
+  // DRAM when it evicts them; a store of whole sectors fetches nothing. The warp does not wait for
+  // its stores, but for a place among the SM's requests in flight, which a backed-up L2 keeps
+  // taken; the launch ends once all are in.
+  double go_on = issued;
+  for (size_t i = 0; i < sectors_.size();) {
+    const uint64_t r = sectors_[i] >> request_shift_;
+    size_t n = 0, hits = 0;
+    for (; i < sectors_.size() && sectors_[i] >> request_shift_ == r; ++i, ++n) {
+      gpu_.load(sm, lane, MT_SPACE_GLOBAL_CG, sectors_[i]);
+      hits += gpu_.served() == Gpu::Served::Dram ? 0 : 1;
+      dirty_.insert(sectors_[i] >> line_shift_);  // line numbers, as the L2 reports what it evicts
+    }
+    write_back_evicted(issued);
+    InFlight& queue = l2_in_flight_[sm];
+    double start = queue.start(issued);
+    go_on = std::max(go_on, start);
+    // Sectors the L2 held take its write rate; new ones cost DRAM's, once evicted.
+    start = book(l2_port_, start, double(hits * sector), l2_write_rate_);
+    const double done = start + double(m.l2.latency_cycles);
+    queue.end(done);
+    drain_ = std::max(drain_, done);
   }
+  return go_on;
 }
 
 void KernelRuntime::price_global_loads(Group& g) {
@@ -83,25 +115,16 @@ void KernelRuntime::price_global_loads(Group& g) {
     for (Thread* t : g.members) t->clock = issued + (t->op.timed ? overhead : 0);
     return;
   }
-  const uint64_t sector = std::max<uint32_t>(m.l2.geometry.sector_bytes, 4);
   // The sectors the lanes touch: one request per line, one lookup per sector.
   sectors_.clear();
   for (const Thread* t : g.members)
-    for (uint32_t i = 0; i < t->op.count; ++i) {
-      const uint64_t a = t->op.addresses[i];
-      for (uint64_t s = a / sector; s <= (a + t->op.bytes - 1) / sector; ++s) sectors_.push_back(s * sector);
-    }
-  std::sort(sectors_.begin(), sectors_.end());
-  sectors_.erase(std::unique(sectors_.begin(), sectors_.end()), sectors_.end());
+    for (uint32_t i = 0; i < t->op.count; ++i) push_sectors(t->op.addresses[i], t->op.bytes);
+  sorted_distinct_sectors();
   request_lines(sm, first->linear, mt_space(g.path), issued);
-  for (Thread* t : g.members) {
-    double done = issued;
-    for (uint32_t i = 0; i < t->op.count; ++i) {
-      const uint64_t a = t->op.addresses[i];
-      for (uint64_t s = a / sector; s <= (a + t->op.bytes - 1) / sector; ++s) done = std::max(done, line_done(s * sector, issued));
-    }
-    t->clock = done + (t->op.timed ? overhead : 0);
-  }
+  // A warp goes on once every lane's data is in: its lanes stay in step.
+  double done = issued;
+  for (const auto& [line, at] : line_done_) done = std::max(done, at);
+  for (Thread* t : g.members) t->clock = done + away_ + (t->op.timed ? overhead : 0);
 }
 
 void KernelRuntime::price_shared(Group& g) {
@@ -114,15 +137,15 @@ void KernelRuntime::price_shared(Group& g) {
     const double local = double(m.cluster_local_latency_cycles ? m.cluster_local_latency_cycles : m.shared_latency_cycles);
     const double remote =
         double(m.cluster_remote_latency_cycles ? m.cluster_remote_latency_cycles : 6 * m.shared_latency_cycles);
-    for (Thread* t : g.members) {
-      double done = issued;
+    double done = issued;
+    for (Thread* t : g.members)
       for (uint32_t i = 0; i < t->op.count; ++i) {
         const bool own = cluster_rank_of(t->op.addresses[i], t->block->rank) == t->block->rank;
         const double start = own ? issued : cluster_port_[sm].serve(issued, double(t->op.bytes));
-        done = std::max(done, start + (own ? local : remote) + noise());
+        const Gpu::Noise n = gpu_.noise_parts();
+        done = std::max(done, start + (own ? local : remote) + double(n.jitter + n.interruption));
       }
-      t->clock = done + (t->op.timed ? overhead : 0);
-    }
+    for (Thread* t : g.members) t->clock = done + (t->op.timed ? overhead : 0);
     return;
   }
   // Bank turns: the most distinct words of one bank among the lanes (one word shared by several
@@ -153,7 +176,8 @@ void KernelRuntime::price_shared(Group& g) {
     turns += int64_t(most);
   }
   const double latency = double(m.shared_latency_cycles + std::max<int64_t>(turns - 1, 0) * m.shared_conflict_cycles);
-  for (Thread* t : g.members) t->clock = issued + latency + noise() + (t->op.timed ? overhead : 0);
+  const Gpu::Noise n = gpu_.noise_parts();  // the warp's one load: one draw
+  for (Thread* t : g.members) t->clock = issued + latency + double(n.jitter + n.interruption) + (t->op.timed ? overhead : 0);
 }
 
 void KernelRuntime::price_store(Group& g) {
@@ -161,15 +185,14 @@ void KernelRuntime::price_store(Group& g) {
   const Thread* first = g.members.front();
   const uint32_t sm = first->block->sm;
   const double issued = issue_[sm].serve(g.clock, 1);
+  double go_on = issued;
   if (g.path != MT_SPACE_SHARED) {
-    const uint64_t sector = std::max<uint32_t>(m.l2.geometry.sector_bytes, 4);
     sectors_.clear();
-    for (const Thread* t : g.members) sectors_.push_back(t->op.addresses[0] / sector * sector);
-    std::sort(sectors_.begin(), sectors_.end());
-    sectors_.erase(std::unique(sectors_.begin(), sectors_.end()), sectors_.end());
-    store_sectors(sm, first->linear, issued);
+    for (const Thread* t : g.members) push_sectors(t->op.addresses[0], t->op.bytes);
+    sorted_distinct_sectors();
+    go_on = store_sectors(sm, first->linear, issued);
   }
-  for (Thread* t : g.members) t->clock = issued + 1;
+  for (Thread* t : g.members) t->clock = std::max(issued + 1, go_on);
 }
 
 void KernelRuntime::price_atomic(Group& g) {
@@ -179,14 +202,17 @@ void KernelRuntime::price_atomic(Group& g) {
   const double issued = issue_[sm].serve(g.clock, 1);
   // Lanes on one address take turns; each atomic is answered by the L2 (or shared memory).
   std::unordered_map<uint64_t, int> same;
+  double done = issued;
   for (Thread* t : g.members) {
     const uint64_t a = t->op.addresses[0];
     const char* p = reinterpret_cast<const char*>(a);
     const Block* b = t->block;
     const bool shared = p >= b->shared && p < b->shared + b->shared_bytes;
     const int64_t latency = shared ? m.shared_latency_cycles : gpu_.load(sm, t->linear, MT_SPACE_GLOBAL_CG, a);
-    t->clock = issued + double(latency) + 2.0 * same[a]++ + noise();
+    const Gpu::Noise n = gpu_.noise_parts();
+    done = std::max(done, issued + double(latency + n.jitter + n.interruption) + 2.0 * same[a]++);
   }
+  for (Thread* t : g.members) t->clock = done;
 }
 
 }  // namespace memtopo::sim::kernel

@@ -55,7 +55,8 @@ void KernelRuntime::op_program(const mt_access_program* p, mt_program_result* r)
   t->op.program_result = r;
   t->op.path = p->path;
   t->op.bytes = p->width;
-  t->op.signature = uint64_t(p->kind) | uint64_t(p->op) << 8 | uint64_t(p->ilp) << 16 | uint64_t(p->chains) << 24;
+  t->op.signature = uint64_t(p->kind) | uint64_t(p->op) << 8 | uint64_t(p->ilp) << 16 | uint64_t(p->chains) << 24 |
+                    uint64_t(p->passes) << 32;
   submit(t);
 }
 
@@ -65,10 +66,11 @@ void KernelRuntime::start_program(Group& g) {
   p->time = g.clock;
   p->sm = g.members.front()->block->sm;
   p->chains.resize(g.members.size());
-  p->place.resize(g.members.size());
   for (size_t l = 0; l < g.members.size(); ++l) {
     const mt_access_program& d = *g.members[l]->op.program;
-    p->place[l] = d.first;
+    const uint32_t passes = d.passes ? d.passes : 1;
+    p->sweeps.push_back(
+        {d.src, d.op == MT_SWEEP_UPDATE ? d.src : d.dst, d.first, d.end, d.step, d.spread, d.value, passes - 1, d.first});
     std::copy(d.states, d.states + 8, p->chains[l].x);
   }
   ready_.push({p->time, g.warp, 0, nullptr, p.get()});
@@ -96,7 +98,6 @@ void KernelRuntime::run_program(WarpProgram* p) {
   const Thread* first = p->lanes.front();
   const mt_access_program& d0 = *first->op.program;
   const Model& m = gpu_.model();
-  const uint64_t sector = std::max<uint32_t>(m.l2.geometry.sector_bytes, 4);
   const double overhead = double(m.timing_overhead_cycles);
   if (d0.kind == MT_PROGRAM_RANDOM) {
     if (p->step == d0.warmup + d0.steps) return finish_program(p);
@@ -110,17 +111,17 @@ void KernelRuntime::run_program(WarpProgram* p) {
         device::RandomPlaces places{p->chains[l].x[c], d.candidates, d.stride};
         const uint64_t a = d.src + places.next();
         p->chains[l].x[c] = places.x;
-        sectors_.push_back(a / sector * sector);
+        sectors_.push_back(a >> sector_shift_ << sector_shift_);
       }
     }
-    std::sort(sectors_.begin(), sectors_.end());
-    sectors_.erase(std::unique(sectors_.begin(), sectors_.end()), sectors_.end());
+    sorted_distinct_sectors();
     const double issued = issue_[p->sm].serve(t0, d0.chains);
     request_lines(p->sm, first->linear, mt_space(d0.path), issued);
     double done = issued;
     for (const auto& [line, at] : line_done_) done = std::max(done, at);
-    // The store of each value and the clock read after it: a timed step's own cost.
-    const double cycles = done - t0 + overhead;
+    // The store of each value and the clock read after it: a timed step's own cost; and an
+    // interruption, if one came, while the lanes waited.
+    const double cycles = done + away_ - t0 + overhead;
     if (p->step >= d0.warmup) {
       const bool outlier = d0.ceiling && cycles > double(d0.ceiling);
       for (size_t l = 0; l < p->lanes.size(); ++l) {
@@ -136,59 +137,77 @@ void KernelRuntime::run_program(WarpProgram* p) {
     ready_.push({p->time, first->warp_key, 0, nullptr, p});
     return;
   }
-  // MT_PROGRAM_SWEEP: the lanes still inside their range take one place each.
-  const uint32_t w = d0.width, ilp = d0.ilp;
-  sectors_.clear();
+  // MT_PROGRAM_SWEEP: the lanes still inside their range take one place each; loads are issued
+  // in order of ILP slot, then lane (a warp instruction per slot), so a warp's sectors come
+  // sorted where its lanes are adjacent.
+  const uint32_t w = d0.width, ilp = d0.ilp, op = d0.op;
   bool any = false;
-  for (size_t l = 0; l < p->lanes.size(); ++l) {
-    const mt_access_program& d = *p->lanes[l]->op.program;
-    if (p->place[l] >= d.end) continue;
-    any = true;
-    if (d.op == MT_SWEEP_WRITE) continue;
-    for (uint32_t k = 0; k < ilp; ++k) {
-      const uint64_t a = d.src + (p->place[l] + k * d.spread) * w;
-      for (uint64_t s = a / sector; s <= (a + w - 1) / sector; ++s) sectors_.push_back(s * sector);
-      uint32_t words[4] = {0, 0, 0, 0};
-      std::memcpy(words, reinterpret_cast<const void*>(a), w);
-      for (uint32_t i = 0; i < w / 4; ++i) p->chains[l].fold ^= words[i];
+  for (WarpProgram::Sweep& x : p->sweeps) {
+    if (x.place >= x.end && x.passes_left > 0) {  // the next pass
+      --x.passes_left;
+      ++x.value;
+      x.place = x.first;
     }
+    any = any || x.place < x.end;
   }
   if (!any) return finish_program(p);
   double done = p->time;
-  if (d0.op != MT_SWEEP_WRITE) {
-    std::sort(sectors_.begin(), sectors_.end());
-    sectors_.erase(std::unique(sectors_.begin(), sectors_.end()), sectors_.end());
+  // Lanes at consecutive places of one array (a stream's warp): each slot's accesses are one
+  // range, its sectors in order.
+  const WarpProgram::Sweep& x0 = p->sweeps.front();
+  bool adjacent = x0.place < x0.end;
+  for (size_t l = 1; l < p->sweeps.size() && adjacent; ++l) {
+    const WarpProgram::Sweep& x = p->sweeps[l];
+    adjacent = x.place == x0.place + l && x.place < x.end && x.src == x0.src && x.dst == x0.dst && x.spread == x0.spread;
+  }
+  // The sectors of ILP slot k of every lane still in its range, from `base` (src or dst).
+  auto slot_sectors = [&](bool to_dst, uint32_t k) {
+    if (adjacent) {
+      push_sectors((to_dst ? x0.dst : x0.src) + (x0.place + k * x0.spread) * w, uint32_t(p->sweeps.size() * w));
+      return;
+    }
+    for (const WarpProgram::Sweep& x : p->sweeps)
+      if (x.place < x.end) push_sectors((to_dst ? x.dst : x.src) + (x.place + k * x.spread) * w, w);
+  };
+  if (op != MT_SWEEP_WRITE) {
+    sectors_.clear();
+    for (uint32_t k = 0; k < ilp; ++k) {
+      slot_sectors(false, k);
+      for (size_t l = 0; l < p->sweeps.size(); ++l) {
+        const WarpProgram::Sweep& x = p->sweeps[l];
+        if (x.place >= x.end) continue;
+        const uint32_t* words = reinterpret_cast<const uint32_t*>(x.src + (x.place + k * x.spread) * w);
+        for (uint32_t i = 0; i < w / 4; ++i) p->chains[l].fold ^= words[i];
+      }
+    }
+    sorted_distinct_sectors();
     const double issued = issue_[p->sm].serve(p->time, ilp);
     request_lines(p->sm, first->linear, mt_space(d0.path), issued);
     for (const auto& [line, at] : line_done_) done = std::max(done, at);
+    done += away_;
   }
-  if (d0.op != MT_SWEEP_READ) {
+  if (op != MT_SWEEP_READ) {
     // The stores, once the values they write are in.
     sectors_.clear();
-    for (size_t l = 0; l < p->lanes.size(); ++l) {
-      const mt_access_program& d = *p->lanes[l]->op.program;
-      if (p->place[l] >= d.end) continue;
-      const uint64_t dst = d.op == MT_SWEEP_UPDATE ? d.src : d.dst;
-      for (uint32_t k = 0; k < ilp; ++k) {
-        const uint64_t i = p->place[l] + k * d.spread, a = dst + i * w;
-        uint32_t words[4] = {0, 0, 0, 0};
-        if (d.op == MT_SWEEP_WRITE) {
-          for (uint32_t j = 0; j < w / 4; ++j) words[j] = uint32_t(i) + d.value;
+    for (uint32_t k = 0; k < ilp; ++k) {
+      slot_sectors(true, k);
+      for (WarpProgram::Sweep& x : p->sweeps) {
+        if (x.place >= x.end) continue;
+        const uint64_t i = x.place + k * x.spread;
+        uint32_t* words = reinterpret_cast<uint32_t*>(x.dst + i * w);
+        if (op == MT_SWEEP_WRITE) {
+          for (uint32_t j = 0; j < w / 4; ++j) words[j] = uint32_t(i) + x.value;
         } else {
-          std::memcpy(words, reinterpret_cast<const void*>(d.src + i * w), w);
-          if (d.op == MT_SWEEP_UPDATE) ++words[0];
+          if (op == MT_SWEEP_COPY) std::memcpy(words, reinterpret_cast<const void*>(x.src + i * w), w);
+          if (op == MT_SWEEP_UPDATE) ++words[0];
         }
-        std::memcpy(reinterpret_cast<void*>(a), words, w);
-        for (uint64_t s = a / sector; s <= (a + w - 1) / sector; ++s) sectors_.push_back(s * sector);
       }
     }
-    std::sort(sectors_.begin(), sectors_.end());
-    sectors_.erase(std::unique(sectors_.begin(), sectors_.end()), sectors_.end());
+    sorted_distinct_sectors();
     const double issued = issue_[p->sm].serve(done, ilp);
-    store_sectors(p->sm, first->linear, issued);
-    done = std::max(done, issued + 1);
+    done = std::max(issued + 1, store_sectors(p->sm, first->linear, issued));
   }
-  for (size_t l = 0; l < p->lanes.size(); ++l) p->place[l] += p->lanes[l]->op.program->step;
+  for (WarpProgram::Sweep& x : p->sweeps) x.place += x.step;
   p->time = done;
   ready_.push({p->time, first->warp_key, 0, nullptr, p});
 }

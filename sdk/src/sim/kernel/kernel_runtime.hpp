@@ -12,8 +12,10 @@
 #include <memory>
 #include <queue>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
+#include "memtopo/errors.hpp"
 #include "memtopo/measure.h"
 #include "sim/kernel/fiber.hpp"
 #include "sim/kernel/resources.hpp"
@@ -89,11 +91,22 @@ struct Block {
 // until it ends.
 struct WarpProgram {
   std::vector<Thread*> lanes;
-  std::vector<uint64_t> place;     // SWEEP: each lane's next place
-  std::vector<ChainState> chains;  // RANDOM: each lane's generators and tally
+  // SWEEP: each lane's range and next place, copied from its description.
+  struct Sweep {
+    uint64_t src, dst, place, end, step, spread;
+    uint32_t value, passes_left;  // passes after this one
+    uint64_t first;
+  };
+  std::vector<Sweep> sweeps;
+  std::vector<ChainState> chains;  // RANDOM: each lane's generators and tally; SWEEP: its fold
   uint64_t step = 0;               // RANDOM: steps done
   double time = 0;
   uint32_t sm = 0;
+};
+
+// A launch the simulated GPU refuses for its shape (the backend returns MT_LAUNCH_REFUSED).
+struct Refused : Error {
+  using Error::Error;
 };
 
 // Where a block of a launch goes, once placed.
@@ -114,6 +127,9 @@ class KernelRuntime {
   // failure, a barrier no thread can pass).
   void launch(const mt_kernel_launch& l, mt_kernel_report& report);
   uint32_t max_active_clusters(const mt_kernel_launch& l) const;
+  uint32_t blocks_per_sm(const mt_kernel_launch& l) const { return placement(l).blocks_per_sm; }
+  // Throws Refused for a launch the device cannot run as it is shaped.
+  void check_shape(const mt_kernel_launch& l) const;
 
   // The device memory probe kernels use: host memory the simulated GPU knows by address.
   void* alloc(uint64_t bytes);
@@ -179,7 +195,16 @@ class KernelRuntime {
   // arrives. The time one sector's line arrives (`issued` for none).
   void request_lines(uint32_t sm, uint32_t lane, mt_space space, double issued);
   double line_done(uint64_t sector_address, double issued) const;
-  void store_sectors(uint32_t sm, uint32_t lane, double issued);  // sectors_ stored at `issued`
+  // sectors_ stored at `issued`; returns when the storing warp may go on (a store waits for a
+  // place among the SM's requests in flight).
+  double store_sectors(uint32_t sm, uint32_t lane, double issued);
+  // Dirty lines the L2 evicted since the last look are written to DRAM from `t` on.
+  void write_back_evicted(double t);
+  void sorted_distinct_sectors();
+  // The sectors of `bytes` at `a` onto sectors_.
+  void push_sectors(uint64_t a, uint32_t bytes) {
+    for (uint64_t x = a >> sector_shift_; x <= (a + bytes - 1) >> sector_shift_; ++x) sectors_.push_back(x << sector_shift_);
+  }
   // kernel_programs.cpp
   void start_program(Group& g);
   void run_program(WarpProgram* p);
@@ -191,7 +216,7 @@ class KernelRuntime {
   char* bytes_at(Thread* t, uint32_t path, uint64_t address, uint32_t bytes);
   char* shared_bytes(Thread* t, uint32_t path, uint64_t address, uint32_t bytes);
   char* global_bytes(uint64_t address, uint64_t bytes);
-  double noise();
+
 
   Gpu& gpu_;
   mt_kernel_ops ops_{};
@@ -216,15 +241,29 @@ class KernelRuntime {
   double forgotten_ = 0;        // servers' bookings before this are dropped
   uint64_t last_buffer_ = 0, last_buffer_end_ = 0;  // the buffer the last access found
   std::vector<uint64_t> sectors_;  // scratch of pricing
+  uint32_t sector_shift_ = 5, line_shift_ = 7;  // the L2's sectors and lines (powers of two)
+  // What one request to the L2 carries: the sectors of one 128-byte block (a warp's coalesced
+  // lanes), or of one L2 line where lines are longer. [mlp]'s loads in flight count these.
+  uint32_t request_shift_ = 7;
   std::vector<std::pair<uint64_t, double>> line_done_;
+  // The longest interruption among the lines request_lines priced last: the thread was away
+  // (its clock runs on), but the data and the queues did not wait (sim_gpu.hpp, Gpu::Noise).
+  double away_ = 0;
   double end_ = 0, drain_ = 0;
+  std::unordered_set<uint64_t> dirty_;  // L2 lines (address >> line bits) stores wrote, not yet written back
   std::string failure_;
   double device_clock_ = 0;  // the SM clock's count across launches
 
   // Resources that make loads queue, per SM and for the GPU.
   std::vector<Server> issue_, l1_;
   std::vector<InFlight> l2_in_flight_, dram_in_flight_;
-  Server l2_read_, l2_write_, dram_read_, dram_write_;
+  // The L2's and DRAM's ports, reads and writes alike: a request books bytes / its direction's
+  // rate of their time (servers of one unit a cycle), so a copy's reads and writes share them.
+  Server l2_port_{1.0}, dram_port_{1.0};
+  double l2_read_rate_ = 0, l2_write_rate_ = 0, dram_read_rate_ = 0, dram_write_rate_ = 0;  // bytes a cycle
+  static double book(Server& port, double t, double bytes, double bytes_per_cycle) {
+    return bytes_per_cycle > 0 ? port.serve(t, bytes / bytes_per_cycle) : t;
+  }
   std::vector<Server> cluster_port_;
 };
 

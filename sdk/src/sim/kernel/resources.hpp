@@ -29,14 +29,15 @@ class Server {
     int64_t b = std::max({int64_t(std::floor(t / kBucket)), first_, room_});
     double start = -1, left = bytes;
     for (;; ++b) {
+      // A bucket's bookings count as packed from its start: capacity is never lost to a gap
+      // before a request booked for later, at the price of a start a few cycles off.
       double& used = bucket(b);
       const double base = double(b) * kBucket;
-      const double from = std::max(t, base + used / rate_);
-      const double room = (base + kBucket - from) * rate_;
+      const double room = rate_ * kBucket - used;
       if (room > 1e-9) {
-        if (start < 0) start = from;
+        if (start < 0) start = std::max(t, base + used / rate_);
         const double take = std::min(room, left);
-        used = (from - base) * rate_ + take;
+        used += take;
         left -= take;
       }
       if (b == room_ && used >= rate_ * kBucket - 1e-9) room_ = b + 1;
@@ -65,7 +66,7 @@ class Server {
   }
   double rate_ = 0;
   int64_t first_ = 0, room_ = 0;
-  std::deque<double> used_;  // bytes booked in each bucket from first_ on
+  std::deque<double> used_;  // bytes booked in each bucket from first_ on (a deque: the front goes as time passes)
 };
 
 // At most `limit` requests in flight at once (0: no limit): a request that arrives while all

@@ -1,0 +1,205 @@
+// The bandwidth-stream kernels: every block sweeps its own rounds (or one round, or all of
+// them), each thread keeping ILP accesses of one width in flight, its warp's accesses adjacent
+// (docs/global-throughput.md, "Method"). One instantiation per shape, operation, width, ILP and
+// read path; each sweep is one toolkit access program, so the simulated GPU prices it per warp
+// instruction.
+#include <algorithm>
+#include <map>
+#include <numeric>
+#include <vector>
+
+#include <memtopo/device/kernel.hpp>
+
+#include "streams_run.hpp"
+
+namespace global_throughput {
+namespace {
+
+namespace md = memtopo::device;
+
+constexpr unsigned kNever = 0x9e3779b9u;  // what no fold is in practice: the reads must not be dropped
+
+// `warm` passes before the clock starts, `passes` timed (the GPU's warm-up is a launch of its
+// own: the simulated GPU, whose SMs' caches start each launch empty, warms the L1 here).
+template <uint32_t Op, int W, int Ilp, bool Cg>
+MEMTOPO_KERNEL void rounds_kernel(const char* src, char* dst, unsigned long long slice_bytes, unsigned warm,
+                                  unsigned passes, unsigned long long* block_cycles, unsigned* sink) {
+  constexpr md::Path P = Cg ? md::Path::GlobalCg : md::Path::GlobalCa;
+  // A block's slice is every grid-th round of the footprint, from round blockIdx on: at any time
+  // the blocks read neighbouring rounds, as DRAM pages favour, and each block still re-reads
+  // only its own lines in the next pass, as an L1 needs.
+  const unsigned threads = md::block_threads(), block = md::block_index(), blocks = md::grid_blocks();
+  const unsigned long long round = (unsigned long long)(threads) * Ilp, rounds = slice_bytes / W / round;
+  const char* s = src + block * round * W;
+  char* d = (Op == MT_SWEEP_COPY ? dst : const_cast<char*>(src)) + block * round * W;
+  const unsigned long long n = rounds * blocks * round, step = round * blocks;
+  unsigned acc = md::sweep<Op, P, W, Ilp>(s, d, md::thread_index(), n, step, threads, 0, warm);
+  md::sync_block();
+  const unsigned long long t0 = md::clock_now();
+  acc ^= md::sweep<Op, P, W, Ilp>(s, d, md::thread_index(), n, step, threads, 0, passes);
+  md::sync_block();
+  const unsigned long long t1 = md::clock_now();
+  if (md::thread_index() == 0) {
+    block_cycles[3 * block] = t1 - t0;
+    block_cycles[3 * block + 1] = t0;
+    block_cycles[3 * block + 2] = md::smid();
+  }
+  if (acc == kNever) sink[0] = acc;
+}
+
+// A block per round: block b makes round b once; a launch is one pass.
+template <uint32_t Op, int W, int Ilp, bool Cg>
+MEMTOPO_KERNEL void grid_kernel(const char* src, char* dst, unsigned long long, unsigned, unsigned pass,
+                                unsigned long long*, unsigned* sink) {
+  constexpr md::Path P = Cg ? md::Path::GlobalCg : md::Path::GlobalCa;
+  const unsigned long long i = (unsigned long long)(md::block_index()) * md::block_threads() * Ilp + md::thread_index();
+  char* d = Op == MT_SWEEP_COPY ? dst : const_cast<char*>(src);
+  const unsigned acc = md::sweep<Op, P, W, Ilp>(src, d, i, i + 1, 1, md::block_threads(), pass);
+  if (acc == kNever) sink[0] = acc;
+}
+
+// Every block reads all `rounds` rounds, from its own on, `passes` times.
+template <uint32_t Op, int W, int Ilp, bool Cg>
+MEMTOPO_KERNEL void shared_kernel(const char* src, char*, unsigned long long rounds, unsigned warm, unsigned passes,
+                                  unsigned long long* block_cycles, unsigned* sink) {
+  constexpr md::Path P = Cg ? md::Path::GlobalCg : md::Path::GlobalCa;
+  const unsigned threads = md::block_threads(), t = md::thread_index();
+  const unsigned long long round = (unsigned long long)(threads) * Ilp, from = md::block_index() % rounds;
+  unsigned long long t0 = 0;
+  unsigned acc = 0;
+  for (unsigned p = 0; p < warm + passes; ++p) {
+    if (p == warm) {
+      md::sync_block();
+      t0 = md::clock_now();
+    }
+    acc ^= md::sweep<MT_SWEEP_READ, P, W, Ilp>(src, nullptr, from * round + t, rounds * round, round, threads, p);
+    acc ^= md::sweep<MT_SWEEP_READ, P, W, Ilp>(src, nullptr, t, from * round, round, threads, p);
+  }
+  md::sync_block();
+  const unsigned long long t1 = md::clock_now();
+  if (t == 0) {
+    block_cycles[3 * md::block_index()] = t1 - t0;
+    block_cycles[3 * md::block_index() + 1] = t0;
+    block_cycles[3 * md::block_index() + 2] = md::smid();
+  }
+  if (acc == kNever) sink[0] = acc;
+}
+
+struct Buffers {
+  const char* src;
+  char* dst;
+  unsigned long long* cycles;
+  unsigned* sink;
+};
+
+template <auto K>
+StreamRun run_resident(const memtopo::Context& ctx, const StreamLaunch& l, const Buffers& b, unsigned long long arg) {
+  md::LaunchConfig cfg;
+  cfg.grid = {l.blocks};
+  cfg.block = {l.threads};
+  cfg.shared_carveout_percent = l.carveout_percent;
+  cfg.warmup_launches = 0;
+  if (l.warmup_passes > 0)
+    md::launch<K>(ctx, "stream (warm-up)", cfg, b.src, b.dst, arg, 0u, unsigned(l.warmup_passes), b.cycles, b.sink);
+  const md::LaunchReport r =
+      md::launch<K>(ctx, "stream", cfg, b.src, b.dst, arg, unsigned(l.inner_warm_passes), unsigned(l.passes), b.cycles, b.sink);
+  StreamRun out;
+  out.elapsed_ns = uint64_t(r.elapsed_ms * 1e6);
+  out.blocks_per_sm = uint32_t(md::max_active_blocks_per_sm<K>(ctx, "stream", cfg));
+  return out;
+}
+
+template <auto K>
+StreamRun run_grid(const memtopo::Context& ctx, const StreamLaunch& l, const Buffers& b) {
+  md::LaunchConfig cfg;
+  cfg.grid = {l.blocks};
+  cfg.block = {l.threads};
+  cfg.shared_carveout_percent = l.carveout_percent;
+  cfg.warmup_launches = int(l.warmup_passes);
+  cfg.timed_launches = int(l.passes);
+  const md::LaunchReport r = md::launch<K>(ctx, "stream (grid)", cfg, b.src, b.dst, 0ull, 0u, 0u, b.cycles, b.sink);
+  StreamRun out;
+  out.elapsed_ns = uint64_t(r.elapsed_ms * 1e6);
+  out.blocks_per_sm = uint32_t(md::max_active_blocks_per_sm<K>(ctx, "stream (grid)", cfg));
+  return out;
+}
+
+template <uint32_t Op, int W, int Ilp, bool Cg>
+StreamRun run_shape(const memtopo::Context& ctx, const StreamLaunch& l, const Buffers& b, unsigned long long arg) {
+  if (l.shape == StreamShape::Grid) return run_grid<grid_kernel<Op, W, Ilp, Cg>>(ctx, l, b);
+  if constexpr (Op == MT_SWEEP_READ)
+    if (l.shape == StreamShape::Shared) return run_resident<shared_kernel<Op, W, Ilp, Cg>>(ctx, l, b, arg);
+  return run_resident<rounds_kernel<Op, W, Ilp, Cg>>(ctx, l, b, arg);
+}
+template <uint32_t Op, int W, int Ilp>
+StreamRun run_path(const memtopo::Context& ctx, const StreamLaunch& l, const Buffers& b, unsigned long long arg) {
+  return l.cg ? run_shape<Op, W, Ilp, true>(ctx, l, b, arg) : run_shape<Op, W, Ilp, false>(ctx, l, b, arg);
+}
+template <uint32_t Op, int W>
+StreamRun run_ilp(const memtopo::Context& ctx, const StreamLaunch& l, const Buffers& b, unsigned long long arg) {
+  switch (l.ilp) {
+    case 1: return run_path<Op, W, 1>(ctx, l, b, arg);
+    case 2: return run_path<Op, W, 2>(ctx, l, b, arg);
+    case 4: return run_path<Op, W, 4>(ctx, l, b, arg);
+    default: return run_path<Op, W, 8>(ctx, l, b, arg);
+  }
+}
+template <uint32_t Op>
+StreamRun run_width(const memtopo::Context& ctx, const StreamLaunch& l, const Buffers& b, unsigned long long arg) {
+  switch (l.width_bytes) {
+    case 4: return run_ilp<Op, 4>(ctx, l, b, arg);
+    case 8: return run_ilp<Op, 8>(ctx, l, b, arg);
+    default: return run_ilp<Op, 16>(ctx, l, b, arg);
+  }
+}
+
+}  // namespace
+
+StreamRun run_stream(const memtopo::Context& ctx, const StreamLaunch& in) {
+  StreamLaunch l = in;
+  const uint64_t round = stream_round_bytes(l);
+  // Rounds: each block a slice of whole rounds; Grid: a block per round; Shared: every block
+  // all rounds. What one pass reads (a copy or an update writes as much again).
+  const uint64_t slice = l.footprint_bytes / std::max(1u, l.blocks) / round * round;
+  const uint64_t rounds = l.footprint_bytes / round;
+  uint64_t bytes = slice * l.blocks, pass_bytes = bytes;
+  if (l.shape != StreamShape::Rounds) {
+    bytes = rounds * round;
+    pass_bytes = l.shape == StreamShape::Shared ? bytes * l.blocks : bytes;
+    if (l.shape == StreamShape::Grid) l.blocks = uint32_t(rounds);
+  }
+  md::Buffer<char> src(ctx, bytes);
+  src.zero();
+  md::Buffer<char> dst(ctx, l.op == MT_SWEEP_COPY ? bytes : 1);
+  md::Buffer<unsigned long long> cycles(ctx, l.shape == StreamShape::Grid ? 3 : 3 * l.blocks);
+  md::Buffer<unsigned> sink(ctx, 1);
+  const Buffers b{src.get(), dst.get(), cycles.get(), sink.get()};
+  const unsigned long long arg = l.shape == StreamShape::Shared ? rounds : slice;
+  StreamRun r;
+  switch (l.op) {
+    case MT_SWEEP_READ: r = run_width<MT_SWEEP_READ>(ctx, l, b, arg); break;
+    case MT_SWEEP_WRITE: r = run_width<MT_SWEEP_WRITE>(ctx, l, b, arg); break;
+    case MT_SWEEP_COPY: r = run_width<MT_SWEEP_COPY>(ctx, l, b, arg); break;
+    default: r = run_width<MT_SWEEP_UPDATE>(ctx, l, b, arg); break;
+  }
+  if (l.shape != StreamShape::Grid) {
+    // Per SM, from its first block's start to its last block's end (one SM's clock): blocks of
+    // one SM that start their timed passes apart then count the whole time they shared it.
+    const std::vector<unsigned long long> c = cycles.download();
+    std::map<unsigned long long, std::pair<unsigned long long, unsigned long long>> sm_span;
+    double sum = 0;
+    for (size_t b = 0; b < c.size(); b += 3) {
+      const unsigned long long start = c[b + 1], end = c[b + 1] + c[b];
+      auto [it, fresh] = sm_span.try_emplace(c[b + 2], start, end);
+      if (!fresh) it->second = {std::min(it->second.first, start), std::max(it->second.second, end)};
+      sum += double(c[b]);
+    }
+    for (const auto& [sm, span] : sm_span) r.cycles = std::max<uint64_t>(r.cycles, span.second - span.first);
+    r.average_cycles = sum / double(c.size() / 3);
+  }
+  const uint64_t moved = pass_bytes * l.passes;
+  r.bytes = l.op == MT_SWEEP_COPY || l.op == MT_SWEEP_UPDATE ? 2 * moved : moved;
+  return r;
+}
+
+}  // namespace global_throughput

@@ -1,0 +1,48 @@
+// One point of global-throughput/streams on the device: the stream kernels (streams_run.cu),
+// written with the device toolkit's sweeps, so that the same kernels run on a CUDA GPU and on
+// the simulated GPU. docs/global-throughput.md, "Method".
+#pragma once
+
+#include <cstdint>
+
+#include <memtopo/probe.hpp>
+
+namespace global_throughput {
+
+// How a stream's blocks share its footprint.
+enum class StreamShape : uint32_t {
+  Rounds = 0,  // resident blocks, each every blocks-th round of the footprint, pass after pass
+  Grid = 1,    // a block per round, a launch per pass
+  Shared = 2,  // resident blocks, each the whole footprint from its own round on (reads only)
+};
+
+struct StreamLaunch {
+  uint32_t op = MT_SWEEP_READ;  // MT_SWEEP_*
+  uint32_t width_bytes = 16;    // 4, 8 or 16
+  uint32_t ilp = 1;             // 1, 2, 4 or 8 accesses in flight per thread
+  bool cg = true;               // reads through the L2 only (else .ca)
+  StreamShape shape = StreamShape::Rounds;
+  uint32_t blocks = 1;          // Rounds, Shared: resident blocks (Grid: one per round)
+  uint32_t threads = 256;
+  int carveout_percent = -1;
+  uint64_t footprint_bytes = 0;
+  uint64_t warmup_passes = 1, passes = 1;
+  // Passes of the timed launch before its clock starts (resident shapes): where the caches of
+  // the SMs start each launch empty and the warm-up launch cannot leave them warm.
+  uint64_t inner_warm_passes = 0;
+};
+
+struct StreamRun {
+  uint64_t bytes = 0;            // read plus written by the timed passes
+  uint64_t elapsed_ns = 0;       // the timed passes, by events
+  uint64_t cycles = 0;           // the longest span of one SM's blocks, first start to last end (0: a grid)
+  double average_cycles = 0;     // the blocks' mean
+  uint32_t blocks_per_sm = 0;    // blocks of the kernel one SM holds at once
+};
+
+// Bytes of one round: every thread's accesses once.
+inline uint64_t stream_round_bytes(const StreamLaunch& l) { return uint64_t(l.threads) * l.ilp * l.width_bytes; }
+
+StreamRun run_stream(const memtopo::Context& ctx, const StreamLaunch& l);
+
+}  // namespace global_throughput

@@ -1,0 +1,69 @@
+// Lanes re-reading words of shared memory (docs/shared-memory.md): every element of a 16 KiB
+// array holds the shared address of its own word's first element, so each timed load's value
+// is the next load's address; a warp's lanes load together, and take as many turns as the most
+// distinct words one bank holds among them.
+#include <vector>
+
+#include <memtopo/device/kernel.hpp>
+
+#include "banks_run.hpp"
+
+namespace shmem {
+namespace {
+
+namespace md = memtopo::device;
+
+constexpr uint32_t kWords = 4096;  // 16 KiB: stride 64 x 31 lanes, and more
+constexpr unsigned long long kWarm = 8, kTimed = 256;
+
+// out: per thread the cycles of its timed loads below `ceiling` and their count.
+template <int W>
+MEMTOPO_KERNEL void bank_kernel(unsigned lanes, unsigned stride, unsigned ceiling, unsigned long long* out) {
+  uint32_t* words = md::dynamic_shared<uint32_t>();
+  MEMTOPO_SHARED(unsigned, scratch, 32);  // one timing word per warp: its lanes' stores may race, harmlessly
+  const unsigned t = md::thread_index(), threads = md::block_threads();
+  for (unsigned i = t; i < kWords; i += threads) words[i] = md::shared_address(&words[i - i % (W / 4)]);
+  md::sync_block();
+  const unsigned w = t / 32, lane = t % 32;
+  if (lane >= lanes) return;
+  const unsigned c = w * lanes + lane;
+  const unsigned long long slot = md::shared_address(&scratch[w]);
+  uint32_t p = md::shared_address(&words[(unsigned long long)(c) * stride % kWords]);
+  unsigned long long total = 0, counted = 0;
+  for (unsigned long long k = 0; k < kWarm + kTimed; ++k) {
+    uint32_t cycles = 0;
+    p = md::timed_load<md::Path::Shared, W>(p, 0, slot, cycles);
+    if (k >= kWarm && cycles <= ceiling) {
+      total += cycles;
+      ++counted;
+    }
+  }
+  md::store_cg(out + 2 * t, total);
+  md::store_cg(out + 2 * t + 1, counted);
+}
+
+template <int W>
+double run(const memtopo::Context& ctx, uint32_t stride, uint32_t lanes, uint32_t warps, uint32_t ceiling) {
+  md::Buffer<unsigned long long> out(ctx, 64ull * warps);
+  out.zero();
+  md::LaunchConfig cfg;
+  cfg.block = {32 * warps};
+  cfg.dynamic_shared_bytes = kWords * 4;
+  cfg.warmup_launches = 0;
+  md::launch<bank_kernel<W>>(ctx, "banks", cfg, lanes, stride, ceiling, out.get());
+  const std::vector<unsigned long long> o = out.download();
+  unsigned long long sum = 0, counted = 0;
+  for (size_t i = 0; i < o.size(); i += 2) sum += o[i], counted += o[i + 1];
+  return counted ? double(sum) / double(counted) : 0.0;
+}
+
+}  // namespace
+
+double bank_load_cycles(const memtopo::Context& ctx, uint32_t stride, uint32_t lanes, uint32_t warps, uint32_t width,
+                        uint32_t ceiling) {
+  if (width == 16) return run<16>(ctx, stride, lanes, warps, ceiling);
+  if (width == 8) return run<8>(ctx, stride, lanes, warps, ceiling);
+  return run<4>(ctx, stride, lanes, warps, ceiling);
+}
+
+}  // namespace shmem
