@@ -1,5 +1,5 @@
 # memtopo_add_probe(<plugin-name> SOURCES <files...> [LIBRARIES <targets...>]
-#                   [CUDA_ARCHITECTURES <archs...>] [OUTPUT_DIRECTORY <dir>] [NO_INSTALL])
+#                   [CUDA_ARCHITECTURES <archs...>] [OUTPUT_DIRECTORY <dir>] [CUDA_ONLY] [NO_INSTALL])
 #
 # The plugin is built into OUTPUT_DIRECTORY; by default memtopo's plugin folder in memtopo's
 # own build, and <build>/plugins out of tree.
@@ -10,8 +10,11 @@
 # `.cu` sources (a probe's own kernels) are compiled by nvcc into a fat binary of memtopo's
 # architectures (MEMTOPO_DEFAULT_CUDA_ARCHITECTURES) unless CUDA_ARCHITECTURES names others
 # (e.g. 90 for sm_90-only instructions). Where CUDA is not enabled yet (an out-of-tree
-# project), this enables it, so call it from the top-level CMakeLists.txt there; without a
-# CUDA toolkit the plugin is left out with one configure message.
+# project), this enables it, so call it from the top-level CMakeLists.txt there. Without a
+# CUDA toolkit the `.cu` sources are compiled as C++: kernels written with the device toolkit
+# (memtopo/device/kernel.hpp) then run on the simulated GPU alone. A plugin whose kernels are
+# CUDA's alone (PTX the simulated GPU does not model) says CUDA_ONLY and is left out there,
+# with one configure message.
 if(NOT DEFINED MEMTOPO_DEFAULT_CUDA_ARCHITECTURES)
   set(MEMTOPO_DEFAULT_CUDA_ARCHITECTURES "75-real;80-real;86-real;89-real;90")
 endif()
@@ -21,37 +24,38 @@ macro(memtopo_add_probe _memtopo_name)
   set(_memtopo_cu "${ARGN}")
   list(FILTER _memtopo_cu INCLUDE REGEX "\\.cu$")
   set(_memtopo_ok TRUE)
+  set(_memtopo_cuda_only "${ARGN}")
+  list(FILTER _memtopo_cuda_only INCLUDE REGEX "^CUDA_ONLY$")
   if(_memtopo_cu)
     get_property(_memtopo_langs GLOBAL PROPERTY ENABLED_LANGUAGES)
-    if(NOT "CUDA" IN_LIST _memtopo_langs)
-      if(DEFINED MEMTOPO_HAVE_CUDA AND NOT MEMTOPO_HAVE_CUDA)
-        set(_memtopo_ok FALSE)  # memtopo's own build without CUDA
-      else()
-        include(CheckLanguage)
-        if(NOT CMAKE_CUDA_COMPILER AND EXISTS /usr/local/cuda/bin/nvcc)
-          set(CMAKE_CUDA_COMPILER /usr/local/cuda/bin/nvcc)
-        endif()
-        check_language(CUDA)
-        if(CMAKE_CUDA_COMPILER)
-          if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
-            set(CMAKE_CUDA_ARCHITECTURES ${MEMTOPO_DEFAULT_CUDA_ARCHITECTURES})
-          endif()
-          enable_language(CUDA)
-        else()
-          set(_memtopo_ok FALSE)
-        endif()
+    # memtopo's own build decided already (MEMTOPO_HAVE_CUDA); an out-of-tree one looks here.
+    if(NOT "CUDA" IN_LIST _memtopo_langs AND NOT (DEFINED MEMTOPO_HAVE_CUDA AND NOT MEMTOPO_HAVE_CUDA))
+      include(CheckLanguage)
+      if(NOT CMAKE_CUDA_COMPILER AND EXISTS /usr/local/cuda/bin/nvcc)
+        set(CMAKE_CUDA_COMPILER /usr/local/cuda/bin/nvcc)
       endif()
+      check_language(CUDA)
+      if(CMAKE_CUDA_COMPILER)
+        if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+          set(CMAKE_CUDA_ARCHITECTURES ${MEMTOPO_DEFAULT_CUDA_ARCHITECTURES})
+        endif()
+        enable_language(CUDA)
+      endif()
+    endif()
+    get_property(_memtopo_langs GLOBAL PROPERTY ENABLED_LANGUAGES)
+    if(_memtopo_cuda_only AND NOT "CUDA" IN_LIST _memtopo_langs)
+      set(_memtopo_ok FALSE)
     endif()
   endif()
   if(_memtopo_ok)
     _memtopo_add_probe(${_memtopo_name} ${ARGN})
   else()
-    message(STATUS "memtopo: plugin ${_memtopo_name} left out: its CUDA sources (${_memtopo_cu}) need a CUDA toolkit")
+    message(STATUS "memtopo: plugin ${_memtopo_name} left out: its CUDA-only sources (${_memtopo_cu}) need a CUDA toolkit")
   endif()
 endmacro()
 
 function(_memtopo_add_probe name)
-  cmake_parse_arguments(ARG "NO_INSTALL" "OUTPUT_DIRECTORY" "SOURCES;LIBRARIES;CUDA_ARCHITECTURES" ${ARGN})
+  cmake_parse_arguments(ARG "NO_INSTALL;CUDA_ONLY" "OUTPUT_DIRECTORY" "SOURCES;LIBRARIES;CUDA_ARCHITECTURES" ${ARGN})
   if(NOT ARG_SOURCES)
     message(FATAL_ERROR "memtopo_add_probe(${name}): SOURCES is required")
   endif()
@@ -66,7 +70,11 @@ function(_memtopo_add_probe name)
     INSTALL_RPATH "$ORIGIN/../..")
   set(cu ${ARG_SOURCES})
   list(FILTER cu INCLUDE REGEX "\\.cu$")
-  if(cu)
+  get_property(langs GLOBAL PROPERTY ENABLED_LANGUAGES)
+  if(cu AND NOT "CUDA" IN_LIST langs)
+    # No CUDA toolkit: the kernels' host code, which launch() runs on the simulated GPU.
+    set_source_files_properties(${cu} PROPERTIES LANGUAGE CXX COMPILE_OPTIONS "-xc++")
+  elseif(cu)
     find_package(CUDAToolkit REQUIRED)
     # One CUDA runtime in the process: the plugin shares the engine's (shared cudart).
     target_link_libraries(${name} PRIVATE CUDA::cudart)

@@ -114,9 +114,9 @@ StreamLaunch launch_of(const Series& s, const StreamConfig& c, const Plan& plan)
     // in a long stream; reads miss on cold lines as well). The L2 and the L1: a warm pass inside
     // the timed launch (the simulated SMs' caches start each launch empty) and more timed ones,
     // so that the pipeline's start, the blocks of one SM starting their clocks apart and the
-    // stores still draining after the blocks' last clock read weigh a few percent.
+    // stores still draining after the blocks' last clock read weigh a percent or two.
     l.warmup_passes = s.where == Where::Dram && s.op == MT_SWEEP_READ ? 0 : 1;
-    l.passes = s.where == Where::Dram ? 1 : s.where == Where::L2 ? 16 : 32;
+    l.passes = s.where == Where::Dram ? 1 : s.where == Where::L2 ? 8 : 16;
     l.inner_warm_passes = s.where == Where::Dram ? 0 : 1;
   }
   return l;

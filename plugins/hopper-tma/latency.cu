@@ -7,8 +7,7 @@
 #include <string>
 #include <vector>
 
-#include <memtopo/cuda/device.cuh>
-#include <memtopo/cuda/launch.cuh>
+#include <memtopo/device/kernel.hpp>
 #include <memtopo/probe.hpp>
 
 #include "probes.hpp"
@@ -100,25 +99,25 @@ __global__ void evict_l2(const uint4* p, unsigned long long words, unsigned* sin
 }
 
 struct Scratch {
-  memtopo::cuda::DeviceBuffer<char> src;      // copy sources: a 2D tensor of floats too
-  memtopo::cuda::DeviceBuffer<uint4> evict;   // twice the L2
-  memtopo::cuda::DeviceBuffer<unsigned> sink;
+  memtopo::device::Buffer<char> src;      // copy sources: a 2D tensor of floats too
+  memtopo::device::Buffer<uint4> evict;   // twice the L2
+  memtopo::device::Buffer<unsigned> sink;
   Scratch(const memtopo::Context& ctx, size_t src_bytes)
       : src(ctx, src_bytes), evict(ctx, size_t(2 * ctx.device().l2_bytes) / 16 + 1), sink(ctx, 1) {}
 };
 
 void evict(const memtopo::Context& ctx, const Scratch& s) {
-  memtopo::cuda::LaunchConfig cfg;
-  cfg.grid = dim3(unsigned(ctx.device().sm_count) * 4);
-  cfg.block = dim3(256);
+  memtopo::device::LaunchConfig cfg;
+  cfg.grid = {unsigned(ctx.device().sm_count) * 4};
+  cfg.block = {256};
   cfg.warmup_launches = 0;
-  memtopo::cuda::launch(ctx, "evict_l2", evict_l2, cfg, static_cast<const uint4*>(s.evict.get()),
+  memtopo::device::launch_cuda(ctx, "evict_l2", evict_l2, cfg, static_cast<const uint4*>(s.evict.get()),
                         (unsigned long long)(s.evict.size()), s.sink.get());
 }
 
 int max_shared_bytes(const memtopo::Context& ctx) {
   int optin = 0;
-  memtopo::cuda::check(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, ctx.device().ordinal),
+  memtopo::device::cuda_check(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, ctx.device().ordinal),
                        "bulk_latency", "cudaDeviceGetAttribute");
   return optin;
 }
@@ -126,7 +125,7 @@ int max_shared_bytes(const memtopo::Context& ctx) {
 // A 2D tensor of floats, `width` x `height`, at `base`, read in tiles of tile_w x tile_h.
 CUtensorMap tensor_map(void* base, uint64_t width, uint64_t height, uint32_t tile_w, uint32_t tile_h) {
   static const auto encode = reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(
-      memtopo::cuda::driver_function("cuTensorMapEncodeTiled", 12000));
+      memtopo::device::driver_function("cuTensorMapEncodeTiled", 12000));
   CUtensorMap map{};
   const cuuint64_t dims[2] = {width, height}, strides[1] = {width * 4};
   const cuuint32_t box[2] = {tile_w, tile_h}, steps[2] = {1, 1};
@@ -186,32 +185,32 @@ void store_spread(memtopo::Context& ctx, const std::string& key, const std::vect
 
 void measure_latency(memtopo::Context& ctx) {
   cudaFuncAttributes attr{};
-  memtopo::cuda::check(cudaFuncGetAttributes(&attr, bulk_latency), "bulk_latency", "cudaFuncGetAttributes");
+  memtopo::device::cuda_check(cudaFuncGetAttributes(&attr, bulk_latency), "bulk_latency", "cudaFuncGetAttributes");
   const unsigned largest = unsigned(max_shared_bytes(ctx) - int(attr.sharedSizeBytes) - 1024) / 16 * 16;
   const std::vector<unsigned> sizes = transfer_sizes(largest);
   const unsigned reps = unsigned(ctx.option<int64_t>("repeats"));
   uint64_t fresh_bytes = 0;
   for (unsigned s : sizes) fresh_bytes += (reps + 1) * ((s + kFreshGapBytes + 4095) / 4096 * 4096);
   Scratch scratch(ctx, std::max(fresh_bytes, kTensorWidth * kTensorHeight * 4));
-  memtopo::cuda::DeviceBuffer<unsigned> dev_sizes(ctx, sizes.size());
+  memtopo::device::Buffer<unsigned> dev_sizes(ctx, sizes.size());
   dev_sizes.upload(sizes);
-  memtopo::cuda::DeviceBuffer<unsigned long long> out(ctx, sizes.size() * reps);
-  memtopo::cuda::LaunchConfig cfg;
-  cfg.block = dim3(32);
+  memtopo::device::Buffer<unsigned long long> out(ctx, sizes.size() * reps);
+  memtopo::device::LaunchConfig cfg;
+  cfg.block = {32};
   cfg.dynamic_shared_bytes = largest;
   const std::vector<int64_t> bytes(sizes.begin(), sizes.end());
-  memtopo::cuda::LaunchConfig all_sms;
-  all_sms.grid = dim3(unsigned(ctx.device().sm_count));
+  memtopo::device::LaunchConfig all_sms;
+  all_sms.grid = {unsigned(ctx.device().sm_count)};
   all_sms.warmup_launches = 0;
-  memtopo::cuda::launch(ctx, "busy", busy, all_sms, 50'000'000ull);
+  memtopo::device::launch_cuda(ctx, "busy", busy, all_sms, 50'000'000ull);
   std::vector<LatencySample> bulk_l2, bulk_dram, tensor_l2, tensor_dram;
-  memtopo::cuda::launch(ctx, "bulk_latency", bulk_latency, cfg, static_cast<const char*>(scratch.src.get()),
+  memtopo::device::launch_cuda(ctx, "bulk_latency", bulk_latency, cfg, static_cast<const char*>(scratch.src.get()),
                         static_cast<const unsigned*>(dev_sizes.get()), unsigned(sizes.size()), reps, 0, out.get());
   const std::vector<double> l2 = medians(out.download(), sizes.size(), reps, bytes, bulk_l2);
   evict(ctx, scratch);
-  memtopo::cuda::LaunchConfig cold = cfg;
+  memtopo::device::LaunchConfig cold = cfg;
   cold.warmup_launches = 0;
-  memtopo::cuda::launch(ctx, "bulk_latency", bulk_latency, cold, static_cast<const char*>(scratch.src.get()),
+  memtopo::device::launch_cuda(ctx, "bulk_latency", bulk_latency, cold, static_cast<const char*>(scratch.src.get()),
                         static_cast<const unsigned*>(dev_sizes.get()), unsigned(sizes.size()), reps, 1, out.get());
   const std::vector<double> dram = medians(out.download(), sizes.size(), reps, bytes, bulk_dram);
   ctx.progress(0.5, "tensor tiles");
@@ -227,10 +226,10 @@ void measure_latency(memtopo::Context& ctx) {
     const CUtensorMap map = tensor_map(scratch.src.get(), kTensorWidth, kTensorHeight, t.w, t.h);
     tile_bytes.push_back(tb);
     const std::vector<int64_t> one(1, tb);
-    memtopo::cuda::launch(ctx, "tensor_latency", tensor_latency, cfg, map, step, per_row, t.h, tb, reps, 0, out.get());
+    memtopo::device::launch_cuda(ctx, "tensor_latency", tensor_latency, cfg, map, step, per_row, t.h, tb, reps, 0, out.get());
     tl2.push_back(medians(out.download(), 1, reps, one, tensor_l2).at(0));
     evict(ctx, scratch);
-    memtopo::cuda::launch(ctx, "tensor_latency", tensor_latency, cold, map, step, per_row, t.h, tb, reps, 1, out.get());
+    memtopo::device::launch_cuda(ctx, "tensor_latency", tensor_latency, cold, map, step, per_row, t.h, tb, reps, 1, out.get());
     tdram.push_back(medians(out.download(), 1, reps, one, tensor_dram).at(0));
   }
   std::vector<double> rows;

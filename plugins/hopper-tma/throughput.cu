@@ -7,8 +7,7 @@
 #include <vector>
 
 #include <memtopo/analysis.hpp>
-#include <memtopo/cuda/device.cuh>
-#include <memtopo/cuda/launch.cuh>
+#include <memtopo/device/kernel.hpp>
 #include <memtopo/probe.hpp>
 
 #include "probes.hpp"
@@ -104,23 +103,23 @@ struct Runner {
   const memtopo::Context& ctx;
   const char* src;
   unsigned shared_bytes;  // dynamic shared memory of every launch: one block per SM
-  memtopo::cuda::DeviceBuffer<unsigned long long>& out;
+  memtopo::device::Buffer<unsigned long long>& out;
 
   double gbps(const Point& p) const {
     const unsigned transfers = std::clamp(unsigned((4u << 20) / p.size), 256u, 4096u);
-    memtopo::cuda::LaunchConfig cfg;
-    cfg.grid = dim3(p.scope == Scope::Sm ? 1u : unsigned(ctx.device().sm_count));
-    cfg.block = dim3(kThreads);
+    memtopo::device::LaunchConfig cfg;
+    cfg.grid = {p.scope == Scope::Sm ? 1u : unsigned(ctx.device().sm_count)};
+    cfg.block = {kThreads};
     cfg.dynamic_shared_bytes = shared_bytes;
-    memtopo::cuda::LaunchReport r;
+    memtopo::device::LaunchReport r;
     if (p.method == Method::Bulk) {
-      r = memtopo::cuda::launch(ctx, "fill_bulk", fill_bulk, cfg, src, p.size, p.stages, transfers, out.get());
+      r = memtopo::device::launch_cuda(ctx, "fill_bulk", fill_bulk, cfg, src, p.size, p.stages, transfers, out.get());
     } else if (p.method == Method::LoadStore) {
-      r = memtopo::cuda::launch(ctx, "fill_load_store", fill_load_store, cfg, src, p.size, transfers, out.get());
+      r = memtopo::device::launch_cuda(ctx, "fill_load_store", fill_load_store, cfg, src, p.size, transfers, out.get());
     } else {
       using K = void (*)(const char*, unsigned, unsigned, unsigned long long*);
       static const K kernels[4] = {fill_ldgsts<1>, fill_ldgsts<2>, fill_ldgsts<3>, fill_ldgsts<4>};
-      r = memtopo::cuda::launch(ctx, "fill_ldgsts", kernels[p.stages - 1], cfg, src, p.size, transfers, out.get());
+      r = memtopo::device::launch_cuda(ctx, "fill_ldgsts", kernels[p.stages - 1], cfg, src, p.size, transfers, out.get());
     }
     const std::vector<unsigned long long> t = out.download();
     const double bytes = double(transfers) * p.size;
@@ -155,12 +154,12 @@ void store_crossover(memtopo::Context& ctx, const std::string& key, const std::v
 
 void measure_throughput(memtopo::Context& ctx) {
   int optin = 0;
-  memtopo::cuda::check(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, ctx.device().ordinal),
+  memtopo::device::cuda_check(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, ctx.device().ordinal),
                        "fill_bulk", "cudaDeviceGetAttribute");
   const unsigned shared_bytes = unsigned(optin - 1024) / 1024 * 1024;
-  memtopo::cuda::DeviceBuffer<char> src(ctx, kSourceBytes);
+  memtopo::device::Buffer<char> src(ctx, kSourceBytes);
   src.zero();
-  memtopo::cuda::DeviceBuffer<unsigned long long> out(ctx, 3 * size_t(ctx.device().sm_count));
+  memtopo::device::Buffer<unsigned long long> out(ctx, 3 * size_t(ctx.device().sm_count));
   const Runner run{ctx, static_cast<const char*>(src.get()), shared_bytes, out};
   std::vector<int64_t> sizes;
   for (int64_t s = 256; s <= int64_t(shared_bytes); s *= 2) sizes.push_back(s);

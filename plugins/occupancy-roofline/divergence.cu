@@ -7,12 +7,11 @@
 #include <string>
 #include <vector>
 
-#include <memtopo/cuda/device.cuh>
-#include <memtopo/cuda/launch.cuh>
+#include <memtopo/device/kernel.hpp>
 #include <memtopo/probe.hpp>
 
-#include "chains.cuh"
-#include "launch_point.cuh"
+#include "chains.hpp"
+#include "launch_point.hpp"
 #include "probes.hpp"
 #include "roofline_analysis.hpp"
 
@@ -21,30 +20,35 @@ namespace {
 
 constexpr int kMaxPaths = 32;
 
-__device__ __forceinline__ float ffma_chain(float x, float mul, float add, unsigned iterations) {
+namespace md = memtopo::device;
+
+MEMTOPO_INLINE float ffma_chain(float x, float mul, float add, unsigned iterations) {
   for (unsigned i = 0; i < iterations; ++i) {
 #pragma unroll
-    for (unsigned u = 0; u < kBodyOps; ++u) asm volatile("fma.rn.f32 %0, %0, %1, %2;" : "+f"(x) : "f"(mul), "f"(add));
+    for (unsigned u = 0; u < kBodyOps; ++u)
+      ROOFLINE_STEP("fma.rn.f32 %0, %0, %1, %2;", x = x * mul + add, "+f"(x) : "f"(mul), "f"(add));
   }
   return x;
 }
 
 // One copy of the chain per path. Each copy's addend is a register of its own (f_path_step is 0
 // at run time), so the compiler cannot merge the copies into one that every lane runs.
-__global__ void diverge_kernel(ChainArgs a) {
-  __shared__ uint32_t slot_word;
-  const unsigned warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize, path = lane % a.paths;
+MEMTOPO_KERNEL void diverge_kernel(ChainArgs a) {
+  MEMTOPO_SHARED_VAR(uint32_t, slot_word);
+  const unsigned warp = md::thread_index() / kWarpSize, lane = md::thread_index() % kWarpSize, path = lane % a.paths;
   float x = a.f_add;
-  __syncthreads();
-  const unsigned long long t0 = memtopo::device::clock_now();
+  md::sync_block();
+  const unsigned long long t0 = md::clock_now();
 #pragma unroll
   for (unsigned p = 0; p < unsigned(kMaxPaths); ++p)
     if (path == p) x = ffma_chain(x, a.f_mul, a.f_add + float(p) * a.f_path_step, a.iterations);
+#if defined(__CUDA_ARCH__)
   __syncwarp();  // lane 0 reads the end clock only once every path of its warp is done
-  const uint32_t folded = __float_as_uint(x);
-  const unsigned long long t1 = memtopo::device::clock_after(folded, __cvta_generic_to_shared(&slot_word));
+#endif
+  const uint32_t folded = bits_of<uint32_t>(x);
+  const unsigned long long t1 = md::clock_after(folded, md::shared_address(&slot_word));
   if (lane == 0) write_record(a, warp, t0, t1);
-  memtopo::device::keep_if(folded, a.sink, a.flag);
+  md::keep_if(folded, a.sink, a.flag);
 }
 
 }  // namespace
@@ -57,7 +61,7 @@ void measure_divergence(memtopo::Context& ctx) {
       unsigned(std::max<int64_t>(1, ctx.option<int64_t>("instructions_per_thread") / int64_t(kBodyOps)));
   const double ops_per_thread = double(iterations) * kBodyOps;
 
-  memtopo::cuda::DeviceBuffer<uint32_t> sink(ctx, 1);
+  md::Buffer<uint32_t> sink(ctx, 1);
   const Records records(ctx);
   ChainArgs args;
   args.iterations = iterations;
@@ -66,7 +70,7 @@ void measure_divergence(memtopo::Context& ctx) {
   std::vector<DivergencePoint> points;
   for (int paths = 1; paths <= kMaxPaths && !ctx.cancelled(); paths *= 2) {
     args.paths = unsigned(paths);
-    const auto r = run_point(ctx, name, diverge_kernel, args, records, warps, ops_per_thread);
+    const auto r = run_point<diverge_kernel>(ctx, name, args, records, warps, ops_per_thread);
     if (!r) throw memtopo::Error("kernel " + name + ": " + std::to_string(warps) + " warps per SM do not fit");
     points.push_back({paths, r->ops_per_cycle});
     ctx.progress(double(points.size()) / 6.0, "paths " + std::to_string(paths));

@@ -9,78 +9,101 @@
 #include <string>
 #include <vector>
 
-#include <memtopo/cuda/device.cuh>
-#include <memtopo/cuda/launch.cuh>
+#include <memtopo/device/kernel.hpp>
 #include <memtopo/probe.hpp>
 
-#include "chains.cuh"
-#include "launch_point.cuh"
+#include "chains.hpp"
+#include "launch_point.hpp"
 #include "probes.hpp"
 #include "roofline_analysis.hpp"
 
 namespace occupancy_roofline {
 namespace {
 
+namespace md = memtopo::device;
+
+// `trips` trips of Unroll steps of every chain: the loads' pointer chains (follow_chains), or
+// the compute type's instruction, the Ilp chains' steps interleaved.
+template <class O, int Ilp, int Unroll>
+MEMTOPO_INLINE void run_steps(typename O::T (&x)[Ilp], const ChainArgs& a, unsigned trips) {
+  if constexpr (O::kSimulated) {
+    (void)a;
+    md::follow_chains<O::kPath, Ilp, Unroll>(x, trips);
+  } else {
+    for (unsigned i = 0; i < trips; ++i) {
+#pragma unroll
+      for (int u = 0; u < Unroll; ++u)
+#pragma unroll
+        for (int c = 0; c < Ilp; ++c) x[c] = O::step(x[c], a);
+    }
+  }
+}
+
 // `Ilp` chains per thread of kBodyOps / Ilp steps each per loop trip, interleaved so that the
 // steps of one trip are Ilp independent instructions at a time.
 template <class O, int Ilp>
-__global__ void chain_kernel(ChainArgs a) {
+MEMTOPO_KERNEL void chain_kernel(ChainArgs a) {
   static_assert(kBodyOps % Ilp == 0, "whole steps per chain");
-  __shared__ uint32_t slot_word;
-  const unsigned warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize;
+  MEMTOPO_SHARED_VAR(uint32_t, slot_word);
+  if constexpr (O::kSharedRing) {
+    MEMTOPO_SHARED(uint32_t, ring_words, kSharedRingWords);
+    a.shared_ring = ring_words;
+  }
+  const unsigned warp = md::thread_index() / kWarpSize, lane = md::thread_index() % kWarpSize;
   O::prepare(a);
   typename O::T x[Ilp];
 #pragma unroll
   for (int c = 0; c < Ilp; ++c) x[c] = O::start(a, warp, lane, c);
-  __syncthreads();
-  if constexpr (O::kWarmSteps > 0) {
-    for (unsigned k = 0; k < O::kWarmSteps; ++k)
-#pragma unroll
-      for (int c = 0; c < Ilp; ++c) x[c] = O::step(x[c], a);
-  }
-  __syncthreads();  // every warp starts together: the SM's span is the warps' common time
-  const unsigned long long t0 = memtopo::device::clock_now();
-  for (unsigned i = 0; i < a.iterations; ++i) {
-#pragma unroll
-    for (int u = 0; u < int(kBodyOps) / Ilp; ++u)
-#pragma unroll
-      for (int c = 0; c < Ilp; ++c) x[c] = O::step(x[c], a);
-  }
+  md::sync_block();
+  if constexpr (O::kWarmSteps > 0) run_steps<O, Ilp, 1>(x, a, O::kWarmSteps);
+  md::sync_block();  // every warp starts together: the SM's span is the warps' common time
+  const unsigned long long t0 = md::clock_now();
+  run_steps<O, Ilp, int(kBodyOps) / Ilp>(x, a, a.iterations);
   uint32_t folded = 0;
 #pragma unroll
   for (int c = 0; c < Ilp; ++c) folded ^= O::bits(x[c]);
   // The store inside clock_after needs every chain's last value: the clock waits for them.
-  const unsigned long long t1 = memtopo::device::clock_after(folded, __cvta_generic_to_shared(&slot_word));
+  const unsigned long long t1 = md::clock_after(folded, md::shared_address(&slot_word));
   if (lane == 0) write_record(a, warp, t0, t1);
-  memtopo::device::keep_if(folded, a.sink, a.flag);
+  md::keep_if(folded, a.sink, a.flag);
+}
+
+// One point of instruction type O at `ilp` chains per thread.
+template <class O>
+std::optional<PooledRate> run_op_point(const memtopo::Context& ctx, const std::string& name, int ilp,
+                                       const ChainArgs& args, const Records& records, int warps, double ops_per_thread,
+                                       const DramWindows* dram) {
+  switch (ilp) {
+    case 1: return run_point<chain_kernel<O, 1>>(ctx, name, args, records, warps, ops_per_thread, dram);
+    case 2: return run_point<chain_kernel<O, 2>>(ctx, name, args, records, warps, ops_per_thread, dram);
+    case 4: return run_point<chain_kernel<O, 4>>(ctx, name, args, records, warps, ops_per_thread, dram);
+    case 8: return run_point<chain_kernel<O, 8>>(ctx, name, args, records, warps, ops_per_thread, dram);
+    default: throw memtopo::Error("kernel " + name + ": ILP " + std::to_string(ilp) + "; 1, 2, 4 or 8");
+  }
 }
 
 template <class O>
-ChainKernel kernel_of(int ilp) {
-  switch (ilp) {
-    case 1: return chain_kernel<O, 1>;
-    case 2: return chain_kernel<O, 2>;
-    case 4: return chain_kernel<O, 4>;
-    case 8: return chain_kernel<O, 8>;
-    default: return nullptr;
-  }
-}
+struct Kind {
+  using type = O;
+};
 
-ChainKernel kernel_for(Op op, int ilp) {
+// Calls f(Kind<O>{}) with the chain type of `op`.
+template <class F>
+decltype(auto) with_chain(Op op, F&& f) {
   switch (op) {
-    case Op::Ffma: return kernel_of<Ffma>(ilp);
-    case Op::Dfma: return kernel_of<Dfma>(ilp);
-    case Op::Imad: return kernel_of<Imad>(ilp);
-    case Op::Sfu: return kernel_of<Sfu>(ilp);
-    case Op::Hfma2: return kernel_of<Hfma2>(ilp);
-    case Op::Hfma2Bf16: return kernel_of<Hfma2Bf16>(ilp);
-    case Op::Cvt: return kernel_of<Cvt>(ilp);
-    case Op::SharedLoad: return kernel_of<SharedLoad>(ilp);
-    case Op::GlobalLoadL1: return kernel_of<GlobalLoadL1>(ilp);
-    case Op::GlobalLoadL2: return kernel_of<GlobalLoadL2>(ilp);
-    case Op::GlobalLoadDram: return kernel_of<GlobalLoadDram>(ilp);
+    case Op::Ffma: return f(Kind<Ffma>{});
+    case Op::Dfma: return f(Kind<Dfma>{});
+    case Op::Imad: return f(Kind<Imad>{});
+    case Op::Sfu: return f(Kind<Sfu>{});
+    case Op::Hfma2: return f(Kind<Hfma2>{});
+    case Op::Hfma2Bf16: return f(Kind<Hfma2Bf16>{});
+    case Op::Cvt: return f(Kind<Cvt>{});
+    case Op::SharedLoad: return f(Kind<SharedLoad>{});
+    case Op::GlobalLoadL1: return f(Kind<GlobalLoadL1>{});
+    case Op::GlobalLoadL2: return f(Kind<GlobalLoadL2>{});
+    case Op::GlobalLoadDram: break;
   }
-  return nullptr;
+  return f(Kind<GlobalLoadDram>{});
 }
 
 // The ring of the L1 chains: row r's pointer of lane l points at lane l of row r + 1.
@@ -174,20 +197,22 @@ void store_summary(memtopo::Context& ctx, const OpInfo& o, const Summary& s) {
 
 void measure_instructions(memtopo::Context& ctx) {
   const mt_device_info& dev = ctx.device();
-  const int ops_per_thread_option = int(ctx.option<int64_t>("instructions_per_thread"));
+  // 0: 4096 on a GPU; 128, one loop trip, on the simulated GPU, whose clock has no noise to average.
+  const int64_t configured = ctx.option<int64_t>("instructions_per_thread");
+  const int ops_per_thread_option = int(configured ? configured : md::simulated(ctx) ? int64_t(kBodyOps) : 4096);
   const unsigned iterations = unsigned(std::max<int64_t>(1, ops_per_thread_option / int64_t(kBodyOps)));
   const double ops_per_thread = double(iterations) * kBodyOps;
   const std::vector<const OpInfo*> chosen = selected_ops(ctx);
 
-  memtopo::cuda::DeviceBuffer<unsigned long long> ring(ctx, size_t(kGlobalRingRows) * 32);
+  md::Buffer<unsigned long long> ring(ctx, size_t(kGlobalRingRows) * 32);
   ring.upload(global_ring(ring.get()));
   // The L2 ring: a sixteenth to an eighth of the L2 (both partitions' lines stay). Rows of
   // 256 B, a power of two of them.
   const uint64_t l2 = uint64_t(std::max<int64_t>(dev.l2_bytes, 1 << 20));
   const unsigned l2_rows = power_of_two_at_least(l2 / 16 / 256);
-  memtopo::cuda::DeviceBuffer<unsigned long long> l2_ring(ctx, size_t(l2_rows) * 32);
+  md::Buffer<unsigned long long> l2_ring(ctx, size_t(l2_rows) * 32);
   l2_ring.upload(far_ring(l2_ring.get(), l2_rows));
-  memtopo::cuda::DeviceBuffer<uint32_t> sink(ctx, 1);
+  md::Buffer<uint32_t> sink(ctx, 1);
   const Records records(ctx);
   const std::unique_ptr<DramWindows> dram = dram_windows(ctx, chosen);
   ChainArgs args;
@@ -203,9 +228,14 @@ void measure_instructions(memtopo::Context& ctx) {
   settings.max_warps = dev.max_threads_per_sm / kWarpSize;
   std::vector<double> rows;
   std::vector<std::string> undetermined;
+  std::string not_simulated;
   for (size_t n = 0; n < chosen.size() && !ctx.cancelled(); ++n) {
     const OpInfo& o = *chosen[n];
     ctx.progress(double(n) / double(chosen.size()), o.name);
+    if (md::simulated(ctx) && !with_chain(o.op, [](auto kind) { return decltype(kind)::type::kSimulated; })) {
+      not_simulated += (not_simulated.empty() ? "" : ", ") + std::string(o.name);
+      continue;
+    }
     if (dev.cc_major < o.min_cc_major) {
       ctx.info(std::string(o.name) + " left out: " + o.ptx + " needs compute capability " +
                std::to_string(o.min_cc_major) + ".0");
@@ -220,8 +250,10 @@ void measure_instructions(memtopo::Context& ctx) {
       const std::string name = std::string("chain_") + o.name + "_ilp" + std::to_string(ilp);
       ChainArgs point_args = op_args;
       point_args.ilp = unsigned(ilp);
-      const auto r = run_point(ctx, name, kernel_for(o.op, ilp), point_args, records, warps, op_ops_per_thread,
-                               from_dram ? dram.get() : nullptr);
+      const auto r = with_chain(o.op, [&](auto kind) {
+        return run_op_point<typename decltype(kind)::type>(ctx, name, ilp, point_args, records, warps,
+                                                            op_ops_per_thread, from_dram ? dram.get() : nullptr);
+      });
       if (!r) return std::nullopt;
       const Point p{warps, ilp, r->ops_per_cycle};
       rows.insert(rows.end(), {double(int(o.op)), double(warps), double(ilp), p.ops_per_cycle, cycles_per_op(p),
@@ -239,6 +271,9 @@ void measure_instructions(memtopo::Context& ctx) {
   ctx.raw("instructions", {"op", "warps", "ilp", "ops_per_cycle_per_sm", "cycles_per_op", "sms"}, rows);
   ctx.raw("device", {"max_warps_per_sm", "sm_count", "instructions_per_thread"},
           {double(settings.max_warps), double(dev.sm_count), ops_per_thread});
+  if (!not_simulated.empty())
+    undetermined.push_back(not_simulated + ": the simulated GPU models the memory hierarchy, not the instruction "
+                                           "pipelines (docs/simulator.md, \"Probe kernels\")");
   if (!undetermined.empty()) {
     std::string why;
     for (const std::string& u : undetermined) why += (why.empty() ? "" : "; ") + u;

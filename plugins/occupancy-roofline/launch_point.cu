@@ -1,9 +1,27 @@
-// One point of a sweep: the launch, the clock records, the median rate over the SMs.
-#include "launch_point.cuh"
+// One point of a sweep: the clock records, the DRAM chains' windows, the median rate over the SMs.
+#include "launch_point.hpp"
 
 #include <algorithm>
 
+#include <memtopo/device/kernel.hpp>
+
 namespace occupancy_roofline {
+
+namespace {
+
+// Row of number n, lane l: the address of lane l's word of the row of number n + chains.
+MEMTOPO_KERNEL void link_rows(unsigned long long* rows, unsigned long long mask, unsigned long long chains) {
+  namespace md = memtopo::device;
+  const unsigned long long stride = (unsigned long long)(md::grid_blocks()) * md::block_threads();
+  for (unsigned long long n = (unsigned long long)(md::block_index()) * md::block_threads() + md::thread_index();
+       n <= mask; n += stride) {
+    unsigned long long* row = rows + dram_row(n, mask) * 32;
+    const unsigned long long next = reinterpret_cast<unsigned long long>(rows + dram_row(n + chains, mask) * 32);
+    for (unsigned l = 0; l < 32; ++l) row[l] = next + 8ull * l;
+  }
+}
+
+}  // namespace
 
 std::vector<WarpRecord> Records::read(size_t warps) const {
   const std::vector<unsigned long long> words = buffer_.download();
@@ -27,41 +45,28 @@ uint64_t DramWindows::bytes_needed(const mt_device_info& dev, unsigned loads_per
 DramWindows::DramWindows(const memtopo::Context& ctx, unsigned loads_per_thread)
     : rows_per_window_(rows_per_window(ctx.device(), loads_per_thread)),
       rows_(ctx, size_t(2 * rows_per_window_ * 32)),
-      l2_filler_(ctx, size_t(std::max<int64_t>(ctx.device().l2_bytes, 1 << 20)) / 2) {
-  rows_.zero();
+      l2_filler_(ctx, size_t(std::max<int64_t>(ctx.device().l2_bytes, 1 << 20)) / 2) {}
+
+void DramWindows::link(const memtopo::Context& ctx, unsigned long long chains) const {
+  namespace md = memtopo::device;
+  md::LaunchConfig cfg;
+  cfg.grid = {unsigned(std::max(ctx.device().sm_count, 1))};
+  cfg.block = {256};
+  cfg.warmup_launches = 0;
+  for (int w = 0; w < 2; ++w)
+    md::launch<link_rows>(ctx, "link_dram_rows", cfg, const_cast<unsigned long long*>(window(w)), row_mask(), chains);
 }
 
-std::optional<PooledRate> run_point(const memtopo::Context& ctx, const std::string& name, ChainKernel kernel,
-                                    ChainArgs args, const Records& records, int warps, double ops_per_thread,
-                                    const DramWindows* dram) {
-  const BlockShape shape = block_shape(warps, ctx.device().max_threads_per_block / kWarpSize);
-  const int threads = shape.warps_per_block * kWarpSize;
-  memtopo::cuda::use_device(ctx, name);
-  int fits = 0;
-  memtopo::cuda::check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fits, kernel, threads, 0), name,
-                       "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
-  if (fits < shape.blocks_per_sm) return std::nullopt;
-  memtopo::cuda::LaunchConfig cfg;
-  cfg.grid = dim3(unsigned(ctx.device().sm_count * shape.blocks_per_sm));
-  cfg.block = dim3(unsigned(threads));
-  args.records = records.get();
-  if (dram) {
-    args.dram_chains = uint64_t(cfg.grid.x) * uint64_t(shape.warps_per_block) * args.ilp;
-    args.dram_row_mask = dram->row_mask();
-    args.dram_rows = dram->window(0);
-    memtopo::cuda::launch(ctx, name, kernel, cfg, args);  // its own warm-up reads window 0 too
-    cfg.warmup_launches = 0;
-    dram->fill_l2();
-    args.dram_rows = dram->window(1);
-  }
-  memtopo::cuda::launch(ctx, name, kernel, cfg, args);
-  const auto rates = rates_per_sm(records.read(size_t(cfg.grid.x) * shape.warps_per_block), ops_per_thread * kWarpSize);
+PooledRate pool_point(const Records& records, const std::string& name, unsigned blocks, const BlockShape& shape,
+                      double ops_per_thread) {
+  const auto rates = rates_per_sm(records.read(size_t(blocks) * shape.warps_per_block), ops_per_thread * kWarpSize);
   const int held = shape.blocks_per_sm * shape.warps_per_block;
   const auto pooled = pooled_rate(rates, held);
   if (!pooled)
     throw memtopo::Error("kernel " + name + ": no SM held " + std::to_string(held) + " warps of " +
-                         std::to_string(cfg.grid.x) + " blocks of " + std::to_string(threads) + " threads");
-  return pooled;
+                         std::to_string(blocks) + " blocks of " + std::to_string(shape.warps_per_block * kWarpSize) +
+                         " threads");
+  return *pooled;
 }
 
 }  // namespace occupancy_roofline

@@ -24,8 +24,9 @@ memtopo::Probe instructions() {
   p.summary("Occupancy roofline per instruction type: peak ops per cycle per SM, ridge point, issue and completion latency")
       .provides(keys)
       .option("ops", MT_VALUE_STRING_ARRAY, all, "instruction types measured (of " + all + ")")
-      .option("instructions_per_thread", MT_VALUE_INT, "4096", "timed instructions per thread and point (multiples of 128)")
-      .range("128", "1048576");
+      .option("instructions_per_thread", MT_VALUE_INT, "0",
+              "timed instructions per thread and point (multiples of 128); 0: 4096 on a GPU, 128 on the simulated GPU")
+      .range("0", "1048576");
   for (const OpInfo& o : occupancy_roofline::ops()) {
     const std::string k = std::string("roofline.") + o.name + "_", what = std::string(o.sass) + " (" + o.ptx + ")";
     p.key(k + "peak_ops_per_cycle_per_sm", MT_VALUE_FLOAT, "", what + ": most thread instructions per cycle per SM")
@@ -38,7 +39,7 @@ memtopo::Probe instructions() {
         .key(k + "issue_latency_cycles", MT_VALUE_FLOAT, "cycles",
              what + ": cycles between independent instructions of one warp alone");
   }
-  return p.backends(MT_BACKEND_CUDA).budget_seconds(30).run(occupancy_roofline::measure_instructions);
+  return p.budget_seconds(30).run(occupancy_roofline::measure_instructions);
 }
 
 memtopo::Probe divergence() {

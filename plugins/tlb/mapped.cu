@@ -13,8 +13,7 @@
 #include <string>
 #include <vector>
 
-#include <memtopo/cuda/launch.cuh>
-#include <memtopo/cuda/load.cuh>
+#include <memtopo/device/kernel.hpp>
 #include <memtopo/probe.hpp>
 
 #include "probes.hpp"
@@ -37,7 +36,7 @@ __global__ void chase_pages(unsigned long long start, unsigned warm, unsigned st
 
 template <class F>
 F driver(const char* name) {
-  return reinterpret_cast<F>(memtopo::cuda::driver_function(name, 10020));
+  return reinterpret_cast<F>(memtopo::device::driver_function(name, 10020));
 }
 
 void check(CUresult r, const char* what) {
@@ -96,7 +95,7 @@ class AliasedPages {
       std::fill(words.begin(), words.end(), 0ull);
       for (uint64_t k = first; k < std::min(n, first + per_block()); ++k)
         words[(k % per_block()) * kLine / 8] = slot((k + 1) % n);
-      memtopo::cuda::check(cudaMemcpy(reinterpret_cast<void*>(base_ + first * block_), words.data(), block_,
+      memtopo::device::cuda_check(cudaMemcpy(reinterpret_cast<void*>(base_ + first * block_), words.data(), block_,
                                       cudaMemcpyHostToDevice),
                            "chase_pages", "cudaMemcpy");
     }
@@ -112,18 +111,18 @@ double cycles_per_load(const AliasedPages& m, uint64_t n, unsigned long long* ou
   m.link(n);
   const unsigned steps = unsigned(std::max<uint64_t>(n, 2048) / n * n);
   chase_pages<<<1, 1>>>(m.slot(0), unsigned(2 * n), steps, out);
-  memtopo::cuda::check(cudaGetLastError(), "chase_pages", "launch");
+  memtopo::device::cuda_check(cudaGetLastError(), "chase_pages", "launch");
   unsigned long long host[2];
-  memtopo::cuda::check(cudaMemcpy(host, out, sizeof host, cudaMemcpyDeviceToHost), "chase_pages", "cudaMemcpy");
+  memtopo::device::cuda_check(cudaMemcpy(host, out, sizeof host, cudaMemcpyDeviceToHost), "chase_pages", "cudaMemcpy");
   return double(host[0]) / steps;
 }
 
 void measure_mapped(memtopo::Context& ctx) {
-  memtopo::cuda::use_device(ctx, "chase_pages");
+  memtopo::device::use_cuda_device(ctx, "chase_pages");
   const uint64_t max_pages = uint64_t(ctx.option<int64_t>("max_pages"));
   if (max_pages < 2) throw memtopo::Error("option max_pages: " + std::to_string(max_pages) + "; at least 2");
   AliasedPages m(ctx.device().ordinal, max_pages, uint64_t(std::max<int64_t>(0, ctx.option<int64_t>("pages_per_block"))));
-  memtopo::cuda::DeviceBuffer<unsigned long long> out(ctx, 2);
+  memtopo::device::Buffer<unsigned long long> out(ctx, 2);
   const std::vector<uint64_t> grid = page_grid(max_pages);
   std::vector<double> cycles, rows;
   for (uint64_t n : grid) {

@@ -1,8 +1,7 @@
 // t-cuda-faults: a probe whose kernel writes through a bad pointer, which leaves its CUDA
 // context unusable (a sticky error), and a probe after it that launches a trivial kernel. With
 // probe isolation the second runs in a fresh worker and succeeds; in one process it cannot.
-#include <memtopo/cuda/device.cuh>
-#include <memtopo/cuda/launch.cuh>
+#include <memtopo/device/kernel.hpp>
 #include <memtopo/probe.hpp>
 
 namespace {
@@ -14,13 +13,13 @@ __global__ void write_one(unsigned long long* out) { *out = 1; }
 void illegal_address(memtopo::Context& ctx) {
   // An address no allocation holds: the kernel faults with an illegal memory access.
   auto* bad = reinterpret_cast<unsigned long long*>(uintptr_t(0x10));
-  memtopo::cuda::launch(ctx, "write_through", write_through, memtopo::cuda::LaunchConfig{}, bad);
+  memtopo::device::launch_cuda(ctx, "write_through", write_through, memtopo::device::LaunchConfig{}, bad);
   ctx.result("t_cuda.illegal_ok", int64_t(1));
 }
 
 void after(memtopo::Context& ctx) {
-  memtopo::cuda::DeviceBuffer<unsigned long long> out(ctx, 1);
-  memtopo::cuda::launch(ctx, "write_one", write_one, memtopo::cuda::LaunchConfig{}, out.get());
+  memtopo::device::Buffer<unsigned long long> out(ctx, 1);
+  memtopo::device::launch_cuda(ctx, "write_one", write_one, memtopo::device::LaunchConfig{}, out.get());
   ctx.result("t_cuda.after_ok", int64_t(out.download()[0]));
 }
 

@@ -346,6 +346,7 @@ typedef struct mt_thread_place {
  * the threads at each load. */
 #define MT_PROGRAM_SWEEP 1u  /* a stream: places first, first + step, ... below end */
 #define MT_PROGRAM_RANDOM 2u /* chains of loads to random lines, timed per step */
+#define MT_PROGRAM_FOLLOW 3u /* pointer chains: each load's value is the next one's address */
 
 /* What a sweep does at each place (mt_access_program::op). */
 #define MT_SWEEP_READ 1u
@@ -377,6 +378,10 @@ typedef struct mt_access_program {
   uint32_t ceiling;
   uint64_t warmup, steps;
   uint64_t states[8];
+  /* MT_PROGRAM_FOLLOW: `chains` (1..8) pointer chains of `steps` loads each; at each step the
+   * lane loads the pointer of every chain (issued together, then waited for) from the address
+   * states[c] holds, which becomes states[c]: `width` 8, generic addresses on a global path, or
+   * 4, shared-space addresses with MT_SPACE_SHARED. The result's states are the last pointers. */
 } mt_access_program;
 
 typedef struct mt_program_result {
@@ -385,7 +390,8 @@ typedef struct mt_program_result {
   uint64_t cycles;       /* RANDOM: cycles of the timed steps that were no outliers, once per chain */
   uint64_t outliers;     /* RANDOM: loads of steps above the ceiling */
   uint64_t first, last;  /* RANDOM: the clock at the first timed step and at the end */
-  uint64_t states[8];    /* RANDOM: the chains' generators after the last step */
+  uint64_t states[8];    /* RANDOM: the chains' generators after the last step; FOLLOW: the
+                            pointers the last step loaded */
 } mt_program_result;
 
 /* What the toolkit's operations call inside a simulated thread. Addresses of the global paths

@@ -15,7 +15,7 @@
 //
 // The parts: errors.hpp (Skip, NotDeterminable, Error, ResultInfo), measure.hpp (the
 // measurement job and backend), context.hpp (what a running probe sees), plugin.hpp (the
-// probe spec and MEMTOPO_PLUGIN). Probes with their own kernels add memtopo/cuda/.
+// probe spec and MEMTOPO_PLUGIN). Probes with their own kernels add memtopo/device/kernel.hpp.
 #pragma once
 
 #include "memtopo/context.hpp"

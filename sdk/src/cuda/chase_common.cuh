@@ -6,7 +6,9 @@
 #include <type_traits>
 
 #include "kernels.cuh"
-#include "memtopo/cuda/device.cuh"
+#include "memtopo/device/clock.hpp"
+#include "memtopo/device/load.hpp"
+#include "memtopo/device/thread.hpp"
 
 namespace memtopo::cuda::detail {
 
@@ -53,7 +55,7 @@ __device__ Resolved resolve(const ChaseSource& s, uint32_t* shared_arrays, const
 }
 
 // The address of element j in each memory path, then the toolkit's timed or untimed load
-// (memtopo/cuda/load.cuh). A wide constant array picks its bank before the clock starts.
+// (memtopo/device/load.hpp). A wide constant array picks its bank before the clock starts.
 template <uint32_t S, uint32_t W = 4>
 __device__ __forceinline__ uint32_t timed_step(const Resolved& r, uint32_t j, unsigned long long slot,
                                                uint32_t& cycles) {

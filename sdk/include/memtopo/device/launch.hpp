@@ -350,6 +350,20 @@ int max_active_blocks_per_sm(const Context& ctx, const std::string& name, const 
 }
 
 #if defined(__CUDACC__)
+// Kernels of CUDA alone: a __global__ function with instructions the simulated GPU does not
+// model (TMA bulk copies, a __grid_constant__ tensor map), in a probe that declares
+// backends(MT_BACKEND_CUDA, reason). Launched as launch() launches on the GPU.
+template <class... Params, class... Args>
+LaunchReport launch_cuda(const Context& ctx, const std::string& name, void (*kernel)(Params...), const LaunchConfig& cfg,
+                         Args&&... args) {
+  return detail::cuda_launch(ctx, name, kernel, cfg, std::forward<Args>(args)...);
+}
+
+// Throws memtopo::Error "kernel <name>: <what>: <CUDA message>" when e is not cudaSuccess.
+inline void cuda_check(cudaError_t e, const std::string& kernel, const char* what) { detail::check(e, kernel, what); }
+// Makes the host's device current in this thread (a CUDA GPU, or an error naming `kernel`).
+inline void use_cuda_device(const Context& ctx, const std::string& kernel) { detail::use_device(ctx, kernel); }
+
 // A CUDA driver API function that the runtime does not wrap (cuTensorMapEncodeTiled, ...),
 // found through the runtime, so that a plugin needs no link to libcuda. `version` is the API
 // version of the prototype the caller casts it to (12000: CUDA 12.0).

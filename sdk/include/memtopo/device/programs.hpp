@@ -6,6 +6,7 @@
 //
 //   sweep<MT_SWEEP_READ, Path::GlobalCg, 16, 4>(src, nullptr, thread_index(), n, step, spread, 0)
 //   random_chains<Path::GlobalCg, 8>(base, states, candidates, 128, mask, warm, steps, ceiling, slot)
+//   follow_chains<Path::GlobalCa, 4, 32>(pointers, trips)
 #pragma once
 
 #include "memtopo/device/clock.hpp"
@@ -185,6 +186,46 @@ MEMTOPO_INLINE ChainTally random_chains(const char* base, RandomPlaces (&places)
   y.last = r.last;
 #endif
   return y;
+}
+
+// Ilp pointer chains of one lane, Unroll x `trips` dependent loads each: at each step every
+// chain loads the pointer it holds, the Ilp loads issued together (p[c] = *p[c]). Global paths
+// hold 64-bit generic addresses (T unsigned long long), Shared 32-bit shared-space addresses
+// (T uint32_t, from shared_address). On the GPU the steps of a trip are unrolled, with no
+// instruction between a load and the next load of its chain.
+template <Path P, int Ilp, int Unroll, class T>
+MEMTOPO_INLINE void follow_chains(T (&p)[Ilp], uint64_t trips) {
+  constexpr bool kShared = P == Path::Shared;
+  static_assert(kShared || P == Path::GlobalCa || P == Path::GlobalCg || P == Path::Readonly,
+                "pointer chains on a global path or in shared memory");
+  static_assert(sizeof(T) == (kShared ? 4 : 8), "64-bit pointers on the global paths, 32-bit in shared memory");
+  static_assert(Ilp >= 1 && Ilp <= 8, "1 to 8 chains a lane");
+#if defined(__CUDA_ARCH__)
+  for (uint64_t i = 0; i < trips; ++i) {
+#pragma unroll
+    for (int u = 0; u < Unroll; ++u)
+#pragma unroll
+      for (int c = 0; c < Ilp; ++c) {
+        if constexpr (kShared)
+          p[c] = follow32<P>(p[c]);
+        else
+          p[c] = follow<P>(p[c]);
+      }
+  }
+#else
+  mt_access_program a{};
+  a.struct_size = sizeof a;
+  a.kind = MT_PROGRAM_FOLLOW;
+  a.path = uint32_t(P);
+  a.width = uint32_t(sizeof(T));
+  a.chains = uint32_t(Ilp);
+  a.steps = trips * uint64_t(Unroll);
+  for (int c = 0; c < Ilp; ++c) a.states[c] = uint64_t(p[c]);
+  mt_program_result r{};
+  r.struct_size = sizeof r;
+  detail::sim().program(detail::sim().self, &a, &r);
+  for (int c = 0; c < Ilp; ++c) p[c] = T(r.states[c]);
+#endif
 }
 
 }  // namespace memtopo::device

@@ -148,24 +148,32 @@ void KernelRuntime::price_shared(Group& g) {
     for (Thread* t : g.members) t->clock = done + (t->op.timed ? overhead : 0);
     return;
   }
-  // Bank turns: the most distinct words of one bank among the lanes (one word shared by several
-  // lanes is a broadcast). Wider loads cover several banks and are served in phases of as many
-  // lanes as fill the banks once; the phases' turns add up.
+  lane_addresses_.clear();
+  for (const Thread* t : g.members)
+    for (uint32_t i = 0; i < t->op.count; ++i) lane_addresses_.push_back(t->op.addresses[i]);
+  const int64_t turns = bank_turns(lane_addresses_, g.members.empty() ? 1 : g.members.front()->op.count, g.bytes);
+  const double latency = double(m.shared_latency_cycles + std::max<int64_t>(turns - 1, 0) * m.shared_conflict_cycles);
+  const Gpu::Noise n = gpu_.noise_parts();  // the warp's one load: one draw
+  for (Thread* t : g.members) t->clock = issued + latency + double(n.jitter + n.interruption) + (t->op.timed ? overhead : 0);
+}
+
+int64_t KernelRuntime::bank_turns(const std::vector<uint64_t>& addresses, uint32_t per_lane, uint32_t bytes) const {
+  // The most distinct words of one bank among the lanes (one word shared by several lanes is a
+  // broadcast). Wider loads cover several banks and are served in phases of as many lanes as
+  // fill the banks once; the phases' turns add up.
+  const Model& m = gpu_.model();
   const uint64_t bank_bytes = std::max<uint32_t>(m.shared_bank_bytes, 1), banks = std::max<uint32_t>(m.shared_banks, 1);
-  const size_t phase_lanes = size_t(std::max<uint64_t>(1, banks * bank_bytes / std::max<uint32_t>(g.bytes, 4)));
-  const uint64_t words_per_load = std::max<uint64_t>(1, g.bytes / bank_bytes);
+  const size_t phase = std::max<size_t>(1, banks * bank_bytes / std::max<uint32_t>(bytes, 4)) * std::max<uint32_t>(per_lane, 1);
+  const uint64_t words_per_load = std::max<uint64_t>(1, bytes / bank_bytes);
   int64_t turns = 0;
-  std::vector<std::pair<uint64_t, uint64_t>> pairs;
-  for (size_t p = 0; p < g.members.size(); p += phase_lanes) {
+  std::vector<std::pair<uint64_t, uint64_t>>& pairs = bank_pairs_;
+  for (size_t p = 0; p < addresses.size(); p += phase) {
     pairs.clear();
-    for (size_t k = p; k < std::min(p + phase_lanes, g.members.size()); ++k) {
-      const Thread* t = g.members[k];
-      for (uint32_t i = 0; i < t->op.count; ++i)
-        for (uint64_t w = 0; w < words_per_load; ++w) {
-          const uint64_t word = t->op.addresses[i] / bank_bytes + w;
-          pairs.push_back({word % banks, word});
-        }
-    }
+    for (size_t k = p; k < std::min(p + phase, addresses.size()); ++k)
+      for (uint64_t w = 0; w < words_per_load; ++w) {
+        const uint64_t word = addresses[k] / bank_bytes + w;
+        pairs.push_back({word % banks, word});
+      }
     std::sort(pairs.begin(), pairs.end());
     size_t most = 0, run = 0;
     for (size_t i = 0; i < pairs.size(); ++i) {
@@ -175,9 +183,7 @@ void KernelRuntime::price_shared(Group& g) {
     }
     turns += int64_t(most);
   }
-  const double latency = double(m.shared_latency_cycles + std::max<int64_t>(turns - 1, 0) * m.shared_conflict_cycles);
-  const Gpu::Noise n = gpu_.noise_parts();  // the warp's one load: one draw
-  for (Thread* t : g.members) t->clock = issued + latency + double(n.jitter + n.interruption) + (t->op.timed ? overhead : 0);
+  return turns;
 }
 
 void KernelRuntime::price_store(Group& g) {

@@ -27,9 +27,16 @@ uint64_t last_place(const mt_access_program& p) {
 void KernelRuntime::op_program(const mt_access_program* p, mt_program_result* r) {
   Thread* t = current_;
   if (!p || !r) op_fail("an access program without a description or a result");
-  if (!global_path(p->path)) op_fail("access programs read through a global path, not path " + std::to_string(p->path));
-  if (p->width != 4 && p->width != 8 && p->width != 16) op_fail("accesses of 4, 8 or 16 bytes");
-  if (p->kind == MT_PROGRAM_SWEEP) {
+  if (p->kind == MT_PROGRAM_FOLLOW) {
+    const bool shared = p->path == MT_SPACE_SHARED;
+    if (!(global_path(p->path) && p->width == 8) && !(shared && p->width == 4))
+      op_fail("pointer chains follow 8-byte pointers on a global path or 4-byte ones in shared memory");
+    if (p->chains < 1 || p->chains > 8) op_fail("pointer chains need 1 to 8 chains a lane");
+  } else if (!global_path(p->path)) {
+    op_fail("access programs read through a global path, not path " + std::to_string(p->path));
+  } else if (p->width != 4 && p->width != 8 && p->width != 16) {
+    op_fail("accesses of 4, 8 or 16 bytes");
+  } else if (p->kind == MT_PROGRAM_SWEEP) {
     if (p->step == 0 || p->ilp == 0 || p->ilp > 8 || p->op < MT_SWEEP_READ || p->op > MT_SWEEP_UPDATE)
       op_fail("a sweep needs a step above 0, ILP 1 to 8 and an operation MT_SWEEP_*");
     const uint64_t last = last_place(*p);
@@ -55,8 +62,10 @@ void KernelRuntime::op_program(const mt_access_program* p, mt_program_result* r)
   t->op.program_result = r;
   t->op.path = p->path;
   t->op.bytes = p->width;
-  t->op.signature = uint64_t(p->kind) | uint64_t(p->op) << 8 | uint64_t(p->ilp) << 16 | uint64_t(p->chains) << 24 |
-                    uint64_t(p->passes) << 32;
+  // Lanes run as one warp program only with the same program shape and length.
+  t->op.signature = (uint64_t(p->kind) | uint64_t(p->op) << 8 | uint64_t(p->ilp) << 16 | uint64_t(p->chains) << 24 |
+                     uint64_t(p->passes) << 32) ^
+                    (p->warmup + p->steps) * 0x9E3779B97F4A7C15ull;
   submit(t);
 }
 
@@ -94,11 +103,75 @@ void KernelRuntime::finish_program(WarpProgram* p) {
   end_ = std::max(end_, p->time);
 }
 
+void KernelRuntime::run_follow(WarpProgram* p) {
+  Thread* first = p->lanes.front();
+  const mt_access_program& d0 = *first->op.program;
+  if (p->step == d0.steps) return finish_program(p);
+  const Model& m = gpu_.model();
+  const uint32_t chains = d0.chains;
+  const bool shared = d0.path == MT_SPACE_SHARED;
+  const double issued = issue_[p->sm].serve(p->time, chains);
+  double done = issued;
+  // Each lane's chains load their pointers: the values become the next step's addresses.
+  if (shared) {
+    int64_t turns = 0;
+    for (uint32_t c = 0; c < chains; ++c) {
+      lane_addresses_.clear();
+      for (size_t l = 0; l < p->lanes.size(); ++l) {
+        uint64_t& x = p->chains[l].x[c];
+        lane_addresses_.push_back(x);
+        const char* at = program_bytes(p->lanes[l], d0.path, x, 4);
+        if (!at) return;
+        uint32_t next;
+        std::memcpy(&next, at, 4);
+        x = next;
+      }
+      turns = std::max(turns, bank_turns(lane_addresses_, 1, 4));
+    }
+    const Gpu::Noise n = gpu_.noise_parts();
+    done = issued + double(m.shared_latency_cycles + std::max<int64_t>(turns - 1, 0) * m.shared_conflict_cycles +
+                           n.jitter + n.interruption);
+  } else {
+    sectors_.clear();
+    for (size_t l = 0; l < p->lanes.size(); ++l)
+      for (uint32_t c = 0; c < chains; ++c) {
+        uint64_t& x = p->chains[l].x[c];
+        const char* at = program_bytes(p->lanes[l], d0.path, x, 8);
+        if (!at) return;
+        push_sectors(x, 8);
+        std::memcpy(&x, at, 8);
+      }
+    sorted_distinct_sectors();
+    request_lines(p->sm, first->linear, mt_space(d0.path), issued);
+    for (const auto& [line, at] : line_done_) done = std::max(done, at);
+    done += away_;
+  }
+  ++p->step;
+  p->time = done;
+  ready_.push({p->time, first->warp_key, 0, nullptr, p});
+}
+
+const char* KernelRuntime::program_bytes(Thread* t, uint32_t path, uint64_t address, uint32_t bytes) {
+  if (path == MT_SPACE_SHARED) {
+    if (address + bytes <= t->block->shared_bytes) return t->block->shared + address;
+  } else if (const char* at = global_bytes(address, bytes)) {
+    return at;
+  }
+  const mt_dim3 b = t->block->idx, i = t->idx;
+  if (failure_.empty())
+    failure_ = "block (" + std::to_string(b.x) + "," + std::to_string(b.y) + "," + std::to_string(b.z) + ") thread (" +
+               std::to_string(i.x) + "," + std::to_string(i.y) + "," + std::to_string(i.z) + "): a pointer chain loads " +
+               std::to_string(bytes) + " B at " + std::to_string(address) +
+               (path == MT_SPACE_SHARED ? ", past the block's shared memory" : ", which lies in no buffer of the backend");
+  return nullptr;
+}
+
 void KernelRuntime::run_program(WarpProgram* p) {
   const Thread* first = p->lanes.front();
   const mt_access_program& d0 = *first->op.program;
   const Model& m = gpu_.model();
   const double overhead = double(m.timing_overhead_cycles);
+  if (d0.kind == MT_PROGRAM_FOLLOW) return run_follow(p);
   if (d0.kind == MT_PROGRAM_RANDOM) {
     if (p->step == d0.warmup + d0.steps) return finish_program(p);
     const double t0 = p->time;

@@ -208,8 +208,14 @@ class KernelRuntime {
   // kernel_programs.cpp
   void start_program(Group& g);
   void run_program(WarpProgram* p);
+  void run_follow(WarpProgram* p);
+  // Where a program's load of `bytes` at `address` is; nullptr after recording the failure.
+  const char* program_bytes(Thread* t, uint32_t path, uint64_t address, uint32_t bytes);
   void finish_program(WarpProgram* p);
   void price_shared(Group& g);
+  // Bank turns of one warp's shared-memory loads of `bytes` each, `per_lane` consecutive
+  // addresses per lane in lane order.
+  int64_t bank_turns(const std::vector<uint64_t>& addresses, uint32_t per_lane, uint32_t bytes) const;
   void price_store(Group& g);
   void price_atomic(Group& g);
   // kernel_memory.cpp: where an operation's bytes are (failing the thread if nowhere)
@@ -241,6 +247,8 @@ class KernelRuntime {
   double forgotten_ = 0;        // servers' bookings before this are dropped
   uint64_t last_buffer_ = 0, last_buffer_end_ = 0;  // the buffer the last access found
   std::vector<uint64_t> sectors_;  // scratch of pricing
+  std::vector<uint64_t> lane_addresses_;
+  mutable std::vector<std::pair<uint64_t, uint64_t>> bank_pairs_;
   uint32_t sector_shift_ = 5, line_shift_ = 7;  // the L2's sectors and lines (powers of two)
   // What one request to the L2 carries: the sectors of one 128-byte block (a warp's coalesced
   // lanes), or of one L2 line where lines are longer. [mlp]'s loads in flight count these.
