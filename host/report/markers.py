@@ -32,7 +32,7 @@ def numeric_values(info):
 
 
 def candidate_keys(topo, series):
-    """The probe's keys; those named after the series ("sm_dram" -> mlp.sm_dram_*) when any are."""
+    """The probe's keys; those named after the series (series "sm_dram": keys "<element>.sm_dram_*") when any are."""
     keys = topo.keys_by_probe.get(series.probe, []) if topo else []
     stem = series.name.replace("-", "_")
     named = [k for k in keys if k.key.startswith(stem + "_")]
@@ -50,27 +50,9 @@ def matches_axis(key, column):
     return unit in ("bytes", "cycles", "bytes_per_second") and unit_of(key) == unit
 
 
-SPECTRUM_PROBE = "global-throughput/latency-spectrum"
-
-
-def spectrum_level_markers(topo, lo, hi):
-    """The latency spectrum's levels by name, at their sample cycles (what its series record)."""
-    spectrum = topo.elements.get("spectrum", {}) if topo else {}
-    cycles = getattr(spectrum.get("level_sample_cycles"), "value", None) or []
-    names = getattr(spectrum.get("level_names"), "value", None) or []
-    out = []
-    for i, c in enumerate(cycles):
-        name = names[i] if i < len(names) else f"level {i}"
-        if lo <= c <= hi:
-            out.append(Marker(float(c), f"{name}: spectrum.level_sample_cycles[{i}] = {c:g} cycles"))
-    return out[:MAX_MARKERS]
-
-
 def markers_for(topo, series, column, lo, hi):
     """The markers for an axis showing `column` over [lo, hi], merged where values coincide."""
     span = (hi - lo) or abs(hi) or 1.0
-    if series.probe == SPECTRUM_PROBE and column in ("cycles", "sample_cycles"):
-        return spectrum_level_markers(topo, lo - 0.02 * span, hi + 0.02 * span)
     found = {}
     for info in candidate_keys(topo, series):
         if not matches_axis(info.key, column):

@@ -132,6 +132,8 @@ memtopo::Probe groups_probe() {
       .key("constant_l15.sm_group_count", MT_VALUE_INT, "", "groups of SMs that share one constant L1.5")
       .key("constant_l15.group_sm_counts", MT_VALUE_INT_ARRAY, "", "SMs of each group, groups by their lowest SM")
       .key("constant_l15.group_of_sm", MT_VALUE_INT_ARRAY, "", "the group (index into group_sm_counts) of SM 0, 1, ...")
+      .replays("constant_l15.group_of_sm", "sim.constant_l15.group_of_sm")
+      .not_replayed({"constant_l15.sm_group_count", "constant_l15.group_sm_counts"})
       .option("stride_bytes", MT_VALUE_INT, "0", "bytes between loads (0: the widest constant line known, 256 B at least)")
       .range("0", "65536")
       .budget_seconds(120)

@@ -100,7 +100,9 @@ memtopo::Probe instances_probe() {
       .uses({"l1d.line_bytes", "texture.line_bytes", "readonly.line_bytes"});
   for (const char* e : {"l1d", "texture", "readonly"})
     p.key(std::string(e) + ".instances_per_sm", MT_VALUE_INT, "", "instances of the cache one SM has (its warps use them)")
-        .key(std::string(e) + ".instance_of_warp", MT_VALUE_INT_ARRAY, "", "the instance warps 0 .. 7 of a block use");
+        .key(std::string(e) + ".instance_of_warp", MT_VALUE_INT_ARRAY, "", "the instance warps 0 .. 7 of a block use")
+        .replays(std::string(e) + ".instances_per_sm", std::string("sim.") + e + ".partitions_per_sm")
+        .not_replayed({std::string(e) + ".instance_of_warp"});
   return p.budget_seconds(60).run(measure_instances);
 }
 

@@ -86,6 +86,7 @@ memtopo::Probe l2_far_copies_probe() {
       .summary("How much of a far L2 line one read copies into the reading SM's near partition")
       .requires_keys({"l2.near_partition_of_sm"})
       .provides({"l2.far_copy_bytes"})
+      .replays("l2.far_copy_bytes", "sim.l2.far_copy_bytes")
       .key("l2.far_copy_bytes", MT_VALUE_INT, "bytes",
            "bytes a read of a far line copies into the near partition (0: no copy)")
       .budget_seconds(30)

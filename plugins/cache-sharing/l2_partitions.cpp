@@ -196,6 +196,9 @@ memtopo::Probe l2_partitions_probe() {
       .summary("Which L2 partition is near each SM, and the granule in which addresses alternate between partitions")
       .provides({"l2.near_partition_of_sm", "l2.partition_sm_counts", "l2.partition_granule_bytes",
                  "l2.partition_interleave"})
+      .replays("l2.near_partition_of_sm", "sim.l2.near_partition")
+      .replays("l2.partition_granule_bytes", "sim.l2.interleave_bytes")
+      .not_replayed({"l2.partition_sm_counts", "l2.partition_interleave"})
       .key("l2.near_partition_of_sm", MT_VALUE_INT_ARRAY, "", "per SM, the L2 partition near it (0: SM 0's)")
       .key("l2.partition_sm_counts", MT_VALUE_INT_ARRAY, "", "SMs near each partition")
       .key("l2.partition_granule_bytes", MT_VALUE_INT, "bytes", "the address granule that has one home partition")

@@ -113,6 +113,9 @@ memtopo::Probe storage_probe() {
       .provides({"texture.storage", "readonly.storage", "constant_l1.storage"})
       .requires_keys({"l1d.size_bytes", "texture.size_bytes", "readonly.size_bytes", "constant_l1.size_bytes"})
       .uses({"l1d.line_bytes", "texture.line_bytes", "readonly.line_bytes", "constant_l1.line_bytes"})
+      .replays("texture.storage", "sim.texture.storage")
+      .replays("readonly.storage", "sim.readonly.storage")
+      .not_replayed({"constant_l1.storage"})  // the simulator's constant L1 has a storage of its own
       .key("texture.storage", MT_VALUE_STRING, "", "\"l1d\": texture loads use the L1's storage; \"own\": a storage of their own")
       .key("readonly.storage", MT_VALUE_STRING, "", "\"l1d\", \"texture\" (whatever texture loads use) or \"own\"")
       .key("constant_l1.storage", MT_VALUE_STRING, "", "\"l1d\", \"texture\" or \"own\": the storage constant loads use")

@@ -79,12 +79,10 @@ std::vector<Probe> all_probes() {
   std::vector<Probe> probes{l1d_present(), data_cache::l2_levels(), data_cache::l2_latency()};
   memtopo::cache::ElementSpec l1d{"data-cache", "l1d", "L1 data cache", l1d_target, {"l1d.present"}, {}};
   l1d.carveout_option = true;  // the L1 shares its storage with shared memory
-  for (auto& p : memtopo::cache::element_probes(l1d)) {
-    // What it leaves in the process slowed DRAM streams after it by 16 % on an H100 (and
-    // mlp's DRAM rate by 4 %), cause unknown: nothing of it reaches the probes after it.
-    if (p.name() == "data-cache/l1d-geometry") p.own_process();
-    probes.push_back(std::move(p));
-  }
+  // What the geometry step leaves in the process slowed DRAM streams after it by 16 % on an
+  // H100 (and mlp's DRAM rate by 4 %), cause unknown: nothing of it reaches the probes after it.
+  l1d.own_process_steps = {"geometry"};
+  for (auto& p : memtopo::cache::element_probes(l1d)) probes.push_back(std::move(p));
   memtopo::cache::ElementSpec l2{"data-cache", "l2", "L2 cache", l2_target, {}, {}, false, true};
   l2.size_candidates = data_cache::l2_size_candidates;
   l2.candidate_uses = {"l2.api_size_bytes", "l2.partitions"};

@@ -121,6 +121,7 @@ Probe l2_levels() {
   return Probe("data-cache/l2-levels")
       .summary("L2: latency levels of a footprint sweep beyond L1, and the API's L2 size")
       .provides({"l2.api_size_bytes", "l2.level_latencies_cycles", "l2.level_start_bytes"})
+      .not_replayed({"l2.api_size_bytes", "l2.level_latencies_cycles", "l2.level_start_bytes"})
       .uses({"l1d.size_bytes", "l2.line_bytes"})
       .run([](Context& ctx) {
         const uint64_t api = ctx.device().l2_bytes > 0 ? uint64_t(ctx.device().l2_bytes) : 0;

@@ -196,6 +196,9 @@ memtopo::Probe latency_spectrum_probe() {
   const char* attributed = "; named from the segment of the chase its loads belong to (docs/global-throughput.md)";
   return memtopo::Probe("global-throughput/latency-spectrum")
       .summary("The latency levels one .ca chase meets (L1, L2 near and far, TLB misses, DRAM), with their shares")
+      .plot(memtopo::Probe::Plot::bars("histogram", "cycles", "loads")
+                .marks("x:spectrum.level_sample_cycles@spectrum.level_names"))
+      .plot(memtopo::Probe::Plot::bars("levels", "", "latency_cycles").annotated("share").named("@spectrum.level_names"))
       .provides({"spectrum.level_latencies_cycles", "spectrum.level_sample_cycles", "spectrum.level_shares",
                  "spectrum.level_names", "spectrum.timing_cost_cycles", "spectrum.loads", "spectrum.outlier_share",
                  "spectrum.l1_latency_cycles", "spectrum.l2_latency_cycles", "spectrum.l2_far_latency_cycles",

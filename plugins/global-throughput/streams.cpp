@@ -238,6 +238,10 @@ void measure_streams(memtopo::Context& ctx) {
 
 memtopo::Probe streams_probe() {
   memtopo::Probe p("global-throughput/streams");
+  // Each series a surface: the best rate of each (blocks per SM, threads) cell, the best
+  // configuration and the fewest bytes in flight within 95 % outlined.
+  p.plot(memtopo::Probe::Plot::heatmap("*", "threads", "blocks_per_sm", "bytes_per_second")
+             .marks("cell:throughput.{series}_best_config;cell:throughput.{series}_min95_config"));
   p.summary("Bandwidth of DRAM, L2 and L1 over blocks, threads, ILP and width: the best, and the smallest within 95 %")
       .uses({"l2.size_bytes", "l1d.size_bytes"});
   std::vector<std::string> keys;
@@ -260,6 +264,11 @@ memtopo::Probe streams_probe() {
       .key("throughput.dram_write_fraction_of_theoretical", MT_VALUE_FLOAT, "", "best DRAM write rate over the theoretical");
   // Its own worker: after the data-cache probes, the same process streamed DRAM about 16 % slower
   // on an H100 (docs/global-throughput.md, "Where it is measured").
+  // The simulator's peak rates; the others follow from them.
+  for (const char* k : {"l1_read_bytes_per_cycle_per_sm", "l2_read_bytes_per_cycle", "l2_write_bytes_per_cycle"})
+    p.replays(std::string("throughput.") + k, std::string("sim.memory.") + k);
+  p.replays("throughput.dram_read_bytes_per_second", "sim.memory.dram_read_bytes_per_second")
+      .replays("throughput.dram_write_bytes_per_second", "sim.memory.dram_write_bytes_per_second");
   return p.provides(keys).budget_seconds(60).own_process().run(measure_streams);
 }
 

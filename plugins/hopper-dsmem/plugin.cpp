@@ -16,6 +16,7 @@ memtopo::Probe clusters() {
       .key("dsmem.max_portable_cluster_blocks", MT_VALUE_INT, "", "largest cluster that launches without the non-portable attribute")
       .key("dsmem.resident_clusters", MT_VALUE_INT_ARRAY, "",
            "clusters of 1, 2, ... blocks resident at once with one block per SM")
+      .replays("gpc.index_of_sm", "sim.gpc_of_sm")
       .key("gpc.count", MT_VALUE_INT, "", "GPCs: groups of SMs that the blocks of one cluster never leave")
       .key("gpc.sm_counts", MT_VALUE_INT_ARRAY, "", "SMs of each GPC, GPCs ordered by their lowest SM")
       .key("gpc.index_of_sm", MT_VALUE_INT_ARRAY, "", "the GPC (index into gpc.sm_counts) of SM 0, 1, ...; -1: unknown")
@@ -36,6 +37,8 @@ memtopo::Probe latency() {
       .range("1", "65536")
       .option("repeats", MT_VALUE_INT, "3", "launches, each with every resident cluster chasing")
       .range("1", "1000")
+      .replays("dsmem.remote_latency_cycles", "sim.cluster.remote_latency_cycles")
+      .replays("dsmem.local_cluster_latency_cycles", "sim.cluster.local_latency_cycles")
       .key("dsmem.remote_latency_cycles", MT_VALUE_FLOAT, "cycles",
            "dependent ld.shared::cluster from another block of the cluster, median over the distances")
       .key("dsmem.latency_by_distance_cycles", MT_VALUE_FLOAT_ARRAY, "cycles",

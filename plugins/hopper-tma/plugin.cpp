@@ -7,6 +7,9 @@
 
 namespace {
 
+constexpr const char* kNotSimulated = "TMA bulk copies (cp.async.bulk, mbarrier transaction counts) are not modelled by "
+                                      "the simulated GPU";
+
 memtopo::Probe latency() {
   return memtopo::Probe("hopper-tma/latency")
       .summary("Cycles from issuing cp.async.bulk (1D) or cp.async.bulk.tensor (2D) to mbarrier completion, by size")
@@ -40,7 +43,7 @@ memtopo::Probe latency() {
            "tensor tiles from DRAM, 10th percentile per tile size")
       .key("tma.tensor_dram_latency_p90_cycles", MT_VALUE_FLOAT_ARRAY, "cycles",
            "tensor tiles from DRAM, 90th percentile per tile size")
-      .backends(MT_BACKEND_CUDA)
+      .backends(MT_BACKEND_CUDA, kNotSimulated)
       .min_compute_capability(9, 0)
       .budget_seconds(60)
       .run(hopper_tma::measure_latency);
@@ -65,7 +68,7 @@ memtopo::Probe throughput() {
         .key("tma." + s + "_bulk_beats_ld_st_from_bytes", MT_VALUE_INT, "bytes",
              who + ": transfer size from which cp.async.bulk is faster than ld.global + st.shared");
   }
-  return p.backends(MT_BACKEND_CUDA).min_compute_capability(9, 0).budget_seconds(60).run(hopper_tma::measure_throughput);
+  return p.backends(MT_BACKEND_CUDA, kNotSimulated).min_compute_capability(9, 0).budget_seconds(60).run(hopper_tma::measure_throughput);
 }
 
 }  // namespace

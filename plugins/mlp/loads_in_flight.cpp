@@ -141,6 +141,8 @@ memtopo::Probe loads_in_flight_probe() {
                  "mlp.sm_l2_latency_cycles", "mlp.sm_dram_latency_cycles", "mlp.sm_l2_loads_per_kcycle",
                  "mlp.sm_dram_loads_per_kcycle"})
       .uses({"l2.size_bytes"})
+      .replays("mlp.sm_l2_loads_in_flight", "sim.memory.sm_l2_requests_in_flight")
+      .replays("mlp.sm_dram_loads_in_flight", "sim.memory.sm_dram_requests_in_flight")
       // Little's law on measured rates: integers that estimate, compared within a tolerance.
       .key("mlp.sm_l2_loads_in_flight", MT_VALUE_INT, "", "L2 hits one SM keeps in flight (throughput x latency at the limit)",
            MT_KEY_ESTIMATE)

@@ -20,7 +20,15 @@ memtopo::Probe instructions() {
       keys.push_back(k + suffix);
     all += (all.empty() ? "" : ",") + std::string(o.name);
   }
+  std::vector<std::string> names(occupancy_roofline::ops().size());
+  for (const OpInfo& o : occupancy_roofline::ops())
+    if (size_t(o.op) < names.size()) names[size_t(o.op)] = o.name;
+  std::string labels;  // the names of the `op` column's values 0, 1, ...
+  for (const std::string& n : names) labels += (labels.empty() ? "" : ",") + n;
   memtopo::Probe p("occupancy-roofline/instructions");
+  p.plot(memtopo::Probe::Plot::panels("instructions", "op", "warps", "ops_per_cycle_per_sm", "ilp")
+             .named(labels)
+             .marks("y:roofline.{panel}_peak_ops_per_cycle_per_sm;x:roofline.{panel}_ridge_warps_per_sm"));
   p.summary("Occupancy roofline per instruction type: peak ops per cycle per SM, ridge point, issue and completion latency")
       .provides(keys)
       .option("ops", MT_VALUE_STRING_ARRAY, all, "instruction types measured (of " + all + ")")
@@ -53,7 +61,7 @@ memtopo::Probe divergence() {
            "FFMA thread instructions per cycle per SM with the warps split into that many paths")
       .key("roofline.divergence_slowdown", MT_VALUE_FLOAT_ARRAY, "",
            "FFMA ops per cycle with one path over those with that many paths")
-      .backends(MT_BACKEND_CUDA)
+      .backends(MT_BACKEND_CUDA, "FFMA chains: the simulated GPU models the memory hierarchy, not the instruction pipelines")
       .budget_seconds(30)
       .run(occupancy_roofline::measure_divergence);
 }

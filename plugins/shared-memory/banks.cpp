@@ -124,6 +124,9 @@ memtopo::Probe banks_probe() {
       .provides({"shared.latency_cycles", "shared.banks", "shared.bank_bytes", "shared.conflict_cycles",
                  "shared.broadcast", "shared.latency_by_conflict_degree_cycles", "shared.sm_bytes_per_cycle",
                  "shared.wide_load_latency_cycles", "shared.wide_load_turns", "shared.wide_load_sm_bytes_per_cycle"})
+      // These follow from the banks in the simulator (it has no shared-memory rate limit).
+      .not_replayed({"shared.broadcast", "shared.latency_by_conflict_degree_cycles", "shared.sm_bytes_per_cycle",
+                     "shared.wide_load_latency_cycles", "shared.wide_load_turns", "shared.wide_load_sm_bytes_per_cycle"})
       .key("shared.latency_cycles", MT_VALUE_FLOAT, "cycles", "one lane's dependent shared load")
       .key("shared.banks", MT_VALUE_INT, "", "shared-memory banks")
       .key("shared.bank_bytes", MT_VALUE_INT, "bytes", "width of one bank")

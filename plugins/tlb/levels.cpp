@@ -146,6 +146,7 @@ memtopo::Probe levels_probe() {
                  "tlb.l1_miss_penalty_cycles", "tlb.l2_page_bytes", "tlb.l2_entries", "tlb.l2_reach_bytes",
                  "tlb.l2_miss_penalty_cycles"})
       // Runs of one H100 found 0, 1 or 2 levels (docs/tlb.md): a fleet reports, never flags them.
+      .not_replayed({"tlb.level_count", "tlb.l1_reach_bytes", "tlb.l2_reach_bytes"})  // entries x page_bytes
       .key("tlb.level_count", MT_VALUE_INT, "", "TLB levels whose reach a chase exceeds (at least, when bounded)",
            MT_KEY_VARIES);
   for (const char* l : {"l1", "l2"}) {

@@ -166,6 +166,9 @@ memtopo::Probe mapped_levels_probe() {
       .summary("TLB levels of 2 MiB pages that alias one physical block, so the driver cannot merge them")
       .provides({"tlb.mapped_page_bytes", "tlb.mapped_level_count", "tlb.mapped_entries",
                  "tlb.mapped_miss_penalty_cycles", "tlb.mapped_reach_bytes"})
+      // Informational: the simulator's chases go through the tlb levels.
+      .not_replayed({"tlb.mapped_page_bytes", "tlb.mapped_level_count", "tlb.mapped_entries",
+                     "tlb.mapped_miss_penalty_cycles", "tlb.mapped_reach_bytes"})
       .key("tlb.mapped_page_bytes", MT_VALUE_INT, "bytes", "the mapping granularity: bytes of each aliased page")
       // Three runs of one H100 gave 0, 1 and 2 levels (docs/tlb.md): a fleet reports, never flags them.
       .key("tlb.mapped_level_count", MT_VALUE_INT, "", "latency levels past the first in the sweep of aliased pages",
@@ -182,7 +185,7 @@ memtopo::Probe mapped_levels_probe() {
       .option("pages_per_block", MT_VALUE_INT, "0",
               "pages that alias one physical block (0: one per line of the block, 16384 at 2 MiB)")
       .range("0", "1048576")
-      .backends(MT_BACKEND_CUDA)
+      .backends(MT_BACKEND_CUDA, "aliased mappings of one physical page through the CUDA driver's virtual memory API, which the simulated GPU has not")
       .budget_seconds(60)
       .run(measure_mapped);
 }

@@ -54,6 +54,7 @@ memtopo::Probe virtual_tag_probe() {
       .provides({"tlb.l1d_hit_translated"})
       .requires_keys({"tlb.l1_entries", "tlb.l1_page_bytes", "tlb.l1_miss_penalty_cycles"})
       .uses({"tlb.l2_entries", "l1d.size_bytes"})
+      .replays("tlb.l1d_hit_translated", "sim.tlb.translate_on_l1_hit")
       .key("tlb.l1d_hit_translated", MT_VALUE_BOOL, "", "an L1 data hit pays L1 TLB misses (false: virtually tagged L1)")
       .option("max_footprint_bytes", MT_VALUE_INT, "0", "largest chase footprint (0: three quarters of the device memory)")
       .range("0", "1125899906842624")

@@ -1,5 +1,5 @@
 // The quality bars of the mlp plugin on the simulated GPU, where its kernel runs against the
-// description's miss queues: on every shipped device the loads one SM keeps in flight ([mlp])
+// description's miss queues: on every shipped device the loads one SM keeps in flight ([sim.memory])
 // come back within 5 % (Little's law over the measured latency, which the TLB and the L2's two
 // partitions spread), within 10 % with measurement noise on (a warp away for an interruption
 // leaves its share of the queues to the others, whose loads then look faster); one warp of 32
@@ -16,9 +16,10 @@
 namespace {
 
 void compare_mlp(const toml::table& ref, const toml::table& got, double tolerance) {
-  for (const char* k : {"sm_l2_loads_in_flight", "sm_dram_loads_in_flight"}) {
+  for (const char* level : {"l2", "dram"}) {
+    const std::string k = std::string("sm_") + level + "_loads_in_flight";
     INFO("mlp." << k);
-    const auto want = ref["mlp"][k].value<int64_t>();
+    const auto want = ref["sim"]["memory"][std::string("sm_") + level + "_requests_in_flight"].value<int64_t>();
     const auto have = got["mlp"][k].value<int64_t>();
     REQUIRE(want);
     REQUIRE(have);
@@ -26,7 +27,7 @@ void compare_mlp(const toml::table& ref, const toml::table& got, double toleranc
   }
   // One warp's 32 lanes wait for all of a step's loads: under a limit of fewer than 32 the
   // last lanes' loads wait a latency more (kepler-like: 24 of 32 at once, 16 on average).
-  const int64_t sm = *ref["mlp"]["sm_l2_loads_in_flight"].value<int64_t>();
+  const int64_t sm = *ref["sim"]["memory"]["sm_l2_requests_in_flight"].value<int64_t>();
   const auto warp = got["mlp"]["warp_l2_loads_in_flight"].value<int64_t>();
   REQUIRE(warp);
   CHECK(*warp <= std::min<int64_t>(sm, 32) * (1 + tolerance));

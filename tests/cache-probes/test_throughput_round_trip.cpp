@@ -1,5 +1,5 @@
 // The quality bar of global-throughput/streams on the simulated GPU: on every shipped device the
-// peak rates of [throughput] come back within 5 % (the model gives them exactly once enough is
+// peak rates of [sim.memory] come back within 5 % (the model gives them exactly once enough is
 // in flight), and the smallest configuration within 95 % of the best keeps fewer bytes in flight
 // than the best one or as many.
 #include <catch2/catch.hpp>
@@ -20,15 +20,15 @@ TEST_CASE("streams probe recovers the peak rates of every shipped simulated devi
   for (const char* k : {"l1_read_bytes_per_cycle_per_sm", "l2_read_bytes_per_cycle", "l2_write_bytes_per_cycle",
                         "dram_read_bytes_per_second", "dram_write_bytes_per_second"}) {
     INFO("throughput." << k);
-    const auto want = ref["throughput"][k].value<double>();
+    const auto want = ref["sim"]["memory"][k].value<double>();
     const auto have = got["throughput"][k].value<double>();
     REQUIRE(want);
     REQUIRE(have);
     CHECK(*have == Approx(*want).epsilon(0.05));
   }
   // A copy moves read and write bytes through one port: the harmonic mean of the two peaks.
-  const double r = *ref["throughput"]["dram_read_bytes_per_second"].value<double>();
-  const double w = *ref["throughput"]["dram_write_bytes_per_second"].value<double>();
+  const double r = *ref["sim"]["memory"]["dram_read_bytes_per_second"].value<double>();
+  const double w = *ref["sim"]["memory"]["dram_write_bytes_per_second"].value<double>();
   CHECK(got["throughput"]["dram_copy_bytes_per_second"].value_or(0.0) == Approx(2 / (1 / r + 1 / w)).epsilon(0.05));
   CHECK(got["throughput"]["dram_read_min95_config"].value<std::string>());
   const double theoretical = got["throughput"]["dram_theoretical_bytes_per_second"].value_or(0.0);

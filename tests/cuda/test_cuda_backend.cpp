@@ -491,30 +491,17 @@ TEST_CASE("cuda: bad requests get a message that names the job", "[cuda][gpu]") 
   CHECK(be.run(chase(a, 10)).index == expected_order(a, 0, 0, 10));
 }
 
-TEST_CASE("cuda: lanes of a stream's warp are chains of their own", "[cuda][gpu]") {
+TEST_CASE("cuda: streams are chains of their own", "[cuda][gpu]") {
   auto dev = open_gpu();
   const memtopo::Backend be(dev->backend());
-  REQUIRE(be.has(MT_CAP_STREAM_LANES));
   const ChaseArray a = ChaseArray::stride(1 << 20, 128);
   Job r = l2_hits_counted_slow(a, 40000, 32768);
-  r.rate.streams = 4;
-  const memtopo::JobResult lane0 = be.run(r);
-  r.rate.lanes = 32;  // 128 chains
-  const memtopo::JobResult lanes = be.run(r);
-  CHECK(lanes.slow == 32768);  // every timed load counted once
-  CHECK(lanes.slow_steps.size() == 16);
-  REQUIRE(lanes.span_cycles > 0);
-  CHECK(lanes.span_cycles * 4 < lane0.span_cycles);  // many more loads in flight
-  r.rate.lanes = 1;
-  r.rate.lane_chains = 8;  // 8 chains in each of the 4 lanes, in lockstep
-  const memtopo::JobResult lockstep = be.run(r);
-  CHECK(lockstep.slow == 32768);
-  CHECK(lockstep.span_cycles * 3 < lane0.span_cycles);
-  r.rate.lane_chains = 1;
-  r.rate.lanes = 33;
-  CHECK_THROWS_WITH(be.run(r), Contains("33 stream lanes"));
-  r.rate.lanes = 2;
-  r.rate.streams = 1;
+  const memtopo::JobResult one = be.run(r);
+  r.rate.streams = 8;
+  const memtopo::JobResult eight = be.run(r);
+  CHECK(eight.slow == 32768);  // every timed load counted once
+  REQUIRE(eight.span_cycles > 0);
+  CHECK(eight.span_cycles * 4 < one.span_cycles);  // many more loads in flight
   r.rate.pump_warps = 1;
   r.rate.pump_lanes = 1;
   r.rate.pump_cycles = 100;
@@ -536,40 +523,4 @@ TEST_CASE("cuda: a pointer chase follows a stride array past 2^32 elements", "[c
   CHECK(r.average_cycles < 5000);
   j.pattern = MT_PATTERN_CHASE;
   CHECK_THROWS_WITH(be.run(j), Contains("followed by pointer only"));
-}
-
-TEST_CASE("cuda: a warp's lanes on words of one shared-memory bank take turns", "[cuda][gpu]") {
-  auto dev = open_gpu();
-  const memtopo::Backend be(dev->backend());
-  ChaseArray loops;  // every word leads to itself
-  loops.next.resize(2048);
-  std::iota(loops.next.begin(), loops.next.end(), 0u);
-  auto cycles = [&](uint32_t stride) {
-    Job j = chase(loops, 32 * 256, MT_SPACE_SHARED);
-    j.record = MT_RECORD_COUNTS;
-    j.slow_cycles = 0xfffffffeu;
-    j.warmup_steps = 32 * 8;
-    j.rate.lanes = 32;
-    j.rate.lane_offset_elems = stride;
-    const memtopo::JobResult r = be.run(j);
-    CHECK(r.slow == 0);
-    return double(r.cycles) / double(j.steps);
-  };
-  const double apart = cycles(1), one_bank = cycles(32);
-  CHECK(one_bank > apart + 20);  // 32 turns, not one
-  // 16-byte loads: lanes on consecutive 16-byte words, or all on one bank 128 B apart
-  for (uint32_t i = 0; i < 2048; ++i) loops.next[i] = i & ~3u;
-  auto wide = [&](uint32_t stride, mt_space space) {
-    Job j = chase(loops, 32 * 256, space);
-    j.record = MT_RECORD_COUNTS;
-    j.slow_cycles = 0xfffffffeu;
-    j.load_bytes = 16;
-    j.rate.lanes = 32;
-    j.rate.lane_offset_elems = stride;
-    const memtopo::JobResult r = be.run(j);
-    CHECK(r.slow == 0);
-    return double(r.cycles) / double(j.steps);
-  };
-  CHECK(wide(32, MT_SPACE_SHARED) > wide(4, MT_SPACE_SHARED) + 20);
-  CHECK(wide(4, MT_SPACE_GLOBAL_CA) > 0);  // the same loads from global memory
 }

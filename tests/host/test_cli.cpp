@@ -146,8 +146,8 @@ TEST_CASE("list shows needs, plan shows the skip reason for the device", "[host]
   const auto p = run_memtopo("plan --device sim" + needs + " --only t-needs");
   INFO(p.output);
   CHECK(p.exit_code == 0);
-  CHECK(p.output.find("-  t-needs/cuda-only  skipped: needs a CUDA GPU; the device is the simulated GPU") !=
-        std::string::npos);
+  CHECK(p.output.find("-  t-needs/cuda-only  skipped: needs a CUDA GPU (a kernel the simulated GPU cannot run); "
+                      "the device is the simulated GPU") != std::string::npos);
   CHECK(p.output.find("-  t-needs/future  skipped: needs compute capability 10.0; the device has 9.0") !=
         std::string::npos);
   CHECK(p.output.find(". t-needs/hopper") != std::string::npos);

@@ -171,22 +171,38 @@ int run_nothing(const mt_context*, void*, char*, size_t) { return MT_STATUS_OK; 
 const char* const kNone[] = {nullptr};
 }  // namespace
 
-TEST_CASE("needs and key descriptions are read only up to the probe descriptor's struct_size", "[host][loader]") {
-  // Two short descriptors back to back: reading past the first one's struct_size would take
-  // the second one's first bytes as the first one's backends.
-  static ProbeDesc10 probes[2] = {
+TEST_CASE("probe descriptors smaller than ABI 3.0's are refused, larger ones strided by their struct_size", "[host][loader]") {
+  static ProbeDesc10 old_probes[2] = {
       {sizeof(ProbeDesc10), "old/one", "", kNone, kNone, kNone, nullptr, 0, &run_nothing, nullptr},
       {sizeof(ProbeDesc10), "old/two", "", kNone, kNone, kNone, nullptr, 0, &run_nothing, nullptr}};
-  static mt_plugin_desc desc = {sizeof(mt_plugin_desc), MEMTOPO_ABI_MAJOR, 0, "old",
-                                "1.0.0", reinterpret_cast<const mt_probe_desc*>(probes), 2};
+  static mt_plugin_desc old_desc = {sizeof(mt_plugin_desc), MEMTOPO_ABI_MAJOR, 0, "old",
+                                    "1.0.0", reinterpret_cast<const mt_probe_desc*>(old_probes), 2};
+  Registry old;
+  CHECK_FALSE(old.add_static(&old_desc, "old"));
+  REQUIRE(old.errors().size() == 1);
+  CHECK_THAT(old.errors()[0], Catch::Contains("probe #0 descriptor too small"));
+  // A later minor's descriptor: a field appended, which this host skips.
+  struct Later {
+    mt_probe_desc d;
+    uint64_t appended;
+  };
+  static Later later[2] = {};
+  for (int i = 0; i < 2; ++i) {
+    later[i].d.struct_size = sizeof(Later);
+    later[i].d.name = i ? "later/two" : "later/one";
+    later[i].d.summary = "";
+    later[i].d.provided_keys = later[i].d.required_keys = later[i].d.used_keys = kNone;
+    later[i].d.run = &run_nothing;
+    later[i].appended = ~0ull;
+  }
+  static mt_plugin_desc later_desc = {sizeof(mt_plugin_desc), MEMTOPO_ABI_MAJOR, MEMTOPO_ABI_MINOR, "later",
+                                      "1.0.0", &later[0].d, 2};
   Registry r;
-  REQUIRE(r.add_static(&desc, "old"));
-  for (const auto* name : {"old/one", "old/two"}) {
+  REQUIRE(r.add_static(&later_desc, "later"));
+  for (const auto* name : {"later/one", "later/two"}) {
     const auto* p = r.find(name);
     REQUIRE(p);
     CHECK(p->backends == 0);
-    CHECK(p->min_cc_major == 0);
-    CHECK(p->min_cc_minor == 0);
     CHECK(p->keys.empty());
   }
 }
@@ -194,7 +210,7 @@ TEST_CASE("needs and key descriptions are read only up to the probe descriptor's
 TEST_CASE("needs a descriptor cannot hold are refused", "[host][loader]") {
   static const memtopo::detail::PluginHolder bad_bits(
       "odd-backend", "1.0.0",
-      {memtopo::Probe("odd-backend/p").provides({"odd.x"}).backends(8).run([](memtopo::Context&) {})});
+      {memtopo::Probe("odd-backend/p").provides({"odd.x"}).backends(8, "").run([](memtopo::Context&) {})});
   Registry r;
   CHECK_FALSE(r.add_static(bad_bits.desc(), "odd"));
   REQUIRE(r.errors().size() == 1);

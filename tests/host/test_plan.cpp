@@ -159,10 +159,11 @@ TEST_CASE("the planner skips a probe whose needs the device does not meet, and i
   SECTION("the simulated GPU, compute capability 9.0") {
     const DeviceFacts sim{"sim", 9, 0};
     const Plan plan = make_plan(needs_registry(), {}, &sim);
-    CHECK(reason(plan, "t-needs/cuda-only") == "needs a CUDA GPU; the device is the simulated GPU");
+    CHECK(reason(plan, "t-needs/cuda-only") ==
+          "needs a CUDA GPU (a kernel the simulated GPU cannot run); the device is the simulated GPU");
     CHECK(reason(plan, "t-needs/cuda-user") ==
-          "needs t.cuda_bytes, whose provider t-needs/cuda-only is skipped: needs a CUDA GPU; the device is the "
-          "simulated GPU");
+          "needs t.cuda_bytes, whose provider t-needs/cuda-only is skipped: needs a CUDA GPU (a kernel the simulated "
+          "GPU cannot run); the device is the simulated GPU");
     CHECK(reason(plan, "t-needs/future") == "needs compute capability 10.0; the device has 9.0");
     CHECK(reason(plan, "t-needs/hopper").empty());
     CHECK(reason(plan, "t-needs/anywhere").empty());

@@ -221,8 +221,11 @@ TEST_CASE("the runner checks needs even when the plan was made without the devic
   RunSettings s;
   const RunReport r = run_plan(plan, device, nullptr, s);
   CHECK(outcome(r, "t-needs/cuda-only").status == Status::Skipped);
-  CHECK(outcome(r, "t-needs/cuda-only").reason == "needs a CUDA GPU; the device is the simulated GPU");
-  CHECK(outcome(r, "t-needs/cuda-user").reason.find("whose provider t-needs/cuda-only skipped: needs a CUDA GPU") !=
+  CHECK(outcome(r, "t-needs/cuda-only").reason ==
+        "needs a CUDA GPU (a kernel the simulated GPU cannot run); the device is the simulated GPU");
+  CHECK(outcome(r, "t-needs/cuda-user")
+            .reason.find("whose provider t-needs/cuda-only skipped: needs a CUDA GPU (a kernel the simulated GPU cannot "
+                         "run)") !=
         std::string::npos);
   CHECK(outcome(r, "t-needs/future").reason == "needs compute capability 10.0; the device has 9.0");
   CHECK(outcome(r, "t-needs/hopper").status == Status::Ok);

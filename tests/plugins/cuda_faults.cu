@@ -29,11 +29,11 @@ MEMTOPO_PLUGIN("t-cuda-faults", "1.0.0",
                memtopo::Probe("t-cuda-faults/illegal-address")
                    .summary("a kernel that writes through a bad pointer (sticky CUDA error)")
                    .provides({"t_cuda.illegal_ok"})
-                   .backends(MT_BACKEND_CUDA)
+                   .backends(MT_BACKEND_CUDA, "a CUDA fault")
                    .run(illegal_address),
                memtopo::Probe("t-cuda-faults/after")
                    .summary("a trivial kernel after the faulting one")
                    .provides({"t_cuda.after_ok"})
                    .uses({"t_cuda.illegal_ok"})
-                   .backends(MT_BACKEND_CUDA)
+                   .backends(MT_BACKEND_CUDA, "a CUDA fault")
                    .run(after))

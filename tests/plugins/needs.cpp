@@ -5,7 +5,7 @@
 static memtopo::Probe cuda_only() {
   return memtopo::Probe("t-needs/cuda-only")
       .provides({"t.cuda_bytes"})
-      .backends(MT_BACKEND_CUDA)
+      .backends(MT_BACKEND_CUDA, "a kernel the simulated GPU cannot run")
       .run([](memtopo::Context& ctx) { ctx.result("t.cuda_bytes", 1); });
 }
 static memtopo::Probe cuda_user() {
@@ -23,7 +23,7 @@ static memtopo::Probe future() {
 static memtopo::Probe hopper() {
   return memtopo::Probe("t-needs/hopper")
       .provides({"t.hopper_bytes"})
-      .backends(MT_BACKEND_CUDA | MT_BACKEND_SIM)
+      .backends(MT_BACKEND_CUDA | MT_BACKEND_SIM, "")
       .min_compute_capability(9, 0)
       .run([](memtopo::Context& ctx) { ctx.result("t.hopper_bytes", 4); });
 }

@@ -1,5 +1,7 @@
 #include "sim_helpers.hpp"
 
+#include "memtopo_host/registry.hpp"
+
 #include <atomic>
 #include <fstream>
 #include <iterator>
@@ -10,6 +12,12 @@
 namespace simtest {
 
 std::string device_path(const std::string& name) { return std::string(MEMTOPO_SOURCE_DIR) + "/examples/devices/" + name; }
+
+memtopo::engine::ReplayMap plugins_replay_map() {
+  memtopo::host::Registry r;
+  r.load_directory(MEMTOPO_REAL_PLUGIN_DIR);
+  return r.replay_map();
+}
 
 std::string measured_path(const std::string& name) {
   return std::string(MEMTOPO_SOURCE_DIR) + "/tests/sim/measured/" + name;

@@ -14,6 +14,8 @@ namespace simtest {
 
 std::string device_path(const std::string& name);    // examples/devices/<name>
 std::string measured_path(const std::string& name);  // tests/sim/measured/<name>
+// What the build's plugins declare their keys replay as (Registry::replay_map).
+memtopo::engine::ReplayMap plugins_replay_map();
 std::unique_ptr<memtopo::engine::Device> open_device(const std::string& name);
 // Writes `text` to a fresh file under the build tree and returns its path.
 std::string write_temp(const std::string& stem, const std::string& text);

@@ -14,10 +14,10 @@ using namespace simtest;
 namespace {
 
 // The message open_sim throws for `text`, or "" when it opens.
-std::string error_of(const std::string& text) {
+std::string error_of(const std::string& text, const memtopo::engine::ReplayMap& replay = {}) {
   const std::string path = write_temp("bad", text);
   try {
-    memtopo::engine::open_sim(path);
+    memtopo::engine::open_sim(path, replay);
   } catch (const memtopo::Error& e) {
     const std::string m = e.what();
     CHECK(m.rfind(path + ":", 0) == 0);  // starts with the file name
@@ -60,17 +60,22 @@ TEST_CASE("sim: description errors name file, line and key", "[sim][description]
              Catch::Contains("sim.texture.storage: \"own\" needs a [texture] table"));
   CHECK_THAT(error_of("[device]\nname = \"x\"\n"), Catch::StartsWith(":1: device.sm_count: must be a positive integer"));
   CHECK_THAT(error_of("[l1d]\nsize_bytes = 1\n"), Catch::Contains("device: missing"));
-  CHECK_THAT(error_of(kDevice + "[constant_l15]\nsize_bytes = 32768\ngroup_of_sm = [0, 0, 1]\n"),
-             Catch::StartsWith(":6: constant_l15.group_of_sm: has 3 entries; it needs one per SM (device.sm_count 4)"));
-  CHECK_THAT(error_of(kDevice + "[constant_l15]\nsize_bytes = 32768\ngroup_of_sm = [0, 0, 1, 4]\n"),
-             Catch::Contains("constant_l15.group_of_sm: holds 4; groups are numbered 0 .. sm_count - 1"));
-  CHECK(error_of(kDevice + "[constant_l15]\nsize_bytes = 32768\ngroup_of_sm = [0, 1, 1, 0]\nsm_group_count = 2\n") == "");
-  CHECK_THAT(error_of(kDevice + "[constant_l1]\nsize_bytes = 2048\nstorage = \"l1d\"\n"),
-             Catch::Contains("constant_l1.storage: \"l1d\": the simulator's constant L1 has a storage of its own"));
+  // Measured keys replay as the plugins declare: moved, their line kept, the message naming both.
+  const memtopo::engine::ReplayMap replay{{"constant_l15.group_of_sm", "sim.constant_l15.group_of_sm"},
+                                          {"constant_l15.sm_group_count", ""}, {"constant_l1.storage", ""}};
+  CHECK_THAT(error_of(kDevice + "[constant_l15]\nsize_bytes = 32768\ngroup_of_sm = [0, 0, 1]\n", replay),
+             Catch::StartsWith(":6: sim.constant_l15.group_of_sm: has 3 entries; it needs one per SM (device.sm_count 4)") &&
+                 Catch::EndsWith("(measured as constant_l15.group_of_sm)"));
+  CHECK_THAT(error_of(kDevice + "[sim.constant_l15]\ngroup_of_sm = [0, 0, 1, 4]\n"),
+             Catch::Contains("sim.constant_l15.group_of_sm: holds 4; groups are numbered 0 .. sm_count - 1"));
+  const std::string groups = kDevice + "[constant_l15]\nsize_bytes = 32768\ngroup_of_sm = [0, 1, 1, 0]\nsm_group_count = 2\n";
+  CHECK(error_of(groups, replay) == "");
+  CHECK_THAT(error_of(groups), Catch::Contains("constant_l15.group_of_sm: unknown key"));  // no plugin says what it is
+  CHECK(error_of(kDevice + "[constant_l1]\nsize_bytes = 2048\nstorage = \"l1d\"\n", replay) == "");
   CHECK_THAT(error_of(kDevice + "[sim]\nshared_sizes_bytes = [8192, 0]\n"),
              Catch::StartsWith(":5: sim.shared_sizes_bytes: must be ascending"));
-  CHECK_THAT(error_of(kDevice + "[shared]\ncarveout_sm_shared_bytes = [0, 8192]\ncarveout_l1d_size_bytes = [4096]\n"),
-             Catch::Contains("shared.carveout_l1d_size_bytes: has 1 entries, carveout_sm_shared_bytes 2"));
+  CHECK_THAT(error_of(kDevice + "[sim]\nshared_sizes_bytes = [0, 8192]\ncarveout_l1d_size_bytes = [4096]\n"),
+             Catch::Contains("sim.carveout_l1d_size_bytes: has 1 entries, shared_sizes_bytes 2"));
   CHECK_THAT(error_of(kDevice + "[l1d\n"), Catch::StartsWith(":4:"));  // TOML syntax error
   CHECK(error_of(kDevice) == "");
 }
@@ -85,7 +90,7 @@ TEST_CASE("sim: a measured topology file is a valid device", "[sim][description]
   // [meta], [provenance] and [probes] besides the element tables, every key the probes write.
   const std::string path = measured_path("hopper-like-sim.toml");
   const toml::table t = toml::parse_file(path);
-  auto d = memtopo::engine::open_sim(path);
+  auto d = memtopo::engine::open_sim(path, plugins_replay_map());
   CHECK(std::string(d->info().name) == t["device"]["name"].value_or(std::string()));
   CHECK(d->info().sm_count == key(t, "device", "sm_count"));
   CHECK(d->info().cc_major == 9);

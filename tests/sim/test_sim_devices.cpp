@@ -330,13 +330,13 @@ TEST_CASE("sim: with far_copies_near a far L2 hit leaves a copy in the near part
   for (uint32_t l : copies.latency) CHECK(l == near);
 }
 
-TEST_CASE("sim: chains past the SM's loads in flight queue, and lanes are chains of their own", "[sim]") {
-  auto d = open_device("kepler-like.toml");  // [mlp] 24 loads in flight per SM
+TEST_CASE("sim: streams past the SM's loads in flight queue", "[sim]") {
+  auto d = open_device("kepler-like.toml");  // [sim.memory] 24 DRAM requests in flight per SM
   const memtopo::Backend b(d->backend());
-  REQUIRE(b.has(MT_CAP_STREAM_LANES));
+  REQUIRE(b.streams_max() >= 32);
   const memtopo::ChaseArray a = memtopo::ChaseArray::stride(uint64_t(1) << 30, 128);  // DRAM
   const double overhead = timing_overhead(*d);
-  auto latency = [&](uint32_t warps, uint32_t lanes, uint32_t lane_chains = 1) {
+  auto latency = [&](uint32_t streams) {
     memtopo::Job j;
     j.space = MT_SPACE_GLOBAL_CG;
     j.pattern = MT_PATTERN_RANDOM;
@@ -345,78 +345,12 @@ TEST_CASE("sim: chains past the SM's loads in flight queue, and lanes are chains
     j.random_stride_bytes = 128;
     j.slow_cycles = 0xfffffffeu;
     j.steps = 9600;
-    j.rate.streams = warps;
-    j.rate.lanes = lanes;
-    j.rate.lane_chains = lane_chains;
+    j.rate.streams = streams;
     const auto r = b.run(j);
     CHECK(r.slow == 0);
     return double(r.cycles) / double(j.steps) - overhead;
   };
-  const double one = latency(1, 1), limit = latency(24, 1), lanes = latency(3, 8), twice = latency(3, 16);
-  CHECK(limit == Approx(one).epsilon(0.02));  // 24 chains: none waits
-  CHECK(lanes == Approx(limit).epsilon(0.02));  // 3 warps x 8 lanes are 24 chains too
-  CHECK(twice == Approx(2 * one).epsilon(0.03));  // 48 chains: each load waits as long again
-  // chains of one lane (mt_job::lane_chains) are chains too: 3 x 2 x 4 = 24, 3 x 2 x 8 = 48
-  CHECK(latency(3, 2, 4) == Approx(limit).epsilon(0.02));
-  CHECK(latency(3, 2, 8) == Approx(2 * one).epsilon(0.03));
-}
-
-TEST_CASE("sim: a warp's lanes on words of one shared-memory bank take turns", "[sim]") {
-  const std::string name = GENERATE(kDevices[0], kDevices[1]);
-  INFO(name);
-  auto d = open_device(name);
-  const toml::table t = read_device_file(name);
-  const memtopo::Backend b(d->backend());
-  memtopo::ChaseArray loops;  // every word leads to itself
-  loops.next.resize(2048);
-  for (uint32_t i = 0; i < 2048; ++i) loops.next[i] = i;
-  auto cycles = [&](uint32_t stride, uint32_t lanes) {
-    memtopo::Job j;
-    j.space = MT_SPACE_SHARED;
-    j.record = MT_RECORD_COUNTS;
-    j.array = &loops;
-    j.slow_cycles = 0xfffffffeu;
-    j.steps = 64 * lanes;
-    j.rate.lanes = lanes;
-    j.rate.lane_offset_elems = stride;
-    return double(b.run(j).cycles) / double(j.steps) - timing_overhead(*d);
-  };
-  const double base = double(key(t, "shared", "latency_cycles")), turn = double(key(t, "shared", "conflict_cycles"));
-  const uint32_t row = uint32_t(32 * key(t, "shared", "bank_bytes") / 4);  // one bank row, in words
-  CHECK(cycles(1, 32) == Approx(base));
-  CHECK(cycles(0, 32) == Approx(base));  // one word: a broadcast
-  CHECK(cycles(row, 5) == Approx(base + 4 * turn).epsilon(0.01));
-  CHECK(cycles(row, 32) == Approx(base + 31 * turn).epsilon(0.01));
-}
-
-TEST_CASE("sim: a warp's vector loads take a turn per bank row they fill", "[sim]") {
-  const std::string name = GENERATE(kDevices[0], kDevices[1]);
-  INFO(name);
-  auto d = open_device(name);
-  const toml::table t = read_device_file(name);
-  const memtopo::Backend b(d->backend());
-  memtopo::ChaseArray loops;  // every 16-byte word leads to itself
-  loops.next.resize(4096);
-  for (uint32_t i = 0; i < 4096; ++i) loops.next[i] = i & ~3u;
-  auto cycles = [&](uint32_t width, uint32_t stride) {
-    memtopo::Job j;
-    j.space = MT_SPACE_SHARED;
-    j.record = MT_RECORD_COUNTS;
-    j.array = &loops;
-    j.load_bytes = width;
-    j.slow_cycles = 0xfffffffeu;
-    j.steps = 64 * 32;
-    j.rate.lanes = 32;
-    j.rate.lane_offset_elems = stride;
-    return double(b.run(j).cycles) / double(j.steps) - timing_overhead(*d);
-  };
-  const double base = double(key(t, "shared", "latency_cycles")), turn = double(key(t, "shared", "conflict_cycles"));
-  const int64_t row = 32 * key(t, "shared", "bank_bytes");  // bytes of one bank row
-  for (uint32_t width : {8u, 16u}) {
-    INFO(width << "-byte loads");
-    const double rows = std::max(1.0, double(32 * width) / double(row));
-    CHECK(cycles(width, width / 4) == Approx(base + (rows - 1) * turn).epsilon(0.01));
-    // two lanes of each phase on one bank, different words: twice the turns
-    CHECK(cycles(width, uint32_t(row / 4)) > cycles(width, width / 4) + turn);
-  }
+  const double one = latency(1);
+  CHECK(latency(24) == Approx(one).epsilon(0.02));  // 24 chains: none waits
+  CHECK(latency(32) == Approx(one * 32 / 24).epsilon(0.03));  // each load waits its turn
 }

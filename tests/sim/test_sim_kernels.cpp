@@ -297,7 +297,7 @@ TEST_CASE("sim kernels: random chains keep an SM's loads in flight and time each
   const double latency = double(o[0]) / double(o[1]) - 6;
   CHECK(latency > 262);
   CHECK(latency < 420);
-  // 128 threads of 8 chains: far more loads than [mlp]'s 256 in flight; the SM makes 256 loads
+  // 128 threads of 8 chains: far more loads than [sim.memory]'s 256 in flight; the SM makes 256 loads
   // per latency (Little's law).
   out.zero();
   cfg.block = {128};

@@ -53,9 +53,9 @@ class KeyPolicy {
   //   tolerance_percent = 3                     # floats without a rule of their own
   //   [keys."l2.latency_cycles"]  tolerance_percent = 1.5
   //   [keys."tlb.*"]              varies = true
-  //   [keys."throughput.*_config"] class = "setting"     # or "identity", "measurement"
+  //   [keys."*_config"]           class = "setting"   # or "identity", "measurement"
   //   [keys."device.sm_clock_khz"] ignore = true
-  //   [keys."mlp.*_loads_in_flight"] estimate = true       # integers within the tolerance
+  //   [keys."*_in_flight"]        estimate = true     # integers within the tolerance
   // `*` matches any run of characters; every rule a key matches applies, later ones over
   // earlier ones. Throws ProfileError.
   static KeyPolicy from_profile(const std::string& path);

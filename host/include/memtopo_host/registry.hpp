@@ -2,6 +2,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,7 +20,7 @@ struct OptionSpec {
   Value default_value;
   std::string default_text;
   std::string help;
-  // The declared range (ABI 2.6): an INT or FLOAT Value, none for no limit on that side.
+  // The declared range: an INT or FLOAT Value, none for no limit on that side.
   std::optional<Value> min, max;
 
   // Why `v` is outside the declared range ("rounds must be between 1 and 65536, got 0"), for
@@ -35,7 +36,14 @@ struct KeySpec {
   mt_value_type type = MT_VALUE_NONE;
   std::string unit;  // "bytes", "cycles", ...; "" when the value has none
   std::string meaning;
-  uint32_t flags = 0;  // MT_KEY_* (ABI 2.7); 0 for a measurement or an older plugin
+  uint32_t flags = 0;  // MT_KEY_*; 0 for a measurement
+};
+
+// How the report draws one raw series (mt_series_desc); empty strings where the kind takes none.
+struct PlotSpec {
+  std::string series;  // a put_raw name, or "*"
+  int kind = MT_PLOT_LINES;
+  std::string x, y, value, group, panel, annotate, labels, marks;
 };
 
 // One probe as the host sees it, after its plugin passed every check.
@@ -49,10 +57,16 @@ struct ProbeInfo {
   std::vector<OptionSpec> options;
   // What it needs of the device (0: no requirement); fields a plugin's descriptor lacks stay 0.
   uint32_t backends = 0;  // MT_BACKEND_* bits
+  std::string backends_reason;  // why no other backend
   int min_cc_major = 0, min_cc_minor = 0;
-  double budget_s = 0;  // declared time budget (ABI 2.1); 0: none
-  bool own_process = false;  // MT_PROBE_OWN_PROCESS (ABI 2.5): a worker of its own
+  double budget_s = 0;  // declared time budget; 0: none
+  bool own_process = false;  // MT_PROBE_OWN_PROCESS: a worker of its own
   std::vector<KeySpec> keys;  // descriptions of provided keys (possibly fewer than provided)
+  // Provided keys that declare what they set when a topology replays as a simulated device:
+  // a description key's path, or "" for nothing (mt_key_desc::replays_as). The others set the
+  // description key of their own path.
+  std::map<std::string, std::string> replays;
+  std::vector<PlotSpec> plots;  // how the report draws its raw series
   mt_probe_run_fn run = nullptr;  // from the plugin's descriptor
   void* user = nullptr;
 
@@ -91,6 +105,10 @@ class Registry {
   const std::vector<ProbeInfo>& probes() const { return probes_; }
   const ProbeInfo* find(const std::string& probe_name) const;
   bool has_plugin(const std::string& plugin_name) const;
+  // What the accepted probes declare a measured key replays as on the simulated GPU
+  // (ProbeInfo::replays): measured key path -> description key path, "" for nothing. The
+  // first provider of a key, by probe name, wins.
+  std::map<std::string, std::string> replay_map() const;
   // One line per refused file or plugin, each starting with the file name.
   const std::vector<std::string>& errors() const { return errors_; }
 

@@ -91,7 +91,8 @@ Selection effective_selection(const SelectionArgs& a, const Config& cfg) {
   return sel;
 }
 
-std::unique_ptr<engine::Device> open_device_arg(const SelectionArgs& a, const Config& cfg) {
+std::unique_ptr<engine::Device> open_device_arg(const SelectionArgs& a, const Config& cfg,
+                                                const engine::ReplayMap& replay) {
   const std::string device_arg = !a.device.empty() ? a.device : cfg.device.value_or("auto");
   if (device_arg == "all" || device_arg.find(',') != std::string::npos)
     throw UsageError("--device " + device_arg + ": names several devices; this command takes one (memtopo run "
@@ -99,7 +100,7 @@ std::unique_ptr<engine::Device> open_device_arg(const SelectionArgs& a, const Co
   std::unique_ptr<engine::Device> device;
   std::string fallback;
   try {
-    device = engine::open_device(device_arg, &fallback);
+    device = engine::open_device(device_arg, &fallback, replay);
   } catch (const std::exception& e) {
     throw UsageError(std::string("cannot open device: ") + e.what());
   }
@@ -183,7 +184,7 @@ int cmd_plan(const SelectionArgs& a) {
   Config cfg = maybe_load_config(a.config, reg);
   const Selection sel = effective_selection(a, cfg);
   make_plan(reg, sel);  // plan errors (unknown names, cycles) before the device is opened
-  const auto device = open_device_arg(a, cfg);
+  const auto device = open_device_arg(a, cfg, reg.replay_map());
   const DeviceFacts facts = device_facts(device->info());
   print_plan(make_plan(reg, sel, &facts), std::cout);
   return kExitOk;
@@ -193,10 +194,11 @@ int cmd_plan(const SelectionArgs& a) {
 
 // A simulated device description, checked by the simulator's own reader (limits included)
 // without building the device: what --device sim:FILE would say, without running anything.
-int cmd_validate_device(const std::string& file) {
+int cmd_validate_device(const std::string& file, const std::vector<std::string>& plugin_paths) {
   if (!read_toml_or_report(file, "a TOML file")) return kExitUsage;
   try {
-    engine::check_sim_description(file);
+    // A measured topology's keys replay as the installed plugins declare.
+    engine::check_sim_description(file, load_registry(plugin_paths, true).replay_map());
   } catch (const std::exception& e) {
     std::cerr << e.what() << "\n";
     return kExitIncomplete;
@@ -234,7 +236,7 @@ int cmd_validate(const std::string& file, const std::vector<std::string>& plugin
 std::string list_entry_error(const std::string& value) {
   if (!value.empty() && value.front() != ',' && value.back() != ',' && value.find(",,") == std::string::npos) return "";
   return "'" + value + "' has an empty entry; name probes, plugins or result keys separated by commas (e.g. "
-         "device-info,data-cache)";
+         "PLUGIN,PLUGIN/PROBE,l2.size_bytes)";
 }
 
 // A value of --raw-dir: "" would silently mean "no raw series".
@@ -341,7 +343,7 @@ int dispatch(const CliArgs& args) {
   }
   if (*args.validate_cmd) {
     setup_logging(false, false);
-    if (args.validate_device) return cmd_validate_device(args.validate_file);
+    if (args.validate_device) return cmd_validate_device(args.validate_file, args.validate_paths);
     return cmd_validate(args.validate_file, args.validate_paths);
   }
   for (const ExtraCommand& c : args.extra)

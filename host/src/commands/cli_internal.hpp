@@ -55,7 +55,10 @@ Config maybe_load_config(const std::string& path, const Registry& reg);
 // The command line replaces the config's lists.
 Selection effective_selection(const SelectionArgs& a, const Config& cfg);
 // Opens --device (or the config's, or auto); a device that cannot be opened is a usage error.
-std::unique_ptr<engine::Device> open_device_arg(const SelectionArgs& a, const Config& cfg);
+// `replay`: what measured keys replay as, where the device is a measured topology
+// (Registry::replay_map).
+std::unique_ptr<engine::Device> open_device_arg(const SelectionArgs& a, const Config& cfg,
+                                                const engine::ReplayMap& replay = {});
 
 // The raw-series folder (--raw-dir, else [run] raw_dir; empty: none), created and checked
 // writable before anything is measured; a usage error names it otherwise (raw_dir.cpp).

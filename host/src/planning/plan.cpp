@@ -128,7 +128,8 @@ std::string unmet_need(const ProbeInfo& p, const DeviceFacts& device) {
   if (p.backends != 0 && (p.backends & have) == 0) {
     const uint32_t want = (p.backends & MT_BACKEND_CUDA) ? MT_BACKEND_CUDA : MT_BACKEND_SIM;
     const std::string is = have ? backend_phrase(have) : "'" + device.backend + "'";
-    return "needs " + backend_phrase(want) + "; the device is " + is;
+    const std::string why = p.backends_reason.empty() ? "" : " (" + p.backends_reason + ")";
+    return "needs " + backend_phrase(want) + why + "; the device is " + is;
   }
   if (needs_cc(p) && std::pair(device.cc_major, device.cc_minor) < std::pair(p.min_cc_major, p.min_cc_minor)) {
     const bool none = device.cc_major == 0 && device.cc_minor == 0;

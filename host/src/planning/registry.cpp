@@ -1,5 +1,5 @@
 #include "memtopo_host/registry.hpp"
-#include "planning/option_range.hpp"
+#include "planning/descriptor_read.hpp"
 #include "memtopo_host/child_process.hpp"
 
 #include <dlfcn.h>
@@ -27,20 +27,10 @@ std::vector<boost::dll::shared_library>& permanent_libraries() {
   return *libs;
 }
 
-// The smallest layouts the host accepts (the 1.0 fields). Fields appended since (a probe's
-// needs and key descriptions) are read only where a descriptor's struct_size covers them.
-constexpr size_t kPluginDescMin = offsetof(mt_plugin_desc, probe_count) + sizeof(size_t);
+// The smallest layouts the host accepts: ABI 3.0's. A later minor appends fields, read only
+// where a descriptor's struct_size covers them.
+constexpr size_t kPluginDescMin = sizeof(mt_plugin_desc);
 constexpr size_t kPluginVersionFieldsEnd = offsetof(mt_plugin_desc, abi_minor) + sizeof(uint32_t);
-constexpr size_t kProbeDescMin = offsetof(mt_probe_desc, user) + sizeof(void*);
-constexpr size_t kOptionDescMin = offsetof(mt_option_desc, help) + sizeof(const char*);
-constexpr size_t kKeyDescMin = offsetof(mt_key_desc, meaning) + sizeof(const char*);
-
-std::vector<std::string> key_list(const char* const* keys) {
-  std::vector<std::string> out;
-  if (!keys) return out;
-  for (size_t k = 0; keys[k]; ++k) out.emplace_back(keys[k]);
-  return out;
-}
 
 std::string str(const char* s) { return s ? std::string(s) : std::string(); }
 
@@ -168,124 +158,6 @@ bool Registry::add_static(const mt_plugin_desc* desc, const std::string& origin)
   return add_descriptor(desc, "static:" + origin, "");
 }
 
-namespace {
-
-// Whether the descriptor has the field that ends at `end` (its struct_size says so).
-bool has_field(const mt_probe_desc& pd, size_t end) { return pd.struct_size >= end; }
-
-// A plugin (C) may store any int in an enum field; loading one outside the C++ enum's range
-// is undefined behaviour, so the field's bits are read as an int and checked first.
-std::optional<mt_value_type> value_type_field(const mt_value_type& field, int& raw) {
-  static_assert(sizeof(mt_value_type) == sizeof(int));
-  std::memcpy(&raw, &field, sizeof raw);
-  if (raw < MT_VALUE_NONE || raw > MT_VALUE_STRING_ARRAY) return std::nullopt;
-  return static_cast<mt_value_type>(raw);
-}
-
-std::optional<std::string> read_options(const mt_probe_desc& pd, ProbeInfo& info) {
-  if (pd.option_count && !pd.options) return "probe " + info.name + ": option list is null";
-  const size_t option_stride = pd.option_count ? pd.options[0].struct_size : 0;
-  for (size_t o = 0; o < pd.option_count; ++o) {
-    const auto* od = reinterpret_cast<const mt_option_desc*>(reinterpret_cast<const char*>(pd.options) +
-                                                              o * option_stride);
-    if (od->struct_size < kOptionDescMin)
-      return "probe " + info.name + ": option #" + std::to_string(o) + " descriptor too small";
-    OptionSpec spec;
-    spec.name = str(od->name);
-    int raw = 0;
-    const auto type = value_type_field(od->type, raw);
-    if (!type) return "probe " + info.name + ": option " + spec.name + ": unknown type " + std::to_string(raw);
-    spec.type = *type;
-    spec.default_text = str(od->default_value);
-    spec.help = str(od->help);
-    if (spec.name.empty()) return "probe " + info.name + ": option #" + std::to_string(o) + " has no name";
-    if (info.option(spec.name)) return "probe " + info.name + ": option " + spec.name + " declared twice";
-    std::string err;
-    auto def = parse_text(spec.type, spec.default_text, &err);
-    if (!def) return "probe " + info.name + ": option " + spec.name + ": default " + err;
-    spec.default_value = *def;
-    if (auto bad = read_option_range(*od, spec)) return "probe " + info.name + ": " + *bad;
-    info.options.push_back(std::move(spec));
-  }
-  return std::nullopt;
-}
-
-// Backends, compute capability and time budget, read only where the descriptor has them.
-std::optional<std::string> read_needs(const mt_probe_desc& pd, ProbeInfo& info) {
-  if (has_field(pd, offsetof(mt_probe_desc, backends) + sizeof(pd.backends))) info.backends = pd.backends;
-  if (has_field(pd, offsetof(mt_probe_desc, min_cc_minor) + sizeof(pd.min_cc_minor))) {
-    info.min_cc_major = pd.min_cc_major;
-    info.min_cc_minor = pd.min_cc_minor;
-  }
-  constexpr uint32_t known = MT_BACKEND_CUDA | MT_BACKEND_SIM;
-  if (info.backends & ~known)
-    return "probe " + info.name + ": backends holds unknown bits (" + std::to_string(info.backends) +
-           "); use MT_BACKEND_CUDA, MT_BACKEND_SIM or 0 for all";
-  if (has_field(pd, offsetof(mt_probe_desc, budget_s) + sizeof(pd.budget_s))) info.budget_s = pd.budget_s;
-  if (has_field(pd, offsetof(mt_probe_desc, flags) + sizeof(pd.flags)))
-    info.own_process = (pd.flags & MT_PROBE_OWN_PROCESS) != 0;
-  if (!(info.budget_s >= 0) || std::isinf(info.budget_s))
-    return "probe " + info.name + ": budget_s must be a finite number of seconds >= 0 (0: none declared), got " +
-           std::to_string(info.budget_s);
-  if (info.min_cc_major < 0 || info.min_cc_minor < 0)
-    return "probe " + info.name + ": negative minimum compute capability " + std::to_string(info.min_cc_major) +
-           "." + std::to_string(info.min_cc_minor);
-  return std::nullopt;
-}
-
-// Descriptions of provided keys, read only where the descriptor has them; each must describe
-// a provided key once, with a unit and type its name allows.
-std::optional<std::string> read_key_docs(const mt_probe_desc& pd, ProbeInfo& info) {
-  if (!has_field(pd, offsetof(mt_probe_desc, key_count) + sizeof(pd.key_count)) || pd.key_count == 0)
-    return std::nullopt;
-  const std::string where = "probe " + info.name + ": ";
-  if (!pd.keys) return where + "key_count is " + std::to_string(pd.key_count) + " but the key list is null";
-  const size_t stride = pd.keys[0].struct_size;
-  for (size_t k = 0; k < pd.key_count; ++k) {
-    const auto* kd = reinterpret_cast<const mt_key_desc*>(reinterpret_cast<const char*>(pd.keys) + k * stride);
-    if (kd->struct_size < kKeyDescMin) return where + "key description #" + std::to_string(k) + " too small";
-    int raw = 0;
-    const auto type = value_type_field(kd->type, raw);
-    if (!type) return where + "key " + str(kd->key) + ": declares unknown type " + std::to_string(raw);
-    KeySpec spec{str(kd->key), *type, str(kd->unit), str(kd->meaning), 0};
-    if (kd->struct_size >= offsetof(mt_key_desc, flags) + sizeof(kd->flags)) spec.flags = kd->flags;
-    constexpr uint32_t known = MT_KEY_IDENTITY | MT_KEY_SETTING | MT_KEY_VARIES | MT_KEY_ESTIMATE;
-    if (spec.flags & ~known)
-      return where + "key " + spec.key + ": flags hold unknown bits (" + std::to_string(spec.flags) +
-             "); use MT_KEY_IDENTITY, MT_KEY_SETTING, MT_KEY_VARIES, MT_KEY_ESTIMATE or 0";
-    if (std::find(info.provided.begin(), info.provided.end(), spec.key) == info.provided.end())
-      return where + "key " + spec.key + ": described, but not one of the keys it provides";
-    if (info.key_spec(spec.key)) return where + "key " + spec.key + ": described twice";
-    if (auto bad = check_key_declaration(spec.key, spec.type, spec.unit)) return where + "key " + spec.key + ": " + *bad;
-    info.keys.push_back(std::move(spec));
-  }
-  return std::nullopt;
-}
-
-// Fills `info` (plugin, version and file already set) from one descriptor; says what is wrong.
-std::optional<std::string> read_probe(const mt_probe_desc& pd, ProbeInfo& info) {
-  info.name = str(pd.name);
-  const std::string prefix = info.plugin + "/";
-  if (info.name.size() <= prefix.size() || info.name.compare(0, prefix.size(), prefix) != 0 ||
-      info.name.find('/', prefix.size()) != std::string::npos)
-    return "probe name '" + info.name + "' must be '" + prefix + "<probe>'";
-  if (!pd.run) return "probe " + info.name + " has no run function";
-  info.summary = str(pd.summary);
-  info.provided = key_list(pd.provided_keys);
-  info.required = key_list(pd.required_keys);
-  info.used = key_list(pd.used_keys);
-  info.run = pd.run;
-  info.user = pd.user;
-  for (const auto* list : {&info.provided, &info.required, &info.used})
-    for (const auto& key : *list)
-      if (auto bad = check_key(key)) return "probe " + info.name + ": " + *bad;
-  if (auto bad = read_options(pd, info)) return bad;
-  if (auto bad = read_needs(pd, info)) return bad;
-  return read_key_docs(pd, info);
-}
-
-}  // namespace
-
 bool Registry::add_descriptor(const mt_plugin_desc* desc, const std::string& origin, const std::string& stem) {
   auto refuse = [&](const std::string& why) {
     errors_.push_back(origin + ": " + why);
@@ -316,15 +188,16 @@ bool Registry::add_descriptor(const mt_plugin_desc* desc, const std::string& ori
                                                         " but the probe list is null");
 
   std::vector<ProbeInfo> accepted;
-  // Arrays are strided by their elements' own struct_size: a plugin built for an older minor
-  // has smaller elements than this host's.
+  // Arrays are strided by their elements' own struct_size: a plugin built for a later minor
+  // of a later host would have larger elements.
   const size_t probe_stride = desc->probe_count ? desc->probes[0].struct_size : 0;
   for (size_t k = 0; k < desc->probe_count; ++k) {
     const auto* pd = reinterpret_cast<const mt_probe_desc*>(reinterpret_cast<const char*>(desc->probes) +
                                                              k * probe_stride);
-    if (pd->struct_size < kProbeDescMin)
+    if (pd->struct_size < sizeof(mt_probe_desc))
       return refuse("probe #" + std::to_string(k) + " descriptor too small (struct_size " +
-                    std::to_string(pd->struct_size) + ", need at least " + std::to_string(kProbeDescMin) + ")");
+                    std::to_string(pd->struct_size) + ", need at least " + std::to_string(sizeof(mt_probe_desc)) +
+                    ", ABI 3.0's)");
     ProbeInfo info;
     info.plugin = plugin;
     info.plugin_version = str(desc->version);
@@ -353,6 +226,12 @@ bool Registry::has_plugin(const std::string& plugin_name) const {
   for (const auto& p : plugins_)
     if (p.name == plugin_name) return true;
   return false;
+}
+
+std::map<std::string, std::string> Registry::replay_map() const {
+  std::map<std::string, std::string> map;
+  for (const ProbeInfo& p : probes_) map.insert(p.replays.begin(), p.replays.end());
+  return map;
 }
 
 }  // namespace memtopo::host

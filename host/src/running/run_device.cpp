@@ -21,7 +21,7 @@ RunDevice open_run_device(const RunArgs& a, const Config& cfg, const Registry& r
                           bool isolated, const std::atomic<int>* stop_requests) {
   RunDevice d;
   if (!isolated) {
-    d.in_process = open_device_arg(a, cfg);
+    d.in_process = open_device_arg(a, cfg, reg.replay_map());
     d.info = d.in_process->info();
     d.description = d.in_process->description();
     d.executor = std::make_unique<InProcessExecutor>(d.in_process->info(), d.in_process->backend());

@@ -1,6 +1,7 @@
 #include "memtopo_host/runner.hpp"
 #include "memtopo_host/probe_executor.hpp"
 #include "memtopo_host/result_check.hpp"
+#include "output/plot_hints.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -144,6 +145,8 @@ struct ProbeHost {
     const auto dir = h.raw_dir / folder;
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
+    if (!ec)
+      if (const std::string e = write_plot_hints(dir, p); !e.empty()) spdlog::warn("{}: {}", p.name, e);
     const auto file = dir / (std::string(series) + ".csv");
     std::ofstream out(file);
     if (ec || !out) {

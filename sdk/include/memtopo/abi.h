@@ -23,8 +23,8 @@
 extern "C" {
 #endif
 
-#define MEMTOPO_ABI_MAJOR 2
-#define MEMTOPO_ABI_MINOR 7
+#define MEMTOPO_ABI_MAJOR 3
+#define MEMTOPO_ABI_MINOR 0
 
 /* Name of the single exported entry point of a plugin library. */
 #define MEMTOPO_ENTRY_POINT_NAME "memtopo_plugin_entry"
@@ -174,9 +174,9 @@ typedef struct mt_option_desc {
   mt_value_type type;          /* INT, FLOAT, STRING, BOOL or an array type */
   const char* default_value;   /* text form: "4096", "0.5", "lru", "true", "1,2,4" */
   const char* help;
-  /* ABI 2.6: the smallest and largest value the probe accepts, in text form ("1", "0.25"), or
-   * NULL for no limit on that side; for an array type, each element's. Numeric types only. The
-   * host refuses a config value outside them before anything runs (memtopo list -v shows them). */
+  /* The smallest and largest value the probe accepts, in text form ("1", "0.25"), or NULL for
+   * no limit on that side; for an array type, each element's. Numeric types only. The host
+   * refuses a config value outside them before anything runs (memtopo list -v shows them). */
   const char* min_value;
   const char* max_value;
 } mt_option_desc;
@@ -190,17 +190,26 @@ typedef int (*mt_probe_run_fn)(const mt_context* ctx, void* user, char* message,
 #define MT_BACKEND_SIM 2u
 
 /* What one provided key holds: lets a drop-in plugin's tables validate without editing the
- * host's schemas (the host merges these into its checks). */
+ * host's schemas (the host merges these into its checks), compare (memtopo diff, fleet) and
+ * replay on the simulated GPU, with no host or engine file naming the plugin. */
 typedef struct mt_key_desc {
   uint32_t struct_size;
   const char* key;      /* one of the probe's provided_keys */
-  mt_value_type type;   /* the value's type; arrays: the array type */
+  mt_value_type type;   /* the value's type; arrays: the array type; MT_VALUE_NONE: only
+                           replays_as is declared (type, unit and meaning are not) */
   const char* unit;     /* "bytes", "cycles", "khz", ...; "" when the value has none */
   const char* meaning;  /* one sentence */
-  /* ABI 2.7: MT_KEY_* bits: what kind of value it is, for comparisons (memtopo diff, fleet).
-   * 0: a measurement, compared within a tolerance. */
-  uint32_t flags;
+  uint32_t flags;       /* MT_KEY_* bits: what kind of value it is, for comparisons. 0: a
+                           measurement, compared within a tolerance. */
+  /* What the key sets when a topology file is read as a simulated device (docs/simulator.md,
+   * "Replaying a measured topology"): NULL, the device description's key of the same path
+   * (l1d.size_bytes); MT_REPLAY_NONE (""), nothing: the simulator derives the value from
+   * others, or does not model it; or the path of the description key it sets instead
+   * ("sim.memory.sm_l2_requests_in_flight"). A key the description names explicitly wins. */
+  const char* replays_as;
 } mt_key_desc;
+
+#define MT_REPLAY_NONE ""
 
 /* The key names this device, not a property of its model (a UUID, a PCI bus id): two GPUs
  * always differ in it, and that is no difference. */
@@ -215,6 +224,36 @@ typedef struct mt_key_desc {
  * footprint of a first miss): compared like a float, within a tolerance and the group's
  * spread, not for equality. */
 #define MT_KEY_ESTIMATE 8u
+
+/* How the report draws one of the probe's raw series (put_raw), where a line plot of its
+ * columns would hide what it shows (docs/report.md, "Plot hints"). Key names may hold
+ * {series} (the series' name, '-' as '_') and {panel} (the panel's label). */
+typedef enum mt_plot_kind {
+  MT_PLOT_LINES = 0,    /* the default: y over x, a line per value of `group` */
+  MT_PLOT_HEATMAP = 1,  /* `value` (the best over the other columns) by `y` rows and `x` columns */
+  MT_PLOT_BARS = 2,     /* a bar per row: `y` at `x` (x "": rows in order, named by `labels`) */
+  MT_PLOT_PANELS = 3    /* a panel per value of `panel`, named by `labels`: y over x, a line per group */
+} mt_plot_kind;
+
+typedef struct mt_series_desc {
+  uint32_t struct_size;
+  const char* series;   /* the put_raw name; "*": every series of the probe */
+  mt_plot_kind kind;
+  const char* x;        /* column names ("" where the kind takes none) */
+  const char* y;
+  const char* value;    /* HEATMAP: the cells' column */
+  const char* group;    /* LINES, PANELS: a line per value of this column */
+  const char* panel;    /* PANELS: a panel per value of this column */
+  const char* annotate; /* BARS: a column printed above each bar */
+  /* Names of bars or panels: "a,b,c" (value or row 0, 1, 2, ...), or "@element.key" for a
+   * string array of the topology. */
+  const char* labels;
+  /* Results drawn on the plot, ';'-separated "where:key" with where one of x (a vertical line
+   * at the key's value or values), y (a horizontal line), cell (HEATMAP: the cell whose row and
+   * column values are the first two numbers of the key's text), and "x:key@names" labels each
+   * of an array's values by the string array `names`. */
+  const char* marks;
+} mt_series_desc;
 
 typedef struct mt_probe_desc {
   uint32_t struct_size;
@@ -234,12 +273,16 @@ typedef struct mt_probe_desc {
   int32_t min_cc_minor;
   const mt_key_desc* keys; /* what its provided keys hold, or NULL */
   size_t key_count;
-  /* ABI 2.1: the wall time the probe expects to need at most, in seconds (0: none declared).
-   * The host kills a probe that runs past its time limit (this budget unless the config
-   * overrides it; 600 s without either) and records it as failed. */
+  /* The wall time the probe expects to need at most, in seconds (0: none declared). The host
+   * kills a probe that runs past its time limit (this budget unless the config overrides it;
+   * 600 s without either) and records it as failed. */
   double budget_s;
-  /* ABI 2.5: MT_PROBE_* bits. */
-  uint32_t flags;
+  uint32_t flags; /* MT_PROBE_* bits */
+  /* Why the probe runs only on the backends it names (the instructions a simulated GPU does
+   * not model); the host gives it as the reason it skips the probe. NULL with backends 0. */
+  const char* backends_reason;
+  const mt_series_desc* series; /* how the report draws its raw series, or NULL */
+  size_t series_count;
 } mt_probe_desc;
 
 /* The probe runs in a worker process of its own: the host ends the worker before it and after

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -40,12 +41,18 @@ bool cuda_built();
 // Number of CUDA devices usable now (0 without the backend, a driver or a GPU).
 int cuda_device_count();
 
-// The simulated GPU described by a topology TOML file (empty path: the built-in device).
-// Throws memtopo::Error naming the file, line and key of any problem.
-std::unique_ptr<Device> open_sim(const std::string& path);
+// What the measured keys of a topology set when it is read as a simulated device, as the loaded
+// plugins declare it (mt_key_desc::replays_as): measured key path -> description key path, ""
+// for nothing. Keys not in it are description keys of their own path.
+using ReplayMap = std::map<std::string, std::string>;
+
+// The simulated GPU described by a topology TOML file (empty path: the built-in device), its
+// measured keys replayed by `replay`. Throws memtopo::Error naming the file, line and key of
+// any problem.
+std::unique_ptr<Device> open_sim(const std::string& path, const ReplayMap& replay = {});
 // Reads and checks a description as open_sim does (limits included), without building the
 // simulated GPU. Throws memtopo::Error naming the file, line and key of the first problem.
-void check_sim_description(const std::string& path);
+void check_sim_description(const std::string& path, const ReplayMap& replay = {});
 // The text of the built-in simulated device's description (what open_sim("") reads).
 const char* sim_builtin_description();
 // CUDA device `ordinal`. Throws memtopo::Error with the CUDA message.
@@ -53,6 +60,7 @@ std::unique_ptr<Device> open_cuda(int ordinal);
 
 // "auto" (GPU 0 if one exists, else the built-in simulated GPU), "cuda", "cuda:N", "sim",
 // "sim:FILE". When auto falls back to the simulator, *fallback_reason says why.
-std::unique_ptr<Device> open_device(const std::string& spec, std::string* fallback_reason = nullptr);
+std::unique_ptr<Device> open_device(const std::string& spec, std::string* fallback_reason = nullptr,
+                                    const ReplayMap& replay = {});
 
 }  // namespace memtopo::engine

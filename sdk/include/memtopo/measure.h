@@ -1,17 +1,23 @@
 /*
- * memtopo measurement: the C interface of the measurement engine (ABI 2.0).
+ * memtopo measurement: the C interface of the measurement engine.
  *
  * The host creates one backend (CUDA or the simulated GPU) and hands it to every probe in
- * mt_context::backend. A measurement is a set of jobs (mt_job) run by one call of
- * mt_backend::run_jobs; a job says who loads (a thread of a block on an SM), what it loads
- * (a memory path, an array and an access pattern), how fast (streams, gaps, a pump) and what
- * comes back (every load's latency, the total, or counts of slow loads). Every experiment is
- * a setting of these fields; new needs extend mt_job at its end (zero meaning "off") and
- * announce themselves in mt_backend::capabilities, never as a new job kind.
- * Probes that need instructions the job does not express bring their own kernels
- * (memtopo/cuda/) and take buffers from the backend's pool (alloc_buffer).
+ * mt_context::backend. A probe measures in one of two ways:
  *
- * Conventions shared by both backends:
+ *  - Jobs (mt_job), run by mt_backend::run_jobs on the engine's own kernels. A job is one
+ *    loading thread on one SM: who loads (an SM, or a thread of a block in a sequence), what
+ *    it loads (a memory path, an array and a pattern: a chase along the array, random loads,
+ *    or a pointer chase), how fast (mt_rate: streams, gaps, a pump) and what comes back (every
+ *    load's latency, the total, or counts of slow loads). Caches, TLBs and latencies are
+ *    measured this way, with the same semantics on both backends.
+ *  - Probe kernels. An experiment a job does not express (lanes or warps loading together,
+ *    vector loads, bandwidth streams, shared-memory banks, clusters, ...) is a kernel of the
+ *    plugin's own, written once with the device toolkit (memtopo/device/,
+ *    docs/writing-a-probe.md). It runs on the GPU through the CUDA runtime and on the simulated
+ *    GPU through launch_kernel, in buffers from the backend's pool (alloc_buffer). Such
+ *    experiments never become fields of mt_job.
+ *
+ * Conventions of jobs, shared by both backends:
  *  - A chase array holds 32-bit element indices: element i holds the index of the element
  *    loaded after it. Footprint = elems * 4 bytes. Every distinct mt_chase_array (by
  *    address) in one call is placed in its own device buffer, aligned to 2 MiB; jobs of one
@@ -99,14 +105,16 @@ typedef enum mt_record {
   MT_RECORD_COUNTS = 2
 } mt_record;
 
-/* How fast a job's loads come. All zero: one stream, each load right after the last. */
+/* How fast a job's loads come. All zero: one stream, each load right after the last.
+ * Anything else paces counted loads (MT_RECORD_COUNTS) only. */
 typedef struct mt_rate {
   /* Independent timed load streams on the job's SM (0 or 1: one; at most
-   * mt_backend::streams_max), each its own dependent chain taking its share of the warm-up
-   * and timed loads (RANDOM only; stream k draws from its own generator). Outputs are
-   * summed; stream 0 alone keeps slow steps, numbered in its own steps. */
+   * mt_backend::streams_max), one warp each, each its own dependent chain taking its share of
+   * the warm-up and timed loads: random loads, stream k drawing from its own generator, or a
+   * chase on a global path or in shared memory, every stream along the array from `start`.
+   * Outputs are summed; stream 0 alone keeps slow steps, numbered in its own steps. */
   uint32_t streams;
-  /* Cycles each stream waits after every load, outside the timed window. */
+  /* Cycles each stream waits after every load, outside the timed window (random loads). */
   uint32_t gap_cycles;
   /* A pump (RANDOM, one timed stream, no gap): pump_warps x pump_lanes untimed generators on
    * the same SM (at most mt_backend::pump_warps_max warps, 1 to 32 lanes each) load from the
@@ -145,7 +153,7 @@ typedef struct mt_job_result {
  * configuration (carveout, record, an array in shared memory) run in separate launches of
  * one call, one after the other. */
 typedef struct mt_job {
-  uint32_t struct_size;
+  uint32_t struct_size;       /* sizeof(mt_job): a job of another size is refused */
   /* who */
   int32_t sm;                 /* SM to run on, or -1 for any free one */
   int32_t block;              /* sequences: logical block (>= 0); -1: one of its own */
@@ -174,77 +182,7 @@ typedef struct mt_job {
   uint32_t* out_latency;      /* SAMPLES: [steps] raw cycles of each timed load; in a sequence
                                  NULL makes the job load without timing */
   mt_job_result out;
-  /* ABI 2.2 (MT_CAP_STREAM_LANES): lanes of each stream's warp that load, each its own
-   * dependent chain (0 or 1: lane 0 alone; at most 32; no pump), of random loads or, with
-   * MT_PATTERN_CHASE and MT_RECORD_COUNTS on a global path or in shared memory, along the
-   * array. The job's warm-up and timed loads are shared over streams x stream_lanes chains;
-   * chain c = warp x stream_lanes + lane draws from stream warp + 32 x lane, or starts its
-   * chase at element (start + c x lane_offset_elems) mod elems. The lanes of a warp issue
-   * their loads as one instruction: a warp's loads in flight, or its shared-memory bank
-   * conflicts (lane t at word t x stride over an array where every element leads to itself). */
-  uint32_t stream_lanes;
-  uint32_t lane_offset_elems;
-  /* ABI 2.3 (MT_CAP_LOAD_WIDTH): bytes each load reads (0 or 4; 8 or 16: a vector load) of
-   * counted loads (MT_RECORD_COUNTS) on a global path or in shared memory, random or along
-   * the array. A load reads load_bytes from its element's byte offset, so every element a job
-   * visits (and random_stride_elems, start, lane_offset_elems) is a multiple of load_bytes / 4;
-   * a chase goes on at the index the first 4-byte word holds. In shared memory a warp's wide
-   * loads take the bank turns of each group of lanes that fill the banks once. */
-  uint32_t load_bytes;
-  /* ABI 2.3 (MT_CAP_LANE_CHAINS): independent chains each loading lane runs (0 or 1: one; 2, 4
-   * or 8) of counted random loads on a global path, no pump or gap. The lane issues one load
-   * of each of its chains, then waits for all of them: the loads a thread keeps in flight.
-   * Each load's cycles are its group's. Chain c = (warp x stream_lanes + lane) x lane_chains + i
-   * draws from stream warp + 32 x lane + 1024 x i; warm-up and timed loads are multiples of the
-   * chains (streams x stream_lanes x lane_chains), shared equally. */
-  uint32_t lane_chains;
-  /* ABI 2.4 (MT_CAP_STREAM_OPS): a bandwidth stream over the whole GPU instead of a chase.
-   * stream_blocks blocks (0: one per SM) of stream_threads threads (a multiple of 32 up to the
-   * block limit; 0: 256) each sweep a slice of the array's footprint of their own (elems x 4
-   * bytes over the blocks, rounded down to whole rounds of every thread's accesses; a block's
-   * slice is every stream_blocks-th round, so that the blocks read neighbouring rounds); each
-   * thread keeps stream_ilp (1, 2, 4 or 8; 0 reads as 1) accesses of load_bytes (4, 8 or 16)
-   * in flight, its warp's accesses adjacent. warmup_steps untimed passes, then steps timed
-   * passes of every block over its slice. Reads take `space` (GLOBAL_CA or GLOBAL_CG); WRITE
-   * stores, COPY reads the slice and writes a second buffer of the footprint's size, UPDATE
-   * reads and writes back in place. The job is alone in its call, with sm -1, record
-   * MT_RECORD_TOTAL and pattern MT_PATTERN_CHASE (the array's contents are not read as
-   * indices). out.cycles: the slowest block's SM-clock cycles over the timed passes;
-   * out.average_cycles: the blocks' mean; out.sm: -1. */
-  uint32_t stream_op;      /* mt_stream_op */
-  uint32_t stream_blocks;
-  uint32_t stream_threads;
-  uint32_t stream_ilp;
-  /* mt_stream_shape. ROUNDS (0) as above. GRID: one block per round of the footprint and one
-   * launch per pass, the hardware keeping as many blocks on an SM as fit (stream_blocks is
-   * not read; out.cycles and out.average_cycles are 0). SHARED: every one of stream_blocks
-   * blocks reads the whole footprint, each from its own round on (reads only): every SM
-   * reads every line. */
-  uint32_t stream_shape;
-  uint32_t stream_reserved;  /* 0 */
-  uint64_t out_stream_bytes;      /* bytes read plus bytes written by the timed passes */
-  uint64_t out_stream_elapsed_ns; /* the timed passes by the GPU's own timer (events) */
-  uint32_t out_stream_blocks_per_sm; /* blocks of the kernel one SM holds at once (occupancy):
-                                        more per SM run in waves, and then the blocks' cycles
-                                        are not the passes' */
-  uint32_t out_stream_reserved;
 } mt_job;
-
-/* How a stream's blocks share its footprint (mt_job::stream_shape). */
-typedef enum mt_stream_shape {
-  MT_STREAM_ROUNDS = 0,  /* resident blocks, each its own rounds in every pass */
-  MT_STREAM_GRID = 1,    /* a block per round, a launch per pass */
-  MT_STREAM_SHARED = 2   /* resident blocks, each the whole footprint */
-} mt_stream_shape;
-
-/* What a stream job does with its footprint (mt_job::stream_op). */
-typedef enum mt_stream_op {
-  MT_STREAM_NONE = 0,   /* a chase or random loads: no stream */
-  MT_STREAM_READ = 1,
-  MT_STREAM_WRITE = 2,
-  MT_STREAM_COPY = 3,   /* read the footprint, write as much elsewhere */
-  MT_STREAM_UPDATE = 4  /* read, add, write back in place (read-modify-write) */
-} mt_stream_op;
 
 /* What a backend runs (mt_backend::capabilities). A job needing a missing bit is refused
  * with a message that names it. */
@@ -259,12 +197,8 @@ typedef enum mt_stream_op {
 #define MT_CAP_KERNELS (1ull << 8)   /* probes' own kernels: alloc_buffer, copy_buffer and, on the
                                         simulated GPU, launch_kernel */
 #define MT_CAP_WIDE_STRIDE (1ull << 9) /* stride arrays over 2^32 elements (pointer chases) */
-#define MT_CAP_STREAM_LANES (1ull << 10) /* mt_job::stream_lanes (ABI 2.2) */
-#define MT_CAP_LOAD_WIDTH (1ull << 11)   /* mt_job::load_bytes 8 and 16 (ABI 2.3) */
-#define MT_CAP_LANE_CHAINS (1ull << 12)  /* mt_job::lane_chains (ABI 2.3) */
-#define MT_CAP_STREAM_OPS (1ull << 13)   /* mt_job::stream_op: bandwidth streams (ABI 2.4) */
 
-/* ---------------------------------------------------------------- probe kernels (ABI 2.8)
+/* ---------------------------------------------------------------- probe kernels
  *
  * A probe's own kernel is written once with the device toolkit (memtopo/device/) and runs on
  * either backend: on CUDA the plugin launches it through the CUDA runtime; on the simulated
@@ -436,7 +370,7 @@ typedef struct mt_backend {
   uint64_t capabilities;  /* MT_CAP_* */
   uint32_t streams_max;   /* most mt_rate::streams of one job */
   uint32_t pump_warps_max; /* most mt_rate::pump_warps of one job */
-  /* Runs `count` jobs (an array of pointers, so each job may be of its own struct_size). */
+  /* Runs `count` jobs (pointers to them; each one's struct_size is sizeof(mt_job)). */
   int (*run_jobs)(void* self, mt_job* const* jobs, size_t count, char* err, size_t err_size);
   /* Cycles the per-load timing of MT_RECORD_SAMPLES adds to a sample when the load is
    * replaced by a register move (clock reads and the dependent store). */
@@ -445,13 +379,12 @@ typedef struct mt_backend {
    * aligned), for a probe's own kernels; free_buffer gives it back. NULL elsewhere. */
   int (*alloc_buffer)(void* self, uint64_t bytes, void** out_device_ptr, char* err, size_t err_size);
   void (*free_buffer)(void* self, void* device_ptr);
-  /* ABI 2.8 (MT_CAP_KERNELS): bytes between host memory and a buffer, or within buffers
-   * (MT_COPY_*), and a buffer filled with one byte value. */
+  /* MT_CAP_KERNELS: bytes between host memory and a buffer, or within buffers (MT_COPY_*),
+   * and a buffer filled with one byte value. */
   int (*copy_buffer)(void* self, void* dst, const void* src, uint64_t bytes, uint32_t kind, char* err, size_t err_size);
   int (*fill_buffer)(void* self, void* dst, int value, uint64_t bytes, char* err, size_t err_size);
-  /* ABI 2.8: the simulated GPU runs a probe kernel (NULL on CUDA, where the plugin launches
-   * through the CUDA runtime), and tells how many blocks and clusters of `launch` it holds at
-   * once. */
+  /* The simulated GPU runs a probe kernel (NULL on CUDA, where the plugin launches through
+   * the CUDA runtime), and tells how many blocks and clusters of `launch` it holds at once. */
   int (*launch_kernel)(void* self, const mt_kernel_launch* launch, mt_kernel_report* report, char* err,
                        size_t err_size);
   int (*occupancy)(void* self, const mt_kernel_launch* launch, mt_occupancy* out, char* err, size_t err_size);

@@ -52,26 +52,12 @@ struct ChaseArray {
   }
 };
 
-// How fast a job's loads come (mt_rate): streams (and lanes of each) and gaps, or one timed
-// stream and a pump.
+// How fast a job's loads come (mt_rate): streams and gaps, or one timed stream and a pump.
 struct Rate {
   uint32_t streams = 1;
-  uint32_t lanes = 1;  // lanes of each stream's warp that load (mt_job::stream_lanes, ABI 2.2)
-  uint32_t lane_offset_elems = 0;  // chases: chain c starts at start + c x this (ABI 2.2)
-  uint32_t lane_chains = 1;  // random loads: independent chains per lane, 1, 2, 4 or 8 (ABI 2.3)
   uint32_t gap_cycles = 0;
   uint32_t pump_warps = 0, pump_lanes = 0, pump_cycles = 0, probe_loads = 32;
   uint32_t pump_total() const { return pump_warps * pump_lanes; }
-};
-
-// A bandwidth stream over the whole GPU (mt_job::stream_op, ABI 2.4): blocks of threads, each
-// thread `ilp` accesses of Job::load_bytes in flight.
-struct Stream {
-  mt_stream_op op = MT_STREAM_NONE;
-  uint32_t blocks = 0;   // 0: one per SM
-  uint32_t threads = 256;
-  uint32_t ilp = 1;
-  mt_stream_shape shape = MT_STREAM_ROUNDS;
 };
 
 // One job (mt_job; measure.h documents every field). Several jobs may share one array, and
@@ -93,8 +79,6 @@ struct Job {
   uint64_t warmup_steps = 0;
   uint64_t steps = 0;
   Rate rate;
-  uint32_t load_bytes = 4;  // 8 or 16: vector loads (mt_job::load_bytes, ABI 2.3)
-  Stream stream;            // a bandwidth stream instead of loads of one SM (ABI 2.4)
   // what it returns
   mt_record record = MT_RECORD_SAMPLES;
   bool want_index = true;           // SAMPLES: the element index of each load too
@@ -114,9 +98,6 @@ struct JobResult {
   uint64_t slow = 0, outliers = 0;   // COUNTS
   uint64_t span_cycles = 0;          // first timed load to last (0: not measured)
   uint64_t pump_loads = 0;           // pump loads within the span
-  uint64_t stream_bytes = 0;         // streams: bytes read and written by the timed passes
-  uint64_t stream_elapsed_ns = 0;    // streams: the timed passes by the GPU's timer
-  uint32_t stream_blocks_per_sm = 0; // streams: blocks one SM holds at once (more: waves)
 };
 
 class Backend {
@@ -218,15 +199,6 @@ class Backend {
     c.steps = j.steps;
     c.rate = mt_rate{j.rate.streams, j.rate.gap_cycles, j.rate.pump_warps, j.rate.pump_lanes, j.rate.pump_cycles,
                      j.rate.probe_loads};
-    c.stream_lanes = j.rate.lanes;
-    c.lane_offset_elems = j.rate.lane_offset_elems;
-    c.load_bytes = j.load_bytes;
-    c.lane_chains = j.rate.lane_chains;
-    c.stream_op = uint32_t(j.stream.op);
-    c.stream_blocks = j.stream.blocks;
-    c.stream_threads = j.stream.threads;
-    c.stream_ilp = j.stream.ilp;
-    c.stream_shape = uint32_t(j.stream.shape);
     c.record = j.record;
     if (j.record == MT_RECORD_SAMPLES && j.timed) {
       out.latency.resize(j.steps);
@@ -253,9 +225,6 @@ class Backend {
     out.outliers = c.out.outliers;
     out.span_cycles = c.out.span_cycles;
     out.pump_loads = c.out.pump_loads;
-    out.stream_bytes = c.out_stream_bytes;
-    out.stream_elapsed_ns = c.out_stream_elapsed_ns;
-    out.stream_blocks_per_sm = c.out_stream_blocks_per_sm;
     if (c.record == MT_RECORD_COUNTS) out.slow_steps.resize(size_t(c.out.slow_recorded));
   }
 

@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdio>
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -32,13 +33,40 @@ class Probe {
     std::string help;
     std::string min_value, max_value;  // "" for no limit on that side
   };
-  // What one provided key holds (mt_key_desc).
+  // What one provided key holds (mt_key_desc). type MT_VALUE_NONE: only replays_as is known.
   struct KeyDoc {
     std::string key;
     mt_value_type type;
     std::string unit;
     std::string meaning;
     uint32_t flags;  // MT_KEY_* bits
+    std::optional<std::string> replays_as;  // nullopt: the description key of the same path
+  };
+  // How the report draws a raw series (mt_series_desc): Plot::heatmap("dram_read", "threads",
+  // "blocks_per_sm", "bytes_per_second").marks("cell:throughput.{series}_best_config").
+  struct Plot {
+    std::string series;
+    mt_plot_kind kind = MT_PLOT_LINES;
+    std::string x, y, value, group, panel, annotate, labels, mark_list;
+    static Plot heatmap(std::string series, std::string x, std::string y, std::string value) {
+      Plot p{std::move(series), MT_PLOT_HEATMAP};
+      p.x = std::move(x), p.y = std::move(y), p.value = std::move(value);
+      return p;
+    }
+    static Plot bars(std::string series, std::string x, std::string y) {
+      Plot p{std::move(series), MT_PLOT_BARS};
+      p.x = std::move(x), p.y = std::move(y);
+      return p;
+    }
+    static Plot panels(std::string series, std::string panel, std::string x, std::string y, std::string group) {
+      Plot p{std::move(series), MT_PLOT_PANELS};
+      p.panel = std::move(panel), p.x = std::move(x), p.y = std::move(y), p.group = std::move(group);
+      return p;
+    }
+    static Plot lines(std::string series) { return Plot{std::move(series), MT_PLOT_LINES}; }
+    Plot& annotated(std::string column) { annotate = std::move(column); return *this; }
+    Plot& named(std::string names) { labels = std::move(names); return *this; }
+    Plot& marks(std::string list) { mark_list = std::move(list); return *this; }
   };
 
   explicit Probe(std::string name) : name_(std::move(name)) {}
@@ -61,9 +89,14 @@ class Probe {
     return *this;
   }
   Probe& run(RunFn fn) { run_ = std::move(fn); return *this; }
-  // The backends the probe runs on (MT_BACKEND_* bits; default: all). A probe whose kernels
-  // exist only on CUDA says backends(MT_BACKEND_CUDA); the host skips it on the simulator.
-  Probe& backends(uint32_t mask) { backends_ = mask; return *this; }
+  // The backends the probe runs on (MT_BACKEND_* bits; default: all) and why no others: a probe
+  // whose kernels the simulated GPU cannot run says backends(MT_BACKEND_CUDA, "TMA bulk copies
+  // are not modelled by the simulated GPU"); the host skips it there with that reason.
+  Probe& backends(uint32_t mask, std::string reason) {
+    backends_ = mask;
+    backends_reason_ = std::move(reason);
+    return *this;
+  }
   // The lowest compute capability the probe's kernels need (e.g. 9, 0 for clusters).
   Probe& min_compute_capability(int major, int minor = 0) {
     min_cc_major_ = major;
@@ -79,7 +112,32 @@ class Probe {
   // Type, unit and meaning of a provided key: validates a drop-in plugin's tables. `flags`
   // (MT_KEY_IDENTITY, MT_KEY_SETTING, MT_KEY_VARIES) says how comparisons treat it.
   Probe& key(std::string name, mt_value_type type, std::string unit, std::string meaning, uint32_t flags = 0) {
-    keys_.push_back({std::move(name), type, std::move(unit), std::move(meaning), flags});
+    for (KeyDoc& k : keys_)
+      if (k.key == name && k.type == MT_VALUE_NONE) {  // replays() came first
+        k.type = type, k.unit = std::move(unit), k.meaning = std::move(meaning), k.flags = flags;
+        return *this;
+      }
+    keys_.push_back({std::move(name), type, std::move(unit), std::move(meaning), flags, std::nullopt});
+    return *this;
+  }
+  // What a provided key sets when a topology replays as a simulated device (mt_key_desc::
+  // replays_as): the path of a device description key, or MT_REPLAY_NONE ("") for nothing.
+  Probe& replays(const std::string& name, std::string target) {
+    for (KeyDoc& k : keys_)
+      if (k.key == name) {
+        k.replays_as = std::move(target);
+        return *this;
+      }
+    keys_.push_back({name, MT_VALUE_NONE, "", "", 0, std::move(target)});
+    return *this;
+  }
+  // The same for several keys that replay as nothing (the simulator derives them).
+  Probe& not_replayed(const std::vector<std::string>& names) {
+    for (const std::string& n : names) replays(n, MT_REPLAY_NONE);
+    return *this;
+  }
+  Probe& plot(Plot p) {
+    plots_.push_back(std::move(p));
     return *this;
   }
 
@@ -91,6 +149,8 @@ class Probe {
   const std::vector<Option>& options() const { return options_; }
   const RunFn& fn() const { return run_; }
   uint32_t backend_mask() const { return backends_; }
+  const std::string& backends_reason() const { return backends_reason_; }
+  const std::vector<Plot>& plots() const { return plots_; }
   int min_cc_major() const { return min_cc_major_; }
   int min_cc_minor() const { return min_cc_minor_; }
   const std::vector<KeyDoc>& keys() const { return keys_; }
@@ -102,7 +162,9 @@ class Probe {
   std::vector<std::string> provides_, requires_, uses_;
   std::vector<Option> options_;
   std::vector<KeyDoc> keys_;
+  std::vector<Plot> plots_;
   uint32_t backends_ = 0;
+  std::string backends_reason_;
   int min_cc_major_ = 0, min_cc_minor_ = 0;
   double budget_s_ = 0;
   uint32_t flags_ = 0;
@@ -147,6 +209,7 @@ class PluginHolder {
     keys_.resize(probes_.size());
     opts_.resize(probes_.size());
     docs_.resize(probes_.size());
+    series_.resize(probes_.size());
     for (size_t i = 0; i < probes_.size(); ++i) {
       const Probe& p = probes_[i];
       auto& k = keys_[i];
@@ -172,7 +235,23 @@ class PluginHolder {
         d.unit = kd.unit.c_str();
         d.meaning = kd.meaning.c_str();
         d.flags = kd.flags;
+        d.replays_as = kd.replays_as ? kd.replays_as->c_str() : nullptr;
         docs_[i].push_back(d);
+      }
+      for (const auto& pl : p.plots()) {
+        mt_series_desc d{};
+        d.struct_size = sizeof(d);
+        d.series = pl.series.c_str();
+        d.kind = pl.kind;
+        d.x = pl.x.c_str();
+        d.y = pl.y.c_str();
+        d.value = pl.value.c_str();
+        d.group = pl.group.c_str();
+        d.panel = pl.panel.c_str();
+        d.annotate = pl.annotate.c_str();
+        d.labels = pl.labels.c_str();
+        d.marks = pl.mark_list.c_str();
+        series_[i].push_back(d);
       }
       mt_probe_desc d{};
       d.struct_size = sizeof(d);
@@ -192,6 +271,9 @@ class PluginHolder {
       d.key_count = docs_[i].size();
       d.budget_s = p.budget_s();
       d.flags = p.flags();
+      d.backends_reason = p.backends_reason().empty() ? nullptr : p.backends_reason().c_str();
+      d.series = series_[i].empty() ? nullptr : series_[i].data();
+      d.series_count = series_[i].size();
       descs_.push_back(d);
     }
     desc_.struct_size = sizeof(desc_);
@@ -221,6 +303,7 @@ class PluginHolder {
   std::vector<Keys> keys_;
   std::vector<std::vector<mt_option_desc>> opts_;
   std::vector<std::vector<mt_key_desc>> docs_;
+  std::vector<std::vector<mt_series_desc>> series_;
   std::vector<mt_probe_desc> descs_;
   mt_plugin_desc desc_{};
 };

@@ -53,24 +53,19 @@ DeviceChaseJob describe(const mt_job& j, const CallArrays& arrays, uint32_t* o) 
   d.slow_cycles = j.slow_cycles;
   d.slow_max_cycles = j.slow_max_cycles;
   d.count_capacity = count_capacity(j);
-  d.load_bytes = j.load_bytes ? j.load_bytes : 4;
   if (j.pattern == MT_PATTERN_RANDOM) {
     const engine::RandomPlaces places(j.random_seed, j.array->elems, j.random_stride_elems);
     d.random_state = places.x;
     d.random_stride = places.stride;
     d.random_candidates = places.candidates;
     d.streams = engine::streams_of(j);
-    d.stream_lanes = engine::lanes_of(j);
-    d.lane_chains = engine::lane_chains_of(j);
     d.gap_cycles = j.rate.gap_cycles;
     d.pump_warps = j.rate.pump_warps;
     d.pump_lanes = j.rate.pump_lanes;
     d.pump_cycles = j.rate.pump_cycles;
     d.probe_loads = engine::probe_loads_of(j);
-  } else {  // a counted chase: one chain, or chains of streams and lanes from their own starts
+  } else {  // a counted chase: one chain per stream, each along the array from `start`
     d.streams = engine::streams_of(j);
-    d.stream_lanes = engine::lanes_of(j);
-    d.lane_offset = uint32_t(j.lane_offset_elems % j.array->elems);
   }
   return d;
 }

@@ -11,9 +11,6 @@ namespace memtopo::cuda::detail {
 struct FollowArray {
   uint32_t start;
   __device__ FollowArray(const DeviceChaseJob& job, uint32_t /*stream*/) : start(job.start) {}
-  // Chain c of several: from start + c x lane_offset (mod the array's length).
-  __device__ FollowArray(const DeviceChaseJob& job, uint32_t /*stream*/, uint32_t chain)
-      : start(uint32_t((job.start + uint64_t(chain) * job.lane_offset) % job.src.elems)) {}
   __device__ uint32_t first() { return start; }
   __device__ uint32_t after(uint32_t loaded) { return loaded; }
 };
@@ -85,46 +82,6 @@ struct CountRun {
         const unsigned long long t0 = device::clock_now();
         while (device::clock_now() - t0 < gap) {
         }
-      }
-    }
-    y.last = device::clock_now();
-    y.kept = y.slow < cap ? y.slow : cap;
-    *out = y;
-  }
-};
-
-// K chains of one lane in lockstep: one load of each, issued back to back, then a store of
-// each loaded value (which waits for it), timed as a group. Each load's cycles are the group's.
-template <uint32_t S, uint32_t K>
-struct LockstepRun {
-  __device__ static void run(const DeviceChaseJob& job, const Resolved& r, uint32_t* s_steps, unsigned long long slot,
-                             RandomDraws* places, uint64_t warmup, uint64_t record, uint32_t cap, Tally* out) {
-    const uint32_t threshold = job.slow_cycles;
-    const uint32_t ceiling = job.slow_max_cycles ? job.slow_max_cycles : 0xffffffffu;
-    Tally y;
-    uint32_t j[K], v[K];
-#pragma unroll
-    for (uint32_t i = 0; i < K; ++i) j[i] = places[i].first();
-    for (uint64_t k = 0; k < warmup + record; ++k) {
-      if (k == warmup) y.first = device::clock_now();
-      const unsigned long long t0 = device::clock_now();
-#pragma unroll
-      for (uint32_t i = 0; i < K; ++i)
-        v[i] = device::load<device::Path(S)>(reinterpret_cast<unsigned long long>(r.global + j[i]), j[i]);
-#pragma unroll
-      for (uint32_t i = 0; i < K; ++i) asm volatile("st.shared.u32 [%0], %1;" ::"l"(slot), "r"(v[i]) : "memory");
-      const uint32_t cycles = uint32_t(device::clock_now() - t0);
-#pragma unroll
-      for (uint32_t i = 0; i < K; ++i) j[i] = places[i].after(v[i]);
-      if (k < warmup) continue;
-      if (cycles > ceiling) {
-        y.outliers += K;
-        continue;
-      }
-      y.cycles += uint64_t(K) * cycles;
-      if (cycles > threshold) {
-        if (y.slow < cap) s_steps[y.slow] = uint32_t(k - warmup);
-        y.slow += K;
       }
     }
     y.last = device::clock_now();

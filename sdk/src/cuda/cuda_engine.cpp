@@ -15,9 +15,7 @@ size_t align16(size_t v) { return (v + 15) & ~size_t(15); }
 
 const engine::BackendLimits& CudaEngine::limits() {
   static const engine::BackendLimits l{MT_CAP_SAMPLES | MT_CAP_TOTAL | MT_CAP_COUNTS | MT_CAP_RANDOM | MT_CAP_POINTERS |
-                                           MT_CAP_STREAMS | MT_CAP_PUMP | MT_CAP_SEQUENCE | MT_CAP_KERNELS | MT_CAP_WIDE_STRIDE |
-                                           MT_CAP_STREAM_LANES | MT_CAP_LOAD_WIDTH | MT_CAP_LANE_CHAINS |
-                                           MT_CAP_STREAM_OPS,
+                                           MT_CAP_STREAMS | MT_CAP_PUMP | MT_CAP_SEQUENCE | MT_CAP_KERNELS | MT_CAP_WIDE_STRIDE,
                                        kStreamsMax, kPumpWarpsMax};
   return l;
 }
@@ -126,9 +124,7 @@ void CudaEngine::run_jobs(mt_job* const* jobs, size_t count) {
   engine::JobCall call;
   if (auto e = engine::read_jobs(jobs, count, call); !e.empty()) throw Error(e);
   if (auto e = engine::check_jobs(call, info_, limits()); !e.empty()) throw Error(e);
-  if (call.jobs[0].stream_op != MT_STREAM_NONE)
-    run_stream(call);
-  else if (call.sequence)
+  if (call.sequence)
     run_sequence(call);
   else
     run_concurrent(call);

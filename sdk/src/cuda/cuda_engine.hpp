@@ -43,8 +43,6 @@ class CudaEngine {
   // Jobs of order 0 (concurrent_jobs.cpp) and sequences (sequence_jobs.cpp).
   void run_concurrent(engine::JobCall& call);
   void run_sequence(engine::JobCall& call);
-  // A bandwidth stream over every SM (stream_jobs.cpp).
-  void run_stream(engine::JobCall& call);
   // Launches one group of concurrent jobs (the same kernel configuration), relaunching the
   // jobs whose SM no block reached; their SMs go to jobs[i].out.sm.
   struct Group;

@@ -93,12 +93,6 @@ struct DeviceChaseJob {
   // Average: a pointer chase (MT_PATTERN_POINTERS); the array holds addresses (and a shared
   // array is turned into addresses while it is copied in).
   uint32_t pointers = 0;
-  // Random-load or chase count: lanes 0 .. stream_lanes-1 of each stream's warp load, each a
-  // chain; a chase's chain c starts at start + c x lane_offset (mod the array's length).
-  uint32_t stream_lanes = 1;
-  uint32_t lane_offset = 0;
-  uint32_t load_bytes = 4;  // counts: 8 or 16 for vector loads (run as chains)
-  uint32_t lane_chains = 1;  // random counts: chains each lane runs in lockstep (2, 4 or 8)
   uint32_t reserved = 0;
 };
 

@@ -17,7 +17,7 @@ std::unique_ptr<Device> open_cuda(int) {
 }
 #endif
 
-std::unique_ptr<Device> open_device(const std::string& spec, std::string* fallback_reason) {
+std::unique_ptr<Device> open_device(const std::string& spec, std::string* fallback_reason, const ReplayMap& replay) {
   if (spec.empty() || spec == "auto") {
     if (cuda_device_count() > 0) return open_cuda(0);
     if (fallback_reason)
@@ -28,7 +28,7 @@ std::unique_ptr<Device> open_device(const std::string& spec, std::string* fallba
   if (spec.rfind("sim:", 0) == 0) {
     std::string path = spec.substr(4);
     if (path.empty()) throw Error("--device sim: needs a file name after the colon (sim:FILE)");
-    return open_sim(path);
+    return open_sim(path, replay);
   }
   if (spec == "cuda") return open_cuda(0);
   if (spec.rfind("cuda:", 0) == 0) {

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdio>
-#include <cstring>
 #include <map>
 #include <set>
 
@@ -12,8 +11,6 @@
 namespace memtopo::engine {
 namespace {
 
-// The smallest job a caller may hand over: the ABI 2.0 layout (2.2 appended stream_lanes).
-constexpr size_t kJobSize20 = offsetof(mt_job, stream_lanes);
 // Loaded values are 32-bit element indices; a pointer chase loads addresses instead, so a
 // stride array it follows may be longer (measure.h, MT_CAP_WIDE_STRIDE).
 constexpr uint64_t kIndexedElemsMax = uint64_t(1) << 32;
@@ -83,39 +80,21 @@ std::string check_pointer_layout(const mt_job& j, const std::string& where) {
 
 std::string check_rate(const mt_job& j, const BackendLimits& lim, const std::string& where) {
   const mt_rate& r = j.rate;
-  const bool paced = r.streams > 1 || r.gap_cycles > 0 || j.stream_lanes > 1 || j.lane_chains > 1;
+  const bool paced = r.streams > 1 || r.gap_cycles > 0;
   if (!paced && r.pump_warps == 0) return {};
   const bool chained = j.pattern == MT_PATTERN_CHASE && r.gap_cycles == 0 && r.pump_warps == 0 &&
                        (global_path(j.space) || j.space == MT_SPACE_SHARED);
   if (j.record != MT_RECORD_COUNTS || (j.pattern != MT_PATTERN_RANDOM && !chained))
     return where + ": streams, gaps and pumps pace counted random loads (MT_PATTERN_RANDOM, MT_RECORD_COUNTS); "
-                   "counted chases (MT_PATTERN_CHASE) take streams and lanes on a global path or in shared memory";
+                   "counted chases (MT_PATTERN_CHASE) take streams on a global path or in shared memory";
   if (paced) {
     if (auto e = missing(lim.capabilities, MT_CAP_STREAMS, "several streams or gaps (MT_CAP_STREAMS)", where); !e.empty())
       return e;
     if (r.streams > lim.streams_max)
       return where + ": " + std::to_string(r.streams) + " streams; at most " + std::to_string(lim.streams_max);
-    if (j.stream_lanes > 1) {
-      if (auto e = missing(lim.capabilities, MT_CAP_STREAM_LANES, "several lanes per stream (MT_CAP_STREAM_LANES)", where);
-          !e.empty())
-        return e;
-      if (j.stream_lanes > 32) return where + ": " + std::to_string(j.stream_lanes) + " stream lanes; at most 32";
-    }
-    if (j.lane_chains > 1) {
-      if (auto e = missing(lim.capabilities, MT_CAP_LANE_CHAINS, "several chains per lane (MT_CAP_LANE_CHAINS)", where);
-          !e.empty())
-        return e;
-      if (j.lane_chains != 2 && j.lane_chains != 4 && j.lane_chains != 8)
-        return where + ": " + std::to_string(j.lane_chains) + " lane chains; 1, 2, 4 or 8";
-      if (j.pattern != MT_PATTERN_RANDOM || r.gap_cycles || j.load_bytes > 4)
-        return where + ": several chains per lane make random 4-byte loads without a gap";
-      if (j.steps % chains_of(j) || j.warmup_steps % chains_of(j))
-        return where + ": with several chains per lane, steps and warmup_steps are multiples of the chains (" +
-               std::to_string(chains_of(j)) + ")";
-    }
-    if (j.steps < chains_of(j))
-      return where + ": fewer timed loads (" + std::to_string(j.steps) + ") than chains (streams x stream lanes, " +
-             std::to_string(chains_of(j)) + ")";
+    if (j.steps < streams_of(j))
+      return where + ": fewer timed loads (" + std::to_string(j.steps) + ") than streams (" +
+             std::to_string(streams_of(j)) + ")";
   }
   if (r.pump_warps == 0) return {};
   if (auto e = missing(lim.capabilities, MT_CAP_PUMP, "a pump (MT_CAP_PUMP)", where); !e.empty()) return e;
@@ -191,29 +170,6 @@ std::string check_record(const mt_job& j, const BackendLimits& lim, const std::s
   }
 }
 
-// Vector loads (ABI 2.3): counted, on a global path or in shared memory, every visited element
-// aligned to the load.
-std::string check_load_width(const mt_job& j, const BackendLimits& lim, const std::string& where) {
-  const uint32_t w = j.load_bytes;
-  if (w == 0 || w == 4) return {};
-  if (w != 8 && w != 16) return where + ": load_bytes " + std::to_string(w) + "; 4, 8 or 16";
-  if (auto e = missing(lim.capabilities, MT_CAP_LOAD_WIDTH, "vector loads (MT_CAP_LOAD_WIDTH)", where); !e.empty())
-    return e;
-  if (j.record != MT_RECORD_COUNTS || j.pattern == MT_PATTERN_POINTERS || j.rate.pump_warps || j.rate.gap_cycles ||
-      !(global_path(j.space) || j.space == MT_SPACE_SHARED))
-    return where + ": vector loads are counted loads (MT_RECORD_COUNTS, random or along the array, no pump or gap) "
-                   "on a global path or in shared memory";
-  const uint64_t a = w / 4;
-  const std::string need = where + ": " + std::to_string(w) + "-byte loads need every visited element a multiple of " +
-                           std::to_string(a);
-  if (j.pattern == MT_PATTERN_RANDOM) return j.random_stride_elems % a ? need + " (random_stride_elems)" : std::string();
-  if (j.start % a || j.lane_offset_elems % a || j.array->elems % a) return need + " (start, lane_offset_elems, length)";
-  if (j.array->kind == MT_ARRAY_STRIDE) return j.array->stride_elems % a ? need + " (stride)" : std::string();
-  for (uint64_t i = 0; i < j.array->elems; ++i)
-    if (j.array->next[i] % a) return need + " (element " + std::to_string(i) + " holds " + std::to_string(j.array->next[i]) + ")";
-  return {};
-}
-
 std::string check_one(const mt_job& j, const mt_device_info& dev, const BackendLimits& lim, const std::string& where) {
   if (auto e = check_array(j.array, where); !e.empty()) return e;
   if (auto e = check_space(j.space, j.array, dev, where); !e.empty()) return e;
@@ -223,42 +179,7 @@ std::string check_one(const mt_job& j, const mt_device_info& dev, const BackendL
     return where + ": shared_carveout_percent must be -1 or 0..100";
   if (auto e = check_pattern(j, lim, where); !e.empty()) return e;
   if (auto e = check_record(j, lim, where); !e.empty()) return e;
-  if (auto e = check_load_width(j, lim, where); !e.empty()) return e;
   return check_rate(j, lim, where);
-}
-
-// A bandwidth stream (ABI 2.4): alone, over every SM, a whole number of accesses per block.
-std::string check_stream(const mt_job& j, const mt_device_info& dev, const BackendLimits& lim, const std::string& where) {
-  if (auto e = missing(lim.capabilities, MT_CAP_STREAM_OPS, "bandwidth streams (MT_CAP_STREAM_OPS)", where); !e.empty())
-    return e;
-  if (j.stream_op > MT_STREAM_UPDATE) return where + ": unknown stream_op " + std::to_string(j.stream_op);
-  if (auto e = check_array(j.array, where); !e.empty()) return e;
-  if (j.space != MT_SPACE_GLOBAL_CA && j.space != MT_SPACE_GLOBAL_CG)
-    return where + ": a stream reads through GLOBAL_CA or GLOBAL_CG, not space " + std::to_string(int(j.space));
-  if (j.sm != -1 || j.order != 0 || j.block != -1) return where + ": a stream runs over every SM (sm -1, order 0, block -1)";
-  if (j.pattern != MT_PATTERN_CHASE || j.record != MT_RECORD_TOTAL)
-    return where + ": a stream is timed as a whole (MT_PATTERN_CHASE, MT_RECORD_TOTAL)";
-  if (j.rate.streams > 1 || j.rate.gap_cycles || j.rate.pump_warps || j.stream_lanes > 1 || j.lane_chains > 1)
-    return where + ": a stream takes no mt_rate, stream_lanes or lane_chains; stream_blocks, stream_threads and "
-                   "stream_ilp set its parallelism";
-  if (j.steps == 0) return where + ": zero timed passes (steps)";
-  const uint32_t threads = j.stream_threads ? j.stream_threads : 256;
-  const uint32_t most = dev.max_threads_per_block > 0 ? uint32_t(dev.max_threads_per_block) : 1024;
-  if (threads % 32 || threads > most)
-    return where + ": stream_threads " + std::to_string(threads) + "; a multiple of 32 up to " + std::to_string(most);
-  const uint32_t ilp = j.stream_ilp ? j.stream_ilp : 1;
-  if (ilp != 1 && ilp != 2 && ilp != 4 && ilp != 8) return where + ": stream_ilp " + std::to_string(ilp) + "; 1, 2, 4 or 8";
-  const uint32_t width = j.load_bytes ? j.load_bytes : 4;
-  if (width != 4 && width != 8 && width != 16) return where + ": load_bytes " + std::to_string(width) + "; 4, 8 or 16";
-  if (j.stream_shape > MT_STREAM_SHARED) return where + ": unknown stream_shape " + std::to_string(j.stream_shape);
-  if (j.stream_shape == MT_STREAM_SHARED && j.stream_op != MT_STREAM_READ)
-    return where + ": every block reads the whole footprint (MT_STREAM_SHARED) in read streams only";
-  if (j.stream_shape == MT_STREAM_GRID && stream_rounds(j) > 0x7fffffffu)
-    return where + ": more than 2^31 - 1 rounds of one block each (MT_STREAM_GRID)";
-  if (j.stream_shape == MT_STREAM_ROUNDS ? stream_slice_bytes(j, dev) == 0 : stream_rounds(j) == 0)
-    return where + ": " + std::to_string(j.array->elems * 4) + " bytes give a block less than one round of its " +
-           std::to_string(threads) + " threads x " + std::to_string(ilp) + " accesses of " + std::to_string(width) + " B";
-  return {};
 }
 
 // Jobs of order 0: one per SM, at most one pinned to each.
@@ -328,18 +249,12 @@ std::string read_jobs(mt_job* const* jobs, size_t count, JobCall& call) {
   for (size_t i = 0; i < count; ++i) {
     const std::string where = "job " + std::to_string(i);
     if (!jobs[i]) return where + ": null job";
-    if (jobs[i]->struct_size < kJobSize20)
-      return where + ": struct_size " + std::to_string(jobs[i]->struct_size) + " is below the ABI 2.0 job (" +
-             std::to_string(kJobSize20) + " bytes)";
-    mt_job j{};
-    std::memcpy(&j, jobs[i], std::min<size_t>(jobs[i]->struct_size, sizeof(mt_job)));
-    j.struct_size = sizeof(mt_job);
+    if (jobs[i]->struct_size != sizeof(mt_job))
+      return where + ": struct_size " + std::to_string(jobs[i]->struct_size) + "; an mt_job has " +
+             std::to_string(sizeof(mt_job)) + " bytes";
+    mt_job j = *jobs[i];
     j.out = mt_job_result{};
     j.out.sm = -1;
-    j.out_stream_bytes = 0;
-    j.out_stream_elapsed_ns = 0;
-    j.out_stream_blocks_per_sm = 0;
-    j.stream_reserved = 0;
     call.jobs.push_back(j);
   }
   call.sequence = call.jobs[0].order > 0;
@@ -352,11 +267,6 @@ std::string check_jobs(const JobCall& call, const mt_device_info& dev, const Bac
       return "job " + std::to_string(i) + ": order " + std::to_string(call.jobs[i].order) + " beside job 0's order " +
              std::to_string(call.jobs[0].order) + "; a call is all order 0 or a sequence (orders > 0)";
   for (size_t i = 0; i < call.jobs.size(); ++i)
-    if (call.jobs[i].stream_op != MT_STREAM_NONE) {
-      if (call.jobs.size() > 1) return "job " + std::to_string(i) + ": a stream job is alone in its call";
-      return check_stream(call.jobs[i], dev, limits, "job " + std::to_string(i));
-    }
-  for (size_t i = 0; i < call.jobs.size(); ++i)
     if (auto e = check_one(call.jobs[i], dev, limits, "job " + std::to_string(i)); !e.empty()) return e;
   if (!call.sequence) return check_concurrent(call, dev);
   if (!(limits.capabilities & MT_CAP_SEQUENCE)) return "this backend does not run sequences (MT_CAP_SEQUENCE)";
@@ -364,17 +274,7 @@ std::string check_jobs(const JobCall& call, const mt_device_info& dev, const Bac
 }
 
 void write_results(const JobCall& call, mt_job* const* jobs) {
-  // The result block ends the 2.0 layout, so every accepted caller has room for it; a stream's
-  // outputs go where the caller's struct reaches them (a caller without them sends no stream).
-  constexpr size_t stream_end = offsetof(mt_job, out_stream_reserved) + sizeof(uint32_t);
-  for (size_t i = 0; i < call.jobs.size(); ++i) {
-    jobs[i]->out = call.jobs[i].out;
-    if (jobs[i]->struct_size >= stream_end) {
-      jobs[i]->out_stream_bytes = call.jobs[i].out_stream_bytes;
-      jobs[i]->out_stream_elapsed_ns = call.jobs[i].out_stream_elapsed_ns;
-      jobs[i]->out_stream_blocks_per_sm = call.jobs[i].out_stream_blocks_per_sm;
-    }
-  }
+  for (size_t i = 0; i < call.jobs.size(); ++i) jobs[i]->out = call.jobs[i].out;
 }
 
 }  // namespace memtopo::engine

@@ -1,5 +1,6 @@
 // The probe factory of the cache procedure: one cache element as probes ordered by the keys
 // they exchange (memtopo/cache/element.hpp), each with the options of its search.
+#include <algorithm>
 #include <functional>
 
 #include "memtopo/cache/element.hpp"
@@ -60,6 +61,8 @@ Probe element_probe(const ElementSpec& spec, const std::string& suffix, const st
   Probe p(spec.plugin + "/" + spec.element + "-" + suffix);
   p.summary(spec.title + ": " + summary);
   declare_options(p, spec, search);
+  if (std::find(spec.own_process_steps.begin(), spec.own_process_steps.end(), suffix) != spec.own_process_steps.end())
+    p.own_process();
   p.run([spec, search, step](Context& ctx) {
     require_present(ctx, spec.element);
     Measurer m(ctx, configured(ctx, spec, search));
@@ -109,6 +112,9 @@ std::vector<Probe> element_probes(const ElementSpec& spec) {
                       MT_KEY_ESTIMATE);
   probes.back().key(e + ".full_miss_bytes", MT_VALUE_INT, "bytes", "footprint from which every load of the sweep misses",
                     MT_KEY_ESTIMATE);
+  // The simulator derives both from the cache it builds.
+  probes.back().not_replayed({e + ".full_miss_bytes"});
+  if (spec.carveout_option) probes.back().not_replayed({e + ".size_carveout_percent"});
 
   if (spec.size_by_occupancy) {
     probes.push_back(element_probe(

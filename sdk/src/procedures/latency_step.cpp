@@ -75,8 +75,11 @@ LatencyResult find_latency(Measurer& m, int64_t size_bytes, int64_t line_bytes) 
   // physical address): one array's median moves by several percent from run to run on the
   // H100 (docs/results/h100.md). Eight arrays on eight SMs average over eight placements.
   // (Per-SM caches only: eight footprints of 4x a shared cache would not stay in the level
-  // behind it.)
-  const auto outs = m.run(std::vector<Footprint>(sms, f));
+  // behind it; and only as many as half the device's L2 holds, or the misses go to DRAM.)
+  size_t miss_sms = sms;
+  if (const int64_t l2 = m.ctx().device().l2_bytes; !t.shared_between_sms && l2 > 0)
+    miss_sms = std::clamp<size_t>(size_t(uint64_t(l2) / 2 / foot), 1, sms);
+  const auto outs = m.run(std::vector<Footprint>(miss_sms, f));
   std::vector<double> hits, misses;
   for (const auto& o : outs)
     for (size_t i = 0; i < o.latency.size(); ++i) (o.miss[i] ? misses : hits).push_back(o.latency[i]);
@@ -86,8 +89,8 @@ LatencyResult find_latency(Measurer& m, int64_t size_bytes, int64_t line_bytes) 
   }
   const double penalty = an::median(misses) - m.hit_latency_raw();
   res.miss_penalty_cycles = {true, penalty, 0.95, Bound::Exact,
-                             "median fine-grained miss latency at " + fmt_bytes(foot) + " (" + std::to_string(sms) +
-                                 (sms == 1 ? " array" : " arrays on as many SMs") +
+                             "median fine-grained miss latency at " + fmt_bytes(foot) + " (" + std::to_string(miss_sms) +
+                                 (miss_sms == 1 ? " array" : " arrays on as many SMs") +
                                  ") minus the median hit latency (raw; the timing overhead cancels)"};
   return res;
 }

@@ -25,8 +25,7 @@ class SimDevice final : public Device {
  public:
   explicit SimDevice(sim::Model model) : gpu_(model), kernels_(gpu_) {
     limits_.capabilities = MT_CAP_SAMPLES | MT_CAP_TOTAL | MT_CAP_COUNTS | MT_CAP_RANDOM | MT_CAP_POINTERS |
-                           MT_CAP_STREAMS | MT_CAP_PUMP | MT_CAP_SEQUENCE | MT_CAP_WIDE_STRIDE | MT_CAP_STREAM_LANES |
-                           MT_CAP_LOAD_WIDTH | MT_CAP_LANE_CHAINS | MT_CAP_STREAM_OPS | MT_CAP_KERNELS;
+                           MT_CAP_STREAMS | MT_CAP_PUMP | MT_CAP_SEQUENCE | MT_CAP_WIDE_STRIDE | MT_CAP_KERNELS;
     limits_.streams_max = 32;
     limits_.pump_warps_max = sim::kSimPumpWarpsMax;
     backend_.struct_size = sizeof(backend_);
@@ -56,9 +55,7 @@ class SimDevice final : public Device {
       JobCall call;
       if (auto e = read_jobs(jobs, n, call); !e.empty()) return fail(err, err_size, e);
       if (auto e = check_jobs(call, dev->info(), dev->limits_); !e.empty()) return fail(err, err_size, e);
-      if (call.jobs[0].stream_op != MT_STREAM_NONE)
-        sim::run_stream(dev->gpu_, call);
-      else if (call.sequence)
+      if (call.sequence)
         sim::run_sequence(dev->gpu_, call);
       else
         sim::run_concurrent(dev->gpu_, call);
@@ -146,17 +143,20 @@ const char* sim_builtin_description() { return sim::kBuiltinDeviceToml; }
 namespace {
 
 // The description at `path`, read and checked, or the built-in device for an empty path.
-sim::Model read_description(const std::string& path) {
-  if (path.empty()) return sim::load_model(sim::kBuiltinDeviceToml, "built-in device (hopper-like.toml)", "sim (built-in)");
+sim::Model read_description(const std::string& path, const ReplayMap& replay) {
+  if (path.empty())
+    return sim::load_model(sim::kBuiltinDeviceToml, "built-in device (hopper-like.toml)", "sim (built-in)", replay);
   const std::string text =
       read_input_file(path, "a simulated device description's TOML file (e.g. examples/devices/hopper-like.toml)");
-  return sim::load_model(text, path, "sim:" + path);
+  return sim::load_model(text, path, "sim:" + path, replay);
 }
 
 }  // namespace
 
-std::unique_ptr<Device> open_sim(const std::string& path) { return std::make_unique<SimDevice>(read_description(path)); }
+std::unique_ptr<Device> open_sim(const std::string& path, const ReplayMap& replay) {
+  return std::make_unique<SimDevice>(read_description(path, replay));
+}
 
-void check_sim_description(const std::string& path) { (void)read_description(path); }
+void check_sim_description(const std::string& path, const ReplayMap& replay) { (void)read_description(path, replay); }
 
 }  // namespace memtopo::engine

@@ -16,12 +16,13 @@
 #include "sim/sim_description.hpp"
 #include "sim/sim_limits.hpp"
 #include "sim/sim_model.hpp"
+#include "sim/sim_replay.hpp"
 
 namespace memtopo::sim {
 
 namespace {
 
-// constant_l15.group_of_sm (cache-sharing): the L1.5 instance of every SM, as measured.
+// [sim.constant_l15] group_of_sm: the L1.5 instance of every SM.
 void read_l15_groups(Reader& c15, Model& m) {
   const auto groups = c15.integers("group_of_sm");
   if (!groups) return;
@@ -95,9 +96,12 @@ void read_device(Reader& r, mt_device_info& info) {
   r.finish();
 }
 
+Model read_root(const toml::table& root, const std::string& file, const std::string& origin);
+
 }  // namespace
 
-Model load_model(const std::string& text, const std::string& file, const std::string& origin) {
+Model load_model(const std::string& text, const std::string& file, const std::string& origin,
+                 const std::map<std::string, std::string>& replay) {
   toml::table root;
   try {
     root = toml::parse(text, file);
@@ -106,6 +110,17 @@ Model load_model(const std::string& text, const std::string& file, const std::st
     m << file << ":" << e.source().begin.line << ":" << e.source().begin.column << ": " << e.description();
     throw Error(m.str());
   }
+  const auto moved = apply_replay(root, replay);
+  try {
+    return read_root(root, file, origin);
+  } catch (const Error& e) {
+    throw Error(name_replayed(e.what(), moved));
+  }
+}
+
+namespace {
+
+Model read_root(const toml::table& root, const std::string& file, const std::string& origin) {
   Model m;
   m.origin = origin;
   auto table = [&](const char* name) {
@@ -125,8 +140,7 @@ Model load_model(const std::string& text, const std::string& file, const std::st
   Reader sim = table("sim");
   Reader l1d = table("l1d"), texture = table("texture"), readonly = table("readonly");
   Reader c1 = table("constant_l1"), c15 = table("constant_l15"), l2 = table("l2");
-  Reader shared = table("shared"), dram = table("dram"), tlb = table("tlb"), mlp = table("mlp");
-  Reader throughput = table("throughput");
+  Reader shared = table("shared"), dram = table("dram"), tlb = table("tlb");
 
   CacheRead r_l1d = read_cache(l1d, {128, 33}, std::nullopt, provenance("l1d"));
   CacheRead r_tex = read_cache(texture, {32, 40}, std::nullopt, provenance("texture"));
@@ -150,7 +164,6 @@ Model load_model(const std::string& text, const std::string& file, const std::st
 
   // shared, dram
   shared.boolean("present");
-  shared.ignore("size_bytes");
   m.shared_latency_cycles = shared.cycles("latency_cycles").value_or(30);
   read_shared_banks(shared, m);
   dram.boolean("present");
@@ -161,13 +174,11 @@ Model load_model(const std::string& text, const std::string& file, const std::st
   const CacheElement& e2 = r_l2.element;
   if (!m.has_dram_latency) m.dram_latency_cycles = e2.has_miss_penalty ? e2.latency_cycles + e2.miss_penalty_cycles : 500;
   read_tlb(tlb, m);
-  read_mlp(mlp, m);
-  read_throughput(throughput, m);
 
   // [sim] and its sub-tables
   Reader s_l1d = sim.sub("l1d"), s_tex = sim.sub("texture"), s_ro = sim.sub("readonly");
   Reader s_c1 = sim.sub("constant_l1"), s_c15 = sim.sub("constant_l15"), s_l2 = sim.sub("l2"), s_tlb = sim.sub("tlb");
-  Reader s_cluster = sim.sub("cluster");
+  Reader s_cluster = sim.sub("cluster"), s_memory = sim.sub("memory");
   read_cache_sim(s_l1d, l1d, r_l1d, true);
   read_cache_sim(s_tex, texture, r_tex, true);
   read_cache_sim(s_ro, readonly, r_ro, true);
@@ -181,18 +192,20 @@ Model load_model(const std::string& text, const std::string& file, const std::st
   m.constant_l15 = r_c15.element;
   m.l2 = r_l2.element;
   read_sim_globals(sim, m, c15_prov.measured);
-  read_l15_groups(c15, m);
-  read_carveout(sim, shared, m);
-  read_storages(s_tex, s_ro, texture, readonly, c1, m);
-  read_l2_placement(s_l2, l2, m);
+  read_l15_groups(s_c15, m);
+  read_carveout(sim, m);
+  read_storages(s_tex, s_ro, m);
+  read_l2_placement(s_l2, m);
+  read_sim_memory(s_memory, m);
   read_sim_tlb(s_tlb, m);
   read_sim_cluster(s_cluster, m);
 
   check_simulator_memory(m, {&device, &l1d, &texture, &readonly, &c1, &c15, &l2, &tlb});
-  for (Reader* r : {&device, &l1d, &texture, &readonly, &c1, &c15, &l2, &shared, &dram, &tlb, &mlp, &throughput, &s_l1d, &s_tex, &s_ro,
-                    &s_c1, &s_c15, &s_l2, &s_tlb, &s_cluster, &sim})
+  for (Reader* r : {&device, &l1d, &texture, &readonly, &c1, &c15, &l2, &shared, &dram, &tlb, &s_l1d, &s_tex, &s_ro,
+                    &s_c1, &s_c15, &s_l2, &s_tlb, &s_cluster, &s_memory, &sim})
     r->finish();
   return m;
 }
 
+}  // namespace
 }  // namespace memtopo::sim

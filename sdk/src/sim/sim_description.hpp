@@ -55,26 +55,22 @@ void read_cache_sim(Reader& s, Reader& element, CacheRead& read, bool partitions
 
 // [tlb]; [sim.tlb] is read by read_sim_tlb.
 void read_tlb(Reader& tlb, Model& m);
-// [shared] banks, bank width and the cost of a conflict (measured keys beside them read too).
+// [shared] banks, bank width and the cost of a conflict.
 void read_shared_banks(Reader& shared, Model& m);
-// [mlp]: the loads in flight per SM (the mlp plugin's keys; the others informational).
-void read_mlp(Reader& mlp, Model& m);
-// [throughput]: the peak rates of bandwidth streams.
-void read_throughput(Reader& t, Model& m);
 // [sim] itself (seed, noise, GPCs, carveout). The L1.5's sharing is a [sim] key, but a
 // measured L1.5 changes its default (docs/simulator.md, "Replaying a measured topology").
 void read_sim_globals(Reader& sim, Model& m, bool constant_l15_measured);
+// [sim] shared_sizes_bytes, the shared-memory sizes a carveout selects, and
+// carveout_l1d_size_bytes, the L1 left beside each (which give the L1 and shared array).
+void read_carveout(Reader& sim, Model& m);
 // [sim.texture] and [sim.readonly] storage: which cache each path looks up first.
-// [sim.texture] and [sim.readonly] storage; where absent, the measured [texture] and
-// [readonly] storage (cache-sharing/storage).
-// The shared-memory sizes a carveout selects: [sim] shared_sizes_bytes, or the levels a
-// carveout sweep measured ([shared] carveout_*), which also give the L1 and shared array.
-void read_carveout(Reader& sim, Reader& shared, Model& m);
-void read_storages(Reader& s_tex, Reader& s_ro, Reader& texture, Reader& readonly, Reader& constant_l1, Model& m);
-// [sim.l2]: interleave, other clients' traffic, the partition each SM is near.
-void read_l2_placement(Reader& s_l2, Reader& l2, Model& m);
+void read_storages(Reader& s_tex, Reader& s_ro, Model& m);
+// [sim.l2]: interleave, far copies, other clients' traffic, the partition each SM is near.
+void read_l2_placement(Reader& s_l2, Model& m);
 void read_sim_tlb(Reader& s_tlb, Model& m);
 void read_sim_cluster(Reader& s_cluster, Model& m);
+// [sim.memory]: requests in flight per SM and the peak rates of bandwidth streams.
+void read_sim_memory(Reader& s_memory, Model& m);
 
 // The tables whose keys size the caches and TLBs: the key of the largest is named when a
 // description needs too much memory.

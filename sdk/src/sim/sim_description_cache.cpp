@@ -132,22 +132,6 @@ std::vector<uint32_t> replay_sets(Reader& r, uint64_t lines, uint32_t line, uint
   return std::vector<uint32_t>(per, uint32_t(w));
 }
 
-// Keys the probes report that the model derives instead: type-checked, then not used (the
-// first miss only tells replay_sets which footprint the sets were measured from).
-std::optional<int64_t> read_informational(Reader& r, bool l2) {
-  auto first = r.integer("first_miss_bytes");
-  r.integer("full_miss_bytes");
-  // Which SMs share one instance (cache-sharing): the counts follow from group_of_sm, which
-  // the constant L1.5 replays (read_l15_groups) and the other elements do not have.
-  r.integer("sm_group_count");
-  r.integers("group_sm_counts");
-  if (l2) {
-    r.integer("api_size_bytes");
-    r.numbers("level_latencies_cycles");
-    r.integers("level_start_bytes");
-  }
-  return first;
-}
 
 // set_mapping: "modulo" or "hashed" (with no [sim.<element>] set_hash, a hash is derived).
 bool read_hashed(Reader& r) {
@@ -256,7 +240,8 @@ CacheRead read_cache(Reader& r, ElementDefaults d, std::optional<uint64_t> defau
   auto latency = r.cycles("latency_cycles");
   auto penalty = r.cycles("miss_penalty_cycles");
   const bool hashed = read_hashed(r);
-  const auto first_miss = read_informational(r, d.l2);
+  // The first miss only tells replay_sets which footprint measured sets were measured from.
+  const auto first_miss = r.integer("first_miss_bytes");
   bool on = r.exists() ? present.value_or(true) : false;
   if (!r.exists() && default_size && *default_size > 0) on = true;
   e.geometry.line_bytes = power_of_two(r, "line_bytes", line, d.line_bytes);
@@ -338,13 +323,7 @@ void read_cache_sim(Reader& s, Reader& element, CacheRead& read, bool partitions
     e.geometry.victim_probabilities = *probs;
   }
   if (partitions_allowed) {
-    // The measured instances (cache-sharing/instances) where [sim.*] gives none.
-    auto measured = element.integer("instances_per_sm");
-    element.ignore("instance_of_warp");
-    // The carveout the size was measured at; the [shared] carveout_* keys replay the others.
-    element.ignore("size_carveout_percent");
-    auto given = s.integer("partitions_per_sm");
-    e.partitions_per_sm = uint32_t(positive(s, "partitions_per_sm", given ? given : measured, 1));
+    e.partitions_per_sm = uint32_t(positive(s, "partitions_per_sm", s.integer("partitions_per_sm"), 1));
     if (e.partitions_per_sm > 32) s.fail("partitions_per_sm", "at most 32 partitions per SM");
   }
 }

@@ -58,7 +58,7 @@ std::vector<CacheUse> cache_uses(const Model& m, const SizeReaders& r) {
       sms * m.readonly.partitions_per_sm, "sm_count x partitions_per_sm");
   add(true, m.constant_l1.geometry, r.constant_l1, "size_bytes", sms, "sm_count");
   add(true, m.constant_l15.geometry, r.constant_l15, "size_bytes", m.l15_instances(),
-      m.l15_of_sm.empty() ? "sm_count / sm_per_gpc" : "the groups of constant_l15.group_of_sm");
+      m.l15_of_sm.empty() ? "sm_count / sm_per_gpc" : "the groups of sim.constant_l15.group_of_sm");
   const bool l2_own_size = r.l2->exists() && r.l2->has("size_bytes");
   add(true, m.l2.geometry, l2_own_size ? r.l2 : r.device, l2_own_size ? "size_bytes" : "l2_bytes", m.l2_partitions,
       "partitions");

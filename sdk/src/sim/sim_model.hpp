@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -51,7 +52,7 @@ struct TlbLevel {
   int64_t miss_penalty_cycles = 0;
 };
 
-// [throughput]: peak rates of bandwidth streams (0: none; Little's law and issue limit them).
+// [sim.memory]: peak rates of bandwidth streams (0: none; Little's law and issue limit them).
 struct StreamPeaks {
   double l1_read_bytes_per_cycle_per_sm = 0;
   double l2_read_bytes_per_cycle = 0, l2_write_bytes_per_cycle = 0;  // the whole GPU, SM cycles
@@ -83,7 +84,7 @@ struct Model {
   TlbLevel tlb_l1, tlb_l2;
   bool tlb_l1_per_sm = true;
   bool tlb_on_l1_hit = false;
-  // [mlp]: loads in flight per SM that the L2 and DRAM answer before latency grows (0: no
+  // [sim.memory]: requests in flight per SM that the L2 and DRAM answer before latency grows (0: no
   // limit). More chains of one job queue: each load takes latency x chains / limit.
   uint32_t l2_loads_in_flight = 0, dram_loads_in_flight = 0;
   StreamPeaks stream_peaks;
@@ -114,8 +115,11 @@ struct Model {
   // footprints just below their size, on one SM and not on the next.
   double stray_line_probability = 0.0;
   uint32_t sm_per_gpc = 1;
+  // The SMs of each GPC, whose blocks one cluster never leaves: [sim] gpc_of_sm, else
+  // consecutive runs of sm_per_gpc SMs.
+  std::vector<std::vector<uint32_t>> gpcs;
   // The constant L1.5 of each SM when a measured topology says which SMs share one
-  // (constant_l15.group_of_sm); empty: SM s uses instance s / sm_per_gpc.
+  // ([sim.constant_l15] group_of_sm); empty: SM s uses instance s / sm_per_gpc.
   std::vector<uint32_t> l15_of_sm;
   uint32_t l15_instance(uint32_t sm) const { return l15_of_sm.empty() ? sm / sm_per_gpc : l15_of_sm[sm]; }
   uint32_t l15_instances() const {
@@ -136,8 +140,10 @@ struct Model {
   uint64_t l1_bytes_at(int32_t percent) const;
 };
 
-// Reads and checks a description. `origin_name` is the file name used in messages.
+// Reads and checks a description, its measured keys first moved to the description keys
+// `replay` names (engine::ReplayMap). `origin_name` is the file name used in messages.
 // Throws memtopo::Error("FILE:LINE: key.path: what is wrong; what to do").
-Model load_model(const std::string& toml_text, const std::string& origin_name, const std::string& origin);
+Model load_model(const std::string& toml_text, const std::string& origin_name, const std::string& origin,
+                 const std::map<std::string, std::string>& replay = {});
 
 }  // namespace memtopo::sim

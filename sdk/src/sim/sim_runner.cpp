@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <array>
 #include <map>
 #include <optional>
 #include <vector>
@@ -41,7 +40,7 @@ uint32_t clamp_cycles(int64_t c) { return c < 0 ? 0u : c > int64_t(UINT32_MAX) ?
 struct Stream {
   mt_job* job;
   uint64_t base, cur, done, warmup, total;
-  uint32_t sm, index;  // index: the chain (engine::chains_of)
+  uint32_t sm, index;  // index: the stream
   size_t job_index = 0;
   std::optional<RandomPlaces> places;
   double clock = 0, first = -1;
@@ -65,15 +64,14 @@ std::vector<Stream> make_streams(Gpu& gpu, engine::JobCall& call, Buffers& buffe
     }
     j.out.sm = sm;
     gpu.set_carveout(uint32_t(sm), j.shared_carveout_percent);
-    const uint32_t n = engine::chains_of(j);
+    const uint32_t n = engine::streams_of(j);
     for (uint32_t k = 0; k < n; ++k) {
       Stream s{&j, buffers.base(j.array), j.start, 0, engine::stream_share(j.warmup_steps, n, k), 0, uint32_t(sm), k};
       s.total = s.warmup + engine::stream_share(j.steps, n, k);
       s.job_index = size_t(&j - call.jobs.data());
-      if (j.pattern != MT_PATTERN_RANDOM) s.cur = (j.start + uint64_t(k) * j.lane_offset_elems) % j.array->elems;
       if (j.pattern == MT_PATTERN_RANDOM) {
         s.places.emplace(j.random_seed, j.array->elems, j.random_stride_elems);
-        s.places->x = engine::stream_state(s.places->x, engine::chain_stream(j, k));
+        s.places->x = engine::stream_state(s.places->x, k);
         s.cur = s.places->next();
         for (uint32_t p = 0; p < j.rate.pump_warps * j.rate.pump_lanes; ++p) {
           s.pump.emplace_back(j.random_seed, j.array->elems, j.random_stride_elems);
@@ -102,7 +100,7 @@ void pump_window(Gpu& gpu, Stream& s, double active, bool counted) {
 }
 
 // A load that left the SM, with more of its job's chains in flight than the L2 or DRAM answer
-// for one SM ([mlp]), waits its turn: latency x chains / limit (Little's law at the limit).
+// for one SM ([sim.memory] requests in flight), waits its turn: latency x chains / limit (Little's law at the limit).
 int64_t queued(const Gpu& gpu, int64_t cycles, size_t chains) {
   const Model& m = gpu.model();
   const uint32_t limit = gpu.served() == Gpu::Served::L2     ? m.l2_loads_in_flight
@@ -110,40 +108,6 @@ int64_t queued(const Gpu& gpu, int64_t cycles, size_t chains) {
                                                              : 0;
   if (limit == 0 || chains <= limit) return cycles;
   return int64_t(std::llround(double(cycles) * double(chains) / double(limit)));
-}
-
-// The turns a warp's shared-memory load takes: the most distinct bank words of one bank among
-// its lanes now loading (lanes on one word share a turn: a broadcast). Loads wider than a bank
-// cover several banks, and the warp is served in phases of as many lanes as fill the banks
-// once (8-byte loads on 32 banks of 4 bytes: two phases of 16 lanes); the turns add up.
-int64_t bank_turns(const Model& m, const std::vector<Stream>& streams, size_t first, size_t lanes, uint32_t load_bytes) {
-  const uint64_t row = uint64_t(m.shared_banks) * m.shared_bank_bytes;
-  const size_t phase_lanes = size_t(std::max<uint64_t>(1, row / std::max<uint32_t>(load_bytes, 4)));
-  const uint64_t words_per_load = std::max<uint64_t>(1, load_bytes / m.shared_bank_bytes);
-  // (bank, word) pairs of one phase, sorted: at most 32 lanes x 4 words (16-byte loads on
-  // 4-byte banks). Flat and on the stack: this runs for every load of a warp.
-  std::array<std::pair<uint64_t, uint64_t>, 128> pairs;
-  int64_t turns = 0;
-  for (size_t p = first; p < first + lanes && p < streams.size(); p += phase_lanes) {
-    size_t n = 0;
-    for (size_t i = p; i < std::min(p + phase_lanes, first + lanes) && i < streams.size(); ++i) {
-      const Stream& s = streams[i];
-      if (s.done == s.total) continue;
-      for (uint64_t k = 0; k < words_per_load && n < pairs.size(); ++k) {
-        const uint64_t word = 4 * s.cur / m.shared_bank_bytes + k;
-        pairs[n++] = {word % m.shared_banks, word};
-      }
-    }
-    std::sort(pairs.begin(), pairs.begin() + long(n));
-    size_t most = 0, run = 0;
-    for (size_t i = 0; i < n; ++i) {
-      if (i && pairs[i] == pairs[i - 1]) continue;               // a broadcast: one turn for one word
-      run = i && pairs[i].first == pairs[i - 1].first ? run + 1 : 1;  // distinct words of one bank
-      most = std::max(most, run);
-    }
-    turns += int64_t(most);
-  }
-  return std::max<int64_t>(turns, 1);
 }
 
 // What one timed load adds to its job's outputs.
@@ -190,11 +154,6 @@ void run_concurrent(Gpu& gpu, engine::JobCall& call) {
   std::vector<Stream> streams = make_streams(gpu, call, buffers);
   const int64_t sample_overhead = gpu.model().timing_overhead_cycles;
   std::vector<size_t> on_job(call.jobs.size());
-  struct WarpTurns {
-    size_t first = SIZE_MAX;
-    uint64_t done = 0;
-    int64_t turns = 1;
-  } warp;
   for (size_t active = streams.size(); active;) {
     active = 0;
     std::fill(on_job.begin(), on_job.end(), 0);
@@ -210,14 +169,6 @@ void run_concurrent(Gpu& gpu, engine::JobCall& call) {
       // Timed loads draw noise; its jitter queues with the load (Gpu::Noise).
       const Gpu::Noise noise = s.done >= s.warmup ? gpu.noise_parts() : Gpu::Noise{};
       int64_t cycles = queued(gpu, gpu.load(s.sm, 0, j.space, s.base + 4 * s.cur) + noise.jitter, on_job[s.job_index]);
-      if (j.space == MT_SPACE_SHARED && (engine::lanes_of(j) > 1 || j.load_bytes > 4)) {
-        // One warp's load: its turns are counted once per round, where its first loading lane
-        // comes, from every lane's place before any of them moves on.
-        const size_t lanes = engine::lanes_of(j), first = size_t(&s - streams.data()) - s.index % lanes;
-        if (warp.first != first || warp.done != s.done)
-          warp = {first, s.done, bank_turns(gpu.model(), streams, first, lanes, j.load_bytes)};
-        cycles += (warp.turns - 1) * gpu.model().shared_conflict_cycles;
-      }
       // A whole-chase timing has no per-load clock reads.
       const int64_t overhead = j.record == MT_RECORD_TOTAL ? 0 : sample_overhead;
       if (s.done == s.warmup) s.first = s.clock;

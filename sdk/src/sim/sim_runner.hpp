@@ -17,7 +17,5 @@ constexpr uint32_t kSimPumpWarpsMax = 1;
 void run_concurrent(Gpu& gpu, engine::JobCall& call);
 // A sequence: every job in order, alone.
 void run_sequence(Gpu& gpu, engine::JobCall& call);
-// A bandwidth stream (mt_job::stream_op) from the peak rates and Little's law (sim_stream.cpp).
-void run_stream(Gpu& gpu, engine::JobCall& call);
 
 }  // namespace memtopo::sim

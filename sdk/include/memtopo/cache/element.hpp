@@ -38,6 +38,9 @@ struct ElementSpec {
   // The L1-path elements share their storage with shared memory: their probes take the
   // carveout as an option.
   bool carveout_option = false;
+  // Steps ("size", "geometry", ...) that run in a worker process of their own
+  // (Probe::own_process): what they leave in the process must not reach later probes.
+  std::vector<std::string> own_process_steps;
 };
 std::vector<Probe> element_probes(const ElementSpec& spec);
 

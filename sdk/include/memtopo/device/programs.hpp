@@ -5,7 +5,7 @@
 // chains over many megabytes cost the simulator per warp instruction, not per thread switch.
 //
 //   sweep<MT_SWEEP_READ, Path::GlobalCg, 16, 4>(src, nullptr, thread_index(), n, step, spread, 0)
-//   random_chains<Path::GlobalCg, 8>(base, states, candidates, 128, mask, warm, steps, ceiling, slot)
+//   random_chains<Path::GlobalCg, 8>(base, places, mask, warm, steps, ceiling, slot)
 //   follow_chains<Path::GlobalCa, 4, 32>(pointers, trips)
 #pragma once
 
@@ -37,9 +37,40 @@ struct vec_of<16> {
   using type = uint4;
 };
 
-template <bool Cg, class V>
-__device__ __forceinline__ V sweep_load(const V* p) {
-  return Cg ? __ldcg(p) : __ldca(p);
+// Volatile loads: the compiler may neither merge the same place's loads of two passes nor drop
+// a pass whose words cancel in the xor (the intrinsics __ldcg/__ldca are pure to it).
+template <bool Cg>
+__device__ __forceinline__ unsigned sweep_load(const unsigned* p) {
+  unsigned v;
+  if constexpr (Cg) asm volatile("ld.global.cg.u32 %0, [%1];" : "=r"(v) : "l"(p));
+  else asm volatile("ld.global.ca.u32 %0, [%1];" : "=r"(v) : "l"(p));
+  return v;
+}
+template <bool Cg>
+__device__ __forceinline__ uint2 sweep_load(const uint2* p) {
+  uint2 v;
+  if constexpr (Cg) asm volatile("ld.global.cg.v2.u32 {%0, %1}, [%2];" : "=r"(v.x), "=r"(v.y) : "l"(p));
+  else asm volatile("ld.global.ca.v2.u32 {%0, %1}, [%2];" : "=r"(v.x), "=r"(v.y) : "l"(p));
+  return v;
+}
+template <bool Cg>
+__device__ __forceinline__ uint4 sweep_load(const uint4* p) {
+  uint4 v;
+  if constexpr (Cg)
+    asm volatile("ld.global.cg.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+  else
+    asm volatile("ld.global.ca.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+  return v;
+}
+// Volatile stores, for the same reason: a pass's stores are never dropped for the next pass's.
+__device__ __forceinline__ void sweep_store(unsigned* p, unsigned v) {
+  asm volatile("st.global.u32 [%0], %1;" ::"l"(p), "r"(v));
+}
+__device__ __forceinline__ void sweep_store(uint2* p, uint2 v) {
+  asm volatile("st.global.v2.u32 [%0], {%1, %2};" ::"l"(p), "r"(v.x), "r"(v.y));
+}
+__device__ __forceinline__ void sweep_store(uint4* p, uint4 v) {
+  asm volatile("st.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w));
 }
 __device__ __forceinline__ unsigned fold(unsigned v) { return v; }
 __device__ __forceinline__ unsigned fold(uint2 v) { return v.x ^ v.y; }
@@ -66,9 +97,9 @@ __device__ __forceinline__ void access_place(const V* s, V* d, unsigned long lon
 #pragma unroll
   for (int k = 0; k < Ilp; ++k) {
     if constexpr (Op == MT_SWEEP_READ) acc ^= fold(v[k]);
-    else if constexpr (Op == MT_SWEEP_WRITE) d[i + k * spread] = fill<V>(unsigned(i) + value);
-    else if constexpr (Op == MT_SWEEP_COPY) d[i + k * spread] = v[k];
-    else d[i + k * spread] = bump(v[k]);
+    else if constexpr (Op == MT_SWEEP_WRITE) sweep_store(d + i + k * spread, fill<V>(unsigned(i) + value));
+    else if constexpr (Op == MT_SWEEP_COPY) sweep_store(d + i + k * spread, v[k]);
+    else sweep_store(d + i + k * spread, bump(v[k]));
   }
 }
 
@@ -148,7 +179,7 @@ MEMTOPO_INLINE ChainTally random_chains(const char* base, RandomPlaces (&places)
 #pragma unroll
     for (uint32_t i = 0; i < K; ++i) v[i] = load<P>(reinterpret_cast<unsigned long long>(base + j[i]), j[i]);
 #pragma unroll
-    for (uint32_t i = 0; i < K; ++i) asm volatile("st.shared.u32 [%0], %1;" ::"l"(slot), "r"(v[i]) : "memory");
+    for (uint32_t i = 0; i < K; ++i) asm volatile("st.shared.u32 [%0], %1;" ::"l"(slot), "r"(v[i]));
     const uint32_t cycles = uint32_t(clock_now() - t0);
 #pragma unroll
     for (uint32_t i = 0; i < K; ++i) j[i] = places[i].next() ^ (v[i] & mask);

@@ -72,15 +72,16 @@ uint32_t KernelRuntime::max_active_clusters(const mt_kernel_launch& l) const {
     return 0;
   }
   const uint32_t size = uint32_t(std::max<uint64_t>(count(l.cluster), 1));
-  const uint32_t sms = uint32_t(std::max(gpu_.model().info.sm_count, 1));
-  const uint32_t per_gpc = std::max(gpu_.model().sm_per_gpc, 1u);
-  if (size > kMaxClusterBlocks || size > per_gpc * p.blocks_per_sm) return 0;
+  if (size > kMaxClusterBlocks) return 0;
   uint32_t clusters = 0;
-  for (uint32_t first = 0; first < sms; first += per_gpc) {
-    const uint32_t in_gpc = std::min(per_gpc, sms - first);
-    clusters += in_gpc * p.blocks_per_sm / size;
-  }
+  for (const auto& gpc : gpu_.model().gpcs) clusters += uint32_t(gpc.size()) * p.blocks_per_sm / size;
   return clusters;
+}
+
+uint32_t KernelRuntime::largest_gpc() const {
+  size_t most = 0;
+  for (const auto& gpc : gpu_.model().gpcs) most = std::max(most, gpc.size());
+  return uint32_t(most);
 }
 
 Block* KernelRuntime::start_block(uint32_t linear, uint32_t sm, Cluster* cluster, uint32_t rank, double now) {
@@ -126,7 +127,6 @@ Block* KernelRuntime::start_block(uint32_t linear, uint32_t sm, Cluster* cluster
 
 void KernelRuntime::place_waiting_blocks(double now) {
   const uint32_t sms = uint32_t(free_slots_.size());
-  const uint32_t per_gpc = std::max(gpu_.model().sm_per_gpc, 1u);
   while (next_block_ < total_blocks_) {
     if (cluster_size_ <= 1) {
       // Round robin from the SM after the last one used, as a GPU spreads a grid.
@@ -139,17 +139,17 @@ void KernelRuntime::place_waiting_blocks(double now) {
     }
     // A cluster: all its blocks at once, on the SMs of one GPC, each on the SM with most room.
     bool placed = false;
-    for (uint32_t first = 0; first < sms && !placed; first += per_gpc) {
-      const uint32_t last = std::min(first + per_gpc, sms);
+    for (const auto& gpc : gpu_.model().gpcs) {
+      if (placed) break;
       uint32_t room = 0;
-      for (uint32_t s = first; s < last; ++s) room += free_slots_[s];
+      for (uint32_t s : gpc) room += free_slots_[s];
       if (room < cluster_size_) continue;
       clusters_.push_back(std::make_unique<Cluster>());
       Cluster* c = clusters_.back().get();
       c->blocks.resize(cluster_size_);
       for (uint32_t r = 0; r < cluster_size_; ++r) {
-        uint32_t best = first;
-        for (uint32_t s = first; s < last; ++s)
+        uint32_t best = gpc.front();
+        for (uint32_t s : gpc)
           if (free_slots_[s] > free_slots_[best]) best = s;
         start_block(next_block_++, best, c, r, now);
       }
@@ -291,7 +291,7 @@ void KernelRuntime::check_shape(const mt_kernel_launch& l) const {
                   " B of dynamic shared memory does not fit an SM");
   if (count(l.cluster) > 1 && max_active_clusters(l) == 0)
     throw Refused("a cluster of " + dims(l.cluster) + " blocks does not fit a GPC of the simulated device (" +
-                  std::to_string(gpu_.model().sm_per_gpc) + " SMs of " + std::to_string(p.blocks_per_sm) + " blocks)");
+                  std::to_string(largest_gpc()) + " SMs of " + std::to_string(p.blocks_per_sm) + " blocks)");
 }
 
 void KernelRuntime::launch(const mt_kernel_launch& l, mt_kernel_report& report) {

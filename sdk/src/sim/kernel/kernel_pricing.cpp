@@ -36,7 +36,7 @@ void KernelRuntime::request_lines(uint32_t sm, uint32_t lane, mt_space space, do
       served = std::max(served, served_rank(gpu_.served()));
     }
     write_back_evicted(issued);
-    // Each level's rate is that of the loads it answers ([throughput]: the L1's hits, the L2's
+    // Each level's rate is that of the loads it answers ([sim.memory]: the L1's hits, the L2's
     // hits, DRAM's reads), so that a description's levels stay independent.
     const double bytes = double(n * sector);
     double start = issued;

@@ -127,6 +127,8 @@ class KernelRuntime {
   // failure, a barrier no thread can pass).
   void launch(const mt_kernel_launch& l, mt_kernel_report& report);
   uint32_t max_active_clusters(const mt_kernel_launch& l) const;
+  // SMs of the largest GPC (a cluster's blocks never leave one).
+  uint32_t largest_gpc() const;
   uint32_t blocks_per_sm(const mt_kernel_launch& l) const { return placement(l).blocks_per_sm; }
   // Throws Refused for a launch the device cannot run as it is shaped.
   void check_shape(const mt_kernel_launch& l) const;
@@ -251,7 +253,7 @@ class KernelRuntime {
   mutable std::vector<std::pair<uint64_t, uint64_t>> bank_pairs_;
   uint32_t sector_shift_ = 5, line_shift_ = 7;  // the L2's sectors and lines (powers of two)
   // What one request to the L2 carries: the sectors of one 128-byte block (a warp's coalesced
-  // lanes), or of one L2 line where lines are longer. [mlp]'s loads in flight count these.
+  // lanes), or of one L2 line where lines are longer. [sim.memory]'s requests in flight count these.
   uint32_t request_shift_ = 7;
   std::vector<std::pair<uint64_t, double>> line_done_;
   // The longest interruption among the lines request_lines priced last: the thread was away
