@@ -137,7 +137,7 @@ def _probe_info(name, table):
 
 def probe_elements(topo, probe_name):
     """The elements a probe relates to, most keys first: those it provided keys to, else the
-    element its name starts with ("data-cache/l2-levels" -> l2), for probes that stored none."""
+    element its name starts with ("plugin/l2-levels" -> l2), for probes that stored none."""
     counts = {}
     for info in topo.keys_by_probe.get(probe_name, []):
         counts[info.element] = counts.get(info.element, 0) + 1

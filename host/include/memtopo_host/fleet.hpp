@@ -22,7 +22,7 @@ namespace memtopo::host {
 struct FlatValue {
   nlohmann::json value;
   std::string bound = "exact";  // exact, at_least, at_most
-  std::string probe;            // "data-cache/l2-size"; "" without provenance
+  std::string probe;            // "plugin/l2-size"; "" without provenance
   KeyDeclared declared;         // class and varies, as [provenance] records them
 };
 
@@ -51,7 +51,7 @@ std::vector<FleetMember> read_fleet(const std::vector<std::string>& paths, std::
 
 // A key of one GPU that differs from its group (or from the reference).
 struct FleetFinding {
-  std::string key;           // "l2.size_bytes", or "probe data-cache/l2-size"
+  std::string key;           // "l2.size_bytes", or "probe plugin/l2-size"
   std::string kind;          // value, bound, missing, extra, probe
   nlohmann::json value;      // this GPU's (null where missing)
   nlohmann::json expected;   // the group's median or most common value, or the reference's

@@ -20,7 +20,7 @@ struct Selection {
 struct PlanStep {
   const ProbeInfo* probe = nullptr;
   // Non-empty when the probe was not selected but a selected probe needs one of its keys:
-  // "provides l1d.size_bytes for data-cache/l1d-line".
+  // "provides l1d.size_bytes for plugin/l1d-line".
   std::string pulled_in_for;
   // Non-empty when the probe cannot run: "needs x.y, which no loaded probe provides".
   std::string skip_reason;

@@ -93,7 +93,7 @@ struct RunTally {
 RunTally tally(const std::vector<ProbeOutcome>& outcomes);
 
 // One message per key asked for by name (Plan::requested_keys) that no kept result holds:
-// "l1d.size_bytes was asked for but not measured: its provider data-cache/l1d-size failed: ...".
+// "l1d.size_bytes was asked for but not measured: its provider plugin/l1d-size failed: ...".
 std::vector<std::string> missing_requested_keys(const Plan& plan, const std::vector<ProbeOutcome>& outcomes);
 
 // The exit status of `memtopo run` (docs/host.md): 0 when every probe was ok, not

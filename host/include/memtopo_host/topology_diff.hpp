@@ -51,7 +51,7 @@ struct KeyDifference {
 
 // A probe whose version or status differs, or that only one file ran (nullopt on the other side).
 struct ProbeDifference {
-  std::string probe;  // "data-cache/l2-size"
+  std::string probe;  // "plugin/l2-size"
   std::optional<std::string> a_version, b_version, a_status, b_status;
 };
 

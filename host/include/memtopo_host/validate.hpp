@@ -32,7 +32,7 @@ const std::set<std::string>& schema_element_tables();
 
 struct Validation {
   std::vector<SchemaError> errors;
-  // "[tma] (no installed plugin provides it)", "tma.extra (no installed plugin provides it)"
+  // "[foo] (no installed plugin provides it)", "foo.extra (no installed plugin provides it)"
   std::vector<std::string> not_checked;
 };
 

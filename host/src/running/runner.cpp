@@ -140,7 +140,7 @@ struct ProbeHost {
       spdlog::error("{}: {}", p.name, h.raw_write_errors.back());
       return 1;
     }
-    std::string folder;  // "data-cache/l1d-line" -> "data-cache__l1d-line"
+    std::string folder;  // "plugin/l1d-line" -> "plugin__l1d-line"
     for (char c : p.name) folder += c == '/' ? std::string("__") : std::string(1, c);
     const auto dir = h.raw_dir / folder;
     std::error_code ec;

@@ -31,7 +31,9 @@ std::map<std::string, std::string> apply_replay(toml::table& root, const std::ma
     auto [from, key] = parent_of(root, measured, false);
     if (!from || !from->contains(key)) continue;
     if (!target.empty()) {
-      auto [to, to_key] = parent_of(root, target, true);
+      const auto place = parent_of(root, target, true);
+      toml::table* to = place.first;
+      const std::string& to_key = place.second;
       if (to && !to->contains(to_key)) {
         // Moved, not copied: the node keeps its place in the file for messages.
         from->get(key)->visit([&](auto&& n) { to->insert_or_assign(to_key, std::move(n)); });
