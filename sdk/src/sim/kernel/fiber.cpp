@@ -55,6 +55,10 @@ void* StackPool::take() {
   if (!free_.empty()) {
     void* s = free_.back();
     free_.pop_back();
+#ifdef MEMTOPO_ASAN
+    // A context dropped before its end (a failed launch) leaves its frames' redzones poisoned.
+    ASAN_UNPOISON_MEMORY_REGION(s, bytes_);
+#endif
     return s;
   }
   void* m = ::mmap(nullptr, bytes_ + page_size(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,

@@ -32,13 +32,17 @@ KernelRuntime* rt(void* self) { return static_cast<KernelRuntime*>(self); }
 
 // Each entry point turns an engine error into the launch's failure: nothing is thrown into the
 // plugin's kernel code.
+// The message leaves the catch block before the thread's stack is dropped: an exception still
+// being handled there would never be freed.
 template <class F>
 auto guarded(void* self, F&& f) -> decltype(f()) {
+  std::string what;
   try {
     return f();
   } catch (const std::exception& e) {
-    rt(self)->op_fail(e.what());
+    what = e.what();
   }
+  rt(self)->op_fail(std::move(what));
 }
 
 }  // namespace
@@ -139,12 +143,14 @@ void KernelRuntime::op_spend(uint64_t cycles) {
   wait_here(t);
 }
 
-void KernelRuntime::op_fail(const std::string& message) {
+void KernelRuntime::op_fail(std::string message) {
   Thread* t = current_;
   const mt_dim3 b = t->block->idx, i = t->idx;
   if (failure_.empty())
     failure_ = "block (" + std::to_string(b.x) + "," + std::to_string(b.y) + "," + std::to_string(b.z) + ") thread (" +
                std::to_string(i.x) + "," + std::to_string(i.y) + "," + std::to_string(i.z) + "): " + message;
+  // This frame and its caller's are dropped with the stack, never unwound: free what they hold.
+  std::string().swap(message);
   finished_ = nullptr;  // its stack is dropped with the launch
   switch_to(t, nullptr);
   __builtin_unreachable();

@@ -150,7 +150,7 @@ class KernelRuntime {
   void* op_shared_static(uint32_t bytes, uint32_t align);
   void op_spend(uint64_t cycles);
   void op_program(const mt_access_program* p, mt_program_result* r);
-  [[noreturn]] void op_fail(const std::string& message);
+  [[noreturn]] void op_fail(std::string message);
 
  private:
   struct Key {
