@@ -103,7 +103,10 @@ void Switcher::switch_to(Context& from, Context& to) {
   ctx::transfer_t t = ctx::jump_fcontext(to.at, &j);
   arrived(t);
 #ifdef MEMTOPO_ASAN
-  __sanitizer_finish_switch_fiber(fake, from.stack ? nullptr : &g_main_bottom, from.stack ? nullptr : &g_main_size);
+  // The bounds ASan reports are those of the stack that switched here: the scheduler's only when
+  // the scheduler did (a kernel thread resumed), never when it is the one resuming.
+  const bool from_main = !static_cast<const Jump*>(t.data)->from->stack;
+  __sanitizer_finish_switch_fiber(fake, from_main ? &g_main_bottom : nullptr, from_main ? &g_main_size : nullptr);
 #endif
 }
 
