@@ -4,7 +4,8 @@
 // stored to shared memory before the second read so that it waits for the last load. The
 // same window without loads gives the cost of the two reads and the store, which is taken
 // off. Prints the median cycles per load over many windows, for footprints that stay in L1
-// (.ca and the read-only path) and in L2 (.cg).
+// (.ca and the read-only path) and in L2 (.cg), and for 32-bit chases of shared memory and of
+// the constant cache (ld.shared / ld.const, the address of the next word in the loaded word).
 //
 //   memtopo-pointer-chase-check [DEVICE_ORDINAL]
 #include <cuda_runtime.h>
@@ -47,6 +48,50 @@ __global__ void chase(unsigned long long* start, int warm_loads, long long* wind
   }
 }
 
+// 32-bit chases: a ring of 64 words, each holding the state-space address of the next.
+constexpr int kRingWords = 64;
+__constant__ unsigned const_ring[kRingWords];
+
+// The ring's address in the constant state space (the generic address converted).
+__global__ void const_ring_base(unsigned* base) {
+  unsigned long long a;
+  asm("cvta.to.const.u64 %0, %1;" : "=l"(a) : "l"(const_ring));
+  *base = unsigned(a);
+}
+
+template <bool Shared>
+__device__ __forceinline__ unsigned next32(unsigned p) {
+  if (Shared) asm volatile("ld.shared.u32 %0, [%0];" : "+r"(p)::"memory");
+  else asm volatile("ld.const.u32 %0, [%0];" : "+r"(p)::"memory");
+  return p;
+}
+
+template <bool Shared>
+__global__ void chase32(long long* window_cycles, long long* empty_cycles) {
+  __shared__ unsigned ring[kRingWords];
+  __shared__ unsigned sink;
+  unsigned p;
+  if (Shared) {
+    for (int i = 0; i < kRingWords; ++i) ring[i] = static_cast<unsigned>(__cvta_generic_to_shared(&ring[(i + 1) % kRingWords]));
+    p = static_cast<unsigned>(__cvta_generic_to_shared(&ring[0]));
+  } else {
+    p = const_ring[0];
+  }
+  for (int i = 0; i < 4 * kRingWords; ++i) p = next32<Shared>(p);
+  for (int w = 0; w < kWindows; ++w) {
+    const long long t0 = clock64();
+#pragma unroll
+    for (int i = 0; i < kLoadsPerWindow; ++i) p = next32<Shared>(p);
+    *static_cast<volatile unsigned*>(&sink) = p;
+    const long long t1 = clock64();
+    window_cycles[w] = t1 - t0;
+    const long long e0 = clock64();
+    *static_cast<volatile unsigned*>(&sink) = p;
+    const long long e1 = clock64();
+    empty_cycles[w] = e1 - e0;
+  }
+}
+
 void check(cudaError_t e, const char* what) {
   if (e == cudaSuccess) return;
   std::fprintf(stderr, "memtopo-pointer-chase-check: %s: %s\n", what, cudaGetErrorString(e));
@@ -77,6 +122,31 @@ double measure(unsigned long long* buf, size_t footprint, size_t stride, long lo
   return (median(window) - bare) / kLoadsPerWindow;
 }
 
+// Cycles per load of a 32-bit chase in shared memory or the constant cache.
+template <bool Shared>
+double measure32(long long* d_out) {
+  if (!Shared) {
+    unsigned* d_base = nullptr;
+    unsigned base = 0;
+    check(cudaMalloc(&d_base, sizeof(unsigned)), "cudaMalloc");
+    const_ring_base<<<1, 1>>>(d_base);
+    check(cudaMemcpy(&base, d_base, sizeof base, cudaMemcpyDeviceToHost), "cudaMemcpy");
+    cudaFree(d_base);
+    std::vector<unsigned> ring(kRingWords);
+    for (int i = 0; i < kRingWords; ++i) ring[i] = base + 4u * unsigned((i + 1) % kRingWords);
+    check(cudaMemcpyToSymbol(const_ring, ring.data(), sizeof(unsigned) * kRingWords), "cudaMemcpyToSymbol");
+  }
+  chase32<Shared><<<1, 1>>>(d_out, d_out + kWindows);
+  check(cudaGetLastError(), "launch");
+  check(cudaDeviceSynchronize(), "kernel");
+  std::vector<long long> window(kWindows), empty(kWindows);
+  check(cudaMemcpy(window.data(), d_out, sizeof(long long) * kWindows, cudaMemcpyDeviceToHost), "cudaMemcpy");
+  check(cudaMemcpy(empty.data(), d_out + kWindows, sizeof(long long) * kWindows, cudaMemcpyDeviceToHost), "cudaMemcpy");
+  const double raw = median(window) / kLoadsPerWindow, bare = median(empty);
+  std::printf("    raw %.2f cycles per load; window without loads %.0f cycles\n", raw, bare);
+  return (median(window) - bare) / kLoadsPerWindow;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -97,6 +167,10 @@ int main(int argc, char** argv) {
   std::printf("  -> %.2f cycles per load\n", measure<kNc>(buf, 16 << 10, 128, d_out));
   std::printf("  ld.global.cg, 512 KiB, 128 B apart (L2 hits):\n");
   std::printf("  -> %.2f cycles per load\n", measure<kCg>(buf, 512 << 10, 128, d_out));
+  std::printf("  ld.shared.u32, a ring of %d words:\n", kRingWords);
+  std::printf("  -> %.2f cycles per load\n", measure32<true>(d_out));
+  std::printf("  ld.const.u32, a ring of %d words (constant L1 hits):\n", kRingWords);
+  std::printf("  -> %.2f cycles per load\n", measure32<false>(d_out));
   cudaFree(buf);
   cudaFree(d_out);
   return 0;

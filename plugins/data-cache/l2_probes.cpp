@@ -71,6 +71,40 @@ Pooled pooled_chases(const Context& ctx, uint64_t footprint, uint64_t line, uint
   return p;
 }
 
+// What a noise term adds to a level's centre (the median of its samples): one SM re-reading
+// one line through .cg hits one L2 slice at one latency, so its samples spread only by noise
+// or by the timing's own cost; where chases of that line spread more the more loads they hold
+// (analysis::chase_noise_excess), it is noise, and the samples' median less their 10th
+// percentile is what it adds. 0 otherwise (a GPU's).
+double noise_in_centre(const Context& ctx, uint64_t line) {
+  const auto one = memtopo::recipes::constant_stride(line, line);
+  memtopo::Job j;
+  j.space = MT_SPACE_GLOBAL_CG;
+  j.array = &one.array;
+  j.start = one.start;
+  j.warmup_steps = 16;
+  j.steps = 2048;
+  j.want_index = false;
+  j.sm = 0;
+  const std::vector<double> s = an::to_doubles(ctx.backend().run(std::vector<memtopo::Job>{j}).front().latency);
+  if (s.empty()) return 0.0;
+  auto windows = [&](uint64_t loads) {
+    memtopo::Job c = j;
+    c.pattern = MT_PATTERN_POINTERS;
+    c.record = MT_RECORD_TOTAL;
+    c.steps = loads;
+    std::vector<double> t;
+    for (int k = 0; k < 16; ++k) t.push_back(double(ctx.backend().run(std::vector<memtopo::Job>{c}).front().cycles));
+    return t;
+  };
+  const double ceiling = 4 * an::median(s);
+  if (an::chase_noise_excess(s, ceiling, windows(128), windows(384), 256) <= 0) return 0.0;
+  std::vector<double> kept;
+  for (double v : s)
+    if (v <= ceiling) kept.push_back(v);
+  return std::max(0.0, an::median(kept) - an::percentile(kept, 10));
+}
+
 // Latency levels holding at least 10 % of the loads.
 std::vector<an::Level> big_levels(const std::vector<uint32_t>& samples) {
   std::vector<an::Level> big;
@@ -173,12 +207,15 @@ Probe l2_latency() {
         const Pooled hit = pooled_chases(ctx, hit_foot, line, 2, hit_arrays, true);
         const auto hits = big_levels(hit.raw);
         if (hits.empty()) throw memtopo::Error("no latency level in the L2 hit chase");
-        const double sample_cost = an::mean(an::to_doubles(hit.raw)) - hit.load_to_use;
+        // The timing's own cost, and what a noise term adds to a level's median beyond it.
+        const double sample_cost =
+            an::mean(an::to_doubles(hit.raw)) - hit.load_to_use + noise_in_centre(ctx, line);
         const memtopo::ResultInfo info{
             0.95, memtopo::Bound::Exact,
             "load-to-use: level centre of fine-grained .cg loads over warm footprints spread over the partitions (" +
                 std::to_string(hit_arrays) + " arrays on as many SMs, pooled) minus the timing's own cost (" +
-                std::to_string(sample_cost) + " cycles: their mean minus a pointer chase's over the same footprints)"};
+                std::to_string(sample_cost) + " cycles: their mean minus a pointer chase's over the same footprints, "
+                "plus the median over the 10th percentile of one line re-read, the noise in a level's median)"};
         ctx.result("l2.latency_cycles", hits.front().centre - sample_cost, info);
         report_partitions(ctx, hits, sample_cost, info);
         // Misses: every line new, a footprint four times the first miss (cold, no warm-up pass).

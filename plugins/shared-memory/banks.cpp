@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include <memtopo/analysis/robust.hpp>
 #include <memtopo/probe.hpp>
 
 #include "banks_analysis.hpp"
@@ -37,15 +38,33 @@ uint32_t max_warps(const memtopo::Context& ctx) {
   return std::min(uint32_t(threads) / 32, 32u);
 }
 
+// Load-to-use latency by the definition of every path (docs/format.md): one lane's pointer
+// chase at two lengths, the difference of their low windows (10th percentile) over the
+// difference of their loads, so that neither the clock reads nor what a first pass pays is in it; less what a
+// positive noise adds per load, read off per-load samples of the same hit where the chase's
+// windows carry it too (chase_noise_excess). The low windows leave out those an interruption
+// lengthened.
+constexpr uint32_t kShortChase = 128, kLongChase = 384, kChaseRepeats = 16, kSamples = 512;
+double chase_latency(const memtopo::Context& ctx, double ceiling) {
+  namespace an = memtopo::analysis;
+  const std::vector<double> short_w = chase_window_cycles(ctx, kShortChase, kChaseRepeats),
+                            long_w = chase_window_cycles(ctx, kLongChase, kChaseRepeats);
+  const double between = double(kLongChase - kShortChase);
+  const double chase = (an::percentile(long_w, 10) - an::percentile(short_w, 10)) / between;
+  return chase - an::chase_noise_excess(one_lane_samples(ctx, kSamples), ceiling > 0 ? ceiling : 1e18, short_w,
+                                        long_w, between);
+}
+
 // Vector loads without a conflict (lane t at the t-th 8- or 16-byte word): their latency, the
 // turns they take (what they add over a 4-byte load, in conflict turns, plus one) and the bytes
 // per cycle of up to 32 warps.
-void measure_widths(memtopo::Context& ctx, const Warp& w, const BankFit& f, double one_warp) {
-  std::vector<double> latency{one_warp}, bytes(3, 0.0), rows;
+void measure_widths(memtopo::Context& ctx, const Warp& w, const BankFit& f, double one_warp, double chase) {
+  std::vector<double> latency{chase}, bytes(3, 0.0), rows;
   std::vector<int64_t> turns{1};
   for (uint32_t width : {8u, 16u}) {
-    latency.push_back(w.cycles(width / 4, 32, 1, width));
-    turns.push_back(int64_t(std::llround((latency.back() - one_warp) / f.per_conflict_cycles)) + 1);
+    const double extra = w.cycles(width / 4, 32, 1, width) - one_warp;
+    latency.push_back(chase + extra);
+    turns.push_back(int64_t(std::llround(extra / f.per_conflict_cycles)) + 1);
   }
   for (size_t k = 0; k < 3; ++k) {
     const uint32_t width = 4u << k;
@@ -56,7 +75,8 @@ void measure_widths(memtopo::Context& ctx, const Warp& w, const BankFit& f, doub
     }
   }
   ctx.raw("widths", {"load_bytes", "warps", "cycles_per_load", "bytes_per_cycle"}, rows);
-  const std::string at = "loads of 4, 8 and 16 bytes, lane t at the t-th word of that width";
+  const std::string at = "loads of 4, 8 and 16 bytes, lane t at the t-th word of that width (the chase's latency plus "
+                         "what a warp's load of that width adds over a 4-byte one)";
   ctx.result("shared.wide_load_latency_cycles", latency, memtopo::ResultInfo{0.9, memtopo::Bound::Exact, at});
   ctx.result("shared.wide_load_turns", turns,
              memtopo::ResultInfo{0.8, memtopo::Bound::Exact,
@@ -74,12 +94,16 @@ void measure_banks(memtopo::Context& ctx) {
     series.push_back({s, w.cycles(s, 32)});
     rows.insert(rows.end(), {double(s), series.back().cycles});
   }
-  const double broadcast = w.cycles(0, 32), one_lane = w.cycles(1, 1);
+  const double broadcast = w.cycles(0, 32), one_lane = w.cycles(1, 1), chase = chase_latency(ctx, w.ceiling);
   rows.insert(rows.end(), {0.0, broadcast});
   ctx.raw("strides", {"stride_words", "cycles_per_load"}, rows);
   const BankFit f = fit_banks(series);
-  ctx.result("shared.latency_cycles", one_lane,
-             memtopo::ResultInfo{0.9, memtopo::Bound::Exact, "one lane re-reading one word, timing overhead off"});
+  ctx.result("shared.latency_cycles", chase,
+             memtopo::ResultInfo{0.9, memtopo::Bound::Exact,
+                                 "one lane's pointer chase, the 10th percentile of " + std::to_string(kChaseRepeats) +
+                                     " windows of " + std::to_string(kShortChase) + " and " +
+                                     std::to_string(kLongChase) + " loads, less the noise its single loads show (one timed alone: " +
+                                     std::to_string(std::lround(one_lane)) + " cycles less the timing's cost)"});
   if (!f.found) throw memtopo::NotDeterminable(f.note);
   const memtopo::ResultInfo info{0.9, memtopo::Bound::Exact, f.note};
   ctx.result("shared.banks", int64_t(f.banks), info);
@@ -92,15 +116,16 @@ void measure_banks(memtopo::Context& ctx) {
   // Degree d: d lanes on d words of one bank (a stride of one bank row).
   const uint32_t row = f.banks * f.bank_bytes / 4;
   std::vector<double> by_degree, degree_rows;
+  const double one = w.cycles(row, 1);
   for (uint32_t d = 1; d <= 32; ++d) {
-    by_degree.push_back(w.cycles(row, d));
+    by_degree.push_back(chase + (d == 1 ? 0.0 : w.cycles(row, d) - one));
     degree_rows.insert(degree_rows.end(), {double(d), by_degree.back()});
   }
   ctx.raw("degrees", {"conflict_degree", "cycles_per_load"}, degree_rows);
   ctx.result("shared.latency_by_conflict_degree_cycles", by_degree,
              memtopo::ResultInfo{0.9, memtopo::Bound::Exact,
                                  "d lanes of one warp on d words of one bank (" + std::to_string(row) +
-                                     " words apart), d = 1 .. 32"});
+                                     " words apart), d = 1 .. 32: the chase's latency plus what d lanes add"});
   // Loads per cycle of an SM: warps of 32 lanes without a conflict.
   double most = 0;
   std::vector<double> warp_rows;
@@ -113,7 +138,7 @@ void measure_banks(memtopo::Context& ctx) {
   ctx.result("shared.sm_bytes_per_cycle", 4 * most,
              memtopo::ResultInfo{0.8, memtopo::Bound::AtLeast,
                                  "4-byte loads of up to 32 warps of 32 lanes without a conflict, each lane a chain"});
-  measure_widths(ctx, w, f, series.front().cycles);
+  measure_widths(ctx, w, f, series.front().cycles, chase);
 }
 
 }  // namespace
@@ -127,7 +152,7 @@ memtopo::Probe banks_probe() {
       // These follow from the banks in the simulator (it has no shared-memory rate limit).
       .not_replayed({"shared.broadcast", "shared.latency_by_conflict_degree_cycles", "shared.sm_bytes_per_cycle",
                      "shared.wide_load_latency_cycles", "shared.wide_load_turns", "shared.wide_load_sm_bytes_per_cycle"})
-      .key("shared.latency_cycles", MT_VALUE_FLOAT, "cycles", "one lane's dependent shared load")
+      .key("shared.latency_cycles", MT_VALUE_FLOAT, "cycles", "load-to-use of one lane's shared pointer chase")
       .key("shared.banks", MT_VALUE_INT, "", "shared-memory banks")
       .key("shared.bank_bytes", MT_VALUE_INT, "bytes", "width of one bank")
       .key("shared.conflict_cycles", MT_VALUE_FLOAT, "cycles", "cycles each further turn of a bank conflict adds")

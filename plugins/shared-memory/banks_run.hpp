@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include <memtopo/probe.hpp>
 
@@ -15,5 +16,13 @@ namespace shmem {
 // interruption of the warp (the SM was away), left out.
 double bank_load_cycles(const memtopo::Context& ctx, uint32_t stride, uint32_t lanes, uint32_t warps, uint32_t width,
                         uint32_t ceiling);
+
+// Cycles of each of `repeats` windows of one lane's pointer chase of `loads` (a multiple of 32)
+// dependent 4-byte shared loads, the window's clock reads included.
+// Each of `loads` timed loads of one lane re-reading one word, raw cycles (the timing's cost
+// included): the samples whose spread tells a chase's noise (analysis::noise_excess).
+std::vector<double> one_lane_samples(const memtopo::Context& ctx, uint32_t loads);
+
+std::vector<double> chase_window_cycles(const memtopo::Context& ctx, uint32_t loads, uint32_t repeats);
 
 }  // namespace shmem

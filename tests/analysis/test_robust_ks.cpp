@@ -44,6 +44,28 @@ TEST_CASE("difference_sigma estimates the noise and ignores a step", "[analysis]
   CHECK(difference_sigma(x) == Approx(2.0).epsilon(0.15));
 }
 
+TEST_CASE("the noise a chase carries: the samples' excess where the chases spread with their length",
+          "[analysis][robust]") {
+  // Samples of one hit: 30 cycles plus geometric-like noise 0, 0, 1, 2, 4, 8 (mean 2.5), and
+  // an interruption above the ceiling, which is left out.
+  std::vector<double> samples;
+  for (int k = 0; k < 100; ++k)
+    for (double n : {0.0, 0.0, 1.0, 2.0, 4.0, 8.0}) samples.push_back(30 + n);
+  samples.push_back(5000);
+  CHECK(noise_excess(samples, 1000) == Approx(2.5));
+  CHECK(noise_excess(samples, 35) == Approx(1.4));  // the 8s above the ceiling too
+  CHECK(std::isnan(noise_excess({5000}, 1000)));
+  // Chases whose windows spread more the longer they are carry that noise: it is taken off.
+  const std::vector<double> short_w{100, 104, 96, 102, 98, 101, 99, 103, 97, 100};
+  const std::vector<double> long_w{300, 330, 270, 315, 285, 308, 292, 322, 278, 300};
+  CHECK(chase_noise_excess(samples, 1000, short_w, long_w, 256) == Approx(2.5));
+  // Windows that spread no more when longer (a GPU's clock reads spread its single loads):
+  // nothing is taken off.
+  CHECK(chase_noise_excess(samples, 1000, short_w, short_w, 256) == 0.0);
+  // Samples that do not spread: nothing either.
+  CHECK(chase_noise_excess(std::vector<double>(64, 30.0), 1000, short_w, long_w, 256) == 0.0);
+}
+
 // Independent reference: ECDFs evaluated by brute force at every sample value, and the
 // Kolmogorov series Q(l) = 2 sum (-1)^(k-1) exp(-2 k^2 l^2).
 static double reference_d(const std::vector<double>& a, const std::vector<double>& b) {

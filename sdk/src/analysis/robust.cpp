@@ -62,6 +62,24 @@ double trimmed_mean(const std::vector<double>& x, double trim_fraction) {
   return s / static_cast<double>(v.size() - 2 * cut);
 }
 
+double noise_excess(const std::vector<double>& samples, double ceiling) {
+  std::vector<double> kept;
+  for (double v : samples)
+    if (v <= ceiling) kept.push_back(v);
+  if (kept.empty()) return kNaN;
+  return std::max(0.0, mean(kept) - percentile(kept, 10));
+}
+
+double chase_noise_excess(const std::vector<double>& samples, double ceiling, const std::vector<double>& short_windows,
+                          const std::vector<double>& long_windows, double loads_between) {
+  const double excess = noise_excess(samples, ceiling);
+  if (!std::isfinite(excess) || excess <= 0 || !(loads_between > 0)) return 0.0;
+  const double s = mad(short_windows, true), l = mad(long_windows, true);
+  if (!std::isfinite(s) || !std::isfinite(l)) return 0.0;
+  const double per_load = (l * l - s * s) / loads_between;
+  return per_load >= 0.25 * excess * excess ? excess : 0.0;
+}
+
 double geometric_mean(const std::vector<double>& x) {
   if (x.empty()) return kNaN;
   double s = 0;

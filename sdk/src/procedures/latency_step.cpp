@@ -2,6 +2,7 @@
 // where each loaded value is the next address and nothing else lies between two loads), and
 // the miss penalty as the next level's fine-grained latency minus the hit's.
 #include <algorithm>
+#include <cmath>
 
 #include "memtopo/analysis.hpp"
 #include "memtopo/cache/steps.hpp"
@@ -11,10 +12,11 @@ namespace memtopo::cache {
 namespace an = memtopo::analysis;
 namespace {
 
-// Pointer chases of two lengths, each repeated: the difference of their median times over
-// the difference of their lengths is the time per load without what every chase pays once
-// (the clock reads, the first pass through a cold instruction cache: about 66 cycles on the
-// H100, docs/results/h100.md); short chases and medians leave out those an interruption slowed.
+// Pointer chases of two lengths, each repeated: the difference of their low times (10th
+// percentile) over the difference of their lengths is the time per load without what every
+// chase pays once (the clock reads, the first pass through a cold instruction cache: about 66
+// cycles on the H100, docs/results/h100.md); short chases and low times leave out those an
+// interruption slowed.
 constexpr uint64_t kShortChase = 128, kLongChase = 384;
 constexpr int kPointerChaseRepeats = 16;
 
@@ -24,7 +26,7 @@ constexpr size_t kLatencySms = 8;
 }  // namespace
 
 double load_to_use_cycles(const Measurer& m, const recipes::Chase& chase, const std::vector<int32_t>& sms) {
-  auto median_time = [&](uint64_t loads) {
+  auto times = [&](uint64_t loads) {
     std::vector<Job> jobs;
     for (int32_t sm : sms) {
       Job j = m.job_for(chase, 2, loads);
@@ -33,12 +35,17 @@ double load_to_use_cycles(const Measurer& m, const recipes::Chase& chase, const 
       j.record = MT_RECORD_TOTAL;
       jobs.push_back(j);
     }
-    std::vector<double> times;
+    std::vector<double> t;
     for (int k = 0; k < kPointerChaseRepeats; ++k)
-      for (const JobResult& r : m.ctx().backend().run(jobs)) times.push_back(double(r.cycles));
-    return an::median(times);
+      for (const JobResult& r : m.ctx().backend().run(jobs)) t.push_back(double(r.cycles));
+    return t;
   };
-  return (median_time(kLongChase) - median_time(kShortChase)) / double(kLongChase - kShortChase);
+  const std::vector<double> short_times = times(kShortChase), long_times = times(kLongChase);
+  const double between = double(kLongChase - kShortChase);
+  const double per_load = (an::percentile(long_times, 10) - an::percentile(short_times, 10)) / between;
+  // A positive noise term per load is in every chase; the reference's per-load samples of the
+  // same hits show how much (their mean over their low end), where the chases carry it too.
+  return per_load - an::chase_noise_excess(m.reference_samples(), m.ceiling(), short_times, long_times, between);
 }
 
 LatencyResult find_latency(Measurer& m, int64_t size_bytes, int64_t line_bytes) {
@@ -56,10 +63,12 @@ LatencyResult find_latency(Measurer& m, int64_t size_bytes, int64_t line_bytes) 
   res.latency_cycles = {true, hit, 0.99, Bound::Exact,
                         "load-to-use: time per load of pointer chases (each loaded value is the next address) over a "
                         "warm " + fmt_bytes(hit_foot) + " footprint, stride " + fmt_bytes(hit_stride) +
-                            ": the median times of chases of " + std::to_string(kLongChase) + " and " +
-                            std::to_string(kShortChase) + " loads, their difference over " +
+                            ": the low times (10th percentile) of chases of " + std::to_string(kLongChase) +
+                            " and " + std::to_string(kShortChase) + " loads, their difference over " +
                             std::to_string(kLongChase - kShortChase) + " (" + std::to_string(kPointerChaseRepeats) +
-                            " chases of each on each of " + std::to_string(sms) + (sms == 1 ? " SM)" : " SMs)")};
+                            " chases of each on each of " + std::to_string(sms) + (sms == 1 ? " SM" : " SMs") +
+                            "), less the noise the reference's single loads show (their mean over their 10th "
+                            "percentile) where the chases' spread grows with their length"};
   // Miss penalty: fine-grained loads over a footprint well past the size, one load per line:
   // the median miss minus the median hit (the timing overhead cancels out).
   m.ctx().progress(0.6, t.element + " latency: miss penalty");

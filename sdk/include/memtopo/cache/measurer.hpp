@@ -93,6 +93,10 @@ class Measurer {
   const Context& ctx() const { return ctx_; }
   // Median raw cycles of a hit in the reference footprint (timing overhead included).
   double hit_latency_raw() const { return hit_centre_; }
+  // The reference footprint's per-load raw cycles, and the cycles above which a load is an
+  // interruption.
+  const std::vector<double>& reference_samples() const { return reference_; }
+  double ceiling() const { return ceiling_; }
   // Whether `misses` slow loads out of `loads` are more than stray slow loads would give.
   bool significant(size_t misses, size_t loads) const;
   // Whether `recurring` slow loads, each at an element slow in at least two of `passes`
