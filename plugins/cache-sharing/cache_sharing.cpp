@@ -114,8 +114,6 @@ void measure_groups(memtopo::Context& ctx) {
                      (one_level ? ", and every SM hit what SM 0 read"
                                 : ", the slowest pair " + std::to_string(int(slowest + 0.5)) + ", shared below " +
                                       std::to_string(int(threshold + 0.5)));
-  if (const auto gpc = ctx.try_input<std::vector<int64_t>>("gpc.index_of_sm"))
-    note += "; against the GPC map of cluster placement (gpc.index_of_sm): " + cache_sharing::compare_groupings(of, *gpc);
   const memtopo::ResultInfo info{0.9, memtopo::Bound::Exact, note};
   ctx.result("constant_l15.sm_group_count", int64_t(groups.size()), info);
   ctx.result("constant_l15.group_sm_counts", sizes, info);
@@ -127,8 +125,7 @@ memtopo::Probe groups_probe() {
       .summary("Which SMs share one constant L1.5: SM b re-times what SM a loaded, in one launch")
       .provides({"constant_l15.sm_group_count", "constant_l15.group_sm_counts", "constant_l15.group_of_sm"})
       .requires_keys({"constant_l1.size_bytes"})
-      .uses({"constant_l1.line_bytes", "constant_l15.line_bytes", "constant_l15.fetch_granularity_bytes",
-             "gpc.index_of_sm"})
+      .uses({"constant_l1.line_bytes", "constant_l15.line_bytes", "constant_l15.fetch_granularity_bytes"})
       .key("constant_l15.sm_group_count", MT_VALUE_INT, "", "groups of SMs that share one constant L1.5")
       .key("constant_l15.group_sm_counts", MT_VALUE_INT_ARRAY, "", "SMs of each group, groups by their lowest SM")
       .key("constant_l15.group_of_sm", MT_VALUE_INT_ARRAY, "", "the group (index into group_sm_counts) of SM 0, 1, ...")

@@ -32,23 +32,4 @@ std::vector<int64_t> group_of_sm(const std::vector<std::vector<int64_t>>& groups
   return of;
 }
 
-std::string compare_groupings(const std::vector<int64_t>& mine, const std::vector<int64_t>& other) {
-  const size_t n = std::min(mine.size(), other.size());
-  size_t unknown = 0;
-  for (size_t a = 0; a < n; ++a) {
-    if (other[a] < 0) {
-      ++unknown;
-      continue;
-    }
-    for (size_t b = a + 1; b < n; ++b) {
-      if (other[b] < 0) continue;
-      if ((mine[a] == mine[b]) != (other[a] == other[b]))
-        return "differ: SMs " + std::to_string(a) + " and " + std::to_string(b) + " are " +
-               (mine[a] == mine[b] ? "together" : "apart") + " here and " + (other[a] == other[b] ? "together" : "apart") +
-               " there";
-    }
-  }
-  return "the same groups" + (unknown ? " (" + std::to_string(unknown) + " SMs unknown there left out)" : std::string());
-}
-
 }  // namespace cache_sharing

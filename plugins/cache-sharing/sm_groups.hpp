@@ -5,7 +5,6 @@
 
 #include <cstdint>
 #include <functional>
-#include <string>
 #include <vector>
 
 namespace cache_sharing {
@@ -17,10 +16,5 @@ std::vector<std::vector<int64_t>> group_sms(int64_t sm_count, const std::functio
 
 // The group index of every SM 0 .. sm_count-1.
 std::vector<int64_t> group_of_sm(const std::vector<std::vector<int64_t>>& groups, int64_t sm_count);
-
-// How the groups compare with another grouping of the same SMs (index per SM, -1 unknown):
-// "the same groups", or the first SM pair on which they differ. SMs unknown to `other` are
-// left out of the comparison and counted.
-std::string compare_groupings(const std::vector<int64_t>& mine, const std::vector<int64_t>& other);
 
 }  // namespace cache_sharing

@@ -1,6 +1,7 @@
 // hopper-dsmem/clusters: the largest thread-block cluster that runs, how many clusters of each
 // size are resident at once, and the GPC map from where the blocks of clusters land.
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -93,25 +94,38 @@ int64_t measured_resident(const memtopo::Context& ctx, unsigned size, int api_an
   return n > 0 ? n - 1 : 0;
 }
 
-// The GPCs that clusters larger than one TPC reveal; SMs that only ever ran the smallest
-// clusters are listed apart, and the count is then a lower bound.
-void store_gpc_map(memtopo::Context& ctx, const GpcMap& map, const std::vector<int64_t>& resident, int64_t launches) {
-  const std::string mismatch = check_against_residency(map, resident);
+// The GPCs that clusters larger than one TPC reveal. SMs that only ever ran the smallest
+// clusters get their GPC from the constant L1.5's groups where those agree with every placed
+// GPC (`l15`, constant_l15.group_of_sm, when that probe ran); the rest are listed apart, and the
+// count is then a lower bound. The residency check and the cluster domains use the placements.
+void store_gpc_map(memtopo::Context& ctx, const GpcMap& placed, const std::optional<std::vector<int64_t>>& l15,
+                   const std::vector<int64_t>& resident, int64_t launches) {
+  const std::string mismatch = check_against_residency(placed, resident);
+  GroupResolution r{placed, {}, "constant_l15.group_of_sm was not measured"};
+  if (l15 && !placed.unresolved_sms().empty()) r = resolve_with_groups(placed, *l15);
+  const GpcMap& map = r.disagreement.empty() ? r.map : placed;
   const std::vector<int64_t> unresolved = map.unresolved_sms();
   std::string note = "SMs that shared a cluster in " + std::to_string(launches) + " launches of clusters of 2 to " +
                      std::to_string(resident.size()) + " blocks";
-  note += mismatch.empty() ? "; the groups predict every measured count of resident clusters"
-                           : "; disagrees with the resident clusters: " + mismatch;
+  note += mismatch.empty() ? "; the placements predict every measured count of resident clusters"
+                           : "; the placements disagree with the resident clusters: " + mismatch;
+  if (!r.placed_sms.empty())
+    note += "; " + std::to_string(r.placed_sms.size()) +
+            " SMs (gpc.sms_placed_by_constant_l15) only ever ran clusters of one TPC: their GPC is their constant "
+            "L1.5 group's, which holds one placed GPC each";
   if (!unresolved.empty())
     note += "; " + std::to_string(unresolved.size()) +
             " SMs (gpc.unresolved_sms) only ever ran clusters of 2 blocks, one TPC: no larger cluster is placed on "
-            "them, so their GPC is unknown and the count is a lower bound";
+            "them and the constant L1.5 groups do not place them (" + r.disagreement +
+            "), so their GPC is unknown and the count is a lower bound";
   const double confidence = mismatch.empty() ? 0.95 : 0.6;
   const memtopo::ResultInfo info{confidence, memtopo::Bound::Exact, note};
   ctx.result("gpc.count", int64_t(map.gpcs.size()),
              {confidence, unresolved.empty() ? memtopo::Bound::Exact : memtopo::Bound::AtLeast, note});
   ctx.result("gpc.sm_counts", map.sm_counts(), info);
   ctx.result("gpc.index_of_sm", map.gpc_of_sm(ctx.device().sm_count), info);
+  ctx.result("gpc.cluster_domain_of_sm", cluster_domain_of_sm(placed, ctx.device().sm_count), info);
+  if (!r.placed_sms.empty()) ctx.result("gpc.sms_placed_by_constant_l15", r.placed_sms, info);
   if (!unresolved.empty()) ctx.result("gpc.unresolved_sms", unresolved, info);
 }
 
@@ -166,13 +180,13 @@ void measure_clusters(memtopo::Context& ctx) {
   }
   ctx.raw("placements", {"cluster_blocks", "launch", "cluster", "sm"}, placed);
   const GpcMap map = gpc_map(placements, ctx.device().sm_count);
-  if (!map.complete() || map.gpcs.empty())
+  if (!map.unseen.empty() || map.gpcs.empty())
     throw memtopo::NotDeterminable(
         std::to_string(map.alone.size()) + " SMs never shared a cluster with another SM, " +
         std::to_string(map.unseen.size()) + " ran no block and " + std::to_string(map.gpcs.size()) +
         " groups ran clusters larger than " + std::to_string(sizes_tried.back()) + " blocks in " +
         std::to_string(launch_id) + " launches: the GPCs are unknown");
-  store_gpc_map(ctx, map, resident, launch_id);
+  store_gpc_map(ctx, map, ctx.try_input<std::vector<int64_t>>("constant_l15.group_of_sm"), resident, launch_id);
 }
 
 }  // namespace hopper_dsmem

@@ -84,6 +84,82 @@ GpcMap gpc_map(const std::vector<Placement>& placements, int64_t sm_count) {
   return map;
 }
 
+namespace {
+
+int64_t group_at(const std::vector<int64_t>& group_of_sm, int64_t sm) {
+  return sm >= 0 && size_t(sm) < group_of_sm.size() ? group_of_sm[size_t(sm)] : -1;
+}
+
+// The group of every GPC, or why there is none: a GPC across two groups, a group with two GPCs.
+std::string gpc_groups(const GpcMap& placed, const std::vector<int64_t>& group_of_sm, std::map<int64_t, size_t>& gpc_of_group) {
+  for (size_t g = 0; g < placed.gpcs.size(); ++g) {
+    int64_t group = -1;
+    for (int64_t sm : placed.gpcs[g]) {
+      const int64_t k = group_at(group_of_sm, sm);
+      if (k < 0) continue;
+      if (group >= 0 && k != group)
+        return "GPC " + std::to_string(g) + " spans groups " + std::to_string(group) + " and " + std::to_string(k);
+      group = k;
+    }
+    if (group < 0) continue;
+    const auto [it, added] = gpc_of_group.emplace(group, g);
+    if (!added)
+      return "group " + std::to_string(group) + " holds GPCs " + std::to_string(it->second) + " and " + std::to_string(g);
+  }
+  return "";
+}
+
+}  // namespace
+
+GroupResolution resolve_with_groups(const GpcMap& placed, const std::vector<int64_t>& group_of_sm) {
+  GroupResolution r{placed, {}, ""};
+  std::map<int64_t, size_t> gpc_of_group;
+  r.disagreement = gpc_groups(placed, group_of_sm, gpc_of_group);
+  // The SMs of one small group ran clusters together: they share a GPC, so they share a group.
+  for (const auto& g : placed.small_groups)
+    for (int64_t sm : g)
+      if (r.disagreement.empty() && group_at(group_of_sm, sm) != group_at(group_of_sm, g.front()))
+        r.disagreement = "SMs " + std::to_string(g.front()) + " and " + std::to_string(sm) +
+                         " ran one cluster but are in different groups";
+  if (!r.disagreement.empty()) return r;
+  std::vector<int64_t> left;  // SMs the groups could not place
+  std::map<int64_t, std::vector<int64_t>> new_gpcs;
+  for (int64_t sm : placed.unresolved_sms()) {
+    const int64_t k = group_at(group_of_sm, sm);
+    if (k < 0) {
+      left.push_back(sm);
+      continue;
+    }
+    r.placed_sms.push_back(sm);
+    if (const auto it = gpc_of_group.find(k); it != gpc_of_group.end()) r.map.gpcs[it->second].push_back(sm);
+    else new_gpcs[k].push_back(sm);
+  }
+  for (auto& [group, sms] : new_gpcs) r.map.gpcs.push_back(std::move(sms));
+  for (auto& g : r.map.gpcs) std::sort(g.begin(), g.end());
+  std::sort(r.map.gpcs.begin(), r.map.gpcs.end(), [](const auto& a, const auto& b) { return a.front() < b.front(); });
+  // What stays unplaced: whole small groups where none of their SMs was placed, and alone SMs.
+  r.map.small_groups.clear();
+  r.map.alone.clear();
+  for (const auto& g : placed.small_groups)
+    if (std::find(left.begin(), left.end(), g.front()) != left.end()) r.map.small_groups.push_back(g);
+  for (int64_t sm : placed.alone)
+    if (std::find(left.begin(), left.end(), sm) != left.end()) r.map.alone.push_back(sm);
+  return r;
+}
+
+std::vector<int64_t> cluster_domain_of_sm(const GpcMap& map, int64_t slots) {
+  std::vector<int64_t> of = map.gpc_of_sm(slots);
+  int64_t next = int64_t(map.gpcs.size());
+  for (const auto& g : map.small_groups) {
+    for (int64_t sm : g)
+      if (sm >= 0 && sm < slots) of[size_t(sm)] = next;
+    ++next;
+  }
+  for (int64_t sm : map.alone)
+    if (sm >= 0 && sm < slots) of[size_t(sm)] = next++;
+  return of;
+}
+
 int64_t clusters_that_fit(const GpcMap& map, int64_t cluster_blocks) {
   if (cluster_blocks < 1) return 0;
   int64_t n = 0;

@@ -34,6 +34,23 @@ struct GpcMap {
 // blocks say anything; an SM seen only in clusters of 1 is in `alone`.
 GpcMap gpc_map(const std::vector<Placement>& placements, int64_t sm_count);
 
+// Where placement left SMs without a GPC (`small_groups`, `alone`), another grouping of the
+// SMs that agrees with the placed GPCs (each GPC inside one group, no group holding two GPCs:
+// the constant L1.5's groups on Hopper) places them: an SM joins the GPC of its group, and the
+// unplaced SMs of a group without a GPC become one. `group_of_sm`: the group per SM, -1 unknown.
+struct GroupResolution {
+  GpcMap map;                        // the GPCs with the SMs placed by the groups
+  std::vector<int64_t> placed_sms;   // the SMs the groups placed, ascending
+  std::string disagreement;          // why the groups place nothing (empty: they agree)
+};
+GroupResolution resolve_with_groups(const GpcMap& placed, const std::vector<int64_t>& group_of_sm);
+
+// Each SM's cluster domain: its GPC's index for the SMs of `gpcs`, then one domain per small
+// group and per SM alone (numbered after the GPCs), -1 for SMs on which nothing ran. Clusters
+// are placed within a domain: the measured placement groups, which is what a simulated GPU
+// needs to place clusters as this GPU does.
+std::vector<int64_t> cluster_domain_of_sm(const GpcMap& map, int64_t slots);
+
 // How many clusters of `cluster_blocks` the map holds at once with one block per SM: the sum
 // over GPCs and small groups of floor(SMs / cluster_blocks). Compared with the measured count it checks the map.
 int64_t clusters_that_fit(const GpcMap& map, int64_t cluster_blocks);

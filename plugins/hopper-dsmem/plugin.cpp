@@ -11,17 +11,26 @@ memtopo::Probe clusters() {
   return memtopo::Probe("hopper-dsmem/clusters")
       .summary("Largest thread-block cluster, resident clusters per size, and the GPC map from cluster placement")
       .provides({"dsmem.max_cluster_blocks", "dsmem.max_portable_cluster_blocks", "dsmem.resident_clusters",
-                 "gpc.count", "gpc.sm_counts", "gpc.index_of_sm", "gpc.unresolved_sms"})
+                 "gpc.count", "gpc.sm_counts", "gpc.index_of_sm", "gpc.cluster_domain_of_sm", "gpc.sms_placed_by_constant_l15",
+                 "gpc.unresolved_sms"})
+      // Which SMs share a constant L1.5 places the SMs that only ever ran clusters of one TPC.
+      .uses({"constant_l15.group_of_sm"})
       .key("dsmem.max_cluster_blocks", MT_VALUE_INT, "", "largest cluster that launches (non-portable sizes allowed)")
       .key("dsmem.max_portable_cluster_blocks", MT_VALUE_INT, "", "largest cluster that launches without the non-portable attribute")
       .key("dsmem.resident_clusters", MT_VALUE_INT_ARRAY, "",
            "clusters of 1, 2, ... blocks resident at once with one block per SM")
-      .replays("gpc.index_of_sm", "sim.gpc_of_sm")
+      .replays("gpc.cluster_domain_of_sm", "sim.gpc_of_sm")
+      .not_replayed({"gpc.index_of_sm", "gpc.sms_placed_by_constant_l15"})
       .key("gpc.count", MT_VALUE_INT, "", "GPCs: groups of SMs that the blocks of one cluster never leave")
       .key("gpc.sm_counts", MT_VALUE_INT_ARRAY, "", "SMs of each GPC, GPCs ordered by their lowest SM")
       .key("gpc.index_of_sm", MT_VALUE_INT_ARRAY, "", "the GPC (index into gpc.sm_counts) of SM 0, 1, ...; -1: unknown")
+      .key("gpc.cluster_domain_of_sm", MT_VALUE_INT_ARRAY, "",
+           "the group of SMs within which clusters were placed, per SM: the GPC, or a part of one where only clusters "
+           "of one TPC ran (numbered after the GPCs); -1: no block ran")
+      .key("gpc.sms_placed_by_constant_l15", MT_VALUE_INT_ARRAY, "",
+           "SMs on which only clusters of one TPC ran, placed in the GPC of their constant L1.5 group")
       .key("gpc.unresolved_sms", MT_VALUE_INT_ARRAY, "",
-           "SMs on which only clusters of one TPC ran: placement does not say their GPC")
+           "SMs on which only clusters of one TPC ran and whose GPC no other evidence gives")
       .min_compute_capability(9, 0)
       .budget_seconds(60)
       .run(hopper_dsmem::measure_clusters);

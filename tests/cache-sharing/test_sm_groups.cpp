@@ -19,9 +19,3 @@ TEST_CASE("SMs are grouped by whom they share with, one test per group found so 
   CHECK(tests == 0 + 1 + 2 + 3);
   CHECK(group_sms(0, [](int64_t, int64_t) { return true; }).empty());
 }
-
-TEST_CASE("two groupings are compared pair by pair, unknown SMs left out", "[sharing]") {
-  CHECK(compare_groupings({0, 0, 1, 1}, {5, 5, 7, 7}) == "the same groups");
-  CHECK(compare_groupings({0, 0, 1, 1}, {0, 1, 1, 1}) == "differ: SMs 0 and 1 are together here and apart there");
-  CHECK(compare_groupings({0, 0, 1, 1}, {0, 0, -1, 1}) == "the same groups (1 SMs unknown there left out)");
-}

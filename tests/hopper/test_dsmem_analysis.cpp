@@ -1,6 +1,7 @@
 // hopper-dsmem analysis on series recorded on an H100 (fixtures/h100/placements.csv,
-// resident-clusters.csv, chases.csv): the GPC map, its check against the resident clusters,
-// and the latency per rank distance.
+// resident-clusters.csv, constant-l15-groups.csv, chases.csv): the GPC map, its check against
+// the resident clusters, the SMs the constant L1.5 groups place, and the latency per rank
+// distance.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -29,7 +30,52 @@ std::vector<int64_t> recorded_resident() {
   return n;
 }
 
+std::vector<int64_t> recorded_l15_groups() {
+  const auto t = hopper_fixture::read("h100/constant-l15-groups.csv");
+  std::vector<int64_t> g;
+  for (const auto& r : t.rows) g.push_back(int64_t(r[t.column("group")]));
+  return g;
+}
+
 }  // namespace
+
+TEST_CASE("the constant L1.5 groups place the SMs that only ran one-TPC clusters", "[hopper][dsmem]") {
+  const GpcMap placed = gpc_map(recorded_placements(), 132);
+  REQUIRE(placed.unresolved_sms().size() == 8);
+  const GroupResolution r = resolve_with_groups(placed, recorded_l15_groups());
+  CHECK(r.disagreement.empty());
+  CHECK(r.placed_sms == placed.unresolved_sms());
+  CHECK(r.map.unresolved_sms().empty());
+  CHECK(r.map.gpcs.size() == placed.gpcs.size());
+  int64_t placed_total = 0;
+  for (int64_t n : r.map.sm_counts()) placed_total += n;
+  CHECK(placed_total == 132);
+  // Every SM's GPC is its L1.5 group's, one GPC per group.
+  const auto of = r.map.gpc_of_sm(132);
+  const auto groups = recorded_l15_groups();
+  for (int64_t a = 0; a < 132; ++a)
+    for (int64_t b = a + 1; b < 132; ++b) CHECK((of[size_t(a)] == of[size_t(b)]) == (groups[size_t(a)] == groups[size_t(b)]));
+  // The cluster domains keep the placements: the one-TPC SMs apart from their GPC's placed SMs.
+  const auto domain = cluster_domain_of_sm(placed, 132);
+  for (int64_t sm : placed.unresolved_sms()) CHECK(domain[size_t(sm)] >= int64_t(placed.gpcs.size()));
+  CHECK(*std::min_element(domain.begin(), domain.end()) >= 0);
+}
+
+TEST_CASE("groups that split a placed GPC or join two place nothing", "[hopper][dsmem]") {
+  const GpcMap placed = gpc_map(recorded_placements(), 132);
+  std::vector<int64_t> one(132, 0);  // every SM in one group: it would hold every GPC
+  const GroupResolution joined = resolve_with_groups(placed, one);
+  CHECK_FALSE(joined.disagreement.empty());
+  CHECK(joined.placed_sms.empty());
+  std::vector<int64_t> each(132);  // every SM a group of its own: each GPC spans many
+  for (size_t i = 0; i < each.size(); ++i) each[i] = int64_t(i);
+  CHECK(resolve_with_groups(placed, each).disagreement.find("spans") != std::string::npos);
+  // Unknown groups (-1) place nothing and leave the SMs unresolved.
+  const GroupResolution unknown = resolve_with_groups(placed, std::vector<int64_t>(132, -1));
+  CHECK(unknown.disagreement.empty());
+  CHECK(unknown.placed_sms.empty());
+  CHECK(unknown.map.unresolved_sms() == placed.unresolved_sms());
+}
 
 TEST_CASE("the GPC map of the recorded placements: groups of SMs that clusters never leave", "[hopper][dsmem]") {
   const GpcMap map = gpc_map(recorded_placements(), 132);
