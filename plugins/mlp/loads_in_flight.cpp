@@ -57,10 +57,11 @@ Point measure(const memtopo::Context& ctx, const Level& lv, const Shape& s, uint
   p.loads = double(steps - std::min(r.outliers, steps));
   p.latency = std::max(1.0, double(r.cycles) / std::max(p.loads, 1.0) - overhead);
   p.per_cycle = p.chains / p.latency;
-  if (r.span_cycles && s.lane_chains > 1 && s.warps * s.lanes > 1) {
-    p.span_per_cycle = double(steps) / double(r.span_cycles);
-    if (p.span_per_cycle < kIssueBound * p.per_cycle) p.per_cycle = p.span_per_cycle;
-  }
+  // The span's rate is kept in the raw series at every point, as a check on the windows' rate.
+  if (r.span_cycles) p.span_per_cycle = double(steps) / double(r.span_cycles);
+  if (p.span_per_cycle > 0 && s.lane_chains > 1 && s.warps * s.lanes > 1 &&
+      p.span_per_cycle < kIssueBound * p.per_cycle)
+    p.per_cycle = p.span_per_cycle;
   return p;
 }
 
