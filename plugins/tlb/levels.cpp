@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 
 #include <memtopo/analysis.hpp>
 
@@ -96,12 +97,30 @@ void measure_levels(memtopo::Context& ctx) {
   const std::vector<double>& cycles = sw.cycles;
   const SweepLevels lv = sweep_levels(grid, cycles);
   if (lv.cycles.empty()) throw memtopo::NotDeterminable("TLB sweep: " + lv.reason);
-  const size_t found = std::min<size_t>(lv.cycles.size() - 1, 2);
+  // Each level's step measured again, twice on each side: at the last page count the lower
+  // level held and at half of it, and one and a half times past it.
+  auto point = [&](uint64_t n) {
+    const uint64_t st = page_stride(s0, n);
+    return n * st <= kIndexedFootprint ? chase.low_cycles(n, st) : chase.cycles(n, st) - sw.average_offset;
+  };
+  const ConfirmedLevels confirmed = confirm_levels(lv, cycles, [&](size_t k) {
+    const uint64_t held = lv.last_hit_pages[k - 1];
+    const uint64_t missed = std::min<uint64_t>(grid.back(), std::max<uint64_t>(held + 1, held + held / 2));
+    std::vector<double> h, m;
+    for (int rep = 0; rep < 2; ++rep) {
+      h.push_back(point(held));
+      h.push_back(point(std::max<uint64_t>(held / 2, 1)));
+      m.push_back(point(missed));
+    }
+    return std::make_pair(h, m);
+  });
+  const size_t found = std::min<size_t>(confirmed.count, 2);
   const uint64_t searched = grid.back() * page_stride(s0, grid.back());
   std::string note = "sweep of 1 to " + std::to_string(grid.back()) + " pages of " + std::to_string(s0) +
                      " B (.cg, " + std::to_string(searched) + " B), levels at";
   for (double c : lv.cycles) note += " " + std::to_string(int(c + 0.5));
   note += " cycles (10th percentile per load)";
+  if (!confirmed.why.empty()) note += "; not a level: " + confirmed.why;
   std::vector<double> level_rows;
   for (size_t k = 1; k <= found; ++k) {
     const std::string p = "tlb.l" + std::to_string(k) + "_";
@@ -125,16 +144,22 @@ void measure_levels(memtopo::Context& ctx) {
   ctx.raw("levels", {"level", "page_bytes", "entries", "miss_penalty_cycles", "window_low_raw", "window_high_raw",
                      "base_rate"},
           level_rows);
-  if (lv.ends_on_ramp) note += "; the sweep ends on a rise: a further level's reach is below " + std::to_string(searched) + " B";
-  const bool bound = !lv.ends_on_ramp && found < 2;
+  const bool all_kept = confirmed.count + 1 == lv.cycles.size();
+  const bool rising = lv.ends_on_ramp && all_kept;
+  if (rising) note += "; the sweep ends on a rise: a further level's reach is below " + std::to_string(searched) + " B";
+  const bool bound = !rising && found < 2;
   ctx.result("tlb.level_count", int64_t(found),
-             memtopo::ResultInfo{0.9, bound || lv.ends_on_ramp ? memtopo::Bound::AtLeast : memtopo::Bound::Exact, note});
+             memtopo::ResultInfo{0.9, bound || rising ? memtopo::Bound::AtLeast : memtopo::Bound::Exact, note});
+  // Where a step was seen but not kept, only the pages before it are known to hold.
+  const uint64_t held = confirmed.held_before_unkept && found == confirmed.count
+                            ? confirmed.held_before_unkept * page_stride(s0, confirmed.held_before_unkept)
+                            : searched;
   if (bound)
-    ctx.result("tlb.l" + std::to_string(found + 1) + "_reach_bytes", int64_t(searched),
+    ctx.result("tlb.l" + std::to_string(found + 1) + "_reach_bytes", int64_t(held),
                memtopo::ResultInfo{0.9, memtopo::Bound::AtLeast,
-                                   "no further latency level up to " + std::to_string(searched) +
-                                       " B of chase (three quarters of the device memory): a further TLB level, if "
-                                       "any, reaches at least that far; " + note});
+                                   "no further latency level kept up to " + std::to_string(held) +
+                                       " B of chase (at most three quarters of the device memory): a further TLB "
+                                       "level, if any, reaches at least that far; " + note});
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <memtopo/device/kernel.hpp>
@@ -137,16 +138,34 @@ void measure_mapped(memtopo::Context& ctx) {
   for (double c : lv.cycles) note += " " + std::to_string(int(c + 0.5));
   note += " cycles per load (pointer chase, .cg)";
   if (lv.cycles.empty()) throw memtopo::NotDeterminable(lv.reason);
+  // Each level's step measured again, three times on each side (the lower level's last page
+  // count and half of it, one and a half times past it): a plateau one sweep shows and the
+  // next does not is no level.
+  const ConfirmedLevels confirmed = confirm_levels(lv, cycles, [&](size_t k) {
+    const uint64_t held = lv.last_hit_pages[k - 1];
+    const uint64_t missed = std::min<uint64_t>(max_pages, std::max<uint64_t>(held + 1, held + held / 2));
+    std::vector<double> h, ms;
+    for (int rep = 0; rep < 3; ++rep) {
+      h.push_back(cycles_per_load(m, held, out.get()));
+      h.push_back(cycles_per_load(m, std::max<uint64_t>(held / 2, 1), out.get()));
+      ms.push_back(cycles_per_load(m, missed, out.get()));
+    }
+    return std::make_pair(h, ms);
+  });
+  if (!confirmed.why.empty()) note += "; not a level: " + confirmed.why;
   const memtopo::ResultInfo info{0.8, memtopo::Bound::Exact, note};
   ctx.result("tlb.mapped_page_bytes", int64_t(m.block()), info);
-  const size_t found = lv.last_hit_pages.size();
+  const size_t found = confirmed.count;
+  const bool rising = lv.ends_on_ramp && found == lv.last_hit_pages.size();
   ctx.result("tlb.mapped_level_count", int64_t(found),
-             memtopo::ResultInfo{0.8, lv.ends_on_ramp || !found ? memtopo::Bound::AtLeast : memtopo::Bound::Exact, note});
-  if (!lv.ends_on_ramp)  // no level (or no further one) within the sweep: its reach is a bound
-    ctx.result("tlb.mapped_reach_bytes", int64_t(max_pages * m.block()),
+             memtopo::ResultInfo{0.8, rising || !found ? memtopo::Bound::AtLeast : memtopo::Bound::Exact, note});
+  // No further level within the sweep: its reach is a bound; where a step was seen but not
+  // kept, only the pages before it are known to hold.
+  const uint64_t held = confirmed.held_before_unkept ? confirmed.held_before_unkept : max_pages;
+  if (!rising)
+    ctx.result("tlb.mapped_reach_bytes", int64_t(held * m.block()),
                memtopo::ResultInfo{0.8, memtopo::Bound::AtLeast,
-                                   "no further latency level up to " + std::to_string(max_pages) + " aliased pages; " +
-                                       note});
+                                   "no further level kept up to " + std::to_string(held) + " aliased pages; " + note});
   std::vector<int64_t> entries;
   std::vector<double> penalties;
   for (size_t k = 0; k < found; ++k) {

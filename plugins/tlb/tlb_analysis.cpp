@@ -59,6 +59,19 @@ SweepLevels sweep_levels(const std::vector<uint64_t>& pages, const std::vector<d
   return out;
 }
 
+bool step_stands_out(const std::vector<double>& sweep_cycles, double lower, double upper, double k) {
+  const double sigma = an::difference_sigma(sweep_cycles);
+  const double step = upper - lower;
+  return step >= 0.03 * lower && (!std::isfinite(sigma) || step >= k * sigma);
+}
+
+bool step_confirmed(const std::vector<double>& held, const std::vector<double>& missed, double lower, double upper) {
+  if (held.empty() || missed.empty()) return false;
+  const double slowest_held = *std::max_element(held.begin(), held.end());
+  const double fastest_missed = *std::min_element(missed.begin(), missed.end());
+  return fastest_missed - slowest_held >= 0.5 * (upper - lower);
+}
+
 SetStructure set_structure(uint64_t entries, const std::vector<double>& misses_per_pass) {
   SetStructure s;
   double before = 0;

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tlb {
@@ -22,6 +23,49 @@ struct SweepLevels {
   std::string reason;                     // why nothing was found
 };
 SweepLevels sweep_levels(const std::vector<uint64_t>& pages, const std::vector<double>& cycles);
+
+// Whether the step from plateau `lower` to plateau `upper` (cycles) stands above the sweep's
+// own spread: at least 3 % of the lower plateau and `k` times the point-to-point noise of the
+// sweep (analysis::difference_sigma). A fleet compares levels GPU by GPU, so a level must
+// come back in every run; a step within a few noise widths does not.
+bool step_stands_out(const std::vector<double>& sweep_cycles, double lower, double upper, double k = 6.0);
+
+// Whether chases measured again on both sides of a step (`held`: page counts the lower level
+// held in the sweep, `missed`: the upper level's) show it again: the fastest `missed` at least
+// half the step above the slowest `held`. One sweep's plateau can be a passing disturbance;
+// a level is one that every measurement of it shows.
+bool step_confirmed(const std::vector<double>& held, const std::vector<double>& missed, double lower, double upper);
+
+// The levels of a sweep that stand out and come back: the count of leading levels past the
+// first for which `remeasure(k)` (the held and missed chases of level k measured again)
+// confirms the step; `why` says why the next one was not kept (empty when every one was).
+struct ConfirmedLevels {
+  size_t count = 0;
+  std::string why;
+  uint64_t held_before_unkept = 0;  // pages the lower level held before the first step not kept (0: none)
+};
+template <class Remeasure>
+ConfirmedLevels confirm_levels(const SweepLevels& lv, const std::vector<double>& sweep_cycles, Remeasure remeasure) {
+  ConfirmedLevels c;
+  for (size_t k = 1; k < lv.cycles.size(); ++k) {
+    const double lower = lv.cycles[k - 1], upper = lv.cycles[k];
+    if (!step_stands_out(sweep_cycles, lower, upper)) {
+      c.why = "the step to " + std::to_string(upper) + " cycles after " + std::to_string(lv.last_hit_pages[k - 1]) +
+              " pages is within the sweep's own spread";
+      c.held_before_unkept = lv.last_hit_pages[k - 1];
+      return c;
+    }
+    const auto [held, missed] = remeasure(k);
+    if (!step_confirmed(held, missed, lower, upper)) {
+      c.why = "the step to " + std::to_string(upper) + " cycles after " + std::to_string(lv.last_hit_pages[k - 1]) +
+              " pages did not come back when measured again";
+      c.held_before_unkept = lv.last_hit_pages[k - 1];
+      return c;
+    }
+    ++c.count;
+  }
+  return c;
+}
 
 // Mei and Chu's set structure of an LRU TLB from the misses per pass of chases over
 // entries + 1, entries + 2, ... pages (misses[i] for entries + 1 + i pages): the first set to

@@ -72,12 +72,31 @@ std::vector<uint32_t> Chaser::samples(uint64_t loads, uint64_t stride, uint64_t 
   return ctx_.backend().run(j).latency;
 }
 
+namespace {
+
+// Where noise with a long tail fills the gap between hits and misses, no latency levels part
+// them; then a load is slow above the held chase's 95th percentile (its hits are slow there at
+// the base rate the miss test measures), with no ceiling. A window only when the overflowing
+// chase has clearly more such loads: a fifth of them at least, and three times the held one's.
+std::vector<Window> threshold_window(const std::vector<uint32_t>& held, const std::vector<uint32_t>& missed) {
+  if (held.empty() || missed.empty()) return {};
+  const double t = an::percentile(an::to_doubles(held), 95);
+  auto share = [&](const std::vector<uint32_t>& v) {
+    return double(std::count_if(v.begin(), v.end(), [&](uint32_t x) { return double(x) > t; })) / double(v.size());
+  };
+  const double h = share(held), m = share(missed);
+  if (m < 0.2 || m < 3 * h) return {};
+  return {Window{uint32_t(t), 0}};
+}
+
+}  // namespace
+
 std::vector<Window> miss_windows(const Chaser& chase, uint64_t stride, uint64_t hit_loads, uint64_t miss_loads) {
   const std::vector<uint32_t> held = chase.samples(hit_loads, stride, 512), missed = chase.samples(miss_loads, stride, 512);
   std::vector<uint32_t> both = held;
   both.insert(both.end(), missed.begin(), missed.end());
   const an::Levels lv = an::find_levels(both);
-  if (!lv.found) return {};
+  if (!lv.found) return threshold_window(held, missed);
   const size_t n = lv.levels.size();
   std::vector<size_t> in_held(n), in_missed(n);
   for (uint32_t v : held) ++in_held[lv.classify(v)];
@@ -100,7 +119,7 @@ std::vector<Window> miss_windows(const Chaser& chase, uint64_t stride, uint64_t 
       out.back().max_raw = high;
     }
   }
-  return out;
+  return out.empty() ? threshold_window(held, missed) : out;
 }
 
 uint64_t footprint_limit(const memtopo::Context& ctx) {

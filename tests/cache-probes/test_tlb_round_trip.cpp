@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include <toml++/toml.h>
 
@@ -68,6 +69,42 @@ TEST_CASE("tlb probes give the same results with measurement noise on", "[tlb][s
   INFO(name);
   const toml::table got = probetest::run_memtopo(tlb_device(name, "tlb-noisy", true), "tlb-noisy-" + name, "tlb");
   compare_tlb(toml::parse_file(device_file(name).string()), got);
+}
+
+TEST_CASE("unequal L2 TLB sets behind a small L1 TLB under long-tailed noise", "[tlb][sim][noise]") {
+  // Geometric noise of mean 4 cycles (its tail reaches past a small TLB miss penalty, so no
+  // latency gap parts hits from misses) and one load in 500 interrupted for 3000 cycles.
+  struct Case {
+    int64_t l1_entries, l1_penalty, l2_entries, l2_penalty;
+    std::vector<int64_t> sets;
+  };
+  const Case c = GENERATE(Case{8, 24, 43, 90, {13, 6, 6, 6, 6, 6}}, Case{4, 14, 24, 45, {9, 5, 5, 5}});
+  INFO(c.l1_entries << " / " << c.l2_entries);
+  const std::string tag = "tlb-tail-" + std::to_string(c.l2_entries);
+  const std::string dev = probetest::write_variant("kepler-like.toml", tag, [&](toml::table& t) {
+    toml::table& tlb = *t["tlb"].as_table();
+    tlb.insert_or_assign("l1_entries", c.l1_entries);
+    tlb.insert_or_assign("l1_miss_penalty_cycles", c.l1_penalty);
+    tlb.insert_or_assign("l2_entries", c.l2_entries);
+    tlb.insert_or_assign("l2_miss_penalty_cycles", c.l2_penalty);
+    toml::array sets;
+    for (int64_t w : c.sets) sets.push_back(w);
+    tlb.insert_or_assign("l2_sets", sets);
+    toml::table& sim = *t["sim"].as_table();
+    sim.insert_or_assign("seed", 5);
+    sim.insert_or_assign("noise_cycles", 4);
+    sim.insert_or_assign("noise_distribution", "geometric");
+    sim.insert_or_assign("outlier_probability", 0.002);
+    sim.insert_or_assign("outlier_cycles", 3000);
+  });
+  const toml::table got = probetest::run_memtopo(dev, tag, "tlb");
+  CHECK(got["tlb"]["l1_entries"].value<int64_t>() == c.l1_entries);
+  CHECK(got["tlb"]["l2_entries"].value<int64_t>() == c.l2_entries);
+  CHECK(got["tlb"]["l2_sets"].value<int64_t>() == int64_t(c.sets.size()));
+  const toml::array* ways = got["tlb"]["l2_set_ways"].as_array();
+  REQUIRE(ways);
+  REQUIRE(ways->size() == c.sets.size());
+  for (size_t i = 0; i < c.sets.size(); ++i) CHECK((*ways)[i].value<int64_t>() == c.sets[i]);
 }
 
 TEST_CASE("an L1 TLB of 64 KiB pages in front of an L2 TLB of 2 MiB pages", "[tlb][sim]") {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "hopper/fixture_csv.hpp"
@@ -124,4 +125,37 @@ TEST_CASE("tlb: a curve cut short is incomplete", "[tlb]") {
   const auto s = tlb::set_structure(65, model_misses({17, 8, 8, 8, 8, 8, 8}, 3));
   CHECK_FALSE(s.complete);
   CHECK(s.reason.find("not every load misses") != std::string::npos);
+}
+
+TEST_CASE("tlb: a level is kept only where its step stands out and comes back", "[tlb]") {
+  std::vector<uint64_t> g;
+  std::vector<double> c;
+  for (uint64_t p = 1; p <= 24; ++p) {
+    g.push_back(p);
+    // A level at 260 cycles with +-1 cycle of scatter, then a step of 30 after 12 pages.
+    c.push_back((p <= 12 ? 260.0 : 290.0) + (p % 2 ? 1.0 : -1.0));
+  }
+  const auto lv = tlb::sweep_levels(g, c);
+  REQUIRE(lv.cycles.size() == 2);
+  CHECK(tlb::step_stands_out(c, lv.cycles[0], lv.cycles[1]));
+  // Measured again: the step comes back, the level is kept.
+  const auto kept = tlb::confirm_levels(lv, c, [](size_t) {
+    return std::make_pair(std::vector<double>{259, 261, 260}, std::vector<double>{289, 291});
+  });
+  CHECK(kept.count == 1);
+  CHECK(kept.why.empty());
+  CHECK(kept.held_before_unkept == 0);
+  // Measured again: no step (a passing disturbance in the sweep), no level.
+  const auto gone = tlb::confirm_levels(lv, c, [](size_t) {
+    return std::make_pair(std::vector<double>{259, 261, 260}, std::vector<double>{262, 261});
+  });
+  CHECK(gone.count == 0);
+  CHECK_THAT(gone.why, Catch::Contains("did not come back"));
+  CHECK(gone.held_before_unkept == 12);
+  // A step of 10 cycles on a sweep scattering by +-3: within the sweep's own spread.
+  std::vector<double> noisy;
+  for (uint64_t p = 1; p <= 24; ++p) noisy.push_back((p <= 12 ? 300.0 : 310.0) + double(int(p % 3) * 3 - 3));
+  CHECK_FALSE(tlb::step_stands_out(noisy, 300, 310));
+  // A step below 3 % of the level never stands out, however quiet the sweep.
+  CHECK_FALSE(tlb::step_stands_out(std::vector<double>(24, 300.0), 300, 305));
 }
