@@ -355,6 +355,31 @@ TEST_CASE("sim: streams past the SM's loads in flight queue", "[sim]") {
   CHECK(latency(32) == Approx(one * 32 / 24).epsilon(0.03));  // each load waits its turn
 }
 
+TEST_CASE("sim: [sim.l2] interleave = \"hashed\" gives runs of one home of one or two chunks", "[sim]") {
+  const std::string text = toml_text_of(device_path("hopper-like.toml"));
+  const std::string plain = "[sim.l2]\ninterleave_bytes = 4096\n";
+  REQUIRE(text.find(plain) != std::string::npos);
+  const auto run = [&](bool hashed) {
+    std::string desc = text;
+    if (hashed) desc.replace(desc.find(plain), plain.size(), plain + "interleave = \"hashed\"\n");
+    auto d = memtopo::engine::open_sim(write_temp(hashed ? "interleave-hashed" : "interleave-alternating", desc));
+    return fine(*d, MT_SPACE_GLOBAL_CG, 64 * 4096, 4096, 64, 64, 0);  // one line per chunk, warm
+  };
+  const auto alternating = run(false), hashed = run(true);
+  const auto far_count = [](const Chase& c) { return std::count(c.latency.begin(), c.latency.end(), 426u); };
+  const auto repeats = [](const Chase& c) {  // neighbouring chunks with the same home
+    size_t n = 0;
+    for (size_t i = 1; i < c.latency.size(); ++i) n += c.latency[i] == c.latency[i - 1];
+    return n;
+  };
+  CHECK(far_count(alternating) == 32);
+  CHECK(repeats(alternating) == 0);
+  CHECK(far_count(hashed) == 32);  // every pair of chunks still has one chunk in each partition
+  CHECK(repeats(hashed) > 0);
+  for (size_t i = 2; i < hashed.latency.size(); ++i)  // never three chunks of one home in a row
+    CHECK_FALSE((hashed.latency[i] == hashed.latency[i - 1] && hashed.latency[i] == hashed.latency[i - 2]));
+}
+
 TEST_CASE("sim: a texture line longer than its shared L1 storage's takes whole texture lines there", "[sim]") {
   const std::string text = toml_text_of(device_path("hopper-like.toml"));
   const std::string tex = "line_bytes = 128\nfetch_granularity_bytes = 32\nsets = 128\nways = 16\nreplacement_policy = "

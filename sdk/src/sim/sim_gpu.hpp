@@ -160,7 +160,17 @@ class Gpu {
     return cycles + (far ? p.dram_far : p.dram_near);
   }
 
-  uint32_t l2_partition(uint64_t addr) const { return uint32_t((addr >> interleave_shift_) % l2_.size()); }
+  uint32_t l2_partition(uint64_t addr) const {
+    uint64_t chunk = addr >> interleave_shift_;
+    const uint64_t n = l2_.size();
+    if (!model_.l2_interleave_hashed || n < 2) return uint32_t(chunk % n);
+    if (n == 2) return uint32_t(__builtin_parityll(chunk));
+    // Each run of n chunks that differ in the lowest digit only still has one chunk in every
+    // partition, so local_address below stays a one-to-one map within a partition.
+    uint64_t sum = 0;
+    for (; chunk; chunk /= n) sum += chunk % n;
+    return uint32_t(sum % n);
+  }
   // The address inside a partition: the other partitions' chunks squeezed out.
   uint64_t local_address(uint64_t addr) const {
     const uint64_t chunk = addr >> interleave_shift_;
