@@ -354,3 +354,44 @@ TEST_CASE("sim: streams past the SM's loads in flight queue", "[sim]") {
   CHECK(latency(24) == Approx(one).epsilon(0.02));  // 24 chains: none waits
   CHECK(latency(32) == Approx(one * 32 / 24).epsilon(0.03));  // each load waits its turn
 }
+
+TEST_CASE("sim: [sim.l2] interleave = \"hashed\" gives runs of one home of one or two chunks", "[sim]") {
+  const std::string text = toml_text_of(device_path("hopper-like.toml"));
+  const std::string plain = "[sim.l2]\ninterleave_bytes = 4096\n";
+  REQUIRE(text.find(plain) != std::string::npos);
+  const auto run = [&](bool hashed) {
+    std::string desc = text;
+    if (hashed) desc.replace(desc.find(plain), plain.size(), plain + "interleave = \"hashed\"\n");
+    auto d = memtopo::engine::open_sim(write_temp(hashed ? "interleave-hashed" : "interleave-alternating", desc));
+    return fine(*d, MT_SPACE_GLOBAL_CG, 64 * 4096, 4096, 64, 64, 0);  // one line per chunk, warm
+  };
+  const auto alternating = run(false), hashed = run(true);
+  const auto far_count = [](const Chase& c) { return std::count(c.latency.begin(), c.latency.end(), 426u); };
+  const auto repeats = [](const Chase& c) {  // neighbouring chunks with the same home
+    size_t n = 0;
+    for (size_t i = 1; i < c.latency.size(); ++i) n += c.latency[i] == c.latency[i - 1];
+    return n;
+  };
+  CHECK(far_count(alternating) == 32);
+  CHECK(repeats(alternating) == 0);
+  CHECK(far_count(hashed) == 32);  // every pair of chunks still has one chunk in each partition
+  CHECK(repeats(hashed) > 0);
+  for (size_t i = 2; i < hashed.latency.size(); ++i)  // never three chunks of one home in a row
+    CHECK_FALSE((hashed.latency[i] == hashed.latency[i - 1] && hashed.latency[i] == hashed.latency[i - 2]));
+}
+
+TEST_CASE("sim: a texture line longer than its shared L1 storage's takes whole texture lines there", "[sim]") {
+  const std::string text = toml_text_of(device_path("hopper-like.toml"));
+  const std::string tex = "line_bytes = 128\nfetch_granularity_bytes = 32\nsets = 128\nways = 16\nreplacement_policy = "
+                          "\"lru\"\nlatency_cycles = 38\n";
+  REQUIRE(text.find(tex) != std::string::npos);
+  std::string desc = text;
+  desc.replace(desc.find(tex), tex.size(), "line_bytes = 256\nfetch_granularity_bytes = 32\nsets = 64\nways = 16\n"
+                                           "replacement_policy = \"lru\"\nlatency_cycles = 38\n");
+  auto d = memtopo::engine::open_sim(write_temp("texture-line-256", desc));
+  // 1536 loads 384 B apart: 1536 lines of the 2048-line L1, but 3072 where each takes 256 B.
+  const auto ca = fine(*d, MT_SPACE_GLOBAL_CA, 1536 * 384, 384, 1536, 1536, 0);
+  const auto texture = fine(*d, MT_SPACE_TEXTURE, 1536 * 384, 384, 1536, 1536, 0);
+  CHECK(misses(ca.latency, 100) == 0);
+  CHECK(misses(texture.latency, 100) == 1536);
+}

@@ -77,8 +77,24 @@ class Cache {
   // set, by modulo or by the XOR hash when one is configured (the L2 passes the address
   // within its partition, so that a hash spreads each partition's lines over its own sets).
   bool access(uint64_t addr, uint64_t index_addr) {
-    const uint64_t line = addr >> line_shift_;
-    const uint64_t sector_bit = uint64_t(1) << ((addr >> sector_shift_) & sector_index_mask_);
+    return access_line(addr >> line_shift_, index_addr, uint64_t(1) << ((addr >> sector_shift_) & sector_index_mask_));
+  }
+  bool access(uint64_t addr) { return access(addr, addr); }
+  // Allocates the line of `addr` without fetching a sector (a path whose allocation unit
+  // spans several of this cache's lines takes them together); a resident line is only used.
+  void reserve(uint64_t addr) { access_line(addr >> line_shift_, addr, 0); }
+  uint32_t line_bytes() const { return uint32_t(1) << line_shift_; }
+
+  // The line (address >> line bits) the last access evicted, or UINT64_MAX; cleared by reading.
+  uint64_t take_evicted() {
+    const uint64_t e = evicted_;
+    evicted_ = UINT64_MAX;
+    return e;
+  }
+
+ private:
+  // A lookup of `line` that fetches `sector_bit` (0: none); true when it was already valid.
+  bool access_line(uint64_t line, uint64_t index_addr, uint64_t sector_bit) {
     if (line == mru_line_) {  // the line used last is resident and already the most recent
       if (sectors_[mru_index_] & sector_bit) return true;
       sectors_[mru_index_] |= sector_bit;
@@ -121,16 +137,7 @@ class Cache {
     mru_index_ = victim;
     return false;
   }
-  bool access(uint64_t addr) { return access(addr, addr); }
 
-  // The line (address >> line bits) the last access evicted, or UINT64_MAX; cleared by reading.
-  uint64_t take_evicted() {
-    const uint64_t e = evicted_;
-    evicted_ = UINT64_MAX;
-    return e;
-  }
-
- private:
   uint32_t set_of(uint64_t index_addr) const {
     if (!hash_.empty()) {
       uint32_t s = 0;

@@ -204,6 +204,11 @@ void read_storages(Reader& s_tex, Reader& s_ro, Model& m) {
 void read_l2_placement(Reader& s_l2, Model& m) {
   const uint32_t sm_count = uint32_t(m.info.sm_count);
   m.l2_interleave_bytes = power_of_two(s_l2, "interleave_bytes", s_l2.integer("interleave_bytes"), 4096);
+  if (const auto order = s_l2.string("interleave")) {
+    if (*order != "alternating" && *order != "hashed")
+      s_l2.fail("interleave", "\"" + *order + "\" is not an interleave; use \"alternating\" or \"hashed\"");
+    m.l2_interleave_hashed = *order == "hashed";
+  }
   // A read of a far line leaves a copy near: said outright, or as the bytes a far read copies.
   const auto copy_bytes = s_l2.integer("far_copy_bytes");
   if (copy_bytes && *copy_bytes < 0) s_l2.fail("far_copy_bytes", "must not be negative");

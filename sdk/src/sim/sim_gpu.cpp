@@ -94,6 +94,14 @@ Gpu::Gpu(const Model& model)
                               : model_.readonly_storage == Storage::Texture ? tex_el
                                                                             : element_of(model_, model_.readonly_storage);
   build(model_.readonly_storage != Storage::None ? std::vector<const CacheElement*>{ro_el} : std::vector<const CacheElement*>{}, ro_);
+  // A path with a line of its own longer than its shared storage's takes whole lines of its own.
+  auto unit_of = [&](const CacheElement* own, Storage storage, Storage own_storage) -> uint32_t {
+    const CacheElement* kept = element_of(model_, storage);
+    if (storage == own_storage || !own || !kept || !own->geometry.present || !kept->geometry.present) return 0;
+    return own->geometry.line_bytes > kept->geometry.line_bytes ? own->geometry.line_bytes : 0;
+  };
+  tex_unit_bytes_ = unit_of(model_.texture.geometry.present ? &model_.texture : nullptr, model_.texture_storage, Storage::Texture);
+  ro_unit_bytes_ = unit_of(model_.readonly.geometry.present ? &model_.readonly : nullptr, model_.readonly_storage, Storage::Readonly);
   std::vector<const CacheElement*> constant;
   if (model_.constant_l1.geometry.present) constant.push_back(&model_.constant_l1);
   if (model_.constant_l15.geometry.present) constant.push_back(&model_.constant_l15);

@@ -46,11 +46,11 @@ class Gpu {
       case MT_SPACE_CONSTANT:
         return load_constant(sm, addr);
       case MT_SPACE_GLOBAL_CA:
-        return load_through(storage_cache(l1d_storage_, sm, lane), sm, addr, ca_);
+        return load_through(storage_cache(l1d_storage_, sm, lane), sm, addr, ca_, 0);
       case MT_SPACE_READONLY:
-        return load_through(storage_cache(model_.readonly_storage, sm, lane), sm, addr, ro_);
+        return load_through(storage_cache(model_.readonly_storage, sm, lane), sm, addr, ro_, ro_unit_bytes_);
       case MT_SPACE_TEXTURE:
-        return load_through(storage_cache(model_.texture_storage, sm, lane), sm, addr, tex_);
+        return load_through(storage_cache(model_.texture_storage, sm, lane), sm, addr, tex_, tex_unit_bytes_);
       case MT_SPACE_GLOBAL_CG:
       default:
         return below_sm(sm, addr, cg_);
@@ -125,8 +125,15 @@ class Gpu {
     return c->caches[size_t(sm) * c->partitions + partition_of(lane, c->partitions)].get();
   }
 
-  int64_t load_through(Cache* first, uint32_t sm, uint64_t addr, const PathLatency& p) {
+  // `unit_bytes` (0: one line of `first`): what a miss of this path allocates in `first`, where
+  // the path's own line spans several lines of a storage it shares (docs/simulator.md).
+  int64_t load_through(Cache* first, uint32_t sm, uint64_t addr, const PathLatency& p, uint32_t unit_bytes) {
     if (first && first->access(addr)) return p.first + (model_.tlb_on_l1_hit ? translate(sm, addr) : 0);
+    if (first && unit_bytes) {
+      const uint64_t line = first->line_bytes(), own = addr / line * line;
+      for (uint64_t a = addr / unit_bytes * unit_bytes; a < addr / unit_bytes * unit_bytes + unit_bytes; a += line)
+        if (a != own) first->reserve(a);
+    }
     return below_sm(sm, addr, p);
   }
 
@@ -153,7 +160,17 @@ class Gpu {
     return cycles + (far ? p.dram_far : p.dram_near);
   }
 
-  uint32_t l2_partition(uint64_t addr) const { return uint32_t((addr >> interleave_shift_) % l2_.size()); }
+  uint32_t l2_partition(uint64_t addr) const {
+    uint64_t chunk = addr >> interleave_shift_;
+    const uint64_t n = l2_.size();
+    if (!model_.l2_interleave_hashed || n < 2) return uint32_t(chunk % n);
+    if (n == 2) return uint32_t(__builtin_parityll(chunk));
+    // Each run of n chunks that differ in the lowest digit only still has one chunk in every
+    // partition, so local_address below stays a one-to-one map within a partition.
+    uint64_t sum = 0;
+    for (; chunk; chunk /= n) sum += chunk % n;
+    return uint32_t(sum % n);
+  }
   // The address inside a partition: the other partitions' chunks squeezed out.
   uint64_t local_address(uint64_t addr) const {
     const uint64_t chunk = addr >> interleave_shift_;
@@ -192,6 +209,7 @@ class Gpu {
   std::vector<std::unique_ptr<Cache>> c1_, c15_, l2_, tlb1_;
   std::unique_ptr<Cache> tlb2_;
   uint32_t interleave_shift_ = 12;
+  uint32_t tex_unit_bytes_ = 0, ro_unit_bytes_ = 0;  // load_through's unit_bytes of each path
   PathLatency ca_, cg_, tex_, ro_, const_;
 };
 

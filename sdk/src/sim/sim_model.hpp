@@ -70,6 +70,10 @@ struct Model {
   uint32_t l2_partitions = 1;
   int64_t l2_far_latency_cycles = 0;
   uint64_t l2_interleave_bytes = 4096;
+  // false: chunks of interleave_bytes take the partitions in turn; true: a chunk's partition is
+  // the sum of its index's base-`partitions` digits (the XOR of its bits for two), so that runs
+  // of one home are one or two chunks long, as on the H100 (docs/simulator.md).
+  bool l2_interleave_hashed = false;
   bool l2_far_copies_near = false;            // a far hit leaves a copy in the near partition
   // Chance per L2 access that another client's line (page tables, code, other kernels) is
   // brought into the L2 first: on the H100 such traffic evicts lines of full sets.
