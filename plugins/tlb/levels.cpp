@@ -11,7 +11,6 @@
 
 #include <algorithm>
 #include <string>
-#include <utility>
 
 #include <memtopo/analysis.hpp>
 
@@ -97,22 +96,37 @@ void measure_levels(memtopo::Context& ctx) {
   const std::vector<double>& cycles = sw.cycles;
   const SweepLevels lv = sweep_levels(grid, cycles);
   if (lv.cycles.empty()) throw memtopo::NotDeterminable("TLB sweep: " + lv.reason);
-  // Each level's step measured again, twice on each side: at the last page count the lower
-  // level held and at half of it, and one and a half times past it.
-  auto point = [&](uint64_t n) {
-    const uint64_t st = page_stride(s0, n);
+  // Each level's step measured again at the sweep's stride and at twice it, so that a step
+  // that is one run's disturbance, or one no other stride shows, is left out: at the last page
+  // count the level below held, three quarters and half of it, and where the sweep missed. Past the memory at twice the
+  // stride, the step cannot be checked, and is not kept.
+  auto point = [&](uint64_t n, uint64_t s) {
+    const uint64_t st = page_stride(s, n);
     return n * st <= kIndexedFootprint ? chase.low_cycles(n, st) : chase.cycles(n, st) - sw.average_offset;
   };
   const ConfirmedLevels confirmed = confirm_levels(lv, cycles, [&](size_t k) {
     const uint64_t held = lv.last_hit_pages[k - 1];
-    const uint64_t missed = std::min<uint64_t>(grid.back(), std::max<uint64_t>(held + 1, held + held / 2));
-    std::vector<double> h, m;
-    for (int rep = 0; rep < 2; ++rep) {
-      h.push_back(point(held));
-      h.push_back(point(std::max<uint64_t>(held / 2, 1)));
-      m.push_back(point(missed));
+    // Where the sweep had (nearly) every load missing; at twice the stride a TLB whose sets are
+    // indexed by page number uses half its sets, so it misses there at least as much.
+    const uint64_t missed = first_missing_pages(grid, cycles, held, lv.cycles[k - 1], lv.cycles[k]);
+    Remeasured r;
+    if (missed * page_stride(2 * s0, missed) > limit) {
+      r.unmeasurable = std::to_string(missed) + " pages at twice the stride (" + std::to_string(2 * s0) +
+                       " B) pass the memory a chase may span";
+      return r;
     }
-    return std::make_pair(h, m);
+    // At twice the stride the sets fill in another order (unequal sets keep hits longer):
+    // twice the count, where it fits, overflows every set.
+    uint64_t missed_wide = 2 * missed;
+    while (missed_wide > missed && missed_wide * page_stride(2 * s0, missed_wide) > limit) --missed_wide;
+    // The held count may lie on the ramp's foot (sets that overflow one by one): three
+    // quarters of it and half of it are well within the level.
+    r.held.push_back(point(std::max<uint64_t>(held * 3 / 4, 1), s0));
+    r.held.push_back(point(std::max<uint64_t>(held / 2, 1), s0));
+    r.held.push_back(point(std::max<uint64_t>(held / 2, 1), 2 * s0));
+    r.missed.push_back(point(missed, s0));
+    r.missed.push_back(point(missed_wide, 2 * s0));
+    return r;
   });
   const size_t found = std::min<size_t>(confirmed.count, 2);
   const uint64_t searched = grid.back() * page_stride(s0, grid.back());
@@ -150,14 +164,10 @@ void measure_levels(memtopo::Context& ctx) {
   const bool bound = !rising && found < 2;
   ctx.result("tlb.level_count", int64_t(found),
              memtopo::ResultInfo{0.9, bound || rising ? memtopo::Bound::AtLeast : memtopo::Bound::Exact, note});
-  // Where a step was seen but not kept, only the pages before it are known to hold.
-  const uint64_t held = confirmed.held_before_unkept && found == confirmed.count
-                            ? confirmed.held_before_unkept * page_stride(s0, confirmed.held_before_unkept)
-                            : searched;
   if (bound)
-    ctx.result("tlb.l" + std::to_string(found + 1) + "_reach_bytes", int64_t(held),
+    ctx.result("tlb.l" + std::to_string(found + 1) + "_reach_bytes", int64_t(searched),
                memtopo::ResultInfo{0.9, memtopo::Bound::AtLeast,
-                                   "no further latency level kept up to " + std::to_string(held) +
+                                   "no further latency level kept up to " + std::to_string(searched) +
                                        " B of chase (at most three quarters of the device memory): a further TLB "
                                        "level, if any, reaches at least that far; " + note});
 }

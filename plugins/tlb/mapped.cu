@@ -11,7 +11,6 @@
 
 #include <algorithm>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include <memtopo/device/kernel.hpp>
@@ -138,19 +137,19 @@ void measure_mapped(memtopo::Context& ctx) {
   for (double c : lv.cycles) note += " " + std::to_string(int(c + 0.5));
   note += " cycles per load (pointer chase, .cg)";
   if (lv.cycles.empty()) throw memtopo::NotDeterminable(lv.reason);
-  // Each level's step measured again, three times on each side (the lower level's last page
-  // count and half of it, one and a half times past it): a plateau one sweep shows and the
-  // next does not is no level.
+  // Each level's step measured again, three times on each side (three quarters and half of the
+  // lower level's last page count, and where the sweep missed): a plateau one sweep shows and
+  // the next does not is no level.
   const ConfirmedLevels confirmed = confirm_levels(lv, cycles, [&](size_t k) {
     const uint64_t held = lv.last_hit_pages[k - 1];
-    const uint64_t missed = std::min<uint64_t>(max_pages, std::max<uint64_t>(held + 1, held + held / 2));
-    std::vector<double> h, ms;
+    const uint64_t missed = first_missing_pages(grid, cycles, held, lv.cycles[k - 1], lv.cycles[k]);
+    Remeasured r;
     for (int rep = 0; rep < 3; ++rep) {
-      h.push_back(cycles_per_load(m, held, out.get()));
-      h.push_back(cycles_per_load(m, std::max<uint64_t>(held / 2, 1), out.get()));
-      ms.push_back(cycles_per_load(m, missed, out.get()));
+      r.held.push_back(cycles_per_load(m, std::max<uint64_t>(held * 3 / 4, 1), out.get()));
+      r.held.push_back(cycles_per_load(m, std::max<uint64_t>(held / 2, 1), out.get()));
+      r.missed.push_back(cycles_per_load(m, missed, out.get()));
     }
-    return std::make_pair(h, ms);
+    return r;
   });
   if (!confirmed.why.empty()) note += "; not a level: " + confirmed.why;
   const memtopo::ResultInfo info{0.8, memtopo::Bound::Exact, note};
@@ -159,13 +158,11 @@ void measure_mapped(memtopo::Context& ctx) {
   const bool rising = lv.ends_on_ramp && found == lv.last_hit_pages.size();
   ctx.result("tlb.mapped_level_count", int64_t(found),
              memtopo::ResultInfo{0.8, rising || !found ? memtopo::Bound::AtLeast : memtopo::Bound::Exact, note});
-  // No further level within the sweep: its reach is a bound; where a step was seen but not
-  // kept, only the pages before it are known to hold.
-  const uint64_t held = confirmed.held_before_unkept ? confirmed.held_before_unkept : max_pages;
-  if (!rising)
-    ctx.result("tlb.mapped_reach_bytes", int64_t(held * m.block()),
+  if (!rising)  // no level (or no further one kept) within the sweep: its reach is a bound
+    ctx.result("tlb.mapped_reach_bytes", int64_t(max_pages * m.block()),
                memtopo::ResultInfo{0.8, memtopo::Bound::AtLeast,
-                                   "no further level kept up to " + std::to_string(held) + " aliased pages; " + note});
+                                   "no further level kept up to " + std::to_string(max_pages) + " aliased pages; " +
+                                       note});
   std::vector<int64_t> entries;
   std::vector<double> penalties;
   for (size_t k = 0; k < found; ++k) {

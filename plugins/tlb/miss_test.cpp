@@ -40,7 +40,13 @@ MissTest miss_test(const Chaser& chase, uint64_t stride, uint64_t held, uint64_t
   const uint64_t quiet = std::max<uint64_t>(held / 2, 1);
   t.windows = miss_windows(chase, stride, quiet, beyond);
   t.counted = !t.windows.empty();
-  if (t.counted) t.base_rate = chase.slow_per_pass(quiet, stride, t.windows, 8) / double(quiet);
+  // Slow loads of a chase the level holds (interruptions, noise's tail), per load; one more
+  // than counted over two more loads, so that a reference with none seen does not make a
+  // single interrupted load beyond chance.
+  if (t.counted) {
+    const double passes = 8;
+    t.base_rate = (chase.slow_per_pass(quiet, stride, t.windows, 8) * passes + 1) / (double(quiet) * passes + 2);
+  }
   return t;
 }
 

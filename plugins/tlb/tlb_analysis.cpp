@@ -65,6 +65,13 @@ bool step_stands_out(const std::vector<double>& sweep_cycles, double lower, doub
   return step >= 0.03 * lower && (!std::isfinite(sigma) || step >= k * sigma);
 }
 
+uint64_t first_missing_pages(const std::vector<uint64_t>& pages, const std::vector<double>& cycles, uint64_t held,
+                             double lower, double upper) {
+  for (size_t i = 0; i < pages.size() && i < cycles.size(); ++i)
+    if (pages[i] > held && cycles[i] >= lower + 0.75 * (upper - lower)) return pages[i];
+  return pages.empty() ? held + 1 : pages.back();
+}
+
 bool step_confirmed(const std::vector<double>& held, const std::vector<double>& missed, double lower, double upper) {
   if (held.empty() || missed.empty()) return false;
   const double slowest_held = *std::max_element(held.begin(), held.end());

@@ -4,7 +4,6 @@
 
 #include <cstdint>
 #include <string>
-#include <utility>
 #include <vector>
 
 namespace tlb {
@@ -36,30 +35,44 @@ bool step_stands_out(const std::vector<double>& sweep_cycles, double lower, doub
 // a level is one that every measurement of it shows.
 bool step_confirmed(const std::vector<double>& held, const std::vector<double>& missed, double lower, double upper);
 
+// The first page count past `held` whose cycles reached three quarters of the way from
+// `lower` to `upper`: a count where (nearly) every load misses, past the ramp's foot where sets
+// overflow one by one. The last page count when none did.
+uint64_t first_missing_pages(const std::vector<uint64_t>& pages, const std::vector<double>& cycles, uint64_t held,
+                             double lower, double upper);
+
+// Chases of one level measured again: `held` (page counts the level below held) and `missed`
+// (past the step); `unmeasurable` says why they could not be (empty when they were).
+struct Remeasured {
+  std::vector<double> held, missed;
+  std::string unmeasurable;
+};
+
 // The levels of a sweep that stand out and come back: the count of leading levels past the
-// first for which `remeasure(k)` (the held and missed chases of level k measured again)
-// confirms the step; `why` says why the next one was not kept (empty when every one was).
+// first for which `remeasure(k)` (a Remeasured of level k) confirms the step; `why` says why
+// the next one was not kept (empty when every one was).
 struct ConfirmedLevels {
   size_t count = 0;
   std::string why;
-  uint64_t held_before_unkept = 0;  // pages the lower level held before the first step not kept (0: none)
 };
 template <class Remeasure>
 ConfirmedLevels confirm_levels(const SweepLevels& lv, const std::vector<double>& sweep_cycles, Remeasure remeasure) {
   ConfirmedLevels c;
   for (size_t k = 1; k < lv.cycles.size(); ++k) {
     const double lower = lv.cycles[k - 1], upper = lv.cycles[k];
+    const std::string step = "the step to " + std::to_string(upper) + " cycles after " +
+                             std::to_string(lv.last_hit_pages[k - 1]) + " pages";
     if (!step_stands_out(sweep_cycles, lower, upper)) {
-      c.why = "the step to " + std::to_string(upper) + " cycles after " + std::to_string(lv.last_hit_pages[k - 1]) +
-              " pages is within the sweep's own spread";
-      c.held_before_unkept = lv.last_hit_pages[k - 1];
+      c.why = step + " is within the sweep's own spread";
       return c;
     }
-    const auto [held, missed] = remeasure(k);
-    if (!step_confirmed(held, missed, lower, upper)) {
-      c.why = "the step to " + std::to_string(upper) + " cycles after " + std::to_string(lv.last_hit_pages[k - 1]) +
-              " pages did not come back when measured again";
-      c.held_before_unkept = lv.last_hit_pages[k - 1];
+    const Remeasured r = remeasure(k);
+    if (!r.unmeasurable.empty()) {
+      c.why = step + " cannot be measured again: " + r.unmeasurable;
+      return c;
+    }
+    if (!step_confirmed(r.held, r.missed, lower, upper)) {
+      c.why = step + " did not come back when measured again";
       return c;
     }
     ++c.count;

@@ -121,10 +121,10 @@ TEST_CASE("an L1 TLB of 64 KiB pages in front of an L2 TLB of 2 MiB pages", "[tl
 }
 
 TEST_CASE("a TLB level whose reach exceeds the memory searched is a bound", "[tlb][sim]") {
-  // 96 MiB of device memory: chases reach 72 MiB, past the L1 TLB's 32 MiB, short of the L2
-  // TLB's 130 MiB.
+  // 160 MiB of device memory: chases reach 120 MiB, past the L1 TLB's 32 MiB (checked again at
+  // twice the stride within it), short of the L2 TLB's 130 MiB.
   const std::string dev = probetest::write_variant("kepler-like.toml", "tlb-small", [](toml::table& t) {
-    t["device"].as_table()->insert_or_assign("global_memory_bytes", int64_t(96) << 20);
+    t["device"].as_table()->insert_or_assign("global_memory_bytes", int64_t(160) << 20);
   });
   const toml::table got = probetest::run_memtopo(dev, "tlb-small", "tlb");
   CHECK(got["tlb"]["l1_entries"].value<int64_t>() == 16);
@@ -132,8 +132,8 @@ TEST_CASE("a TLB level whose reach exceeds the memory searched is a bound", "[tl
   CHECK(got["provenance"]["tlb"]["level_count"]["bound"].value<std::string>() == "at_least");
   const auto reach = got["tlb"]["l2_reach_bytes"].value<int64_t>();
   REQUIRE(reach);
-  CHECK(*reach > (int64_t(64) << 20));
-  CHECK(*reach <= (int64_t(72) << 20));
+  CHECK(*reach > (int64_t(112) << 20));
+  CHECK(*reach <= (int64_t(120) << 20));
   CHECK(got["provenance"]["tlb"]["l2_reach_bytes"]["bound"].value<std::string>() == "at_least");
   CHECK_FALSE(got["tlb"].as_table()->contains("l2_entries"));
 }

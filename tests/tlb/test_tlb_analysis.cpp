@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <utility>
 #include <vector>
 
 #include "hopper/fixture_csv.hpp"
@@ -140,18 +139,22 @@ TEST_CASE("tlb: a level is kept only where its step stands out and comes back", 
   CHECK(tlb::step_stands_out(c, lv.cycles[0], lv.cycles[1]));
   // Measured again: the step comes back, the level is kept.
   const auto kept = tlb::confirm_levels(lv, c, [](size_t) {
-    return std::make_pair(std::vector<double>{259, 261, 260}, std::vector<double>{289, 291});
+    return tlb::Remeasured{{259, 261, 260}, {289, 291}, ""};
   });
   CHECK(kept.count == 1);
   CHECK(kept.why.empty());
-  CHECK(kept.held_before_unkept == 0);
   // Measured again: no step (a passing disturbance in the sweep), no level.
   const auto gone = tlb::confirm_levels(lv, c, [](size_t) {
-    return std::make_pair(std::vector<double>{259, 261, 260}, std::vector<double>{262, 261});
+    return tlb::Remeasured{{259, 261, 260}, {262, 261}, ""};
   });
   CHECK(gone.count == 0);
   CHECK_THAT(gone.why, Catch::Contains("did not come back"));
-  CHECK(gone.held_before_unkept == 12);
+  // A step that cannot be measured again (its chases pass the memory) is not kept either.
+  const auto unchecked = tlb::confirm_levels(lv, c, [](size_t) {
+    return tlb::Remeasured{{}, {}, "too far"};
+  });
+  CHECK(unchecked.count == 0);
+  CHECK_THAT(unchecked.why, Catch::Contains("cannot be measured again: too far"));
   // A step of 10 cycles on a sweep scattering by +-3: within the sweep's own spread.
   std::vector<double> noisy;
   for (uint64_t p = 1; p <= 24; ++p) noisy.push_back((p <= 12 ? 300.0 : 310.0) + double(int(p % 3) * 3 - 3));
