@@ -23,6 +23,7 @@ namespace tlb {
 namespace {
 
 constexpr uint64_t kLine = 128;
+constexpr uint64_t kMinLines = 64;  // lines a chase's time is made of at least
 
 __global__ void chase_pages(unsigned long long start, unsigned warm, unsigned steps, unsigned long long* out) {
   unsigned long long p = start;
@@ -85,16 +86,28 @@ class AliasedPages {
   AliasedPages& operator=(const AliasedPages&) = delete;
   uint64_t block() const { return block_; }
   uint64_t per_block() const { return per_block_; }  // pages aliasing one block
-  // Line k mod per_block of page k, for a chase over n pages.
-  unsigned long long slot(uint64_t k) const { return base_ + k * block_ + (k % per_block()) * kLine; }
-  // Writes the cycle over the first n pages (slot k holds slot k + 1's address), each block
-  // through the first page that maps it.
+  // Round j of a chase over n pages: line (k + j n) mod per_block of page k. Rounds past the
+  // first read other lines of the same pages.
+  unsigned long long slot(uint64_t k, uint64_t j, uint64_t n) const {
+    return base_ + k * block_ + ((k + j * n) % per_block()) * kLine;
+  }
+  // Rounds of a chase over n pages: enough that at least kMinLines lines make its time, since
+  // a few lines' L2 slices (near or far, by where the block landed) would set it.
+  uint64_t rounds(uint64_t n) const {
+    return std::max<uint64_t>(1, std::min<uint64_t>((kMinLines + n - 1) / n, per_block() / std::max<uint64_t>(n, 1)));
+  }
+  // Writes the cycle over the first n pages, rounds(n) times with other lines (slot (k, j)
+  // holds the next slot's address), each block through the first page that maps it.
   void link(uint64_t n) const {
     std::vector<unsigned long long> words(block_ / 8);
+    const uint64_t r = rounds(n);
     for (uint64_t first = 0; first < n; first += per_block()) {
       std::fill(words.begin(), words.end(), 0ull);
       for (uint64_t k = first; k < std::min(n, first + per_block()); ++k)
-        words[(k % per_block()) * kLine / 8] = slot((k + 1) % n);
+        for (uint64_t j = 0; j < r; ++j) {
+          const uint64_t next_k = (k + 1) % n, next_j = next_k == 0 ? (j + 1) % r : j;
+          words[((k + j * n) % per_block()) * kLine / 8] = slot(next_k, next_j, n);
+        }
       memtopo::device::cuda_check(cudaMemcpy(reinterpret_cast<void*>(base_ + first * block_), words.data(), block_,
                                       cudaMemcpyHostToDevice),
                            "chase_pages", "cudaMemcpy");
@@ -109,8 +122,9 @@ class AliasedPages {
 
 double cycles_per_load(const AliasedPages& m, uint64_t n, unsigned long long* out) {
   m.link(n);
-  const unsigned steps = unsigned(std::max<uint64_t>(n, 2048) / n * n);
-  chase_pages<<<1, 1>>>(m.slot(0), unsigned(2 * n), steps, out);
+  const uint64_t cycle = n * m.rounds(n);
+  const unsigned steps = unsigned(std::max<uint64_t>(cycle, 2048) / cycle * cycle);
+  chase_pages<<<1, 1>>>(m.slot(0, 0, n), unsigned(2 * cycle), steps, out);
   memtopo::device::cuda_check(cudaGetLastError(), "chase_pages", "launch");
   unsigned long long host[2];
   memtopo::device::cuda_check(cudaMemcpy(host, out, sizeof host, cudaMemcpyDeviceToHost), "chase_pages", "cudaMemcpy");
