@@ -151,9 +151,21 @@ double random_lines_miss_fraction(Measurer& m, uint64_t T, uint64_t W, uint64_t 
   }
   std::shuffle(offsets.begin(), offsets.end(), rng);
   m.ctx().progress(0.95, t.element + " sets/ways: random lines");
-  const auto o = m.run(counted_footprint(recipes::from_byte_offsets(offsets, span * b), 2, 4));
-  m.ctx().raw(t.element + "-random-lines", {"lines", "span_bytes", "miss_fraction"},
-              {double(offsets.size()), double(span * b), o.miss_fraction});
+  // The same lines on several SMs of one launch. A hash overflows the same sets on every SM;
+  // another user's line takes a way of one SM's cache only (the H100's L1 paths, the
+  // simulator's stray_line_probability), and with exactly W lines in a set it costs misses.
+  // So the copy with the fewest misses but one stands for the cache: strays fool it only on
+  // all copies but one, a hash escapes it only where two copies show no significant misses.
+  const size_t copies = static_cast<size_t>(std::min(m.parallel_footprints(), 9));
+  auto runs = m.run(std::vector<Footprint>(copies, counted_footprint(recipes::from_byte_offsets(offsets, span * b), 2, 4)));
+  std::sort(runs.begin(), runs.end(), [](const FootprintResult& x, const FootprintResult& y) {
+    return x.significant != y.significant ? !x.significant : x.misses < y.misses;
+  });
+  const FootprintResult& o = runs[std::min<size_t>(1, copies - 1)];
+  std::vector<double> row;
+  for (const auto& r : runs)
+    for (double v : {double(offsets.size()), double(span * b), r.miss_fraction}) row.push_back(v);
+  m.ctx().raw(t.element + "-random-lines", {"lines", "span_bytes", "miss_fraction"}, row);
   *count = offsets.size();
   *span_bytes = span * b;
   *significant = o.significant;
