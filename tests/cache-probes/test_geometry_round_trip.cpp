@@ -1,0 +1,81 @@
+// Sets and ways on simulated devices unlike the shipped ones: a constant L1.5 larger than
+// half of what the constant path reaches, with ways that are not a power of two; and
+// texture and read-only loads in one storage under random replacement, where one SM's cache
+// now and then holds another user's line.
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <string>
+
+#include <toml++/toml.h>
+
+#include "memtopo_run.hpp"
+
+namespace {
+
+using probetest::run_memtopo;
+using probetest::write_variant;
+
+struct Geometry {
+  int64_t sets, ways, line_bytes;
+};
+
+}  // namespace
+
+TEST_CASE("the constant L1.5's sets and ways past half the constant reach", "[cache][sim][constant]") {
+  // 64 KiB and 48 KiB: W + 1 lines two set-strides apart span twice the size, past the 95 KiB
+  // that constant memory and kernel parameters reach; 12 and 20 ways are no power of two.
+  const Geometry g = GENERATE(Geometry{16, 16, 256}, Geometry{16, 12, 256}, Geometry{32, 12, 128}, Geometry{16, 20, 256});
+  const int64_t size = g.sets * g.ways * g.line_bytes;
+  const std::string tag = "l15-geometry-" + std::to_string(g.sets) + "x" + std::to_string(g.ways);
+  INFO(tag);
+  const std::string dev = write_variant("hopper-like.toml", tag, [&](toml::table& t) {
+    toml::table& c = *t["constant_l15"].as_table();
+    c.insert_or_assign("size_bytes", size);
+    c.insert_or_assign("line_bytes", g.line_bytes);
+    c.insert_or_assign("sets", g.sets);
+    c.insert_or_assign("ways", g.ways);
+  });
+  const toml::table got = run_memtopo(dev, tag, "constant");
+  CHECK(got["constant_l15"]["size_bytes"].value<int64_t>() == size);
+  CHECK(got["constant_l15"]["line_bytes"].value<int64_t>() == g.line_bytes);
+  CHECK(got["constant_l15"]["sets"].value<int64_t>() == g.sets);
+  CHECK(got["constant_l15"]["ways"].value<int64_t>() == g.ways);
+  CHECK(got["constant_l15"]["set_mapping"].value<std::string>() == "modulo");
+  CHECK(got["constant_l15"]["replacement_policy"].value<std::string>() == "lru");
+}
+
+TEST_CASE("texture and read-only loads in one randomly replaced storage agree on its sets and ways", "[cache][sim][sharing]") {
+  // A texture cache of its own, which read-only loads share, with random replacement, and
+  // each SM's copy losing a way of one set to another user's line in 15 % of calls: W lines
+  // at random places in each set then miss on that SM now and then, which once made one path
+  // "not determinable" while the other, on the same storage, gave its sets and ways.
+  const Geometry g = GENERATE(Geometry{32, 16, 128}, Geometry{16, 32, 128});
+  const int seed = GENERATE(10, 13, 14, 15);
+  const std::string tag = "shared-random-" + std::to_string(g.sets) + "x" + std::to_string(g.ways) + "-" + std::to_string(seed);
+  INFO(tag);
+  const std::string dev = write_variant("hopper-like.toml", tag, [&](toml::table& t) {
+    for (const char* e : {"texture", "readonly"}) {
+      toml::table& c = *t[e].as_table();
+      c.insert_or_assign("size_bytes", g.sets * g.ways * g.line_bytes);
+      c.insert_or_assign("line_bytes", g.line_bytes);
+      c.insert_or_assign("sets", g.sets);
+      c.insert_or_assign("ways", g.ways);
+      c.insert_or_assign("replacement_policy", "random");
+    }
+    t["sim"]["texture"].as_table()->insert_or_assign("storage", "own");
+    t["sim"]["readonly"].as_table()->insert_or_assign("storage", "texture");
+    t["sim"].as_table()->insert_or_assign("stray_line_probability", 0.15);
+    t["sim"].as_table()->insert_or_assign("seed", seed);
+  });
+  const toml::table got = run_memtopo(dev, tag, "texture-readonly,cache-sharing/storage");
+  CHECK(got["readonly"]["storage"].value<std::string>() == "texture");
+  for (const char* e : {"texture", "readonly"}) {
+    INFO(e);
+    CHECK(got[e]["size_bytes"].value<int64_t>() == g.sets * g.ways * g.line_bytes);
+    CHECK(got[e]["sets"].value<int64_t>() == g.sets);
+    CHECK(got[e]["ways"].value<int64_t>() == g.ways);
+    CHECK(got[e]["set_mapping"].value<std::string>() == "modulo");
+    CHECK(got[e]["replacement_policy"].value<std::string>() == "random");
+  }
+}
