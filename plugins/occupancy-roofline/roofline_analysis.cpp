@@ -141,7 +141,8 @@ std::vector<Point> sweep(const Measure& measure, const SweepSettings& s) {
 
 // The issue latency: one warp's fewest cycles per instruction over the ILPs measured (within
 // 3 %, the widest ILP). It is at most that value while doubling the chains still halved the
-// cycles (the chains only shared the completion latency out), and when a wider ILP was slower
+// cycles (the chains only shared the completion latency out), while the chains together took
+// no more than one completion, and when a wider ILP was slower
 // (the warp's loads in flight, not the issue, bound it there: DRAM loads on an H100).
 void set_issue_latency(const std::vector<Point>& points, const SweepSettings& s, const Point& first, Summary& out) {
   std::vector<const Point*> one_warp;
@@ -165,6 +166,9 @@ void set_issue_latency(const std::vector<Point>& points, const SweepSettings& s,
     const double halving = double(before.ilp) / double(at.ilp);
     out.issue_latency_at_most = wider_was_slower || out.issue_latency_cycles / cycles_per_op(before) < halving * 1.1;
   }
+  // Still latency-bound where the chains together take no more than one completion (within
+  // 10 %): the warp waited for them, not for its issue slot.
+  if (out.issue_latency_cycles * double(at.ilp) <= 1.1 * cycles_per_op(first)) out.issue_latency_at_most = true;
 }
 
 std::optional<Summary> summarize(const std::vector<Point>& points, const SweepSettings& s) {

@@ -86,27 +86,28 @@ class AliasedPages {
   AliasedPages& operator=(const AliasedPages&) = delete;
   uint64_t block() const { return block_; }
   uint64_t per_block() const { return per_block_; }  // pages aliasing one block
-  // Round j of a chase over n pages: line (k + j n) mod per_block of page k. Rounds past the
-  // first read other lines of the same pages.
-  unsigned long long slot(uint64_t k, uint64_t j, uint64_t n) const {
-    return base_ + k * block_ + ((k + j * n) % per_block()) * kLine;
+  // Round j of a chase over n pages `stride` pages apart: line (k + j n) mod per_block of page
+  // k x stride. Rounds past the first read other lines of the same pages.
+  unsigned long long slot(uint64_t k, uint64_t j, uint64_t n, uint64_t stride = 1) const {
+    return base_ + k * stride * block_ + ((k + j * n) % per_block()) * kLine;
   }
   // Rounds of a chase over n pages: enough that at least kMinLines lines make its time, since
   // a few lines' L2 slices (near or far, by where the block landed) would set it.
   uint64_t rounds(uint64_t n) const {
     return std::max<uint64_t>(1, std::min<uint64_t>((kMinLines + n - 1) / n, per_block() / std::max<uint64_t>(n, 1)));
   }
-  // Writes the cycle over the first n pages, rounds(n) times with other lines (slot (k, j)
-  // holds the next slot's address), each block through the first page that maps it.
-  void link(uint64_t n) const {
+  // Writes the cycle over pages 0, stride, ... (n of them), rounds(n) times with other lines
+  // (slot (k, j) holds the next slot's address), each block through the first page that maps it.
+  void link(uint64_t n, uint64_t stride = 1) const {
     std::vector<unsigned long long> words(block_ / 8);
-    const uint64_t r = rounds(n);
-    for (uint64_t first = 0; first < n; first += per_block()) {
+    const uint64_t r = rounds(n), last_page = (n - 1) * stride;
+    for (uint64_t first = 0; first <= last_page; first += per_block()) {
       std::fill(words.begin(), words.end(), 0ull);
-      for (uint64_t k = first; k < std::min(n, first + per_block()); ++k)
+      const uint64_t end = std::min(last_page + 1, first + per_block());
+      for (uint64_t k = (first + stride - 1) / stride; k * stride < end; ++k)
         for (uint64_t j = 0; j < r; ++j) {
           const uint64_t next_k = (k + 1) % n, next_j = next_k == 0 ? (j + 1) % r : j;
-          words[((k + j * n) % per_block()) * kLine / 8] = slot(next_k, next_j, n);
+          words[((k + j * n) % per_block()) * kLine / 8] = slot(next_k, next_j, n, stride);
         }
       memtopo::device::cuda_check(cudaMemcpy(reinterpret_cast<void*>(base_ + first * block_), words.data(), block_,
                                       cudaMemcpyHostToDevice),
@@ -120,11 +121,11 @@ class AliasedPages {
   CUdeviceptr base_ = 0;
 };
 
-double cycles_per_load(const AliasedPages& m, uint64_t n, unsigned long long* out) {
-  m.link(n);
+double cycles_per_load(const AliasedPages& m, uint64_t n, unsigned long long* out, uint64_t stride = 1) {
+  m.link(n, stride);
   const uint64_t cycle = n * m.rounds(n);
   const unsigned steps = unsigned(std::max<uint64_t>(cycle, 2048) / cycle * cycle);
-  chase_pages<<<1, 1>>>(m.slot(0, 0, n), unsigned(2 * cycle), steps, out);
+  chase_pages<<<1, 1>>>(m.slot(0, 0, n, stride), unsigned(2 * cycle), steps, out);
   memtopo::device::cuda_check(cudaGetLastError(), "chase_pages", "launch");
   unsigned long long host[2];
   memtopo::device::cuda_check(cudaMemcpy(host, out, sizeof host, cudaMemcpyDeviceToHost), "chase_pages", "cudaMemcpy");
@@ -151,18 +152,24 @@ void measure_mapped(memtopo::Context& ctx) {
   for (double c : lv.cycles) note += " " + std::to_string(int(c + 0.5));
   note += " cycles per load (pointer chase, .cg)";
   if (lv.cycles.empty()) throw memtopo::NotDeterminable(lv.reason);
-  // Each level's step measured again, three times on each side (three quarters and half of the
-  // lower level's last page count, and where the sweep missed): a plateau one sweep shows and
-  // the next does not is no level.
+  // Each level's step measured again, with the pages one and two apart (half and three
+  // quarters of the lower level's last page count, and where the sweep missed), as tlb/levels
+  // does: a plateau one sweep or one spacing shows is no level, and one whose pages two apart
+  // pass the pages mapped cannot be checked.
   const ConfirmedLevels confirmed = confirm_levels(lv, cycles, [&](size_t k) {
     const uint64_t held = lv.last_hit_pages[k - 1];
     const uint64_t missed = first_missing_pages(grid, cycles, held, lv.cycles[k - 1], lv.cycles[k]);
     Remeasured r;
-    for (int rep = 0; rep < 3; ++rep) {
-      r.held.push_back(cycles_per_load(m, std::max<uint64_t>(held * 3 / 4, 1), out.get()));
-      r.held.push_back(cycles_per_load(m, std::max<uint64_t>(held / 2, 1), out.get()));
-      r.missed.push_back(cycles_per_load(m, missed, out.get()));
+    if ((missed - 1) * 2 >= max_pages) {
+      r.unmeasurable = std::to_string(missed) + " pages two pages apart pass the " + std::to_string(max_pages) +
+                       " pages mapped";
+      return r;
     }
+    for (uint64_t stride : {1, 2}) {
+      r.held.push_back(cycles_per_load(m, std::max<uint64_t>(held / 2, 1), out.get(), stride));
+      r.missed.push_back(cycles_per_load(m, missed, out.get(), stride));
+    }
+    r.held.push_back(cycles_per_load(m, std::max<uint64_t>(held * 3 / 4, 1), out.get()));
     return r;
   });
   if (!confirmed.why.empty()) note += "; not a level: " + confirmed.why;
