@@ -29,23 +29,31 @@ __device__ __forceinline__ unsigned long long* next(unsigned long long* p) {
   return reinterpret_cast<unsigned long long*>(__ldcg(p));
 }
 
-template <int P>
-__global__ void chase(unsigned long long* start, int warm_loads, long long* window_cycles, long long* empty_cycles) {
-  __shared__ unsigned long long sink;
-  unsigned long long* p = start;
-  for (int i = 0; i < warm_loads; ++i) p = next<P>(p);
+// kWindows windows of kLoadsPerWindow dependent loads `p = next(p)`, each between two clock
+// reads, the last pointer stored to shared memory before the second read; then the same window
+// without loads. T is the pointer's type, 64-bit generic or 32-bit state-space.
+template <class T, class Next>
+__device__ void time_windows(T p, Next next, long long* window_cycles, long long* empty_cycles) {
+  __shared__ T sink;
   for (int w = 0; w < kWindows; ++w) {
     const long long t0 = clock64();
 #pragma unroll
-    for (int i = 0; i < kLoadsPerWindow; ++i) p = next<P>(p);
-    *static_cast<volatile unsigned long long*>(&sink) = reinterpret_cast<unsigned long long>(p);
+    for (int i = 0; i < kLoadsPerWindow; ++i) p = next(p);
+    *static_cast<volatile T*>(&sink) = p;
     const long long t1 = clock64();
     window_cycles[w] = t1 - t0;
     const long long e0 = clock64();
-    *static_cast<volatile unsigned long long*>(&sink) = reinterpret_cast<unsigned long long>(p);
+    *static_cast<volatile T*>(&sink) = p;
     const long long e1 = clock64();
     empty_cycles[w] = e1 - e0;
   }
+}
+
+template <int P>
+__global__ void chase(unsigned long long* start, int warm_loads, long long* window_cycles, long long* empty_cycles) {
+  unsigned long long* p = start;
+  for (int i = 0; i < warm_loads; ++i) p = next<P>(p);
+  time_windows(p, [](unsigned long long* q) { return next<P>(q); }, window_cycles, empty_cycles);
 }
 
 // 32-bit chases: a ring of 64 words, each holding the state-space address of the next.
@@ -69,7 +77,6 @@ __device__ __forceinline__ unsigned next32(unsigned p) {
 template <bool Shared>
 __global__ void chase32(long long* window_cycles, long long* empty_cycles) {
   __shared__ unsigned ring[kRingWords];
-  __shared__ unsigned sink;
   unsigned p;
   if (Shared) {
     for (int i = 0; i < kRingWords; ++i) ring[i] = static_cast<unsigned>(__cvta_generic_to_shared(&ring[(i + 1) % kRingWords]));
@@ -78,18 +85,7 @@ __global__ void chase32(long long* window_cycles, long long* empty_cycles) {
     p = const_ring[0];
   }
   for (int i = 0; i < 4 * kRingWords; ++i) p = next32<Shared>(p);
-  for (int w = 0; w < kWindows; ++w) {
-    const long long t0 = clock64();
-#pragma unroll
-    for (int i = 0; i < kLoadsPerWindow; ++i) p = next32<Shared>(p);
-    *static_cast<volatile unsigned*>(&sink) = p;
-    const long long t1 = clock64();
-    window_cycles[w] = t1 - t0;
-    const long long e0 = clock64();
-    *static_cast<volatile unsigned*>(&sink) = p;
-    const long long e1 = clock64();
-    empty_cycles[w] = e1 - e0;
-  }
+  time_windows(p, [](unsigned q) { return next32<Shared>(q); }, window_cycles, empty_cycles);
 }
 
 void check(cudaError_t e, const char* what) {
@@ -103,6 +99,18 @@ double median(std::vector<long long> v) {
   return double(v[v.size() / 2]);
 }
 
+// After a chase kernel: its windows' median less the empty window's, per load (printing both).
+double per_load(const long long* d_out) {
+  check(cudaGetLastError(), "launch");
+  check(cudaDeviceSynchronize(), "kernel");
+  std::vector<long long> window(kWindows), empty(kWindows);
+  check(cudaMemcpy(window.data(), d_out, sizeof(long long) * kWindows, cudaMemcpyDeviceToHost), "cudaMemcpy");
+  check(cudaMemcpy(empty.data(), d_out + kWindows, sizeof(long long) * kWindows, cudaMemcpyDeviceToHost), "cudaMemcpy");
+  const double raw = median(window) / kLoadsPerWindow, bare = median(empty);
+  std::printf("    raw %.2f cycles per load; window without loads %.0f cycles\n", raw, bare);
+  return (median(window) - bare) / kLoadsPerWindow;
+}
+
 // Cycles per load of a chase over `footprint` bytes, one pointer every `stride` bytes.
 template <int P>
 double measure(unsigned long long* buf, size_t footprint, size_t stride, long long* d_out) {
@@ -112,14 +120,7 @@ double measure(unsigned long long* buf, size_t footprint, size_t stride, long lo
   for (size_t i = 0; i < n; ++i) host[i * words] = reinterpret_cast<unsigned long long>(buf + ((i * 5 + 1) % n) * words);
   check(cudaMemcpy(buf, host.data(), footprint, cudaMemcpyHostToDevice), "cudaMemcpy");
   chase<P><<<1, 1>>>(buf, int(4 * n), d_out, d_out + kWindows);
-  check(cudaGetLastError(), "launch");
-  check(cudaDeviceSynchronize(), "kernel");
-  std::vector<long long> window(kWindows), empty(kWindows);
-  check(cudaMemcpy(window.data(), d_out, sizeof(long long) * kWindows, cudaMemcpyDeviceToHost), "cudaMemcpy");
-  check(cudaMemcpy(empty.data(), d_out + kWindows, sizeof(long long) * kWindows, cudaMemcpyDeviceToHost), "cudaMemcpy");
-  const double raw = median(window) / kLoadsPerWindow, bare = median(empty);
-  std::printf("    raw %.2f cycles per load; window without loads %.0f cycles\n", raw, bare);
-  return (median(window) - bare) / kLoadsPerWindow;
+  return per_load(d_out);
 }
 
 // Cycles per load of a 32-bit chase in shared memory or the constant cache.
@@ -137,14 +138,7 @@ double measure32(long long* d_out) {
     check(cudaMemcpyToSymbol(const_ring, ring.data(), sizeof(unsigned) * kRingWords), "cudaMemcpyToSymbol");
   }
   chase32<Shared><<<1, 1>>>(d_out, d_out + kWindows);
-  check(cudaGetLastError(), "launch");
-  check(cudaDeviceSynchronize(), "kernel");
-  std::vector<long long> window(kWindows), empty(kWindows);
-  check(cudaMemcpy(window.data(), d_out, sizeof(long long) * kWindows, cudaMemcpyDeviceToHost), "cudaMemcpy");
-  check(cudaMemcpy(empty.data(), d_out + kWindows, sizeof(long long) * kWindows, cudaMemcpyDeviceToHost), "cudaMemcpy");
-  const double raw = median(window) / kLoadsPerWindow, bare = median(empty);
-  std::printf("    raw %.2f cycles per load; window without loads %.0f cycles\n", raw, bare);
-  return (median(window) - bare) / kLoadsPerWindow;
+  return per_load(d_out);
 }
 
 }  // namespace
