@@ -1,7 +1,10 @@
 // The CUDA device: its properties (mt_device_info) and the mt_backend function table that
 // forwards to CudaEngine. CUDA 13 removed clockRate from cudaDeviceProp, so clocks are
 // read as device attributes.
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <memory>
 #include <mutex>
@@ -37,8 +40,30 @@ int guarded(void* self, const char* what, char* err, size_t err_size, F&& f) {
   }
 }
 
+// MEMTOPO_TRACE_JOBS=1: one stderr line per call (jobs, loads, largest array, wall time),
+// to see where a probe's time goes (docs/results: "Where a default run's time goes").
+void trace_call(mt_job* const* jobs, size_t n, double ms) {
+  uint64_t warm = 0, timed = 0, bytes = 0;
+  for (size_t i = 0; i < n; ++i) {
+    warm += jobs[i]->warmup_steps;
+    timed += jobs[i]->steps;
+    if (jobs[i]->array) bytes = std::max<uint64_t>(bytes, jobs[i]->array->elems * 4);
+  }
+  std::fprintf(stderr,
+               "trace run_jobs: jobs=%zu pattern=%d record=%d streams=%u warmup=%llu steps=%llu array_bytes=%llu ms=%.2f "
+               "slow=%llu cycles_per_load=%.1f\n",
+               n, n ? int(jobs[0]->pattern) : -1, n ? int(jobs[0]->record) : -1, n ? jobs[0]->rate.streams : 0,
+               (unsigned long long)warm, (unsigned long long)timed, (unsigned long long)bytes, ms,
+               n ? (unsigned long long)jobs[0]->out.slow : 0ull,
+               n && jobs[0]->steps ? double(jobs[0]->out.cycles) / double(jobs[0]->steps) : 0.0);
+}
 int cu_run_jobs(void* self, mt_job* const* jobs, size_t n, char* err, size_t size) {
-  return guarded(self, "run_jobs", err, size, [&](CudaEngine& e) { e.run_jobs(jobs, n); });
+  static const bool trace = std::getenv("MEMTOPO_TRACE_JOBS") != nullptr;
+  const auto t0 = std::chrono::steady_clock::now();
+  const int rc = guarded(self, "run_jobs", err, size, [&](CudaEngine& e) { e.run_jobs(jobs, n); });
+  if (trace)
+    trace_call(jobs, n, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  return rc;
 }
 int cu_alloc(void* self, uint64_t bytes, void** out, char* err, size_t size) {
   return guarded(self, "alloc_buffer", err, size, [&](CudaEngine& e) {
