@@ -161,7 +161,7 @@ static_assert(offsetof(mt_job, space) == 24);
 static_assert(offsetof(mt_job, pattern) == 28);
 static_assert(offsetof(mt_job, array) == 32);
 static_assert(offsetof(mt_job, start) == 40);
-static_assert(offsetof(mt_job, reserved) == 44);
+static_assert(offsetof(mt_job, stagger_streams) == 44);  // 3.0: reserved (0)
 static_assert(offsetof(mt_job, random_stride_elems) == 48);
 static_assert(offsetof(mt_job, random_seed) == 56);
 static_assert(offsetof(mt_job, warmup_steps) == 64);

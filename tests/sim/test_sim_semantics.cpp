@@ -226,6 +226,43 @@ TEST_CASE("sim: random-load streams share the loads and the time", "[sim][count]
   CHECK_THROWS_WITH(be.run(r), Catch::Contains("33 streams"));
 }
 
+TEST_CASE("sim: staggered chase streams load a cycle as one chase does", "[sim][count]") {
+  // The 16-line L1 (4 sets x 4 ways, LRU). 20 lines 128 B apart overflow every set: one
+  // chase misses at every load, and so do 4 streams spread along the cycle (each line comes
+  // back a whole cycle later), whereas 4 streams from one start walk in step and the 3 behind
+  // the first hit the line it brought. 12 lines fit either way.
+  auto d = open_text("chase-streams", tiny_device("lru"));
+  const memtopo::Backend be(d->backend());
+  const memtopo::ChaseArray over = memtopo::ChaseArray::stride(20 * 128, 128);
+  memtopo::Job j = counted(over, 20, 80, 100, 16);
+  CHECK(be.run(j).slow == 80);
+  j.rate.streams = 4;
+  j.stagger_streams = true;
+  CHECK(be.run(j).slow == 80);
+  j.stagger_streams = false;
+  CHECK(be.run(j).slow <= 24);
+  const memtopo::ChaseArray fits = memtopo::ChaseArray::stride(12 * 128, 128);
+  memtopo::Job f = counted(fits, 12, 48, 100, 16);
+  f.rate.streams = 4;
+  f.stagger_streams = true;
+  CHECK(be.run(f).slow == 0);
+  // Stream k starts k * ceil(12 / 4) lines along the cycle.
+  mt_chase_array c = fits.c();
+  mt_job cj{};
+  cj.array = &c;
+  cj.rate.streams = 4;
+  cj.stagger_streams = 1;
+  cj.start = 32;  // line 1
+  CHECK(memtopo::engine::stream_start(cj, 0) == 32);
+  CHECK(memtopo::engine::stream_start(cj, 1) == 4 * 32);
+  CHECK(memtopo::engine::stream_start(cj, 3) == 10 * 32);
+  // Random loads and explicit arrays are refused, with the reason.
+  memtopo::Job r = random_lines(over, 1000, 0);
+  r.rate.streams = 4;
+  r.stagger_streams = true;
+  CHECK_THROWS_WITH(be.run(r), Catch::Contains("staggered streams"));
+}
+
 TEST_CASE("sim: a pump loads between windows of timed loads, which it leaves alone", "[sim][count]") {
   // The 64 lines over the 16-line L1 again. A pump of 32 lanes loads for 2000 cycles before
   // every 10 timed loads: the timed loads hit as often as without it, the span holds the

@@ -165,7 +165,13 @@ typedef struct mt_job {
   mt_pattern pattern;
   const mt_chase_array* array;
   uint32_t start;             /* CHASE, POINTERS: index of the first element loaded */
-  uint32_t reserved;
+  /* Counted CHASE over a STRIDE array with rate.streams > 1 (since ABI 3.1). 0: every stream
+   * along the array from `start`. 1: stream k starts k * ceil(L / streams) elements along the
+   * cycle from `start` (L: the cycle's length), so that the streams together load each
+   * element once per L loads, as one chase does, in about 1/streams of its time: a capacity
+   * test of a shared cache gives the same counts faster. Slow steps (stream 0) are then
+   * numbered along stream 0's own part of the cycle. */
+  uint32_t stagger_streams;
   uint64_t random_stride_elems; /* RANDOM: candidates are 0, stride, 2 * stride, ... (< 2^32) */
   uint64_t random_seed;       /* RANDOM */
   uint64_t warmup_steps;      /* loads before timing starts (0: start cold) */

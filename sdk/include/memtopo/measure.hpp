@@ -79,6 +79,9 @@ struct Job {
   uint64_t warmup_steps = 0;
   uint64_t steps = 0;
   Rate rate;
+  // Counted chase over a stride array, rate.streams > 1: the streams start spread along the
+  // cycle, together loading it as one chase would (mt_job::stagger_streams).
+  bool stagger_streams = false;
   // what it returns
   mt_record record = MT_RECORD_SAMPLES;
   bool want_index = true;           // SAMPLES: the element index of each load too
@@ -199,6 +202,7 @@ class Backend {
     c.steps = j.steps;
     c.rate = mt_rate{j.rate.streams, j.rate.gap_cycles, j.rate.pump_warps, j.rate.pump_lanes, j.rate.pump_cycles,
                      j.rate.probe_loads};
+    c.stagger_streams = j.stagger_streams ? 1u : 0u;
     c.record = j.record;
     if (j.record == MT_RECORD_SAMPLES && j.timed) {
       out.latency.resize(j.steps);

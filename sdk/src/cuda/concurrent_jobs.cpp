@@ -64,8 +64,12 @@ DeviceChaseJob describe(const mt_job& j, const CallArrays& arrays, uint32_t* o) 
     d.pump_lanes = j.rate.pump_lanes;
     d.pump_cycles = j.rate.pump_cycles;
     d.probe_loads = engine::probe_loads_of(j);
-  } else {  // a counted chase: one chain per stream, each along the array from `start`
+  } else {  // a counted chase: one chain per stream, from `start` or staggered along the cycle
     d.streams = engine::streams_of(j);
+    if (j.stagger_streams) {
+      d.stagger = engine::stagger_elems(j);
+      d.stagger_modulus = j.array->elems;
+    }
   }
   return d;
 }
@@ -109,8 +113,12 @@ void CudaEngine::run_concurrent(engine::JobCall& call) {
   CallArrays arrays(pool_, limits_);
   for (size_t i = 0; i < call.jobs.size(); ++i) {
     const mt_job& j = call.jobs[i];
-    arrays.need(j.array, j.space, j.start, j.warmup_steps + j.steps, "job " + std::to_string(i),
-                j.pattern == MT_PATTERN_POINTERS);
+    const uint32_t n = j.stagger_streams ? engine::streams_of(j) : 1;
+    for (uint32_t k = 0; k < n; ++k)  // staggered streams: each its part of the cycle
+      arrays.need(j.array, j.space, engine::stream_start(j, k),
+                  n == 1 ? j.warmup_steps + j.steps
+                         : engine::stream_share(j.warmup_steps, n, k) + engine::stream_share(j.steps, n, k),
+                  "job " + std::to_string(i), j.pattern == MT_PATTERN_POINTERS);
   }
   arrays.upload();
   std::vector<uint64_t> out_offset(call.jobs.size());

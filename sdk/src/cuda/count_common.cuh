@@ -10,7 +10,9 @@ namespace memtopo::cuda::detail {
 // index, exactly the fine chase's step.
 struct FollowArray {
   uint32_t start;
-  __device__ FollowArray(const DeviceChaseJob& job, uint32_t /*stream*/) : start(job.start) {}
+  __device__ FollowArray(const DeviceChaseJob& job, uint32_t stream)
+      : start(job.stagger_modulus ? uint32_t((job.start + uint64_t(stream) * job.stagger) % job.stagger_modulus)
+                                  : job.start) {}
   __device__ uint32_t first() { return start; }
   __device__ uint32_t after(uint32_t loaded) { return loaded; }
 };

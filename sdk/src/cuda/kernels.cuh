@@ -93,7 +93,9 @@ struct DeviceChaseJob {
   // Average: a pointer chase (MT_PATTERN_POINTERS); the array holds addresses (and a shared
   // array is turned into addresses while it is copied in).
   uint32_t pointers = 0;
-  uint32_t reserved = 0;
+  // Counted chase, staggered streams: stream k starts at (start + k stagger) % stagger_modulus.
+  uint32_t stagger = 0;
+  unsigned long long stagger_modulus = 0;
 };
 
 // Slow-load steps a counting chase keeps: the fine chase's sample buffer (4 KiB) reused as

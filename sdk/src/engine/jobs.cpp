@@ -81,6 +81,12 @@ std::string check_pointer_layout(const mt_job& j, const std::string& where) {
 std::string check_rate(const mt_job& j, const BackendLimits& lim, const std::string& where) {
   const mt_rate& r = j.rate;
   const bool paced = r.streams > 1 || r.gap_cycles > 0;
+  if (j.stagger_streams) {
+    if (j.stagger_streams != 1) return where + ": stagger_streams is 0 or 1";
+    if (j.pattern != MT_PATTERN_CHASE || j.array == nullptr || j.array->kind != MT_ARRAY_STRIDE || r.streams < 2)
+      return where + ": staggered streams (stagger_streams = 1) split a counted chase over a STRIDE array between "
+                     "two or more streams (rate.streams)";
+  }
   if (!paced && r.pump_warps == 0) return {};
   const bool chained = j.pattern == MT_PATTERN_CHASE && r.gap_cycles == 0 && r.pump_warps == 0 &&
                        (global_path(j.space) || j.space == MT_SPACE_SHARED);

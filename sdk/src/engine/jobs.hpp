@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,21 @@ void write_results(const JobCall& call, mt_job* const* jobs);
 inline uint32_t streams_of(const mt_job& j) { return j.rate.streams ? j.rate.streams : 1; }
 inline uint64_t stream_share(uint64_t n, uint32_t streams, uint32_t k) {
   return n / streams + (k < n % streams ? 1 : 0);
+}
+// Staggered streams (mt_job::stagger_streams) of a chase over a STRIDE array: the cycle's
+// length from any start, the elements between consecutive streams' starts, and stream k's start.
+inline uint64_t stride_cycle_length(const mt_chase_array& a) {
+  const uint64_t stride = a.elems ? a.stride_elems % a.elems : 0;
+  return stride == 0 ? 1 : a.elems / std::gcd(a.elems, stride);
+}
+inline uint64_t stagger_elems(const mt_job& j) {
+  const uint64_t n = streams_of(j), cycle = stride_cycle_length(*j.array);
+  const uint64_t per = (cycle + n - 1) / n;
+  return static_cast<uint64_t>((static_cast<unsigned __int128>(per) * j.array->stride_elems) % j.array->elems);
+}
+inline uint32_t stream_start(const mt_job& j, uint32_t k) {
+  if (!j.stagger_streams || k == 0) return j.start;
+  return static_cast<uint32_t>((static_cast<unsigned __int128>(k) * stagger_elems(j) + j.start) % j.array->elems);
 }
 // Timed-stream loads per pump window (0 reads as 1).
 inline uint32_t probe_loads_of(const mt_job& j) { return j.rate.probe_loads ? j.rate.probe_loads : 1; }

@@ -66,7 +66,7 @@ std::vector<Stream> make_streams(Gpu& gpu, engine::JobCall& call, Buffers& buffe
     gpu.set_carveout(uint32_t(sm), j.shared_carveout_percent);
     const uint32_t n = engine::streams_of(j);
     for (uint32_t k = 0; k < n; ++k) {
-      Stream s{&j, buffers.base(j.array), j.start, 0, engine::stream_share(j.warmup_steps, n, k), 0, uint32_t(sm), k};
+      Stream s{&j, buffers.base(j.array), engine::stream_start(j, k), 0, engine::stream_share(j.warmup_steps, n, k), 0, uint32_t(sm), k};
       s.total = s.warmup + engine::stream_share(j.steps, n, k);
       s.job_index = size_t(&j - call.jobs.data());
       if (j.pattern == MT_PATTERN_RANDOM) {
