@@ -42,8 +42,13 @@ memtopo::cache::Target l2_target(const Context& ctx) {
   // Footprints that need latencies (not counts) record one pass of samples: on the GPU every
   // further pass repeats a warm-up over the whole footprint, which for tens of MiB costs seconds.
   t.max_record_steps = 512;
-  // About 12 s of H100 time at L2 latencies; the 8 MiB simulated L2 needs two thirds of it.
+  // About 1.3 s of H100 time with staggered streams (docs/cache-probes.md, step 5).
   t.geometry_load_budget = uint64_t(32) << 20;
+  // Timed random loads per occupancy measurement: 2 Mi put the lines held of a 25 MiB L2
+  // within about 0.05 % (one standard error: 100 of 205 k lines on an H100), enough to tell
+  // the size candidates apart and the rates' lines held from each other (6 k lines apart), at
+  // an eighth of the default's time (a second per measurement on a GPU).
+  t.occupancy_loads = uint64_t(1) << 21;
   return t;
 }
 
@@ -79,8 +84,10 @@ std::vector<Probe> all_probes() {
   std::vector<Probe> probes{l1d_present(), data_cache::l2_levels(), data_cache::l2_latency()};
   memtopo::cache::ElementSpec l1d{"data-cache", "l1d", "L1 data cache", l1d_target, {"l1d.present"}, {}};
   l1d.carveout_option = true;  // the L1 shares its storage with shared memory
-  // What the geometry step leaves in the process slowed DRAM streams after it by 16 % on an
-  // H100 (and mlp's DRAM rate by 4 %), cause unknown: nothing of it reaches the probes after it.
+  // What the geometry step leaves in the process slows DRAM streams after it by 16 % on an
+  // H100 (and mlp's DRAM rate by 4 %): DRAM only (L2 rates and clocks unchanged), and neither
+  // the pool's cached buffers nor the alignment of the mappings (docs/results/h100.md, "What
+  // l1d-geometry leaves behind"). Until the cause is found, nothing of it reaches later probes.
   l1d.own_process_steps = {"geometry"};
   for (auto& p : memtopo::cache::element_probes(l1d)) probes.push_back(std::move(p));
   memtopo::cache::ElementSpec l2{"data-cache", "l2", "L2 cache", l2_target, {}, {}, false, true};

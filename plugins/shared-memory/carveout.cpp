@@ -20,6 +20,7 @@ namespace {
 
 constexpr uint64_t kSweepLoads = 1u << 17;   // per percent: about 0.3 % of the footprint
 constexpr double kLevelSeBytes = 128;        // per level: an eighth of the KiB the table rounds to
+constexpr int kSms = 8;                      // SMs each measurement's loads are split over
 
 struct L1Left {
   memtopo::cache::Measurer& m;
@@ -28,9 +29,10 @@ struct L1Left {
   CarveoutPoint at(int32_t percent, uint64_t footprint, uint64_t loads) {
     m.set_carveout(percent);
     const uint64_t n = footprint / line;
-    // One stream: with several, hits queue behind the others' misses and some pass the
-    // threshold (on the H100 8 streams held a tenth fewer lines).
-    const auto o = m.run_random(n * line, line, 2 * n, loads, 0x5eed + uint64_t(percent));
+    // One stream per SM: with several, hits queue behind the others' misses and some pass
+    // the threshold (on the H100 8 streams held a tenth fewer lines). The loads split over 8
+    // SMs at once, each its own L1 at the same carveout: the same count in an eighth of the time.
+    const auto o = m.run_random(n * line, line, 2 * n, loads, 0x5eed + uint64_t(percent), {}, kSms);
     const double h = o.loads ? 1.0 - o.miss_fraction : 0.0;
     const double se = double(n * line) * memtopo::analysis::proportion_standard_error(h, double(std::max<size_t>(o.loads, 1)));
     return CarveoutPoint{percent, double(n * line) * h, se};

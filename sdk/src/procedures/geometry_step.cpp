@@ -48,7 +48,8 @@ StrideScan scan_strides(Measurer& m, uint64_t C, uint64_t b) {
       break;
     }
     bool capped = false;
-    const uint64_t k = most_lines_without_misses(m, S, C, b, &capped, seen.empty() ? 0 : seen.back().second);
+    // At one line's stride the count is the size in lines (the hint also tries half of it).
+    const uint64_t k = most_lines_without_misses(m, S, C, b, &capped, seen.empty() ? C / b : seen.back().second);
     if (capped) {
       // The path's footprint limit stopped the search with k lines and no misses: a lower
       // bound. Lines S apart reach the sets that lines S/2 apart reach, or half of them
@@ -183,6 +184,24 @@ void write_scan(Measurer& m, const StrideScan& scan, GeometryResult& res) {
   m.ctx().raw(m.target().element + "-sets-ways", {"stride_bytes", "max_lines_without_misses"}, row);
 }
 
+// Under modulo mapping a power-of-two stride holds the count at half of it or half that
+// count (k(S) = W T / gcd(T, S/b)); under a hash that spreads the stride, the same count. So
+// the two counts are tried first, each with one more step past it: where a count holds and
+// the step past it misses, it is the answer to the search's width at a cost of two
+// footprints instead of a dozen. 0 where neither is confirmed (the search follows).
+uint64_t verified_count(const an::BatchPredicate& pred, uint64_t hint, uint64_t step, bool one_launch) {
+  const std::vector<uint64_t> same{hint, hint + step}, half{hint / 2, hint / 2 + step};
+  auto confirmed = [](const std::vector<bool>& r, size_t i) { return r.size() > i + 1 && !r[i] && r[i + 1]; };
+  if (one_launch) {
+    const std::vector<bool> r = pred({half[0], half[1], same[0], same[1]});
+    return confirmed(r, 2) ? hint : confirmed(r, 0) ? hint / 2 : 0;
+  }
+  const std::vector<bool> r = pred(same);
+  if (confirmed(r, 0)) return hint;
+  if (r.empty() || !r[0]) return 0;  // the same count holds and more: search upward
+  return confirmed(pred(half), 0) ? hint / 2 : 0;
+}
+
 }  // namespace
 
 uint64_t most_lines_without_misses(Measurer& m, uint64_t S, uint64_t C, uint64_t b, bool* capped, uint64_t hint) {
@@ -191,8 +210,10 @@ uint64_t most_lines_without_misses(Measurer& m, uint64_t S, uint64_t C, uint64_t
   auto pred = [&](const std::vector<uint64_t>& ks) {
     // Four passes: a set one line over capacity under a random-like policy misses only a
     // few times a pass.
+    // Recurring misses tell a per-SM cache's stray misses from capacity misses; a shared
+    // cache's footprints are judged by their counts, as in its size search.
     std::vector<Footprint> fs;
-    for (uint64_t k : ks) fs.push_back(counted_footprint(spaced_lines(k, S), 2, 4));
+    for (uint64_t k : ks) fs.push_back(counted_footprint(spaced_lines(k, S), 2, 4, !t.shared_between_sms));
     std::vector<bool> r;
     for (const auto& x : m.run(fs)) r.push_back(x.significant);
     return r;
@@ -202,11 +223,16 @@ uint64_t most_lines_without_misses(Measurer& m, uint64_t S, uint64_t C, uint64_t
   so.limit = 4 * (C / b) + 64;
   so.limit = std::min<uint64_t>(so.limit, (t.max_footprint_bytes ? t.max_footprint_bytes : kArrayBytes) / S);
   so.granularity = 1;
-  so.points_per_round = static_cast<size_t>(std::max(m.parallel_footprints(), 3));
+  // One footprint per launch (a shared cache): plain bisection, the fewest footprints.
+  so.points_per_round = static_cast<size_t>(std::max(m.parallel_footprints(), 1));
   // k rarely falls below half the count at the previous (half) stride, so the search starts
   // there and, for thousands of lines, stops at 0.05 % (the plateau compares within 0.2 %).
   if (hint >= 4) so.start = std::min(hint / 2, so.limit);
   if (hint >= 4096) so.target_width = hint / 2048;
+  if (hint >= 4 && hint + so.target_width < so.limit) {
+    const uint64_t k = verified_count(pred, hint, std::max<uint64_t>(so.target_width, 1), m.parallel_footprints() >= 4);
+    if (k) return k;
+  }
   an::Bracket br = an::find_transition(an::BatchPredicate(pred), so);
   if (!br.found && br.low == 0 && so.start > 1) br = an::bisect(an::BatchPredicate(pred), 0, so.start, so);
   if (!br.found && br.low > 0 && capped) *capped = true;  // no misses up to the path's limit

@@ -19,6 +19,9 @@ namespace {
 // interruption slowed.
 constexpr uint64_t kShortChase = 128, kLongChase = 384;
 constexpr int kPointerChaseRepeats = 16;
+// At least 128 chases of each length in all: the spread of 16 from one SM (a shared cache)
+// tells noise from none too loosely for analysis::chase_noise_excess.
+size_t chase_repeats(size_t sms) { return std::max<size_t>(kPointerChaseRepeats, 128 / std::max<size_t>(sms, 1)); }
 
 // Most SMs a per-SM cache's hit or miss chase runs on at once.
 constexpr size_t kLatencySms = 8;
@@ -35,8 +38,9 @@ double load_to_use_cycles(const Measurer& m, const recipes::Chase& chase, const 
       j.record = MT_RECORD_TOTAL;
       jobs.push_back(j);
     }
+    const size_t repeats = chase_repeats(sms.size());
     std::vector<double> t;
-    for (int k = 0; k < kPointerChaseRepeats; ++k)
+    for (size_t k = 0; k < repeats; ++k)
       for (const JobResult& r : m.ctx().backend().run(jobs)) t.push_back(double(r.cycles));
     return t;
   };
@@ -65,7 +69,7 @@ LatencyResult find_latency(Measurer& m, int64_t size_bytes, int64_t line_bytes) 
                         "warm " + fmt_bytes(hit_foot) + " footprint, stride " + fmt_bytes(hit_stride) +
                             ": the low times (10th percentile) of chases of " + std::to_string(kLongChase) +
                             " and " + std::to_string(kShortChase) + " loads, their difference over " +
-                            std::to_string(kLongChase - kShortChase) + " (" + std::to_string(kPointerChaseRepeats) +
+                            std::to_string(kLongChase - kShortChase) + " (" + std::to_string(chase_repeats(sms)) +
                             " chases of each on each of " + std::to_string(sms) + (sms == 1 ? " SM" : " SMs") +
                             "), less the noise the reference's single loads show (their mean over their 10th "
                             "percentile) where the chases' spread grows with their length"};

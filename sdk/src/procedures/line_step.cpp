@@ -47,9 +47,21 @@ bool fetch_granularity(Measurer& m, uint64_t C, int64_t full_miss_bytes, LineRes
     f.warmup_passes = 0;
     f.record_steps = cycle_of(f.chase);
   } else {
-    f.chase = recipes::constant_stride(over, 4);
     f.warmup_passes = 1;
     f.record_steps = std::max<uint64_t>(t.max_record_steps, 16384);
+    const uint64_t window = 4 * f.record_steps;
+    if (over >= 16 * window) {
+      // Every word of a window at the start, then the rest of the footprint at the size
+      // search's stride: the window's lines are evicted between passes as every line is, and
+      // a pass costs a load per size-search stride instead of one per word (8x fewer on an L2).
+      const uint64_t filler = std::max<uint64_t>(t.stride_bytes, 4);
+      std::vector<uint64_t> offsets;
+      for (uint64_t o = 0; o < window; o += 4) offsets.push_back(o);
+      for (uint64_t o = (window + filler - 1) / filler * filler; o + 4 <= over; o += filler) offsets.push_back(o);
+      f.chase = recipes::from_byte_offsets(offsets, over);
+    } else {
+      f.chase = recipes::constant_stride(over, 4);
+    }
   }
   const std::vector<double> spacing = miss_spacings(m.run(f));
   if (spacing.size() < 4) {
@@ -76,17 +88,23 @@ bool fetch_granularity(Measurer& m, uint64_t C, int64_t full_miss_bytes, LineRes
 class StrideEdge {
  public:
   StrideEdge(Measurer& m, bool gradual, uint64_t cap) : m_(m), gradual_(gradual), cap_(cap) {}
-  uint64_t operator()(uint64_t stride, uint64_t lo, uint64_t hi, bool* capped) {
+  // `width`: how close below the edge the answer must be (at least the stride).
+  uint64_t operator()(uint64_t stride, uint64_t lo, uint64_t hi, uint64_t width, bool* capped) {
     auto pred = [&](const std::vector<uint64_t>& sizes) {
       std::vector<Footprint> fs;
-      for (uint64_t sz : sizes) fs.push_back(counted_footprint(recipes::constant_stride(sz, stride), 1, 2, !gradual_));
+      // Recurring misses tell a per-SM cache's stray misses from capacity misses; a shared
+      // cache's footprints are judged by their counts, as in its size search.
+      const bool recurring = !gradual_ && !m_.target().shared_between_sms;
+      for (uint64_t sz : sizes) fs.push_back(counted_footprint(stride_chase(sz, stride), 1, 2, recurring));
       std::vector<bool> r;
       for (const auto& x : m_.run(fs)) r.push_back(gradual_ ? x.miss_fraction >= 0.9 : x.significant);
       return r;
     };
     an::SearchOptions so;
     so.granularity = stride;
-    so.points_per_round = static_cast<size_t>(std::max(m_.parallel_footprints(), 3));
+    so.target_width = width;
+    // One footprint per launch (a shared cache): plain bisection, the fewest footprints.
+    so.points_per_round = static_cast<size_t>(std::max(m_.parallel_footprints(), 1));
     lo = lo / stride * stride;
     hi = hi / stride * stride + stride;
     *capped = false;
@@ -114,7 +132,7 @@ bool line_from_short_strides(Measurer& m, uint64_t C, uint64_t g, uint64_t upto,
   for (uint64_t cand = g; cand <= upto; cand *= 2) {
     const uint64_t S = (cand * 9 / 8 + 3) / 4 * 4;
     const uint64_t F = (C + C / 16) / S * S;
-    if (m.run(counted_footprint(recipes::constant_stride(F, S), 1, 2)).significant) continue;
+    if (m.run(counted_footprint(stride_chase(F, S), 1, 2)).significant) continue;
     res.line_bytes = {true, static_cast<int64_t>(cand), 0.9, Bound::Exact,
                       fmt_bytes(F) + " (17/16 of the size) fits at a stride of " + fmt_bytes(S) +
                           (cand > g ? " but not at " + fmt_bytes((cand / 2 * 9 / 8 + 3) / 4 * 4) : std::string()) +
@@ -140,14 +158,20 @@ void odd_stride_line(Measurer& m, uint64_t C, int64_t full_miss_bytes, LineResul
   const bool gradual = full_miss_bytes > 0 && uint64_t(full_miss_bytes) > C + C / 2;
   StrideEdge edge(m, gradual, cap);
   bool base_capped = false;
-  const uint64_t base = gradual ? edge(g, uint64_t(full_miss_bytes) / 2, uint64_t(full_miss_bytes) * 2, &base_capped) : C;
+  // Each edge is needed only to the precision of the ratio read from it: a ratio below
+  // 1 + 0.5/k is "still below the line", and the line is the ratio's nearest power of two,
+  // so an edge to 1/(16 k) of the base decides both (the bisection stops there, not at one
+  // stride: a third of the footprints of a search to the stride on a cache of many MiB).
+  const uint64_t base = gradual ? edge(g, uint64_t(full_miss_bytes) / 2, uint64_t(full_miss_bytes) * 2,
+                                       uint64_t(full_miss_bytes) / 128, &base_capped)
+                                : C;
   std::vector<double> row;
   for (uint64_t k : {3ull, 5ull, 9ull, 17ull, 33ull}) {
     const uint64_t stride = k * g;
     if (stride > 4096) break;
     m.ctx().progress(0.3 + 0.1 * double(k) / 33.0, t.element + " line: capacity at stride " + fmt_bytes(stride));
     bool capped = false;
-    const uint64_t fmax = edge(stride, base, base * k + stride, &capped);
+    const uint64_t fmax = edge(stride, base, base * k + stride, base / (16 * k), &capped);
     const double ratio = double(fmax) / double(base);
     row.push_back(double(stride));
     row.push_back(double(fmax));
@@ -184,13 +208,23 @@ void odd_stride_line(Measurer& m, uint64_t C, int64_t full_miss_bytes, LineResul
 // such S is sets * line (lines S apart share few sets), above the odd-stride answer; under a
 // hash that spreads power-of-two strides it is 2 * line. Both bounds err upward only, so the
 // smaller wins.
-void power_of_two_bound(Measurer& m, uint64_t C, LineResult& res) {
+//
+// Where the transition is gradual (misses that come and go from C on, every load missing only
+// at full_miss_bytes: the H100's L2, whose first miss moves by a tenth between runs), 1.125 C
+// may fit at the line's own stride. There the span is 1.05x the full-miss footprint instead,
+// which every line of it overflows, while at twice the line its lines take half of it, below C.
+void power_of_two_bound(Measurer& m, uint64_t C, int64_t full_miss_bytes, LineResult& res) {
   const Target& t = m.target();
   const uint64_t g = static_cast<uint64_t>(res.fetch_granularity_bytes.value);
+  const uint64_t full = full_miss_bytes > 0 ? uint64_t(full_miss_bytes) : 0;
+  const bool gradual = full > C + C / 2;
+  if (gradual && full + full / 20 > 2 * (C - C / 10)) return;  // half the span would not stay below C
+  const uint64_t span = gradual ? full + full / 20 : C + C / 8;
+  if (t.max_footprint_bytes && span > t.max_footprint_bytes) return;
   std::vector<uint64_t> strides;
   for (uint64_t S = 2 * g; S <= uint64_t(res.line_bytes.value); S *= 2) strides.push_back(S);
   std::vector<Footprint> fs;
-  for (uint64_t S : strides) fs.push_back(counted_footprint(spaced_lines((C + C / 8 + S - 1) / S, S), 1, 2));
+  for (uint64_t S : strides) fs.push_back(counted_footprint(spaced_lines((span + S - 1) / S, S), 1, 2));
   m.ctx().progress(0.9, t.element + " line: power-of-two strides");
   const auto o = fs.empty() ? std::vector<FootprintResult>{} : m.run(fs);
   std::vector<double> row;
@@ -201,7 +235,8 @@ void power_of_two_bound(Measurer& m, uint64_t C, LineResult& res) {
     if (o[i].significant) continue;
     const uint64_t line = std::max(strides[i] / 2, g);
     if (int64_t(line) < res.line_bytes.value) {
-      res.line_bytes.note = "lines " + fmt_bytes(strides[i]) + " apart over 1.125x the size (" +
+      res.line_bytes.note = "lines " + fmt_bytes(strides[i]) + " apart over " +
+                            (gradual ? "1.05x the full-miss footprint (" : "1.125x the size (") +
                             fmt_bytes(fs[i].chase.footprint_bytes) + ") fit, so the line is at most half of that; " +
                             "the odd-stride capacity said " + fmt_bytes(uint64_t(res.line_bytes.value)) +
                             " (a hashed set index spreads odd strides unevenly)";
@@ -223,7 +258,7 @@ LineResult find_line(Measurer& m, int64_t size_bytes, int64_t full_miss_bytes) {
   const uint64_t g = static_cast<uint64_t>(res.fetch_granularity_bytes.value);
   const uint64_t cap = m.target().max_footprint_bytes;
   if (res.line_bytes.found && !res.path_limited && res.line_bytes.value > int64_t(g) && (!cap || C + C / 8 <= cap))
-    power_of_two_bound(m, C, res);
+    power_of_two_bound(m, C, full_miss_bytes, res);
   if (!res.line_bytes.found && res.line_bytes.note.empty())
     res.line_bytes.note = "capacity did not grow with the stride up to " + fmt_bytes(33 * g);
   return res;

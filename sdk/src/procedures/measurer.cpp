@@ -50,7 +50,7 @@ Job Measurer::job_for(const recipes::Chase& chase, uint64_t warmup_passes, uint6
 void Measurer::calibrate() {
   // The reference: a footprint far below any plausible size, chased until warm. Its
   // latencies are the hit level every later classification is anchored to.
-  const auto chase = recipes::constant_stride(target_.reference_bytes, target_.stride_bytes);
+  const auto chase = stride_chase(target_.reference_bytes, target_.stride_bytes);
   const Job ref = job_for(chase, 2, 4096);
   const JobResult r = ctx_.backend().run(ref);
   ++launches_;
@@ -89,10 +89,35 @@ void Measurer::calibrate() {
     c.slow_cycles = static_cast<uint32_t>(slow_threshold_);
     c.slow_max_cycles = static_cast<uint32_t>(ceiling_);
     c.keep_steps = 0;
+    c.rate.streams = staggered_streams(chase.array, c.steps);
+    c.stagger_streams = c.rate.streams > 1;
     const JobResult cr = ctx_.backend().run(c);
     ++launches_;
     slow_rate_ = double(cr.slow + 1) / double(c.steps + 2);
   }
+}
+
+uint32_t Measurer::staggered_streams(const Footprint& f) const {
+  // Only whole-footprint counts: which step missed (misses that recur in two counted passes,
+  // a miss pattern) is numbered along one chase.
+  const uint64_t steps = f.record_steps ? f.record_steps : cycle_of(f.chase);
+  if ((f.recurring_only && steps >= 2 * cycle_of(f.chase)) || f.miss_pattern) return 1;
+  return staggered_streams(f.chase.array, steps);
+}
+
+uint32_t Measurer::staggered_streams(const ChaseArray& array, uint64_t steps) const {
+  // A shared cache's footprint runs alone, one chase on one SM: tens of MiB at one load at a
+  // time. Streams staggered along the cycle load every element once per cycle as the chase
+  // does (the same reuse distance, so the same capacity misses) in a fraction of its time.
+  // Sixteen chains of one SM stay far below what an SM keeps in flight to the L2 and to
+  // memory (hundreds on an H100, docs/results/h100.md), so a hit stays a hit.
+  constexpr uint32_t kStreams = 16;
+  const Backend& b = ctx_.backend();
+  const bool global = target_.space == MT_SPACE_GLOBAL_CA || target_.space == MT_SPACE_GLOBAL_CG;
+  if (!target_.shared_between_sms || !global || !b.has(MT_CAP_STREAMS) || b.streams_max() < kStreams ||
+      array.c().kind != MT_ARRAY_STRIDE || steps < uint64_t(kStreams) * 1024)
+    return 1;
+  return kStreams;
 }
 
 bool Measurer::significant(size_t misses, size_t loads) const {
@@ -167,6 +192,13 @@ std::vector<FootprintResult> Measurer::run_counted(const std::vector<Footprint>&
     j.slow_cycles = static_cast<uint32_t>(slow_threshold_);
     j.slow_max_cycles = static_cast<uint32_t>(ceiling_);
     j.keep_steps = 1024;
+    j.rate.streams = staggered_streams(f);
+    j.stagger_streams = j.rate.streams > 1;
+    // Staggered streams warm up twice: on the H100 a few 64 B pieces that one stream's first
+    // warm-up pass reached right after the array was written were still read from the far
+    // L2 partition when the next stream counted them a cycle later (slow loads at 1 MiB);
+    // with a second pass none were, from 1 MiB up to the size (docs/results/h100.md).
+    if (j.stagger_streams) j.warmup_steps = std::max<uint64_t>(j.warmup_steps, 2 * std::max<uint64_t>(cycle_of(f.chase), 1));
     return j;
   };
   run_batched(footprints, make, [&](size_t i, const Job& j, JobResult& r) {
@@ -214,37 +246,51 @@ void Measurer::judge_counted(const Footprint& f, const JobResult& r, FootprintRe
 }
 
 FootprintResult Measurer::run_random(uint64_t footprint, uint64_t stride, uint64_t warmup, uint64_t loads,
-                                     uint64_t seed, const Rate& rate) {
+                                     uint64_t seed, const Rate& rate, int sms) {
   if (ctx_.cancelled()) throw Error("cancelled");
   const ChaseArray array = ChaseArray::stride(footprint, stride);
-  Job j;
-  j.space = target_.space;
-  j.pattern = MT_PATTERN_RANDOM;
-  j.array = &array;
-  j.random_stride_bytes = stride;
-  j.seed = seed;
-  j.warmup_steps = warmup;
-  j.steps = loads;
-  j.rate = rate;
-  j.shared_carveout_percent = target_.shared_carveout_percent;
-  j.sm = pinned_sm();
-  j.record = MT_RECORD_COUNTS;
-  j.slow_cycles = static_cast<uint32_t>(slow_threshold_);
-  j.slow_max_cycles = static_cast<uint32_t>(ceiling_);
-  j.keep_steps = 0;
-  const JobResult r = ctx_.backend().run(j);
+  // A shared cache's loads stay on one SM: others would fill the same cache.
+  const uint64_t copies = target_.shared_between_sms ? 1 : uint64_t(std::clamp(sms, 1, std::max(1, parallel_footprints())));
+  std::vector<Job> jobs;
+  for (uint64_t k = 0; k < copies; ++k) {
+    Job j;
+    j.space = target_.space;
+    j.pattern = MT_PATTERN_RANDOM;
+    j.array = &array;
+    j.random_stride_bytes = stride;
+    j.seed = seed + 7919 * k;
+    j.warmup_steps = warmup;
+    j.steps = loads / copies + (k < loads % copies ? 1 : 0);
+    j.rate = rate;
+    j.shared_carveout_percent = target_.shared_carveout_percent;
+    j.sm = pinned_sm();
+    j.record = MT_RECORD_COUNTS;
+    j.slow_cycles = static_cast<uint32_t>(slow_threshold_);
+    j.slow_max_cycles = static_cast<uint32_t>(ceiling_);
+    j.keep_steps = 0;
+    jobs.push_back(j);
+  }
+  const std::vector<JobResult> rs = ctx_.backend().run(jobs);
   ++launches_;
-  loads_chased_ += warmup + loads;
+  loads_chased_ += copies * warmup + loads;
   FootprintResult o;
-  o.loads = static_cast<size_t>(loads - std::min<uint64_t>(r.outliers, loads));
-  o.misses = static_cast<size_t>(r.slow);
+  uint64_t outliers = 0, span = 0, pump = 0, cycles = 0;
+  for (const JobResult& r : rs) {
+    outliers += r.outliers;
+    o.misses += static_cast<size_t>(r.slow);
+    span = std::max<uint64_t>(span, r.span_cycles);
+    pump += r.pump_loads;
+    cycles += r.cycles;
+  }
+  o.loads = static_cast<size_t>(loads - std::min<uint64_t>(outliers, loads));
   o.miss_fraction = o.loads ? double(o.misses) / double(o.loads) : 0;
   o.significant = significant(o.misses, o.loads);
-  // Time per load of all streams (and the pump) together: the span where the backend reports
-  // it, else each stream's timed cycles and gap.
-  o.cycles_per_load = r.span_cycles ? double(r.span_cycles) / double(std::max<uint64_t>(loads + r.pump_loads, 1))
-                                    : (double(r.cycles) / double(std::max<size_t>(o.loads, 1)) + rate.gap_cycles) /
-                                          double(std::max<uint32_t>(rate.streams, 1));
+  // Time per load of all streams (and the pump) together, on one SM: the span where the
+  // backend reports it, else each stream's timed cycles and gap.
+  const double per_sm_loads = double(loads) / double(copies);
+  o.cycles_per_load = span ? double(span) / std::max(per_sm_loads + double(pump) / double(copies), 1.0)
+                           : (double(cycles) / double(std::max<size_t>(o.loads, 1)) + rate.gap_cycles) /
+                                 double(std::max<uint32_t>(rate.streams, 1));
   return o;
 }
 

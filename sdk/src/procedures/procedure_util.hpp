@@ -15,6 +15,17 @@ namespace memtopo::cache {
 constexpr uint64_t kArrayBytes = uint64_t(256) << 20;
 constexpr uint64_t kLaunchBytes = uint64_t(4) << 30;
 
+// The chase recipes::constant_stride describes, as a STRIDE array: no host memory, no upload
+// of the whole footprint, and staggered streams can split it (Measurer::staggered_streams).
+inline recipes::Chase stride_chase(uint64_t footprint_bytes, uint64_t stride) {
+  recipes::Chase c;
+  c.array = ChaseArray::stride(footprint_bytes, stride);
+  c.start = 0;
+  c.footprint_bytes = footprint_bytes / 4 * 4;
+  c.stride_bytes = stride;
+  return c;
+}
+
 // A chase over k lines spaced `stride` bytes apart (a sparse STRIDE array: no host memory).
 inline recipes::Chase spaced_lines(uint64_t k, uint64_t stride) {
   recipes::Chase c;

@@ -55,7 +55,7 @@ class SizeSearch {
   // each: one counted pass over the L2 is some 800 k loads, far more than its misses need.
   std::vector<FootprintResult> measure(const std::vector<uint64_t>& sizes) {
     std::vector<Footprint> fs;
-    for (uint64_t sz : sizes) fs.push_back(counted_footprint(recipes::constant_stride(sz, stride_), per_sm_ ? 3 : 1, per_sm_ ? 4 : 1));
+    for (uint64_t sz : sizes) fs.push_back(counted_footprint(stride_chase(sz, stride_), per_sm_ ? 3 : 1, per_sm_ ? 4 : 1));
     return m_.run(fs);
   }
 

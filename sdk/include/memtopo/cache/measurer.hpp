@@ -82,9 +82,10 @@ class Measurer {
   FootprintResult run(const Footprint& footprint) { return run(std::vector<Footprint>{footprint})[0]; }
   // Loads to uniformly random multiples of `stride` within `footprint` bytes
   // (MT_PATTERN_RANDOM): `loads` timed after `warmup` untimed, at `rate`; outliers are left
-  // out of FootprintResult::loads.
+  // out of FootprintResult::loads. `sms` > 1 (a per-SM cache only): the timed loads split over
+  // that many SMs of one launch, each with its own warm-up and draws, their counts summed.
   FootprintResult run_random(uint64_t footprint, uint64_t stride, uint64_t warmup, uint64_t loads, uint64_t seed,
-                             const Rate& rate = {});
+                             const Rate& rate = {}, int sms = 1);
 
   const Target& target() const { return target_; }
   // Later jobs run at this carveout; the calibration stands (a hit's latency does not depend
@@ -104,6 +105,10 @@ class Measurer {
   bool significant_recurring(size_t recurring, uint64_t cycle, uint64_t passes) const;
   int32_t pinned_sm() const;  // the SM every footprint of a shared cache runs on, or -1
   int parallel_footprints() const;
+  // Streams a counted footprint (or `steps` loads over `array`) is split over, staggered
+  // along its cycle (1: one chase; see measurer.cpp).
+  uint32_t staggered_streams(const Footprint& f) const;
+  uint32_t staggered_streams(const ChaseArray& array, uint64_t steps) const;
   size_t launches() const { return launches_; }
   uint64_t loads_chased() const { return loads_chased_; }  // warm-up included
   // The job that chases `chase` on the target's path (space, carveout, pinned SM, warm-up).
