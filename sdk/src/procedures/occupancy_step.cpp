@@ -127,10 +127,16 @@ void settle(Measured<int64_t>& m, const an::RateFit& fit, const Series& s, uint6
   double confidence = plateau ? 0.8 : 0.5;
   if (!fit.ok) confidence = 0.4;
   auto within_three_se = [&](double want) { return std::fabs(lines - want) <= std::max(3 * se, 2.0); };
-  const auto c = std::find_if(candidates.begin(), candidates.end(), [&](const SizeCandidate& x) {
-    return x.bytes > 0 && within_three_se(double(x.bytes) / double(line));
-  });
-  if (within_three_se(double(first) / double(line))) {
+  // Of the candidates that agree, the one nearest the lines held.
+  auto off = [&](int64_t bytes) { return std::fabs(lines - double(bytes) / double(line)); };
+  auto c = candidates.end();
+  for (auto it = candidates.begin(); it != candidates.end(); ++it) {
+    const bool agrees = it->bytes > 0 && within_three_se(double(it->bytes) / double(line));
+    if (agrees && (c == candidates.end() || off(it->bytes) < off(c->bytes))) c = it;
+  }
+  // The first miss, where it agrees and no candidate is nearer (other clients' lines make it
+  // come a little early: then a candidate that agrees as well is the better value).
+  if (within_three_se(double(first) / double(line)) && (c == candidates.end() || off(int64_t(first)) <= off(c->bytes))) {
     m.value = int64_t(first);
     m.confidence = 0.95;
     note << "; agrees with the first miss of the cyclic sweep, which is the size";
