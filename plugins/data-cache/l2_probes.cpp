@@ -1,6 +1,9 @@
 #include "l2_probes.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <future>
+#include <map>
 #include <string>
 
 #include <memtopo/analysis.hpp>
@@ -15,25 +18,97 @@ namespace {
 
 constexpr uint64_t KiB = 1024, MiB = 1024 * KiB;
 
-// The footprint sweep of l2-levels: load-to-use times of pointer chases (.cg) over random line
-// orders, one footprint per point, eight points per octave from twice the L1 size.
-std::vector<double> sweep(const Context& ctx, const std::vector<uint64_t>& sizes, uint64_t line) {
-  std::vector<double> lat;
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    ctx.progress(double(i) / double(sizes.size()), "L2 levels: " + std::to_string(sizes[i] >> 10) + " KiB");
-    const auto chase = memtopo::recipes::random_lines(sizes[i], line);
-    memtopo::Job j;
-    j.space = MT_SPACE_GLOBAL_CG;
-    j.pattern = MT_PATTERN_POINTERS;
-    j.record = MT_RECORD_TOTAL;
-    j.array = &chase.array;
-    j.start = chase.start;
-    j.warmup_steps = chase.cycle_length();
-    j.steps = std::min<uint64_t>(std::max<uint64_t>(chase.cycle_length(), 4096), 65536);
-    lat.push_back(ctx.backend().run(j).average_cycles);
-  }
-  return lat;
+// The load-to-use time of a pointer chase (.cg) over a random order of a footprint's lines
+// after one warm-up pass, 4096 to 65536 timed loads. (Fewer timed loads are not faster for
+// free: where the footprint just exceeds a randomly replaced cache, the first loads after one
+// pass hit more often than later ones, and the time would depend on the window.)
+double chase_time(const Context& ctx, const memtopo::recipes::Chase& chase) {
+  memtopo::Job j;
+  j.space = MT_SPACE_GLOBAL_CG;
+  j.pattern = MT_PATTERN_POINTERS;
+  j.record = MT_RECORD_TOTAL;
+  j.array = &chase.array;
+  j.start = chase.start;
+  j.warmup_steps = chase.cycle_length();
+  j.steps = std::min<uint64_t>(std::max<uint64_t>(chase.cycle_length(), 4096), 65536);
+  return ctx.backend().run(j).average_cycles;
 }
+
+// The footprint sweep of l2-levels, coarse to fine on a grid of eight footprints per octave:
+// every other grid point up to grid[first_n - 1] (and that one); then, between two measured
+// neighbours whose times differ by more than the plateau tolerance, the grid point between
+// them, until each such pair is adjacent; then past first_n, one grid point at a time, until
+// the last three measured times make a plateau (the last level) or the grid ends. A skipped
+// point lies between two times within 4 % of each other: inside a plateau, never on a ramp,
+// so the plateaus and the level starts are those of the whole grid.
+struct Sweep {
+  std::vector<uint64_t> sizes;
+  std::vector<double> lat;
+};
+class CoarseToFine {
+ public:
+  CoarseToFine(const Context& ctx, const std::vector<uint64_t>& grid, uint64_t line)
+      : ctx_(ctx), grid_(grid), line_(line) {}
+
+  Sweep run(size_t first_n) {
+    std::vector<size_t> coarse;
+    for (size_t i = 0; i < first_n; i += 2) coarse.push_back(i);
+    if (coarse.back() != first_n - 1) coarse.push_back(first_n - 1);
+    measure(coarse);
+    refine();
+    for (size_t next = first_n; next < grid_.size() && !last_level(); ++next) {
+      measure({next});
+      refine();
+    }
+    return times();
+  }
+
+ private:
+  // Builds the next footprint's random order on another thread while the GPU chases the
+  // current one: for the largest footprints that takes about as long as the chase.
+  void measure(const std::vector<size_t>& idx) {
+    auto build = [this](size_t i) {
+      return std::async(std::launch::async, [f = grid_[i], l = line_] { return memtopo::recipes::random_lines(f, l); });
+    };
+    std::future<memtopo::recipes::Chase> next = build(idx.front());
+    for (size_t k = 0; k < idx.size(); ++k) {
+      const memtopo::recipes::Chase chase = next.get();
+      if (k + 1 < idx.size()) next = build(idx[k + 1]);
+      ctx_.progress(double(got_.size()) / double(grid_.size()),
+                    "L2 levels: " + std::to_string(grid_[idx[k]] >> 10) + " KiB");
+      got_[idx[k]] = chase_time(ctx_, chase);
+    }
+  }
+  // Grid points between measured neighbours more than 4 % apart, until there are none.
+  void refine() {
+    for (;;) {
+      std::vector<size_t> mid;
+      for (auto a = got_.begin(), b = std::next(a); b != got_.end(); a = b++)
+        if (b->first - a->first > 1 && std::fabs(b->second - a->second) > 0.04 * std::min(a->second, b->second))
+          mid.push_back((a->first + b->first) / 2);
+      if (mid.empty()) return;
+      measure(mid);
+    }
+  }
+  Sweep times() const {
+    Sweep s;
+    for (const auto& [i, t] : got_) {
+      s.sizes.push_back(grid_[i]);
+      s.lat.push_back(t);
+    }
+    return s;
+  }
+  bool last_level() const {
+    const std::vector<double> lat = times().lat;
+    const auto pl = an::plateaus(lat, 0.04, 3);
+    return !pl.empty() && pl.back().last + 1 == lat.size();
+  }
+
+  const Context& ctx_;
+  const std::vector<uint64_t>& grid_;
+  uint64_t line_;
+  std::map<size_t, double> got_;
+};
 
 // Fine-grained .cg loads of `arrays` chases of one footprint on SMs 0, 1, ... pooled, and
 // the same footprint's load-to-use time (a pointer chase on the same SMs). An L2 hit takes
@@ -146,9 +221,10 @@ void report_partitions(const Context& ctx, const std::vector<an::Level>& hits, d
 }  // namespace
 
 // Every latency level a footprint sweep shows beyond L1 (near and far L2 partitions, DRAM),
-// with the footprint where each begins: pointer chases over random line orders, eight
-// footprints per octave. A level is a plateau of the load-to-use times; it begins at the
-// first footprint past the previous plateau whose time has gone 1/8 of the way to it. (The
+// with the footprint where each begins: pointer chases over random line orders on a grid of
+// eight footprints per octave, coarse to fine. A level is a plateau of the load-to-use times;
+// it begins at the first footprint past the previous plateau whose time has gone 1/8 of the
+// way to it. (The
 // H100's near plateau ends in a creep where the first footprint past it moved between three
 // grid points from run to run; 1/8 of the way lies on the steep part of the ramp.)
 Probe l2_levels() {
@@ -162,10 +238,19 @@ Probe l2_levels() {
         if (api) ctx.result("l2.api_size_bytes", int64_t(api));
         const uint64_t line = uint64_t(ctx.try_input<int64_t>("l2.line_bytes").value_or(128));
         const uint64_t lo = std::max<uint64_t>(2 * uint64_t(ctx.try_input<int64_t>("l1d.size_bytes").value_or(0)), 64 * KiB);
+        // Past 1.5x the API's size only until the last level is a plateau (DRAM begins
+        // within 1.1x on the H100 and H200; a gradual end of the L2 extends the sweep).
         const uint64_t hi = std::min<uint64_t>(std::max<uint64_t>(2 * api, 8 * MiB), 160 * MiB);
-        std::vector<uint64_t> sizes;
-        for (double f = double(lo); f <= double(hi); f *= 1.0905077327) sizes.push_back(uint64_t(f) / line * line);
-        const std::vector<double> lat = sweep(ctx, sizes, line);
+        const uint64_t first_hi = std::min<uint64_t>(std::max<uint64_t>(api + api / 2, 8 * MiB), hi);
+        std::vector<uint64_t> grid;
+        size_t first_n = 0;
+        for (double f = double(lo); f <= double(hi); f *= 1.0905077327) {
+          grid.push_back(uint64_t(f) / line * line);
+          if (f <= double(first_hi)) first_n = grid.size();
+        }
+        const Sweep sw = CoarseToFine(ctx, grid, line).run(std::max<size_t>(first_n, 1));
+        const std::vector<uint64_t>& sizes = sw.sizes;
+        const std::vector<double>& lat = sw.lat;
         std::vector<double> row;
         for (size_t i = 0; i < sizes.size(); ++i) {
           row.push_back(double(sizes[i]));
@@ -179,9 +264,10 @@ Probe l2_levels() {
         for (const auto& p : pl) levels.push_back(p.median);
         for (size_t i : an::level_starts(lat, pl, 0.125)) starts.push_back(int64_t(sizes[i]));  // the first: the sweep's
         const memtopo::ResultInfo info{0.9, memtopo::Bound::Exact,
-                                       "load-to-use times of pointer chases (.cg, random line order), 8 footprints per "
-                                       "octave; levels are plateaus within 4 %; a level starts at the first footprint "
-                                       "past the previous plateau whose time has gone 1/8 of the way to it"};
+                                       "load-to-use times of pointer chases (.cg, random line order), footprints of a "
+                                       "grid of 8 per octave, coarse to fine; levels are plateaus within 4 %; a level "
+                                       "starts at the first footprint past the previous plateau whose time has gone 1/8 "
+                                       "of the way to it"};
         ctx.result("l2.level_latencies_cycles", levels, info);
         ctx.result("l2.level_start_bytes", starts, info);
       });
