@@ -1,6 +1,12 @@
 // The memtopo executable: exit codes and what it writes (0 ok, 1 incomplete, 2 usage/config).
 #include <memtopo/abi.h>
 
+#include <algorithm>
+#include <regex>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
 #include "helpers.hpp"
 #include "memtopo_host/journal.hpp"
 
@@ -33,6 +39,22 @@ TEST_CASE("run on the simulator writes a file that validate accepts", "[host][cl
   const auto v = run_memtopo("validate " + q(out));
   INFO(v.output);
   CHECK(v.exit_code == 0);
+}
+
+TEST_CASE("--device sim:NAME runs a shipped preset; a name no preset has lists the presets", "[host][cli]") {
+  test::TempDir dir("cli-preset");
+  const auto out = dir / "t.toml";
+  const auto r = run_memtopo("run -q --device sim:kepler-like --only device-info -o " + q(out));
+  INFO(r.output);
+  CHECK(r.exit_code == 0);
+  REQUIRE(fs::exists(out));
+  CHECK(test::read_file(out).find("Kepler-like") != std::string::npos);
+  const auto bad = run_memtopo("run -q --device sim:kepler-lik --only device-info -o " + q(dir / "u.toml"));
+  INFO(bad.output);
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.output.find("no simulated-device preset") != std::string::npos);
+  CHECK(bad.output.find("kepler-like") != std::string::npos);
+  CHECK_FALSE(fs::exists(dir / "u.toml"));
 }
 
 TEST_CASE("failed and skipped probes: exit 1, the file is still written", "[host][cli]") {
@@ -100,7 +122,13 @@ TEST_CASE("usage errors exit 2 and write nothing", "[host][cli]") {
 TEST_CASE("list and plan", "[host][cli]") {
   const auto l = run_memtopo("list" + kGood);
   CHECK(l.exit_code == 0);
-  CHECK(l.output.find("t-basic/consumer  1.2.3  provides: t.double_bytes, t.saw_optional  requires: t.value_bytes") !=
+  // Names are padded to the longest loaded one.
+  const std::regex consumer("t-basic/consumer +1\\.2\\.3  ");
+  CHECK(std::regex_search(l.output, consumer));
+  CHECK(l.output.find("provides:") == std::string::npos);  // one line per probe; -v has the rest
+  const auto v = run_memtopo("list -v" + kGood);
+  CHECK(std::regex_search(v.output, consumer));
+  CHECK(v.output.find("    provides: t.double_bytes, t.saw_optional\n    requires: t.value_bytes\n") !=
         std::string::npos);
   const auto bad = run_memtopo("list --plugin-path " + q(test::plugin_set("bad")));
   CHECK(bad.output.find("loading errors:") != std::string::npos);
@@ -116,6 +144,36 @@ TEST_CASE("list and plan", "[host][cli]") {
   const auto m = run_memtopo("plan --plugin-path " + q(test::plugin_set("missing")));
   CHECK(m.output.find("-  t-missing/orphan  skipped: needs nowhere.value_bytes, which no loaded probe provides") !=
         std::string::npos);
+}
+
+TEST_CASE("list: one line of at most 100 columns per probe, -v wrapped to 100, --format json", "[host][cli]") {
+  for (const std::string flags : {"", " -v"}) {
+    const auto l = run_memtopo("list" + flags);
+    INFO(flags);
+    CHECK(l.exit_code == 0);
+    std::istringstream lines(l.output);
+    size_t probes = 0, longest = 0;
+    for (std::string line; std::getline(lines, line);) {
+      longest = std::max(longest, line.size());
+      if (line.rfind("data-cache/", 0) == 0) ++probes;
+    }
+    CHECK(probes >= 10);
+    CHECK(longest <= 100);
+  }
+  const auto j = run_memtopo("list --format json" + kGood);
+  INFO(j.output);
+  CHECK(j.exit_code == 0);
+  const auto doc = nlohmann::json::parse(j.output);
+  bool found = false;
+  for (const auto& p : doc.at("probes"))
+    if (p.at("name") == "t-basic/consumer") {
+      found = true;
+      CHECK(p.at("version") == "1.2.3");
+      CHECK(p.at("requires") == nlohmann::json::array({"t.value_bytes"}));
+      CHECK(p.at("provides").size() == 2);
+    }
+  CHECK(found);
+  CHECK(run_memtopo("list --format yaml").exit_code == 2);
 }
 
 TEST_CASE("validate: 1 for schema errors, 2 for syntax errors", "[host][cli]") {
@@ -137,11 +195,10 @@ TEST_CASE("list shows needs, plan shows the skip reason for the device", "[host]
   const std::string needs = " --plugin-path " + q(test::plugin_set("needs"));
   const auto l = run_memtopo("list" + needs);
   INFO(l.output);
-  CHECK(l.output.find("t-needs/cuda-only  1.0.0  provides: t.cuda_bytes  requires: -  needs: cuda  file: ") !=
-        std::string::npos);
-  CHECK(l.output.find("t-needs/hopper  1.0.0  provides: t.hopper_bytes  requires: -  needs: cc >= 9.0  file: ") !=
-        std::string::npos);
-  CHECK(l.output.find("t-needs/anywhere  1.0.0  provides: t.anywhere_bytes  requires: -  file: ") != std::string::npos);
+  CHECK(std::regex_search(l.output, std::regex("t-needs/cuda-only +1\\.0\\.0  \\[needs cuda\\]  ")));
+  CHECK(std::regex_search(l.output, std::regex("t-needs/hopper +1\\.0\\.0  \\[needs cc >= 9\\.0\\]  ")));
+  CHECK(std::regex_search(l.output, std::regex("t-needs/anywhere +1\\.0\\.0  ")));
+  CHECK_FALSE(std::regex_search(l.output, std::regex("t-needs/anywhere +1\\.0\\.0  \\[needs")));
 
   const auto p = run_memtopo("plan --device sim" + needs + " --only t-needs");
   INFO(p.output);

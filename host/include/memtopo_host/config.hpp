@@ -36,6 +36,12 @@ struct ConfigError : std::runtime_error {
 std::string device_spec_error(const std::string& spec);
 // The same for what `run` takes: one device, "all", or a comma list of devices.
 std::string device_arg_error(const std::string& value);
+// `value` with each sim:NAME (no slash, no extension, no such file here) replaced by the preset
+// of that name (sim:<prefix>/share/memtopo/devices/NAME.toml). A name no preset has sets
+// `*error` to what is wrong, listing the presets, and returns `value` unchanged.
+std::string resolve_device_presets(const std::string& value, std::string* error);
+// Where the simulated-device presets are: share/memtopo/devices beside the executable.
+std::filesystem::path device_preset_dir();
 
 // Reads and checks a config file against the loaded probes. Throws ConfigError.
 Config load_config(const std::filesystem::path& file, const Registry& registry);

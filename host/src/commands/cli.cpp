@@ -111,49 +111,6 @@ std::unique_ptr<engine::Device> open_device_arg(const SelectionArgs& a, const Co
 
 namespace {
 
-std::string format_double_short(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
-
-std::string join(const std::vector<std::string>& v, const char* sep = ", ") {
-  std::string out;
-  for (const auto& s : v) out += (out.empty() ? "" : sep) + s;
-  return out.empty() ? "-" : out;
-}
-
-// --------------------------------------------------------------------------- list
-
-int cmd_list(const std::vector<std::string>& plugin_paths, bool verbose) {
-  Registry reg = load_registry(plugin_paths, false);
-  for (const auto& p : reg.probes()) {
-    const std::string needs = needs_text(p);
-    std::cout << p.name << "  " << p.plugin_version << "  provides: " << join(p.provided)
-              << "  requires: " << join(p.required) << (needs.empty() ? "" : "  needs: " + needs)
-              << "  file: " << p.file << "\n";
-    if (verbose) {
-      if (!p.summary.empty()) std::cout << "    " << p.summary << "\n";
-      if (!p.used.empty()) std::cout << "    uses: " << join(p.used) << "\n";
-      if (p.budget_s > 0)
-        std::cout << "    budget: " << format_double_short(p.budget_s) << " s (time limit unless the config sets time_limit_s)\n";
-      if (p.own_process) std::cout << "    runs in a worker process of its own\n";
-      for (const auto& o : p.options)
-        std::cout << "    option " << o.name << " (" << type_name(o.type) << ", default \"" << o.default_text << "\""
-                  << (o.range_text().empty() ? "" : ", range " + o.range_text()) << "): " << o.help << "\n";
-      for (const auto& k : p.keys)
-        std::cout << "    key " << k.key << " (" << type_name(k.type) << (k.unit.empty() ? "" : ", " + k.unit)
-                  << "): " << k.meaning << "\n";
-    }
-  }
-  if (reg.probes().empty()) std::cout << "no probes found\n";
-  if (!reg.errors().empty()) {
-    std::cout << "loading errors:\n";
-    for (const auto& e : reg.errors()) std::cout << "  " << e << "\n";
-  }
-  return kExitOk;
-}
-
 // --------------------------------------------------------------------------- plan
 
 void print_plan(const Plan& plan, std::ostream& os) {
@@ -259,6 +216,7 @@ std::string unknown_command_error(const CLI::App& app, const std::vector<std::st
 struct CliArgs {
   std::vector<std::string> list_paths;
   bool list_verbose = false;
+  std::string list_format = "text";
   SelectionArgs plan;
   RunArgs run;
   std::string validate_file;
@@ -283,8 +241,15 @@ std::unique_ptr<CLI::App> make_app(CliArgs& args) {
   auto add_selection = [&](CLI::App* sub, SelectionArgs& s) {
     sub->add_option("--config", s.config, "Config file (TOML; docs/host.md)");
     sub->add_option("--device", s.device,
-                    "auto (default), cuda, cuda:N, sim, sim:FILE; for `run` also all or a list (cuda:0,cuda:3)")
-        ->check(device_arg_error);
+                    "auto (default), cuda, cuda:N, sim, sim:FILE, sim:PRESET (kepler-like, ...); for `run` also "
+                    "all or a list (cuda:0,cuda:3)")
+        ->check(device_arg_error)
+        ->transform([](const std::string& v) {
+          std::string error;
+          std::string resolved = resolve_device_presets(v, &error);
+          if (!error.empty()) throw CLI::ValidationError(error);
+          return resolved;
+        });
     // One value per occurrence, split by split_lists: CLI11's delimiter turned "," into no
     // value at all and took the next argument (an option) in its place.
     sub->add_option("--only", s.only, "Run only these probes or plugins, or the providers of these result keys")
@@ -295,9 +260,12 @@ std::unique_ptr<CLI::App> make_app(CliArgs& args) {
         ->check(list_entry_error);
     add_plugin_path(sub, s.plugin_paths);
   };
-  args.list_cmd = app->add_subcommand("list", "List the loadable probes (name, version, provides, requires, file)");
+  args.list_cmd = app->add_subcommand("list", "List the loadable probes (one line each: name, version, needs, summary)");
   add_plugin_path(args.list_cmd, args.list_paths);
-  args.list_cmd->add_flag("-v,--verbose", args.list_verbose, "Also show summaries, used keys and options");
+  args.list_cmd->add_flag("-v,--verbose", args.list_verbose,
+                          "Also show what each provides, requires and uses, its file, budget, options and keys");
+  args.list_cmd->add_option("--format", args.list_format, "text (default) or json (everything -v shows, as data)")
+      ->check(CLI::IsMember({"text", "json"}));
 
   args.plan_cmd = app->add_subcommand("plan", "Show the ordered run list for the device, with skip reasons");
   add_selection(args.plan_cmd, args.plan);
@@ -330,7 +298,7 @@ std::unique_ptr<CLI::App> make_app(CliArgs& args) {
 int dispatch(const CliArgs& args) {
   if (*args.list_cmd) {
     setup_logging(false, false);
-    return cmd_list(args.list_paths, args.list_verbose);
+    return cmd_list(args.list_paths, args.list_verbose, args.list_format);
   }
   if (*args.plan_cmd) {
     setup_logging(false, false);

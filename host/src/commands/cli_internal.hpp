@@ -67,6 +67,8 @@ std::filesystem::path prepare_raw_dir(const RunArgs& a, const Config& cfg);
 std::filesystem::path raw_dir_of(const RunArgs& a, const Config& cfg);
 
 int cmd_run(const RunArgs& a);
+// memtopo list (list_command.cpp): `format` "text" or "json".
+int cmd_list(const std::vector<std::string>& plugin_paths, bool verbose, const std::string& format);
 
 // The TOML of `file`, or nullopt after saying on stderr why it cannot be read: no such file or a
 // folder ("name <what_to_name>"), FILE:LINE:COL for a syntax error (read_toml.cpp).

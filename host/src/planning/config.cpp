@@ -96,8 +96,9 @@ void read_run_table(const toml::node& node, const Registry& registry, Checker& c
     } else if (r == "device" || r == "raw_dir") {
       if (auto s = rn.as_string()) {
         if (r == "device") {
-          if (const std::string problem = device_arg_error(s->get()); !problem.empty()) c.error(rn, "[run] device: " + problem);
-          cfg.device = s->get();
+          std::string problem = device_arg_error(s->get());
+          if (problem.empty()) cfg.device = resolve_device_presets(s->get(), &problem);
+          if (!problem.empty()) c.error(rn, "[run] device: " + problem);
         } else if (s->get().empty()) {
           c.error(rn, "[run] raw_dir is empty; name a folder, or remove the key to write no raw series");
         } else {
