@@ -24,7 +24,7 @@ std::string StreamConfig::text() const {
     return "a block of " + std::to_string(threads) + " threads per round, " + std::to_string(blocks_per_sm) +
            " at once per SM, ILP " + std::to_string(ilp) + ", " + std::to_string(width_bytes) + " B accesses";
   return std::string(shape == 2 ? "every block the whole footprint, " : "") + std::to_string(blocks_per_sm) +
-         " blocks per SM x " + std::to_string(threads) + " threads, ILP " +
+         (blocks_per_sm == 1 ? " block per SM x " : " blocks per SM x ") + std::to_string(threads) + " threads, ILP " +
          std::to_string(ilp) + ", " + std::to_string(width_bytes) + " B accesses" +
          (footprint_bytes ? ", " + std::to_string(footprint_bytes >> 10) + " KiB footprint" : std::string());
 }
