@@ -224,6 +224,22 @@ std::string paths(std::initializer_list<const char*> sets) {
 }
 }  // namespace
 
+TEST_CASE("run -q: a skip for a backend the device lacks is no warning; a missing input still is", "[host][cli][needs]") {
+  test::TempDir dir("cli-quiet-skips");
+  const std::string needs = " --plugin-path " + q(test::plugin_set("needs"));
+  const auto quiet = run_memtopo("run -q --device sim" + needs + " --only t-needs/cuda-only -o " + q(dir / "q.toml"));
+  INFO(quiet.output);
+  CHECK(quiet.exit_code == 0);
+  CHECK(quiet.output.find("t-needs/cuda-only: skipped") == std::string::npos);
+  const auto loud = run_memtopo("run --device sim" + needs + " --only t-needs/cuda-only -o " + q(dir / "l.toml"));
+  INFO(loud.output);
+  CHECK(loud.output.find("info: t-needs/cuda-only: skipped: needs a CUDA GPU") != std::string::npos);
+  const std::string missing = " --plugin-path " + q(test::plugin_set("missing"));
+  const auto orphan = run_memtopo("run -q --device sim" + missing + " -o " + q(dir / "m.toml"));
+  INFO(orphan.output);
+  CHECK(orphan.output.find("warning: t-missing/orphan: skipped: needs nowhere.value_bytes") != std::string::npos);
+}
+
 TEST_CASE("exit 0: ok, not determinable and skips for a declared reason", "[host][cli][exit]") {
   test::TempDir dir("cli-exit0");
   const auto out = dir / "t.toml";

@@ -320,13 +320,17 @@ RunReport run_plan(const Plan& plan, const mt_device_info& device, ProbeExecutor
     }
     // The plan may have been made without the device: its needs are checked here too.
     Unmet why{step.skip_reason};
-    if (why.reason.empty()) why.reason = unmet_need(p, facts);
+    const std::string need = unmet_need(p, facts);
+    if (why.reason.empty()) why.reason = need;
     if (why.reason.empty()) why = unmet_input(step, plan, finished, results);
     if (!why.reason.empty()) {
       outcome.status = Status::Skipped;
       outcome.reason = why.reason;
       outcome.caused_by_failure = why.by_failure;
-      spdlog::warn("{}: skipped: {}", p.name, why.reason);
+      // A backend or compute capability the device lacks is what the probe declared: the
+      // file, the summary and `plan` say so; -q keeps it off the terminal.
+      if (!need.empty() && why.reason == need) spdlog::info("{}: skipped: {}", p.name, why.reason);
+      else spdlog::warn("{}: skipped: {}", p.name, why.reason);
     } else {
       if (settings.observer) settings.observer->probe_started(index, total, p.name);
       outcome = executor.run(p, results, settings);
