@@ -124,6 +124,40 @@ TEST_CASE("export: the JSON of a small hand-written topology matches the golden 
   CHECK(out.output == test::read_file(dir / "small.json"));
 }
 
+TEST_CASE("export --format csv: one row per value with its unit and provenance, the golden file", "[export]") {
+  test::TempDir dir("export-csv");
+  const auto r = run_memtopo("export -o " + quoted(dir / "small.csv") + " " + quoted(kGolden / "small.toml"));
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);  // the format follows -o's name
+  compare_with_golden(test::read_file(dir / "small.csv"), "small.csv");
+  // A measured run: every value of every element is a row of eight fields (RFC 4180 quoting).
+  const fs::path h100 = fs::path(MEMTOPO_SOURCE_DIR) / "tests" / "report" / "inputs" / "h100" / "topology.toml";
+  const toml::table doc = toml::parse_file(h100.string());
+  const std::string csv = topology_csv_text(doc);
+  size_t rows = 0, values = 0;
+  for (const auto& [k, v] : doc)
+    if (k != "meta" && k != "provenance" && k != "probes" && k != "sim" && v.is_table()) values += v.as_table()->size();
+  std::istringstream lines(csv);
+  std::string line;
+  std::getline(lines, line);
+  CHECK(line == "element,key,value,unit,bound,confidence,probe,note");
+  bool l2_size = false;
+  while (std::getline(lines, line)) {
+    ++rows;
+    size_t fields = 1;
+    bool quoted_field = false;
+    for (char c : line) {
+      if (c == '"') quoted_field = !quoted_field;
+      if (c == ',' && !quoted_field) ++fields;
+    }
+    INFO(line);
+    CHECK(fields == 8);
+    if (line.rfind("l2,size_bytes,26214400,bytes,exact,", 0) == 0) l2_size = true;
+  }
+  CHECK(rows == values);
+  CHECK(l2_size);
+}
+
 TEST_CASE("export: a NaN has no JSON form and is refused with its line", "[export]") {
   test::TempDir dir("export-nan");
   std::string text = test::read_file(kGolden / "small.toml");

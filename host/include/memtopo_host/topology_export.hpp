@@ -13,9 +13,9 @@
 
 namespace memtopo::host {
 
-enum class TopologyFormat { Toml, Json, AccelSim };
+enum class TopologyFormat { Toml, Json, AccelSim, Csv };
 
-// "toml", "json", "accel-sim"; nothing for any other name.
+// "toml", "json", "accel-sim", "csv"; nothing for any other name.
 std::optional<TopologyFormat> parse_topology_format(std::string_view name);
 const char* topology_format_name(TopologyFormat format);
 
@@ -41,5 +41,11 @@ std::string topology_toml_text(const toml::table& doc);
 // measure; an option that cannot be derived is left out with a comment saying why.
 // `source` names the topology in the header comment.
 std::string accel_sim_config_text(const toml::table& doc, const std::string& source);
+
+// The topology as one CSV table (header `element,key,value,unit,bound,confidence,probe,note`):
+// a row per value of every element table (device included; meta, provenance, probes and sim
+// left out), keys of nested tables dotted, arrays as one field with ';' between elements, the
+// unit the key's name carries, the rest from the value's provenance entry (empty without one).
+std::string topology_csv_text(const toml::table& doc);
 
 }  // namespace memtopo::host

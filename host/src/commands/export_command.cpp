@@ -1,5 +1,5 @@
-// `memtopo export`: a topology file as JSON, as canonical TOML, or as the cache and latency
-// lines of a gpgpusim.config; `--schema` writes the topology JSON Schema (docs/host.md, "export").
+// `memtopo export`: a topology file as JSON, as canonical TOML, as one flat CSV table, or as
+// the cache and latency lines of a gpgpusim.config; `--schema` writes the topology JSON Schema (docs/host.md, "export").
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -26,14 +26,14 @@ struct ExportArgs {
 
 std::string export_format_error(const std::string& value) {
   if (parse_topology_format(value)) return "";
-  return "'" + value + "' is not a format export writes; use json, toml or accel-sim";
+  return "'" + value + "' is not a format export writes; use json, toml, csv or accel-sim";
 }
 
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-// --format, or --accel-sim, else toml for an output ending in .toml, else json.
+// --format, or --accel-sim, else csv or toml for an output ending in .csv or .toml, else json.
 TopologyFormat chosen_format(const ExportArgs& a) {
   std::optional<TopologyFormat> format;
   if (!a.format.empty()) format = parse_topology_format(a.format);
@@ -43,6 +43,7 @@ TopologyFormat chosen_format(const ExportArgs& a) {
     format = TopologyFormat::AccelSim;
   }
   if (format) return *format;
+  if (ends_with(a.output, ".csv")) return TopologyFormat::Csv;
   return ends_with(a.output, ".toml") ? TopologyFormat::Toml : TopologyFormat::Json;
 }
 
@@ -63,6 +64,7 @@ std::string render(TopologyFormat format, const toml::table& doc, const std::str
   switch (format) {
     case TopologyFormat::Json: return topology_json_text(doc);
     case TopologyFormat::AccelSim: return accel_sim_config_text(doc, fs::path(file).filename().string());
+    case TopologyFormat::Csv: return topology_csv_text(doc);
     default: return topology_toml_text(doc);
   }
 }
@@ -105,10 +107,10 @@ int cmd_export(const ExportArgs& a) {
 
 ExtraCommand add_export_command(CLI::App& app) {
   auto args = std::make_shared<ExportArgs>();
-  CLI::App* sub = app.add_subcommand("export", "Write a topology file as JSON, TOML or gpgpusim.config lines");
+  CLI::App* sub = app.add_subcommand("export", "Write a topology file as JSON, TOML, CSV or gpgpusim.config lines");
   sub->add_option("file", args->file, "Topology TOML file to read");
   sub->add_option("--format", args->format,
-                  "json, toml or accel-sim (default: toml when -o ends in .toml, else json)")
+                  "json, toml, csv or accel-sim (default: csv or toml when -o ends in .csv or .toml, else json)")
       ->check(export_format_error);
   sub->add_flag("--accel-sim", args->accel_sim, "Same as --format accel-sim: gpgpusim.config lines (docs/accel-sim.md)");
   sub->add_flag("--schema", args->schema, "Write the topology JSON Schema (reads no file)");

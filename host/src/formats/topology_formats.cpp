@@ -18,6 +18,7 @@ std::optional<TopologyFormat> parse_topology_format(std::string_view name) {
   if (name == "toml") return TopologyFormat::Toml;
   if (name == "json") return TopologyFormat::Json;
   if (name == "accel-sim") return TopologyFormat::AccelSim;
+  if (name == "csv") return TopologyFormat::Csv;
   return std::nullopt;
 }
 
@@ -25,6 +26,7 @@ const char* topology_format_name(TopologyFormat format) {
   switch (format) {
     case TopologyFormat::Json: return "json";
     case TopologyFormat::AccelSim: return "accel-sim";
+    case TopologyFormat::Csv: return "csv";
     default: return "toml";
   }
 }

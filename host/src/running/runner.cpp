@@ -1,4 +1,5 @@
 #include "memtopo_host/runner.hpp"
+#include "memtopo_host/csv.hpp"
 #include "memtopo_host/probe_executor.hpp"
 #include "memtopo_host/result_check.hpp"
 #include "output/plot_hints.hpp"
@@ -26,17 +27,6 @@ const char* status_name(Status s) {
 bool keeps_results(Status s) { return s == Status::Ok || s == Status::NotDeterminable; }
 
 namespace {
-
-// One CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break, quotes
-// doubled; a leading = + - @ (which a spreadsheet would run as a formula) gets a ' before it.
-std::string csv_field(const std::string& text) {
-  std::string s = text;
-  if (!s.empty() && (s[0] == '=' || s[0] == '+' || s[0] == '-' || s[0] == '@')) s.insert(s.begin(), '\'');
-  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
-  std::string quoted = "\"";
-  for (char c : s) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return quoted + "\"";
-}
 
 // The state behind the opaque `host` pointer one probe receives.
 struct ProbeHost {
