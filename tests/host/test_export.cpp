@@ -441,8 +441,21 @@ void check_capacity(const std::string& value, int64_t slices, std::optional<int6
 void check_against_topology(const std::map<std::string, std::string>& v, const toml::table& doc) {
   const auto size = [&](const char* e) { return doc[e]["size_bytes"].value<int64_t>(); };
   for (const auto& [option, element] : std::map<std::string, const char*>{
-           {"-gpgpu_cache:dl1", "l1d"}, {"-gpgpu_tex_cache:l1", "texture"}, {"-gpgpu_const_cache:l1", "constant_l1"}})
+           {"-gpgpu_tex_cache:l1", "texture"}, {"-gpgpu_const_cache:l1", "constant_l1"}})
     if (v.count(option) && size(element)) check_capacity(v.at(option), 1, size(element));
+  const bool adaptive = v.count("-gpgpu_adaptive_cache_config") && v.at("-gpgpu_adaptive_cache_config") == "1";
+  if (v.count("-gpgpu_cache:dl1") && size("l1d") && !adaptive) check_capacity(v.at("-gpgpu_cache:dl1"), 1, size("l1d"));
+  if (v.count("-gpgpu_cache:dl1") && size("l1d") && adaptive) {
+    // What GPGPU-Sim keeps for a kernel without shared memory (the smallest option): round(ways
+    // x (1 - option / unified)) ways of the dl1, the L1 measured at the smallest carveout.
+    CacheString c;
+    REQUIRE(cache_string_error(v.at("-gpgpu_cache:dl1"), &c) == "");
+    const double unified = double(std::stoll(v.at("-gpgpu_unified_l1d_size")));
+    const double smallest = double(std::stoll(v.at("-gpgpu_shmem_option")));  // the list is sorted
+    const auto ways = int64_t(double(c.ways) * (1 - smallest / unified) + 0.5);
+    INFO(v.at("-gpgpu_cache:dl1") << " with " << smallest << " of " << unified << " KiB shared");
+    CHECK(std::llabs(int64_t(c.sets) * c.line * ways - *size("l1d")) <= int64_t(c.sets) * c.line);
+  }
   if (v.count("-gpgpu_cache:dl2"))  // one sub-partition's share
     check_capacity(v.at("-gpgpu_cache:dl2"),
                    std::stoll(v.at("-gpgpu_n_mem")) * std::stoll(v.at("-gpgpu_n_sub_partition_per_mchannel")), size("l2"));
@@ -459,9 +472,12 @@ TEST_CASE("export --accel-sim: every line parses by GPGPU-Sim's grammar and matc
   test::TempDir dir("export-accel");
   auto files = measured_topologies();
   files.push_back(kGolden / "small.toml");
+  // The newest H100 run: nine carveout levels in whole KiB, so the adaptive L1.
+  const fs::path h100 = fs::path(MEMTOPO_SOURCE_DIR) / "tests" / "report" / "inputs" / "h100" / "topology.toml";
+  files.push_back(h100);
   for (const auto& file : files) {
     INFO(file);
-    const auto out = dir / (file.stem().string() + ".config");
+    const auto out = dir / (file.parent_path().filename().string() + "-" + file.stem().string() + ".config");
     const auto r = run_memtopo("export --accel-sim -o " + quoted(out) + " " + quoted(file));
     INFO(r.output);
     REQUIRE(r.exit_code == 0);
@@ -473,6 +489,10 @@ TEST_CASE("export --accel-sim: every line parses by GPGPU-Sim's grammar and matc
                             "-gpgpu_tex_cache:l1", "-gpgpu_const_cache:l1"})
         CHECK(values.count(o) == 1);
     CHECK(text.find("default: not measured by memtopo") != std::string::npos);
+    if (file == h100) {
+      CHECK(values.at("-gpgpu_adaptive_cache_config") == "1");
+      CHECK(values.at("-gpgpu_shmem_option") == "8,16,32,64,100,132,164,196,228");
+    }
   }
 }
 

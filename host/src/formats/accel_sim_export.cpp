@@ -289,40 +289,61 @@ void write_architecture(ConfigWriter& w, const Topology& t, const L2Plan& l2) {
   }
 }
 
-// The adaptive L1/shared split from the carveout levels: the unified size is the largest L1
-// plus shared memory of a level, and GPGPU-Sim needs it a multiple of the dl1 size.
-void write_unified_l1(ConfigWriter& w, const Topology& t, const Geometry& dl1) {
+// The unified L1/shared storage of the carveout levels: the largest L1 plus shared memory of a
+// level, and the shared-memory sizes, when every one is whole KiB (GPGPU-Sim's units).
+struct UnifiedL1 {
+  int64_t bytes = 0;
+  std::vector<int64_t> shared_options;  // sorted, distinct
+};
+std::optional<UnifiedL1> unified_l1(const Topology& t) {
   const auto shared = t.integers("shared.carveout_sm_shared_bytes");
   const auto l1 = t.integers("shared.carveout_l1d_size_bytes");
-  int64_t unified = 0;
-  bool whole_kib = !shared.empty() && shared.size() == l1.size();
-  for (size_t i = 0; whole_kib && i < shared.size(); ++i) {
-    unified = std::max(unified, shared[i] + l1[i]);
-    whole_kib = shared[i] % 1024 == 0;
+  if (shared.empty() || shared.size() != l1.size()) return std::nullopt;
+  UnifiedL1 u;
+  for (size_t i = 0; i < shared.size(); ++i) {
+    if (shared[i] % 1024 != 0) return std::nullopt;
+    u.bytes = std::max(u.bytes, shared[i] + l1[i]);
   }
+  if (u.bytes % 1024 != 0) return std::nullopt;
+  u.shared_options = shared;
+  std::sort(u.shared_options.begin(), u.shared_options.end());
+  u.shared_options.erase(std::unique(u.shared_options.begin(), u.shared_options.end()), u.shared_options.end());
+  return u;
+}
+
+// GPGPU-Sim's adaptive L1 takes the dl1 geometry as the whole unified storage and, for a
+// kernel's shared memory, the next -gpgpu_shmem_option s, keeps round(ways x (1 - s / unified))
+// ways: with the dl1 at the unified size, each carveout level's L1 comes back.
+void write_unified_l1(ConfigWriter& w, const std::optional<UnifiedL1>& u, const Geometry& dl1) {
   const int64_t dl1_kib = dl1.bytes() / 1024;
-  if (whole_kib && unified % 1024 == 0 && dl1_kib > 0 && (unified / 1024) % dl1_kib == 0) {
-    std::vector<int64_t> options(shared);
-    std::sort(options.begin(), options.end());
-    options.erase(std::unique(options.begin(), options.end()), options.end());
+  if (u && dl1_kib > 0 && (u->bytes / 1024) % dl1_kib == 0) {
     std::string list;
-    for (int64_t s : options) list += (list.empty() ? "" : ",") + std::to_string(s / 1024);
+    for (int64_t s : u->shared_options) list += (list.empty() ? "" : ",") + std::to_string(s / 1024);
     w.option("-gpgpu_adaptive_cache_config", "1", "shared.carveout_sm_shared_bytes (the L1 shrinks as shared memory grows)");
-    w.option("-gpgpu_unified_l1d_size", std::to_string(unified / 1024),
+    w.option("-gpgpu_unified_l1d_size", std::to_string(u->bytes / 1024),
              "KiB: largest shared.carveout_l1d_size_bytes + shared.carveout_sm_shared_bytes");
     w.option("-gpgpu_shmem_option", list, "KiB: shared.carveout_sm_shared_bytes");
     w.option("-gpgpu_l1_cache_write_ratio", "25", std::string(kNotMeasured) + " (Accel-Sim's SM86 and SM90 configs)");
     return;
   }
   w.option("-gpgpu_adaptive_cache_config", "0",
-           std::string(kNotMeasured) + " (no shared.carveout_* levels: the L1 keeps the dl1 geometry)");
+           std::string(kNotMeasured) + (u ? " (the unified size is no multiple of the dl1's: the L1 keeps the dl1 geometry)"
+                                          : " (no shared.carveout_* levels in whole KiB: the L1 keeps the dl1 geometry)"));
   w.option("-gpgpu_unified_l1d_size", std::to_string(dl1_kib), "KiB: the dl1 size, so that the L1 is the dl1 geometry");
 }
 
 void write_l1(ConfigWriter& w, const Topology& t) {
   w.section("L1 data cache");
   std::string why;
-  const auto g = cache_geometry(t, "l1d", 4, &why);
+  auto g = cache_geometry(t, "l1d", 4, &why);
+  const std::optional<UnifiedL1> unified = unified_l1(t);
+  if (g && unified && unified->bytes % (g->sets * g->line) == 0) {
+    // The dl1 as the whole unified storage, so that the adaptive L1 scales its ways.
+    g->ways = unified->bytes / (g->sets * g->line);
+    g->source = "the unified L1 and shared storage (largest shared.carveout_l1d_size_bytes + "
+                "shared.carveout_sm_shared_bytes) as " + std::to_string(g->sets) + " sets of l1d.line_bytes (from " +
+                g->source + ")";
+  }
   if (g) {
     const int64_t port = g->line % 32 == 0 ? 32 : g->line;
     const std::string value = geometry_text(cache_type(t, "l1d", g->line), *g) + "," + replacement_char(t, "l1d") +
@@ -330,7 +351,7 @@ void write_l1(ConfigWriter& w, const Topology& t) {
     w.option("-gpgpu_cache:dl1", value,
              g->source + present_keys(t, "l1d", true) +
                  "; write-through, queues: default (Accel-Sim's SM90_H100)");
-    write_unified_l1(w, t, *g);
+    write_unified_l1(w, unified, *g);
   } else {
     w.left_out("-gpgpu_cache:dl1", why);
   }
