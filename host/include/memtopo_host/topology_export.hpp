@@ -43,8 +43,8 @@ std::string topology_toml_text(const toml::table& doc);
 std::string accel_sim_config_text(const toml::table& doc, const std::string& source);
 
 // The topology as one CSV table (header `element,key,value,unit,bound,confidence,probe,note`):
-// a row per value of every element table (device included; meta, provenance, probes and sim
-// left out), keys of nested tables dotted, arrays as one field with ';' between elements, the
+// a row per value of every element table (the device first, then the others alphabetically;
+// meta, provenance, probes and sim left out), keys of nested tables dotted, arrays as one field with ';' between elements, the
 // unit the key's name carries, the rest from the value's provenance entry (empty without one).
 std::string topology_csv_text(const toml::table& doc);
 

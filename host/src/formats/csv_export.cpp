@@ -72,9 +72,12 @@ void element_rows(const toml::table& doc, const std::string& element, const std:
 
 std::string topology_csv_text(const toml::table& doc) {
   std::string out = "element,key,value,unit,bound,confidence,probe,note\n";
+  // The device first, then the elements alphabetically (the order of the JSON form).
+  if (const toml::table* device = doc["device"].as_table()) element_rows(doc, "device", "", *device, out);
   for (const auto& [k, v] : doc) {
     const std::string element(k.str());
-    if (element == "meta" || element == "provenance" || element == "probes" || element == "sim") continue;
+    if (element == "device" || element == "meta" || element == "provenance" || element == "probes" || element == "sim")
+      continue;
     if (const toml::table* t = v.as_table()) element_rows(doc, element, "", *t, out);
   }
   return out;
