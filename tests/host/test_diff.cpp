@@ -250,3 +250,37 @@ TEST_CASE("diff: the example in docs/host.md is the golden output", "[host][diff
   REQUIRE_FALSE(golden.empty());
   CHECK(doc.find("```text\n" + golden + "```\n") != std::string::npos);
 }
+
+TEST_CASE("compare: headline values of three files side by side with ratios, as text, Markdown and CSV",
+          "[host][compare]") {
+  const fs::path src(MEMTOPO_SOURCE_DIR);
+  const std::string files = " '" + (src / "tests/report/inputs/h100/topology.toml").string() + "' '" +
+                            (src / "tests/sim/measured/h100-sxm.toml").string() + "' '" +
+                            (src / "tests/sim/measured/hopper-like-sim.toml").string() + "'";
+  const auto text = test::run_memtopo("compare" + files);
+  INFO(text.output);
+  REQUIRE(text.exit_code == 0);
+  CHECK(text.output.rfind("key ", 0) == 0);
+  CHECK(text.output.find("hopper-like-sim.toml / topology.toml") != std::string::npos);
+  // The L1 of the simulated Hopper-like device (256 KiB) against the H100's 241 KiB.
+  const auto l1 = text.output.find("\nl1d size ");
+  REQUIRE(l1 != std::string::npos);
+  const std::string l1_line = text.output.substr(l1 + 1, text.output.find('\n', l1 + 1) - l1 - 1);
+  CHECK(l1_line.find("241 KiB") != std::string::npos);
+  CHECK(l1_line.find("256 KiB") != std::string::npos);
+  CHECK(l1_line.find("x1.06") != std::string::npos);
+  CHECK(text.output.find("\nprobes ") != std::string::npos);
+
+  const auto md = test::run_memtopo("compare --format markdown" + files);
+  REQUIRE(md.exit_code == 0);
+  CHECK(md.output.rfind("| key | topology.toml | h100-sxm.toml | hopper-like-sim.toml |", 0) == 0);
+  CHECK(md.output.find("\n|---|---:|---:|---:|---:|---:|\n") != std::string::npos);
+
+  const auto csv = test::run_memtopo("compare --format csv" + files);
+  REQUIRE(csv.exit_code == 0);
+  CHECK(csv.output.rfind("key,topology.toml,h100-sxm.toml,hopper-like-sim.toml,h100-sxm.toml / topology.toml,", 0) == 0);
+  CHECK(csv.output.find("\nl1d size,241 KiB,241 KiB,256 KiB,x1,x1.06\n") != std::string::npos);
+
+  CHECK(test::run_memtopo("compare '" + (src / "tests/sim/measured/h100-sxm.toml").string() + "'").exit_code == 2);
+  CHECK(test::run_memtopo("compare --format html" + files).exit_code == 2);
+}

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "memtopo_host/key_policy.hpp"
+#include "memtopo_host/summary.hpp"
 
 namespace memtopo::host {
 
@@ -44,6 +45,10 @@ struct FleetMember {
 // Reads one topology file (TOML or JSON as `memtopo run` writes them); throws
 // std::runtime_error "FILE: why" for a file that is no topology.
 FleetMember read_fleet_member(const std::string& file);
+// A topology file as one column of the multi-GPU summary (summary.hpp): its values with their
+// bounds and its tally of probe statuses ("41 ok, 6 not_determinable"); a file that cannot be
+// read gives a column without values whose tally says why.
+SummaryColumn summary_column_of(const std::string& file, const std::string& label);
 // The topology files named: each FILE, each *.toml / *.json under each DIR (recursively, less
 // *.partial.toml and memtopo's own fleet outputs), in name order. Read in parallel; those that
 // cannot be read are listed in *errors.

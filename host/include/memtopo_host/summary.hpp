@@ -23,6 +23,18 @@ struct SummaryColumn {
 };
 std::string render_summary_columns(const std::vector<SummaryColumn>& columns);
 
+// The rows of render_summary_columns without the tally: `rows[i]` is {"l2 size", a cell per
+// column ("-" where a column lacks the key)}, `numbers[i]` the number behind each cell (NaN
+// where it is no scalar number or absent), for ratios (memtopo compare).
+struct SummaryTable {
+  std::vector<std::string> header;  // the column labels
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::vector<double>> numbers;
+};
+SummaryTable summary_table(const std::vector<SummaryColumn>& columns);
+// Rows of cells as columns two spaces apart, each as wide as its widest cell.
+std::string aligned_table(const std::vector<std::vector<std::string>>& rows);
+
 // Value formatting used by the summary (exposed for tests):
 // 245760 -> "240 KiB", 1536 -> "1536 B"; whole GiB/MiB/KiB only.
 std::string format_bytes(int64_t bytes);

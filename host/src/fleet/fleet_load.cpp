@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <filesystem>
+#include <map>
 #include <mutex>
 #include <stdexcept>
 #include <thread>
@@ -159,6 +160,35 @@ std::vector<FleetMember> read_fleet(const std::vector<std::string>& paths, std::
     else errors->push_back(why[i]);
   }
   return members;
+}
+
+}  // namespace memtopo::host
+
+namespace memtopo::host {
+
+SummaryColumn summary_column_of(const std::string& file, const std::string& label) {
+  SummaryColumn c{label, {}, ""};
+  try {
+    const FleetMember f = read_fleet_member(file);
+    ProbeOutcome all;
+    all.status = Status::Ok;
+    for (const auto& [key, v] : f.values) {
+      auto value = from_json_inferred(v.value);
+      if (!value) continue;
+      ResultRecord r;
+      r.key = key;
+      r.value = std::move(*value);
+      r.bound = v.bound == "at_least" ? MT_BOUND_AT_LEAST : v.bound == "at_most" ? MT_BOUND_AT_MOST : MT_BOUND_EXACT;
+      all.results.push_back(std::move(r));
+    }
+    c.outcomes.push_back(std::move(all));
+    std::map<std::string, int> count;
+    for (const auto& [_, state] : f.probes) ++count[state.substr(state.rfind(' ') + 1)];
+    for (const auto& [status, n] : count) c.tally += (c.tally.empty() ? "" : ", ") + std::to_string(n) + " " + status;
+  } catch (const std::exception& e) {
+    c.tally = "unreadable: " + std::string(e.what());
+  }
+  return c;
 }
 
 }  // namespace memtopo::host

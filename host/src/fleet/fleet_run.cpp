@@ -160,27 +160,7 @@ SummaryColumn column_of(const Member& m) {
     c.tally = "failed (exit " + std::to_string(m.exit_code) + ", no file)";
     return c;
   }
-  try {
-    const FleetMember f = read_fleet_member(m.output.string());
-    ProbeOutcome all;
-    all.status = Status::Ok;
-    for (const auto& [key, v] : f.values) {
-      auto value = from_json_inferred(v.value);
-      if (!value) continue;
-      ResultRecord r;
-      r.key = key;
-      r.value = std::move(*value);
-      r.bound = v.bound == "at_least" ? MT_BOUND_AT_LEAST : v.bound == "at_most" ? MT_BOUND_AT_MOST : MT_BOUND_EXACT;
-      all.results.push_back(std::move(r));
-    }
-    c.outcomes.push_back(std::move(all));
-    std::map<std::string, int> count;
-    for (const auto& [_, state] : f.probes) ++count[state.substr(state.rfind(' ') + 1)];
-    for (const auto& [status, n] : count) c.tally += (c.tally.empty() ? "" : ", ") + std::to_string(n) + " " + status;
-  } catch (const std::exception& e) {
-    c.tally = "unreadable: " + std::string(e.what());
-  }
-  return c;
+  return summary_column_of(m.output.string(), m.device.label);
 }
 
 // Rank 0 of an MPI run: every rank's files compared, the table printed and written beside them.

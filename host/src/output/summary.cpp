@@ -2,6 +2,7 @@
 #include "memtopo_host/terminal_text.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -183,7 +184,7 @@ std::map<std::string, Table> tables_of(const std::vector<ProbeOutcome>& outcomes
 
 }  // namespace
 
-std::string render_summary_columns(const std::vector<SummaryColumn>& columns) {
+SummaryTable summary_table(const std::vector<SummaryColumn>& columns) {
   std::vector<std::map<std::string, Table>> tables;
   std::set<std::string> elements;
   for (const auto& c : columns) {
@@ -194,11 +195,12 @@ std::string render_summary_columns(const std::vector<SummaryColumn>& columns) {
   if (elements.count("device")) order.push_back("device");
   for (const auto& e : elements)
     if (e != "device") order.push_back(e);
-  std::vector<std::vector<std::string>> rows{{""}};
-  for (const auto& c : columns) rows[0].push_back(terminal_text(c.label));
+  SummaryTable out;
+  for (const auto& c : columns) out.header.push_back(terminal_text(c.label));
   for (const auto& element : order) {
     for (const auto& k : kKnown) {
       std::vector<std::string> row{element + (std::string(k.label).empty() ? " " + std::string(k.key) : " " + std::string(k.label))};
+      std::vector<double> numbers;
       bool any = false;
       for (const auto& t : tables) {
         const auto e = t.find(element);
@@ -206,16 +208,24 @@ std::string render_summary_columns(const std::vector<SummaryColumn>& columns) {
         const bool has = e != t.end() && r != e->second.end();
         any = any || has;
         row.push_back(has ? k.prefix + format_value(k.key, *r->second) : "-");
+        const Value* v = has ? &r->second->value : nullptr;
+        numbers.push_back(!v ? NAN : v->type == MT_VALUE_INT ? double(v->i) : v->type == MT_VALUE_FLOAT ? v->f : NAN);
       }
-      if (any) rows.push_back(std::move(row));
+      if (!any) continue;
+      out.rows.push_back(std::move(row));
+      out.numbers.push_back(std::move(numbers));
     }
   }
-  std::vector<std::string> tally{"probes"};
-  for (const auto& c : columns) tally.push_back(c.tally);
-  rows.push_back(std::move(tally));
-  std::vector<size_t> width(rows[0].size(), 0);
+  return out;
+}
+
+std::string aligned_table(const std::vector<std::vector<std::string>>& rows) {
+  std::vector<size_t> width;
   for (const auto& row : rows)
-    for (size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+    for (size_t i = 0; i < row.size(); ++i) {
+      if (width.size() <= i) width.push_back(0);
+      width[i] = std::max(width[i], row[i].size());
+    }
   std::string out;
   for (const auto& row : rows) {
     std::string line;
@@ -224,6 +234,17 @@ std::string render_summary_columns(const std::vector<SummaryColumn>& columns) {
     out += line + "\n";
   }
   return out;
+}
+
+std::string render_summary_columns(const std::vector<SummaryColumn>& columns) {
+  const SummaryTable t = summary_table(columns);
+  std::vector<std::vector<std::string>> rows{{""}};
+  rows[0].insert(rows[0].end(), t.header.begin(), t.header.end());
+  rows.insert(rows.end(), t.rows.begin(), t.rows.end());
+  std::vector<std::string> tally{"probes"};
+  for (const auto& c : columns) tally.push_back(c.tally);
+  rows.push_back(std::move(tally));
+  return aligned_table(rows);
 }
 
 std::string render_summary(const std::vector<ProbeOutcome>& outcomes) {

@@ -1,0 +1,138 @@
+// `memtopo compare A.toml B.toml [C.toml ...]`: the headline values of several topologies
+// (GPUs or runs) side by side, one row per known key of each element (the rows of the
+// multi-GPU summary), with each file's ratio to the first where both are numbers; as aligned
+// text, Markdown or CSV (docs/host.md, "memtopo compare"). `diff` says what changed; this says
+// how they compare.
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "commands/cli_internal.hpp"
+#include "memtopo_host/csv.hpp"
+#include "memtopo_host/fleet.hpp"
+#include "memtopo_host/summary.hpp"
+#include "memtopo_host/terminal_text.hpp"
+#include "output/output_file.hpp"
+
+namespace memtopo::host::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct CompareCmdArgs {
+  std::vector<std::string> files;
+  std::string format = "text", output;
+};
+
+// "x1.07": the second over the first; "" where either is no number or the first is 0.
+std::string ratio_text(double first, double other) {
+  if (!std::isfinite(first) || !std::isfinite(other) || first == 0) return "";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "x%.3g", other / first);
+  return buf;
+}
+
+// Column labels: file names, with their folders where two names are the same.
+std::vector<std::string> labels_of(const std::vector<std::string>& files) {
+  std::map<std::string, int> seen;
+  for (const auto& f : files) ++seen[fs::path(f).filename().string()];
+  std::vector<std::string> out;
+  for (const auto& f : files) {
+    const std::string name = fs::path(f).filename().string();
+    out.push_back(seen[name] > 1 ? f : name);
+  }
+  return out;
+}
+
+// The table as cells: header, then a row per key with each file's value and, after the
+// values, each later file's ratio to the first.
+std::vector<std::vector<std::string>> cells(const SummaryTable& t, const std::vector<SummaryColumn>& columns) {
+  std::vector<std::string> header{"key"};
+  header.insert(header.end(), t.header.begin(), t.header.end());
+  for (size_t c = 1; c < t.header.size(); ++c) header.push_back(t.header[c] + " / " + t.header[0]);
+  std::vector<std::vector<std::string>> out{header};
+  for (size_t r = 0; r < t.rows.size(); ++r) {
+    std::vector<std::string> row = t.rows[r];
+    for (size_t c = 1; c < t.header.size(); ++c) row.push_back(ratio_text(t.numbers[r][0], t.numbers[r][c]));
+    out.push_back(std::move(row));
+  }
+  std::vector<std::string> tally{"probes"};
+  for (const auto& c : columns) tally.push_back(c.tally);
+  tally.resize(header.size());
+  out.push_back(std::move(tally));
+  return out;
+}
+
+std::string markdown(const std::vector<std::vector<std::string>>& rows) {
+  auto escaped = [](const std::string& s) {
+    std::string out;
+    for (char c : s) out += c == '|' ? std::string("\\\\|") : std::string(1, c);
+    return out;
+  };
+  std::string out;
+  for (size_t r = 0; r < rows.size(); ++r) {
+    out += "|";
+    for (const auto& cell : rows[r]) out += " " + escaped(cell) + " |";
+    out += "\n";
+    if (r == 0) {
+      out += "|";
+      for (size_t c = 0; c < rows[0].size(); ++c) out += c ? "---:|" : "---|";
+      out += "\n";
+    }
+  }
+  return out;
+}
+
+std::string csv(const std::vector<std::vector<std::string>>& rows) {
+  std::string out;
+  for (const auto& row : rows) {
+    std::string line;
+    for (size_t c = 0; c < row.size(); ++c) line += (c ? "," : "") + csv_field(row[c]);
+    out += line + "\n";
+  }
+  return out;
+}
+
+int cmd_compare(const CompareCmdArgs& a) {
+  if (a.files.size() < 2)
+    throw UsageError("compare: name two or more topology files (memtopo compare h100.toml h200.toml)");
+  std::vector<NamedInput> inputs;
+  for (const auto& f : a.files) inputs.push_back({"a topology", f});
+  refuse_output_over_inputs("-o", a.output, inputs);
+  const std::vector<std::string> labels = labels_of(a.files);
+  std::vector<SummaryColumn> columns;
+  for (size_t i = 0; i < a.files.size(); ++i) {
+    if (!read_topology_or_report(a.files[i], "memtopo compare compares topology files")) return kExitUsage;
+    columns.push_back(summary_column_of(a.files[i], labels[i]));
+  }
+  const auto rows = cells(summary_table(columns), columns);
+  const std::string text = a.format == "markdown" ? markdown(rows) : a.format == "csv" ? csv(rows) : aligned_table(rows);
+  try {
+    write_output(resolve_output(a.output.empty() ? "-" : a.output), text);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "memtopo: %s\n", e.what());
+    return kExitIncomplete;
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+ExtraCommand add_compare_command(CLI::App& app) {
+  auto args = std::make_shared<CompareCmdArgs>();
+  CLI::App* sub = app.add_subcommand(
+      "compare", "Headline values of several topology files side by side, with ratios to the first");
+  sub->add_option("files", args->files, "Two or more topology files (TOML or JSON)")->required();
+  sub->add_option("--format", args->format, "text (default), markdown or csv")
+      ->check(CLI::IsMember({"text", "markdown", "csv"}));
+  sub->add_option("-o,--output", args->output, "File to write (replaced atomically); - or none: stdout");
+  return {sub, [args] { return cmd_compare(*args); }};
+}
+
+}  // namespace memtopo::host::cli
