@@ -49,8 +49,34 @@ def header(topo, items, elapsed_note):
              ("topology file", topo.path)]
     rows = "".join(f"<tr><th>{E(k)}</th><td>{E(str(v))}</td></tr>" for k, v in facts if v != "")
     counts = count_items(items)
-    return (f"<h1>{E(str(topo.device_value('name', 'memtopo report')))}</h1>"
-            f"<p class='sub'>memtopo topology report: {counts}{E(elapsed_note)}</p><table>{rows}</table>")
+    return (f"<h1>{E(str(topo.device_value('name', 'memtopo report')))}</h1>{banners(topo, items)}"
+            f"<p class='sub'>memtopo topology report: {counts}{E(elapsed_note)}</p>"
+            f"<p class='tally'>{status_tally(topo)}</p><table>{rows}</table>")
+
+
+def banners(topo, items):
+    """What a reader must know before any value: a simulated device, a report without plots."""
+    out = []
+    if topo.meta.get("backend") == "sim":
+        spec = str(topo.meta.get("device_spec", "sim"))
+        out.append(f"<p class='banner'>Simulated GPU ({E(spec)}): these values were measured on memtopo's "
+                   "simulated device, not on hardware.</p>")
+    if not items:
+        out.append("<p class='banner'>No raw series: this report has no plots. Give the folder the run wrote "
+                   "with <code>--raw-dir</code>: <code>memtopo report topo.toml --raw-dir raw/</code> "
+                   "(and <code>memtopo run --raw-dir raw/</code> to write one).</p>")
+    return "".join(out)
+
+
+def status_tally(topo):
+    """The probes by status, linked to the probe table: "41 ok, 6 not determinable, 8 skipped"."""
+    order = ["ok", "not_determinable", "skipped", "failed"]
+    counts = {}
+    for p in topo.probes.values():
+        counts[p.status] = counts.get(p.status, 0) + 1
+    parts = [f"<span class='status-{E(s)}'>{counts[s]} {E(s.replace('_', ' '))}</span>"
+             for s in order + sorted(set(counts) - set(order)) if counts.get(s)]
+    return f"<a href='#probes'>probes</a>: {', '.join(parts) if parts else 'none recorded'}"
 
 
 def count_items(items):

@@ -7,6 +7,8 @@ h1 { font-size: 24px; margin: 24px 0 4px; }
 h2 { font-size: 19px; margin: 36px 0 8px; padding-top: 8px; border-top: 2px solid #ddd; }
 h3 { font-size: 15px; margin: 18px 0 6px; }
 .sub { color: #555; margin: 0 0 12px; }
+.banner { background: #fff4d6; border: 1px solid #e6c36a; border-radius: 6px; padding: 8px 12px; margin: 8px 0 12px; }
+.tally { margin: 0 0 12px; }
 table { border-collapse: collapse; margin: 6px 0 12px; font-size: 13px; }
 th, td { border: 1px solid #ddd; padding: 3px 8px; text-align: left; vertical-align: top; }
 th { background: #f3f3f5; }

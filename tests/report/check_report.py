@@ -162,6 +162,13 @@ def check_dom(name, dom, console, topology, raw):
     if sorted(tables) != want_tables:
         problems.append(f"tables {sorted(tables)} != other CSVs {want_tables}")
     problems += [f"series not shown: {e}" for e in errors]
+    # The header: a simulated run says so before any value; every run shows its probe tally.
+    with open(topology, encoding="utf-8") as f:
+        simulated = re.search(r'^backend = "sim"', f.read(), re.M) is not None
+    if simulated != ("Simulated GPU" in dom):
+        problems.append(f"the simulated-GPU banner {'missing' if simulated else 'on a hardware run'}")
+    if not re.search(r"<p class=\"tally\"><a href=\"#probes\">probes</a>: <span", dom):
+        problems.append("no probe tally under the title")
     sections = set(re.findall(r'<section id="el-[^"]*" data-element="([^"]+)"', dom))
     problems += [f"no section for [{e}]" for e in element_tables(topology) if e not in sections]
     print(f"{name}: {len(plots)} plots rendered ({rendered}/{expected}), {len(tables)} tables, "
