@@ -226,7 +226,7 @@ struct CliArgs {
   CLI::App* plan_cmd = nullptr;
   CLI::App* run_cmd = nullptr;
   CLI::App* validate_cmd = nullptr;
-  std::vector<ExtraCommand> extra;  // diff, compare, export, report, fleet: each in its own source file
+  std::vector<ExtraCommand> extra;  // diff, compare, draw, export, report, fleet: each in its own source file
 };
 
 std::unique_ptr<CLI::App> make_app(CliArgs& args) {
@@ -291,8 +291,8 @@ std::unique_ptr<CLI::App> make_app(CliArgs& args) {
   add_plugin_path(args.validate_cmd, args.validate_paths);
   args.validate_cmd->add_flag("--device-description", args.validate_device,
                               "FILE is a simulated device description (--device sim:FILE): check it as the simulator reads it");
-  args.extra = {add_diff_command(*app), add_compare_command(*app), add_export_command(*app), add_report_command(*app),
-                add_fleet_command(*app)};
+  args.extra = {add_diff_command(*app),   add_compare_command(*app), add_draw_command(*app),
+                add_export_command(*app), add_report_command(*app),  add_fleet_command(*app)};
   return app;
 }
 

@@ -115,5 +115,6 @@ ExtraCommand add_export_command(CLI::App& app);  // export_command.cpp
 ExtraCommand add_report_command(CLI::App& app);  // report_command.cpp
 ExtraCommand add_fleet_command(CLI::App& app);   // fleet/fleet_command.cpp
 ExtraCommand add_compare_command(CLI::App& app);  // compare_command.cpp
+ExtraCommand add_draw_command(CLI::App& app);     // draw_command.cpp
 
 }  // namespace memtopo::host::cli
