@@ -118,4 +118,14 @@ inline CommandResult run_memtopo(const std::string& args, const fs::path& cwd = 
   return r;
 }
 
+// `actual` against the golden file `dir`/`name`; where they differ, the actual output is kept
+// in the build tree (tests/NAME.actual) and the test fails naming both.
+inline void compare_with_golden(const std::string& actual, const fs::path& dir, const std::string& name) {
+  const auto golden_path = dir / name;
+  if (actual == read_file(golden_path)) return;
+  const auto kept = fs::path(MEMTOPO_BINARY_DIR) / "tests" / (name + ".actual");
+  write_file(kept, actual);
+  FAIL("output differs from " << golden_path << "; actual output written to " << kept);
+}
+
 }  // namespace test

@@ -9,11 +9,7 @@ namespace {
 const fs::path kGolden = fs::path(MEMTOPO_HOST_TEST_DIR) / "golden" / "draw";
 
 void compare_with_golden(const std::string& actual, const std::string& golden_name) {
-  const auto golden_path = kGolden / golden_name;
-  if (actual == test::read_file(golden_path)) return;
-  const auto kept = fs::path(MEMTOPO_BINARY_DIR) / "tests" / (golden_name + ".actual");
-  test::write_file(kept, actual);
-  FAIL("output differs from " << golden_path << "; actual output written to " << kept);
+  test::compare_with_golden(actual, kGolden, golden_name);
 }
 
 }  // namespace

@@ -41,11 +41,7 @@ std::vector<fs::path> measured_topologies() {
 
 // The output differs from the golden file: keep it beside the build for a look, and fail.
 void compare_with_golden(const std::string& actual, const std::string& golden_name) {
-  const auto golden_path = kGolden / golden_name;
-  if (actual == test::read_file(golden_path)) return;
-  const auto kept = fs::path(MEMTOPO_BINARY_DIR) / "tests" / (golden_name + ".actual");
-  test::write_file(kept, actual);
-  FAIL("output differs from " << golden_path << "; actual output written to " << kept);
+  test::compare_with_golden(actual, kGolden, golden_name);
 }
 
 const std::regex kRfc3339("^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d+)?(Z|[+-]\\d{2}:\\d{2})$");
