@@ -123,9 +123,11 @@ TEST_CASE("hit latencies under noise of a few cycles' mean and rare long outlier
     const auto have = got[e]["latency_cycles"].value<double>();
     REQUIRE(have);
     // The L2's levels come from pooled single loads less the timing's cost (their mean less a
-    // chase's over the same footprints), in which the outliers of 32768 loads and of the chase
-    // differ by a cycle or two; before the noise was taken off it was 5 to 6 cycles high.
-    CHECK(std::fabs(*have - *want) <= (std::string(e) == "l2" ? 3.0 : 1.0));
+    // chase's over the same footprints). Each of the two means holds about 65 outliers of 3000
+    // cycles over 32768 loads, a Poisson count: 0.74 cycles of standard deviation each, 1.05
+    // for the difference, so 4 cycles is 3.8 of them (3.2 came up once after the noise draws
+    // of earlier probes changed); before the noise was taken off it was 5 to 6 cycles high.
+    CHECK(std::fabs(*have - *want) <= (std::string(e) == "l2" ? 4.0 : 1.0));
   }
 }
 

@@ -6,14 +6,14 @@ set(prefix ${WORK_DIR}/prefix)
 install_and_build_example(${prefix})
 
 # The installed executable finds its own plugins (lib/memtopo/plugins) and the example's.
-step(env -u MEMTOPO_PLUGIN_PATH ${prefix}/bin/memtopo list --plugin-path ${WORK_DIR}/build/plugins)
-if(NOT step_output MATCHES "example-vendor/hello  1.0.0  provides: example.answer  requires: device.sm_count")
+step(env -u MEMTOPO_PLUGIN_PATH ${prefix}/bin/memtopo list -v --plugin-path ${WORK_DIR}/build/plugins)
+if(NOT step_output MATCHES "example-vendor/hello +1.0.0  [^\n]*\n    summary: [^\n]*\n    provides: example.answer\n    requires: device.sm_count\n")
   message(FATAL_ERROR "memtopo list does not show the example probe:\n${step_output}")
 endif()
 if(step_output MATCHES "loading errors")
   message(FATAL_ERROR "loading errors:\n${step_output}")
 endif()
-if(NOT step_output MATCHES "device-info/properties .*${prefix}")
+if(NOT step_output MATCHES "    file: ${prefix}/lib[^\n]*/memtopo/plugins/device-info.so")
   message(FATAL_ERROR "the installed memtopo did not find its own plugins:\n${step_output}")
 endif()
 

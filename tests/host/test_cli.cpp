@@ -41,7 +41,7 @@ TEST_CASE("run on the simulator writes a file that validate accepts", "[host][cl
   CHECK(v.exit_code == 0);
 }
 
-TEST_CASE("--device sim:NAME runs a shipped preset; a name no preset has lists the presets", "[host][cli]") {
+TEST_CASE("run --device sim:NAME runs a shipped preset, and a name no preset has lists the presets", "[host][cli]") {
   test::TempDir dir("cli-preset");
   const auto out = dir / "t.toml";
   const auto r = run_memtopo("run -q --device sim:kepler-like --only device-info -o " + q(out));
@@ -224,7 +224,7 @@ std::string paths(std::initializer_list<const char*> sets) {
 }
 }  // namespace
 
-TEST_CASE("run -q: a skip for a backend the device lacks is no warning; a missing input still is", "[host][cli][needs]") {
+TEST_CASE("run -q: a skip for a backend the device lacks is no warning, a missing input still is", "[host][cli][needs]") {
   test::TempDir dir("cli-quiet-skips");
   const std::string needs = " --plugin-path " + q(test::plugin_set("needs"));
   const auto quiet = run_memtopo("run -q --device sim" + needs + " --only t-needs/cuda-only -o " + q(dir / "q.toml"));
