@@ -93,6 +93,22 @@ TEST_CASE("sim: measured sets and ways within 1 % of the size are the cache", "[
   CHECK(early.l2.geometry.size_bytes * 2 == 8372224);  // rounded for equal sets (below)
 }
 
+TEST_CASE("sim: a measured L2 that copies far lines near holds its size in each partition", "[sim][replay]") {
+  // One SM fills only its near partition when far reads leave copies there: the size it
+  // measured is one partition's. Without copies its lines spread over both: the whole L2.
+  const std::string l2 = "size_bytes = 1048576\nfirst_miss_bytes = 983040\nline_bytes = 128\npartitions = 2";
+  const std::map<std::string, std::string> replay{{"l2.far_copy_bytes", "sim.l2.far_copy_bytes"}};
+  const Model copies = model(kDevice + measured("l2", l2 + "\nfar_copy_bytes = 64"), replay);
+  CHECK(copies.l2.geometry.size_bytes == 1048576);  // per partition
+  CHECK(copies.l2_far_copies_near);
+  const Model spread = model(kDevice + measured("l2", l2 + "\nfar_copy_bytes = 0"), replay);
+  CHECK(spread.l2.geometry.size_bytes == 524288);
+  CHECK_FALSE(spread.l2_far_copies_near);
+  // A described (not measured) L2 gives its whole size either way.
+  const Model described = model(kDevice + "[l2]\nsize_bytes = 1048576\npartitions = 2\n[sim.l2]\nfar_copies_near = true\n");
+  CHECK(described.l2.geometry.size_bytes == 524288);
+}
+
 TEST_CASE("sim: undetermined sets and ways replay behind a folded hash of the same size", "[sim][replay]") {
   // 1928 lines = 8 x 241: 8 sets of 241 ways, each index bit the XOR of every third line bit.
   const Model m = model(kDevice + measured("l1d", "size_bytes = 246784\nline_bytes = 128"));

@@ -156,7 +156,10 @@ Model read_root(const toml::table& root, const std::string& file, const std::str
   std::optional<uint64_t> l2_default;
   if (m.info.l2_bytes > 0) l2_default = uint64_t(m.info.l2_bytes);
   if (l2.exists() && l2.has("size_bytes")) l2_default.reset();
-  CacheRead r_l2 = read_cache(l2, {128, 200, true}, l2_default, provenance("l2"), m.l2_partitions);
+  Provenance l2_prov = provenance("l2");
+  Reader s_l2 = sim.sub("l2");
+  l2_prov.size_of_one_instance = far_copies_near(s_l2);
+  CacheRead r_l2 = read_cache(l2, {128, 200, true}, l2_default, l2_prov, m.l2_partitions);
   auto far = l2.cycles("far_latency_cycles");
   m.l2_far_latency_cycles = far.value_or(r_l2.element.latency_cycles);
   if (far && *far < r_l2.element.latency_cycles)
@@ -177,7 +180,7 @@ Model read_root(const toml::table& root, const std::string& file, const std::str
 
   // [sim] and its sub-tables
   Reader s_l1d = sim.sub("l1d"), s_tex = sim.sub("texture"), s_ro = sim.sub("readonly");
-  Reader s_c1 = sim.sub("constant_l1"), s_c15 = sim.sub("constant_l15"), s_l2 = sim.sub("l2"), s_tlb = sim.sub("tlb");
+  Reader s_c1 = sim.sub("constant_l1"), s_c15 = sim.sub("constant_l15"), s_tlb = sim.sub("tlb");
   Reader s_cluster = sim.sub("cluster"), s_memory = sim.sub("memory");
   read_cache_sim(s_l1d, l1d, r_l1d, true);
   read_cache_sim(s_tex, texture, r_tex, true);

@@ -20,6 +20,9 @@ namespace memtopo::sim {
 struct Provenance {
   bool measured = false;
   enum class Bound { Exact, AtLeast, AtMost } size_bound = Bound::Exact;  // of size_bytes
+  // The measured size is what one instance holds: an L2 that copies what an SM reads into
+  // its near partition fills only that partition from one SM, so the whole is instances x size.
+  bool size_of_one_instance = false;
 };
 Provenance read_provenance(const toml::table& root, const char* element, const std::string& file);
 
@@ -67,6 +70,8 @@ void read_carveout(Reader& sim, Model& m);
 void read_storages(Reader& s_tex, Reader& s_ro, Model& m);
 // [sim.l2]: interleave, far copies, other clients' traffic, the partition each SM is near.
 void read_l2_placement(Reader& s_l2, Model& m);
+// Whether [sim.l2] says that a far read leaves a copy in the near partition.
+bool far_copies_near(Reader& s_l2);
 void read_sim_tlb(Reader& s_tlb, Model& m);
 void read_sim_cluster(Reader& s_cluster, Model& m);
 // [sim.memory]: requests in flight per SM and the peak rates of bandwidth streams.

@@ -105,11 +105,11 @@ std::vector<uint32_t> folded_geometry(uint64_t lines, uint32_t instances, SetInd
 // occupancy is searched from its first miss; where other traffic made that come early, sets x
 // ways fit the first miss and not the size, and the size wins (as if the sets were hidden).
 std::vector<uint32_t> replay_sets(Reader& r, uint64_t lines, uint32_t line, uint32_t instances, bool hashed,
-                                  std::optional<uint64_t> first_miss_lines, SetIndex& index) {
+                                  std::optional<uint64_t> first_miss_lines, SetIndex& index, uint32_t sets_scale) {
   auto sets = r.integer_or_integers("sets");
   auto ways = r.integer("ways");
   if (sets && sets->size() > 1) return read_sets(r, lines * line, line, "sets", "ways", instances, "size_bytes");
-  uint64_t s = sets ? uint64_t(positive(r, "sets", (*sets)[0], 1)) : 0;
+  uint64_t s = sets ? uint64_t(positive(r, "sets", (*sets)[0], 1)) * sets_scale : 0;
   uint64_t w = ways ? uint64_t(positive(r, "ways", *ways, 1)) : 0;
   if (!s && !w) return folded_geometry(lines, instances, index);
   const char* key = s ? "sets" : "ways";
@@ -269,9 +269,11 @@ CacheRead read_cache(Reader& r, ElementDefaults d, std::optional<uint64_t> defau
   check_cache_size(r, sz, b);  // before the sets are allocated
   const uint64_t lines = lines_of(r, sz, b, prov);
   if (prov.measured) {
+    // Sizes, first miss and sets measured from one SM are one instance's where it fills only one.
+    const uint32_t scale = prov.size_of_one_instance ? instances : 1;
     std::optional<uint64_t> first_lines;
-    if (first_miss && *first_miss > 0) first_lines = uint64_t(*first_miss) / b;
-    e.geometry.set_ways = replay_sets(r, lines, b, instances, hashed, first_lines, out.index);
+    if (first_miss && *first_miss > 0) first_lines = uint64_t(*first_miss) / b * scale;
+    e.geometry.set_ways = replay_sets(r, lines * scale, b, instances, hashed, first_lines, out.index, scale);
   } else {
     if (lines % instances) r.fail("size_bytes", "does not divide among " + std::to_string(instances) + " partitions");
     // Structure given for the whole cache; each partition holds an equal share of the sets.

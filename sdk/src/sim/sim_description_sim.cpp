@@ -201,6 +201,13 @@ void read_storages(Reader& s_tex, Reader& s_ro, Model& m) {
     s_ro.fail("storage", "\"l1d\" needs an [l1d] table with size_bytes");
 }
 
+bool far_copies_near(Reader& s_l2) {
+  // A read of a far line leaves a copy near: said outright, or as the bytes a far read copies.
+  const auto copy_bytes = s_l2.integer("far_copy_bytes");
+  if (copy_bytes && *copy_bytes < 0) s_l2.fail("far_copy_bytes", "must not be negative");
+  return s_l2.boolean("far_copies_near").value_or(copy_bytes && *copy_bytes > 0);
+}
+
 void read_l2_placement(Reader& s_l2, Model& m) {
   const uint32_t sm_count = uint32_t(m.info.sm_count);
   m.l2_interleave_bytes = power_of_two(s_l2, "interleave_bytes", s_l2.integer("interleave_bytes"), 4096);
@@ -209,10 +216,7 @@ void read_l2_placement(Reader& s_l2, Model& m) {
       s_l2.fail("interleave", "\"" + *order + "\" is not an interleave; use \"alternating\" or \"hashed\"");
     m.l2_interleave_hashed = *order == "hashed";
   }
-  // A read of a far line leaves a copy near: said outright, or as the bytes a far read copies.
-  const auto copy_bytes = s_l2.integer("far_copy_bytes");
-  if (copy_bytes && *copy_bytes < 0) s_l2.fail("far_copy_bytes", "must not be negative");
-  m.l2_far_copies_near = s_l2.boolean("far_copies_near").value_or(copy_bytes && *copy_bytes > 0);
+  m.l2_far_copies_near = far_copies_near(s_l2);
   m.l2_foreign_line_probability = s_l2.number("foreign_line_probability").value_or(0.0);
   if (m.l2_foreign_line_probability < 0 || m.l2_foreign_line_probability > 1)
     s_l2.fail("foreign_line_probability", "must be within 0..1");
