@@ -13,7 +13,7 @@ BOUND_SIGN = {"at_least": "≥", "at_most": "≤", "exact": "="}
 E = html.escape
 
 
-def page(topo, items, elapsed_note=""):
+def page(topo, items, elapsed_note="", picture=""):
     placed, other = place_items(topo, items)
     sections = [element_section(topo, e, placed.get(e, []), items) for e in topo.elements]
     sections.append(probes_section(topo, items))
@@ -22,7 +22,13 @@ def page(topo, items, elapsed_note=""):
     title = f"memtopo report: {topo.device_value('name', 'unknown device')}"
     return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{E(title)}</title>'
             f"<style>{CSS}</style><script>{SCRIPT}</script></head><body>"
-            f"{header(topo, items, elapsed_note)}{toc(topo, bool(other))}{''.join(sections)}</body></html>\n")
+            f"{header(topo, items, elapsed_note, picture_block(picture))}{toc(topo, bool(other))}"
+            f"{''.join(sections)}</body></html>\n")
+
+
+def picture_block(svg):
+    """The GPU at a glance, as `memtopo draw -o gpu.svg` draws it, before any table."""
+    return f'<div class="picture" id="picture">{svg}</div>' if svg else ""
 
 
 def place_items(topo, items):
@@ -37,7 +43,7 @@ def place_items(topo, items):
     return placed, other
 
 
-def header(topo, items, elapsed_note):
+def header(topo, items, elapsed_note, picture=""):
     meta = topo.meta
     created = meta.get("created_utc", "")
     if isinstance(created, datetime):
@@ -51,7 +57,7 @@ def header(topo, items, elapsed_note):
     counts = count_items(items)
     return (f"<h1>{E(str(topo.device_value('name', 'memtopo report')))}</h1>{banners(topo, items)}"
             f"<p class='sub'>memtopo topology report: {counts}{E(elapsed_note)}</p>"
-            f"<p class='tally'>{status_tally(topo)}</p><table>{rows}</table>")
+            f"<p class='tally'>{status_tally(topo)}</p>{picture}<table>{rows}</table>")
 
 
 def banners(topo, items):

@@ -29,6 +29,8 @@ def parse_args(argv):
     # Used by `memtopo report`, which writes the page to its real output itself.
     parser.add_argument("--shown-as", default="", help=argparse.SUPPRESS)
     parser.add_argument("--summary-file", default="", help=argparse.SUPPRESS)
+    parser.add_argument("--picture-model", default="",
+                        help="the drawing model memtopo draws the GPU from (memtopo report passes it)")
     return parser.parse_args(argv)
 
 
@@ -70,7 +72,17 @@ def build(args):
     note = f" (plotted in {time.monotonic() - start:.1f} s)" if found else ""
     if not args.raw_dir:
         note += "; no --raw-dir given: values only"
-    return html_page.page(topo, rendered, note), rendered
+    return html_page.page(topo, rendered, note, picture(args)), rendered
+
+
+def picture(args):
+    """The GPU at a glance (the SVG of `memtopo draw`), or "" without a model."""
+    if not args.picture_model:
+        return ""
+    import json
+    import gpu_picture
+    with open(args.picture_model, encoding="utf-8") as f:
+        return gpu_picture.svg_element(json.load(f))
 
 
 def fleet_main(args):

@@ -29,9 +29,12 @@ figcaption code, td code { font-size: 12px; }
 .box { border-left: 4px solid #d4a72c; background: #fff8e5; padding: 6px 10px; margin: 8px 0; }
 .box.error { border-color: #cf222e; background: #ffebe9; }
 .small-table { overflow-x: auto; }
+.picture { margin: 8px 0 16px; }
+.picture svg { max-width: 100%; height: auto; display: block; }
 """
 
-# Sets data-plots-expected / data-plots-rendered on <body> once every image has loaded
+# Sets data-plots-expected / data-plots-rendered and the picture's data-picture-size on <body>
+# once every image has loaded
 # (tests/report/check_report.py reads them from the DOM).
 SCRIPT = """
 window.addEventListener("load", function () {
@@ -40,5 +43,8 @@ window.addEventListener("load", function () {
   images.forEach(function (img) { if (img.complete && img.naturalWidth > 0) rendered++; });
   document.body.dataset.plotsExpected = String(images.length);
   document.body.dataset.plotsRendered = String(rendered);
+  var picture = document.querySelector("#picture svg");
+  var box = picture ? picture.getBoundingClientRect() : null;
+  document.body.dataset.pictureSize = box ? Math.round(box.width) + "x" + Math.round(box.height) : "none";
 });
 """

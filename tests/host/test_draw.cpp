@@ -1,6 +1,9 @@
 // memtopo draw: the GPU's hierarchy as text (docs/host.md, "memtopo draw"), golden files of the
 // committed H100 run and of a measured simulated device.
+#include <toml++/toml.h>
+
 #include "helpers.hpp"
+#include "memtopo_host/draw.hpp"
 
 namespace fs = std::filesystem;
 
@@ -32,16 +35,28 @@ TEST_CASE("draw: the H100 run and a simulated device drawn as text match the gol
         std::string::npos);
 }
 
-TEST_CASE("draw: no topology, a description instead of a topology, an SVG asked for: exit 2", "[host][draw]") {
+TEST_CASE("draw: no topology or a description instead of a topology: exit 2", "[host][draw]") {
   const fs::path src(MEMTOPO_SOURCE_DIR);
   CHECK(test::run_memtopo("draw").exit_code == 2);
   const auto desc = test::run_memtopo("draw '" + (src / "examples/devices/kepler-like.toml").string() + "'");
   CHECK(desc.exit_code == 2);
-  test::TempDir dir("draw-svg");
-  const auto svg = test::run_memtopo("draw '" + (src / "tests/sim/measured/hopper-like-sim.toml").string() + "' -o '" +
-                                     (dir / "gpu.svg").string() + "'");
-  INFO(svg.output);
-  CHECK(svg.exit_code == 2);
-  CHECK(svg.output.find("not built yet") != std::string::npos);
-  CHECK_FALSE(fs::exists(dir / "gpu.svg"));
+}
+
+// The picture (-o F.svg / F.png, host/report/gpu_picture.py) draws this model; the browser test
+// (tests/report) renders it.
+TEST_CASE("draw: the model the picture is drawn from holds each level and its instances", "[host][draw]") {
+  const auto doc = toml::parse_file((fs::path(MEMTOPO_SOURCE_DIR) / "tests/report/inputs/h100/topology.toml").string());
+  const memtopo::host::GpuDrawing g = memtopo::host::gpu_drawing(doc);
+  CHECK(g.title == "NVIDIA H100 80GB HBM3");
+  CHECK(g.gpc_bound == ">= ");
+  CHECK(g.gpc_sm_counts.size() == 8);
+  REQUIRE(g.per_sm.size() == 6);
+  CHECK(g.per_sm[1].label == "L1 data");
+  REQUIRE(g.shared.size() == 3);
+  CHECK(g.shared[1].label == "L2");
+  CHECK(g.shared[1].instances_sm_counts == std::vector<int64_t>{66, 66});
+  CHECK(g.shared[0].instances_sm_counts.size() == 8);
+  const std::string json = memtopo::host::gpu_drawing_json(g);
+  CHECK(json.find("\"label\" : \"L2\"") != std::string::npos);
+  CHECK(json.find("\"gpc_sm_counts\" : [") != std::string::npos);
 }

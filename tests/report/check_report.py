@@ -5,7 +5,9 @@ For each case (a simulated run made here, or a committed input folder with topol
 raw/): `memtopo report`, then headless Chromium loads the page and prints its DOM. Checked:
 every image plot rendered (the page's own count, data-plots-rendered == data-plots-expected > 0),
 no console message, one plot per plottable CSV and one table per other CSV (no series left
-out), and a section per element table of the topology.
+out), a section per element table of the topology, and the GPU's picture before the first
+table; `memtopo draw -o F.svg` and `-o F.png` of the same topology: a well-formed SVG naming
+every level the text drawing names, and a PNG.
 
 Exit status: 0 all passed, 1 a check failed, 77 skipped (no Chromium, or no Python with
 matplotlib for memtopo report): ctest shows SKIPPED, never passed.
@@ -169,12 +171,56 @@ def check_dom(name, dom, console, topology, raw):
         problems.append(f"the simulated-GPU banner {'missing' if simulated else 'on a hardware run'}")
     if not re.search(r"<p class=\"tally\"><a href=\"#probes\">probes</a>: <span", dom):
         problems.append("no probe tally under the title")
+    problems += picture_problems(attrs, dom, topology)
     sections = set(re.findall(r'<section id="el-[^"]*" data-element="([^"]+)"', dom))
     problems += [f"no section for [{e}]" for e in element_tables(topology) if e not in sections]
     print(f"{name}: {len(plots)} plots rendered ({rendered}/{expected}), {len(tables)} tables, "
           f"{len(sections)} element sections, {len(console)} console messages")
     if problems:
         raise CheckFailed(f"{name}:\n  " + "\n  ".join(problems))
+
+
+def device_name(topology):
+    with open(topology, encoding="utf-8") as f:
+        found = re.search(r'^name = "([^"]*)"', f.read(), re.M)
+    return found.group(1) if found else ""
+
+
+def picture_problems(attrs, dom, topology):
+    """The GPU at a glance heads the page: an <svg> the browser laid out, naming the device."""
+    size = re.fullmatch(r"(\d+)x(\d+)", attrs.get("picture-size", ""))
+    if not size or int(size.group(1)) < 600 or int(size.group(2)) < 200:
+        return [f"the picture was not rendered (data-picture-size {attrs.get('picture-size')!r}, at least 600x200)"]
+    picture = dom[dom.find('<div class="picture"'):]
+    if dom.find('<div class="picture"') > dom.find('<table') or device_name(topology) not in picture[:200000]:
+        return ["the picture is not before the first table, or does not name the device"]
+    return []
+
+
+def check_drawings(args, name, topology):
+    """memtopo draw -o F.svg and -o F.png: a well-formed SVG whose text names the device and each
+    level the text tree names, and a PNG."""
+    import xml.etree.ElementTree as ET
+    svg, png = (os.path.join(args.work_dir, name + ext) for ext in (".svg", ".png"))
+    for out in (svg, png):
+        proc, _ = run([args.memtopo, "draw", topology, "-o", out], 300, memtopo_env())
+        if proc.returncode != 0:
+            raise CheckFailed(f"{name}: memtopo draw -o {out} exited {proc.returncode}:\n{proc.stderr}")
+    try:
+        root = ET.parse(svg).getroot()
+    except ET.ParseError as e:
+        raise CheckFailed(f"{name}: {svg} is not well-formed XML: {e}")
+    texts = " ".join(t.text or "" for t in root.iter() if t.tag.endswith("text"))
+    tree, _ = run([args.memtopo, "draw", topology], 60, memtopo_env())
+    labels = re.findall(r"── ([A-Za-z][A-Za-z0-9. -]*?)(?:  |$)", tree.stdout, re.M)
+    missing = [l for l in [device_name(topology)] + labels if l not in texts and l not in ("each SM", "GPCs")]
+    with open(png, "rb") as f:
+        signature = f.read(8)
+    if not root.tag.endswith("svg") or missing or signature != b"\x89PNG\r\n\x1a\n":
+        raise CheckFailed(f"{name}: drawings: root <{root.tag}>, levels missing from the SVG {missing}, "
+                          f"PNG signature {signature!r}")
+    print(f"{name}: memtopo draw wrote an SVG with {len(labels)} levels and a PNG "
+          f"({os.path.getsize(png) // 1024} KiB)")
 
 
 def fleet_case(args, chromium):
@@ -249,6 +295,7 @@ def main(argv=None):
             html = make_report(args, name, topology, raw)
             dom, console = load_in_browser(chromium, html, args.work_dir)
             check_dom(name, dom, console, topology, raw)
+            check_drawings(args, name, topology)
     except Skipped as e:
         print(f"SKIPPED: {e}")
         return SKIP

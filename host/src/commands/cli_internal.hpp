@@ -103,6 +103,10 @@ struct TempFolder {
 // Runs the report script with `script_args` (after its own -o), writes the page it draws to
 // `out` and prints its one-line summary; the exit status is the command's (report_page.cpp).
 int write_report_page(const std::vector<std::string>& script_args, const OutputTarget& out);
+// Runs share/memtopo/report/`name` with `-o FILE script_args` and writes FILE (named `made_name`
+// in a private folder) to `out`; `with_summary`: the report script's summary line too.
+int write_script_output(const std::string& name, const std::vector<std::string>& script_args, const OutputTarget& out,
+                        const std::string& made_name, bool with_summary);
 
 // A command defined in a source file of its own: `add_*_command` adds its subcommand to the
 // app (options bound to storage the command owns) and returns the subcommand and what runs it.

@@ -1,4 +1,6 @@
-// `memtopo draw TOPOLOGY`: the GPU at a glance as text (draw_text.cpp), to stdout or -o FILE.
+// `memtopo draw TOPOLOGY`: the GPU at a glance as text (draw_text.cpp) to stdout or -o FILE, or
+// as a picture (-o F.svg, -o F.png).
+#include <cctype>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -17,16 +19,24 @@ struct DrawArgs {
   std::string file, output;
 };
 
+// -o gpu.svg or gpu.png: the picture, drawn on matplotlib by host/report/gpu_picture.py from
+// the model the text is drawn from; anything else: the text.
 int cmd_draw(const DrawArgs& a) {
-  const std::string ext = std::filesystem::path(a.output).extension().string();
-  if (ext == ".svg" || ext == ".png")
-    throw UsageError("draw -o " + a.output + ": memtopo draw writes text so far; the " + ext.substr(1) +
-                     " drawing is not built yet (memtopo report draws the series); drop -o to print the text");
+  std::string ext = std::filesystem::path(a.output).extension().string();
+  for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
   refuse_output_over_inputs("-o", a.output, {{"the topology", a.file}});
   const auto doc = read_topology_or_report(a.file, "memtopo draw draws a topology file");
   if (!doc) return kExitUsage;
+  const OutputTarget out = resolve_output(a.output.empty() ? "-" : a.output);
+  const GpuDrawing drawing = gpu_drawing(*doc);
+  if (ext == ".svg" || ext == ".png") {
+    const TempFolder scratch("memtopo-draw");
+    const std::filesystem::path model = scratch.path / "model.json";
+    write_output(resolve_output(model.string()), gpu_drawing_json(drawing));
+    return write_script_output("gpu_picture.py", {model.string()}, out, "gpu" + ext, false);
+  }
   try {
-    write_output(resolve_output(a.output.empty() ? "-" : a.output), draw_topology_text(*doc));
+    write_output(out, draw_text(drawing));
   } catch (const std::exception& e) {
     std::cerr << "memtopo: " << e.what() << "\n";
     return kExitIncomplete;
@@ -38,9 +48,9 @@ int cmd_draw(const DrawArgs& a) {
 
 ExtraCommand add_draw_command(CLI::App& app) {
   auto args = std::make_shared<DrawArgs>();
-  CLI::App* sub = app.add_subcommand("draw", "Draw the GPU's memory hierarchy from a topology file, as text");
+  CLI::App* sub = app.add_subcommand("draw", "Draw the GPU's memory hierarchy from a topology file: text, or a picture with -o F.svg / F.png");
   sub->add_option("file", args->file, "Topology file (TOML or JSON)")->required();
-  sub->add_option("-o,--output", args->output, "File to write (replaced atomically); - or none: stdout");
+  sub->add_option("-o,--output", args->output, "File to write (replaced atomically): .svg or .png a picture, else text; - or none: stdout");
   return {sub, [args] { return cmd_draw(*args); }};
 }
 

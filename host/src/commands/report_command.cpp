@@ -14,6 +14,7 @@
 #include <toml++/toml.h>
 
 #include "commands/cli_internal.hpp"
+#include "memtopo_host/draw.hpp"
 #include "memtopo_host/schema.hpp"
 #include "memtopo_host/terminal_text.hpp"
 #include "output/output_file.hpp"
@@ -30,13 +31,13 @@ struct ReportArgs {
 
 // The topology must exist, parse (FILE:LINE:COL for a syntax error, as `memtopo validate`), be
 // a topology and hold a measured value: a page of nothing is not a report.
-bool topology_reportable(const std::string& file) {
-  const std::optional<toml::table> doc = read_topology_or_report(file, "memtopo report draws one");
-  if (!doc) return false;
+std::optional<toml::table> reportable_topology(const std::string& file) {
+  std::optional<toml::table> doc = read_topology_or_report(file, "memtopo report draws one");
+  if (!doc) return std::nullopt;
   for (const auto& [name, node] : *doc)
-    if (is_element_table(std::string(name.str())) && node.is_table() && !node.as_table()->empty()) return true;
+    if (is_element_table(std::string(name.str())) && node.is_table() && !node.as_table()->empty()) return doc;
   std::cerr << terminal_text(file) << ": holds no measured values (no element table has a key); nothing to report\n";
-  return false;
+  return std::nullopt;
 }
 
 // The inputs -o must not be: the topology and every file under --raw-dir.
@@ -62,8 +63,13 @@ OutputTarget check_paths(const ReportArgs& a) {
 
 int cmd_report(const ReportArgs& a) {
   const OutputTarget out = check_paths(a);
-  if (!topology_reportable(a.topology)) return kExitUsage;
-  std::vector<std::string> args;
+  const std::optional<toml::table> doc = reportable_topology(a.topology);
+  if (!doc) return kExitUsage;
+  // The page starts with the picture `memtopo draw -o F.svg` draws, from the same model.
+  const TempFolder scratch("memtopo-report-model");
+  const fs::path model = scratch.path / "model.json";
+  write_output(resolve_output(model.string()), gpu_drawing_json(gpu_drawing(*doc)));
+  std::vector<std::string> args = {"--picture-model", model.string()};
   if (!a.raw_dir.empty()) args.insert(args.end(), {"--raw-dir", a.raw_dir});
   args.insert(args.end(), {"--", a.topology});
   return write_report_page(args, out);

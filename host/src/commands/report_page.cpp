@@ -106,16 +106,17 @@ void report_missing_python(const std::vector<std::string>& tried) {
             << "  tried: " << list << " (Python 3.11 or newer, which has tomllib, with matplotlib importable)\n";
 }
 
-// MEMTOPO_REPORT_SCRIPT, else beside the executable (installed, or copied into the build
-// tree), else the source tree this binary was built from.
-std::optional<fs::path> find_script(std::vector<std::string>& looked) {
+// MEMTOPO_REPORT_SCRIPT (the report script; the others beside it), else beside the executable
+// (installed, or copied into the build tree), else the source tree this binary was built from.
+std::optional<fs::path> find_script(const std::string& name, std::vector<std::string>& looked) {
   if (const char* chosen = env_or_null("MEMTOPO_REPORT_SCRIPT")) {
-    looked.push_back(std::string(chosen) + " (MEMTOPO_REPORT_SCRIPT)");
-    return fs::is_regular_file(chosen) ? std::optional<fs::path>(chosen) : std::nullopt;
+    const fs::path c = name == kScriptName ? fs::path(chosen) : fs::path(chosen).parent_path() / name;
+    looked.push_back(c.string() + " (MEMTOPO_REPORT_SCRIPT)");
+    return fs::is_regular_file(c) ? std::optional<fs::path>(c) : std::nullopt;
   }
-  std::vector<fs::path> candidates = {executable_dir() / ".." / "share" / "memtopo" / "report" / kScriptName};
+  std::vector<fs::path> candidates = {executable_dir() / ".." / "share" / "memtopo" / "report" / name};
 #ifdef MEMTOPO_REPORT_SOURCE_SCRIPT
-  candidates.emplace_back(MEMTOPO_REPORT_SOURCE_SCRIPT);
+  candidates.emplace_back(fs::path(MEMTOPO_REPORT_SOURCE_SCRIPT).parent_path() / name);
 #endif
   for (const auto& c : candidates) {
     looked.push_back(c.lexically_normal().string());
@@ -135,44 +136,49 @@ int script_exit(const std::optional<int>& status, const std::string& python) {
     const int code = WEXITSTATUS(*status);
     return code == kExitOk || code == kExitUsage ? code : kExitIncomplete;
   }
-  std::cerr << "memtopo: the report script " << describe_wait_status(*status) << "; no report was written\n";
+  std::cerr << "memtopo: the script " << describe_wait_status(*status) << "; nothing was written\n";
   return kExitIncomplete;
 }
 
 }  // namespace
 
-int write_report_page(const std::vector<std::string>& script_args, const OutputTarget& out) {
+int write_script_output(const std::string& name, const std::vector<std::string>& script_args, const OutputTarget& out,
+                        const std::string& made_name, bool with_summary) {
   std::vector<std::string> tried, looked;
   const std::optional<std::string> python = find_python(tried);
   if (!python) {
     report_missing_python(tried);
     return kExitUsage;
   }
-  const std::optional<fs::path> script = find_script(looked);
+  const std::optional<fs::path> script = find_script(name, looked);
   if (!script) {
     std::string list;
     for (const auto& l : looked) list += "\n  " + l;
-    std::cerr << "memtopo: the report script " << kScriptName << " is missing; looked at:" << list
+    std::cerr << "memtopo: the script " << name << " is missing; looked at:" << list
               << "\nreinstall memtopo (it installs share/memtopo/report/) or set MEMTOPO_REPORT_SCRIPT\n";
     return kExitUsage;
   }
-  const TempFolder scratch("memtopo-report");
-  const fs::path page = scratch.path / "report.html";
+  const TempFolder scratch("memtopo-script");
+  const fs::path made = scratch.path / made_name;
   const fs::path summary = scratch.path / "summary.txt";
-  std::vector<std::string> argv = {*python,     script->string(), "-o", page.string(), "--shown-as", out.shown(),
-                                   "--summary-file", summary.string()};
+  std::vector<std::string> argv = {*python, script->string(), "-o", made.string()};
+  if (with_summary) argv.insert(argv.end(), {"--shown-as", out.shown(), "--summary-file", summary.string()});
   argv.insert(argv.end(), script_args.begin(), script_args.end());
   const int status = script_exit(run_program(argv, false), *python);
   std::error_code ec;
-  if (status == kExitUsage || !fs::is_regular_file(page, ec)) return status;
+  if (status == kExitUsage || !fs::is_regular_file(made, ec)) return status;
   try {
-    write_output(out, engine::read_input_file(page.string(), "the report page", size_t{1} << 30));
+    write_output(out, engine::read_input_file(made.string(), "the file " + name + " wrote", size_t{1} << 30));
     if (fs::is_regular_file(summary, ec)) std::cout << engine::read_input_file(summary.string(), "the summary");
   } catch (const std::exception& e) {
-    std::cerr << "memtopo report: " << e.what() << "; no report was written\n";
+    std::cerr << "memtopo: " << e.what() << "; nothing was written\n";
     return kExitIncomplete;
   }
   return status;
+}
+
+int write_report_page(const std::vector<std::string>& script_args, const OutputTarget& out) {
+  return write_script_output(kScriptName, script_args, out, "report.html", true);
 }
 
 }  // namespace memtopo::host::cli

@@ -1,89 +1,14 @@
 // `memtopo draw` without -o: the GPU at a glance in the terminal, as lstopo-no-graphics draws a
-// CPU machine: the chip, what each SM holds (shared memory, L1 with its carveout, texture,
-// read-only, constant L1), then the levels all SMs share (constant L1.5, L2, DRAM), each with
-// size, line, latency and bandwidth where the topology has them. Absent values are left out.
+// CPU machine: the model of draw_model.cpp as a tree, the labels of one level in one column.
 #include <algorithm>
 #include <cstdint>
-#include <cstdio>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include "memtopo_host/draw.hpp"
-#include "memtopo_host/summary.hpp"
-#include "memtopo_host/terminal_text.hpp"
 
 namespace memtopo::host {
 namespace {
-
-struct Doc {
-  const toml::table& t;
-  const toml::node* node(const char* e, const char* k) const { return t[e][k].node(); }
-  bool has(const char* e, const char* k) const { return node(e, k) != nullptr; }
-  std::string bound(const char* e, const char* k) const {
-    const auto b = t["provenance"][e][k]["bound"].value<std::string>();
-    return b == "at_least" ? ">= " : b == "at_most" ? "<= " : "";
-  }
-  std::optional<double> num(const char* e, const char* k) const {
-    const toml::node* n = node(e, k);
-    if (!n) return std::nullopt;
-    if (auto i = n->value<int64_t>(); i && n->is_integer()) return double(*i);
-    return n->value<double>();
-  }
-  std::vector<int64_t> ints(const char* e, const char* k) const {
-    std::vector<int64_t> out;
-    if (const toml::array* a = t[e][k].as_array())
-      for (const auto& v : *a)
-        if (auto i = v.value<int64_t>()) out.push_back(*i);
-    return out;
-  }
-  std::string text(const char* e, const char* k) const { return terminal_text(t[e][k].value_or(std::string())); }
-};
-
-std::string printf_text(const char* fmt, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, fmt, v);
-  return buf;
-}
-
-// Whole units where the size has them (241 KiB, 25 MiB), else one decimal (79.2 GiB).
-std::string bytes_text(double b) {
-  const auto i = int64_t(b);
-  const int64_t gib = int64_t(1) << 30;
-  if (double(i) == b && (i < 1024 || (i % 1024 == 0 && (i < gib || i % gib == 0)))) return format_bytes(i);
-  return b >= double(gib) ? printf_text("%.1f GiB", b / double(gib)) : printf_text("%.1f MiB", b / 1048576.0);
-}
-
-std::string rate_text(double bytes_per_second) {
-  return bytes_per_second >= 1e12 ? printf_text("%.2f TB/s", bytes_per_second / 1e12)
-                                   : printf_text("%.0f GB/s", bytes_per_second / 1e9);
-}
-
-std::string joined(const std::vector<int64_t>& v, const char* sep = "/") {
-  std::string out;
-  for (int64_t x : v) out += (out.empty() ? "" : sep) + std::to_string(x);
-  return out;
-}
-
-// "241 KiB, line 128 B, sector 32 B, hit 32.0 cyc, miss +235.5 cyc" of a cache element.
-std::vector<std::string> cache_parts(const Doc& d, const char* e) {
-  std::vector<std::string> p;
-  if (auto v = d.num(e, "size_bytes")) p.push_back(d.bound(e, "size_bytes") + bytes_text(*v));
-  if (auto v = d.num(e, "line_bytes")) p.push_back("line " + bytes_text(*v));
-  if (auto v = d.num(e, "fetch_granularity_bytes")) p.push_back("sector " + bytes_text(*v));
-  if (auto s = d.num(e, "sets"), w = d.num(e, "ways"); s && w)
-    p.push_back(printf_text("%.0f", *s) + " sets x " + printf_text("%.0f", *w) + " ways");
-  if (auto v = d.num(e, "latency_cycles")) p.push_back("hit " + format_cycles(*v));
-  if (auto v = d.num(e, "far_latency_cycles")) p.push_back("far hit " + format_cycles(*v));
-  if (auto v = d.num(e, "miss_penalty_cycles")) p.push_back("miss +" + format_cycles(*v));
-  return p;
-}
-
-std::string parts_text(const std::vector<std::string>& parts) {
-  std::string out;
-  for (const auto& s : parts) out += (out.empty() ? "" : ", ") + s;
-  return out;
-}
 
 struct Line {
   std::string label, text;
@@ -101,69 +26,18 @@ void emit(std::string& out, const std::string& indent, const std::vector<Line>& 
 
 }  // namespace
 
-std::string draw_topology_text(const toml::table& doc) {
-  const Doc d{doc};
-  std::string out = d.text("device", "name").empty() ? "GPU" : d.text("device", "name");
-  std::vector<std::string> head;
-  if (d.has("device", "compute_capability")) head.push_back("cc " + d.text("device", "compute_capability"));
-  if (auto v = d.num("device", "sm_count")) head.push_back(printf_text("%.0f SMs", *v));
-  if (auto v = d.num("device", "sm_clock_khz")) head.push_back(printf_text("%.0f MHz", *v / 1000));
-  if (!head.empty()) out += "  (" + parts_text(head) + ")";
-  if (doc["meta"]["backend"].value_or(std::string()) == "sim")
-    out += "  [simulated: " + terminal_text(doc["meta"]["device_spec"].value_or(std::string("sim"))) + "]";
+std::string draw_text(const GpuDrawing& g) {
+  std::string out = g.title, head;
+  for (const auto& h : g.head) head += (head.empty() ? "" : ", ") + h;
+  if (!head.empty()) out += "  (" + head + ")";
+  if (!g.simulated.empty()) out += "  [simulated: " + g.simulated + "]";
   out += "\n";
-
-  std::vector<Line> sm;
-  {
-    std::vector<std::string> p;
-    if (auto v = d.num("device", "shared_per_sm_bytes")) p.push_back("up to " + bytes_text(*v));
-    if (auto b = d.num("shared", "banks"), w = d.num("shared", "bank_bytes"); b && w)
-      p.push_back(printf_text("%.0f banks", *b) + " x " + bytes_text(*w));
-    if (auto v = d.num("shared", "latency_cycles")) p.push_back("hit " + format_cycles(*v));
-    if (!p.empty()) sm.push_back({"shared memory", parts_text(p)});
-  }
-  if (d.has("l1d", "size_bytes") || d.has("l1d", "latency_cycles")) {
-    sm.push_back({"L1 data", parts_text(cache_parts(d, "l1d"))});
-    const auto shared = d.ints("shared", "carveout_sm_shared_bytes"), l1 = d.ints("shared", "carveout_l1d_size_bytes");
-    if (shared.size() > 1 && shared.size() == l1.size())
-      sm.push_back({"carveout", std::to_string(shared.size()) + " levels: L1 " + bytes_text(double(l1.front())) +
-                                    " with " + bytes_text(double(shared.front())) + " shared to " +
-                                    bytes_text(double(l1.back())) + " with " + bytes_text(double(shared.back()))});
-  }
-  for (const auto& [e, label] : {std::pair{"texture", "texture"}, {"readonly", "read-only"}, {"constant_l1", "constant L1"}})
-    if (d.has(e, "size_bytes") || d.has(e, "latency_cycles")) sm.push_back({label, parts_text(cache_parts(d, e))});
-
-  std::vector<Line> top;
-  if (auto n = d.num("gpc", "count"))
-    top.push_back({"GPCs", printf_text("%.0f", *n) +
-                               (d.has("gpc", "sm_counts") ? ", SMs in each: " + joined(d.ints("gpc", "sm_counts")) : "")});
-  size_t sm_index = SIZE_MAX;  // where the SM's subtree goes
-  if (!sm.empty()) {
-    sm_index = top.size();
-    top.push_back({"each SM", ""});
-  }
-  if (d.has("constant_l15", "size_bytes") || d.has("constant_l15", "latency_cycles")) {
-    auto p = cache_parts(d, "constant_l15");
-    if (auto g = d.num("constant_l15", "sm_group_count")) p.push_back(printf_text("%.0f groups of SMs", *g));
-    top.push_back({"constant L1.5", parts_text(p)});
-  }
-  if (d.has("l2", "size_bytes") || d.has("l2", "latency_cycles")) {
-    auto p = cache_parts(d, "l2");
-    if (auto a = d.num("l2", "api_size_bytes"); a && d.has("l2", "size_bytes")) p.insert(p.begin() + 1, "API " + bytes_text(*a));
-    if (auto n = d.num("l2", "partitions"))
-      p.push_back(printf_text("%.0f partitions", *n) +
-                  (d.has("l2", "partition_sm_counts") ? " (" + joined(d.ints("l2", "partition_sm_counts")) + " SMs near)" : ""));
-    if (auto r = d.num("throughput", "l2_read_bytes_per_second")) p.push_back("read " + rate_text(*r));
-    top.push_back({"L2", parts_text(p)});
-  }
-  {
-    std::vector<std::string> p;
-    if (auto v = d.num("device", "global_memory_bytes")) p.push_back(bytes_text(*v));
-    if (auto r = d.num("throughput", "dram_read_bytes_per_second")) p.push_back("read " + rate_text(*r));
-    if (auto r = d.num("throughput", "dram_write_bytes_per_second")) p.push_back("write " + rate_text(*r));
-    if (auto v = d.num("spectrum", "dram_latency_cycles")) p.push_back("load " + format_cycles(*v));
-    if (!p.empty()) top.push_back({"DRAM", parts_text(p)});
-  }
+  std::vector<Line> top, sm;
+  for (const DrawLevel& l : g.per_sm) sm.push_back({l.label, l.text});
+  if (!g.gpc_text.empty()) top.push_back({"GPCs", g.gpc_bound + g.gpc_text});
+  const size_t sm_index = sm.empty() ? SIZE_MAX : top.size();  // where the SM's subtree goes
+  if (!sm.empty()) top.push_back({"each SM", ""});
+  for (const DrawLevel& l : g.shared) top.push_back({l.label, l.text});
   size_t width = 0;
   for (const auto& l : top) width = std::max(width, l.label.size());
   for (size_t i = 0; i < top.size(); ++i) {
@@ -180,5 +54,7 @@ std::string draw_topology_text(const toml::table& doc) {
   }
   return out;
 }
+
+std::string draw_topology_text(const toml::table& doc) { return draw_text(gpu_drawing(doc)); }
 
 }  // namespace memtopo::host
