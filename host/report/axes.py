@@ -47,7 +47,21 @@ def set_axis(ax, which, column, values, log_ratio=16.0):
     else:
         whole = all(float(v).is_integer() for v in finite(values))
         axis.set_major_locator(MaxNLocator(nbins=7, integer=whole))
+        if which == "y":
+            _keep_scale(ax, finite(values))
     axis.set_major_formatter(FuncFormatter(_tick_text(column)))
+
+
+def _keep_scale(ax, values, least=0.02):
+    """A y-axis spanning at least `least` of the values' magnitude: 1926 to 1928 lines drawn on
+    1907 to 1946, so that a dip of one line in 1928 does not look like a cliff."""
+    if not values:
+        return
+    lo, hi = min(values), max(values)
+    magnitude = max(abs(lo), abs(hi))
+    if magnitude > 0 and hi - lo < least * magnitude:
+        mid = (hi + lo) / 2
+        ax.set_ylim(mid - least * magnitude / 2, mid + least * magnitude / 2)
 
 
 def _byte_locator(lo, hi):

@@ -5,6 +5,7 @@ probes, and the series no element claims."""
 import html
 from datetime import datetime
 
+import value_matrix
 from page_style import CSS, SCRIPT
 from topology import probe_elements
 from units import exact_text, format_value, short_number
@@ -104,8 +105,13 @@ def toc(topo, has_other):
 def element_section(topo, element, placed, items):
     keys = topo.elements[element]
     related = related_probes(topo, element)
+    matrix = value_matrix.table_html(keys.values())
+    values = value_table(keys.values())
+    if matrix:  # the full table stays one click away
+        values = (f"{matrix}<details><summary>every value with its provenance ({len(keys)})</summary>"
+                  f"{values}</details>")
     parts = [f'<section id="el-{E(element)}" data-element="{E(element)}"><h2>[{E(element)}]</h2>',
-             value_table(keys.values()), unsettled_box(topo, related), elsewhere_note(element, related, items, topo)]
+             values, unsettled_box(topo, related), elsewhere_note(element, related, items, topo)]
     if placed:
         parts.append(f"<h3>Raw series ({len(placed)})</h3>{series_blocks(placed)}")
     parts.append("</section>")

@@ -51,13 +51,16 @@ def _plot_item(series, topo):
 
 
 def _table_html(series):
+    path = html.escape(series.relative_path)
+    if not series.rows and not series.text_rows:  # a header only: a line, not an empty table
+        return (f'<figure id="{_anchor(series)}" class="small-table" data-table-series="{path}"><figcaption>'
+                f"<code>{path}</code>: no rows (columns {html.escape(', '.join(series.columns))})</figcaption></figure>")
     head = "".join(f"<th>{html.escape(c)}</th>" for c in series.columns)
     body = "".join("<tr>" + "".join(f'<td class="num">{html.escape(c)}</td>' for c in row) + "</tr>"
                    for row in series.text_rows[:TABLE_ROWS])
     more = len(series.text_rows) - TABLE_ROWS
     tail = f"<p class='sub'>... {more} more rows</p>" if more > 0 else ""
-    why = "no rows" if not series.rows else "one row" if len(series.rows) == 1 else "cells that are not numbers"
-    path = html.escape(series.relative_path)
+    why = "one row" if len(series.rows) == 1 else "cells that are not numbers"
     return (f'<figure id="{_anchor(series)}" class="small-table" data-table-series="{path}"><table><tr>{head}</tr>'
             f"{body}</table>{tail}<figcaption><code>{path}</code>: a table ({why})</figcaption></figure>")
 

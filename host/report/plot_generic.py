@@ -24,6 +24,7 @@ MAX_PANELS = 4
 MAX_GROUPS = 10
 SCATTER_ROWS = 400      # more rows than this: points, no lines
 RASTER_ROWS = 1500      # more points than this: drawn as an image inside the SVG (small file)
+SHORT_SWEEP = 4         # this many points or fewer: points, no line
 
 
 def choose_x(series):
@@ -148,7 +149,9 @@ def _draw_panel(ax, series, topo, lay, columns, last_ax):
             xs, ys = [p[0] for p in pts], [p[1] for p in pts]
             name = " ".join(filter(None, [column if len(columns) > 1 else "", label]))
             style = dict(marker="o", markersize=1.5 if dense else 3.5, label=name or None)
-            if lay.points_only:
+            if lay.points_only or len(xs) <= SHORT_SWEEP:  # a line through 2-4 points suggests a curve
+                if len(xs) <= SHORT_SWEEP:
+                    style["markersize"] = 5
                 ax.plot(xs, ys, linestyle="none", alpha=0.7, rasterized=len(xs) > RASTER_ROWS, **style)
             else:
                 ax.plot(xs, ys, linewidth=1.3, **style)

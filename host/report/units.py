@@ -16,6 +16,8 @@ _UNIT_SUFFIXES = (
     ("_bits", "bits"),
     ("_gbps", "gbps"),
     ("_percent", "percent"),
+    ("_median", "cycles"),  # the median of fine-grained samples: hit_median, near_home_median
+    ("_ns", "ns"),
     ("_s", "seconds"),
 )
 
@@ -31,6 +33,8 @@ _WHOLE_NAME_UNITS = {
     "loads_per_kcycle": "loads_per_kcycle",
     "largest_footprint_without_misses": "bytes",
     "span_bytes": "bytes",
+    "median": "cycles",
+    "gbps": "gbps",
 }
 
 
@@ -125,14 +129,18 @@ def axis_label(column):
     unit = unit_of(column)
     words = column
     for suffix, _ in _UNIT_SUFFIXES:
-        if column.endswith(suffix) and column != suffix.lstrip("_"):
+        if column.endswith(suffix) and column != suffix.lstrip("_") and suffix != "_median":
             words = column[: -len(suffix)]
             break
     words = words.replace("_", " ")
     label = {
         "bytes": "bytes", "cycles": "cycles", "bytes_per_second": "B/s", "bytes_per_cycle": "B/cycle",
         "ops_per_cycle": "ops/cycle/SM", "loads_per_kcycle": "loads/kcycle", "khz": "kHz", "percent": "%",
+        "gbps": "GB/s", "ns": "ns", "seconds": "s",
     }.get(unit)
-    if label and words.replace(" ", "_") != column:
+    if column == "gbps":
+        return "bandwidth (GB/s)"
+    # A name that is its unit ("cycles_per_load") says it already; a bare "median" does not.
+    if label and (words.replace(" ", "_") != column or column.endswith("median")):
         return f"{words} ({label})"
     return words

@@ -5,9 +5,9 @@ For each case (a simulated run made here, or a committed input folder with topol
 raw/): `memtopo report`, then headless Chromium loads the page and prints its DOM. Checked:
 every image plot rendered (the page's own count, data-plots-rendered == data-plots-expected > 0),
 no console message, one plot per plottable CSV and one table per other CSV (no series left
-out), a section per element table of the topology, and the GPU's picture before the first
-table; `memtopo draw -o F.svg` and `-o F.png` of the same topology: a well-formed SVG naming
-every level the text drawing names, and a PNG.
+out), a section per element table of the topology, the GPU's picture before the first table,
+the roofline as an operation x metric table; `memtopo draw -o F.svg` and `-o F.png` of the same
+topology: a well-formed SVG naming every level the text drawing names, and a PNG.
 
 Exit status: 0 all passed, 1 a check failed, 77 skipped (no Chromium, or no Python with
 matplotlib for memtopo report): ctest shows SKIPPED, never passed.
@@ -172,6 +172,9 @@ def check_dom(name, dom, console, topology, raw):
     if not re.search(r"<p class=\"tally\"><a href=\"#probes\">probes</a>: <span", dom):
         problems.append("no probe tally under the title")
     problems += picture_problems(attrs, dom, topology)
+    roofline = re.search(r'<section id="el-roofline".*?</section>', dom, re.S)
+    if roofline and "_peak_ops_per_cycle_per_sm" in roofline.group(0) and "data-matrix-cells" not in roofline.group(0):
+        problems.append("[roofline] is not shown as an operation x metric table")
     sections = set(re.findall(r'<section id="el-[^"]*" data-element="([^"]+)"', dom))
     problems += [f"no section for [{e}]" for e in element_tables(topology) if e not in sections]
     print(f"{name}: {len(plots)} plots rendered ({rendered}/{expected}), {len(tables)} tables, "
