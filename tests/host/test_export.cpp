@@ -452,9 +452,18 @@ void check_against_topology(const std::map<std::string, std::string>& v, const t
     INFO(v.at("-gpgpu_cache:dl1") << " with " << smallest << " of " << unified << " KiB shared");
     CHECK(std::llabs(int64_t(c.sets) * c.line * ways - *size("l1d")) <= int64_t(c.sets) * c.line);
   }
-  if (v.count("-gpgpu_cache:dl2"))  // one sub-partition's share
+  // One sub-partition's share of the whole L2: l2.size_bytes, or that many times the partitions
+  // where one SM filled only its near partition (far copies, or partitions x size the API's).
+  std::optional<int64_t> l2_whole = size("l2");
+  const auto parts = doc["l2"]["partitions"].value<int64_t>();
+  const auto api = doc["l2"]["api_size_bytes"].value<int64_t>() ? doc["l2"]["api_size_bytes"].value<int64_t>()
+                                                                 : doc["device"]["l2_bytes"].value<int64_t>();
+  if (l2_whole && parts && *parts > 1 &&
+      (doc["l2"]["far_copy_bytes"].value_or(int64_t(0)) > 0 || (api && std::llabs(*parts * *l2_whole - *api) <= *api / 50)))
+    l2_whole = *l2_whole * *parts;
+  if (v.count("-gpgpu_cache:dl2"))
     check_capacity(v.at("-gpgpu_cache:dl2"),
-                   std::stoll(v.at("-gpgpu_n_mem")) * std::stoll(v.at("-gpgpu_n_sub_partition_per_mchannel")), size("l2"));
+                   std::stoll(v.at("-gpgpu_n_mem")) * std::stoll(v.at("-gpgpu_n_sub_partition_per_mchannel")), l2_whole);
   if (v.count("-gpgpu_unified_l1d_size"))  // GPGPU-Sim asserts the unified size is a multiple of the dl1's
     CHECK(std::stoll(v.at("-gpgpu_unified_l1d_size")) % (cache_bytes(v.at("-gpgpu_cache:dl1")) / 1024) == 0);
   if (const auto lat = doc["l1d"]["latency_cycles"].value<double>())
@@ -532,4 +541,39 @@ TEST_CASE("export --accel-sim: the lines of the measured H100 match the golden f
   const auto r = test::run_shell_stdout("\"$EXE\" export --accel-sim " + h100.string());
   REQUIRE(r.exit_code == 0);
   compare_with_golden(r.output, "h100-sxm.gpgpusim.config");
+}
+
+TEST_CASE("export --accel-sim --base: a complete config, the base's values replaced in place", "[export]") {
+  test::TempDir dir("export-accel-base");
+  const auto h100 = fs::path(MEMTOPO_SOURCE_DIR) / "tests" / "report" / "inputs" / "h100" / "topology.toml";
+  const auto base = kGolden / "base.gpgpusim.config";
+  const auto r = test::run_shell_stdout("\"$EXE\" export --accel-sim --base " + base.string() + " " + h100.string());
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  compare_with_golden(r.output, "h100-on-base.gpgpusim.config");
+  // GPGPU-Sim reads the options in order and the last wins: each of ours is set once, the base's
+  // options the topology does not determine keep the base's value.
+  // What GPGPU-Sim ends with: each option's last value (the base's lines need no comment).
+  const auto last_values = [](const std::string& text) {
+    std::map<std::string, std::string> v;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) {
+      std::istringstream words(line);
+      std::string option, value;
+      if (words >> option >> value && option[0] == '-') v[option] = value;
+    }
+    return v;
+  };
+  const auto values = last_values(r.output);
+  const auto ours = parse_config_lines(test::run_shell_stdout("\"$EXE\" export --accel-sim " + h100.string()).output);
+  for (const auto& [option, value] : ours)
+    if (option != "-gpgpu_n_cores_per_cluster") CHECK(values.at(option) == value);
+  CHECK(values.at("-gpgpu_ptx_force_max_capability") == "90");
+  CHECK(values.at("-gpgpu_n_cores_per_cluster") == "2");  // memtopo's default: the base's stays
+  CHECK(r.output.find("# base: -gpgpu_n_clusters 144") != std::string::npos);
+  // Refusals: a base for another format, a base that does not exist.
+  CHECK(run_memtopo("export --format json --base " + quoted(base) + " " + quoted(h100)).exit_code == 2);
+  const auto missing = run_memtopo("export --accel-sim --base " + quoted(dir / "none.config") + " " + quoted(h100));
+  CHECK(missing.exit_code == 2);
+  CHECK(missing.output.find("no such file") != std::string::npos);
 }

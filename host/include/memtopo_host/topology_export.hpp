@@ -42,6 +42,13 @@ std::string topology_toml_text(const toml::table& doc);
 // `source` names the topology in the header comment.
 std::string accel_sim_config_text(const toml::table& doc, const std::string& source);
 
+// A complete gpgpusim.config: `base` (the text of a config such as Accel-Sim's
+// configs/tested-cfgs/SM90_H100/gpgpusim.config, named `base_name` in the header) with each
+// option of `ours` (accel_sim_config_text) that the topology determines in place of the base's
+// line, which stays beside it as a comment; ours marked "default:" only where the base lacks
+// the option; options the base lacks are appended, then what the topology did not determine.
+std::string accel_sim_on_base(const std::string& base, const std::string& base_name, const std::string& ours);
+
 // The topology as one CSV table (header `element,key,value,unit,bound,confidence,probe,note`):
 // a row per value of every element table (the device first, then the others alphabetically;
 // meta, provenance, probes and sim left out), keys of nested tables dotted, arrays as one field with ';' between elements, the

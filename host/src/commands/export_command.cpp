@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 
 #include "commands/cli_internal.hpp"
+#include "memtopo/engine.hpp"
 #include "memtopo_host/schema.hpp"
 #include "memtopo_host/topology_export.hpp"
 #include "output/output_file.hpp"
@@ -20,7 +21,7 @@ namespace fs = std::filesystem;
 namespace {
 
 struct ExportArgs {
-  std::string file, output, format;
+  std::string file, output, format, base;
   bool accel_sim = false, schema = false;
 };
 
@@ -60,10 +61,15 @@ bool valid_topology(const std::string& file, const toml::table& doc) {
   return errors.empty();
 }
 
-std::string render(TopologyFormat format, const toml::table& doc, const std::string& file) {
+std::string render(TopologyFormat format, const toml::table& doc, const std::string& file, const std::string& base) {
   switch (format) {
     case TopologyFormat::Json: return topology_json_text(doc);
-    case TopologyFormat::AccelSim: return accel_sim_config_text(doc, fs::path(file).filename().string());
+    case TopologyFormat::AccelSim: {
+      const std::string ours = accel_sim_config_text(doc, fs::path(file).filename().string());
+      if (base.empty()) return ours;
+      return accel_sim_on_base(engine::read_input_file(base, "the --base config", size_t{16} << 20),
+                               fs::path(base).filename().string(), ours);
+    }
     case TopologyFormat::Csv: return topology_csv_text(doc);
     default: return topology_toml_text(doc);
   }
@@ -87,17 +93,26 @@ int cmd_export(const ExportArgs& a) {
   if (!a.schema && a.file.empty())
     throw UsageError("export: name the topology file to read, e.g. memtopo export --format json -o topo.json topo.toml");
   const TopologyFormat format = chosen_format(a);
+  if (!a.base.empty() && format != TopologyFormat::AccelSim)
+    throw UsageError("export --base " + a.base + ": a base config is for --accel-sim only");
+  std::error_code ec;
+  if (!a.base.empty() && !fs::is_regular_file(a.base, ec))
+    throw UsageError("export --base " + a.base + ": no such file; name a complete gpgpusim.config (e.g. Accel-Sim's "
+                     "configs/tested-cfgs/SM90_H100/gpgpusim.config)");
   const OutputTarget out = resolve_output(a.output.empty() ? "-" : a.output);
   if (a.schema) return write_or_report(out, std::string(topology_schema_text()));
-  refuse_output_over_inputs("-o", a.output, {{"the topology", a.file}});
+  refuse_output_over_inputs("-o", a.output, {{"the topology", a.file}, {"the --base config", a.base}});
   const std::optional<toml::table> doc = read_toml_or_report(a.file, "a topology file written by `memtopo run`");
   if (!doc) return kExitUsage;
   if (!valid_topology(a.file, *doc)) return kExitIncomplete;
   std::string text;
   try {
-    text = render(format, *doc, a.file);
+    text = render(format, *doc, a.file, a.base);
   } catch (const TopologyExportError& e) {
     std::cerr << a.file << ":" << e.line << ": " << e.what() << "; nothing was written\n";
+    return kExitIncomplete;
+  } catch (const std::exception& e) {  // the base config unreadable
+    std::cerr << "memtopo export: " << e.what() << "; nothing was written\n";
     return kExitIncomplete;
   }
   return write_or_report(out, text);
@@ -113,6 +128,8 @@ ExtraCommand add_export_command(CLI::App& app) {
                   "json, toml, csv or accel-sim (default: csv or toml when -o ends in .csv or .toml, else json)")
       ->check(export_format_error);
   sub->add_flag("--accel-sim", args->accel_sim, "Same as --format accel-sim: gpgpusim.config lines (docs/accel-sim.md)");
+  sub->add_option("--base", args->base,
+                  "With --accel-sim: a complete gpgpusim.config whose values the topology's replace (docs/accel-sim.md)");
   sub->add_flag("--schema", args->schema, "Write the topology JSON Schema (reads no file)");
   sub->add_option("-o,--output", args->output, "File to write (replaced atomically); - or none: stdout");
   return {sub, [args] { return cmd_export(*args); }};

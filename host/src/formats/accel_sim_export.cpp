@@ -9,9 +9,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <optional>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "memtopo_host/topology_export.hpp"
@@ -211,6 +213,22 @@ std::optional<int64_t> slice_ways(int64_t lines, std::optional<int64_t> measured
   return std::nullopt;
 }
 
+// How many times l2.size_bytes GPGPU-Sim's L2 holds, and why. One SM measured the size: where
+// far reads leave copies in its near partition (l2.far_copy_bytes > 0), or partitions x size is
+// the driver's L2 size to 2 %, it filled one partition, and GPGPU-Sim's L2, sliced by address
+// over every memory sub-partition with no copies, holds all of them.
+std::pair<int64_t, std::string> l2_partition_factor(const Topology& t, int64_t size) {
+  const auto parts = t.integer("l2.partitions");
+  if (!parts || *parts < 2) return {1, ""};
+  const auto copies = t.integer("l2.far_copy_bytes");
+  const auto api = t.integer("l2.api_size_bytes") ? t.integer("l2.api_size_bytes") : t.integer("device.l2_bytes");
+  const bool api_agrees = api && std::llabs(*parts * size - *api) <= *api / 50;
+  if (!(copies && *copies > 0) && !api_agrees) return {1, ""};
+  return {*parts, " x l2.partitions (one partition's: " +
+                      std::string(copies && *copies > 0 ? "l2.far_copy_bytes > 0" : "partitions x size is the API's") +
+                      ")"};
+}
+
 L2Plan plan_l2(const Topology& t) {
   L2Plan plan;
   memory_channels(t, plan);
@@ -225,7 +243,8 @@ L2Plan plan_l2(const Topology& t) {
   const auto sets = t.integer("l2.sets");
   auto ways = t.integer("l2.ways");
   if (ways && !(sets && *sets > 0 && *ways > 0 && agrees_with_size(*sets * *ways * *line, size, *line))) ways.reset();
-  const int64_t capacity = ways ? *sets * *ways * *line : *size;
+  const auto [factor, per_partition] = l2_partition_factor(t, *size);
+  const int64_t capacity = (ways ? *sets * *ways * *line : *size) * factor;
   // The derived channel count first, then powers of two below it, until the size splits evenly.
   std::vector<int64_t> candidates{plan.n_mem};
   int64_t p = 1;
@@ -243,9 +262,9 @@ L2Plan plan_l2(const Topology& t) {
     plan.n_mem = n_mem;
     const std::string share = " / (" + std::to_string(slices) + " sub-partitions)";
     plan.slice = Geometry{lines / *w, *line, *w,
-                          ways ? "l2.sets" + share + ", l2.line_bytes, l2.ways"
-                               : "l2.size_bytes" + t.bound_note("l2.size_bytes") + share + " in l2.line_bytes lines, " +
-                                     std::to_string(*w) + " ways (default: not measured)"};
+                          ways ? "l2.sets" + per_partition + share + ", l2.line_bytes, l2.ways"
+                               : "l2.size_bytes" + t.bound_note("l2.size_bytes") + per_partition + share +
+                                     " in l2.line_bytes lines, " + std::to_string(*w) + " ways (default: not measured)"};
     return plan;
   }
   plan.why_not = "the L2 (" + std::to_string(capacity) + " bytes) does not split into " +
@@ -396,6 +415,13 @@ void write_l2(ConfigWriter& w, const Topology& t, const L2Plan& l2) {
   } else {
     w.left_out("-gpgpu_cache:dl2", l2.why_not);
   }
+  const auto parts = t.integer("l2.partitions");
+  const auto near = t.number("l2.latency_cycles"), far = t.number("l2.far_latency_cycles");
+  if (parts && *parts > 1)
+    w.raw("# the L2's " + std::to_string(*parts) + " partitions (l2.partitions" +
+          (near && far ? ": a hit " + cycles_text(*near) + " cycles from the near one, " + cycles_text(*far) +
+                             " from the far one" : std::string()) +
+          ") have no counterpart: GPGPU-Sim's L2 is one distance from every SM, the near hit below");
   w.option("-gpgpu_cache:dl2_texture_only", "0", std::string(kNotMeasured) + " (the L2 caches every access)");
   const auto l1_penalty = t.number("l1d.miss_penalty_cycles");
   const auto l1_lat = t.number("l1d.latency_cycles");
