@@ -141,6 +141,20 @@ TEST_CASE("list and plan", "[host][cli]") {
   CHECK(p.output.find("1. t-basic/source  (pulled in: provides t.value_bytes for t-basic/consumer)") !=
         std::string::npos);
   CHECK(p.output.find("2. t-basic/consumer") != std::string::npos);
+  CHECK(p.output.find("time: no estimate without --timings TOPOLOGY") != std::string::npos);
+  // --timings: each probe's duration as a file recorded it, and their total.
+  test::TempDir dir("cli-plan-timings");
+  const auto earlier = dir / "earlier.toml";
+  test::write_file(earlier, "[meta]\nschema_version = 1\n[probes.\"t-basic/source\"]\nversion = \"1.0.0\"\n"
+                            "status = \"ok\"\nduration_s = 2.5\n");
+  const auto t = run_memtopo("plan" + kGood + " --only t-basic/consumer --timings " + q(earlier));
+  INFO(t.output);
+  CHECK(t.exit_code == 0);
+  CHECK(t.output.find("1. t-basic/source  2.5 s  (pulled in") != std::string::npos);
+  CHECK(t.output.find("time: about 2.5 s, the durations " + earlier.string() + " recorded for 1 of the 2 probes (the "
+                      "others: not in it") != std::string::npos);
+  test::write_file(earlier, "[meta]\nschema_version = 1\n");
+  CHECK(run_memtopo("plan" + kGood + " --timings " + q(earlier)).exit_code == 2);
   const auto m = run_memtopo("plan --plugin-path " + q(test::plugin_set("missing")));
   CHECK(m.output.find("-  t-missing/orphan  skipped: needs nowhere.value_bytes, which no loaded probe provides") !=
         std::string::npos);

@@ -113,7 +113,7 @@ namespace {
 
 // --------------------------------------------------------------------------- plan
 
-void print_plan(const Plan& plan, std::ostream& os) {
+void print_plan(const Plan& plan, const std::map<std::string, double>& recorded, std::ostream& os) {
   size_t to_run = 0, skipped = 0;
   for (const auto& s : plan.steps) (s.skip_reason.empty() ? to_run : skipped)++;
   os << "plan: " << to_run << " probe(s) to run" << (skipped ? ", " + std::to_string(skipped) + " skipped" : "")
@@ -122,6 +122,7 @@ void print_plan(const Plan& plan, std::ostream& os) {
   for (const auto& s : plan.steps) {
     if (s.skip_reason.empty()) {
       os << "  " << ++n << ". " << s.probe->name;
+      if (auto it = recorded.find(s.probe->name); it != recorded.end()) os << "  " << seconds_text(it->second);
       if (!s.pulled_in_for.empty()) os << "  (pulled in: " << s.pulled_in_for << ")";
     } else {
       os << "  -  " << s.probe->name << "  skipped: " << s.skip_reason;
@@ -136,14 +137,18 @@ void print_plan(const Plan& plan, std::ostream& os) {
   }
 }
 
-int cmd_plan(const SelectionArgs& a) {
+int cmd_plan(const PlanArgs& a) {
   Registry reg = load_registry(a.plugin_paths, true);
   Config cfg = maybe_load_config(a.config, reg);
   const Selection sel = effective_selection(a, cfg);
   make_plan(reg, sel);  // plan errors (unknown names, cycles) before the device is opened
+  const std::map<std::string, double> recorded = a.timings.empty() ? std::map<std::string, double>{}
+                                                                   : recorded_durations(a.timings);
   const auto device = open_device_arg(a, cfg, reg.replay_map());
   const DeviceFacts facts = device_facts(device->info());
-  print_plan(make_plan(reg, sel, &facts), std::cout);
+  const Plan plan = make_plan(reg, sel, &facts);
+  print_plan(plan, recorded, std::cout);
+  std::cout << plan_time_line(plan, cfg, a.timings, recorded) << "\n";
   return kExitOk;
 }
 
@@ -217,7 +222,7 @@ struct CliArgs {
   std::vector<std::string> list_paths;
   bool list_verbose = false;
   std::string list_format = "text";
-  SelectionArgs plan;
+  PlanArgs plan;
   RunArgs run;
   std::string validate_file;
   bool validate_device = false;
@@ -269,6 +274,8 @@ std::unique_ptr<CLI::App> make_app(CliArgs& args) {
 
   args.plan_cmd = app->add_subcommand("plan", "Show the ordered run list for the device, with skip reasons");
   add_selection(args.plan_cmd, args.plan);
+  args.plan_cmd->add_option("--timings", args.plan.timings,
+                            "A topology an earlier run wrote (same GPU model): each probe's recorded duration, and the total");
 
   args.run_cmd = app->add_subcommand("run", "Measure and write the topology file");
   add_selection(args.run_cmd, args.run);

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -38,6 +39,17 @@ struct SelectionArgs {
   std::string config, device;
   std::vector<std::string> only, skip, plugin_paths;
 };
+
+struct PlanArgs : SelectionArgs {
+  std::string timings;  // --timings: a topology whose [probes] durations estimate the plan's time
+};
+
+// plan --timings (plan_timing.cpp): each probe's duration_s in a topology file `run` wrote, and
+// the plan's time line: about the recorded total, or at most the time limits without a file.
+std::map<std::string, double> recorded_durations(const std::string& file);
+std::string plan_time_line(const Plan& plan, const Config& cfg, const std::string& timings_file,
+                           const std::map<std::string, double>& recorded);
+std::string seconds_text(double s);  // "2.5 s", "27 s"
 
 struct RunArgs : SelectionArgs {
   std::string raw_dir, output;

@@ -1,0 +1,57 @@
+// `memtopo plan --timings TOPOLOGY`: how long the plan will take, from the durations an earlier
+// run recorded (its [probes] tables), and without one what the probes' time limits allow.
+#include <iomanip>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <string>
+
+#include "commands/cli_internal.hpp"
+#include "memtopo_host/probe_executor.hpp"
+
+namespace memtopo::host::cli {
+
+std::map<std::string, double> recorded_durations(const std::string& file) {
+  const std::optional<toml::table> doc = read_topology_or_report(file, "plan --timings reads the [probes] of a run");
+  if (!doc) throw UsageError("--timings " + file + ": not a topology file (see above)");
+  std::map<std::string, double> out;
+  if (const toml::table* probes = (*doc)["probes"].as_table())
+    for (const auto& [name, entry] : *probes)
+      if (auto d = entry.as_table() ? (*entry.as_table())["duration_s"].value<double>() : std::nullopt)
+        out[std::string(name.str())] = *d;
+  if (out.empty()) throw UsageError("--timings " + file + ": records no probe's duration_s; name a topology `memtopo run` wrote");
+  return out;
+}
+
+std::string seconds_text(double s) {
+  std::ostringstream o;
+  o << std::fixed << std::setprecision(s < 10 ? 1 : 0) << s << " s";
+  return o.str();
+}
+
+std::string plan_time_line(const Plan& plan, const Config& cfg, const std::string& timings_file,
+                           const std::map<std::string, double>& recorded) {
+  RunSettings settings;  // the config's limits, as run applies them
+  settings.time_limit_s = cfg.time_limit_s.value_or(0);
+  settings.probe_time_limits_s = cfg.probe_time_limits_s;
+  double total = 0, limits = 0;
+  size_t known = 0, to_run = 0;
+  for (const auto& s : plan.steps) {
+    if (!s.skip_reason.empty()) continue;
+    ++to_run;
+    limits += time_limit_for(*s.probe, settings).seconds;
+    if (auto it = recorded.find(s.probe->name); it != recorded.end()) {
+      total += it->second;
+      ++known;
+    }
+  }
+  if (timings_file.empty())
+    return "time: no estimate without --timings TOPOLOGY (an earlier run on this GPU model); the probes' time limits "
+           "add to " + seconds_text(limits);
+  std::string line = "time: about " + seconds_text(total) + ", the durations " + timings_file + " recorded for " +
+                     std::to_string(known) + " of the " + std::to_string(to_run) + " probes";
+  if (known < to_run) line += " (the others: not in it, up to their time limits)";
+  return line + "; a run adds the device's start and, per probe, a worker's (docs/host.md, \"Isolation\")";
+}
+
+}  // namespace memtopo::host::cli
