@@ -47,7 +47,7 @@ MEMTOPO_PLUGIN("example-kernel", "1.0.0",
                    .summary("Load-to-use latency of ld.global.nc at one footprint (the probe's own kernel)")
                    .provides({"example_kernel.nc_latency_cycles"})
                    .key("example_kernel.nc_latency_cycles", MT_VALUE_FLOAT, "cycles",
-                        "cycles per dependent ld.global.nc load over a warm footprint")
+                        "cycles per dependent ld.global.nc load over a warm footprint", MT_KEY_HEADLINE)
                    .option("footprint_bytes", MT_VALUE_INT, "16384", "bytes chased (a power of two of 128 B lines)")
                    .range("128", "1073741824")
                    .run(measure))

@@ -126,7 +126,8 @@ memtopo::Probe groups_probe() {
       .provides({"constant_l15.sm_group_count", "constant_l15.group_sm_counts", "constant_l15.group_of_sm"})
       .requires_keys({"constant_l1.size_bytes"})
       .uses({"constant_l1.line_bytes", "constant_l15.line_bytes", "constant_l15.fetch_granularity_bytes"})
-      .key("constant_l15.sm_group_count", MT_VALUE_INT, "", "groups of SMs that share one constant L1.5")
+      .key("constant_l15.sm_group_count", MT_VALUE_INT, "", "groups of SMs that share one constant L1.5",
+           MT_KEY_HEADLINE)
       .key("constant_l15.group_sm_counts", MT_VALUE_INT_ARRAY, "", "SMs of each group, groups by their lowest SM")
       .key("constant_l15.group_of_sm", MT_VALUE_INT_ARRAY, "", "the group (index into group_sm_counts) of SM 0, 1, ...")
       .replays("constant_l15.group_of_sm", "sim.constant_l15.group_of_sm")

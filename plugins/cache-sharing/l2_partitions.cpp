@@ -204,7 +204,7 @@ memtopo::Probe l2_partitions_probe() {
       .key("l2.partition_sm_counts", MT_VALUE_INT_ARRAY, "", "SMs near each partition")
       .key("l2.partition_granule_bytes", MT_VALUE_INT, "bytes", "the address granule that has one home partition")
       .key("l2.partition_interleave", MT_VALUE_STRING, "",
-           "\"alternating\": granules alternate between partitions; \"hashed\": some other order")
+           "\"alternating\": granules alternate between partitions; \"hashed\": some other order", MT_KEY_HEADLINE)
       .budget_seconds(30)
       .run(measure_partitions);
 }

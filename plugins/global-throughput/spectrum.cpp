@@ -212,7 +212,7 @@ memtopo::Probe latency_spectrum_probe() {
       // the run's pages pick) and the timing cost (a difference of half-cycle medians).
       .key("spectrum.level_latencies_cycles", MT_VALUE_FLOAT_ARRAY, "cycles",
            "load-to-use latency of each level of the chase's per-load latencies, ascending",
-           MT_KEY_VARIES)
+           MT_KEY_VARIES | MT_KEY_HEADLINE)
       .key("spectrum.level_sample_cycles", MT_VALUE_FLOAT_ARRAY, "cycles",
            "median raw sample of each level, the timing's own cost included",
            MT_KEY_VARIES)
@@ -220,7 +220,7 @@ memtopo::Probe latency_spectrum_probe() {
            MT_KEY_VARIES)
       .key("spectrum.level_names", MT_VALUE_STRING_ARRAY, "",
            "each level's name: l1, l2, tlb_miss, dram, with _near/_far or _1, _2 where a kind has several; other",
-           MT_KEY_VARIES)
+           MT_KEY_VARIES | MT_KEY_HEADLINE)
       .key("spectrum.timing_cost_cycles", MT_VALUE_FLOAT, "cycles",
            "what a timed sample adds to a load-to-use latency: the L1 level against a pointer chase",
            MT_KEY_VARIES)

@@ -248,7 +248,11 @@ memtopo::Probe streams_probe() {
   for (const char* s : {"dram_read", "dram_write", "dram_copy", "dram_update", "l2_read", "l2_write", "l1_read"}) {
     const std::string k = std::string("throughput.") + s;
     keys.insert(keys.end(), {k + "_bytes_per_second", k + "_best_config", k + "_min95_config"});
-    p.key(k + "_bytes_per_second", MT_VALUE_FLOAT, "", std::string("best ") + s + " rate of all SMs, by events")
+    // The headline rates: DRAM read and write, L2 read, L1 read.
+    const bool headline = std::string(s) == "dram_read" || std::string(s) == "dram_write" ||
+                          std::string(s) == "l2_read" || std::string(s) == "l1_read";
+    p.key(k + "_bytes_per_second", MT_VALUE_FLOAT, "", std::string("best ") + s + " rate of all SMs, by events",
+          headline ? MT_KEY_HEADLINE : 0u)
         .key(k + "_best_config", MT_VALUE_STRING, "", "the configuration of the best rate", MT_KEY_SETTING)
         .key(k + "_min95_config", MT_VALUE_STRING, "", "fewest bytes in flight per SM within 95 % of the best",
              MT_KEY_SETTING);
@@ -260,7 +264,8 @@ memtopo::Probe streams_probe() {
       .key("throughput.l2_write_bytes_per_cycle", MT_VALUE_FLOAT, "", "best L2 write rate of all SMs per SM cycle")
       .key("throughput.l1_read_bytes_per_cycle_per_sm", MT_VALUE_FLOAT, "", "best L1 read rate of one SM")
       .key("throughput.dram_theoretical_bytes_per_second", MT_VALUE_FLOAT, "", "memory clock x 2 x bus width")
-      .key("throughput.dram_read_fraction_of_theoretical", MT_VALUE_FLOAT, "", "best DRAM read rate over the theoretical")
+      .key("throughput.dram_read_fraction_of_theoretical", MT_VALUE_FLOAT, "", "best DRAM read rate over the theoretical",
+           MT_KEY_HEADLINE)
       .key("throughput.dram_write_fraction_of_theoretical", MT_VALUE_FLOAT, "", "best DRAM write rate over the theoretical");
   // Its own worker: after the data-cache probes, the same process streamed DRAM about 16 % slower
   // on an H100 (docs/global-throughput.md, "Where it is measured").

@@ -146,8 +146,9 @@ memtopo::Probe loads_in_flight_probe() {
       .replays("mlp.sm_dram_loads_in_flight", "sim.memory.sm_dram_requests_in_flight")
       // Little's law on measured rates: integers that estimate, compared within a tolerance.
       .key("mlp.sm_l2_loads_in_flight", MT_VALUE_INT, "", "L2 hits one SM keeps in flight (throughput x latency at the limit)",
-           MT_KEY_ESTIMATE)
-      .key("mlp.sm_dram_loads_in_flight", MT_VALUE_INT, "", "loads to DRAM one SM keeps in flight", MT_KEY_ESTIMATE)
+           MT_KEY_ESTIMATE | MT_KEY_HEADLINE)
+      .key("mlp.sm_dram_loads_in_flight", MT_VALUE_INT, "", "loads to DRAM one SM keeps in flight",
+           MT_KEY_ESTIMATE | MT_KEY_HEADLINE)
       .key("mlp.warp_l2_loads_in_flight", MT_VALUE_INT, "", "L2 hits the lanes of one warp keep in flight", MT_KEY_ESTIMATE)
       .key("mlp.thread_l2_loads_in_flight", MT_VALUE_INT, "", "L2 hits one thread keeps in flight (up to 8 chains)",
            MT_KEY_ESTIMATE)

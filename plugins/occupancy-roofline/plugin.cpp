@@ -37,7 +37,10 @@ memtopo::Probe instructions() {
       .range("0", "1048576");
   for (const OpInfo& o : occupancy_roofline::ops()) {
     const std::string k = std::string("roofline.") + o.name + "_", what = std::string(o.sass) + " (" + o.ptx + ")";
-    p.key(k + "peak_ops_per_cycle_per_sm", MT_VALUE_FLOAT, "", what + ": most thread instructions per cycle per SM")
+    // The headline peaks: single, double and half precision FMA.
+    const bool headline = std::string(o.name) == "ffma" || std::string(o.name) == "dfma" || std::string(o.name) == "hfma2";
+    p.key(k + "peak_ops_per_cycle_per_sm", MT_VALUE_FLOAT, "", what + ": most thread instructions per cycle per SM",
+          headline ? MT_KEY_HEADLINE : 0u)
         .key(k + "ridge_warps_per_sm", MT_VALUE_INT, "", what + ": fewest warps per SM reaching 95 % of the peak")
         .key(k + "ridge_ilp", MT_VALUE_INT, "", what + ": independent chains per thread needed at the ridge warps")
         .key(k + "ilp1_ridge_warps_per_sm", MT_VALUE_INT, "",

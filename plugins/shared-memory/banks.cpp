@@ -153,8 +153,8 @@ memtopo::Probe banks_probe() {
       .not_replayed({"shared.broadcast", "shared.latency_by_conflict_degree_cycles", "shared.sm_bytes_per_cycle",
                      "shared.wide_load_latency_cycles", "shared.wide_load_turns", "shared.wide_load_sm_bytes_per_cycle"})
       .key("shared.latency_cycles", MT_VALUE_FLOAT, "cycles", "load-to-use of one lane's shared pointer chase")
-      .key("shared.banks", MT_VALUE_INT, "", "shared-memory banks")
-      .key("shared.bank_bytes", MT_VALUE_INT, "bytes", "width of one bank")
+      .key("shared.banks", MT_VALUE_INT, "", "shared-memory banks", MT_KEY_HEADLINE)
+      .key("shared.bank_bytes", MT_VALUE_INT, "bytes", "width of one bank", MT_KEY_HEADLINE)
       .key("shared.conflict_cycles", MT_VALUE_FLOAT, "cycles", "cycles each further turn of a bank conflict adds")
       .key("shared.broadcast", MT_VALUE_BOOL, "", "a warp's lanes reading one word take one turn")
       .key("shared.latency_by_conflict_degree_cycles", MT_VALUE_FLOAT_ARRAY, "cycles",

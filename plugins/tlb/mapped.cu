@@ -209,7 +209,7 @@ memtopo::Probe mapped_levels_probe() {
       .key("tlb.mapped_page_bytes", MT_VALUE_INT, "bytes", "the mapping granularity: bytes of each aliased page")
       // Three runs of one H100 gave 0, 1 and 2 levels (docs/tlb.md): a fleet reports, never flags them.
       .key("tlb.mapped_level_count", MT_VALUE_INT, "", "latency levels past the first in the sweep of aliased pages",
-           MT_KEY_VARIES)
+           MT_KEY_VARIES | MT_KEY_HEADLINE)
       .key("tlb.mapped_entries", MT_VALUE_INT_ARRAY, "",
            "per level, the most aliased pages still on it (entries of that TLB level, at page granularity)",
            MT_KEY_VARIES)

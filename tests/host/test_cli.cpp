@@ -261,7 +261,7 @@ TEST_CASE("exit 0: ok, not determinable and skips for a declared reason", "[host
     const auto r = run_memtopo("run --device sim" + paths({"undetermined"}) + " --only t-undetermined -o " + q(out));
     INFO(r.output);
     CHECK(r.exit_code == 0);
-    CHECK(r.output.find("1 ok, 1 not determinable, 1 skipped, 0 failed; wrote ") != std::string::npos);
+    CHECK(r.output.find("1 ok, 1 not determinable, 1 skipped, 0 failed in ") != std::string::npos);
     const std::string text = test::read_file(out);
     CHECK(text.find("status = \"not_determinable\"") != std::string::npos);
     CHECK(text.find("fetch_bytes = 32") != std::string::npos);
@@ -318,7 +318,7 @@ TEST_CASE("run prints the summary of what was measured, -q keeps only it and war
   CHECK(loud.exit_code == 0);
   CHECK(loud.output.find("\ndevice     memtopo simulated Hopper-like GPU  cc 9.0  SMs 8  clock 1755 MHz  memory 8 GiB") !=
         std::string::npos);
-  CHECK(loud.output.find("1 ok, 0 not determinable, 0 skipped, 0 failed; wrote ") != std::string::npos);
+  CHECK(loud.output.find("1 ok, 0 not determinable, 0 skipped, 0 failed in ") != std::string::npos);
   const auto quiet = run_memtopo("run --device sim -q --only device-info -o " + q(out));
   INFO(quiet.output);
   CHECK(quiet.exit_code == 0);
@@ -333,7 +333,7 @@ TEST_CASE("run prints the summary of what was measured, -q keeps only it and war
   CHECK(failing.output.find("error: t-fails/broken: failed: the test probe fails on purpose") != std::string::npos);
   CHECK(failing.output.find("\nt          hit >= 12.5 cyc  label hello \"world\"  sizes 1 B/2 B/4 B  value 42 B\n") !=
         std::string::npos);
-  CHECK(failing.output.find("1 ok, 0 not determinable, 0 skipped, 1 failed; wrote ") != std::string::npos);
+  CHECK(failing.output.find("1 ok, 0 not determinable, 0 skipped, 1 failed in ") != std::string::npos);
 }
 
 TEST_CASE("a value of the wrong type for its declaration is refused, naming key and types", "[host][cli][keys]") {

@@ -14,6 +14,12 @@ ResultRecord rec(const std::string& key, Value v, mt_bound bound = MT_BOUND_EXAC
   return r;
 }
 
+// A key its probe declares as a headline value (MT_KEY_HEADLINE).
+ResultRecord headline(ResultRecord r) {
+  r.key_flags |= MT_KEY_HEADLINE;
+  return r;
+}
+
 Value ints(std::vector<int64_t> v) {
   Value x;
   x.type = MT_VALUE_INT_ARRAY;
@@ -73,9 +79,15 @@ std::vector<ProbeOutcome> fixed_topology() {
             {rec("tma.latency_cycles", Value::of_int(480)), rec("tma.copy_gbps", Value::of_float(1234.5)),
              rec("tma.mode", Value::of_string("bulk")), rec("tma.tile_bytes", Value::of_int(65536)),
              rec("tma.duration_s", Value::of_float(0.25)), rec("tma.clock_khz", Value::of_int(1234)),
-             rec("tma.width_bits", Value::of_int(1024)), rec("tma.multicast", Value::of_bool(true)),
+             headline(rec("tma.width_bits", Value::of_int(1024))), rec("tma.multicast", Value::of_bool(true)),
              rec("tma.descriptor_kinds", Value::of_int(5)), rec("tma.swizzle_modes_bytes", ints({32, 64, 128})),
              rec("tma.note_one", Value::of_string("a string long enough to push the rest out of the line"))}),
+      // Headline rates in their unit, before the other keys however long the line grows.
+      probe("global-throughput/streams", Status::Ok,
+            {rec("throughput.dram_copy_best_config", Value::of_string("a block of 1024 threads per round")),
+             headline(rec("throughput.dram_read_bytes_per_second", Value::of_float(3197267959507.257))),
+             headline(rec("throughput.l1_read_bytes_per_second", Value::of_float(29448366013071.895))),
+             headline(rec("throughput.dram_read_fraction_of_theoretical", Value::of_float(0.9537478401546561)))}),
   };
 }
 
@@ -98,7 +110,22 @@ TEST_CASE("summary units: whole KiB/MiB/GiB, cycles with one decimal", "[host][s
   CHECK(format_bytes(50 * 1024 * 1024) == "50 MiB");
   CHECK(format_bytes(8LL << 30) == "8 GiB");
   CHECK(format_bytes(0) == "0 B");
+  CHECK(format_bytes(63635825088) == "59.3 GiB");
+  CHECK(format_bytes(339328) == "339328 B");
+  CHECK(format_bytes(22020160) == "21.0 MiB");
   CHECK(format_cycles(33.06) == "33.1 cyc");
   CHECK(format_cycles(240) == "240.0 cyc");
   CHECK(render_summary({}).empty());
+}
+
+TEST_CASE("compare rows: the known keys, then every column's headline keys", "[host][summary]") {
+  ProbeOutcome a = probe("p/q", Status::Ok, {headline(rec("tlb.level_count", Value::of_int(2))),
+                                               rec("tlb.l1_entries", Value::of_int(16))});
+  ProbeOutcome b = probe("p/q", Status::Ok, {rec("tlb.level_count", Value::of_int(1)),
+                                               headline(rec("tlb.mapped_level_count", Value::of_int(3)))});
+  const SummaryTable t = summary_table({{"a", {a}, ""}, {"b", {b}, ""}});
+  REQUIRE(t.rows.size() == 2);
+  CHECK(t.rows[0] == std::vector<std::string>{"tlb level_count", "2", "1"});
+  CHECK(t.rows[1] == std::vector<std::string>{"tlb mapped_level_count", "-", "3"});
+  CHECK(t.numbers[0] == std::vector<double>{2, 1});
 }

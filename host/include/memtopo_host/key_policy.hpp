@@ -36,6 +36,7 @@ struct KeyDeclared {
   std::optional<KeyClass> key_class;
   bool varies = false;
   bool estimate = false;
+  bool headline = false;  // shown first by the summary and compare, never a comparison rule
 };
 // The entry's declaration; an empty one for null or an entry without them.
 KeyDeclared declared_in(const nlohmann::json* provenance_entry);

@@ -77,6 +77,7 @@ struct RunSettings {
 struct RunReport {
   std::vector<ProbeOutcome> outcomes;  // one per plan step, in plan order
   bool interrupted = false;
+  double wall_s = 0;  // from the first step's start to the last one's end
 };
 
 // Runs every step of `plan` on the device, in this process (probe_executor.hpp has the

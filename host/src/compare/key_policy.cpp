@@ -104,6 +104,7 @@ KeyDeclared declared_in(const nlohmann::json* e) {
   if (auto c = e->find("class"); c != e->end() && c->is_string()) d.key_class = class_from_text(c->get<std::string>());
   if (auto v = e->find("varies"); v != e->end() && v->is_boolean()) d.varies = v->get<bool>();
   if (auto v = e->find("estimate"); v != e->end() && v->is_boolean()) d.estimate = v->get<bool>();
+  if (auto v = e->find("headline"); v != e->end() && v->is_boolean()) d.headline = v->get<bool>();
   return d;
 }
 

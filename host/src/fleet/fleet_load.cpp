@@ -179,6 +179,7 @@ SummaryColumn summary_column_of(const std::string& file, const std::string& labe
       r.key = key;
       r.value = std::move(*value);
       r.bound = v.bound == "at_least" ? MT_BOUND_AT_LEAST : v.bound == "at_most" ? MT_BOUND_AT_MOST : MT_BOUND_EXACT;
+      if (v.declared.headline) r.key_flags |= MT_KEY_HEADLINE;
       all.results.push_back(std::move(r));
     }
     c.outcomes.push_back(std::move(all));

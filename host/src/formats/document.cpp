@@ -109,6 +109,7 @@ std::string render_topology(const Meta& meta, const std::vector<ProbeOutcome>& o
       else if (rec->key_flags & MT_KEY_SETTING) inl += ", class = \"setting\"";
       if (rec->key_flags & MT_KEY_VARIES) inl += ", varies = true";
       if (rec->key_flags & MT_KEY_ESTIMATE) inl += ", estimate = true";
+      if (rec->key_flags & MT_KEY_HEADLINE) inl += ", headline = true";
       line(key, inl + " }");
     }
   }

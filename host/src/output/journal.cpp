@@ -97,7 +97,7 @@ ProbeOutcome outcome_from_json(const nlohmann::json& j) {
       rec.note = r.at("note").get<std::string>();
       // Set again from the plugin's declaration where a record is checked (result_check.cpp).
       if (r.contains("key_flags") && r.at("key_flags").is_number_unsigned())
-        rec.key_flags = r.at("key_flags").get<uint32_t>() & 15u;
+        rec.key_flags = r.at("key_flags").get<uint32_t>() & 31u;
       rec.probe = o.probe;
       o.results.push_back(std::move(rec));
     }

@@ -114,7 +114,8 @@ void report_end(const RunArgs& a, const OutputTarget& out, const std::string& wr
   }
   *status = run_exit_status(report, missing);
   if (!a.quiet || *status != kExitOk)
-    std::fprintf(stderr, "%s; wrote %s\n", tally(report.outcomes).text().c_str(), written.c_str());
+    std::fprintf(stderr, "%s in %.1f s; wrote %s\n", tally(report.outcomes).text().c_str(), report.wall_s,
+                 written.c_str());
 }
 
 }  // namespace

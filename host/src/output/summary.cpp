@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <iterator>
 #include <map>
 #include <set>
 
@@ -14,6 +16,7 @@ namespace {
 // Room for one element's line; known keys are always shown, the others while they fit.
 constexpr size_t kLineWidth = 120;
 constexpr size_t kMaxArrayItems = 4;
+constexpr size_t kMaxHeadlineItems = 8;  // a declared headline array (the spectrum's levels)
 
 using Table = std::map<std::string, const ResultRecord*>;  // key (without element) -> record
 
@@ -24,6 +27,16 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 std::string format_number(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+// A rate in bytes per second with three significant digits in the largest unit below it.
+std::string format_rate(double bytes_per_second) {
+  const char* units[] = {"B/s", "kB/s", "MB/s", "GB/s", "TB/s"};
+  size_t u = 0;
+  while (u + 1 < std::size(units) && std::fabs(bytes_per_second) >= 1000) bytes_per_second /= 1000, ++u;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g %s", bytes_per_second, units[u]);
   return buf;
 }
 
@@ -47,12 +60,14 @@ std::string format_scalar(const std::string& key, const Value& v, size_t index) 
   if (ends_with(key, "_khz") && is_int) return format_khz(i);
   if (ends_with(key, "_bits") && is_int) return std::to_string(i) + " bit";
   if (ends_with(key, "_gbps")) return format_number(f) + " GB/s";
+  if (ends_with(key, "_bytes_per_second")) return format_rate(f);
+  if (key.find("_fraction") != std::string::npos && !is_int) return format_number(std::round(f * 1000) / 10) + " %";
   if (ends_with(key, "_s")) return format_number(f) + " s";
   return is_int ? std::to_string(i) : format_number(f);
 }
 
 // A value with its bound: ">= 240 KiB"; arrays as "a/b/c" (or their length when long).
-std::string format_value(const std::string& key, const ResultRecord& r) {
+std::string format_value(const std::string& key, const ResultRecord& r, size_t max_items = kMaxArrayItems) {
   const Value& v = r.value;
   std::string text;
   const size_t n = v.type == MT_VALUE_INT_ARRAY     ? v.ints.size()
@@ -60,7 +75,7 @@ std::string format_value(const std::string& key, const ResultRecord& r) {
                    : v.type == MT_VALUE_STRING_ARRAY ? v.strings.size()
                                                      : 1;
   const bool array = v.type == MT_VALUE_INT_ARRAY || v.type == MT_VALUE_FLOAT_ARRAY || v.type == MT_VALUE_STRING_ARRAY;
-  if (array && n > kMaxArrayItems) {
+  if (array && n > max_items) {
     text = "[" + std::to_string(n) + " values]";
   } else if (array && n == 0) {
     text = "[]";
@@ -74,7 +89,7 @@ std::string format_value(const std::string& key, const ResultRecord& r) {
 
 // The label of a key without a known one: the name less its unit suffix (the unit is shown).
 std::string plain_label(const std::string& key) {
-  for (const char* unit : {"_bytes", "_cycles", "_khz", "_bits", "_gbps", "_s"})
+  for (const char* unit : {"_bytes_per_second", "_bytes", "_cycles", "_khz", "_bits", "_gbps", "_s"})
     if (ends_with(key, unit)) return key.substr(0, key.size() - std::string(unit).size());
   return key;
 }
@@ -109,6 +124,8 @@ bool is_known(const std::string& key) {
   return std::any_of(std::begin(kKnown), std::end(kKnown), [&](const Known& k) { return key == k.key; });
 }
 
+bool is_headline(const ResultRecord& r) { return (r.key_flags & MT_KEY_HEADLINE) != 0; }
+
 // The known items of one element, in kKnown order.
 std::vector<std::string> known_items(const Table& t) {
   std::vector<std::string> items;
@@ -136,9 +153,13 @@ std::string element_line(const std::string& element, const Table& t, size_t widt
   const size_t start = line.size();
   auto add = [&](const std::string& item) { line += (line.size() > start ? "  " : "") + item; };
   for (const auto& item : known_items(t)) add(item);
+  // What the probes declare as headline values is always shown, after the known keys.
+  for (const auto& [key, rec] : t)
+    if (!is_known(key) && is_headline(*rec)) add(plain_label(key) + " " + format_value(key, *rec, kMaxHeadlineItems));
   std::vector<std::string> others;
   for (const auto& [key, rec] : t)
-    if (!is_known(key) && key != "present") others.push_back(plain_label(key) + " " + format_value(key, *rec));
+    if (!is_known(key) && !is_headline(*rec) && key != "present")
+      others.push_back(plain_label(key) + " " + format_value(key, *rec));
   size_t shown = 0;
   for (; shown < others.size(); ++shown) {
     const size_t left = others.size() - shown - 1;
@@ -158,6 +179,13 @@ std::string format_bytes(int64_t bytes) {
   if (bytes != 0 && bytes % gib == 0) return std::to_string(bytes / gib) + " GiB";
   if (bytes != 0 && bytes % mib == 0) return std::to_string(bytes / mib) + " MiB";
   if (bytes != 0 && bytes % kib == 0) return std::to_string(bytes / kib) + " KiB";
+  // Past a MiB, digits nobody reads: one decimal in the largest unit (a decimal: not whole).
+  if (std::llabs(bytes) >= mib) {
+    char buf[32];
+    const bool g = std::llabs(bytes) >= gib;
+    std::snprintf(buf, sizeof buf, "%.1f %s", double(bytes) / double(g ? gib : mib), g ? "GiB" : "MiB");
+    return buf;
+  }
   return std::to_string(bytes) + " B";
 }
 
@@ -182,6 +210,23 @@ std::map<std::string, Table> tables_of(const std::vector<ProbeOutcome>& outcomes
   return tables;
 }
 
+// The rows of one element in a comparison: the known keys, then the keys any column declares
+// as headline values (in name order).
+struct RowKey {
+  std::string key, label, prefix;
+};
+std::vector<RowKey> row_keys(const std::string& element, const std::vector<std::map<std::string, Table>>& tables) {
+  std::vector<RowKey> rows;
+  for (const Known& k : kKnown) rows.push_back({k.key, k.label, k.prefix});
+  std::set<std::string> headline;
+  for (const auto& t : tables)
+    if (auto e = t.find(element); e != t.end())
+      for (const auto& [key, rec] : e->second)
+        if (!is_known(key) && is_headline(*rec)) headline.insert(key);
+  for (const auto& key : headline) rows.push_back({key, "", ""});
+  return rows;
+}
+
 }  // namespace
 
 SummaryTable summary_table(const std::vector<SummaryColumn>& columns) {
@@ -198,8 +243,8 @@ SummaryTable summary_table(const std::vector<SummaryColumn>& columns) {
   SummaryTable out;
   for (const auto& c : columns) out.header.push_back(terminal_text(c.label));
   for (const auto& element : order) {
-    for (const auto& k : kKnown) {
-      std::vector<std::string> row{element + (std::string(k.label).empty() ? " " + std::string(k.key) : " " + std::string(k.label))};
+    for (const auto& k : row_keys(element, tables)) {
+      std::vector<std::string> row{element + " " + (k.label.empty() ? k.key : k.label)};
       std::vector<double> numbers;
       bool any = false;
       for (const auto& t : tables) {

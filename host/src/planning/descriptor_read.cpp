@@ -101,10 +101,10 @@ std::optional<std::string> read_key_docs(const mt_probe_desc& pd, ProbeInfo& inf
     const auto type = value_type_field(kd->type, raw);
     if (!type) return where + "key " + str(kd->key) + ": declares unknown type " + std::to_string(raw);
     KeySpec spec{str(kd->key), *type, str(kd->unit), str(kd->meaning), kd->flags};
-    constexpr uint32_t known = MT_KEY_IDENTITY | MT_KEY_SETTING | MT_KEY_VARIES | MT_KEY_ESTIMATE;
+    constexpr uint32_t known = MT_KEY_IDENTITY | MT_KEY_SETTING | MT_KEY_VARIES | MT_KEY_ESTIMATE | MT_KEY_HEADLINE;
     if (spec.flags & ~known)
       return where + "key " + spec.key + ": flags hold unknown bits (" + std::to_string(spec.flags) +
-             "); use MT_KEY_IDENTITY, MT_KEY_SETTING, MT_KEY_VARIES, MT_KEY_ESTIMATE or 0";
+             "); use MT_KEY_IDENTITY, MT_KEY_SETTING, MT_KEY_VARIES, MT_KEY_ESTIMATE, MT_KEY_HEADLINE or 0";
     if (std::find(info.provided.begin(), info.provided.end(), spec.key) == info.provided.end())
       return where + "key " + spec.key + ": described, but not one of the keys it provides";
     if (info.key_spec(spec.key) || info.replays.count(spec.key)) return where + "key " + spec.key + ": described twice";

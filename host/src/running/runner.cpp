@@ -279,6 +279,7 @@ RunReport run_plan(const Plan& plan, const mt_device_info& device, const mt_back
 
 RunReport run_plan(const Plan& plan, const mt_device_info& device, ProbeExecutor& executor, RunSettings& settings) {
   RunReport report;
+  const auto started = std::chrono::steady_clock::now();
   std::map<std::string, ResultRecord> results;   // key -> record, from probes that keep results
   std::map<std::string, ProbeOutcome> finished;  // probe -> outcome
   const DeviceFacts facts = device_facts(device);
@@ -332,6 +333,7 @@ RunReport run_plan(const Plan& plan, const mt_device_info& device, ProbeExecutor
     report.outcomes.push_back(std::move(outcome));
   }
   if (settings.cancel && settings.cancel->load()) report.interrupted = true;
+  report.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return report;
 }
 

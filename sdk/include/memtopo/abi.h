@@ -24,7 +24,7 @@ extern "C" {
 #endif
 
 #define MEMTOPO_ABI_MAJOR 3
-#define MEMTOPO_ABI_MINOR 1
+#define MEMTOPO_ABI_MINOR 2
 
 /* Name of the single exported entry point of a plugin library. */
 #define MEMTOPO_ENTRY_POINT_NAME "memtopo_plugin_entry"
@@ -224,12 +224,15 @@ typedef struct mt_key_desc {
  * footprint of a first miss): compared like a float, within a tolerance and the group's
  * spread, not for equality. */
 #define MT_KEY_ESTIMATE 8u
+/* One of the few values a reader looks at first (the DRAM bandwidth, the TLB levels): the
+ * terminal summary and `memtopo compare` always show it, in the unit its name says (3.2). */
+#define MT_KEY_HEADLINE 16u
 
 /* How the report draws one of the probe's raw series (put_raw), where a line plot of its
  * columns would hide what it shows (docs/report.md, "Plot hints"). Key names may hold
  * {series} (the series' name, '-' as '_') and {panel} (the panel's label). */
 typedef enum mt_plot_kind {
-  MT_PLOT_LINES = 0,    /* the default: y over x, a line per value of `group` */
+  MT_PLOT_LINES = 0,    /* the default: y over x, a line per value of `group` (each "" : chosen) */
   MT_PLOT_HEATMAP = 1,  /* `value` (the best over the other columns) by `y` rows and `x` columns */
   MT_PLOT_BARS = 2,     /* a bar per row: `y` at `x` (x "": rows in order, named by `labels`) */
   MT_PLOT_PANELS = 3    /* a panel per value of `panel`, named by `labels`: y over x, a line per group */
@@ -246,7 +249,8 @@ typedef struct mt_series_desc {
   const char* panel;    /* PANELS: a panel per value of this column */
   const char* annotate; /* BARS: a column printed above each bar */
   /* Names of bars or panels: "a,b,c" (value or row 0, 1, 2, ...), or "@element.key" for a
-   * string array of the topology. */
+   * string array of the topology; or of the values 0, 1, ... of named columns, for legends and
+   * panels of any kind: "column=a,b;other=c,d". */
   const char* labels;
   /* Results drawn on the plot, ';'-separated "where:key" with where one of x (a vertical line
    * at the key's value or values), y (a horizontal line), cell (HEATMAP: the cell whose row and
