@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from matplotlib.figure import Figure
 
 from axes import draw_markers, finish_legend, set_axis
+from plot_hints import columns_present, hint_for, value_name
 
 # The y columns that say most, best first (miss counts, latencies, rates).
 PREFERRED_Y = (
@@ -108,11 +109,15 @@ class Layout:
     points_only: bool = False
 
 
-def layout(series):
-    x = choose_x(series)
-    ys = choose_y(series, x)
-    group = choose_group(series, x, ys)
-    if len(group) == 1 and group[0] not in CATEGORIES and len(set(series.column(group[0]))) > len(set(series.column(x))):
+def layout(series, hint=None):
+    """Axes and groups: what a lines hint names (plot_hints.py), the rest chosen from the data."""
+    named = hint if hint and hint.kind == "lines" and columns_present(series, hint.x, hint.y, hint.group) else None
+    x = named.x if named and named.x else choose_x(series)
+    ys = [named.y] if named and named.y else choose_y(series, x)
+    group = (named.group,) if named and named.group else choose_group(series, x, ys)
+    chosen = not (named and (named.x or named.group))  # the probe's x and groups stand
+    wider = len(group) == 1 and len(set(series.column(group[0]))) > len(set(series.column(x)))
+    if chosen and wider and group[0] not in CATEGORIES:
         x, group = group[0], (x,)  # the column with more values reads better along x
     xs = series.column(x)
     unique = len(set(xs))
@@ -128,23 +133,24 @@ def layout(series):
 
 def plot(series, topo):
     """A figure of `series`, and the number of markers drawn."""
-    lay = layout(series)
+    hint = hint_for(series)
+    lay = layout(series, hint)
     panels = panel_groups(lay.ys)
     fig = Figure(figsize=(7.2, 2.2 + 1.9 * len(panels)))
     axes = fig.subplots(len(panels), 1, sharex=True, squeeze=False)[:, 0]
-    markers = sum(_draw_panel(ax, series, topo, lay, columns, axes[-1]) for ax, columns in zip(axes, panels))
+    markers = sum(_draw_panel(ax, series, topo, lay, columns, axes[-1], hint) for ax, columns in zip(axes, panels))
     axes[0].set_title(_title(series, lay), fontsize=9.5)
     for ax in axes[:-1]:
         ax.set_xlabel("")
     return fig, markers
 
 
-def _draw_panel(ax, series, topo, lay, columns, last_ax):
+def _draw_panel(ax, series, topo, lay, columns, last_ax, hint=None):
     entries = 0
     dense = len(lay.xs) > SCATTER_ROWS
     for column in columns:
         values = series.column(column)
-        for label, idx in _groups(series, lay.group):
+        for label, idx in _groups(series, lay.group, hint):
             pts = sorted((lay.xs[i], values[i]) for i in idx)
             xs, ys = [p[0] for p in pts], [p[1] for p in pts]
             name = " ".join(filter(None, [column if len(columns) > 1 else "", label]))
@@ -164,13 +170,13 @@ def _draw_panel(ax, series, topo, lay, columns, last_ax):
     return markers
 
 
-def _groups(series, group):
+def _groups(series, group, hint=None):
     if not group:
         return [("", range(len(series.rows)))]
     keys = list(zip(*(series.column(c) for c in group)))
     out = []
     for key in sorted(set(keys)):
-        label = ", ".join(f"{c.replace('_', ' ')} {v:g}" for c, v in zip(group, key))
+        label = ", ".join(value_name(hint, c, v) or f"{c.replace('_', ' ')} {v:g}" for c, v in zip(group, key))
         out.append((label, [i for i, k in enumerate(keys) if k == key]))
     return out
 

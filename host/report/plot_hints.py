@@ -64,9 +64,33 @@ def key_value(topo, path):
     return info.value if info else None
 
 
-def labels(hint, topo, count):
-    """Names of values 0 .. count-1: the hint's list, or a string array of the topology."""
-    if hint.labels.startswith("@"):
+def column_labels(hint):
+    """{column: [name of value 0, 1, ...]} of a "column=a,b;other=c,d" list, else {}."""
+    parts = [p for p in hint.labels.split(";") if p.strip()] if hint else []
+    if not parts or not all("=" in p for p in parts):
+        return {}
+    out = {}
+    for part in parts:
+        column, _, names = part.partition("=")
+        out[column.strip()] = names.split(",")
+    return out
+
+
+def value_name(hint, column, value):
+    """The hint's name of one value of `column` ("bulk" for method 0), or None."""
+    names = column_labels(hint).get(column, [])
+    if isinstance(value, float) and value.is_integer() and 0 <= value < len(names):
+        return names[int(value)]
+    return None
+
+
+def labels(hint, topo, count, column=""):
+    """Names of values 0 .. count-1: the names `column` has in a per-column list, the hint's
+    list, or a string array of the topology."""
+    by_column = column_labels(hint)
+    if by_column:
+        names = by_column.get(column, [])
+    elif hint.labels.startswith("@"):
         names = key_value(topo, hint.labels[1:]) or []
     else:
         names = [n for n in hint.labels.split(",")] if hint.labels else []

@@ -9,7 +9,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
 from axes import MARKER_COLORS, finish_legend, set_axis
-from plot_hints import columns_present, hint_for, key_value, labels, marks, numbers_of
+from plot_hints import columns_present, hint_for, key_value, labels, marks, numbers_of, value_name
 from units import format_value, short_number
 
 _LINE_STYLES = {"x": ("--", "#9467bd"), "y": ("--", "#d62728")}
@@ -111,9 +111,12 @@ def plot_bars(series, topo, hint):
 
 
 def plot_panels(series, topo, hint):
-    """A panel per value of hint.panel: y over x, a line per value of hint.group, marks per panel."""
+    """A panel per value of hint.panel: y over x, a line per value of hint.group, marks per panel.
+    Where rows repeat an (x, group) pair (a setting the hint does not name), every row is a
+    point and the line joins the best of each x."""
     panels = sorted(set(series.column(hint.panel)))
-    names = labels(hint, topo, int(max(panels)) + 1 if panels and max(panels) >= 0 else 0)
+    count = int(max(panels)) + 1 if panels and max(panels) >= 0 else 0
+    names = labels(hint, topo, count, hint.panel) if hint.labels else []
     ncols = min(3, len(panels))
     nrows = math.ceil(len(panels) / ncols)
     fig = Figure(figsize=(4.4 * ncols, 2.8 * nrows + 0.7))
@@ -121,12 +124,20 @@ def plot_panels(series, topo, hint):
     rows = list(zip(series.column(hint.panel), series.column(hint.x), series.column(hint.y), series.column(hint.group)))
     drawn = 0
     for ax, value in zip(axes.flat, panels):
-        name = names[int(value)] if 0 <= value < len(names) else f"{value:g}"
+        named = 0 <= value < len(names) and value.is_integer() and names[int(value)] != f"{int(value)}"
+        name = names[int(value)] if named else f"{hint.panel.replace('_', ' ')} {value:g}"
         mine = [r for r in rows if r[0] == value]
-        for g in sorted(set(r[3] for r in mine)):
+        for i, g in enumerate(sorted(set(r[3] for r in mine))):
             pts = sorted((r[1], r[2]) for r in mine if r[3] == g)
-            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", markersize=2.5, linewidth=1.1,
-                    label=f"{hint.group} {g:g}")
+            best = {}
+            for x, y in pts:
+                best[x] = max(best.get(x, y), y)
+            color = f"C{i % 10}"
+            label = value_name(hint, hint.group, g) or f"{hint.group.replace('_', ' ')} {g:g}"
+            if len(best) < len(pts):
+                ax.plot([p[0] for p in pts], [p[1] for p in pts], linestyle="none", marker="o", markersize=2,
+                        alpha=0.45, color=color)
+            ax.plot(list(best), list(best.values()), marker="o", markersize=2.5, linewidth=1.1, color=color, label=label)
         set_axis(ax, "x", hint.x, [r[1] for r in mine], log_ratio=4)
         ax.set_ylabel(hint.y, fontsize=8)
         ax.set_title(name, fontsize=8.5)

@@ -15,14 +15,15 @@ memtopo::Probe clusters() {
                  "gpc.unresolved_sms"})
       // Which SMs share a constant L1.5 places the SMs that only ever ran clusters of one TPC.
       .uses({"constant_l15.group_of_sm"})
-      .key("dsmem.max_cluster_blocks", MT_VALUE_INT, "", "largest cluster that launches (non-portable sizes allowed)")
+      .key("dsmem.max_cluster_blocks", MT_VALUE_INT, "", "largest cluster that launches (non-portable sizes allowed)",
+           MT_KEY_HEADLINE)
       .key("dsmem.max_portable_cluster_blocks", MT_VALUE_INT, "", "largest cluster that launches without the non-portable attribute")
       .key("dsmem.resident_clusters", MT_VALUE_INT_ARRAY, "",
            "clusters of 1, 2, ... blocks resident at once with one block per SM")
       .replays("gpc.cluster_domain_of_sm", "sim.gpc_of_sm")
       .not_replayed({"gpc.index_of_sm", "gpc.sms_placed_by_constant_l15"})
-      .key("gpc.count", MT_VALUE_INT, "", "GPCs: groups of SMs that the blocks of one cluster never leave")
-      .key("gpc.sm_counts", MT_VALUE_INT_ARRAY, "", "SMs of each GPC, GPCs ordered by their lowest SM")
+      .key("gpc.count", MT_VALUE_INT, "", "GPCs: groups of SMs that the blocks of one cluster never leave", MT_KEY_HEADLINE)
+      .key("gpc.sm_counts", MT_VALUE_INT_ARRAY, "", "SMs of each GPC, GPCs ordered by their lowest SM", MT_KEY_HEADLINE)
       .key("gpc.index_of_sm", MT_VALUE_INT_ARRAY, "", "the GPC (index into gpc.sm_counts) of SM 0, 1, ...; -1: unknown")
       .key("gpc.cluster_domain_of_sm", MT_VALUE_INT_ARRAY, "",
            "the group of SMs within which clusters were placed, per SM: the GPC, or a part of one where only clusters "
@@ -49,7 +50,8 @@ memtopo::Probe latency() {
       .replays("dsmem.remote_latency_cycles", "sim.cluster.remote_latency_cycles")
       .replays("dsmem.local_cluster_latency_cycles", "sim.cluster.local_latency_cycles")
       .key("dsmem.remote_latency_cycles", MT_VALUE_FLOAT, "cycles",
-           "dependent ld.shared::cluster from another block of the cluster, median over the distances")
+           "dependent ld.shared::cluster from another block of the cluster, median over the distances",
+           MT_KEY_HEADLINE)
       .key("dsmem.latency_by_distance_cycles", MT_VALUE_FLOAT_ARRAY, "cycles",
            "the same per rank distance 0, 1, ... (0: the block's own shared memory through its cluster address)")
       .key("dsmem.local_cluster_latency_cycles", MT_VALUE_FLOAT, "cycles",
@@ -66,6 +68,8 @@ memtopo::Probe bandwidth() {
       .provides({"dsmem.bandwidth_widths_bytes", "dsmem.bandwidth_cluster_blocks", "dsmem.sm_to_sm_gbps",
                  "dsmem.sm_to_sm_by_cluster_gbps", "dsmem.local_shared_gbps", "dsmem.l2_gbps"})
       .requires_keys({"dsmem.max_cluster_blocks", "dsmem.resident_clusters"})
+      .plot(memtopo::Probe::Plot::panels("sweeps", "width_bytes", "cluster_blocks", "median_gbps", "source")
+                .named("source=another block of the cluster,the block's own shared memory,global memory via L2"))
       .option("rounds", MT_VALUE_INT, "64", "sweeps of the 64 KiB buffer per block")
       .range("1", "65536")
       .key("dsmem.bandwidth_widths_bytes", MT_VALUE_INT_ARRAY, "bytes", "access widths of the bandwidth arrays")

@@ -19,9 +19,12 @@ memtopo::Probe latency() {
                  "tma.tensor_l2_latency_cycles", "tma.tensor_l2_latency_p10_cycles", "tma.tensor_l2_latency_p90_cycles",
                  "tma.tensor_dram_latency_cycles", "tma.tensor_dram_latency_p10_cycles",
                  "tma.tensor_dram_latency_p90_cycles"})
+      .plot(memtopo::Probe::Plot::lines("latency", "bytes", "cycles", "series")
+                .named("series=cp.async.bulk from L2,cp.async.bulk from DRAM,tensor tile from L2,tensor tile from DRAM"))
       .option("repeats", MT_VALUE_INT, "256", "timed copies per size and source, each of another region")
       .range("1", "65536")
-      .key("tma.max_transfer_bytes", MT_VALUE_INT, "bytes", "largest bulk copy into one block's shared memory")
+      .key("tma.max_transfer_bytes", MT_VALUE_INT, "bytes", "largest bulk copy into one block's shared memory",
+           MT_KEY_HEADLINE)
       .key("tma.latency_sizes_bytes", MT_VALUE_INT_ARRAY, "bytes", "copy sizes of the bulk latency arrays")
       .key("tma.bulk_l2_latency_cycles", MT_VALUE_FLOAT_ARRAY, "cycles", "cp.async.bulk issue to completion, source in L2")
       .key("tma.bulk_dram_latency_cycles", MT_VALUE_FLOAT_ARRAY, "cycles",
@@ -55,6 +58,9 @@ memtopo::Probe throughput() {
       "tma.gpu_ldgsts_gbps", "tma.gpu_ld_st_gbps", "tma.sm_bulk_beats_ldgsts_from_bytes",
       "tma.sm_bulk_beats_ld_st_from_bytes", "tma.gpu_bulk_beats_ldgsts_from_bytes", "tma.gpu_bulk_beats_ld_st_from_bytes"};
   memtopo::Probe p("hopper-tma/throughput");
+  // One SM's rates and the GPU's are 132 times apart: a panel each.
+  p.plot(memtopo::Probe::Plot::panels("throughput", "scope", "bytes_per_transfer", "gbps", "method")
+             .named("scope=one SM,every SM;method=cp.async.bulk,cp.async 16 B (LDGSTS),ld.global + st.shared"));
   p.summary("Global to shared memory throughput of cp.async.bulk against cp.async and ld+st, per SM and per GPU")
       .provides(keys)
       .key("tma.throughput_sizes_bytes", MT_VALUE_INT_ARRAY, "bytes", "transfer sizes of the throughput arrays");

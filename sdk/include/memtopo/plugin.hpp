@@ -64,7 +64,15 @@ class Probe {
       return p;
     }
     static Plot lines(std::string series) { return Plot{std::move(series), MT_PLOT_LINES}; }
+    // The generic plot with its axes and a line per value of `group` chosen by the probe.
+    static Plot lines(std::string series, std::string x, std::string y, std::string group) {
+      Plot p{std::move(series), MT_PLOT_LINES};
+      p.x = std::move(x), p.y = std::move(y), p.group = std::move(group);
+      return p;
+    }
     Plot& annotated(std::string column) { annotate = std::move(column); return *this; }
+    // "a,b,c": bars or panels 0, 1, 2; "@element.key": a string array of the topology;
+    // "column=a,b;other=c,d": the values 0, 1, ... of named columns (a method, a scope).
     Plot& named(std::string names) { labels = std::move(names); return *this; }
     Plot& marks(std::string list) { mark_list = std::move(list); return *this; }
   };
