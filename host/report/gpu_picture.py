@@ -74,7 +74,12 @@ def level_lines(level, w):
 
 
 def level_height(level, w):
-    return 0.16 + LINE_IN * (1 + len(level_lines(level, w))) + (0.4 if level.get("instances_sm_counts") else 0)
+    return 0.16 + LINE_IN * (1 + len(level_lines(level, w))) + (0.4 if several(level) else 0)
+
+
+def several(level):
+    """Instances worth a box each: two or more (one instance is the level itself)."""
+    return len(level.get("instances_sm_counts", [])) > 1
 
 
 def level_box(c, level, x, w, colour, height=None, advance=True):
@@ -86,7 +91,7 @@ def level_box(c, level, x, w, colour, height=None, advance=True):
     c.text(x + 0.1, c.y + 0.07, level["label"], weight="bold")
     for k, line in enumerate(lines):
         c.text(x + 0.1, c.y + 0.07 + LINE_IN * (k + 1), line)
-    if counts:
+    if several(level):
         instances(c, counts, x + 0.1, c.y + 0.1 + LINE_IN * (1 + len(lines)), w - 0.2, level["label"])
     if advance:
         c.y += height + 0.08

@@ -111,14 +111,15 @@ void add_per_sm(const Doc& d, GpuDrawing& g) {
 void add_shared(const Doc& d, GpuDrawing& g) {
   if (d.has("constant_l15", "size_bytes") || d.has("constant_l15", "latency_cycles")) {
     auto p = cache_parts(d, "constant_l15");
-    if (auto n = d.num("constant_l15", "sm_group_count")) p.push_back(printf_text("%.0f groups of SMs", *n));
+    if (auto n = d.num("constant_l15", "sm_group_count"))
+      p.push_back(printf_text(*n == 1 ? "%.0f group of SMs" : "%.0f groups of SMs", *n));
     g.shared.push_back({"constant L1.5", parts_text(p), d.ints("constant_l15", "group_sm_counts")});
   }
   if (d.has("l2", "size_bytes") || d.has("l2", "latency_cycles")) {
     auto p = cache_parts(d, "l2");
     if (auto a = d.num("l2", "api_size_bytes"); a && d.has("l2", "size_bytes")) p.insert(p.begin() + 1, "API " + bytes_text(*a));
     if (auto n = d.num("l2", "partitions"))
-      p.push_back(printf_text("%.0f partitions", *n) +
+      p.push_back(printf_text(*n == 1 ? "%.0f partition" : "%.0f partitions", *n) +
                   (d.has("l2", "partition_sm_counts") ? " (" + joined(d.ints("l2", "partition_sm_counts")) + " SMs near)" : ""));
     if (auto r = d.num("throughput", "l2_read_bytes_per_second")) p.push_back("read " + rate_text(*r));
     g.shared.push_back({"L2", parts_text(p), d.ints("l2", "partition_sm_counts")});
