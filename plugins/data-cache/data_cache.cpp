@@ -84,10 +84,10 @@ std::vector<Probe> all_probes() {
   std::vector<Probe> probes{l1d_present(), data_cache::l2_levels(), data_cache::l2_latency()};
   memtopo::cache::ElementSpec l1d{"data-cache", "l1d", "L1 data cache", l1d_target, {"l1d.present"}, {}};
   l1d.carveout_option = true;  // the L1 shares its storage with shared memory
-  // What the geometry step leaves in the process slows DRAM streams after it by 16 % on an
-  // H100 (and mlp's DRAM rate by 4 %): DRAM only (L2 rates and clocks unchanged), and neither
-  // the pool's cached buffers nor the alignment of the mappings (docs/results/h100.md, "What
-  // l1d-geometry leaves behind"). Until the cause is found, nothing of it reaches later probes.
+  // Its own worker, for the probes after it: the streams it slowed by 16 % were the device
+  // pool's churn (fixed: the pool frees its oldest buffers first), but in the shared worker
+  // l2.full_miss_bytes still comes out 4.5 % higher on an H100, two runs each
+  // (docs/results/h100.md, "What l1d-geometry leaves behind").
   l1d.own_process_steps = {"geometry"};
   for (auto& p : memtopo::cache::element_probes(l1d)) probes.push_back(std::move(p));
   memtopo::cache::ElementSpec l2{"data-cache", "l2", "L2 cache", l2_target, {}, {}, false, true};

@@ -16,6 +16,7 @@
 #include "memtopo/engine.hpp"
 #include "memtopo/measure.hpp"
 #include "open_gpu.hpp"
+#include "cuda/device_memory.hpp"
 
 using memtopo::ChaseArray;
 using memtopo::Job;
@@ -428,6 +429,29 @@ TEST_CASE("cuda: buffers for probe kernels come from the pool", "[cuda][gpu]") {
   be.free_buffer(p);
   be.free_buffer(q);
   be.free_buffer(nullptr);  // harmless
+}
+
+TEST_CASE("cuda: a full pool frees the buffers given back longest ago, not the newest", "[cuda]") {
+  // No GPU needed: buffers that own no memory (cudaFree(nullptr) releases them).
+  memtopo::cuda::DevicePool pool;
+  const uint64_t gib = uint64_t(1) << 30;
+  std::vector<uint32_t*> data;
+  for (uintptr_t i = 1; i <= 5; ++i) {
+    memtopo::cuda::DeviceBuffer b;
+    b.data = reinterpret_cast<uint32_t*>(i << 32);
+    b.capacity = 2 * gib;  // four fit the pool's 8 GiB
+    data.push_back(b.data);
+    pool.give_back(b);
+  }
+  CHECK_FALSE(pool.holds(data[0]));  // the oldest made room
+  for (size_t i = 1; i < 5; ++i) CHECK(pool.holds(data[i]));
+  CHECK(pool.cached_bytes() == 8 * gib);
+  memtopo::cuda::DeviceBuffer huge;
+  huge.data = reinterpret_cast<uint32_t*>(uintptr_t(9) << 32);
+  huge.capacity = 9 * gib;  // larger than the whole cache: not kept, nothing else freed
+  pool.give_back(huge);
+  CHECK_FALSE(pool.holds(huge.data));
+  CHECK(pool.cached_bytes() == 8 * gib);
 }
 
 TEST_CASE("cuda: timing overhead is positive and measured once", "[cuda][gpu]") {

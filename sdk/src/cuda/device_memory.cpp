@@ -64,12 +64,30 @@ void release(const DeviceBuffer& b) {
 }
 
 void DevicePool::give_back(DeviceBuffer b) {
-  if (cached_bytes_ + b.capacity > kMaxCachedBytes) {
+  if (b.capacity > kMaxCachedBytes) {
     release(b);
     return;
   }
+  // Room by freeing the buffers given back longest ago, not this one: a probe's buffers are
+  // kept for its next call while an earlier probe's sizes are gone. Releasing the newest
+  // instead mapped a stream's 1.6 GiB buffers anew for every launch once earlier probes had
+  // filled the cache, and DRAM streams after that churn were 16 % slower on an H100
+  // (docs/results/h100.md, "What l1d-geometry leaves behind").
+  while (cached_bytes_ + b.capacity > kMaxCachedBytes && !free_.empty()) {
+    auto oldest = free_.begin();
+    for (auto it = free_.begin(); it != free_.end(); ++it)
+      if (it->second.returned < oldest->second.returned) oldest = it;
+    cached_bytes_ -= oldest->second.capacity;
+    release(oldest->second);
+    free_.erase(oldest);
+  }
+  b.returned = ++give_backs_;
   cached_bytes_ += b.capacity;
   free_.emplace(b.capacity, b);
+}
+
+bool DevicePool::holds(const void* data) const {
+  return std::any_of(free_.begin(), free_.end(), [&](const auto& e) { return e.second.data == data; });
 }
 
 void DevicePool::trim() {

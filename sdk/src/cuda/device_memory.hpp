@@ -22,6 +22,7 @@ struct DeviceBuffer {
   uint32_t* data = nullptr;  // raw rounded up to kArrayAlignment
   uint64_t capacity = 0;    // usable bytes from data
   MappedMemory mapped;      // the mapping, when the memory came from map_device_memory
+  uint64_t returned = 0;    // when it was last given back (the pool's count of give-backs)
 };
 
 class DevicePool {
@@ -36,10 +37,14 @@ class DevicePool {
   void give_back(DeviceBuffer b);
   // Frees every buffer not in use.
   void trim();
+  // Whether the buffer at `data` is kept for reuse; the bytes kept.
+  bool holds(const void* data) const;
+  uint64_t cached_bytes() const { return cached_bytes_; }
 
  private:
   std::multimap<uint64_t, DeviceBuffer> free_;  // by capacity
   uint64_t cached_bytes_ = 0;
+  uint64_t give_backs_ = 0;
 };
 
 // A buffer borrowed from the pool for one call.
