@@ -3,6 +3,7 @@
 probes, and the series no element claims."""
 
 import html
+import re
 from datetime import datetime
 
 import value_matrix
@@ -30,6 +31,22 @@ def page(topo, items, elapsed_note="", picture=""):
 def picture_block(svg):
     """The GPU at a glance, as `memtopo draw -o gpu.svg` draws it, before any table."""
     return f'<div class="picture" id="picture">{svg}</div>' if svg else ""
+
+
+def headline_table(summary):
+    """The run's summary lines ("l2    size 25 MiB  hit 277.1 cyc  ...") as a table: the element,
+    then its values, two spaces apart in the line, one cell each."""
+    rows = []
+    for line in summary.splitlines():
+        element, _, rest = line.strip().partition(" ")
+        # "+14 more": the rest is below, every value with its provenance.
+        values = [v for v in rest.strip().split("  ") if v.strip() and not re.fullmatch(r"\s*\+\d+ more", v)]
+        if element and values:
+            cells = "".join(f"<span class='hv'>{E(v.strip())}</span>" for v in values)
+            rows.append(f"<tr><th>{E(element)}</th><td>{cells}</td></tr>")
+    if not rows:
+        return ""
+    return f"<table class='headline' id='headline'><caption>Headline values</caption>{''.join(rows)}</table>"
 
 
 def place_items(topo, items):

@@ -31,6 +31,8 @@ def parse_args(argv):
     parser.add_argument("--summary-file", default="", help=argparse.SUPPRESS)
     parser.add_argument("--picture-model", default="",
                         help="the drawing model memtopo draws the GPU from (memtopo report passes it)")
+    parser.add_argument("--headline-file", default="",
+                        help="the run's summary lines, one per element (memtopo report passes them)")
     return parser.parse_args(argv)
 
 
@@ -72,7 +74,7 @@ def build(args):
     note = f" (plotted in {time.monotonic() - start:.1f} s)" if found else ""
     if not args.raw_dir:
         note += "; no --raw-dir given: values only"
-    return html_page.page(topo, rendered, note, picture(args)), rendered
+    return html_page.page(topo, rendered, note, picture(args) + headline(args)), rendered
 
 
 def picture(args):
@@ -83,6 +85,15 @@ def picture(args):
     import gpu_picture
     with open(args.picture_model, encoding="utf-8") as f:
         return gpu_picture.svg_element(json.load(f))
+
+
+def headline(args):
+    """The headline values: the summary `memtopo run` prints, an element a row, or ""."""
+    if not args.headline_file:
+        return ""
+    import html_page
+    with open(args.headline_file, encoding="utf-8") as f:
+        return html_page.headline_table(f.read())
 
 
 def fleet_main(args):

@@ -30,6 +30,9 @@ figcaption code, td code { font-size: 12px; }
 .box.error { border-color: #cf222e; background: #ffebe9; }
 .small-table { overflow-x: auto; }
 .picture { margin: 8px 0 16px; }
+.headline { margin: 0 0 16px; }
+.headline caption { text-align: left; font-weight: 600; padding: 4px 0; }
+.headline .hv { display: inline-block; margin-right: 14px; white-space: nowrap; }
 .picture svg { max-width: 100%; height: auto; display: block; }
 """
 

@@ -197,6 +197,15 @@ def picture_problems(attrs, dom, topology):
     picture = dom[dom.find('<div class="picture"'):]
     if dom.find('<div class="picture"') > dom.find('<table') or device_name(topology) not in picture[:200000]:
         return ["the picture is not before the first table, or does not name the device"]
+    # Then the headline values, the first table: a row per element, the device's first.
+    headline = re.search(r'<table class="headline" id="headline">.*?</table>', dom, re.S)
+    if not headline or dom.find('<table') != headline.start():
+        return ["the headline values are not the first table after the picture"]
+    rows = re.findall(r"<th>([^<]*)</th>", headline.group(0))
+    with open(topology, encoding="utf-8") as f:
+        has_device = re.search(r"^\[device\]", f.read(), re.M) is not None
+    if len(rows) < 3 or (has_device and rows[0] != "device"):
+        return [f"the headline values name too few elements, or not the device first: {rows}"]
     return []
 
 

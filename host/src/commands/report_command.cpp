@@ -15,7 +15,9 @@
 
 #include "commands/cli_internal.hpp"
 #include "memtopo_host/draw.hpp"
+#include "memtopo_host/fleet.hpp"
 #include "memtopo_host/schema.hpp"
+#include "memtopo_host/summary.hpp"
 #include "memtopo_host/terminal_text.hpp"
 #include "output/output_file.hpp"
 
@@ -69,7 +71,10 @@ int cmd_report(const ReportArgs& a) {
   const TempFolder scratch("memtopo-report-model");
   const fs::path model = scratch.path / "model.json";
   write_output(resolve_output(model.string()), gpu_drawing_json(gpu_drawing(*doc)));
-  std::vector<std::string> args = {"--picture-model", model.string()};
+  // Then the headline values, as the run's summary shows them (the keys probes declare).
+  const fs::path headline = scratch.path / "headline.txt";
+  write_output(resolve_output(headline.string()), render_summary(summary_column_of(a.topology, "").outcomes));
+  std::vector<std::string> args = {"--picture-model", model.string(), "--headline-file", headline.string()};
   if (!a.raw_dir.empty()) args.insert(args.end(), {"--raw-dir", a.raw_dir});
   args.insert(args.end(), {"--", a.topology});
   return write_report_page(args, out);
