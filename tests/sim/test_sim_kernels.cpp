@@ -10,6 +10,7 @@
 
 #include "kernel_context.hpp"
 #include "memtopo/device/kernel.hpp"
+#include "sim/kernel/fiber.hpp"
 #include "sim_helpers.hpp"
 
 namespace md = memtopo::device;
@@ -326,4 +327,17 @@ TEST_CASE("sim kernels: a kernel's mistakes are named with its block and thread"
                     Catch::Contains("64 thread(s) wait at a barrier"));
   cfg.block = {4096};
   CHECK_THROWS_WITH(md::launch<split_barriers>(k.ctx(), "split_barriers", cfg), Catch::Contains("at most 1024"));
+}
+
+// A large GPU keeps more threads resident (132 SMs x 2048) than a process may have mappings
+// (vm.max_map_count, 65530 by default) if each stack had its own guard page.
+TEST_CASE("sim kernels: stacks for every resident thread of a large GPU, overflows named", "[sim][kernels]") {
+  memtopo::sim::kernel::StackPool pool(64 * 1024);
+  std::vector<void*> stacks;
+  for (int i = 0; i < 132 * 2048; ++i) stacks.push_back(pool.take());
+  CHECK(std::set<void*>(stacks.begin(), stacks.end()).size() == stacks.size());
+  static_cast<char*>(stacks.back())[pool.bytes() - 1] = 1;  // a frame at the top: in bounds
+  CHECK(pool.give_back(stacks.back()));
+  static_cast<char*>(stacks[100000])[8] = 1;  // the lowest bytes: the thread ran past its end
+  CHECK_FALSE(pool.give_back(stacks[100000]));
 }

@@ -48,9 +48,14 @@ void arrived(const ctx::transfer_t& t) {
 StackPool::StackPool(size_t bytes) : bytes_((bytes + page_size() - 1) / page_size() * page_size()) {}
 
 StackPool::~StackPool() {
-  for (void* s : all_) ::munmap(static_cast<char*>(s) - page_size(), bytes_ + page_size());
+  for (const Mapping& m : mappings_) ::munmap(m.base, m.bytes);
 }
 
+// The first stacks get a guard page each: an overflow faults where it happens. A guard page
+// is a mapping of its own, and a process has at most vm.max_map_count (65530 by default)
+// mappings, fewer than the threads a large GPU keeps resident (132 SMs x 2048); later stacks
+// come in slabs with one guard page below each, and give_back checks the lowest bytes of every
+// stack, which a thread that ran past its stack writes and nothing else does.
 void* StackPool::take() {
   if (!free_.empty()) {
     void* s = free_.back();
@@ -61,16 +66,30 @@ void* StackPool::take() {
 #endif
     return s;
   }
-  void* m = ::mmap(nullptr, bytes_ + page_size(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                   -1, 0);
+  const size_t per_mapping = taken_ < kGuardedStacks ? 1 : kSlabStacks;
+  const size_t bytes = per_mapping * bytes_ + page_size();
+  void* m = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (m == MAP_FAILED) throw Error("simulated GPU: no memory for another kernel thread's stack");
-  ::mprotect(m, page_size(), PROT_NONE);  // a guard page: an overflow faults instead of corrupting
-  void* s = static_cast<char*>(m) + page_size();
-  all_.push_back(s);
-  return s;
+  ::mprotect(m, page_size(), PROT_NONE);
+  mappings_.push_back({m, bytes});
+  char* first = static_cast<char*>(m) + page_size();
+  for (size_t k = per_mapping; k-- > 1;) free_.push_back(first + k * bytes_);
+  taken_ += per_mapping;
+  return first;
 }
 
-void StackPool::give_back(void* stack) { free_.push_back(stack); }
+// Fresh anonymous memory reads as zeros and a thread's frames stay at the top of its stack,
+// so non-zero lowest bytes mean the thread overflowed (into the stack below, in a slab).
+#ifdef MEMTOPO_ASAN
+__attribute__((no_sanitize_address))
+#endif
+bool StackPool::give_back(void* stack) {
+  const auto* low = static_cast<const unsigned char*>(stack);
+  bool clean = true;
+  for (size_t i = 0; i < kCheckedBytes; ++i) clean = clean && low[i] == 0;
+  free_.push_back(stack);
+  return clean;
+}
 
 void Switcher::make(Context& c) {
   c.at = ctx::make_fcontext(static_cast<char*>(c.stack) + c.stack_bytes, c.stack_bytes, &Switcher::entry);

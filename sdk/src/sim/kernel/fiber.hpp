@@ -14,7 +14,8 @@ namespace memtopo::sim::kernel {
 
 namespace ctx = boost::context::detail;
 
-// Stacks of one size, handed out again once given back (each has a guard page below it).
+// Stacks of one size, handed out again once given back (below each a guard page, or past the
+// first kGuardedStacks one below each slab of them).
 class StackPool {
  public:
   explicit StackPool(size_t bytes);
@@ -22,13 +23,20 @@ class StackPool {
   StackPool(const StackPool&) = delete;
   StackPool& operator=(const StackPool&) = delete;
   void* take();  // the lowest usable address; the stack grows down from take() + bytes()
-  void give_back(void* stack);
+  // False where the thread wrote the lowest bytes of its stack: it ran past its end.
+  bool give_back(void* stack);
   size_t bytes() const { return bytes_; }
 
  private:
+  static constexpr size_t kGuardedStacks = 8192, kSlabStacks = 64, kCheckedBytes = 64;
+  struct Mapping {
+    void* base;
+    size_t bytes;
+  };
   size_t bytes_;
+  size_t taken_ = 0;
   std::vector<void*> free_;
-  std::vector<void*> all_;
+  std::vector<Mapping> mappings_;
 };
 
 // One context: where it stopped, and its stack (none for the scheduler's, which is the

@@ -258,7 +258,9 @@ void KernelRuntime::run_scheduler() {
     }
     switch_to(nullptr, pop_ready());
     if (finished_) {
-      stacks_.give_back(finished_->context.stack);
+      if (!stacks_.give_back(finished_->context.stack))
+        failure_ = "a kernel thread ran past the end of its " + std::to_string(stacks_.bytes() / 1024) +
+                   " KiB stack (large local arrays or deep recursion in the probe's kernel)";
       finished_->context.stack = nullptr;
       finished_ = nullptr;
     }
