@@ -269,3 +269,35 @@ TEST_CASE("level_starts: a level begins where the ramp has gone 1/8 of the way",
   const std::vector<double> step{100, 101, 99, 200, 201, 199};
   CHECK(level_starts(step, plateaus(step))[1] == 3);
 }
+
+// The H100's DRAM reads: near and far homes 190 cycles apart, each spread by 25 cycles, with
+// the valley between them filled and a slow tail (what find_levels joins into one level).
+TEST_CASE("two modes: near and far homes with a filled valley", "[analysis][levels]") {
+  synthetic::Noise n(7);
+  std::vector<double> x;
+  std::vector<uint32_t> label;
+  add_level(x, label, 0, 560, 25, 1800, n);
+  add_level(x, label, 1, 750, 30, 2000, n);
+  add_level(x, label, 2, 1000, 80, 200, n);
+  shuffle(x, label, n);
+  CHECK(find_levels(x).levels.size() < 2);  // why two_modes exists
+  const TwoModes m = two_modes(x, 1.15, 0.1);
+  REQUIRE(m.found());
+  CHECK(m.low == Approx(560).margin(8));
+  CHECK(m.high == Approx(755).margin(12));
+  CHECK(m.low_count + m.high_count == x.size());
+  CHECK(m.split() == Approx((m.low + m.high) / 2));
+}
+
+TEST_CASE("two modes: one level, a rare side or too few samples are not two", "[analysis][levels]") {
+  synthetic::Noise n(8);
+  std::vector<double> x;
+  std::vector<uint32_t> label;
+  add_level(x, label, 0, 560, 25, 4000, n);
+  CHECK_FALSE(two_modes(x).found());  // one level's spread: within 15 %
+  add_level(x, label, 1, 900, 10, 100, n);
+  CHECK_FALSE(two_modes(x, 1.15, 0.1).found());  // 100 of 4100: below a tenth
+  add_level(x, label, 1, 900, 10, 900, n);
+  CHECK(two_modes(x, 1.15, 0.1).found());
+  CHECK_FALSE(two_modes({1, 2, 3}).found());
+}

@@ -46,6 +46,25 @@ Levels find_levels(const std::vector<uint32_t>& latencies, const LevelOptions& o
   return find_levels(to_doubles(latencies), options);
 }
 
+TwoModes two_modes(std::vector<double> x, double min_ratio, double min_fraction) {
+  if (x.size() < 4) return {};
+  std::sort(x.begin(), x.end());
+  double lo = x[x.size() / 10], hi = x[x.size() * 9 / 10];
+  size_t n_low = 0;
+  for (int k = 0; k < 32 && hi > lo; ++k) {
+    const auto cut = std::upper_bound(x.begin(), x.end(), (lo + hi) / 2);
+    n_low = size_t(cut - x.begin());
+    if (n_low == 0 || n_low == x.size()) return {};
+    const double l = median(std::vector<double>(x.begin(), cut)), h = median(std::vector<double>(cut, x.end()));
+    if (l == lo && h == hi) break;
+    lo = l;
+    hi = h;
+  }
+  const double least = min_fraction * double(x.size());
+  if (!(hi > min_ratio * lo) || double(n_low) < least || double(x.size() - n_low) < least) return {};
+  return {lo, hi, n_low, x.size() - n_low};
+}
+
 namespace {
 
 // How far a sorted range [b, e) of v spreads: its robust spread, at least the resolution.

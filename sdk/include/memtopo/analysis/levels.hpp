@@ -51,6 +51,19 @@ struct Levels {
 };
 
 Levels find_levels(const std::vector<double>& samples, const LevelOptions& options = {});
+
+// Two levels with samples between them, which find_levels joins (it splits at empty gaps):
+// thousands of reads of an L2 or DRAM whose lines have near and far homes fill the valley.
+// Two-means in one dimension on medians, from the 10th and 90th percentiles. Not found (both
+// 0) where the slower is within `min_ratio` of the faster (the spread of one level) or a side
+// holds less than `min_fraction` of the samples.
+struct TwoModes {
+  double low = 0, high = 0;  // the medians of the two sides
+  size_t low_count = 0, high_count = 0;
+  bool found() const { return high > 0; }
+  double split() const { return (low + high) / 2; }
+};
+TwoModes two_modes(std::vector<double> samples, double min_ratio = 1.15, double min_fraction = 0.0);
 Levels find_levels(const std::vector<uint32_t>& latencies, const LevelOptions& options = {});
 
 // Plateaus of a series measured over growing footprints (average latency per footprint): each
