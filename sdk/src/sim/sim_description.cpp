@@ -176,6 +176,13 @@ Model read_root(const toml::table& root, const std::string& file, const std::str
   }
   const CacheElement& e2 = r_l2.element;
   if (!m.has_dram_latency) m.dram_latency_cycles = e2.has_miss_penalty ? e2.latency_cycles + e2.miss_penalty_cycles : 500;
+  // A line homed in the far partition: what DRAM adds beyond the near home's, where measured;
+  // else what a far L2 hit adds (sim_gpu.cpp).
+  if (auto v = dram.cycles("far_latency_cycles")) {
+    if (*v < m.dram_latency_cycles)
+      dram.fail("far_latency_cycles", "is below latency_cycles (the near home's); a far home cannot be faster");
+    m.dram_far_extra_cycles = *v - m.dram_latency_cycles;
+  }
   read_tlb(tlb, m);
 
   // [sim] and its sub-tables

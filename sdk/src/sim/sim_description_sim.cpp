@@ -172,6 +172,19 @@ void read_carveout(Reader& sim, Model& m) {
     if (i && list[i] <= list[i - 1]) sim.fail("shared_sizes_bytes", "must be ascending: one entry per size a carveout selects");
     m.shared_sizes_bytes.push_back(uint64_t(list[i]));
   }
+  // The smallest carveout of each level, as a GPU's driver maps a percent to a level (the
+  // H100's is neither the next level up nor the nearest from p% of the shared memory).
+  if (const auto percents = sim.integers("carveout_percents")) {
+    if (percents->size() != list.size())
+      sim.fail("carveout_percents", "has " + std::to_string(percents->size()) + " entries, shared_sizes_bytes " +
+                                        std::to_string(list.size()) + "; one per carveout level");
+    for (size_t i = 0; i < percents->size(); ++i) {
+      const int64_t p = (*percents)[i];
+      if (p < 0 || p > 100) sim.fail("carveout_percents", "holds " + std::to_string(p) + "; a percent is 0..100");
+      if (i && p <= (*percents)[i - 1]) sim.fail("carveout_percents", "must be ascending, as the levels are");
+      m.carveout_percents.push_back(int32_t(p));
+    }
+  }
   // The L1 beside the smallest shared memory plus that memory is the array they split (one
   // level: the L1 does not change with the carveout). A measured L1 is one thread's, so one
   // partition's.

@@ -77,7 +77,7 @@ Gpu::Gpu(const Model& model)
     if (sm_levels.size() >= 1) p.first = v[0];
     if (sm_levels.size() >= 2) p.second = v[1];
     p.dram_near = v.back();
-    p.dram_far = p.dram_near + (has_l2 ? far_extra : 0);
+    p.dram_far = p.dram_near + (!has_l2 ? 0 : model_.dram_far_extra_cycles >= 0 ? model_.dram_far_extra_cycles : far_extra);
     if (has_l2) {
       p.l2_near = v[sm_levels.size()];
       // A pooled penalty was measured over near and far hits alike (sim_model.hpp).
@@ -133,6 +133,12 @@ void Gpu::begin_launch() {
 
 uint64_t Model::carveout_shared_bytes(int32_t percent) const {
   if (percent < 0) percent = default_carveout_percent;
+  if (!carveout_percents.empty()) {  // the last level whose smallest percent is reached
+    size_t level = 0;
+    for (size_t i = 0; i < carveout_percents.size(); ++i)
+      if (percent >= carveout_percents[i]) level = i;
+    return shared_sizes_bytes[level];
+  }
   const uint64_t asked = uint64_t(info.shared_per_sm_bytes) * uint64_t(percent) / 100;
   for (uint64_t s : shared_sizes_bytes)
     if (s >= asked) return s;

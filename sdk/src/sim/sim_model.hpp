@@ -105,6 +105,7 @@ struct Model {
 
   bool has_dram_latency = false;
   int64_t dram_latency_cycles = 0;
+  int64_t dram_far_extra_cycles = -1;  // [dram] far_latency_cycles - latency_cycles; -1: the L2's far extra
   int64_t shared_latency_cycles = 30;
 
   // [sim]
@@ -138,6 +139,7 @@ struct Model {
   // The shared-memory sizes per SM a carveout can select, ascending: a carveout of p% takes
   // the smallest one holding p% of device.shared_per_sm_bytes. Empty: p% exactly.
   std::vector<uint64_t> shared_sizes_bytes;
+  std::vector<int32_t> carveout_percents;      // the smallest percent of each level; empty: the next level up from p%
   // The shared memory per SM a job with carveout `percent` (-1: the default) leaves beside the L1.
   uint64_t carveout_shared_bytes(int32_t percent) const;
   // The L1 bytes of one SM beside that shared memory.
