@@ -23,6 +23,10 @@ using GpuState = std::vector<std::pair<std::string, Value>>;
 // rest are written once (with `when` "start"). A simulated GPU, or no NVML: {source = "..."}.
 GpuState read_gpu_state(const mt_device_info& info, const std::string& when);
 
+// The keys of [meta.gpu_state] in the order a run writes them (read_gpu_state at the start,
+// then at the end), so that `export` writes a run's file back byte for byte.
+std::vector<std::string> gpu_state_key_order();
+
 // What in a recorded state makes a measurement doubtful, one line each ("throttled at the end:
 // sw_power_cap", "not idle at the start: 37 % utilization", "2 processes had a CUDA context").
 std::vector<std::string> gpu_state_warnings(const nlohmann::json& state);

@@ -109,6 +109,20 @@ void add_fixed(const Nvml& n, GpuState& s) {
 
 }  // namespace
 
+std::vector<std::string> gpu_state_key_order() {
+  std::vector<std::string> keys{"source",          "nvidia_driver_version",
+                                "max_sm_clock_mhz", "max_memory_clock_mhz",
+                                "applications_sm_clock_mhz", "default_applications_sm_clock_mhz",
+                                "power_limit_w",   "default_power_limit_w",
+                                "ecc_enabled",     "mig_enabled",
+                                "persistence_mode"};
+  for (const char* when : {"start_", "end_"})
+    for (const char* k : {"throttle_reasons", "temperature_c", "sm_clock_mhz", "power_draw_w", "utilization_percent",
+                          "compute_processes"})
+      keys.push_back(std::string(when) + k);
+  return keys;
+}
+
 GpuState read_gpu_state(const mt_device_info& info, const std::string& when) {
   GpuState s;
   if (std::strcmp(info.backend, "cuda") != 0) {

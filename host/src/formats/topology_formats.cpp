@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "memtopo_host/gpu_state.hpp"
 #include "memtopo_host/schema.hpp"
 #include "memtopo_host/topology_export.hpp"
 #include "memtopo_host/value.hpp"
@@ -46,8 +47,10 @@ KeyOrder preferred_order(const Path& path) {
     return {{"schema_version", "tool_version", "git_commit", "created_utc", "host", "backend", "device_spec",
              "driver_version", "runtime_version", "abi"},
             {}};
+  if (path.size() == 2 && path[0] == "meta" && path[1] == "gpu_state") return {gpu_state_key_order(), {}};
   if (path.size() == 1 && path[0] == "provenance") return {{"device"}, {}};
-  if (path.size() == 3 && path[0] == "provenance") return {{"probe", "confidence", "bound", "note"}, {}};
+  if (path.size() == 3 && path[0] == "provenance")
+    return {{"probe", "confidence", "bound", "note", "class", "varies", "estimate", "headline"}, {}};  // as run writes them
   if (path.size() == 2 && path[0] == "probes") return {{"version", "status", "reason", "duration_s"}, {}};
   return {};
 }
