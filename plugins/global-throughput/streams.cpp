@@ -191,6 +191,24 @@ void report_series(memtopo::Context& ctx, const Series& s, const Measured& m) {
   if (s.where == Where::L1) ctx.result(k + "_bytes_per_cycle_per_sm", m.best_per_cycle, cyc);
 }
 
+
+// A DRAM rate over the theoretical peak is no measurement of DRAM: the description's clock or
+// bus width is wrong (a simulated device's made-up [device] table), or a cache absorbed the
+// stream. The rate stays; its fraction is refused with the reason.
+void report_fraction(memtopo::Context& ctx, const std::string& name, double rate, double theoretical) {
+  const double fraction = rate / theoretical;
+  if (fraction > 1.0) {
+    ctx.warn("throughput." + name + "_fraction_of_theoretical not reported: the best rate, " +
+             std::to_string(rate / 1e9) + " GB/s, is " + std::to_string(int(fraction * 100 + 0.5)) +
+             " % of the theoretical " + std::to_string(theoretical / 1e9) +
+             " GB/s (device.memory_clock_khz x 2 x memory_bus_width_bits / 8): check the device's memory clock and bus "
+             "width, or whether a cache held the stream");
+    return;
+  }
+  ctx.result("throughput." + name + "_fraction_of_theoretical", fraction,
+             {0.8, memtopo::Bound::Exact, "of device.memory_clock_khz x 2 x memory_bus_width_bits / 8"});
+}
+
 void measure_streams(memtopo::Context& ctx) {
   if (!ctx.backend().has(MT_CAP_KERNELS)) throw memtopo::Skip("the backend runs no probe kernels (MT_CAP_KERNELS)");
   const mt_device_info& d = ctx.device();
@@ -225,9 +243,7 @@ void measure_streams(memtopo::Context& ctx) {
             m.rows);
     report_series(ctx, s, m);
     if (theoretical > 0 && (s.op == MT_SWEEP_READ || s.op == MT_SWEEP_WRITE) && s.where == Where::Dram)
-      ctx.result("throughput." + std::string(s.name) + "_fraction_of_theoretical",
-                 m.rows[kColumns * best_point(m.points) + 4] / theoretical,
-                 {0.8, memtopo::Bound::Exact, "of device.memory_clock_khz x 2 x memory_bus_width_bits / 8"});
+      report_fraction(ctx, s.name, m.rows[kColumns * best_point(m.points) + 4], theoretical);
   }
   if (theoretical > 0)
     ctx.result("throughput.dram_theoretical_bytes_per_second", theoretical,

@@ -4,6 +4,8 @@
 // than the best one or as many.
 #include <catch2/catch.hpp>
 
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include <toml++/toml.h>
@@ -33,4 +35,21 @@ TEST_CASE("streams probe recovers the peak rates of every shipped simulated devi
   CHECK(got["throughput"]["dram_read_min95_config"].value<std::string>());
   const double theoretical = got["throughput"]["dram_theoretical_bytes_per_second"].value_or(0.0);
   CHECK(got["throughput"]["dram_read_fraction_of_theoretical"].value_or(0.0) == Approx(r / theoretical).epsilon(0.05));
+}
+
+// A description whose memory clock and bus width give a peak below the rate the simulated
+// memory streams at: the rate is kept, its fraction of that peak refused with the reason.
+TEST_CASE("a DRAM rate above the theoretical peak is not reported as a fraction of it", "[throughput][sim]") {
+  const std::string file = probetest::write_variant("hopper-like.toml", "narrow-bus", [](toml::table& t) {
+    t["device"].as_table()->insert_or_assign("memory_bus_width_bits", 32);  // 21 GB/s
+  });
+  const toml::table got = probetest::run_memtopo(file, "streams-narrow-bus", "global-throughput/streams,l1d.size_bytes");
+  CHECK(got["probes"]["global-throughput/streams"]["status"].value<std::string>() == "ok");
+  CHECK(got["throughput"]["dram_read_bytes_per_second"].value_or(0.0) > 1e11);
+  CHECK_FALSE(got["throughput"]["dram_read_fraction_of_theoretical"]);
+  CHECK_FALSE(got["throughput"]["dram_write_fraction_of_theoretical"]);
+  std::ifstream log(probetest::scratch("streams-narrow-bus.log"));
+  const std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+  CHECK_THAT(text, Catch::Contains("dram_read_fraction_of_theoretical not reported") &&
+                       Catch::Contains("check the device's memory clock and bus width"));
 }
