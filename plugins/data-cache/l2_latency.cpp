@@ -240,6 +240,10 @@ Probe l2_latency() {
                  "dram.latency_cycles", "dram.far_latency_cycles"})
       // The first miss, not the size: the size by occupancy may use the partitions found here.
       .requires_keys({"l2.first_miss_bytes"})
+      .key("dram.latency_cycles", MT_VALUE_FLOAT, "cycles",
+           "load-to-use of a DRAM read: near home, clean L2, TLB hit (the one DRAM latency)", MT_KEY_HEADLINE)
+      .key("dram.far_latency_cycles", MT_VALUE_FLOAT, "cycles", "the same for a line homed in the far partition",
+           MT_KEY_HEADLINE)
       .uses({"l2.line_bytes", "l2.level_latencies_cycles", "l2.level_start_bytes", "l2.api_size_bytes"})
       .run([](Context& ctx) {
         const uint64_t line = uint64_t(ctx.try_input<int64_t>("l2.line_bytes").value_or(128));

@@ -331,7 +331,7 @@ TEST_CASE("run prints the summary of what was measured, -q keeps only it and war
   INFO(failing.output);
   CHECK(failing.exit_code == 1);
   CHECK(failing.output.find("error: t-fails/broken: failed: the test probe fails on purpose") != std::string::npos);
-  CHECK(failing.output.find("\nt          hit >= 12.5 cyc  label hello \"world\"  sizes 1 B/2 B/4 B  value 42 B\n") !=
+  CHECK(failing.output.find("\nt          latency >= 12.5 cyc  label hello \"world\"  sizes 1 B/2 B/4 B  value 42 B\n") !=
         std::string::npos);
   CHECK(failing.output.find("1 ok, 0 not determinable, 0 skipped, 1 failed in ") != std::string::npos);
 }

@@ -128,7 +128,13 @@ void add_shared(const Doc& d, GpuDrawing& g) {
   if (auto v = d.num("device", "global_memory_bytes")) p.push_back(bytes_text(*v));
   if (auto r = d.num("throughput", "dram_read_bytes_per_second")) p.push_back("read " + rate_text(*r));
   if (auto r = d.num("throughput", "dram_write_bytes_per_second")) p.push_back("write " + rate_text(*r));
-  if (auto v = d.num("spectrum", "dram_latency_cycles")) p.push_back("load " + format_cycles(*v));
+  // The DRAM latency (docs/format.md); a topology without it shows what the spectrum's chase met.
+  if (auto v = d.num("dram", "latency_cycles")) {
+    p.push_back("latency " + format_cycles(*v));
+    if (auto far = d.num("dram", "far_latency_cycles")) p.push_back("far " + format_cycles(*far));
+  } else if (auto s = d.num("spectrum", "dram_latency_cycles")) {
+    p.push_back("load " + format_cycles(*s));
+  }
   if (!p.empty()) g.shared.push_back({"DRAM", parts_text(p), {}});
 }
 

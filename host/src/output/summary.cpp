@@ -139,7 +139,10 @@ std::vector<std::string> known_items(const Table& t) {
       if (!both) items.push_back(key + " " + value(k.key));
       continue;
     }
-    const std::string label = k.label;
+    // A hit is a cache's; a level without a size (DRAM, shared memory) has a latency.
+    std::string label = k.label;
+    if (!t.count("size_bytes") && (key == "latency_cycles" || key == "far_latency_cycles"))
+      label = key == "latency_cycles" ? "latency" : "far latency";
     items.push_back((label.empty() ? "" : label + " ") + k.prefix + value(k.key));
   }
   // "present = false" says more than every other key; "true" goes without saying.
