@@ -4,17 +4,22 @@
 // "What l1d-geometry leaves behind".) Plain CUDA, none of memtopo's code.
 //
 //   memtopo-dram-content-latency [BUFFER_MIB] [ROUNDS]
+//   memtopo-dram-content-latency BUFFER_MIB sparse
 //
 // One thread chases a random cycle of 8-byte pointers, one per 128 B line, over a cudaMalloc
 // buffer of BUFFER_MIB (default 2048), after a warm-up of 2^20 loads; the rest of every line
 // holds, by variant: zeros, ones (0xff), random bytes, or zeros written over a kernel's random
 // bytes (the content of "zeros" with the history of "random"). Prints cycles per load of 8192
-// timed loads for each variant, ROUNDS times (default 2) in turn.
+// timed loads for each variant, ROUNDS times (default 2) in turn. `sparse`: the pointers alone
+// are written, by a kernel, into a buffer fresh from cudaMalloc (the rest of each line as the
+// allocation left it), then into the same buffer after a kernel wrote every word of it, then
+// into a second fresh buffer.
 #include <cuda_runtime.h>
 
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <vector>
 
 namespace {
@@ -48,6 +53,18 @@ __global__ void scribble(uint64_t* buf, uint64_t words, uint64_t seed) {
   }
 }
 
+__global__ void link(uint64_t* buf, const uint32_t* order, uint64_t lines) {
+  for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < lines; i += uint64_t(gridDim.x) * blockDim.x)
+    buf[uint64_t(order[i]) * (kLine / 8)] = reinterpret_cast<uint64_t>(buf) + uint64_t(order[(i + 1) % lines]) * kLine;
+}
+
+double chase_cycles(const uint64_t* buf, uint32_t first, unsigned long long* out) {
+  chase<<<1, 1>>>(buf + uint64_t(first) * (kLine / 8), uint64_t(1) << 20, 8192, out);
+  unsigned long long h[2];
+  CHECK(cudaMemcpy(h, out, sizeof h, cudaMemcpyDeviceToHost));
+  return double(h[0]) / 8192.0;
+}
+
 uint64_t next_random(uint64_t& s) {
   s ^= s << 13;
   s ^= s >> 7;
@@ -70,6 +87,27 @@ int main(int argc, char** argv) {
   for (uint64_t i = 0; i < lines; ++i) order[i] = uint32_t(i);
   uint64_t s = 0x6d656d746f706full;
   for (uint64_t i = lines - 1; i > 0; --i) std::swap(order[i], order[next_random(s) % i]);
+  if (argc > 2 && std::string(argv[2]) == "sparse") {
+    uint32_t* dev_order = nullptr;
+    CHECK(cudaMalloc(&dev_order, lines * 4));
+    CHECK(cudaMemcpy(dev_order, order.data(), lines * 4, cudaMemcpyHostToDevice));
+    const char* what[] = {"fresh, pointers only", "after every word written", "second fresh, pointers only"};
+    for (int v = 0; v < 3; ++v) {
+      if (v == 1) {
+        scribble<<<1024, 256>>>(buf, words, 5);
+      } else if (v == 2) {
+        uint64_t* other = nullptr;
+        CHECK(cudaMalloc(&other, bytes));
+        CHECK(cudaFree(buf));
+        buf = other;
+      }
+      link<<<1024, 256>>>(buf, dev_order, lines);
+      CHECK(cudaDeviceSynchronize());
+      std::printf("%-28s %.1f cycles per load\n", what[v], chase_cycles(buf, order[0], out));
+      std::fflush(stdout);
+    }
+    return 0;
+  }
   std::vector<uint64_t> host(words);
   const char* names[] = {"zeros", "ones", "random", "zeros-over-random"};
   for (int r = 0; r < rounds; ++r) {
