@@ -5,6 +5,7 @@
 //
 //   memtopo-dram-content-latency [BUFFER_MIB] [ROUNDS]
 //   memtopo-dram-content-latency BUFFER_MIB sparse
+//   memtopo-dram-content-latency BUFFER_MIB untouched
 //
 // One thread chases a random cycle of 8-byte pointers, one per 128 B line, over a cudaMalloc
 // buffer of BUFFER_MIB (default 2048), after a warm-up of 2^20 loads; the rest of every line
@@ -13,7 +14,10 @@
 // timed loads for each variant, ROUNDS times (default 2) in turn. `sparse`: the pointers alone
 // are written, by a kernel, into a buffer fresh from cudaMalloc (the rest of each line as the
 // allocation left it), then into the same buffer after a kernel wrote every word of it, then
-// into a second fresh buffer.
+// into a second fresh buffer. `untouched`: no pointers; one thread loads random lines (the next
+// line drawn after the last load returned, whatever it held) from a buffer fresh from
+// cudaMalloc that nothing wrote, then from the same buffer after a kernel wrote every word,
+// then from a second fresh buffer.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -58,6 +62,23 @@ __global__ void link(uint64_t* buf, const uint32_t* order, uint64_t lines) {
     buf[uint64_t(order[i]) * (kLine / 8)] = reinterpret_cast<uint64_t>(buf) + uint64_t(order[(i + 1) % lines]) * kLine;
 }
 
+// Random lines, each load waiting for the one before (its value feeds the draw without
+// changing it).
+__global__ void random_lines(const uint64_t* buf, uint64_t lines, uint64_t warm, uint64_t timed, unsigned long long* out) {
+  uint64_t x = 0x9e3779b97f4a7c15ull;
+  long long t0 = 0;
+  for (uint64_t i = 0; i < warm + timed; ++i) {
+    if (i == warm) t0 = clock64();
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    const uint64_t v = __ldcg(buf + (x % lines) * (kLine / 8));
+    x += v == 0x5eedf00dcafef00dull ? 1 : 0;
+  }
+  out[0] = static_cast<unsigned long long>(clock64() - t0);
+  out[1] = x;
+}
+
 double chase_cycles(const uint64_t* buf, uint32_t first, unsigned long long* out) {
   chase<<<1, 1>>>(buf + uint64_t(first) * (kLine / 8), uint64_t(1) << 20, 8192, out);
   unsigned long long h[2];
@@ -87,6 +108,26 @@ int main(int argc, char** argv) {
   for (uint64_t i = 0; i < lines; ++i) order[i] = uint32_t(i);
   uint64_t s = 0x6d656d746f706full;
   for (uint64_t i = lines - 1; i > 0; --i) std::swap(order[i], order[next_random(s) % i]);
+  if (argc > 2 && std::string(argv[2]) == "untouched") {
+    const char* what[] = {"fresh, never written", "after every word written", "second fresh, never written"};
+    for (int v = 0; v < 3; ++v) {
+      if (v == 1) {
+        scribble<<<1024, 256>>>(buf, words, 9);
+      } else if (v == 2) {
+        uint64_t* other = nullptr;
+        CHECK(cudaMalloc(&other, bytes));
+        CHECK(cudaFree(buf));
+        buf = other;
+      }
+      CHECK(cudaDeviceSynchronize());
+      random_lines<<<1, 1>>>(buf, lines, uint64_t(1) << 18, 8192, out);
+      unsigned long long h[2];
+      CHECK(cudaMemcpy(h, out, sizeof h, cudaMemcpyDeviceToHost));
+      std::printf("%-28s %.1f cycles per load\n", what[v], double(h[0]) / 8192.0);
+      std::fflush(stdout);
+    }
+    return 0;
+  }
   if (argc > 2 && std::string(argv[2]) == "sparse") {
     uint32_t* dev_order = nullptr;
     CHECK(cudaMalloc(&dev_order, lines * 4));
