@@ -206,3 +206,14 @@ TEST_CASE("sim: a measured far DRAM latency is kept apart from the far L2 hit", 
   CHECK_THAT(error_of(kDevice + l2 + "[dram]\nlatency_cycles = 565\nfar_latency_cycles = 500\n"),
              Catch::Contains("dram.far_latency_cycles: is below latency_cycles"));
 }
+
+// A simulator-only build lacks the CUDA-only probes (tlb/mapped-levels): the keys they wrote
+// into a GPU's topology are measured, not mistakes, and replay as nothing; a key no probe
+// wrote is still refused.
+TEST_CASE("sim: keys of a probe this build lacks replay as nothing, unmeasured ones are refused", "[sim][replay]") {
+  const std::string tlb = "[tlb]\nmapped_level_count = 0\n";
+  CHECK(error_of(kDevice + tlb + "[provenance.tlb]\nmapped_level_count = { probe = \"tlb/mapped-levels\" }\n") == "");
+  CHECK_THAT(error_of(kDevice + tlb), Catch::Contains("tlb.mapped_level_count: unknown key"));
+  CHECK_THAT(error_of(kDevice + tlb + "[provenance.tlb]\nmapped_level_count = { note = \"no probe\" }\n"),
+             Catch::Contains("tlb.mapped_level_count: unknown key"));
+}

@@ -130,7 +130,9 @@ Model read_root(const toml::table& root, const std::string& file, const std::str
       msg << file << ":" << n->source().begin.line << ": " << name << ": must be a table, not " << type_name(*n);
       throw Error(msg.str());
     }
-    return Reader(n ? n->as_table() : nullptr, name, file);
+    Reader r(n ? n->as_table() : nullptr, name, file);
+    r.measured_by(root["provenance"][name].as_table());
+    return r;
   };
   auto provenance = [&](const char* element) { return read_provenance(root, element, file); };
 

@@ -141,6 +141,8 @@ void Reader::finish() const {
   if (!table_) return;
   for (const auto& [k, v] : *table_) {
     if (used_.count(std::string(k.str()))) continue;
+    if (const toml::table* by = measured_ ? (*measured_)[k.str()].as_table() : nullptr; by && by->contains("probe"))
+      continue;
     std::ostringstream known;
     for (const auto& u : used_) known << (known.tellp() ? ", " : "") << u;
     std::ostringstream m;

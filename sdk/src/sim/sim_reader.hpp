@@ -50,11 +50,17 @@ class Reader {
   // Sub-table (e.g. [sim.l1d]); a missing one reads as empty.
   Reader sub(const char* key);
 
-  // Every key read so far is known; any other key is a mistake.
+  // The element's [provenance.<element>] table of a measured topology: a key a probe wrote
+  // (it names the probe) that neither the model nor an installed plugin knows was measured by
+  // a probe this build lacks (a CUDA-only one in a simulator-only build), not a mistake.
+  void measured_by(const toml::table* provenance) { measured_ = provenance; }
+
+  // Every key read so far is known; any other key is a mistake, unless a probe measured it.
   void finish() const;
 
  private:
   const toml::table* table_;
+  const toml::table* measured_ = nullptr;
   std::string path_;
   const std::string* file_;
   std::set<std::string> used_;
