@@ -32,6 +32,14 @@ inline fs::path plugin_set(const std::string& name) {
   return fs::path(built_or_env("MEMTOPO_TEST_PLUGIN_ROOT", MEMTOPO_TEST_PLUGIN_ROOT)) / name;
 }
 
+// A path single-quoted for the shell commands the tests run.
+inline std::string q(const fs::path& p) { return "'" + p.string() + "'"; }
+
+// The --plugin-path argument of the test plugins that all succeed.
+inline const std::string kGood = " --plugin-path " + q(plugin_set("good"));
+
+inline bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
 // The well-behaved test plugins, loaded once per test binary.
 inline const memtopo::host::Registry& good_registry() {
   static memtopo::host::Registry r = [] {

@@ -9,9 +9,9 @@ namespace fs = std::filesystem;
 using test::run_memtopo;
 
 namespace {
-std::string q(const fs::path& p) { return "'" + p.string() + "'"; }
-const std::string kGood = " --plugin-path " + q(test::plugin_set("good"));
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using test::q;
+using test::kGood;
+using test::has;
 }  // namespace
 
 TEST_CASE("refusals: a config path that is a folder", "[host][cli][refusals]") {

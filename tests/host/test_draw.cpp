@@ -9,10 +9,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const fs::path kGolden = fs::path(MEMTOPO_HOST_TEST_DIR) / "golden" / "draw";
+const fs::path kDrawGolden = fs::path(MEMTOPO_HOST_TEST_DIR) / "golden" / "draw";
 
-void compare_with_golden(const std::string& actual, const std::string& golden_name) {
-  test::compare_with_golden(actual, kGolden, golden_name);
+void compare_with_draw_golden(const std::string& actual, const std::string& golden_name) {
+  test::compare_with_golden(actual, kDrawGolden, golden_name);
 }
 
 }  // namespace
@@ -25,13 +25,13 @@ TEST_CASE("draw: the H100 run and a simulated device drawn as text match the gol
     const auto r = test::run_memtopo("draw '" + topology.string() + "'");
     INFO(r.output);
     REQUIRE(r.exit_code == 0);
-    compare_with_golden(r.output, golden);
+    compare_with_draw_golden(r.output, golden);
   }
-  const auto sim = test::read_file(kGolden / "hopper-like-sim.txt");
+  const auto sim = test::read_file(kDrawGolden / "hopper-like-sim.txt");
   CHECK(sim.find("[simulated: ") != std::string::npos);
-  CHECK(test::read_file(kGolden / "h100.txt").find("[simulated") == std::string::npos);
+  CHECK(test::read_file(kDrawGolden / "h100.txt").find("[simulated") == std::string::npos);
   // docs/host.md shows the H100 drawing: the golden file, verbatim.
-  CHECK(test::read_file(src / "docs/host.md").find("```text\n" + test::read_file(kGolden / "h100.txt") + "```") !=
+  CHECK(test::read_file(src / "docs/host.md").find("```text\n" + test::read_file(kDrawGolden / "h100.txt") + "```") !=
         std::string::npos);
 }
 

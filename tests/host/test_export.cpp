@@ -27,8 +27,8 @@ using test::run_memtopo;
 
 namespace {
 
-const fs::path kGolden = fs::path(MEMTOPO_HOST_TEST_DIR) / "golden" / "export";
-const std::string kGood = " --plugin-path " + quoted(test::plugin_set("good"));
+const fs::path kExportGolden = fs::path(MEMTOPO_HOST_TEST_DIR) / "golden" / "export";
+using test::kGood;
 
 // Topology files written by `memtopo run` and committed unchanged, and a hand-written one.
 std::vector<fs::path> measured_topologies() {
@@ -40,8 +40,8 @@ std::vector<fs::path> measured_topologies() {
 }
 
 // The output differs from the golden file: keep it beside the build for a look, and fail.
-void compare_with_golden(const std::string& actual, const std::string& golden_name) {
-  test::compare_with_golden(actual, kGolden, golden_name);
+void compare_with_export_golden(const std::string& actual, const std::string& golden_name) {
+  test::compare_with_golden(actual, kExportGolden, golden_name);
 }
 
 const std::regex kRfc3339("^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d+)?(Z|[+-]\\d{2}:\\d{2})$");
@@ -89,7 +89,7 @@ void check_same_values(const toml::node& t, const nlohmann::json& j, const std::
 
 TEST_CASE("export: TOML -> JSON -> parse keeps every value and its type, and the JSON validates", "[export]") {
   auto files = measured_topologies();
-  files.push_back(kGolden / "small.toml");
+  files.push_back(kExportGolden / "small.toml");
   files.push_back(fs::path(MEMTOPO_HOST_TEST_DIR) / "golden" / "basic.toml");
   for (const auto& file : files) {
     INFO(file);
@@ -101,31 +101,31 @@ TEST_CASE("export: TOML -> JSON -> parse keeps every value and its type, and the
     CHECK(text.rfind("{\n  \"meta\": {\n    \"schema_version\": 1,", 0) == 0);  // document order, not sorted
   }
   // A whole float stays a float in the text, too.
-  const std::string text = topology_json_text(toml::parse_file((kGolden / "small.toml").string()));
+  const std::string text = topology_json_text(toml::parse_file((kExportGolden / "small.toml").string()));
   CHECK(text.find("\"latency_cycles\": 33.0") != std::string::npos);
   CHECK(text.find("\"created_utc\": \"2026-11-21T16:00:00Z\"") != std::string::npos);
 }
 
 TEST_CASE("export: the JSON of a small hand-written topology matches the golden file", "[export]") {
   test::TempDir dir("export-golden");
-  const auto r = run_memtopo("export --format json -o " + quoted(dir / "small.json") + " " + quoted(kGolden / "small.toml"));
+  const auto r = run_memtopo("export --format json -o " + quoted(dir / "small.json") + " " + quoted(kExportGolden / "small.toml"));
   INFO(r.output);
   REQUIRE(r.exit_code == 0);
-  compare_with_golden(test::read_file(dir / "small.json"), "small.json");
+  compare_with_export_golden(test::read_file(dir / "small.json"), "small.json");
   // The format follows -o's name; without -o the JSON goes to stdout.
-  CHECK(run_memtopo("export -o " + quoted(dir / "by-name.json") + " " + quoted(kGolden / "small.toml")).exit_code == 0);
+  CHECK(run_memtopo("export -o " + quoted(dir / "by-name.json") + " " + quoted(kExportGolden / "small.toml")).exit_code == 0);
   CHECK(test::read_file(dir / "by-name.json") == test::read_file(dir / "small.json"));
-  const auto out = test::run_shell_stdout("\"$EXE\" export " + (kGolden / "small.toml").string());
+  const auto out = test::run_shell_stdout("\"$EXE\" export " + (kExportGolden / "small.toml").string());
   CHECK(out.exit_code == 0);
   CHECK(out.output == test::read_file(dir / "small.json"));
 }
 
 TEST_CASE("export --format csv: one row per value with its unit and provenance, the golden file", "[export]") {
   test::TempDir dir("export-csv");
-  const auto r = run_memtopo("export -o " + quoted(dir / "small.csv") + " " + quoted(kGolden / "small.toml"));
+  const auto r = run_memtopo("export -o " + quoted(dir / "small.csv") + " " + quoted(kExportGolden / "small.toml"));
   INFO(r.output);
   REQUIRE(r.exit_code == 0);  // the format follows -o's name
-  compare_with_golden(test::read_file(dir / "small.csv"), "small.csv");
+  compare_with_export_golden(test::read_file(dir / "small.csv"), "small.csv");
   // A measured run: every value of every element is a row of eight fields (RFC 4180 quoting).
   const fs::path h100 = fs::path(MEMTOPO_SOURCE_DIR) / "tests" / "report" / "inputs" / "h100" / "topology.toml";
   const toml::table doc = toml::parse_file(h100.string());
@@ -156,7 +156,7 @@ TEST_CASE("export --format csv: one row per value with its unit and provenance, 
 
 TEST_CASE("export: a NaN has no JSON form and is refused with its line", "[export]") {
   test::TempDir dir("export-nan");
-  std::string text = test::read_file(kGolden / "small.toml");
+  std::string text = test::read_file(kExportGolden / "small.toml");
   const size_t at = text.find("[l2]");
   text.insert(at, "hit_ratio = nan\n\n");
   const auto line = std::to_string(std::count(text.begin(), text.begin() + at, '\n') + 1);
@@ -178,10 +178,10 @@ TEST_CASE("export --format toml reproduces the input", "[export]") {
     }
   }
   SECTION("a hand-written file keeps every value") {
-    const auto r = run_memtopo("export --format toml -o " + quoted(dir / "out.toml") + " " + quoted(kGolden / "small.toml"));
+    const auto r = run_memtopo("export --format toml -o " + quoted(dir / "out.toml") + " " + quoted(kExportGolden / "small.toml"));
     INFO(r.output);
     REQUIRE(r.exit_code == 0);
-    const toml::table in = toml::parse_file((kGolden / "small.toml").string());
+    const toml::table in = toml::parse_file((kExportGolden / "small.toml").string());
     const toml::table out = toml::parse_file((dir / "out.toml").string());
     CHECK(in == out);
     CHECK(out["meta"]["created_utc"].is_date_time());
@@ -191,7 +191,7 @@ TEST_CASE("export --format toml reproduces the input", "[export]") {
 
 TEST_CASE("export: the schema, and refusals", "[export]") {
   test::TempDir dir("export-refuse");
-  const std::string small = quoted(kGolden / "small.toml");
+  const std::string small = quoted(kExportGolden / "small.toml");
   SECTION("--schema writes the compiled-in topology schema") {
     const auto r = test::run_shell_stdout("\"$EXE\" export --schema");
     CHECK(r.exit_code == 0);
@@ -476,7 +476,7 @@ void check_against_topology(const std::map<std::string, std::string>& v, const t
 TEST_CASE("export --accel-sim: every line parses by GPGPU-Sim's grammar and matches the topology", "[export]") {
   test::TempDir dir("export-accel");
   auto files = measured_topologies();
-  files.push_back(kGolden / "small.toml");
+  files.push_back(kExportGolden / "small.toml");
   // The newest H100 run: nine carveout levels in whole KiB, so the adaptive L1.
   const fs::path h100 = fs::path(MEMTOPO_SOURCE_DIR) / "tests" / "report" / "inputs" / "h100" / "topology.toml";
   files.push_back(h100);
@@ -540,17 +540,17 @@ TEST_CASE("export --accel-sim: the lines of the measured H100 match the golden f
   const auto h100 = fs::path(MEMTOPO_SOURCE_DIR) / "tests" / "sim" / "measured" / "h100-sxm.toml";
   const auto r = test::run_shell_stdout("\"$EXE\" export --accel-sim " + h100.string());
   REQUIRE(r.exit_code == 0);
-  compare_with_golden(r.output, "h100-sxm.gpgpusim.config");
+  compare_with_export_golden(r.output, "h100-sxm.gpgpusim.config");
 }
 
 TEST_CASE("export --accel-sim --base: a complete config, the base's values replaced in place", "[export]") {
   test::TempDir dir("export-accel-base");
   const auto h100 = fs::path(MEMTOPO_SOURCE_DIR) / "tests" / "report" / "inputs" / "h100" / "topology.toml";
-  const auto base = kGolden / "base.gpgpusim.config";
+  const auto base = kExportGolden / "base.gpgpusim.config";
   const auto r = test::run_shell_stdout("\"$EXE\" export --accel-sim --base " + base.string() + " " + h100.string());
   INFO(r.output);
   REQUIRE(r.exit_code == 0);
-  compare_with_golden(r.output, "h100-on-base.gpgpusim.config");
+  compare_with_export_golden(r.output, "h100-on-base.gpgpusim.config");
   // GPGPU-Sim reads the options in order and the last wins: each of ours is set once, the base's
   // options the topology does not determine keep the base's value.
   // What GPGPU-Sim ends with: each option's last value (the base's lines need no comment).

@@ -18,7 +18,7 @@ using test::run_memtopo;
 
 namespace {
 
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using test::has;
 
 const fs::path kExample = fs::path(MEMTOPO_SOURCE_DIR) / "examples" / "devices" / "hopper-like.toml";
 // The acceptance run's probes (configs/acceptance.toml) and the L2's first miss, where the odd

@@ -16,10 +16,10 @@ using test::run_memtopo;
 
 namespace {
 
-const std::string kGood = " --plugin-path " + quoted(test::plugin_set("good"));
+using test::kGood;
 const std::string kHostile = " --plugin-path " + quoted(test::plugin_set("hostile"));
 
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using test::has;
 
 // A topology measured on the simulated GPU (t-basic/source only).
 fs::path small_topology(const test::TempDir& dir, const std::string& name = "t.toml") {

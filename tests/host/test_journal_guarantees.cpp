@@ -12,9 +12,9 @@ using test::run_memtopo;
 
 namespace {
 
-const std::string kGood = " --plugin-path " + quoted(test::plugin_set("good"));
+using test::kGood;
 
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using test::has;
 
 std::string resume(const fs::path& out, const std::string& only) {
   const auto r = run_memtopo("run --resume --device sim" + kGood + " --only " + only + " -o " + quoted(out));

@@ -19,7 +19,7 @@ using test::run_memtopo;
 
 namespace {
 
-const std::string kGood = " --plugin-path " + quoted(test::plugin_set("good"));
+using test::kGood;
 const std::string kSource = test::journal_record("t-basic/source", "1.2.3", "t.value_bytes", "100");
 const std::string kConsumer = test::journal_record("t-basic/consumer", "1.2.3", "t.double_bytes", "7");
 
@@ -223,7 +223,7 @@ TEST_CASE("resume: a journal without the device's identity is refused", "[host][
 TEST_CASE("resume: NaN and infinite results are refused at put_result, naming the key", "[host][resume][nan]") {
   test::TempDir dir("res-nan");
   const auto out = dir / "t.toml";
-  const auto r = run_memtopo("run --device sim --plugin-path " + quoted(test::plugin_set("nan")) + " -o " + quoted(out));
+  const auto r = run_memtopo("run --device sim --plugin-path " + quoted(test::plugin_set("nan")) + " --only t-nan -o " + quoted(out));
   INFO(r.output);
   CHECK(r.exit_code == 1);
   CHECK(r.output.find("t-nan/scalar: result refused: t.nan_cycles is nan: results must be finite numbers") !=

@@ -7,7 +7,7 @@ using namespace memtopo::host;
 
 namespace {
 
-const char* kGood = R"([meta]
+const char* kGoodTopology = R"([meta]
 schema_version = 1
 tool_version = "0.1.0"
 created_utc = 2026-11-21T16:00:00Z
@@ -51,38 +51,38 @@ std::string replace(std::string s, const std::string& from, const std::string& t
 }  // namespace
 
 TEST_CASE("a good topology validates", "[host][schema]") {
-  CHECK(errors_for(kGood).empty());
-  CHECK(errors_for(replace(kGood, "status = \"ok\"", "status = \"not_determinable\"")).empty());
+  CHECK(errors_for(kGoodTopology).empty());
+  CHECK(errors_for(replace(kGoodTopology, "status = \"ok\"", "status = \"not_determinable\"")).empty());
 }
 
 TEST_CASE("schema errors name the key path", "[host][schema]") {
-  CHECK(errors_for(replace(kGood, "size_bytes = 262144", "size_bytes = 1.5")) ==
+  CHECK(errors_for(replace(kGoodTopology, "size_bytes = 262144", "size_bytes = 1.5")) ==
         std::vector<std::string>{"/l1d/size_bytes: expected an integer >= 0 or an array of them, got float 1.5"});
-  CHECK(errors_for(replace(kGood, "size_bytes = 262144", "size_bytes = -4")) ==
+  CHECK(errors_for(replace(kGoodTopology, "size_bytes = 262144", "size_bytes = -4")) ==
         std::vector<std::string>{"/l1d/size_bytes: expected an integer >= 0 or an array of them, got integer -4"});
-  CHECK(errors_for(replace(kGood, "hit_cycles = [30, 31.5]", "hit_cycles = \"fast\"")) ==
+  CHECK(errors_for(replace(kGoodTopology, "hit_cycles = [30, 31.5]", "hit_cycles = \"fast\"")) ==
         std::vector<std::string>{"/l1d/hit_cycles: expected a number >= 0 or an array of them, got string \"fast\""});
-  CHECK(errors_for(replace(kGood, "sm_count = 8", "Sm_count = 8")) ==
+  CHECK(errors_for(replace(kGoodTopology, "sm_count = 8", "Sm_count = 8")) ==
         std::vector<std::string>{"/device/Sm_count: bad key name: key names are [a-z][a-z0-9_]* (lower case, digits, '_')"});
-  CHECK(errors_for(replace(kGood, "status = \"ok\"", "status = \"fine\"")) ==
+  CHECK(errors_for(replace(kGoodTopology, "status = \"ok\"", "status = \"fine\"")) ==
         std::vector<std::string>{
             "/probes/\"data-cache/l1d-size\"/status: expected \"ok\", \"not_determinable\", \"failed\" or \"skipped\", "
             "got string \"fine\""});
-  CHECK(errors_for(replace(kGood, "confidence = 0.97", "confidence = 1.5")) ==
+  CHECK(errors_for(replace(kGoodTopology, "confidence = 0.97", "confidence = 1.5")) ==
         std::vector<std::string>{"/provenance/l1d/size_bytes/confidence: expected a number between 0 and 1, got float 1.5"});
-  CHECK(errors_for(replace(kGood, "backend = \"sim\"", "backend = \"opencl\"")) ==
+  CHECK(errors_for(replace(kGoodTopology, "backend = \"sim\"", "backend = \"opencl\"")) ==
         std::vector<std::string>{"/meta/backend: expected \"cuda\" or \"sim\", got string \"opencl\""});
-  const auto missing = errors_for(replace(kGood, "abi = \"1.0\"\n", ""));
+  const auto missing = errors_for(replace(kGoodTopology, "abi = \"1.0\"\n", ""));
   REQUIRE(missing.size() == 1);
   CHECK(missing[0].rfind("/meta: Missing required property 'abi'", 0) == 0);
-  const auto extra = errors_for(replace(kGood, "bound = \"exact\" }", "bound = \"exact\", color = \"red\" }"));
+  const auto extra = errors_for(replace(kGoodTopology, "bound = \"exact\" }", "bound = \"exact\", color = \"red\" }"));
   REQUIRE(extra.size() == 1);
   CHECK(extra[0].rfind("/provenance/l1d/size_bytes:", 0) == 0);
   CHECK(extra[0].find("color") != std::string::npos);
 }
 
 TEST_CASE("node_at finds the TOML node of a path, for line numbers", "[host][schema]") {
-  const auto doc = toml::parse(kGood);
+  const auto doc = toml::parse(kGoodTopology);
   const toml::node* n = node_at(doc, "/probes/data-cache~1l1d-size/status");
   REQUIRE(n);
   CHECK(n->source().begin.line == 22);
@@ -104,7 +104,7 @@ TEST_CASE("validation with a key catalog: declared keys checked, unknown tables 
   c.declared["tma.latency_cycles"] = {"x/tma", {"tma.latency_cycles", MT_VALUE_FLOAT, "cycles", ""}};
   c.providers["l1d.policy"] = "x/l1d";
   c.declared["l1d.policy"] = {"x/l1d", {"l1d.policy", MT_VALUE_STRING, "", ""}};
-  auto doc = toml_to_json(toml::parse(std::string(kGood) +
+  auto doc = toml_to_json(toml::parse(std::string(kGoodTopology) +
                                       "[tma]\nlatency_cycles = 12\nother = 1\n[zzz]\nx_bytes = -1\n"));
   Validation v = validate_with_plugins(doc, c);
   CHECK(v.errors.empty());  // an integer is fine for a float

@@ -6,8 +6,8 @@ namespace fs = std::filesystem;
 using test::run_memtopo;
 
 namespace {
-std::string q(const fs::path& p) { return "'" + p.string() + "'"; }
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using test::q;
+using test::has;
 }  // namespace
 
 TEST_CASE("validate --device-description accepts every shipped description", "[host][cli][validate]") {

@@ -141,7 +141,7 @@ TEST_CASE("list -v shows a probe's declared time budget", "[host][worker][cli]")
 TEST_CASE("a probe of its own process: a new worker before it and after it", "[host][worker]") {
   test::TempDir dir("own-process");
   const fs::path out = dir / "t.toml";
-  const auto r = test::run_memtopo("run -q --device sim --plugin-path '" + test::plugin_set("pid").string() + "' -o '" +
+  const auto r = test::run_memtopo("run -q --device sim --plugin-path '" + test::plugin_set("pid").string() + "' --only t-pid -o '" +
                                    out.string() + "'");
   REQUIRE(r.exit_code == 0);
   const toml::table t = toml::parse_file(out.string());
@@ -151,7 +151,7 @@ TEST_CASE("a probe of its own process: a new worker before it and after it", "[h
   CHECK(pid("c") != pid("b"));
   CHECK(pid("c") == pid("d"));  // the worker after it is shared again
   const auto in_memtopo = test::run_memtopo("run -q --no-isolation --device sim --plugin-path '" +
-                                            test::plugin_set("pid").string() + "' -o '" + out.string() + "'");
+                                            test::plugin_set("pid").string() + "' --only t-pid -o '" + out.string() + "'");
   REQUIRE(in_memtopo.exit_code == 0);
   const toml::table u = toml::parse_file(out.string());
   CHECK(u["pid"]["a"].value<int64_t>() == u["pid"]["b"].value<int64_t>());  // --no-isolation: one process

@@ -20,8 +20,6 @@ std::vector<std::string> key_list(const char* const* keys) {
   return out;
 }
 
-std::string str(const char* s) { return s ? std::string(s) : std::string(); }
-
 // A plugin (C) may store any int in an enum field; loading one outside the C++ enum's range
 // is undefined behaviour, so the field's bits are read as an int and checked first.
 std::optional<mt_value_type> value_type_field(const mt_value_type& field, int& raw) {
@@ -40,13 +38,13 @@ std::optional<std::string> read_options(const mt_probe_desc& pd, ProbeInfo& info
     if (od->struct_size < sizeof(mt_option_desc))
       return "probe " + info.name + ": option #" + std::to_string(o) + " descriptor too small";
     OptionSpec spec;
-    spec.name = str(od->name);
+    spec.name = str_or_empty(od->name);
     int raw = 0;
     const auto type = value_type_field(od->type, raw);
     if (!type) return "probe " + info.name + ": option " + spec.name + ": unknown type " + std::to_string(raw);
     spec.type = *type;
-    spec.default_text = str(od->default_value);
-    spec.help = str(od->help);
+    spec.default_text = str_or_empty(od->default_value);
+    spec.help = str_or_empty(od->help);
     if (spec.name.empty()) return "probe " + info.name + ": option #" + std::to_string(o) + " has no name";
     if (info.option(spec.name)) return "probe " + info.name + ": option " + spec.name + " declared twice";
     std::string err;
@@ -62,7 +60,7 @@ std::optional<std::string> read_options(const mt_probe_desc& pd, ProbeInfo& info
 // Backends (and why only those), compute capability, time budget and flags.
 std::optional<std::string> read_needs(const mt_probe_desc& pd, ProbeInfo& info) {
   info.backends = pd.backends;
-  info.backends_reason = str(pd.backends_reason);
+  info.backends_reason = str_or_empty(pd.backends_reason);
   info.min_cc_major = pd.min_cc_major;
   info.min_cc_minor = pd.min_cc_minor;
   constexpr uint32_t known = MT_BACKEND_CUDA | MT_BACKEND_SIM;
@@ -99,8 +97,8 @@ std::optional<std::string> read_key_docs(const mt_probe_desc& pd, ProbeInfo& inf
     if (kd->struct_size < sizeof(mt_key_desc)) return where + "key description #" + std::to_string(k) + " too small";
     int raw = 0;
     const auto type = value_type_field(kd->type, raw);
-    if (!type) return where + "key " + str(kd->key) + ": declares unknown type " + std::to_string(raw);
-    KeySpec spec{str(kd->key), *type, str(kd->unit), str(kd->meaning), kd->flags};
+    if (!type) return where + "key " + str_or_empty(kd->key) + ": declares unknown type " + std::to_string(raw);
+    KeySpec spec{str_or_empty(kd->key), *type, str_or_empty(kd->unit), str_or_empty(kd->meaning), kd->flags};
     constexpr uint32_t known = MT_KEY_IDENTITY | MT_KEY_SETTING | MT_KEY_VARIES | MT_KEY_ESTIMATE | MT_KEY_HEADLINE;
     if (spec.flags & ~known)
       return where + "key " + spec.key + ": flags hold unknown bits (" + std::to_string(spec.flags) +
@@ -138,9 +136,12 @@ std::optional<std::string> read_series(const mt_probe_desc& pd, ProbeInfo& info)
     static_assert(sizeof(mt_plot_kind) == sizeof(int));
     std::memcpy(&kind, &sd->kind, sizeof kind);
     if (kind < MT_PLOT_LINES || kind > MT_PLOT_PANELS)
-      return where + "series " + str(sd->series) + ": unknown plot kind " + std::to_string(kind);
-    PlotSpec p{str(sd->series), kind, str(sd->x), str(sd->y), str(sd->value), str(sd->group),
-               str(sd->panel), str(sd->annotate), str(sd->labels), str(sd->marks)};
+      return where + "series " + str_or_empty(sd->series) + ": unknown plot kind " + std::to_string(kind);
+    PlotSpec p{str_or_empty(sd->series),   kind,
+               str_or_empty(sd->x),        str_or_empty(sd->y),
+               str_or_empty(sd->value),    str_or_empty(sd->group),
+               str_or_empty(sd->panel),    str_or_empty(sd->annotate),
+               str_or_empty(sd->labels),   str_or_empty(sd->marks)};
     if (p.series.empty()) return where + "series description #" + std::to_string(k) + " names no series";
     for (const PlotSpec& other : info.plots)
       if (other.series == p.series) return where + "series " + p.series + ": described twice";
@@ -153,13 +154,13 @@ std::optional<std::string> read_series(const mt_probe_desc& pd, ProbeInfo& info)
 
 // Fills `info` (plugin, version and file already set) from one descriptor; says what is wrong.
 std::optional<std::string> read_probe(const mt_probe_desc& pd, ProbeInfo& info) {
-  info.name = str(pd.name);
+  info.name = str_or_empty(pd.name);
   const std::string prefix = info.plugin + "/";
   if (info.name.size() <= prefix.size() || info.name.compare(0, prefix.size(), prefix) != 0 ||
       info.name.find('/', prefix.size()) != std::string::npos)
     return "probe name '" + info.name + "' must be '" + prefix + "<probe>'";
   if (!pd.run) return "probe " + info.name + " has no run function";
-  info.summary = str(pd.summary);
+  info.summary = str_or_empty(pd.summary);
   info.provided = key_list(pd.provided_keys);
   info.required = key_list(pd.required_keys);
   info.used = key_list(pd.used_keys);

@@ -32,8 +32,6 @@ std::vector<boost::dll::shared_library>& permanent_libraries() {
 constexpr size_t kPluginDescMin = sizeof(mt_plugin_desc);
 constexpr size_t kPluginVersionFieldsEnd = offsetof(mt_plugin_desc, abi_minor) + sizeof(uint32_t);
 
-std::string str(const char* s) { return s ? std::string(s) : std::string(); }
-
 void add_dir(std::vector<fs::path>& out, std::set<std::string>& seen, const fs::path& dir) {
   std::error_code ec;
   if (dir.empty() || !fs::is_directory(dir, ec)) return;
@@ -175,7 +173,7 @@ bool Registry::add_descriptor(const mt_plugin_desc* desc, const std::string& ori
   if (desc->struct_size < kPluginDescMin)
     return refuse("plugin descriptor too small for ABI " + plugin_abi + " (struct_size " +
                   std::to_string(desc->struct_size) + ", need at least " + std::to_string(kPluginDescMin) + ")");
-  const std::string plugin = str(desc->name);
+  const std::string plugin = str_or_empty(desc->name);
   if (plugin.empty()) return refuse("the plugin has no name");
   if (!stem.empty() && plugin != stem)
     return refuse("plugin name '" + plugin + "' differs from the file name; the library must be named " + plugin +
@@ -200,7 +198,7 @@ bool Registry::add_descriptor(const mt_plugin_desc* desc, const std::string& ori
                     ", ABI 3.0's)");
     ProbeInfo info;
     info.plugin = plugin;
-    info.plugin_version = str(desc->version);
+    info.plugin_version = str_or_empty(desc->version);
     info.file = origin;
     if (auto bad = read_probe(*pd, info)) return refuse(*bad);
     for (const auto& other : accepted)
