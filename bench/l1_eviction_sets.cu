@@ -1,0 +1,165 @@
+// memtopo-l1-eviction-sets: minimal eviction sets of the L1 data cache of one SM, found by group
+// testing (plain CUDA, none of memtopo's code), the evidence behind the L1's ways where its set
+// index is a hash that strides cannot see.
+//
+//   memtopo-l1-eviction-sets [DEVICE] [TARGETS] [CARVEOUT_PERCENT] [POOL_FACTOR] [X_HIT_FIRST] [PASSES]
+//
+// One thread of one block does everything, so one SM's L1 is the cache under test. A target
+// line x and a pool of POOL_FACTOR (default 3) times the L1's lines, drawn at random from a
+// 256 MiB buffer: "S evicts x" when x, loaded with .ca (X_HIT_FIRST 1: and once more, a hit),
+// then every line of S loaded with .ca in
+// PASSES (default 4) passes, loads again slower than 100 cycles (an L1 hit takes about 32 on the GPUs
+// measured, an L2 hit about 280). Each test is the majority of three trials. The reduction
+// splits S into 64 groups (single lines once S has fewer) and drops the first group whose
+// removal still evicts x, until no group can go: a set from which no line can go, whose size is
+// the number of ways of x's set where the replacement keeps the last W lines of a set. The
+// lists of candidates live in global memory read and written with .cg, which does not
+// allocate in the L1. CARVEOUT_PERCENT (default 0: the largest L1) is the kernel's preferred
+// shared-memory carveout. Prints per target: the pool's verdict, the minimal set's size, whether
+// every line of it is needed (each left out in turn, three trials), the tests it took, and the
+// set's line numbers (offset / 128) for a later look at the index function.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+namespace {
+
+constexpr uint64_t kLine = 128;
+constexpr uint64_t kBufferBytes = uint64_t(256) << 20;
+constexpr int kGroups = 64;
+constexpr long long kMissCycles = 100;
+
+#define CHECK(x)                                                   \
+  do {                                                             \
+    cudaError_t e = (x);                                           \
+    if (e != cudaSuccess) {                                        \
+      std::fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e)); \
+      std::exit(1);                                                \
+    }                                                              \
+  } while (0)
+
+__device__ volatile unsigned sink;
+__constant__ int passes_of_s;  // passes over S per trial (PASSES, default 4)
+
+// The time of one .ca load of `p`; the volatile store waits for it before the second clock.
+__device__ long long timed_load(const unsigned* p) {
+  const long long t0 = clock64();
+  const unsigned v = __ldca(p);
+  sink = v;
+  return clock64() - t0;
+}
+
+// One trial: x into the L1, the candidates [skip_begin, skip_end) left out of S, S loaded
+// PASSES times (independent loads, issued in order), then x again. The lines hold zeros;
+// `mask` is 0 at run time, so x's address waits for every load of S without changing.
+__device__ bool evicts_once(const unsigned* buf, uint32_t x, const uint32_t* s, uint32_t n, uint32_t skip_begin,
+                            uint32_t skip_end, unsigned mask) {
+  const unsigned* px = buf + uint64_t(x) * (kLine / 4);
+  unsigned acc = __ldca(px);
+  if (mask & 0x80000000u) acc += __ldca(px + (acc & mask & 0x7fffffffu));  // x hit once before S
+  for (int pass = 0; pass < passes_of_s; ++pass)
+    for (uint32_t i = 0; i < n; ++i) {
+      if (i == skip_begin) i = skip_end;
+      if (i >= n) break;
+      acc += __ldca(buf + uint64_t(__ldcg(s + i)) * (kLine / 4));
+    }
+  return timed_load(px + (acc & mask & 0x7fffffffu)) > kMissCycles;
+}
+
+__device__ bool evicts(const unsigned* buf, uint32_t x, const uint32_t* s, uint32_t n, uint32_t skip_begin,
+                       uint32_t skip_end, unsigned mask, unsigned long long* tests) {
+  int yes = 0;
+  for (int t = 0; t < 3; ++t) yes += evicts_once(buf, x, s, n, skip_begin, skip_end, mask) ? 1 : 0;
+  *tests += 1;
+  return yes >= 2;
+}
+
+// out[0]: the pool evicts x; out[1]: the minimal set's size; out[2]: lines of it that could go
+// alone; out[3]: tests; then the set's line numbers.
+__global__ void reduce(const unsigned* buf, uint32_t x, uint32_t* s, uint32_t n, unsigned mask, unsigned long long* out) {
+  unsigned long long tests = 0;
+  out[0] = evicts(buf, x, s, n, n, n, mask, &tests) ? 1 : 0;
+  if (!out[0]) {
+    out[1] = n;
+    out[3] = tests;
+    return;
+  }
+  bool removed = true;
+  while (removed && n > 1) {
+    removed = false;
+    const uint32_t groups = n < kGroups ? n : kGroups;
+    for (uint32_t g = 0; g < groups && !removed; ++g) {
+      const uint32_t b = uint32_t(uint64_t(n) * g / groups), e = uint32_t(uint64_t(n) * (g + 1) / groups);
+      if (!evicts(buf, x, s, n, b, e, mask, &tests)) continue;
+      for (uint32_t i = e; i < n; ++i) __stcg(s + b + (i - e), __ldcg(s + i));  // S without the group
+      n -= e - b;
+      removed = true;
+    }
+  }
+  unsigned long long needless = 0;
+  for (uint32_t i = 0; i < n; ++i) needless += evicts(buf, x, s, n, i, i + 1, mask, &tests) ? 1 : 0;
+  out[1] = n;
+  out[2] = needless;
+  out[3] = tests;
+  for (uint32_t i = 0; i < n && i < 256; ++i) out[4 + i] = __ldcg(s + i);
+}
+
+uint64_t next_random(uint64_t& s) {
+  s ^= s << 13;
+  s ^= s >> 7;
+  s ^= s << 17;
+  return s;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int device = argc > 1 ? std::atoi(argv[1]) : 0;
+  const int targets = argc > 2 ? std::atoi(argv[2]) : 8;
+  const int carveout = argc > 3 ? std::atoi(argv[3]) : 0;
+  const double pool_factor = argc > 4 ? std::atof(argv[4]) : 3.0;
+  const bool x_hit_first = argc > 5 && std::atoi(argv[5]) != 0;
+  const int passes = argc > 6 ? std::atoi(argv[6]) : 4;
+  CHECK(cudaMemcpyToSymbol(passes_of_s, &passes, sizeof passes));
+  CHECK(cudaSetDevice(device));
+  cudaDeviceProp prop{};
+  CHECK(cudaGetDeviceProperties(&prop, device));
+  CHECK(cudaFuncSetAttribute(reduce, cudaFuncAttributePreferredSharedMemoryCarveout, carveout));
+  // The L1's lines at this carveout are not known here: the pool is sized from the unified
+  // L1/shared storage per SM, an upper bound on the L1.
+  const uint64_t storage_lines = uint64_t(prop.sharedMemPerMultiprocessor + 32 * 1024) / kLine;
+  const uint32_t pool = uint32_t(pool_factor * double(storage_lines));
+  std::printf("%s: carveout %d %%, pool %u lines (%.1f x %llu lines of L1 + shared), %d passes, miss > %lld cycles\n",
+              prop.name, carveout, pool, pool_factor, static_cast<unsigned long long>(storage_lines), passes,
+              kMissCycles);
+  unsigned* buf = nullptr;
+  uint32_t* s = nullptr;
+  unsigned long long* out = nullptr;
+  CHECK(cudaMalloc(&buf, kBufferBytes));
+  CHECK(cudaMemset(buf, 0, kBufferBytes));
+  CHECK(cudaMalloc(&s, pool * sizeof(uint32_t)));
+  CHECK(cudaMalloc(&out, (4 + 256) * sizeof(unsigned long long)));
+  const uint32_t lines = uint32_t(kBufferBytes / kLine);
+  uint64_t seed = 0x6c31657669637473ull;
+  std::vector<uint32_t> all(lines);
+  for (uint32_t i = 0; i < lines; ++i) all[i] = i;
+  for (int t = 0; t < targets; ++t) {
+    // Distinct random lines: the first is the target, the next `pool` the candidates.
+    for (uint32_t i = 0; i <= pool; ++i) std::swap(all[i], all[i + next_random(seed) % (lines - i)]);
+    const uint32_t x = all[0];
+    CHECK(cudaMemcpy(s, all.data() + 1, pool * sizeof(uint32_t), cudaMemcpyHostToDevice));
+    reduce<<<1, 1>>>(buf, x, s, pool, x_hit_first ? 0x80000000u : 0u, out);
+    std::vector<unsigned long long> h(4 + 256);
+    CHECK(cudaMemcpy(h.data(), out, h.size() * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+    std::printf("target %d (line %u): pool evicts %s, minimal set %llu lines, %llu could go alone, %llu tests; lines",
+                t, x, h[0] ? "yes" : "no", h[1], h[2], h[3]);
+    for (unsigned long long i = 0; h[0] && i < h[1] && i < 256; ++i) std::printf(" %llu", h[4 + i]);
+    std::printf("\n");
+    std::fflush(stdout);
+  }
+  return 0;
+}
