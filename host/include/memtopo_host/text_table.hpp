@@ -18,4 +18,9 @@ std::string shown_percent(double p);
 // Rows of cells, columns padded to their widest cell, two spaces apart, indented by two.
 std::string aligned(const std::vector<std::vector<std::string>>& rows);
 
+// "1 GPU", "3 GPUs": a count and the noun that goes with it.
+inline std::string counted(size_t n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
 }  // namespace memtopo::host

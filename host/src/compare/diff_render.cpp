@@ -62,10 +62,6 @@ std::string header_text(const DiffSide& side) {
   return out;
 }
 
-std::string counted(size_t n, const char* one, const char* many) {
-  return std::to_string(n) + " " + (n == 1 ? one : many);
-}
-
 // A table wholly in one file is one line; its keys are not listed.
 void render_only_in(const char* side, const std::vector<OneSidedKey>& keys, const std::vector<std::string>& tables,
                     std::string& out) {

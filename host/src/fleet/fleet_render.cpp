@@ -12,10 +12,6 @@ using ojson = nlohmann::ordered_json;
 
 namespace {
 
-std::string counted(size_t n, const char* one, const char* many) {
-  return std::to_string(n) + " " + (n == 1 ? one : many);
-}
-
 // The first 12 characters of a UUID ("GPU-abc6453f") identify a GPU in a table; JSON has all.
 std::string short_uuid(const std::string& uuid) { return uuid.size() > 12 ? uuid.substr(0, 12) : uuid; }
 
