@@ -2,22 +2,22 @@
 // testing (plain CUDA, none of memtopo's code), the evidence behind the L1's ways where its set
 // index is a hash that strides cannot see.
 //
-//   memtopo-l1-eviction-sets [DEVICE] [TARGETS] [CARVEOUT_PERCENT] [POOL_FACTOR] [X_HIT_FIRST] [PASSES]
+//   memtopo-l1-eviction-sets [DEVICE] [TARGETS] [CARVEOUT_PERCENT] [POOL_FACTOR] [X_HIT_FIRST] [PASSES] [THREADS]
 //
-// One thread of one block does everything, so one SM's L1 is the cache under test. A target
-// line x and a pool of POOL_FACTOR (default 3) times the L1's lines, drawn at random from a
-// 256 MiB buffer: "S evicts x" when x, loaded with .ca (X_HIT_FIRST 1: and once more, a hit),
-// then every line of S loaded with .ca in
-// PASSES (default 4) passes, loads again slower than 100 cycles (an L1 hit takes about 32 on the GPUs
-// measured, an L2 hit about 280). Each test is the majority of three trials. The reduction
-// splits S into 64 groups (single lines once S has fewer) and drops the first group whose
-// removal still evicts x, until no group can go: a set from which no line can go, whose size is
-// the number of ways of x's set where the replacement keeps the last W lines of a set. The
-// lists of candidates live in global memory read and written with .cg, which does not
+// One block does everything, so one SM's L1 is the cache under test: its thread 0 loads a
+// target line x, THREADS (default 1) threads load the sets. A pool of POOL_FACTOR (default 3)
+// times the L1's lines is drawn at random from a 256 MiB buffer. "S evicts x" when x, loaded
+// with .ca (X_HIT_FIRST 1: and once more, a hit), then every line of S loaded with .ca in
+// PASSES (default 4) passes, loads again slower than 100 cycles (an L1 hit takes about 32 on
+// the GPUs measured, an L2 hit about 280). Each test is the majority of three trials. The
+// reduction splits S into 64 groups (single lines once S has fewer) and drops the first group
+// whose removal still evicts x, until no group can go: a set from which no line can go, whose
+// size is the number of ways of x's set where the replacement keeps the last W lines of a set.
+// The lists of candidates live in global memory read and written with .cg, which does not
 // allocate in the L1. CARVEOUT_PERCENT (default 0: the largest L1) is the kernel's preferred
-// shared-memory carveout. Prints per target: the pool's verdict, the minimal set's size, whether
-// every line of it is needed (each left out in turn, three trials), the tests it took, and the
-// set's line numbers (offset / 128) for a later look at the index function.
+// shared-memory carveout. Prints per target: the pool's verdict, the minimal set's size,
+// whether every line of it is needed (each left out in turn, three trials), the tests it took,
+// and the set's line numbers (offset / 128) for a later look at the index function.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -53,21 +53,34 @@ __device__ long long timed_load(const unsigned* p) {
   return clock64() - t0;
 }
 
-// One trial: x into the L1, the candidates [skip_begin, skip_end) left out of S, S loaded
-// PASSES times (independent loads, issued in order), then x again. The lines hold zeros;
-// `mask` is 0 at run time, so x's address waits for every load of S without changing.
+// One trial: thread 0 loads x into the L1, the block loads the candidates of S but
+// [skip_begin, skip_end) PASSES times (each thread every blockDim-th line, a barrier between
+// passes), then thread 0 loads x again. The lines hold zeros; `mask` (its low bits 0 at run
+// time) makes each thread use its loads before the barrier, which then follows their end.
 __device__ bool evicts_once(const unsigned* buf, uint32_t x, const uint32_t* s, uint32_t n, uint32_t skip_begin,
                             uint32_t skip_end, unsigned mask) {
+  __shared__ bool evicted;
   const unsigned* px = buf + uint64_t(x) * (kLine / 4);
-  unsigned acc = __ldca(px);
-  if (mask & 0x80000000u) acc += __ldca(px + (acc & mask & 0x7fffffffu));  // x hit once before S
-  for (int pass = 0; pass < passes_of_s; ++pass)
-    for (uint32_t i = 0; i < n; ++i) {
-      if (i == skip_begin) i = skip_end;
-      if (i >= n) break;
-      acc += __ldca(buf + uint64_t(__ldcg(s + i)) * (kLine / 4));
+  const unsigned low = mask & 0x7fffffffu;
+  unsigned acc = 0;
+  if (threadIdx.x == 0) {
+    acc = __ldca(px);
+    if (mask & 0x80000000u) acc += __ldca(px + (acc & low));  // x hit once before S
+    if (acc & low) sink = acc;
+  }
+  __syncthreads();
+  const uint32_t kept = n - (skip_end - skip_begin);
+  for (int pass = 0; pass < passes_of_s; ++pass) {
+    for (uint32_t i = threadIdx.x; i < kept; i += blockDim.x) {
+      const uint32_t j = i < skip_begin ? i : i + (skip_end - skip_begin);
+      acc += __ldca(buf + uint64_t(__ldcg(s + j)) * (kLine / 4));
     }
-  return timed_load(px + (acc & mask & 0x7fffffffu)) > kMissCycles;
+    if (acc & low) sink = acc;
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) evicted = timed_load(px + (acc & low)) > kMissCycles;
+  __syncthreads();
+  return evicted;
 }
 
 __device__ bool evicts(const unsigned* buf, uint32_t x, const uint32_t* s, uint32_t n, uint32_t skip_begin,
@@ -78,14 +91,15 @@ __device__ bool evicts(const unsigned* buf, uint32_t x, const uint32_t* s, uint3
   return yes >= 2;
 }
 
-// out[0]: the pool evicts x; out[1]: the minimal set's size; out[2]: lines of it that could go
-// alone; out[3]: tests; then the set's line numbers.
+// Every thread of the block runs this (the same decisions: evicts() returns the same to all);
+// thread 0 alone rewrites S. out[0]: the pool evicts x; out[1]: the minimal set's size; out[2]:
+// lines of it that could go alone; out[3]: tests; then the set's line numbers.
 __global__ void reduce(const unsigned* buf, uint32_t x, uint32_t* s, uint32_t n, unsigned mask, unsigned long long* out) {
   unsigned long long tests = 0;
-  out[0] = evicts(buf, x, s, n, n, n, mask, &tests) ? 1 : 0;
-  if (!out[0]) {
-    out[1] = n;
-    out[3] = tests;
+  const bool pool_evicts = evicts(buf, x, s, n, n, n, mask, &tests);
+  if (threadIdx.x == 0) out[0] = pool_evicts ? 1 : 0;
+  if (!pool_evicts) {
+    if (threadIdx.x == 0) out[1] = n, out[3] = tests;
     return;
   }
   bool removed = true;
@@ -95,13 +109,17 @@ __global__ void reduce(const unsigned* buf, uint32_t x, uint32_t* s, uint32_t n,
     for (uint32_t g = 0; g < groups && !removed; ++g) {
       const uint32_t b = uint32_t(uint64_t(n) * g / groups), e = uint32_t(uint64_t(n) * (g + 1) / groups);
       if (!evicts(buf, x, s, n, b, e, mask, &tests)) continue;
-      for (uint32_t i = e; i < n; ++i) __stcg(s + b + (i - e), __ldcg(s + i));  // S without the group
+      if (threadIdx.x == 0)
+        for (uint32_t i = e; i < n; ++i) __stcg(s + b + (i - e), __ldcg(s + i));  // S without the group
+      __threadfence_block();
+      __syncthreads();
       n -= e - b;
       removed = true;
     }
   }
   unsigned long long needless = 0;
   for (uint32_t i = 0; i < n; ++i) needless += evicts(buf, x, s, n, i, i + 1, mask, &tests) ? 1 : 0;
+  if (threadIdx.x != 0) return;
   out[1] = n;
   out[2] = needless;
   out[3] = tests;
@@ -124,6 +142,7 @@ int main(int argc, char** argv) {
   const double pool_factor = argc > 4 ? std::atof(argv[4]) : 3.0;
   const bool x_hit_first = argc > 5 && std::atoi(argv[5]) != 0;
   const int passes = argc > 6 ? std::atoi(argv[6]) : 4;
+  const int threads = argc > 7 ? std::atoi(argv[7]) : 1;
   CHECK(cudaMemcpyToSymbol(passes_of_s, &passes, sizeof passes));
   CHECK(cudaSetDevice(device));
   cudaDeviceProp prop{};
@@ -133,9 +152,10 @@ int main(int argc, char** argv) {
   // L1/shared storage per SM, an upper bound on the L1.
   const uint64_t storage_lines = uint64_t(prop.sharedMemPerMultiprocessor + 32 * 1024) / kLine;
   const uint32_t pool = uint32_t(pool_factor * double(storage_lines));
-  std::printf("%s: carveout %d %%, pool %u lines (%.1f x %llu lines of L1 + shared), %d passes, miss > %lld cycles\n",
+  std::printf("%s: carveout %d %%, pool %u lines (%.1f x %llu lines of L1 + shared), %d passes by %d threads, "
+              "miss > %lld cycles\n",
               prop.name, carveout, pool, pool_factor, static_cast<unsigned long long>(storage_lines), passes,
-              kMissCycles);
+              threads, kMissCycles);
   unsigned* buf = nullptr;
   uint32_t* s = nullptr;
   unsigned long long* out = nullptr;
@@ -152,7 +172,7 @@ int main(int argc, char** argv) {
     for (uint32_t i = 0; i <= pool; ++i) std::swap(all[i], all[i + next_random(seed) % (lines - i)]);
     const uint32_t x = all[0];
     CHECK(cudaMemcpy(s, all.data() + 1, pool * sizeof(uint32_t), cudaMemcpyHostToDevice));
-    reduce<<<1, 1>>>(buf, x, s, pool, x_hit_first ? 0x80000000u : 0u, out);
+    reduce<<<1, threads>>>(buf, x, s, pool, x_hit_first ? 0x80000000u : 0u, out);
     std::vector<unsigned long long> h(4 + 256);
     CHECK(cudaMemcpy(h.data(), out, h.size() * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
     std::printf("target %d (line %u): pool evicts %s, minimal set %llu lines, %llu could go alone, %llu tests; lines",
