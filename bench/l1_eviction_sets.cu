@@ -17,7 +17,8 @@
 // allocate in the L1. CARVEOUT_PERCENT (default 0: the largest L1) is the kernel's preferred
 // shared-memory carveout. Prints per target: the pool's verdict, the minimal set's size,
 // whether every line of it is needed (each left out in turn, three trials), the tests it took,
-// and the set's line numbers (offset / 128) for a later look at the index function.
+// the set's line numbers (offset / 128) for a later look at the index function, and the cycles
+// per line of each pass of the first trial over the whole pool (hits or misses of S itself).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -44,6 +45,9 @@ constexpr long long kMissCycles = 100;
 
 __device__ volatile unsigned sink;
 __constant__ int passes_of_s;  // passes over S per trial (PASSES, default 4)
+// The cycles of each pass of the first trial (whether the L1 keeps S's lines), up to 64.
+__device__ long long first_trial_pass_cycles[64];
+__device__ int first_trial_done;
 
 // The time of one .ca load of `p`; the volatile store waits for it before the second clock.
 __device__ long long timed_load(const unsigned* p) {
@@ -70,6 +74,8 @@ __device__ bool evicts_once(const unsigned* buf, uint32_t x, const uint32_t* s, 
   }
   __syncthreads();
   const uint32_t kept = n - (skip_end - skip_begin);
+  const bool record = threadIdx.x == 0 && !first_trial_done;
+  long long t_pass = clock64();
   for (int pass = 0; pass < passes_of_s; ++pass) {
     for (uint32_t i = threadIdx.x; i < kept; i += blockDim.x) {
       const uint32_t j = i < skip_begin ? i : i + (skip_end - skip_begin);
@@ -77,7 +83,13 @@ __device__ bool evicts_once(const unsigned* buf, uint32_t x, const uint32_t* s, 
     }
     if (acc & low) sink = acc;
     __syncthreads();
+    if (record && pass < 64) {
+      const long long now = clock64();
+      first_trial_pass_cycles[pass] = now - t_pass;
+      t_pass = now;
+    }
   }
+  if (record) first_trial_done = 1;
   if (threadIdx.x == 0) evicted = timed_load(px + (acc & low)) > kMissCycles;
   __syncthreads();
   return evicted;
@@ -172,12 +184,19 @@ int main(int argc, char** argv) {
     for (uint32_t i = 0; i <= pool; ++i) std::swap(all[i], all[i + next_random(seed) % (lines - i)]);
     const uint32_t x = all[0];
     CHECK(cudaMemcpy(s, all.data() + 1, pool * sizeof(uint32_t), cudaMemcpyHostToDevice));
+    const int zero = 0;
+    CHECK(cudaMemcpyToSymbol(first_trial_done, &zero, sizeof zero));
     reduce<<<1, threads>>>(buf, x, s, pool, x_hit_first ? 0x80000000u : 0u, out);
     std::vector<unsigned long long> h(4 + 256);
     CHECK(cudaMemcpy(h.data(), out, h.size() * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
     std::printf("target %d (line %u): pool evicts %s, minimal set %llu lines, %llu could go alone, %llu tests; lines",
                 t, x, h[0] ? "yes" : "no", h[1], h[2], h[3]);
     for (unsigned long long i = 0; h[0] && i < h[1] && i < 256; ++i) std::printf(" %llu", h[4 + i]);
+    std::printf("\n");
+    long long pc[64];
+    CHECK(cudaMemcpyFromSymbol(pc, first_trial_pass_cycles, sizeof pc));
+    std::printf("  cycles per line of each pass over the pool (first trial):");
+    for (int i = 0; i < passes && i < 64; ++i) std::printf(" %.1f", double(pc[i]) / pool);
     std::printf("\n");
     std::fflush(stdout);
   }
