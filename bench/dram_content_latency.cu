@@ -20,6 +20,8 @@
 // then from a second fresh buffer.
 #include <cuda_runtime.h>
 
+#include "bench_common.cuh"
+
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -29,15 +31,6 @@
 namespace {
 
 constexpr uint64_t kLine = 128;
-
-#define CHECK(x)                                                                  \
-  do {                                                                            \
-    cudaError_t e = (x);                                                          \
-    if (e != cudaSuccess) {                                                       \
-      std::fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e));                \
-      std::exit(1);                                                               \
-    }                                                                             \
-  } while (0)
 
 __global__ void chase(const uint64_t* start, uint64_t warm, uint64_t timed, unsigned long long* out) {
   const uint64_t* p = start;
@@ -84,13 +77,6 @@ double chase_cycles(const uint64_t* buf, uint32_t first, unsigned long long* out
   unsigned long long h[2];
   CHECK(cudaMemcpy(h, out, sizeof h, cudaMemcpyDeviceToHost));
   return double(h[0]) / 8192.0;
-}
-
-uint64_t next_random(uint64_t& s) {
-  s ^= s << 13;
-  s ^= s >> 7;
-  s ^= s << 17;
-  return s;
 }
 
 }  // namespace

@@ -21,6 +21,8 @@
 // per line of each pass of the first trial over the whole pool (hits or misses of S itself).
 #include <cuda_runtime.h>
 
+#include "bench_common.cuh"
+
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -33,15 +35,6 @@ constexpr uint64_t kLine = 128;
 constexpr uint64_t kBufferBytes = uint64_t(256) << 20;
 constexpr int kGroups = 64;
 constexpr long long kMissCycles = 100;
-
-#define CHECK(x)                                                   \
-  do {                                                             \
-    cudaError_t e = (x);                                           \
-    if (e != cudaSuccess) {                                        \
-      std::fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e)); \
-      std::exit(1);                                                \
-    }                                                              \
-  } while (0)
 
 __device__ volatile unsigned sink;
 __constant__ int passes_of_s;  // passes over S per trial (PASSES, default 4)
@@ -136,13 +129,6 @@ __global__ void reduce(const unsigned* buf, uint32_t x, uint32_t* s, uint32_t n,
   out[2] = needless;
   out[3] = tests;
   for (uint32_t i = 0; i < n && i < 256; ++i) out[4 + i] = __ldcg(s + i);
-}
-
-uint64_t next_random(uint64_t& s) {
-  s ^= s << 13;
-  s ^= s >> 7;
-  s ^= s << 17;
-  return s;
 }
 
 }  // namespace

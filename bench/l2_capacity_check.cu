@@ -20,6 +20,8 @@
 // while sampling), and held bytes / (API size / partitions) for 1 and 2 partitions.
 #include <cuda_runtime.h>
 
+#include "bench_common.cuh"
+
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -33,15 +35,6 @@ constexpr int kFillThreads = 1024;
 constexpr int kSampleWarps = 8;
 constexpr int kSamplesPerWarp = 128;
 constexpr int kBins = 64;  // 16-cycle bins from 0 to 1024 cycles (the last takes the rest)
-
-#define CHECK(x)                                                           \
-  do {                                                                     \
-    cudaError_t e = (x);                                                   \
-    if (e != cudaSuccess) {                                                \
-      std::fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e));         \
-      std::exit(1);                                                        \
-    }                                                                      \
-  } while (0)
 
 // A bijection of [0, n): i -> (a i + b) mod n with a odd and coprime to n (n is a multiple
 // of 2^k times small factors; the caller picks a prime a).
