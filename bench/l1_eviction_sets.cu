@@ -2,14 +2,14 @@
 // testing (plain CUDA, none of memtopo's code), the evidence behind the L1's ways where its set
 // index is a hash that strides cannot see.
 //
-//   memtopo-l1-eviction-sets [DEVICE] [TARGETS] [CARVEOUT_PERCENT] [POOL_FACTOR] [X_HIT_FIRST] [PASSES] [THREADS]
+//   memtopo-l1-eviction-sets [DEVICE] [TARGETS] [CARVEOUT_PERCENT] [POOL_FACTOR] [X_MODE] [PASSES] [THREADS]
 //
 // One block does everything, so one SM's L1 is the cache under test: its thread 0 loads a
 // target line x, THREADS (default 1) threads load the sets. A pool of POOL_FACTOR (default 3)
 // times the L1's lines is drawn at random from a 256 MiB buffer. "S evicts x" when x, loaded
-// with .ca (X_HIT_FIRST 1: and once more, a hit), then every line of S loaded with .ca in
-// PASSES (default 4) passes, loads again slower than 100 cycles (an L1 hit takes about 32 on
-// the GPUs measured, an L2 hit about 280). Each test is the majority of three trials. The
+// with .ca (X_MODE 1: and once more, a hit; 2: after S's first pass, not before it), then every
+// line of S loaded with .ca in PASSES (default 4) passes, loads again slower than 100 cycles
+// (an L1 hit takes about 32 on the GPUs measured, an L2 hit about 280). Each test is the majority of three trials. The
 // reduction splits S into 64 groups (single lines once S has fewer) and drops the first group
 // whose removal still evicts x, until no group can go: a set from which no line can go, whose
 // size is the number of ways of x's set where the replacement keeps the last W lines of a set.
@@ -41,6 +41,7 @@ __constant__ int passes_of_s;  // passes over S per trial (PASSES, default 4)
 // The cycles of each pass of the first trial (whether the L1 keeps S's lines), up to 64.
 __device__ long long first_trial_pass_cycles[64];
 __device__ int first_trial_done;
+__device__ long long first_trial_x_cycles;  // x's first load in the first trial
 
 // The time of one .ca load of `p`; the volatile store waits for it before the second clock.
 __device__ long long timed_load(const unsigned* p) {
@@ -58,18 +59,26 @@ __device__ bool evicts_once(const unsigned* buf, uint32_t x, const uint32_t* s, 
                             uint32_t skip_end, unsigned mask) {
   __shared__ bool evicted;
   const unsigned* px = buf + uint64_t(x) * (kLine / 4);
-  const unsigned low = mask & 0x7fffffffu;
+  const unsigned low = mask & 0x3fffffffu;
+  const bool record = threadIdx.x == 0 && !first_trial_done;
   unsigned acc = 0;
-  if (threadIdx.x == 0) {
-    acc = __ldca(px);
-    if (mask & 0x80000000u) acc += __ldca(px + (acc & low));  // x hit once before S
+  // x's first load, before S or (mask bit 30) after S's first pass; its time is kept.
+  auto load_x = [&] {
+    if (threadIdx.x != 0) return;
+    const long long t = timed_load(px);
+    if (record) first_trial_x_cycles = t;
+    if (mask & 0x80000000u) acc += __ldca(px + (acc & low));  // x hit once more
     if (acc & low) sink = acc;
-  }
+  };
+  if (!(mask & 0x40000000u)) load_x();
   __syncthreads();
   const uint32_t kept = n - (skip_end - skip_begin);
-  const bool record = threadIdx.x == 0 && !first_trial_done;
   long long t_pass = clock64();
   for (int pass = 0; pass < passes_of_s; ++pass) {
+    if (pass == 1 && (mask & 0x40000000u)) {
+      load_x();
+      __syncthreads();
+    }
     for (uint32_t i = threadIdx.x; i < kept; i += blockDim.x) {
       const uint32_t j = i < skip_begin ? i : i + (skip_end - skip_begin);
       acc += __ldca(buf + uint64_t(__ldcg(s + j)) * (kLine / 4));
@@ -138,7 +147,8 @@ int main(int argc, char** argv) {
   const int targets = argc > 2 ? std::atoi(argv[2]) : 8;
   const int carveout = argc > 3 ? std::atoi(argv[3]) : 0;
   const double pool_factor = argc > 4 ? std::atof(argv[4]) : 3.0;
-  const bool x_hit_first = argc > 5 && std::atoi(argv[5]) != 0;
+  // X_MODE: 1 x hit once more; 2 x loaded after S's first pass instead of before it; 3 both.
+  const int x_mode = argc > 5 ? std::atoi(argv[5]) : 0;
   const int passes = argc > 6 ? std::atoi(argv[6]) : 4;
   const int threads = argc > 7 ? std::atoi(argv[7]) : 1;
   CHECK(cudaMemcpyToSymbol(passes_of_s, &passes, sizeof passes));
@@ -172,7 +182,7 @@ int main(int argc, char** argv) {
     CHECK(cudaMemcpy(s, all.data() + 1, pool * sizeof(uint32_t), cudaMemcpyHostToDevice));
     const int zero = 0;
     CHECK(cudaMemcpyToSymbol(first_trial_done, &zero, sizeof zero));
-    reduce<<<1, threads>>>(buf, x, s, pool, x_hit_first ? 0x80000000u : 0u, out);
+    reduce<<<1, threads>>>(buf, x, s, pool, (x_mode & 1 ? 0x80000000u : 0u) | (x_mode & 2 ? 0x40000000u : 0u), out);
     std::vector<unsigned long long> h(4 + 256);
     CHECK(cudaMemcpy(h.data(), out, h.size() * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
     std::printf("target %d (line %u): pool evicts %s, minimal set %llu lines, %llu could go alone, %llu tests; lines",
@@ -181,7 +191,9 @@ int main(int argc, char** argv) {
     std::printf("\n");
     long long pc[64];
     CHECK(cudaMemcpyFromSymbol(pc, first_trial_pass_cycles, sizeof pc));
-    std::printf("  cycles per line of each pass over the pool (first trial):");
+    long long xc = 0;
+    CHECK(cudaMemcpyFromSymbol(&xc, first_trial_x_cycles, sizeof xc));
+    std::printf("  x's first load %lld cycles; cycles per line of each pass over the pool (first trial):", xc);
     for (int i = 0; i < passes && i < 64; ++i) std::printf(" %.1f", double(pc[i]) / pool);
     std::printf("\n");
     std::fflush(stdout);
