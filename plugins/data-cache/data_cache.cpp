@@ -81,7 +81,8 @@ Probe l1d_present() {
 }
 
 std::vector<Probe> all_probes() {
-  std::vector<Probe> probes{l1d_present(), data_cache::l2_levels(), data_cache::l2_latency()};
+  std::vector<Probe> probes{l1d_present(), data_cache::l2_levels(), data_cache::l2_latency(),
+                           data_cache::l1d_eviction_sets()};
   memtopo::cache::ElementSpec l1d{"data-cache", "l1d", "L1 data cache", l1d_target, {"l1d.present"}, {}};
   l1d.carveout_option = true;  // the L1 shares its storage with shared memory
   // Its own worker, for the probes after it: the streams it slowed by 16 % were the device

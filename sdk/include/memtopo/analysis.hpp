@@ -7,6 +7,7 @@
 #include "memtopo/analysis/changepoint.hpp"
 #include "memtopo/analysis/counts.hpp"
 #include "memtopo/analysis/extrapolate.hpp"
+#include "memtopo/analysis/gf2.hpp"
 #include "memtopo/analysis/ks.hpp"
 #include "memtopo/analysis/levels.hpp"
 #include "memtopo/analysis/robust.hpp"

@@ -80,6 +80,24 @@ void report_carveout(Context& ctx, const std::string& element, int32_t percent) 
                                     : "carveout the size was measured at (0: the least shared memory the kernel allows)"});
 }
 
+// Where strides cannot see the sets (a set index hashed from many address bits), the ways of
+// minimal eviction sets, when a probe of the element's plugin found them
+// (<element>.eviction_set_ways), and the size give sets and ways; false when there are none.
+bool geometry_from_eviction_sets(Context& ctx, const std::string& e, int64_t size_bytes, int64_t line_bytes,
+                                 const std::string& strides) {
+  const auto ways = ctx.try_input<int64_t>(e + ".eviction_set_ways");
+  if (!ways || *ways < 1 || line_bytes < 1 || size_bytes / line_bytes < *ways) return false;
+  const int64_t lines = size_bytes / line_bytes, sets = (lines + *ways / 2) / *ways;
+  const std::string how = "from the ways of minimal eviction sets (" + e + ".eviction_set_ways) and " +
+                          std::to_string(lines) + " lines" +
+                          (sets * *ways == lines ? "" : " (" + std::to_string(sets * *ways) + " as whole sets)") +
+                          "; strides: " + strides;
+  ctx.result(e + ".sets", sets, ResultInfo{0.8, Bound::Exact, how});
+  ctx.result(e + ".ways", *ways, ResultInfo{0.8, Bound::Exact, how});
+  ctx.result(e + ".set_mapping", std::string("hashed"), ResultInfo{0.8, Bound::Exact, "no stride reaches the sets: " + strides});
+  return true;
+}
+
 }  // namespace
 
 std::vector<Probe> element_probes(const ElementSpec& spec) {
@@ -147,8 +165,9 @@ std::vector<Probe> element_probes(const ElementSpec& spec) {
 
   probes.push_back(element_probe(spec, "geometry", "sets, ways and set-index mapping", false,
                                  [e, first_key](Context& ctx, Measurer& m) {
-                                   const GeometryResult r = find_geometry(m, ctx.input<int64_t>(first_key),
-                                                                          ctx.input<int64_t>(e + ".line_bytes"));
+                                   const int64_t size = ctx.input<int64_t>(first_key), line = ctx.input<int64_t>(e + ".line_bytes");
+                                   const GeometryResult r = find_geometry(m, size, line);
+                                   if (!r.sets.found && geometry_from_eviction_sets(ctx, e, size, line, r.sets.note)) return;
                                    report(ctx, e + ".set_mapping", r.set_mapping);
                                    report(ctx, e + ".sets", r.sets);
                                    report(ctx, e + ".ways", r.ways);
@@ -157,7 +176,7 @@ std::vector<Probe> element_probes(const ElementSpec& spec) {
   probes.back()
       .provides({e + ".sets", e + ".ways", e + ".set_mapping"})
       .requires_keys(with(size_req, {first_key, e + ".line_bytes"}))
-      .uses(uses);
+      .uses(with(uses, {e + ".eviction_set_ways"}));
 
   probes.push_back(element_probe(spec, "policy", "replacement policy", false, [e](Context& ctx, Measurer& m) {
     const PolicyResult r =

@@ -12,6 +12,7 @@ Cache::Cache(const CacheGeometry& g, Rng* replacement_rng)
       sector_index_mask_(uint64_t(g.line_bytes / g.sector_bytes) - 1),
       sets_(g.sets()),
       sets_pow2_(std::has_single_bit(g.sets())),
+      mixed_(g.mixed_index && g.set_hash_masks.empty() && g.sets() > 1),
       set_ways_(g.set_ways),
       hash_(g.set_hash_masks),
       rng_(replacement_rng) {

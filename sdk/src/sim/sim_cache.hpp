@@ -145,6 +145,10 @@ class Cache {
       return s;
     }
     const uint64_t index_line = index_addr >> line_shift_;
+    // Each run of `sets` consecutive lines fills every set once, rotated by a Fibonacci hash
+    // of the run's number: sizes stay exact, while carries keep any XOR of address bits and
+    // any stride from naming the sets (a hash like the H100 L1's, sets no power of two).
+    if (mixed_) return uint32_t((index_line + (((index_line / sets_) * 0x9E3779B97F4A7C15ull) >> 32)) % sets_);
     if (!equal_sets_) return residue_set_[index_line % residue_set_.size()];
     if (sets_pow2_) return uint32_t(index_line & (sets_ - 1));
     return uint32_t(index_line % sets_);
@@ -156,6 +160,7 @@ class Cache {
   uint64_t sector_index_mask_;
   uint32_t sets_;
   bool sets_pow2_;
+  bool mixed_;
   bool equal_sets_;
   uint32_t ways_;  // equal sets only
   uint32_t way_limit_ = UINT32_MAX;

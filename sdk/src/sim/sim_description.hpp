@@ -31,6 +31,7 @@ enum class SetIndex {
   Modulo,
   Pairs,   // set_mapping = "hashed": index bit i = line bit i XOR line bit i + log2(sets)
   Folded,  // sets not measured: index bit i = XOR of line bits i, i + log2(sets), i + 2 log2(sets), ...
+  Mixed,   // set_mapping = "mixed", or a measured "hashed" of sets no power of two: not linear (sim_cache.hpp)
 };
 
 struct ElementDefaults {

@@ -5,6 +5,7 @@
 // itself.
 #include <algorithm>
 #include <bit>
+#include <cctype>
 #include <cmath>
 #include <optional>
 #include <string>
@@ -126,19 +127,22 @@ std::vector<uint32_t> replay_sets(Reader& r, uint64_t lines, uint32_t line, uint
     r.fail("sets", std::to_string(s) + " sets do not divide among " + std::to_string(instances) + " partitions");
   if (w > 1024) r.fail("ways", std::to_string(w) + " ways is more than the simulator handles (1024)");
   const uint64_t per = s / instances;
-  // A hashed index the probe found but could not name: pairs of bits, as the probe saw them
-  // (a set count that is not a power of two keeps modulo mapping; docs/simulator.md).
-  if (hashed && per > 1 && std::has_single_bit(per)) index = SetIndex::Pairs;
+  // A hashed index the probe found but could not name: pairs of bits, as the probe saw them;
+  // for a set count that is not a power of two a non-linear hash (docs/simulator.md).
+  if (hashed && per > 1) index = std::has_single_bit(per) ? SetIndex::Pairs : SetIndex::Mixed;
   return std::vector<uint32_t>(per, uint32_t(w));
 }
 
 
-// set_mapping: "modulo" or "hashed" (with no [sim.<element>] set_hash, a hash is derived).
-bool read_hashed(Reader& r) {
+// set_mapping: "modulo", "hashed" (with no set_hash, a hash is derived) or "mixed" (a
+// non-linear hash: SetIndex::Mixed).
+enum class Mapping { Modulo, Hashed, Mixed };
+Mapping read_mapping(Reader& r) {
   auto v = r.string("set_mapping");
-  if (!v || *v == "modulo") return false;
-  if (*v == "hashed") return true;
-  r.fail("set_mapping", "\"" + *v + "\" is not a set mapping; use \"modulo\" or \"hashed\"");
+  if (!v || *v == "modulo") return Mapping::Modulo;
+  if (*v == "hashed") return Mapping::Hashed;
+  if (*v == "mixed") return Mapping::Mixed;
+  r.fail("set_mapping", "\"" + *v + "\" is not a set mapping; use \"modulo\", \"hashed\" or \"mixed\"");
 }
 
 // The lines of a size. A measured size may not be a whole number of lines (the size probe
@@ -159,7 +163,7 @@ uint64_t lines_of(Reader& r, uint64_t size, uint32_t line, const Provenance& pro
 // index (Pairs: the bit and the one log2(sets) above it; Folded: every such bit below 2^48).
 std::vector<uint64_t> derived_masks(SetIndex index, uint32_t sets, uint32_t line_bytes) {
   std::vector<uint64_t> out;
-  if (index == SetIndex::Modulo || sets < 2) return out;
+  if (index == SetIndex::Modulo || index == SetIndex::Mixed || sets < 2) return out;
   const uint32_t t = uint32_t(std::countr_zero(sets)), shift = uint32_t(std::countr_zero(line_bytes));
   for (uint32_t i = 0; i < t; ++i) {
     uint64_t mask = 0;
@@ -211,6 +215,33 @@ void read_set_hash(Reader& s, const toml::node& hash, CacheElement& e) {
                            std::to_string(e.geometry.sets()) + " sets; give log2(sets) entries");
 }
 
+// <element>.set_hash as probes write it: one string per index bit, address bits joined by
+// "^" ("7^12"); the same masks as [sim.<element>] set_hash.
+void read_set_hash_text(Reader& r, const toml::node& hash, CacheElement& e) {
+  const toml::array* a = hash.as_array();
+  const char* form = "must be an array of strings, one per set-index bit, each address bits joined by ^ (\"7^12\")";
+  if (!a) r.fail("set_hash", form);
+  for (const toml::node& bit : *a) {
+    const auto text = bit.value<std::string>();
+    if (!text) r.fail("set_hash", form);
+    uint64_t mask = 0;
+    size_t at = 0;
+    while (at <= text->size()) {
+      const size_t end = std::min(text->find('^', at), text->size());
+      const std::string part = text->substr(at, end - at);
+      const bool digits = !part.empty() && part.size() <= 2 && std::all_of(part.begin(), part.end(), ::isdigit);
+      if (!digits || std::stoi(part) > 63) r.fail("set_hash", "\"" + *text + "\": address bits are integers 0..63; " + form);
+      mask ^= uint64_t(1) << std::stoi(part);
+      at = end + 1;
+    }
+    if (!mask) r.fail("set_hash", "\"" + *text + "\" selects no address bit");
+    e.geometry.set_hash_masks.push_back(mask);
+  }
+  if (e.geometry.set_hash_masks.size() >= 64 || (uint64_t(1) << e.geometry.set_hash_masks.size()) != e.geometry.sets())
+    r.fail("set_hash", std::to_string(e.geometry.set_hash_masks.size()) + " index bits cannot address " +
+                           std::to_string(e.geometry.sets()) + " sets (sets and ways); give log2(sets) entries");
+}
+
 }  // namespace
 
 Provenance read_provenance(const toml::table& root, const char* element, const std::string& file) {
@@ -239,7 +270,8 @@ CacheRead read_cache(Reader& r, ElementDefaults d, std::optional<uint64_t> defau
   auto sector = r.integer("fetch_granularity_bytes");
   auto latency = r.cycles("latency_cycles");
   auto penalty = r.cycles("miss_penalty_cycles");
-  const bool hashed = read_hashed(r);
+  const Mapping mapping = read_mapping(r);
+  const bool hashed = mapping != Mapping::Modulo;
   // The first miss only tells replay_sets which footprint measured sets were measured from.
   const auto first_miss = r.integer("first_miss_bytes");
   bool on = r.exists() ? present.value_or(true) : false;
@@ -278,7 +310,9 @@ CacheRead read_cache(Reader& r, ElementDefaults d, std::optional<uint64_t> defau
     if (lines % instances) r.fail("size_bytes", "does not divide among " + std::to_string(instances) + " partitions");
     // Structure given for the whole cache; each partition holds an equal share of the sets.
     e.geometry.set_ways = read_sets(r, sz, b, "sets", "ways", instances, "size_bytes");
-    if (hashed) {
+    if (mapping == Mapping::Mixed) {
+      out.index = SetIndex::Mixed;
+    } else if (hashed) {
       const uint32_t per = uint32_t(e.geometry.set_ways.size());
       if (per < 2 || !std::has_single_bit(per))
         r.fail("set_mapping", "\"hashed\" derives a hash for a power-of-two number of sets (per partition), not " +
@@ -299,8 +333,11 @@ void read_cache_sim(Reader& s, Reader& element, CacheRead& read, bool partitions
     if (element.has("set_mapping") && element.string("set_mapping") == "modulo")
       s.fail("set_hash", "contradicts " + element.path() + ".set_mapping = \"modulo\"; remove one of them");
     read_set_hash(s, *hash, e);
+  } else if (auto measured = element.node("set_hash"); measured && e.geometry.present) {
+    read_set_hash_text(element, *measured, e);  // the form probes write: ["7^12", ...]
   } else if (e.geometry.present) {
     e.geometry.set_hash_masks = derived_masks(read.index, e.geometry.sets(), e.geometry.line_bytes);
+    e.geometry.mixed_index = read.index == SetIndex::Mixed;
   }
   auto probs = s.numbers("victim_probabilities");
   auto eprobs = element.numbers("victim_probabilities");  // the probes report the measured ones

@@ -24,6 +24,7 @@ struct CacheGeometry {
   Policy policy = Policy::Lru;
   std::vector<double> victim_probabilities;  // NonUniform: victim probability per way
   std::vector<uint64_t> set_hash_masks;   // empty: modulo; else set bit i = parity(addr & mask[i])
+  bool mixed_index = false;               // no masks: a multiplicative hash of the line, modulo the sets
   uint32_t sets() const { return static_cast<uint32_t>(set_ways.size()); }
   uint32_t max_ways() const {
     uint32_t m = 0;

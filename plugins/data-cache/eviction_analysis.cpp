@@ -1,0 +1,102 @@
+#include "eviction_analysis.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <map>
+#include <set>
+
+#include <memtopo/analysis/gf2.hpp>
+
+namespace data_cache {
+
+WaysFinding ways_of(const std::vector<EvictionSet>& sets) {
+  WaysFinding w;
+  std::map<uint64_t, size_t> sizes;
+  size_t complete = 0, no_pool = 0;
+  for (const auto& s : sets) {
+    if (!s.pool_evicts) ++no_pool;
+    if (!s.complete) continue;
+    ++complete;
+    ++sizes[s.lines.size()];
+  }
+  std::string census;
+  for (const auto& [size, count] : sizes) {
+    census += (census.empty() ? "" : ", ") + std::to_string(count) + " x " + std::to_string(size);
+    if (count > w.agreeing) w.agreeing = count, w.ways = uint32_t(size);
+  }
+  w.note = "minimal eviction sets of " + std::to_string(sets.size()) + " targets: " +
+           (census.empty() ? "none complete" : census + " lines") +
+           (no_pool ? "; " + std::to_string(no_pool) + " pools did not evict their target" : "") +
+           (complete + no_pool < sets.size() ? "; " + std::to_string(sets.size() - complete - no_pool) +
+                                                   " reductions stopped at the test limit"
+                                             : "");
+  w.found = complete >= 2 && 2 * w.agreeing >= complete && w.ways > 0;
+  return w;
+}
+
+IndexFinding index_of(const std::vector<EvictionSet>& sets, uint32_t ways, const LineSpace& space, uint64_t cache_sets) {
+  IndexFinding f;
+  std::vector<uint64_t> diffs;
+  for (const auto& s : sets) {
+    if (!s.complete || s.lines.size() != ways) continue;
+    for (uint64_t m : s.lines) diffs.push_back(space.address(s.target) ^ space.address(m));
+  }
+  // The bits in which the buffer's line addresses differ: below the highest bit that changes
+  // from its first line to its last, above the line offset.
+  const uint64_t first = space.address(0), last = space.address(space.lines ? space.lines - 1 : 0);
+  const int top = std::bit_width(first ^ last);
+  const uint64_t below_top = top >= 64 ? ~uint64_t(0) : (uint64_t(1) << top) - 1;
+  f.domain = below_top & ~(uint64_t(space.line_bytes) - 1);
+  f.differences = diffs.size();
+  f.rank = memtopo::analysis::difference_rank(diffs, f.domain);
+  f.parities = memtopo::analysis::constant_parities(diffs, f.domain);
+  f.complete = !diffs.empty() && cache_sets > 1 && f.parities.size() < 63 &&
+               (uint64_t(1) << f.parities.size()) == cache_sets;
+  return f;
+}
+
+uint32_t set_of(uint64_t address, const std::vector<uint64_t>& parities) {
+  uint32_t s = 0;
+  for (size_t i = 0; i < parities.size(); ++i) s |= uint32_t(std::popcount(address & parities[i]) & 1) << i;
+  return s;
+}
+
+namespace {
+
+// `count` distinct lines of [0, lines) other than `avoid` whose set (of line * line_bytes) is `set`.
+std::vector<uint64_t> lines_in_set(uint32_t set, size_t count, const std::vector<uint64_t>& parities,
+                                   const LineSpace& space, const std::set<uint64_t>& avoid, std::mt19937_64& rng) {
+  std::vector<uint64_t> out;
+  std::set<uint64_t> taken = avoid;
+  for (uint64_t tries = 0; out.size() < count && tries < 1000000 && space.lines; ++tries) {
+    const uint64_t l = rng() % space.lines;
+    if (set_of(space.address(l), parities) != set || !taken.insert(l).second) continue;
+    out.push_back(l);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<Prediction> predictions(const std::vector<uint64_t>& targets, const std::vector<uint64_t>& parities,
+                                    uint32_t ways, const LineSpace& space, std::mt19937_64& rng) {
+  std::vector<Prediction> out;
+  if (parities.empty()) return out;
+  for (size_t i = 0; i < targets.size(); ++i) {
+    const uint64_t x = targets[i];
+    const uint32_t home = set_of(space.address(x), parities);
+    const uint32_t other = home ^ (uint32_t(1) << (i % parities.size()));
+    const std::set<uint64_t> avoid{x};
+    out.push_back({x, lines_in_set(home, ways, parities, space, avoid, rng), true});
+    out.push_back({x, lines_in_set(other, ways, parities, space, avoid, rng), false});
+    auto short_set = lines_in_set(home, ways - 1, parities, space, avoid, rng);
+    for (uint64_t l : lines_in_set(other, 1, parities, space, avoid, rng)) short_set.push_back(l);
+    out.push_back({x, short_set, false});
+  }
+  // Every pool the same size (the kernel's), or none.
+  for (const auto& p : out)
+    if (p.pool.size() != ways) return {};
+  return out;
+}
+
+}  // namespace data_cache

@@ -1,0 +1,217 @@
+// data-cache/l1d-eviction-sets: the L1's ways from minimal eviction sets and its set-index
+// function as XOR parities of address bits, where a hashed index hides the sets from strides
+// (docs/cache-probes.md, "Eviction sets and the set-index function"). The kernel
+// (eviction_kernel.cuh) reduces a random pool per target on an SM of its own; this file draws
+// the pools, reads the sets, solves for the parities over GF(2) and tests what they predict.
+#include <algorithm>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <memtopo/analysis/gf2.hpp>
+#include <memtopo/device/kernel.hpp>
+#include <memtopo/probe.hpp>
+
+#include "eviction_analysis.hpp"
+#include "eviction_kernel.cuh"
+#include "l2_probes.hpp"
+
+namespace data_cache {
+namespace {
+
+struct Settings {
+  uint32_t targets, passes, trials, max_tests;
+  double pool_factor;
+  uint64_t buffer_bytes;
+  int carveout;
+};
+
+Settings settings_of(const memtopo::Context& ctx) {
+  return Settings{uint32_t(ctx.option<int64_t>("targets")),      uint32_t(ctx.option<int64_t>("passes")),
+                  uint32_t(ctx.option<int64_t>("trials")),       uint32_t(ctx.option<int64_t>("max_tests")),
+                  ctx.option<double>("pool_factor"),             uint64_t(ctx.option<int64_t>("buffer_bytes")),
+                  int(ctx.option<int64_t>("carveout_percent"))};
+}
+
+// Runs the kernel on `pools` (one per target, all of `pool` lines) and reads the sets back.
+std::vector<EvictionSet> reduce(const memtopo::Context& ctx, const Settings& st, const LineSpace& space,
+                                const std::vector<uint64_t>& targets, const std::vector<std::vector<uint64_t>>& pools) {
+  namespace dev = memtopo::device;
+  const uint32_t count = uint32_t(targets.size()), pool = uint32_t(pools.empty() ? 0 : pools[0].size());
+  std::vector<uint32_t> t32(targets.begin(), targets.end()), l32;
+  for (const auto& p : pools) l32.insert(l32.end(), p.begin(), p.end());
+  dev::Buffer<uint32_t> tbuf(ctx, count), lists(ctx, l32.size()), next(ctx, 1);
+  const uint32_t slots = uint32_t(std::max(ctx.device().sm_count, 1)) * 2;  // smid may exceed the SM count
+  dev::Buffer<int32_t> owner(ctx, slots);
+  dev::Buffer<unsigned long long> out(ctx, size_t(count) * kOutStride);
+  tbuf.upload(t32);
+  lists.upload(l32);
+  next.zero();
+  owner.zero();
+  out.zero();
+  EvictionArgs a{space.base,   space.line_bytes, tbuf.get(), lists.get(), pool,      count, st.passes,
+                 st.trials,    st.max_tests,     owner.get(), slots,      next.get(), out.get()};
+  dev::LaunchConfig cfg;
+  cfg.grid = {uint32_t(std::max(ctx.device().sm_count, 1))};
+  cfg.block = {32};
+  cfg.shared_carveout_percent = st.carveout;
+  cfg.warmup_launches = 0;  // the kernel rewrites the lists
+  dev::launch<eviction_sets>(ctx, "eviction_sets", cfg, a);
+  const auto o = out.download();
+  std::vector<EvictionSet> sets(count);
+  for (uint32_t t = 0; t < count; ++t) {
+    const unsigned long long* r = o.data() + size_t(t) * kOutStride;
+    EvictionSet& s = sets[t];
+    s.target = targets[t];
+    s.pool_evicts = r[kPoolEvicts] != 0;
+    s.complete = r[kComplete] != 0 && r[kSetLines] <= kMaxSetLines;
+    s.tests = r[kTests];
+    s.sm = uint32_t(r[kSm]);
+    for (uint64_t i = 0; i < r[kSetLines] && i < kMaxSetLines; ++i) s.lines.push_back(r[kOutHeader + i]);
+    if (r[kHitRaw] + 8 > r[kMissRaw])  // no hit/miss separation: the verdicts mean nothing
+      throw memtopo::NotDeterminable("target " + std::to_string(t) + ": a hit takes " + std::to_string(r[kHitRaw]) +
+                                     " raw cycles, a miss " + std::to_string(r[kMissRaw]) + ": no threshold between them");
+  }
+  return sets;
+}
+
+void keep_raw(const memtopo::Context& ctx, const std::vector<EvictionSet>& sets) {
+  std::vector<double> rows;
+  for (const auto& s : sets)
+    for (uint64_t m : s.lines)
+      rows.insert(rows.end(), {double(s.target), double(m), double(s.lines.size()), double(s.complete), double(s.sm)});
+  ctx.raw("l1d_eviction_sets", {"target_line", "member_line", "set_lines", "complete", "sm"}, rows);
+}
+
+// Tests the parities' predictions on the device; returns how many came true, of how many.
+std::pair<size_t, size_t> verify(const memtopo::Context& ctx, const Settings& st, const LineSpace& space,
+                                 const std::vector<uint64_t>& parities, uint32_t ways, const std::vector<EvictionSet>& sets,
+                                 std::mt19937_64& rng) {
+  std::vector<uint64_t> xs;
+  for (const auto& s : sets)
+    if (xs.size() < 8) xs.push_back(s.target);
+  const auto pred = predictions(xs, parities, ways, space, rng);
+  if (pred.empty()) return {0, 1};
+  std::vector<uint64_t> targets;
+  std::vector<std::vector<uint64_t>> pools;
+  for (const auto& p : pred) targets.push_back(p.target), pools.push_back(p.pool);
+  Settings one = st;
+  one.max_tests = 1;  // only the pool's verdict
+  const auto r = reduce(ctx, one, space, targets, pools);
+  size_t right = 0;
+  for (size_t i = 0; i < pred.size(); ++i) right += r[i].pool_evicts == pred[i].evicts ? 1 : 0;
+  return {right, pred.size()};
+}
+
+std::vector<std::string> texts(const std::vector<uint64_t>& masks) {
+  std::vector<std::string> out;
+  for (uint64_t m : masks) out.push_back(memtopo::analysis::xor_text(m));
+  return out;
+}
+
+// `count` targets, each with a pool of `pool` other lines, all distinct within a target.
+void draw(uint32_t count, uint32_t pool, uint64_t lines, std::mt19937_64& rng, std::vector<uint64_t>& targets,
+          std::vector<std::vector<uint64_t>>& pools) {
+  std::vector<bool> used(lines, false);
+  for (uint32_t t = 0; t < count; ++t) {
+    std::vector<uint64_t> drawn;
+    while (drawn.size() < size_t(pool) + 1) {
+      const uint64_t l = rng() % lines;
+      if (!used[l]) used[l] = true, drawn.push_back(l);
+    }
+    for (uint64_t l : drawn) used[l] = false;
+    targets.push_back(drawn[0]);
+    pools.emplace_back(drawn.begin() + 1, drawn.end());
+  }
+}
+
+void measure(memtopo::Context& ctx) {
+  const Settings st = settings_of(ctx);
+  const uint64_t line = uint64_t(ctx.input<int64_t>("l1d.line_bytes"));
+  const uint64_t cache_lines = uint64_t(ctx.input<int64_t>("l1d.size_bytes")) / std::max<uint64_t>(line, 1);
+  if (line < 8 || cache_lines < 2) throw memtopo::NotDeterminable("needs an L1 of two lines or more");
+  // A power-of-two buffer at an address aligned to its size: its lines vary in exactly the
+  // address bits below its size (a buffer across a boundary would add carries to the bits above).
+  uint64_t span = 1;
+  while (span < std::max<uint64_t>(st.buffer_bytes, 8 * cache_lines * line)) span *= 2;
+  memtopo::device::Buffer<uint32_t> buf(ctx, 2 * span / 4);
+  buf.zero();
+  const uint64_t base = (reinterpret_cast<uint64_t>(buf.get()) + span - 1) & ~(span - 1);
+  const LineSpace space{base, uint32_t(line), span / line};
+  const uint32_t pool = uint32_t(std::min<double>(st.pool_factor * double(cache_lines), double(space.lines) / 2));
+  std::mt19937_64 rng(0x65766963747365ull);
+  // Rounds of targets, 4 then twice as many, until the parities name every set, the
+  // differences' rank stopped growing, or `targets` are done.
+  std::vector<EvictionSet> sets;
+  WaysFinding w;
+  IndexFinding f;
+  for (uint32_t round = 4, done = 0, last_rank = 0; done < st.targets; round *= 2) {
+    std::vector<uint64_t> targets;
+    std::vector<std::vector<uint64_t>> pools;
+    draw(std::min(round, st.targets - done), pool, space.lines, rng, targets, pools);
+    ctx.progress(0.1 + 0.6 * done / st.targets, "eviction sets of " + std::to_string(targets.size()) + " targets");
+    for (auto& s : reduce(ctx, st, space, targets, pools)) sets.push_back(std::move(s));
+    done += uint32_t(targets.size());
+    w = ways_of(sets);
+    if (!w.found && done >= 8) break;  // minimal sets of many sizes: not an LRU-like set (random replacement)
+    if (!w.found) continue;
+    f = index_of(sets, w.ways, space, cache_lines / w.ways);
+    if (f.complete || (done > 4 && uint32_t(f.rank) == last_rank)) break;
+    last_rank = uint32_t(f.rank);
+  }
+  keep_raw(ctx, sets);
+  if (!w.found) throw memtopo::NotDeterminable(w.note);
+  ctx.result("l1d.eviction_set_ways", int64_t(w.ways), {0.9, memtopo::Bound::Exact, w.note});
+  const uint64_t cache_sets = cache_lines / w.ways;
+  const std::string span_text = std::to_string(f.differences) + " differences of congruent lines span " +
+                                std::to_string(f.rank) + " of the " + std::to_string(__builtin_popcountll(f.domain)) +
+                                " address bits the lines vary in";
+  if (!f.parities.empty())
+    ctx.result("l1d.set_index_parities", texts(f.parities),
+               {0.8, memtopo::Bound::Exact, span_text + "; each parity (XOR of the address bits) is equal within every set found"});
+  if (!f.complete)
+    throw memtopo::NotDeterminable("set-index function: " + span_text + ", which leaves " +
+                                   std::to_string(f.parities.size()) + " constant parities; " + std::to_string(cache_lines) +
+                                   " lines / " + std::to_string(w.ways) + " ways = " + std::to_string(cache_sets) +
+                                   " sets need log2 of that: no linear function of these address bits");
+  ctx.progress(0.8, "testing the set-index function's predictions");
+  const auto [right, of] = verify(ctx, st, space, f.parities, w.ways, sets, rng);
+  if (right != of)
+    throw memtopo::NotDeterminable("set-index function: the parities' predictions came true " + std::to_string(right) +
+                                   " times of " + std::to_string(of) + "; " + span_text);
+  ctx.result("l1d.set_hash", texts(f.parities),
+             {0.9, memtopo::Bound::Exact,
+              span_text + "; " + std::to_string(of) + " predictions came true (sets of " + std::to_string(w.ways) +
+                  " lines the function puts with a target evict it, others do not)"});
+}
+
+}  // namespace
+
+memtopo::Probe l1d_eviction_sets() {
+  return memtopo::Probe("data-cache/l1d-eviction-sets")
+      .summary("L1 ways from minimal eviction sets; the set index as XOR parities of address bits")
+      .provides({"l1d.eviction_set_ways", "l1d.set_index_parities", "l1d.set_hash"})
+      .key("l1d.eviction_set_ways", MT_VALUE_INT, "", "lines of most minimal eviction sets: the ways of a set")
+      .key("l1d.set_index_parities", MT_VALUE_STRING_ARRAY, "",
+           "XOR parities of address bits (\"7^12\") equal within every eviction set found: the linear part of the index")
+      .key("l1d.set_hash", MT_VALUE_STRING_ARRAY, "",
+           "the set index, one entry per index bit, each an XOR of address bits (\"7^12\"), tested on predictions")
+      .requires_keys({"l1d.size_bytes", "l1d.line_bytes"})
+      .option("targets", MT_VALUE_INT, "32", "target lines at most, one minimal eviction set each (on SMs of their own)")
+      .range("2", "1024")
+      .option("pool_factor", MT_VALUE_FLOAT, "3", "candidates per target, in units of the L1's lines")
+      .range("1", "16")
+      .option("buffer_bytes", MT_VALUE_INT, "16777216", "the buffer the lines are drawn from (its address bits are searched)")
+      .range("65536", "1073741824")
+      .option("passes", MT_VALUE_INT, "2", "passes over a candidate set per test (x is loaded after the first)")
+      .range("2", "16")
+      .option("trials", MT_VALUE_INT, "3", "trials per test (majority)")
+      .range("1", "15")
+      .option("max_tests", MT_VALUE_INT, "4000", "tests per target before its reduction stops")
+      .range("1", "1000000")
+      .option("carveout_percent", MT_VALUE_INT, "0", "shared-memory carveout (0: the largest L1, as l1d.size_bytes)")
+      .range("0", "100")
+      .run(measure);
+}
+
+}  // namespace data_cache

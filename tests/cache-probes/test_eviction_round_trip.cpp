@@ -1,0 +1,97 @@
+// Eviction sets on the simulated GPU (data-cache/l1d-eviction-sets, docs/cache-probes.md):
+// the ways of minimal eviction sets, the XOR set index recovered and tested where strides
+// cannot see it, the geometry from them, and an honest "no linear function" where the index
+// is a modulo by a non-power of two or a non-linear hash.
+#include <catch2/catch.hpp>
+
+#include <bit>
+#include <string>
+#include <vector>
+
+#include <toml++/toml.h>
+
+#include "memtopo_run.hpp"
+
+namespace {
+
+using probetest::write_variant;
+
+const char* const kProbes = "data-cache/l1d-size,data-cache/l1d-line,data-cache/l1d-eviction-sets,data-cache/l1d-geometry";
+
+// ["7^12", ...] as masks of address bits.
+std::vector<uint64_t> masks_of(const toml::node_view<const toml::node>& v) {
+  std::vector<uint64_t> out;
+  if (const toml::array* a = v.as_array())
+    for (const auto& s : *a) {
+      uint64_t m = 0;
+      std::string t = s.value_or<std::string>("");
+      for (size_t at = 0; at <= t.size();) {
+        const size_t end = std::min(t.find('^', at), t.size());
+        m ^= uint64_t(1) << std::stoi(t.substr(at, end - at));
+        at = end + 1;
+      }
+      out.push_back(m);
+    }
+  return out;
+}
+
+// Whether two sets of masks span the same space over GF(2) (by brute force over the small span).
+bool same_span(const std::vector<uint64_t>& a, const std::vector<uint64_t>& b) {
+  if (a.size() != b.size() || a.size() > 16) return false;
+  auto span = [](const std::vector<uint64_t>& m) {
+    std::vector<uint64_t> all;
+    for (uint32_t k = 0; k < (1u << m.size()); ++k) {
+      uint64_t v = 0;
+      for (size_t i = 0; i < m.size(); ++i)
+        if (k >> i & 1) v ^= m[i];
+      all.push_back(v);
+    }
+    std::sort(all.begin(), all.end());
+    return all;
+  };
+  return span(a) == span(b);
+}
+
+}  // namespace
+
+TEST_CASE("eviction sets name the ways and the XOR set index that strides cannot see", "[cache][sim][eviction]") {
+  // Each index bit an XOR of three address bits: no power-of-two stride shows the sets.
+  std::vector<uint64_t> truth;
+  const std::string dev = write_variant("kepler-like.toml", "xor3", [&](toml::table& t) {
+    toml::array hash;
+    for (int i = 0; i < 5; ++i) {  // 32 sets of 128 B lines
+      hash.push_back(toml::array{7 + i, 12 + i, 17 + i});
+      truth.push_back((uint64_t(1) << (7 + i)) | (uint64_t(1) << (12 + i)) | (uint64_t(1) << (17 + i)));
+    }
+    t["sim"]["l1d"].as_table()->insert_or_assign("set_hash", hash);
+  });
+  const toml::table got = probetest::run_memtopo(dev, "xor3", kProbes);
+  CHECK(got["l1d"]["eviction_set_ways"].value<int64_t>() == 12);
+  CHECK(same_span(masks_of(got["l1d"]["set_hash"]), truth));
+  // The geometry from the eviction sets, as strides cannot give it.
+  CHECK(got["l1d"]["sets"].value<int64_t>() == 32);
+  CHECK(got["l1d"]["ways"].value<int64_t>() == 12);
+  CHECK(got["l1d"]["set_mapping"].value<std::string>() == "hashed");
+}
+
+TEST_CASE("eviction sets of a modulo or non-linear index give the ways and no made-up function", "[cache][sim][eviction]") {
+  // 24 sets: modulo (strides see them) or a multiplicative hash (nothing linear in it).
+  const std::string mapping = GENERATE(as<std::string>{}, "modulo", "mixed");
+  INFO(mapping);
+  const std::string dev = write_variant("kepler-like.toml", "nonlinear-" + mapping, [&](toml::table& t) {
+    t["l1d"].as_table()->insert_or_assign("sets", 24);
+    t["l1d"].as_table()->insert_or_assign("ways", 16);
+    t["l1d"].as_table()->insert_or_assign("set_mapping", mapping);
+    t["sim"].as_table()->erase("l1d");
+  });
+  const toml::table got = probetest::run_memtopo(dev, "nonlinear-" + mapping, kProbes);
+  CHECK(got["l1d"]["eviction_set_ways"].value<int64_t>() == 16);
+  CHECK(!got["l1d"]["set_hash"]);
+  const std::string reason = got["probes"]["data-cache/l1d-eviction-sets"]["reason"].value_or<std::string>("");
+  CHECK(reason.find("no linear function") != std::string::npos);
+  // 24 = 8 x 3: modulo keeps the three lowest line bits as parities; the hash keeps none.
+  CHECK(masks_of(got["l1d"]["set_index_parities"]).size() == (mapping == "modulo" ? 3u : 0u));
+  CHECK(got["l1d"]["sets"].value<int64_t>() == 24);
+  CHECK(got["l1d"]["ways"].value<int64_t>() == 16);
+  CHECK(got["l1d"]["set_mapping"].value<std::string>() == (mapping == "modulo" ? "modulo" : "hashed"));
+}
