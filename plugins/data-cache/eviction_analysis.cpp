@@ -12,8 +12,12 @@ namespace data_cache {
 WaysFinding ways_of(const std::vector<EvictionSet>& sets) {
   WaysFinding w;
   std::map<uint64_t, size_t> sizes;
-  size_t complete = 0, no_pool = 0;
+  size_t complete = 0, no_pool = 0, blind = 0;
   for (const auto& s : sets) {
+    if (!s.separated) {
+      ++blind;
+      continue;
+    }
     if (!s.pool_evicts) ++no_pool;
     if (!s.complete) continue;
     ++complete;
@@ -27,9 +31,11 @@ WaysFinding ways_of(const std::vector<EvictionSet>& sets) {
   w.note = "minimal eviction sets of " + std::to_string(sets.size()) + " targets: " +
            (census.empty() ? "none complete" : census + " lines") +
            (no_pool ? "; " + std::to_string(no_pool) + " pools did not evict their target" : "") +
-           (complete + no_pool < sets.size() ? "; " + std::to_string(sets.size() - complete - no_pool) +
-                                                   " reductions stopped at the test limit"
-                                             : "");
+           (blind ? "; " + std::to_string(blind) + " targets without a hit/miss threshold (an L1 hit as slow as an L2 hit)"
+                  : "") +
+           (complete + no_pool + blind < sets.size()
+                ? "; " + std::to_string(sets.size() - complete - no_pool - blind) + " reductions stopped at the test limit"
+                : "");
   w.found = complete >= 2 && 2 * w.agreeing >= complete && w.ways > 0;
   return w;
 }

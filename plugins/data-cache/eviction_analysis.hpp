@@ -17,6 +17,8 @@ struct EvictionSet {
   std::vector<uint64_t> lines;      // the minimal set's line numbers
   uint64_t tests = 0;
   uint32_t sm = 0;
+  bool separated = true;              // the calibration told a hit from a miss
+  std::vector<uint32_t> calibration;  // raw cycles: four misses, then four hits
 };
 
 struct WaysFinding {

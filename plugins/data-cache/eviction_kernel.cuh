@@ -18,11 +18,12 @@
 namespace data_cache {
 
 // Per target in `out`: kOutHeader words, then up to kMaxSetLines line numbers.
-constexpr uint32_t kOutHeader = 8;
+constexpr uint32_t kOutHeader = 16;
 constexpr uint32_t kMaxSetLines = 120;
 constexpr uint32_t kOutStride = kOutHeader + kMaxSetLines;
 // Header words.
-enum : uint32_t { kPoolEvicts = 0, kSetLines, kTests, kSm, kHitRaw, kMissRaw, kComplete, kTarget };
+enum : uint32_t { kPoolEvicts = 0, kSetLines, kTests, kSm, kHitRaw, kMissRaw, kComplete, kTarget, kCalibration };
+// kCalibration..+7: the calibration's four miss and four hit times.
 
 struct EvictionArgs {
   unsigned long long buf;  // the lines' buffer; line k at buf + k * line_bytes
@@ -38,6 +39,7 @@ struct EvictionArgs {
   uint32_t sm_slots;
   uint32_t* next_target;    // zeroed ticket counter
   unsigned long long* out;  // target_count * kOutStride words
+  uint32_t zero;            // 0, unknown to the compiler (timed_ca, load_pass)
 };
 
 namespace detail {
@@ -51,6 +53,8 @@ MEMTOPO_INLINE uint32_t list_at(const uint32_t* list, uint32_t i) {
 }
 
 // One pass of the block over S without [skip_begin, skip_end), .ca loads, then a barrier.
+// Each thread uses its loads' values before the barrier (keep_if with the run-time zero): the
+// loads cannot be dropped, and every line of the pass is in the L1 before anything after it.
 MEMTOPO_INLINE uint32_t load_pass(const EvictionArgs& a, const uint32_t* s, uint32_t n, uint32_t skip_begin,
                                   uint32_t skip_end) {
   uint32_t acc = 0;
@@ -59,15 +63,18 @@ MEMTOPO_INLINE uint32_t load_pass(const EvictionArgs& a, const uint32_t* s, uint
     const uint32_t j = i < skip_begin ? i : i + (skip_end - skip_begin);
     acc += memtopo::device::load<memtopo::device::Path::GlobalCa>(line_address(a, list_at(s, j)), 0);
   }
+  memtopo::device::keep_if(acc, a.next_target, a.zero);
   memtopo::device::sync_block();
   return acc;
 }
 
-// Raw cycles of one .ca load of `address` by the calling thread.
-MEMTOPO_INLINE uint32_t timed_ca(unsigned long long address, unsigned long long slot) {
-  uint32_t cycles = 0;
-  memtopo::device::timed_load<memtopo::device::Path::GlobalCa>(address, 0, slot, cycles);
-  return cycles;
+// Raw cycles of one .ca load of `address` by the calling thread. The address depends on the
+// first clock read (`zero` is 0 at run time, unknown to the compiler), so that the load, whose
+// address is otherwise known early, cannot be scheduled before the timing starts.
+MEMTOPO_INLINE uint32_t timed_ca(unsigned long long address, unsigned long long slot, uint32_t zero) {
+  const unsigned long long t0 = memtopo::device::clock_now();
+  const uint32_t v = memtopo::device::load<memtopo::device::Path::GlobalCa>(address + (t0 & zero), 0);
+  return uint32_t(memtopo::device::clock_after(v, slot) - t0);
 }
 
 }  // namespace detail
@@ -88,9 +95,12 @@ MEMTOPO_INLINE void reduce_target(const EvictionArgs& a, uint32_t ticket, unsign
     uint32_t miss = 0xffffffffu, hit = 0;
     for (uint32_t i = 0; i < 4 && i < a.pool; ++i) {
       const unsigned long long p = detail::line_address(a, detail::list_at(s, i));
-      memtopo::device::keep(memtopo::device::load<memtopo::device::Path::GlobalCg>(p, 0));
-      const uint32_t m = detail::timed_ca(p, slot);
-      const uint32_t h = detail::timed_ca(p, slot);
+      // Waited for (its value stored) before the timing starts.
+      memtopo::device::clock_after(memtopo::device::load<memtopo::device::Path::GlobalCg>(p, 0), slot);
+      const uint32_t m = detail::timed_ca(p, slot, a.zero);
+      const uint32_t h = detail::timed_ca(p, slot, a.zero);
+      memtopo::device::store_cg(out + kCalibration + i, (unsigned long long)m);
+      memtopo::device::store_cg(out + kCalibration + 4 + i, (unsigned long long)h);
       miss = m < miss ? m : miss;
       hit = h > hit ? h : hit;
     }
@@ -104,10 +114,13 @@ MEMTOPO_INLINE void reduce_target(const EvictionArgs& a, uint32_t ticket, unsign
     uint32_t yes = 0, no = 0;
     while (2 * yes <= a.trials && 2 * no <= a.trials) {  // until a majority is reached
       acc += detail::load_pass(a, s, n, skip_begin, skip_end);
-      if (lead) acc += memtopo::device::load<memtopo::device::Path::GlobalCa>(x, 0);
+      if (lead) {
+        acc += memtopo::device::load<memtopo::device::Path::GlobalCa>(x, 0);
+        memtopo::device::keep_if(acc, a.next_target, a.zero);  // x is in the L1 before the next pass
+      }
       memtopo::device::sync_block();
       for (uint32_t p = 1; p < a.passes; ++p) acc += detail::load_pass(a, s, n, skip_begin, skip_end);
-      if (lead) verdict = detail::timed_ca(x, slot) > threshold ? 1 : 0;
+      if (lead) verdict = detail::timed_ca(x, slot, a.zero) > threshold ? 1 : 0;
       memtopo::device::sync_block();
       (verdict ? yes : no) += 1;
       memtopo::device::sync_block();

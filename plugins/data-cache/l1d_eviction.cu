@@ -50,7 +50,7 @@ std::vector<EvictionSet> reduce(const memtopo::Context& ctx, const Settings& st,
   owner.zero();
   out.zero();
   EvictionArgs a{space.base,   space.line_bytes, tbuf.get(), lists.get(), pool,      count, st.passes,
-                 st.trials,    st.max_tests,     owner.get(), slots,      next.get(), out.get()};
+                 st.trials,    st.max_tests,     owner.get(), slots,      next.get(), out.get(), 0};
   dev::LaunchConfig cfg;
   cfg.grid = {uint32_t(std::max(ctx.device().sm_count, 1))};
   cfg.block = {32};
@@ -68,14 +68,21 @@ std::vector<EvictionSet> reduce(const memtopo::Context& ctx, const Settings& st,
     s.tests = r[kTests];
     s.sm = uint32_t(r[kSm]);
     for (uint64_t i = 0; i < r[kSetLines] && i < kMaxSetLines; ++i) s.lines.push_back(r[kOutHeader + i]);
-    if (r[kHitRaw] + 8 > r[kMissRaw])  // no hit/miss separation: the verdicts mean nothing
-      throw memtopo::NotDeterminable("target " + std::to_string(t) + ": a hit takes " + std::to_string(r[kHitRaw]) +
-                                     " raw cycles, a miss " + std::to_string(r[kMissRaw]) + ": no threshold between them");
+    for (int i = 0; i < 8; ++i) s.calibration.push_back(uint32_t(r[kCalibration + i]));
+    // No hit/miss separation: the verdicts mean nothing, the target counts as not reduced.
+    if (r[kHitRaw] + 8 > r[kMissRaw]) s.pool_evicts = s.complete = false, s.separated = false;
   }
   return sets;
 }
 
 void keep_raw(const memtopo::Context& ctx, const std::vector<EvictionSet>& sets) {
+  std::vector<double> cal;
+  for (const auto& s : sets) {
+    cal.insert(cal.end(), {double(s.target), double(s.sm), double(s.tests)});
+    for (uint32_t c : s.calibration) cal.push_back(double(c));
+  }
+  ctx.raw("l1d_eviction_calibration",
+          {"target_line", "sm", "tests", "miss0", "miss1", "miss2", "miss3", "hit0", "hit1", "hit2", "hit3"}, cal);
   std::vector<double> rows;
   for (const auto& s : sets)
     for (uint64_t m : s.lines)
@@ -90,6 +97,7 @@ std::pair<size_t, size_t> verify(const memtopo::Context& ctx, const Settings& st
   std::vector<uint64_t> xs;
   for (const auto& s : sets)
     if (xs.size() < 8) xs.push_back(s.target);
+  while (xs.size() < 4) xs.push_back(rng() % space.lines);  // at least 12 predictions
   const auto pred = predictions(xs, parities, ways, space, rng);
   if (pred.empty()) return {0, 1};
   std::vector<uint64_t> targets;
@@ -140,12 +148,12 @@ void measure(memtopo::Context& ctx) {
   const LineSpace space{base, uint32_t(line), span / line};
   const uint32_t pool = uint32_t(std::min<double>(st.pool_factor * double(cache_lines), double(space.lines) / 2));
   std::mt19937_64 rng(0x65766963747365ull);
-  // Rounds of targets, 4 then twice as many, until the parities name every set, the
-  // differences' rank stopped growing, or `targets` are done.
+  // Rounds of targets, 2 then twice as many, until the parities name every set, a round of 8
+  // or more targets left the differences' rank as it was, or `targets` are done.
   std::vector<EvictionSet> sets;
   WaysFinding w;
   IndexFinding f;
-  for (uint32_t round = 4, done = 0, last_rank = 0; done < st.targets; round *= 2) {
+  for (uint32_t round = 2, done = 0, last_rank = 0; done < st.targets; round *= 2) {
     std::vector<uint64_t> targets;
     std::vector<std::vector<uint64_t>> pools;
     draw(std::min(round, st.targets - done), pool, space.lines, rng, targets, pools);
@@ -156,7 +164,7 @@ void measure(memtopo::Context& ctx) {
     if (!w.found && done >= 8) break;  // minimal sets of many sizes: not an LRU-like set (random replacement)
     if (!w.found) continue;
     f = index_of(sets, w.ways, space, cache_lines / w.ways);
-    if (f.complete || (done > 4 && uint32_t(f.rank) == last_rank)) break;
+    if (f.complete || (targets.size() >= 8 && uint32_t(f.rank) == last_rank)) break;
     last_rank = uint32_t(f.rank);
   }
   keep_raw(ctx, sets);
@@ -203,11 +211,12 @@ memtopo::Probe l1d_eviction_sets() {
       .range("1", "16")
       .option("buffer_bytes", MT_VALUE_INT, "16777216", "the buffer the lines are drawn from (its address bits are searched)")
       .range("65536", "1073741824")
-      .option("passes", MT_VALUE_INT, "2", "passes over a candidate set per test (x is loaded after the first)")
+      .option("passes", MT_VALUE_INT, "4",
+              "passes over a candidate set per test (x is loaded after the first; an H200's L1 keeps x through one more)")
       .range("2", "16")
       .option("trials", MT_VALUE_INT, "3", "trials per test (majority)")
       .range("1", "15")
-      .option("max_tests", MT_VALUE_INT, "4000", "tests per target before its reduction stops")
+      .option("max_tests", MT_VALUE_INT, "400", "tests per target before its reduction stops (about 75 find a set of 4 ways)")
       .range("1", "1000000")
       .option("carveout_percent", MT_VALUE_INT, "0", "shared-memory carveout (0: the largest L1, as l1d.size_bytes)")
       .range("0", "100")

@@ -20,12 +20,14 @@ MEMTOPO_INLINE unsigned long long clock_now() {
 
 // Stores `value` to the shared-memory word at `slot` (a shared-space address, from
 // shared_address) and then reads the clock: the store needs the value, so the clock read waits
-// for whatever load produced it. A clock read alone would not wait. (On the simulated GPU a
-// thread waits for its loads anyway.)
+// for whatever load produced it. A clock read alone would not wait. The store is volatile:
+// after a plain st.shared ptxas may schedule the clock read first where the load's address was
+// known early (independent loads timed one after another read 8 cycles for an L2 hit on an
+// H200), never after a volatile one. (On the simulated GPU a thread waits for its loads anyway.)
 MEMTOPO_INLINE unsigned long long clock_after(uint32_t value, unsigned long long slot) {
 #if defined(__CUDA_ARCH__)
   unsigned long long t;
-  asm volatile("st.shared.u32 [%1], %2;\n\tmov.u64 %0, %%clock64;" : "=l"(t) : "l"(slot), "r"(value) : "memory");
+  asm volatile("st.volatile.shared.u32 [%1], %2;\n\tmov.u64 %0, %%clock64;" : "=l"(t) : "l"(slot), "r"(value) : "memory");
   return t;
 #else
   (void)value;

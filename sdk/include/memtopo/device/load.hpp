@@ -29,13 +29,14 @@ enum class Path : uint32_t {
 
 #if defined(__CUDA_ARCH__)
 // One timed load: clock, load, a store of the loaded value to the shared word at `slot`
-// (the thesis' Figure 4.3: the second clock read must wait for the load), clock.
+// (the thesis' Figure 4.3: the second clock read must wait for the load), clock. The store is
+// volatile, which keeps ptxas from reading the second clock before it (clock_after says why).
 #define MEMTOPO_DETAIL_TIMED_LOAD(LOAD)                                 \
   asm volatile(                                                         \
       "{\n\t.reg .u64 t0, t1;\n\t.reg .u32 d1, d2, d3;\n\t"             \
       "mov.u64 t0, %%clock64;\n\t" LOAD                                 \
       "\n\t"                                                            \
-      "st.shared.u32 [%3], %0;\n\t"                                     \
+      "st.volatile.shared.u32 [%3], %0;\n\t"                            \
       "mov.u64 t1, %%clock64;\n\t"                                      \
       "sub.u64 t1, t1, t0;\n\t"                                         \
       "cvt.u32.u64 %1, t1;\n\t}"                                        \

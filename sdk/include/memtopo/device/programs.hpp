@@ -185,7 +185,7 @@ MEMTOPO_INLINE ChainTally random_chains(const char* base, RandomPlaces (&places)
 #pragma unroll
       for (uint32_t i = 0; i < K; ++i) v[i] = load<P>(reinterpret_cast<unsigned long long>(base + j[i]), j[i]);
 #pragma unroll
-      for (uint32_t i = 0; i < K; ++i) asm volatile("st.shared.u32 [%0], %1;" ::"l"(slot), "r"(v[i]));
+      for (uint32_t i = 0; i < K; ++i) asm volatile("st.volatile.shared.u32 [%0], %1;" ::"l"(slot), "r"(v[i]));
       cycles = uint32_t(clock_now() - t0);
     }
 #pragma unroll
