@@ -3,6 +3,7 @@
 // index is a hash that strides cannot see.
 //
 //   memtopo-l1-eviction-sets [DEVICE] [TARGETS] [CARVEOUT_PERCENT] [POOL_FACTOR] [X_MODE] [PASSES] [THREADS]
+//                            [LOAD] [MISS_CYCLES] [BUFFER_MIB]
 //
 // One block does everything, so one SM's L1 is the cache under test: its thread 0 loads a
 // target line x, THREADS (default 1) threads load the sets. A pool of POOL_FACTOR (default 3)
@@ -27,14 +28,21 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <vector>
 
 namespace {
 
 constexpr uint64_t kLine = 128;
-constexpr uint64_t kBufferBytes = uint64_t(256) << 20;
 constexpr int kGroups = 64;
-constexpr long long kMissCycles = 100;
+// LOAD "cg" (default "ca"): S and x are loaded .cg, the L2 is the cache under test (the pool
+// factor still counts in units of L1 + shared lines: about 100 per 25 MiB on an H100), and a
+// load slower than MISS_CYCLES (default 100) missed the cache under test. BUFFER_MIB: the
+// buffer the lines are drawn from (default 256).
+__constant__ int load_cg;
+__constant__ long long miss_cycles;
+
+__device__ __forceinline__ unsigned load_line(const unsigned* p) { return load_cg ? __ldcg(p) : __ldca(p); }
 
 __device__ volatile unsigned sink;
 __constant__ int passes_of_s;  // passes over S per trial (PASSES, default 4)
@@ -46,7 +54,7 @@ __device__ long long first_trial_x_cycles;  // x's first load in the first trial
 // The time of one .ca load of `p`; the volatile store waits for it before the second clock.
 __device__ long long timed_load(const unsigned* p) {
   const long long t0 = clock64();
-  const unsigned v = __ldca(p);
+  const unsigned v = load_line(p);
   sink = v;
   return clock64() - t0;
 }
@@ -67,7 +75,7 @@ __device__ bool evicts_once(const unsigned* buf, uint32_t x, const uint32_t* s, 
     if (threadIdx.x != 0) return;
     const long long t = timed_load(px);
     if (record) first_trial_x_cycles = t;
-    if (mask & 0x80000000u) acc += __ldca(px + (acc & low));  // x hit once more
+    if (mask & 0x80000000u) acc += load_line(px + (acc & low));  // x hit once more
     if (acc & low) sink = acc;
   };
   if (!(mask & 0x40000000u)) load_x();
@@ -81,7 +89,7 @@ __device__ bool evicts_once(const unsigned* buf, uint32_t x, const uint32_t* s, 
     }
     for (uint32_t i = threadIdx.x; i < kept; i += blockDim.x) {
       const uint32_t j = i < skip_begin ? i : i + (skip_end - skip_begin);
-      acc += __ldca(buf + uint64_t(__ldcg(s + j)) * (kLine / 4));
+      acc += load_line(buf + uint64_t(__ldcg(s + j)) * (kLine / 4));
     }
     if (acc & low) sink = acc;
     __syncthreads();
@@ -92,7 +100,7 @@ __device__ bool evicts_once(const unsigned* buf, uint32_t x, const uint32_t* s, 
     }
   }
   if (record) first_trial_done = 1;
-  if (threadIdx.x == 0) evicted = timed_load(px + (acc & low)) > kMissCycles;
+  if (threadIdx.x == 0) evicted = timed_load(px + (acc & low)) > miss_cycles;
   __syncthreads();
   return evicted;
 }
@@ -151,6 +159,11 @@ int main(int argc, char** argv) {
   const int x_mode = argc > 5 ? std::atoi(argv[5]) : 0;
   const int passes = argc > 6 ? std::atoi(argv[6]) : 4;
   const int threads = argc > 7 ? std::atoi(argv[7]) : 1;
+  const int cg = argc > 8 && std::string(argv[8]) == "cg" ? 1 : 0;
+  const long long miss = argc > 9 ? std::atoll(argv[9]) : 100;
+  const uint64_t kBufferBytes = (argc > 10 ? uint64_t(std::atoll(argv[10])) : 256) << 20;
+  CHECK(cudaMemcpyToSymbol(load_cg, &cg, sizeof cg));
+  CHECK(cudaMemcpyToSymbol(miss_cycles, &miss, sizeof miss));
   CHECK(cudaMemcpyToSymbol(passes_of_s, &passes, sizeof passes));
   CHECK(cudaSetDevice(device));
   cudaDeviceProp prop{};
@@ -163,7 +176,7 @@ int main(int argc, char** argv) {
   std::printf("%s: carveout %d %%, pool %u lines (%.1f x %llu lines of L1 + shared), %d passes by %d threads, "
               "miss > %lld cycles\n",
               prop.name, carveout, pool, pool_factor, static_cast<unsigned long long>(storage_lines), passes,
-              threads, kMissCycles);
+              threads, miss);
   unsigned* buf = nullptr;
   uint32_t* s = nullptr;
   unsigned long long* out = nullptr;

@@ -16,6 +16,7 @@ struct EvictionSet {
   bool complete = false;            // reduced to a set from which no line can go
   std::vector<uint64_t> lines;      // the minimal set's line numbers
   uint64_t tests = 0;
+  uint64_t lines_loaded = 0;          // lines of S the reduction loaded
   uint32_t sm = 0;
   bool separated = true;              // the calibration told a hit from a miss
   std::vector<uint32_t> calibration;  // raw cycles: four misses, then four hits

@@ -18,12 +18,12 @@
 namespace data_cache {
 
 // Per target in `out`: kOutHeader words, then up to kMaxSetLines line numbers.
-constexpr uint32_t kOutHeader = 16;
+constexpr uint32_t kOutHeader = 17;
 constexpr uint32_t kMaxSetLines = 120;
 constexpr uint32_t kOutStride = kOutHeader + kMaxSetLines;
 // Header words.
-enum : uint32_t { kPoolEvicts = 0, kSetLines, kTests, kSm, kHitRaw, kMissRaw, kComplete, kTarget, kCalibration };
-// kCalibration..+7: the calibration's four miss and four hit times.
+enum : uint32_t { kPoolEvicts = 0, kSetLines, kTests, kSm, kHitRaw, kMissRaw, kComplete, kTarget, kCalibration, kLines = 16 };
+// kCalibration..+7: the calibration's four miss and four hit times; kLines: lines of S loaded.
 
 struct EvictionArgs {
   unsigned long long buf;  // the lines' buffer; line k at buf + k * line_bytes
@@ -35,6 +35,7 @@ struct EvictionArgs {
   uint32_t passes;          // over S per trial, at least 2
   uint32_t trials;          // per test (majority)
   uint32_t max_tests;       // per target; past it the reduction stops (kComplete = 0)
+  unsigned long long max_lines;  // lines of S loaded per target; past it the reduction stops too
   int32_t* sm_owner;        // one zeroed int per SM slot
   uint32_t sm_slots;
   uint32_t* next_target;    // zeroed ticket counter
@@ -110,9 +111,11 @@ MEMTOPO_INLINE void reduce_target(const EvictionArgs& a, uint32_t ticket, unsign
   }
   memtopo::device::sync_block();
   uint32_t n = a.pool, tests = 0, acc = 0;
+  unsigned long long lines = 0;
   auto evicts = [&](uint32_t skip_begin, uint32_t skip_end) {
     uint32_t yes = 0, no = 0;
     while (2 * yes <= a.trials && 2 * no <= a.trials) {  // until a majority is reached
+      lines += (unsigned long long)(n - (skip_end - skip_begin)) * a.passes;
       acc += detail::load_pass(a, s, n, skip_begin, skip_end);
       if (lead) {
         acc += memtopo::device::load<memtopo::device::Path::GlobalCa>(x, 0);
@@ -136,7 +139,7 @@ MEMTOPO_INLINE void reduce_target(const EvictionArgs& a, uint32_t ticket, unsign
   while (pool_evicts && n > 1) {
     const uint32_t before = n, size = (n + groups - 1) / groups;
     for (uint32_t b = 0; b < n;) {
-      if (tests >= a.max_tests) break;
+      if (tests >= a.max_tests || lines >= a.max_lines) break;
       const uint32_t e = b + size < n ? b + size : n;
       if (!evicts(b, e)) {
         b = e;
@@ -147,7 +150,7 @@ MEMTOPO_INLINE void reduce_target(const EvictionArgs& a, uint32_t ticket, unsign
       memtopo::device::sync_block();
       n -= e - b;
     }
-    if (tests >= a.max_tests) {
+    if (tests >= a.max_tests || lines >= a.max_lines) {
       complete = false;
       break;
     }
@@ -162,6 +165,7 @@ MEMTOPO_INLINE void reduce_target(const EvictionArgs& a, uint32_t ticket, unsign
   memtopo::device::store_cg(out + kTests, (unsigned long long)tests);
   memtopo::device::store_cg(out + kComplete, (unsigned long long)(complete ? 1 : 0));
   memtopo::device::store_cg(out + kTarget, (unsigned long long)x_line);
+  memtopo::device::store_cg(out + kLines, lines);
   for (uint32_t i = 0; i < n && i < kMaxSetLines; ++i)
     memtopo::device::store_cg(out + kOutHeader + i, (unsigned long long)detail::list_at(s, i));
 }

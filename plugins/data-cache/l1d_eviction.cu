@@ -24,13 +24,14 @@ struct Settings {
   double pool_factor;
   uint64_t buffer_bytes;
   int carveout;
+  double max_pool_loads;
 };
 
 Settings settings_of(const memtopo::Context& ctx) {
   return Settings{uint32_t(ctx.option<int64_t>("targets")),      uint32_t(ctx.option<int64_t>("passes")),
                   uint32_t(ctx.option<int64_t>("trials")),       uint32_t(ctx.option<int64_t>("max_tests")),
                   ctx.option<double>("pool_factor"),             uint64_t(ctx.option<int64_t>("buffer_bytes")),
-                  int(ctx.option<int64_t>("carveout_percent"))};
+                  int(ctx.option<int64_t>("carveout_percent")),      ctx.option<double>("max_pool_loads")};
 }
 
 // Runs the kernel on `pools` (one per target, all of `pool` lines) and reads the sets back.
@@ -50,7 +51,8 @@ std::vector<EvictionSet> reduce(const memtopo::Context& ctx, const Settings& st,
   owner.zero();
   out.zero();
   EvictionArgs a{space.base,   space.line_bytes, tbuf.get(), lists.get(), pool,      count, st.passes,
-                 st.trials,    st.max_tests,     owner.get(), slots,      next.get(), out.get(), 0};
+                 st.trials,    st.max_tests,     (unsigned long long)(st.max_pool_loads * pool),
+                 owner.get(),  slots,            next.get(),  out.get(), 0};
   dev::LaunchConfig cfg;
   cfg.grid = {uint32_t(std::max(ctx.device().sm_count, 1))};
   cfg.block = {32};
@@ -67,6 +69,7 @@ std::vector<EvictionSet> reduce(const memtopo::Context& ctx, const Settings& st,
     s.complete = r[kComplete] != 0 && r[kSetLines] <= kMaxSetLines;
     s.tests = r[kTests];
     s.sm = uint32_t(r[kSm]);
+    s.lines_loaded = r[kLines];
     for (uint64_t i = 0; i < r[kSetLines] && i < kMaxSetLines; ++i) s.lines.push_back(r[kOutHeader + i]);
     for (int i = 0; i < 8; ++i) s.calibration.push_back(uint32_t(r[kCalibration + i]));
     // No hit/miss separation: the verdicts mean nothing, the target counts as not reduced.
@@ -78,11 +81,11 @@ std::vector<EvictionSet> reduce(const memtopo::Context& ctx, const Settings& st,
 void keep_raw(const memtopo::Context& ctx, const std::vector<EvictionSet>& sets) {
   std::vector<double> cal;
   for (const auto& s : sets) {
-    cal.insert(cal.end(), {double(s.target), double(s.sm), double(s.tests)});
+    cal.insert(cal.end(), {double(s.target), double(s.sm), double(s.tests), double(s.lines_loaded)});
     for (uint32_t c : s.calibration) cal.push_back(double(c));
   }
   ctx.raw("l1d_eviction_calibration",
-          {"target_line", "sm", "tests", "miss0", "miss1", "miss2", "miss3", "hit0", "hit1", "hit2", "hit3"}, cal);
+          {"target_line", "sm", "tests", "lines_loaded", "miss0", "miss1", "miss2", "miss3", "hit0", "hit1", "hit2", "hit3"}, cal);
   std::vector<double> rows;
   for (const auto& s : sets)
     for (uint64_t m : s.lines)
@@ -161,7 +164,9 @@ void measure(memtopo::Context& ctx) {
     for (auto& s : reduce(ctx, st, space, targets, pools)) sets.push_back(std::move(s));
     done += uint32_t(targets.size());
     w = ways_of(sets);
-    if (!w.found && done >= 8) break;  // minimal sets of many sizes: not an LRU-like set (random replacement)
+    // No complete set in 6 targets (sets too large for the budget), or sets of many sizes in
+    // 8 (not an LRU-like set: random replacement): more targets would not change that.
+    if (!w.found && (done >= 8 || (done >= 6 && w.agreeing == 0))) break;
     if (!w.found) continue;
     f = index_of(sets, w.ways, space, cache_lines / w.ways);
     if (f.complete || (targets.size() >= 8 && uint32_t(f.rank) == last_rank)) break;
@@ -218,6 +223,9 @@ memtopo::Probe l1d_eviction_sets() {
       .range("1", "15")
       .option("max_tests", MT_VALUE_INT, "400", "tests per target before its reduction stops (about 75 find a set of 4 ways)")
       .range("1", "1000000")
+      .option("max_pool_loads", MT_VALUE_FLOAT, "400",
+              "lines loaded per target, in pools, before its reduction stops (12 ways took about 100, 16 ways 260)")
+      .range("1", "100000")
       .option("carveout_percent", MT_VALUE_INT, "0", "shared-memory carveout (0: the largest L1, as l1d.size_bytes)")
       .range("0", "100")
       .run(measure);

@@ -86,10 +86,15 @@ TEST_CASE("cache probes recover every shipped simulated device", "[cache][sim]")
   INFO(name);
   const toml::table ref = toml::parse_file(device_file(name).string());
   const toml::table got = measure(device_file(name), "exact-" + name);
+  // Minimal eviction sets name the ways of an LRU L1; under random replacement (Pascal-like)
+  // they come out of many sizes and the probe says so.
+  const bool lru_l1 = ref["l1d"]["replacement_policy"].value_or<std::string>("lru") == "lru";
   for (auto&& [probe, status] : *got["probes"].as_table()) {
     INFO(probe.str());
-    CHECK(status.as_table()->at("status").value<std::string>() == "ok");
+    const bool eviction = probe.str() == "data-cache/l1d-eviction-sets";
+    CHECK(status.as_table()->at("status").value<std::string>() == (eviction && !lru_l1 ? "not_determinable" : "ok"));
   }
+  if (lru_l1) CHECK(got["l1d"]["eviction_set_ways"].value<int64_t>() == ref["l1d"]["ways"].value<int64_t>());
   compare(ref, got);
 }
 
