@@ -27,9 +27,19 @@ if(MEMTOPO_SANITIZE)
   add_compile_options(-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
                       -gline-tables-only -fsanitize-ignorelist=${PROJECT_SOURCE_DIR}/tests/fuzz/ubsan-ignorelist.txt)
   add_link_options(-fsanitize=address,undefined)
-  # TOML++ parses untrusted text: compile its parser into our code (header-only) so that it
-  # is sanitized and, in the fuzzers, coverage-guided too, instead of linking Debian's
-  # uninstrumented libtomlplusplus.so.
-  set_property(TARGET tomlplusplus::tomlplusplus PROPERTY INTERFACE_COMPILE_OPTIONS -DTOML_HEADER_ONLY=1)
+  # TOML++ parses untrusted text: its parser is compiled here, once, so that it is sanitized
+  # and, in the fuzzers, coverage-guided too, instead of Debian's uninstrumented
+  # libtomlplusplus.so (header-only, every source that includes it compiled it again). The
+  # imported target keeps its name and now links this library.
+  add_library(memtopo_toml SHARED ${PROJECT_SOURCE_DIR}/cmake/toml_implementation.cpp)
+  target_compile_definitions(memtopo_toml PRIVATE TOML_HEADER_ONLY=0 TOML_SHARED_LIB=1)
+  if(MEMTOPO_FUZZ)
+    target_compile_options(memtopo_toml PRIVATE -fsanitize=fuzzer-no-link)
+  endif()
+  set(_memtopo_toml_dir ${CMAKE_BINARY_DIR}/${CMAKE_INSTALL_LIBDIR})
+  set_target_properties(memtopo_toml PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${_memtopo_toml_dir})
+  set_target_properties(tomlplusplus::tomlplusplus PROPERTIES
+    IMPORTED_LOCATION ${_memtopo_toml_dir}/libmemtopo_toml.so INTERFACE_LINK_LIBRARIES memtopo_toml)
+  install(TARGETS memtopo_toml LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
   message(STATUS "memtopo: ASan + UBSan build")
 endif()

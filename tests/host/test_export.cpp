@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <toml++/toml.h>
 
+#include "../shipped/shipped_run.hpp"
 #include "helpers.hpp"
 #include "memtopo_host/journal.hpp"
 #include "memtopo_host/schema.hpp"
@@ -502,19 +503,17 @@ TEST_CASE("export --accel-sim: every line parses by GPGPU-Sim's grammar and matc
 }
 
 TEST_CASE("export --accel-sim: the shipped simulated devices, measured, export lines GPGPU-Sim accepts", "[export]") {
-  test::TempDir dir("export-accel-sim");
   for (const char* device : {"kepler-like", "pascal-like", "hopper-like"}) {
     INFO(device);
-    const auto topo = dir / (std::string(device) + ".toml");
-    const auto description = fs::path(MEMTOPO_SOURCE_DIR) / "examples" / "devices" / (std::string(device) + ".toml");
-    const auto run = run_memtopo("run -q --device sim:" + quoted(description) +
-                                 " --only device-info,data-cache,texture-readonly,constant -o " + quoted(topo));
-    INFO(run.output);
-    REQUIRE(run.exit_code == 0);
-    const auto r = test::run_shell_stdout("\"$EXE\" export --accel-sim " + topo.string());
+    // The default run the replay and report tests read too (tests/shipped/measured-run).
+    const shipped::Run run = shipped::measured_run(device);
+    INFO("the measured run's messages: " << run.log.string());
+    REQUIRE(fs::exists(run.topology));
+    const std::string topo = run.topology.string();
+    const auto r = test::run_shell_stdout("\"$EXE\" export --accel-sim " + quoted(run.topology));
     REQUIRE(r.exit_code == 0);
     const auto values = parse_config_lines(r.output);
-    check_against_topology(values, toml::parse_file(topo.string()));
+    check_against_topology(values, toml::parse_file(topo));
     for (const char* o : {"-gpgpu_cache:dl1", "-gpgpu_cache:dl2", "-gpgpu_l1_latency", "-gpgpu_l2_rop_latency",
                           "-dram_latency", "-gpgpu_tex_cache:l1", "-gpgpu_const_cache:l1", "-gpgpu_clock_domains"})
       CHECK(values.count(o) == 1);
