@@ -301,12 +301,10 @@ ReplayCheck compare_replay(const toml::table& a, const toml::table& b) {
   return out;
 }
 
-std::string plugins_of(const toml::table& a) {
-  std::set<std::string> plugins;
-  if (const toml::table* probes = a["probes"].as_table())
-    for (const auto& [p, v] : *probes) plugins.insert(std::string(p.str()).substr(0, p.str().find('/')));
+std::string probes_of(const toml::table& a) {
   std::string out;
-  for (const std::string& p : plugins) out += (out.empty() ? "" : ",") + p;
+  if (const toml::table* probes = a["probes"].as_table())
+    for (const auto& [p, v] : *probes) out += (out.empty() ? "" : ",") + std::string(p.str());
   return out;
 }
 

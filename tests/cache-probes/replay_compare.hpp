@@ -17,9 +17,9 @@ struct ReplayCheck {
 
 ReplayCheck compare_replay(const toml::table& a, const toml::table& b);
 
-// The plugins whose probes ran for A (from its [probes] table), comma-separated for --only:
-// the replay runs the same ones.
-std::string plugins_of(const toml::table& a);
+// The probes that ran for A (its [probes] table), comma-separated for --only: the replay runs
+// the same ones, not those added since A was measured (their keys A cannot compare).
+std::string probes_of(const toml::table& a);
 
 // A as if the probes named (a whole name, or a prefix ending in '/') had not run: their
 // [probes] entries and every key their provenance names them for go, and tables left empty.

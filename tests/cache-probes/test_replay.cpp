@@ -44,7 +44,7 @@ TEST_CASE("each shipped device, measured, replays and measures back to itself", 
 }
 
 // tests/sim/measured/ holds topologies measured by the real binary (on the simulator or on a
-// GPU, README.md there); each one found replays, with the plugins that measured it.
+// GPU, README.md there); each one found replays, with the probes that measured it.
 TEST_CASE("every committed measured topology replays and measures back to itself", "[cache][sim][replay]") {
   const fs::path dir = fs::path(MEMTOPO_SOURCE_DIR) / "tests/sim/measured";
   std::vector<fs::path> files;
@@ -55,8 +55,8 @@ TEST_CASE("every committed measured topology replays and measures back to itself
   for (const fs::path& f : files) {
     DYNAMIC_SECTION(f.filename().string()) {
       toml::table a = toml::parse_file(f.string());
-      const std::string only = probetest::plugins_of(a);
-      INFO("the plugins that measured it, from its [probes] table: " << only);
+      const std::string only = probetest::probes_of(a);
+      INFO("the probes that measured it, from its [probes] table: " << only);
       REQUIRE(!only.empty());
       // A GPU's topology replays its structure; the probes that measure rates with kernels of
       // every resident thread (132 SMs x 2048 on an H100: minutes of simulated contexts on one

@@ -104,7 +104,7 @@ class Measurer {
   // passes over a cycle of `cycle` loads, are more than stray slow loads would give.
   bool significant_recurring(size_t recurring, uint64_t cycle, uint64_t passes) const;
   int32_t pinned_sm() const;  // the SM every footprint of a shared cache runs on, or -1
-  int parallel_footprints() const;
+  int parallel_footprints() const;  // footprints one launch runs at once (an SM each)
   // Streams a counted footprint (or `steps` loads over `array`) is split over, staggered
   // along its cycle (1: one chase; see measurer.cpp).
   uint32_t staggered_streams(const Footprint& f) const;
