@@ -283,16 +283,13 @@ memtopo::Probe streams_probe() {
       .key("throughput.dram_read_fraction_of_theoretical", MT_VALUE_FLOAT, "", "best DRAM read rate over the theoretical",
            MT_KEY_HEADLINE)
       .key("throughput.dram_write_fraction_of_theoretical", MT_VALUE_FLOAT, "", "best DRAM write rate over the theoretical");
-  // Its own worker, for the probes after it: its own rates are the same in a shared process
-  // since the device pool frees its oldest buffers first, but its buffers left in the pool move
-  // mlp's DRAM latency by 13 % on an H100 (docs/global-throughput.md, "Where it is measured").
   // The simulator's peak rates; the others follow from them.
   for (const char* k : {"l1_read_bytes_per_cycle_per_sm", "l2_read_bytes_per_cycle", "l2_write_bytes_per_cycle"})
     p.replays(std::string("throughput.") + k, std::string("sim.memory.") + k);
   p.replays("throughput.dram_read_bytes_per_second", "sim.memory.dram_read_bytes_per_second")
       .replays("throughput.dram_write_bytes_per_second", "sim.memory.dram_write_bytes_per_second");
   // 120 s: the sanitized build's simulated GPU needs about 70 s (a GPU or the plain simulator 7 to 30).
-  return p.provides(keys).budget_seconds(120).own_process().run(measure_streams);
+  return p.provides(keys).budget_seconds(120).run(measure_streams);
 }
 
 }  // namespace global_throughput
