@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <numeric>
 #include <set>
+#include <vector>
 
 #include "kernel_context.hpp"
 #include "memtopo/device/kernel.hpp"
@@ -307,6 +308,48 @@ TEST_CASE("sim kernels: random chains keep an SM's loads in flight and time each
   const double cycles = r.elapsed_ms * 1e6 * double(k.info().sm_clock_khz) / 1e6;
   const double loads = double(o[1]) * (64 + 64) / 64;  // the 64 warm-up steps ran in the launch too
   CHECK(loads / cycles * latency == Approx(256).epsilon(0.15));
+}
+
+// Even warps chase random lines of buffer a, odd warps of buffer b (4 chains a lane); tallies
+// summed into out[0..1].
+MEMTOPO_KERNEL void two_buffer_chains(const char* a, const char* b, unsigned lines, unsigned long long* out) {
+  MEMTOPO_SHARED_VAR(unsigned, sink);
+  md::RandomPlaces places[4];
+  const unsigned me = md::block_index() * md::block_threads() + md::thread_index();
+  for (uint32_t c = 0; c < 4; ++c)
+    places[c] = {md::RandomPlaces::stream_state(md::RandomPlaces::mix(9), me + 1024 * c), lines, 128};
+  const char* base = (me / 32) % 2 ? b : a;
+  const md::ChainTally y = md::random_chains<Path::GlobalCg, 4>(base, places, 0, 16, 64, 0, md::shared_address(&sink));
+  md::atomic_add(out + 0, (unsigned long long)y.cycles);
+  md::atomic_max(out + 1, (unsigned long long)y.last);
+}
+
+// The caches, TLBs and partitions see a buffer's simulated address, not the host's (which
+// changes from run to run): two simulated GPUs of one description, the second with 34 MiB of
+// host memory taken between its two buffers, take the same cycles for the same launch.
+// Kepler-like's second TLB level has unequal sets chosen by page number: the two buffers'
+// 48 pages of 2 MiB overflow its first level and share its sets by where they lie.
+TEST_CASE("sim kernels: a launch takes the same cycles wherever the host's memory lies", "[sim][kernels]") {
+  const uint64_t bytes = uint64_t(48) << 20;
+  std::vector<unsigned long long> tally[2];
+  double elapsed_ms[2] = {0, 0};
+  for (int i = 0; i < 2; ++i) {
+    KernelContext k(simtest::open_device("kepler-like.toml"));
+    md::Buffer<char> a(k.ctx(), bytes);
+    std::vector<char> spacer(i == 1 ? (34u << 20) : 0u);  // host memory, not the simulated GPU's
+    md::Buffer<char> b(k.ctx(), bytes);
+    md::Buffer<unsigned long long> out(k.ctx(), 2);
+    out.zero();
+    md::LaunchConfig cfg;
+    cfg.warmup_launches = 0;
+    cfg.block = {128};
+    elapsed_ms[i] = md::launch<two_buffer_chains>(k.ctx(), "chains", cfg, a.get(), b.get(), unsigned(bytes / 128),
+                                                  out.get()).elapsed_ms;
+    tally[i] = out.download();
+  }
+  CHECK(tally[0][0] > 0);
+  CHECK(tally[0] == tally[1]);
+  CHECK(elapsed_ms[0] == elapsed_ms[1]);
 }
 
 TEST_CASE("sim kernels: a kernel's mistakes are named with its block and thread", "[sim][kernels]") {

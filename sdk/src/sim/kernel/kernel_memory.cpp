@@ -1,7 +1,10 @@
 // The simulated GPU's device memory for probe kernels: host memory in 2 MiB-aligned buffers
 // that the simulator knows by address, so that a kernel's pointers are plain pointers and the
 // caches see their addresses. Every operation's bytes are checked to lie in a buffer (or in a
-// block's shared memory) before anything is read or written.
+// block's shared memory) before anything is read or written. What the caches see is each
+// buffer's simulated address, placed first-fit from kDeviceBase in the order of allocation:
+// the host's addresses change from run to run (address-space randomization), and hashed sets,
+// partitions and TLB sets would make a kernel's timing change with them.
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -16,6 +19,9 @@ namespace {
 constexpr uint64_t kAlign = uint64_t(2) << 20;
 // Host memory the simulated GPU lends at most, whatever its description says it has.
 constexpr uint64_t kMostHostBytes = uint64_t(16) << 30;
+// Where probe kernels' buffers lie on the simulated GPU: far above the engine's chase arrays,
+// which are placed from 0 on in each call (sim_runner.cpp).
+constexpr uint64_t kDeviceBase = uint64_t(1) << 44;
 
 std::string hex(uint64_t v) {
   char b[32];
@@ -26,7 +32,7 @@ std::string hex(uint64_t v) {
 }  // namespace
 
 KernelRuntime::~KernelRuntime() {
-  for (auto& [base, bytes] : buffers_) std::free(reinterpret_cast<void*>(base));
+  for (auto& [base, placed] : buffers_) std::free(reinterpret_cast<void*>(base));
 }
 
 void* KernelRuntime::alloc(uint64_t bytes) {
@@ -41,7 +47,15 @@ void* KernelRuntime::alloc(uint64_t bytes) {
   void* p = std::aligned_alloc(kAlign, rounded);
   if (!p) throw Error("no host memory for a simulated buffer of " + std::to_string(rounded >> 20) + " MiB");
   std::memset(p, 0, std::min<uint64_t>(rounded, kAlign));
-  buffers_[reinterpret_cast<uint64_t>(p)] = rounded;
+  // The lowest simulated range free for it: the same sequence of allocations and frees gives
+  // the same addresses in every run.
+  uint64_t place = kDeviceBase;
+  for (const auto& [base, bytes] : devices_) {
+    if (place + rounded <= base) break;
+    place = std::max(place, base + bytes);
+  }
+  devices_[place] = rounded;
+  buffers_[reinterpret_cast<uint64_t>(p)] = {rounded, place};
   buffer_bytes_ += rounded;
   return p;
 }
@@ -49,9 +63,10 @@ void* KernelRuntime::alloc(uint64_t bytes) {
 void KernelRuntime::free(void* p) {
   auto it = buffers_.find(reinterpret_cast<uint64_t>(p));
   if (it == buffers_.end()) return;
-  buffer_bytes_ -= it->second;
+  buffer_bytes_ -= it->second.bytes;
+  devices_.erase(it->second.device);
   buffers_.erase(it);
-  last_buffer_ = last_buffer_end_ = 0;
+  last_buffer_ = last_buffer_end_ = last_device_ = 0;
   std::free(p);
 }
 
@@ -60,9 +75,10 @@ char* KernelRuntime::global_bytes(uint64_t address, uint64_t bytes) {
   auto it = buffers_.upper_bound(address);
   if (it == buffers_.begin()) return nullptr;
   --it;
-  if (address + bytes > it->first + it->second) return nullptr;
+  if (address + bytes > it->first + it->second.bytes) return nullptr;
   last_buffer_ = it->first;
-  last_buffer_end_ = it->first + it->second;
+  last_buffer_end_ = it->first + it->second.bytes;
+  last_device_ = it->second.device;
   return reinterpret_cast<char*>(address);
 }
 

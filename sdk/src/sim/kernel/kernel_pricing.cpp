@@ -214,7 +214,8 @@ void KernelRuntime::price_atomic(Group& g) {
     const char* p = reinterpret_cast<const char*>(a);
     const Block* b = t->block;
     const bool shared = p >= b->shared && p < b->shared + b->shared_bytes;
-    const int64_t latency = shared ? m.shared_latency_cycles : gpu_.load(sm, t->linear, MT_SPACE_GLOBAL_CG, a);
+    const int64_t latency =
+        shared ? m.shared_latency_cycles : gpu_.load(sm, t->linear, MT_SPACE_GLOBAL_CG, device_address(a));
     const Gpu::Noise n = gpu_.noise_parts();
     done = std::max(done, issued + double(latency + n.jitter + n.interruption) + 2.0 * same[a]++);
   }

@@ -182,7 +182,7 @@ void KernelRuntime::run_program(WarpProgram* p) {
       const mt_access_program& d = *p->lanes[l]->op.program;
       for (uint32_t c = 0; c < d.chains; ++c) {
         device::RandomPlaces places{p->chains[l].x[c], d.candidates, d.stride};
-        const uint64_t a = d.src + places.next();
+        const uint64_t a = device_address(d.src + places.next());
         p->chains[l].x[c] = places.x;
         sectors_.push_back(a >> sector_shift_ << sector_shift_);
       }

@@ -203,8 +203,9 @@ class KernelRuntime {
   // Dirty lines the L2 evicted since the last look are written to DRAM from `t` on.
   void write_back_evicted(double t);
   void sorted_distinct_sectors();
-  // The sectors of `bytes` at `a` onto sectors_.
-  void push_sectors(uint64_t a, uint32_t bytes) {
+  // The sectors of `bytes` at host address `host` onto sectors_, by their simulated addresses.
+  void push_sectors(uint64_t host, uint32_t bytes) {
+    const uint64_t a = device_address(host);
     for (uint64_t x = a >> sector_shift_; x <= (a + bytes - 1) >> sector_shift_; ++x) sectors_.push_back(x << sector_shift_);
   }
   // kernel_programs.cpp
@@ -224,13 +225,24 @@ class KernelRuntime {
   char* bytes_at(Thread* t, uint32_t path, uint64_t address, uint32_t bytes);
   char* shared_bytes(Thread* t, uint32_t path, uint64_t address, uint32_t bytes);
   char* global_bytes(uint64_t address, uint64_t bytes);
+  // The simulated GPU's address of host address `a` in a buffer (`a` itself where in none): the
+  // caches, TLBs and partitions see these, so that a run measures the same whatever addresses
+  // the host's allocator returns (kernel_memory.cpp).
+  uint64_t device_address(uint64_t a) {
+    if (a < last_buffer_ || a >= last_buffer_end_) global_bytes(a, 1);
+    return a >= last_buffer_ && a < last_buffer_end_ ? a - last_buffer_ + last_device_ : a;
+  }
 
 
   Gpu& gpu_;
   mt_kernel_ops ops_{};
   StackPool stacks_;
   Context scheduler_;
-  std::map<uint64_t, uint64_t> buffers_;  // base -> bytes
+  struct Placed {
+    uint64_t bytes, device;  // the buffer's size and its simulated GPU address
+  };
+  std::map<uint64_t, Placed> buffers_;     // host base -> where the buffer is
+  std::map<uint64_t, uint64_t> devices_;   // simulated GPU base -> bytes of the buffers lent
   uint64_t buffer_bytes_ = 0;
 
   // The launch in progress.
@@ -247,7 +259,7 @@ class KernelRuntime {
   Thread* finished_ = nullptr;  // the thread that just ended (its stack goes back)
   double now_ = 0;              // the latest clock a thread was resumed at
   double forgotten_ = 0;        // servers' bookings before this are dropped
-  uint64_t last_buffer_ = 0, last_buffer_end_ = 0;  // the buffer the last access found
+  uint64_t last_buffer_ = 0, last_buffer_end_ = 0, last_device_ = 0;  // the buffer the last access found
   std::vector<uint64_t> sectors_;  // scratch of pricing
   std::vector<uint64_t> lane_addresses_;
   mutable std::vector<std::pair<uint64_t, uint64_t>> bank_pairs_;
