@@ -85,10 +85,9 @@ std::vector<Probe> all_probes() {
                            data_cache::l1d_eviction_sets()};
   memtopo::cache::ElementSpec l1d{"data-cache", "l1d", "L1 data cache", l1d_target, {"l1d.present"}, {}};
   l1d.carveout_option = true;  // the L1 shares its storage with shared memory
-  // Its own worker, for the probes after it: the streams it slowed by 16 % were the device
-  // pool's churn (fixed: the pool frees its oldest buffers first), but in the shared worker
-  // l2.full_miss_bytes still comes out 4.5 % higher on an H100, two runs each
-  // (docs/results/h100.md, "What l1d-geometry leaves behind").
+  // Its own worker, for the probes after it: after it in one process l2-size's buffer gets
+  // other physical pages in each run, and the L2 sweep's footprints move with the pages
+  // (docs/cache-probes.md, step 3, "Which pages").
   l1d.own_process_steps = {"geometry"};
   for (auto& p : memtopo::cache::element_probes(l1d)) probes.push_back(std::move(p));
   memtopo::cache::ElementSpec l2{"data-cache", "l2", "L2 cache", l2_target, {}, {}, false, true};
