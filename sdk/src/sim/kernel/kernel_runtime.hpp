@@ -12,8 +12,9 @@
 #include <memory>
 #include <queue>
 #include <string>
-#include <unordered_set>
 #include <vector>
+
+#include <boost/unordered/unordered_flat_set.hpp>
 
 #include "memtopo/errors.hpp"
 #include "memtopo/measure.h"
@@ -272,7 +273,9 @@ class KernelRuntime {
   // (its clock runs on), but the data and the queues did not wait (sim_gpu.hpp, Gpu::Noise).
   double away_ = 0;
   double end_ = 0, drain_ = 0;
-  std::unordered_set<uint64_t> dirty_;  // L2 lines (address >> line bits) stores wrote, not yet written back
+  // L2 lines (address >> line bits) stores wrote, not yet written back; looked up for every line
+  // the L2 evicts, so an open-addressing set.
+  boost::unordered_flat_set<uint64_t> dirty_;
   std::string failure_;
   double device_clock_ = 0;  // the SM clock's count across launches
 
