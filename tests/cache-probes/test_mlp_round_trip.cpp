@@ -54,7 +54,7 @@ TEST_CASE("mlp probe recovers the loads in flight of every shipped simulated dev
   // Kepler-like's first TLB level maps 32 MiB of the 96 MiB its DRAM chains spread over: one
   // chain's unqueued latency (366 cycles) carries a TLB miss on two loads of three, but a warp's
   // 256 loads of a step share pages and their misses, so that the queued loads take the DRAM
-  // latency alone (345) and Little's law reads 26 for 24 (docs/mlp.md, "Limits").
+  // latency alone (345) and Little's law reads 26 for 24 (docs/mlp.md, "What it does not measure yet").
   compare_mlp(ref, got, 0.05, name == "kepler-like.toml" ? 0.10 : 0.05);
   // L2 hits level off at the limit. Past DRAM's, a device whose TLB cannot map every chain's
   // page (kepler-like) loses a little of the plateau to TLB misses: a bound there.

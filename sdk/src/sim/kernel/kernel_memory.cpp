@@ -1,10 +1,10 @@
 // The simulated GPU's device memory for probe kernels: host memory in 2 MiB-aligned buffers
-// that the simulator knows by address, so that a kernel's pointers are plain pointers and the
-// caches see their addresses. Every operation's bytes are checked to lie in a buffer (or in a
-// block's shared memory) before anything is read or written. What the caches see is each
-// buffer's simulated address, placed first-fit from kDeviceBase in the order of allocation:
-// the host's addresses change from run to run (address-space randomization), and hashed sets,
-// partitions and TLB sets would make a kernel's timing change with them.
+// that the simulator knows by address, so that a kernel's pointers are plain pointers. Every
+// operation's bytes are checked to lie in a buffer (or in a block's shared memory) before
+// anything is read or written. What the caches see is each buffer's simulated address, placed
+// first-fit from kDeviceBase in the order of allocation: the host's addresses change from run
+// to run (address-space randomization), and hashed sets, partitions and TLB sets would make a
+// kernel's timing change with them.
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
