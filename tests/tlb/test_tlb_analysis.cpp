@@ -101,6 +101,16 @@ TEST_CASE("tlb: Mei and Chu's unequal L2 TLB sets come back from the misses per 
   CHECK_FALSE(tlb::equal_ways(s.ways));
 }
 
+TEST_CASE("tlb: the first set's count, off by a base rate set too high, comes from the entries", "[tlb]") {
+  // A simulated Kepler-like L2 TLB of 24 entries (9, 5, 5, 5) under long-tailed noise: the
+  // counts all 0.6 low, which only the first step, counted from zero, keeps.
+  const auto s = tlb::set_structure(24, {9.38, 15.77, 21.88, 28.0});
+  REQUIRE(s.complete);
+  CHECK(s.ways == std::vector<int64_t>{9, 5, 5, 5});
+  // Two ways off is no base rate: the count stays as measured.
+  CHECK(tlb::set_structure(26, {9.38, 15.77, 21.88, 28.0}).ways == std::vector<int64_t>{8, 5, 5, 5});
+}
+
 TEST_CASE("tlb: equal sets and a fully associative level", "[tlb]") {
   const std::vector<int64_t> equal(8, 4);
   const auto s = tlb::set_structure(32, model_misses(equal, 16));
