@@ -210,6 +210,9 @@ memtopo::Probe l1d_eviction_sets() {
       .key("l1d.set_hash", MT_VALUE_STRING_ARRAY, "",
            "the set index, one entry per index bit, each an XOR of address bits (\"7^12\"), tested on predictions")
       .requires_keys({"l1d.size_bytes", "l1d.line_bytes"})
+      // Rounds of targets, each reduction a few hundred tests: seconds on a GPU or the simulated
+      // GPU (its budget also ranks it among the probes that run at once there: docs/host.md).
+      .budget_seconds(60)
       .option("targets", MT_VALUE_INT, "32", "target lines at most, one minimal eviction set each (on SMs of their own)")
       .range("2", "1024")
       .option("pool_factor", MT_VALUE_FLOAT, "3", "candidates per target, in units of the L1's lines")
