@@ -12,7 +12,9 @@
 //   the L2 levels);
 // - rates a search finds (streams, the rooflines' load peaks): within 6 %, for the search
 //   stops within 5 % of a peak and the replay's peak is A's measured rate; Little's-law
-//   estimates (loads in flight, loads per kcycle): within 3 %; shared-memory rates: 1 %;
+//   estimates (loads in flight, loads per kcycle): within 5 % (one chain's latency pays TLB
+//   misses that the queued loads share, docs/mlp.md: kepler-like's DRAM estimates move by up
+//   to 3 % from a description to its replay); shared-memory rates: 1 %;
 // and the keys the simulator does not reproduce are named in `not_compared` with the reason.
 #include "replay_compare.hpp"
 
@@ -148,7 +150,7 @@ class Comparer {
     if (e == "roofline")
       return skip(what, "the fewest warps or chains within 95 % of a peak moves by a step of its grid when the "
                         "peak moves within its tolerance");
-    if (e == "mlp") return within(what, x, y, 0.03 * std::abs(number(x)), "3 %");
+    if (e == "mlp") return within(what, x, y, 0.05 * std::abs(number(x)), "5 %");
     if (e == "shared" && text(a_["provenance"][e][k]["bound"].node()) == "\"at_least\"")
       return skip(what, "a lower bound in A (the probe's warps did not reach a peak); the simulator prices no "
                         "shared-memory pipe, so its bound follows the replayed latency");
@@ -210,7 +212,8 @@ class Comparer {
   // first miss lies between A's and the size.
   void first_miss(const std::string& e, const toml::node* x, const toml::node* y) {
     const double size = a_num(e, "size_bytes"), line = line_of(e), fa = number(x), fb = number(y);
-    if (!(std::fabs(fa - size) > line)) return within(e + ".first_miss_bytes", x, y, line, "one line");
+    // At or past the size (a random policy's first miss may come a few lines late), B is A's.
+    if (!(size - fa > line)) return within(e + ".first_miss_bytes", x, y, line, "one line");
     if (!(fb >= fa - line && fb <= size + line))
       mismatch(e + ".first_miss_bytes", x, y, "between A's first miss and A's size, within a line");
     skip(e + ".first_miss_bytes", "A's first miss lies below its size (other traffic, which the simulator does not "
