@@ -257,7 +257,7 @@ TEST_CASE("faults: no new worker can open the device after a crash: the rest fai
                                          "\"\n\n[probes.\"t-faults/break-device\"]\nfile = \"" +
                                          (dir / "dev.toml").string() + "\"\n");
   const auto r = run_memtopo(
-      "run " + kFaults + " --config cfg.toml --only t-faults/break-device,t-faults/good -o out.toml", dir.path);
+      "run " + kFaults + " --config cfg.toml --jobs 1 --only t-faults/break-device,t-faults/good -o out.toml", dir.path);
   INFO(r.output);
   CHECK(r.exit_code == 1);
   REQUIRE(fs::exists(dir / "out.toml"));

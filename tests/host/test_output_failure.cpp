@@ -42,9 +42,10 @@ TEST_CASE("output failure: the journal names the probes it lacks, the topology g
           "[host][output][diskfull]") {
   test::TempDir dir("out-full");
   const auto out = dir / "t.toml";
-  // 1 KiB per file: the journal's header and first record fit, the rest and the output do not.
+  // 1 KiB per file: the journal's header and first record fit, the rest and the output do not;
+  // one probe at a time, so that the first record is the first probe's.
   const std::string cmd = "trap \"\" XFSZ; ulimit -f 1; cd " + dir.path.string() + " && TMPDIR=" + dir.path.string() +
-                          " \"$EXE\" run --device sim --only t-basic --plugin-path " +
+                          " \"$EXE\" run --device sim --jobs 1 --only t-basic --plugin-path " +
                           test::plugin_set("good").string() + " -o t.toml 2>&1";
   const auto r = test::run_shell_stdout(cmd);
   INFO(r.output);

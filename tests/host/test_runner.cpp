@@ -1,7 +1,10 @@
 // Runner: host services, failure isolation, options, raw series, resume input, cancellation.
+#include <algorithm>
 #include <atomic>
+#include <optional>
 
 #include "helpers.hpp"
+#include "memtopo_host/probe_executor.hpp"
 #include "memtopo_host/runner.hpp"
 
 using namespace memtopo::host;
@@ -312,4 +315,70 @@ TEST_CASE("put_result holds values to their declared type", "[host][runner][keys
   const auto& wrong = outcome(r, "t-keys/wrong-type");
   CHECK(wrong.status == Status::Failed);
   CHECK(wrong.reason.find("tma.copies") != std::string::npos);
+}
+
+namespace {
+
+// Runs a probe in this process when it begins and hands the outcome over after `polls` looks,
+// writing "begin x" and "end x" to `log` as a worker's probe would start and end.
+class DelayedExecutor : public BackgroundExecutor {
+ public:
+  DelayedExecutor(const mt_device_info& device, int polls, std::vector<std::string>& log)
+      : device_(device), polls_(polls), log_(log) {}
+  void begin(const ProbeInfo& p, const std::map<std::string, ResultRecord>& inputs, const RunSettings& s) override {
+    REQUIRE_FALSE(pending_);
+    log_.push_back("begin " + p.name);
+    ++begun;
+    pending_ = run_probe(p, device_, nullptr, s, inputs);
+    left_ = polls_;
+  }
+  std::optional<ProbeOutcome> poll(int) override {
+    if (!pending_ || left_-- > 0) return std::nullopt;
+    log_.push_back("end " + pending_->probe);
+    std::optional<ProbeOutcome> o = std::move(pending_);
+    pending_.reset();
+    return o;
+  }
+  int begun = 0;
+
+ private:
+  const mt_device_info& device_;
+  int polls_, left_ = 0;
+  std::vector<std::string>& log_;
+  std::optional<ProbeOutcome> pending_;
+};
+
+size_t position(const std::vector<std::string>& log, const std::string& entry) {
+  return size_t(std::find(log.begin(), log.end(), entry) - log.begin());
+}
+
+}  // namespace
+
+TEST_CASE("probes on several executors: each after its providers, outcomes as one at a time", "[host][runner]") {
+  const Plan plan = make_plan(good_registry(), {});
+  const auto device = fake_device();
+  RunSettings one;
+  const RunReport sequential = run_plan(plan, device, nullptr, one);
+  std::vector<std::string> log, finished;
+  DelayedExecutor quick(device, 0, log), slow(device, 3, log);
+  RunSettings s;
+  s.on_finished = [&](const ProbeOutcome& o) { finished.push_back(o.probe); };
+  const RunReport r = run_plan(plan, device, std::vector<BackgroundExecutor*>{&slow, &quick}, s);
+  CHECK(quick.begun > 0);
+  CHECK(slow.begun > 0);
+  REQUIRE(r.outcomes.size() == sequential.outcomes.size());
+  for (size_t i = 0; i < r.outcomes.size(); ++i) {
+    const ProbeOutcome &a = sequential.outcomes[i], &b = r.outcomes[i];
+    INFO(a.probe);
+    CHECK(b.probe == a.probe);  // plan order, whatever order they ended in
+    CHECK(b.status == a.status);
+    CHECK(b.results.size() == a.results.size());
+    const PlanStep& step = plan.steps[i];
+    if (position(log, "begin " + a.probe) == log.size()) continue;  // settled without running
+    for (const auto* keys : {&step.probe->required, &step.probe->used})
+      for (const auto& key : *keys)
+        if (auto prov = plan.providers.find(key); prov != plan.providers.end())
+          CHECK(position(log, "end " + prov->second->name) < position(log, "begin " + a.probe));
+  }
+  CHECK(finished.size() == size_t(quick.begun + slow.begun));  // the journal hook once per probe run
 }

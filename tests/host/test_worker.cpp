@@ -141,8 +141,9 @@ TEST_CASE("list -v shows a probe's declared time budget", "[host][worker][cli]")
 TEST_CASE("a probe of its own process: a new worker before it and after it", "[host][worker]") {
   test::TempDir dir("own-process");
   const fs::path out = dir / "t.toml";
-  const auto r = test::run_memtopo("run -q --device sim --plugin-path '" + test::plugin_set("pid").string() + "' --only t-pid -o '" +
-                                   out.string() + "'");
+  // One worker at a time (--jobs 1): with several, the probes after it may share another one.
+  const auto r = test::run_memtopo("run -q --jobs 1 --device sim --plugin-path '" + test::plugin_set("pid").string() +
+                                   "' --only t-pid -o '" + out.string() + "'");
   REQUIRE(r.exit_code == 0);
   const toml::table t = toml::parse_file(out.string());
   auto pid = [&](const char* k) { return t["pid"][k].value<int64_t>().value_or(0); };
@@ -155,4 +156,46 @@ TEST_CASE("a probe of its own process: a new worker before it and after it", "[h
   REQUIRE(in_memtopo.exit_code == 0);
   const toml::table u = toml::parse_file(out.string());
   CHECK(u["pid"]["a"].value<int64_t>() == u["pid"]["b"].value<int64_t>());  // --no-isolation: one process
+}
+
+namespace {
+
+// The measured tables of a topology (not [meta] or [probes], which hold times and dates).
+toml::table measured(const fs::path& file) {
+  toml::table t = toml::parse_file(file.string());
+  t.erase("meta");
+  t.erase("probes");
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("the simulated GPU: probes at once measure what one at a time do, a probe alone what it does in a run",
+          "[host][worker][sim]") {
+  test::TempDir dir("jobs");
+  const std::string device = " --device sim:" + test::q(fs::path(MEMTOPO_SOURCE_DIR) / "examples/devices/pascal-like.toml");
+  auto run = [&](const std::string& args, const std::string& name) {
+    const fs::path out = dir / name;
+    const auto r = test::run_memtopo("run -q" + device + " " + args + " -o " + test::q(out));
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    return measured(out);
+  };
+  const toml::table one = run("--only constant,tlb --jobs 1", "one.toml");
+  const toml::table three = run("--only constant,tlb --jobs 3", "three.toml");
+  CHECK(one == three);
+  CHECK(one.contains("tlb"));
+  // tlb/sets with the probe it needs, without the other tlb and constant probes before it.
+  const toml::table alone = run("--only tlb/sets --jobs 1", "alone.toml");
+  const toml::table* tlb = alone["tlb"].as_table();
+  REQUIRE(tlb);
+  for (const char* key : {"l2_set_ways", "l1_set_ways", "l2_entries"}) {
+    INFO(key);
+    REQUIRE((*tlb)[key].node());
+    CHECK((*tlb)[key] == one["tlb"][key]);
+  }
+  // A GPU's probes run one at a time.
+  const auto refused = test::run_memtopo("run -q --device cuda --jobs 2 -o " + test::q(dir / "gpu.toml"));
+  CHECK(refused.exit_code != 0);
+  CHECK(test::has(refused.output, "--jobs is for the simulated GPU"));
 }

@@ -12,6 +12,8 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
+#include <optional>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -46,7 +48,7 @@ mt_device_info device_info_from_json(const nlohmann::json& j);
 class WorkerProcess;
 
 // Runs each probe in the worker; starts a new worker after one died.
-class WorkerExecutor final : public ProbeExecutor {
+class WorkerExecutor final : public BackgroundExecutor {
  public:
   // `stop_requests` counts stop signals (SIGINT, SIGTERM, SIGHUP): after the first the running
   // probe sees cancelled() and is killed if it has not returned kStopGraceS later; after the
@@ -59,8 +61,12 @@ class WorkerExecutor final : public ProbeExecutor {
   // Starts the first worker and returns the device it opened. Throws std::runtime_error
   // ("cannot open device: ...") when it cannot.
   WorkerDevice start();
-  ProbeOutcome run(const ProbeInfo& probe, const std::map<std::string, ResultRecord>& inputs,
-                   const RunSettings& settings) override;
+  // What its workers open: after start(), the device the first one opened (cuda:N, sim:FILE, sim).
+  const WorkerSetup& setup() const { return setup_; }
+  // Sends the probe to the worker (BackgroundExecutor).
+  void begin(const ProbeInfo& probe, const std::map<std::string, ResultRecord>& inputs,
+             const RunSettings& settings) override;
+  std::optional<ProbeOutcome> poll(int wait_ms) override;
   // Ends the worker: closes its command pipe and waits for it (killing it after a while).
   void stop();
 
@@ -68,8 +74,19 @@ class WorkerExecutor final : public ProbeExecutor {
   static constexpr int kMaxFailedStarts = 3;
 
  private:
+  using Clock = std::chrono::steady_clock;
+  struct Pending {  // the probe begin() sent
+    const ProbeInfo* probe = nullptr;
+    const RunSettings* settings = nullptr;
+    ProbeOutcome outcome;
+    bool ended = false;  // the outcome is decided (no worker could start)
+    double limit_s = 0;
+    std::string limit_source;
+    Clock::time_point t0, deadline, stop_deadline = Clock::time_point::max();
+  };
   bool restart();
-  ProbeOutcome await_outcome(const ProbeInfo& probe, const RunSettings& settings, ProbeOutcome outcome);
+  // One look at the worker: the outcome once the probe ended (ok, failed, killed or interrupted).
+  std::optional<ProbeOutcome> step(Pending& p, int wait_ms);
   ProbeOutcome worker_died(const ProbeInfo& probe, ProbeOutcome outcome, int wait_status);
 
   WorkerSetup setup_;
@@ -78,6 +95,7 @@ class WorkerExecutor final : public ProbeExecutor {
   std::string last_death_;  // "t-faults/crash crashed with SIGSEGV (signal 11)"
   std::string gave_up_;     // set once no new worker could open the device
   bool worker_used_ = false;  // the current worker has run a probe
+  std::optional<Pending> pending_;
 };
 
 }  // namespace memtopo::host

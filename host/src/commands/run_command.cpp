@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -30,39 +31,49 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Progress on stderr: one line per probe; on a terminal the line is updated in place.
+// Progress on stderr: one line per probe; on a terminal the line is updated in place. Probes
+// that run at once (--jobs) each keep their own prefix; the line shows the last one heard from.
 class StderrProgress : public RunObserver {
  public:
   explicit StderrProgress(bool quiet) : quiet_(quiet), tty_(::isatty(STDERR_FILENO) != 0) {}
   void probe_started(size_t index, size_t total, const std::string& probe) override {
-    prefix_ = "[" + std::to_string(index) + "/" + std::to_string(total) + "] " + probe;
-    last_stage_.clear();
+    Running& r = running_[probe];
+    r.prefix = "[" + std::to_string(index) + "/" + std::to_string(total) + "] " + probe;
+    r.last_stage.clear();
     if (quiet_) return;
-    if (tty_) std::fprintf(stderr, "\r\033[K%s", prefix_.c_str());
-    else std::fprintf(stderr, "%s\n", prefix_.c_str());
+    if (tty_) std::fprintf(stderr, "\r\033[K%s", r.prefix.c_str());
+    else std::fprintf(stderr, "%s\n", r.prefix.c_str());
     std::fflush(stderr);
   }
-  void progress(const std::string&, double fraction, const std::string& stage) override {
-    if (quiet_) return;
+  void progress(const std::string& probe, double fraction, const std::string& stage) override {
+    auto it = running_.find(probe);
+    if (quiet_ || it == running_.end()) return;
+    Running& r = it->second;
     if (tty_) {
-      std::fprintf(stderr, "\r\033[K%s %3d%% %s", prefix_.c_str(), static_cast<int>(fraction * 100 + 0.5), stage.c_str());
-    } else if (stage != last_stage_) {
-      std::fprintf(stderr, "%s: %s\n", prefix_.c_str(), stage.c_str());
+      std::fprintf(stderr, "\r\033[K%s %3d%% %s", r.prefix.c_str(), static_cast<int>(fraction * 100 + 0.5), stage.c_str());
+    } else if (stage != r.last_stage) {
+      std::fprintf(stderr, "%s: %s\n", r.prefix.c_str(), stage.c_str());
     }
-    last_stage_ = stage;
+    r.last_stage = stage;
     std::fflush(stderr);
   }
   void probe_finished(const ProbeOutcome& o) override {
-    if (quiet_ || prefix_.empty()) return;
-    if (tty_) std::fprintf(stderr, "\r\033[K");
-    std::fprintf(stderr, "%s: %s (%.3f s)\n", prefix_.c_str(), status_name(o.status), o.duration_s);
-    std::fflush(stderr);
-    prefix_.clear();
+    auto it = running_.find(o.probe);
+    if (it == running_.end()) return;  // settled without running: the log said why
+    if (!quiet_) {
+      if (tty_) std::fprintf(stderr, "\r\033[K");
+      std::fprintf(stderr, "%s: %s (%.3f s)\n", it->second.prefix.c_str(), status_name(o.status), o.duration_s);
+      std::fflush(stderr);
+    }
+    running_.erase(it);
   }
 
  private:
+  struct Running {
+    std::string prefix, last_stage;
+  };
   bool quiet_, tty_;
-  std::string prefix_, last_stage_;
+  std::map<std::string, Running> running_;  // probe -> its line
 };
 
 // What `run` reads and must never overwrite: the config, the device description, the plugins.
@@ -105,8 +116,9 @@ RunReport measure(const Plan& plan, RunDevice& device, RunSettings& settings, Jo
   StderrProgress progress(quiet);
   settings.observer = &progress;
   settings.cancel = &StopSignals::cancel();
-  RunReport report = run_plan(plan, device.info, *device.executor, settings);
-  if (device.worker) device.worker->stop();
+  RunReport report = device.worker ? run_plan(plan, device.info, device.workers(), settings)
+                                   : run_plan(plan, device.info, *device.executor, settings);
+  device.stop_workers();
   return report;
 }
 

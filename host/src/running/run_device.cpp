@@ -1,6 +1,8 @@
 #include "running/run_device.hpp"
 
+#include <algorithm>
 #include <filesystem>
+#include <thread>
 
 #include <spdlog/spdlog.h>
 
@@ -19,12 +21,15 @@ RunSettings run_settings(const RunArgs& a, const Config& cfg) {
 
 RunDevice open_run_device(const RunArgs& a, const Config& cfg, const Registry& reg, const RunSettings& settings,
                           bool isolated, const std::atomic<int>* stop_requests) {
+  const std::string spec = !a.device.empty() ? a.device : cfg.device.value_or("auto");
+  (void)run_jobs(a, spec.rfind("cuda", 0) == 0 ? "cuda" : "sim", isolated);  // refused before a device opens
   RunDevice d;
   if (!isolated) {
     d.in_process = open_device_arg(a, cfg, reg.replay_map());
     d.info = d.in_process->info();
     d.description = d.in_process->description();
-    d.executor = std::make_unique<InProcessExecutor>(d.in_process->info(), d.in_process->backend());
+    engine::Device* device = d.in_process.get();
+    d.executor = std::make_unique<InProcessExecutor>(device->info(), device->backend(), [device] { device->begin_probe(); });
     spdlog::debug("probes run in this process (--no-isolation or [run] isolation = false)");
     return d;
   }
@@ -47,8 +52,34 @@ RunDevice open_run_device(const RunArgs& a, const Config& cfg, const Registry& r
   d.info = opened.info;
   d.description = opened.description;
   d.worker = worker.get();
+  const unsigned jobs = run_jobs(a, d.info.backend, true);
+  for (unsigned j = 1; j < jobs; ++j)
+    d.more_workers.push_back(std::make_unique<WorkerExecutor>(worker->setup(), stop_requests));
   d.executor = std::move(worker);
   return d;
+}
+
+std::vector<BackgroundExecutor*> RunDevice::workers() const {
+  std::vector<BackgroundExecutor*> out{worker};
+  for (const auto& w : more_workers) out.push_back(w.get());
+  return out;
+}
+
+void RunDevice::stop_workers() {
+  if (worker) worker->stop();
+  for (auto& w : more_workers) w->stop();
+}
+
+unsigned run_jobs(const RunArgs& a, const std::string& backend, bool isolated) {
+  if (a.jobs > 1 && !isolated)
+    throw UsageError("--jobs " + std::to_string(a.jobs) + ": probes run at once only in worker processes; drop "
+                     "--no-isolation (or [run] isolation = false) or --jobs");
+  if (a.jobs > 1 && backend != "sim")
+    throw UsageError("--jobs " + std::to_string(a.jobs) + ": the probes of a GPU run one at a time, or they would "
+                     "disturb each other's timing; --jobs is for the simulated GPU");
+  if (!isolated || backend != "sim") return 1;
+  if (a.jobs > 0) return a.jobs;
+  return std::clamp(std::thread::hardware_concurrency(), 1u, 4u);
 }
 
 }  // namespace memtopo::host::cli

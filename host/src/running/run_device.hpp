@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "commands/cli_internal.hpp"
 #include "memtopo_host/worker.hpp"
@@ -16,7 +17,18 @@ struct RunDevice {
   std::unique_ptr<engine::Device> in_process;  // --no-isolation only
   std::unique_ptr<ProbeExecutor> executor;
   WorkerExecutor* worker = nullptr;  // the executor, when isolated
+  // The simulated GPU with --jobs above 1: more workers beside `worker`, each opening the same
+  // device when it runs its first probe.
+  std::vector<std::unique_ptr<WorkerExecutor>> more_workers;
+  // Every worker, `worker` first: what the plan runs on.
+  std::vector<BackgroundExecutor*> workers() const;
+  void stop_workers();
 };
+
+// How many probes run at once (--jobs): 1 on a GPU (probes would disturb each other's
+// timing) and without isolation; on the simulated GPU --jobs, or by default the machine's
+// cores up to 4. A UsageError for --jobs above 1 where only 1 can be.
+unsigned run_jobs(const RunArgs& a, const std::string& backend, bool isolated);
 
 // Whether probes run in a worker: --no-isolation, else [run] isolation, else yes.
 bool isolation_wanted(const RunArgs& a, const Config& cfg);

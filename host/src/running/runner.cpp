@@ -3,6 +3,7 @@
 #include "memtopo_host/probe_executor.hpp"
 #include "memtopo_host/result_check.hpp"
 #include "output/plot_hints.hpp"
+#include "running/plan_steps.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -277,6 +278,45 @@ RunReport run_plan(const Plan& plan, const mt_device_info& device, const mt_back
   return run_plan(plan, device, executor, settings);
 }
 
+std::optional<ProbeOutcome> outcome_without_running(const PlanStep& step, const Plan& plan, const DeviceFacts& facts,
+                                                    const RunSettings& settings,
+                                                    const std::map<std::string, ProbeOutcome>& finished,
+                                                    const std::map<std::string, ResultRecord>& results) {
+  const ProbeInfo& p = *step.probe;
+  ProbeOutcome outcome;
+  outcome.probe = p.name;
+  outcome.version = p.plugin_version;
+  auto journaled = settings.already_done.find(p.name);
+  if (journaled != settings.already_done.end() && keeps_results(journaled->second.status)) {
+    spdlog::info("{}: already measured (journal), not run again", p.name);
+    return journaled->second;
+  }
+  if (settings.cancel && settings.cancel->load()) {
+    outcome.status = Status::Skipped;
+    outcome.reason = "not run: the run was interrupted";
+    return outcome;
+  }
+  // The plan may have been made without the device: its needs are checked here too.
+  Unmet why{step.skip_reason};
+  const std::string need = unmet_need(p, facts);
+  if (why.reason.empty()) why.reason = need;
+  if (why.reason.empty()) why = unmet_input(step, plan, finished, results);
+  if (why.reason.empty()) return std::nullopt;
+  outcome.status = Status::Skipped;
+  outcome.reason = why.reason;
+  outcome.caused_by_failure = why.by_failure;
+  // A backend or compute capability the device lacks is what the probe declared: the
+  // file, the summary and `plan` say so; -q keeps it off the terminal.
+  if (!need.empty() && why.reason == need) spdlog::info("{}: skipped: {}", p.name, why.reason);
+  else spdlog::warn("{}: skipped: {}", p.name, why.reason);
+  return outcome;
+}
+
+bool from_journal(const ProbeOutcome& outcome, const RunSettings& settings) {
+  auto it = settings.already_done.find(outcome.probe);
+  return it != settings.already_done.end() && keeps_results(it->second.status) && keeps_results(outcome.status);
+}
+
 RunReport run_plan(const Plan& plan, const mt_device_info& device, ProbeExecutor& executor, RunSettings& settings) {
   RunReport report;
   const auto started = std::chrono::steady_clock::now();
@@ -288,40 +328,17 @@ RunReport run_plan(const Plan& plan, const mt_device_info& device, ProbeExecutor
   for (const auto& step : plan.steps) {
     ++index;
     const ProbeInfo& p = *step.probe;
+    std::optional<ProbeOutcome> settled = outcome_without_running(step, plan, facts, settings, finished, results);
     ProbeOutcome outcome;
-    outcome.probe = p.name;
-    outcome.version = p.plugin_version;
-
-    auto journaled = settings.already_done.find(p.name);
-    if (journaled != settings.already_done.end() && keeps_results(journaled->second.status)) {
-      outcome = journaled->second;
-      for (const auto& r : outcome.results) results[r.key] = r;
-      spdlog::info("{}: already measured (journal), not run again", p.name);
-      finished[p.name] = outcome;
-      report.outcomes.push_back(std::move(outcome));
-      continue;
-    }
-    if (settings.cancel && settings.cancel->load()) {
-      report.interrupted = true;
-      outcome.status = Status::Skipped;
-      outcome.reason = "not run: the run was interrupted";
-      finished[p.name] = outcome;
-      report.outcomes.push_back(std::move(outcome));
-      continue;
-    }
-    // The plan may have been made without the device: its needs are checked here too.
-    Unmet why{step.skip_reason};
-    const std::string need = unmet_need(p, facts);
-    if (why.reason.empty()) why.reason = need;
-    if (why.reason.empty()) why = unmet_input(step, plan, finished, results);
-    if (!why.reason.empty()) {
-      outcome.status = Status::Skipped;
-      outcome.reason = why.reason;
-      outcome.caused_by_failure = why.by_failure;
-      // A backend or compute capability the device lacks is what the probe declared: the
-      // file, the summary and `plan` say so; -q keeps it off the terminal.
-      if (!need.empty() && why.reason == need) spdlog::info("{}: skipped: {}", p.name, why.reason);
-      else spdlog::warn("{}: skipped: {}", p.name, why.reason);
+    if (settled) {
+      outcome = std::move(*settled);
+      if (from_journal(outcome, settings)) {
+        for (const auto& r : outcome.results) results[r.key] = r;
+        finished[p.name] = outcome;
+        report.outcomes.push_back(std::move(outcome));
+        continue;
+      }
+      if (settings.cancel && settings.cancel->load()) report.interrupted = true;
     } else {
       if (settings.observer) settings.observer->probe_started(index, total, p.name);
       outcome = executor.run(p, results, settings);

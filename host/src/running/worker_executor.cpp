@@ -127,19 +127,23 @@ bool WorkerExecutor::restart() {
       return true;
     } catch (const std::exception& e) {
       why = e.what();
-      spdlog::warn("starting a new worker after {}: {}", last_death_, why);
+      if (last_death_.empty()) spdlog::warn("starting a worker: {}", why);
+      else spdlog::warn("starting a new worker after {}: {}", last_death_, why);
     }
   }
-  gave_up_ = "not run: no new worker could open the device after " + last_death_ + " (" + why + ")";
+  gave_up_ = last_death_.empty() ? "not run: no worker could open the device (" + why + ")"
+                                 : "not run: no new worker could open the device after " + last_death_ + " (" + why + ")";
   return false;
 }
 
-ProbeOutcome WorkerExecutor::run(const ProbeInfo& probe, const std::map<std::string, ResultRecord>& inputs,
-                                 const RunSettings& settings) {
-  ProbeOutcome outcome;
-  outcome.probe = probe.name;
-  outcome.version = probe.plugin_version;
-  outcome.status = Status::Failed;
+void WorkerExecutor::begin(const ProbeInfo& probe, const std::map<std::string, ResultRecord>& inputs,
+                           const RunSettings& settings) {
+  Pending p;
+  p.probe = &probe;
+  p.settings = &settings;
+  p.outcome.probe = probe.name;
+  p.outcome.version = probe.plugin_version;
+  p.outcome.status = Status::Failed;
   // A probe of its own process gets a worker no probe has run in, and none after it inherits it.
   if (probe.own_process && worker_ && worker_used_) {
     stop();
@@ -147,16 +151,33 @@ ProbeOutcome WorkerExecutor::run(const ProbeInfo& probe, const std::map<std::str
   }
   if (gave_up_.empty() && !worker_) restart();
   if (!gave_up_.empty()) {
-    outcome.reason = gave_up_;
-    spdlog::error("{}: failed: {}", probe.name, outcome.reason);
-    return outcome;
+    p.outcome.reason = gave_up_;
+    p.ended = true;
+    spdlog::error("{}: failed: {}", probe.name, p.outcome.reason);
+    pending_ = std::move(p);
+    return;
   }
   worker_->clear_tail();
   worker_used_ = true;
-  worker_->send(request_for(probe, inputs));  // a worker that is gone shows as Closed below
-  outcome = await_outcome(probe, settings, std::move(outcome));
-  if (probe.own_process) stop();
-  return outcome;
+  worker_->send(request_for(probe, inputs));  // a worker that is gone shows as Closed in poll
+  const TimeLimit limit = time_limit_for(probe, settings);
+  p.limit_s = limit.seconds;
+  p.limit_source = limit.source;
+  p.t0 = Clock::now();
+  p.deadline = p.t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(limit.seconds));
+  pending_ = std::move(p);
+}
+
+std::optional<ProbeOutcome> WorkerExecutor::poll(int wait_ms) {
+  if (!pending_) return std::nullopt;
+  std::optional<ProbeOutcome> done;
+  if (pending_->ended) done = std::move(pending_->outcome);
+  else done = step(*pending_, wait_ms);
+  if (!done) return done;
+  const bool own = pending_->probe->own_process;
+  pending_.reset();
+  if (own) stop();
+  return done;
 }
 
 ProbeOutcome WorkerExecutor::worker_died(const ProbeInfo& probe, ProbeOutcome outcome, int wait_status) {
@@ -171,69 +192,66 @@ ProbeOutcome WorkerExecutor::worker_died(const ProbeInfo& probe, ProbeOutcome ou
   return outcome;
 }
 
-ProbeOutcome WorkerExecutor::await_outcome(const ProbeInfo& probe, const RunSettings& settings, ProbeOutcome outcome) {
-  const TimeLimit limit = time_limit_for(probe, settings);
-  const auto t0 = Clock::now();
-  const auto deadline = t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(limit.seconds));
-  auto stop_deadline = Clock::time_point::max();
+std::optional<ProbeOutcome> WorkerExecutor::step(Pending& p, int wait_ms) {
+  const ProbeInfo& probe = *p.probe;
+  ProbeOutcome& outcome = p.outcome;
   auto interrupted = [&](const std::string& why) {
     worker_->kill_and_wait();
     worker_.reset();
     outcome.status = Status::Skipped;
     outcome.reason = "interrupted: " + why;
-    outcome.duration_s = seconds_since(t0);
+    outcome.duration_s = seconds_since(p.t0);
     spdlog::warn("{}: {}", probe.name, outcome.reason);
-    return outcome;
+    return std::move(outcome);
   };
-  while (true) {
-    const int stops = stop_requests_ ? stop_requests_->load() : 0;
-    if (stops >= 2) return interrupted("a second stop signal ended it at once");
-    if (stops == 1 && stop_deadline == Clock::time_point::max()) {
-      worker_->signal(SIGINT);  // the probe sees cancelled()
-      stop_deadline = Clock::now() + std::chrono::seconds(static_cast<int>(kStopGraceS));
-    }
-    const auto now = Clock::now();
-    if (now >= stop_deadline)
-      return interrupted("it did not return within " + seconds_text(kStopGraceS) + " s of the stop signal");
-    if (now >= deadline) {
-      worker_->kill_and_wait();
-      outcome.duration_s = seconds_since(t0);
-      outcome.reason = "exceeded its time limit of " + seconds_text(limit.seconds) + " s (from " + limit.source +
-                       "; set time_limit_s in [probes.\"" + probe.name + "\"] to change it)";
-      log_failure(probe.name, outcome.reason, worker_->tail());
-      last_death_ = probe.name + " exceeding its time limit";
-      worker_.reset();
-      return outcome;
-    }
-    nlohmann::json msg;
-    const auto event = worker_->next(msg, std::min(ms_until(deadline), ms_until(stop_deadline)));
-    if (event == WorkerProcess::Event::Idle) continue;
-    if (event == WorkerProcess::Event::Closed) {
-      const int status = worker_->finish(2);
-      outcome.duration_s = seconds_since(t0);
-      return worker_died(probe, std::move(outcome), status);
-    }
-    if (msg.contains("progress")) {
-      if (settings.observer)
-        settings.observer->progress(probe.name, msg.value("progress", 0.0), msg.value("stage", std::string()));
-      continue;
-    }
-    if (!msg.contains("outcome")) continue;
-    try {
-      outcome = outcome_from_json(msg["outcome"]);
-    } catch (const std::exception& e) {
-      outcome.status = Status::Failed;
-      outcome.results.clear();
-      outcome.duration_s = seconds_since(t0);
-      outcome.reason = std::string("internal: the host cannot read the outcome its worker sent: ") + e.what();
-      spdlog::error("{}: failed: {}", probe.name, outcome.reason);
-    }
-    if (msg.value("exiting", false)) {
-      last_death_ = probe.name + " leaving the device in an error state";
-      stop();
-    }
-    return outcome;
+  const int stops = stop_requests_ ? stop_requests_->load() : 0;
+  if (stops >= 2) return interrupted("a second stop signal ended it at once");
+  if (stops == 1 && p.stop_deadline == Clock::time_point::max()) {
+    worker_->signal(SIGINT);  // the probe sees cancelled()
+    p.stop_deadline = Clock::now() + std::chrono::seconds(static_cast<int>(kStopGraceS));
   }
+  const auto now = Clock::now();
+  if (now >= p.stop_deadline)
+    return interrupted("it did not return within " + seconds_text(kStopGraceS) + " s of the stop signal");
+  if (now >= p.deadline) {
+    worker_->kill_and_wait();
+    outcome.duration_s = seconds_since(p.t0);
+    outcome.reason = "exceeded its time limit of " + seconds_text(p.limit_s) + " s (from " + p.limit_source +
+                     "; set time_limit_s in [probes.\"" + probe.name + "\"] to change it)";
+    log_failure(probe.name, outcome.reason, worker_->tail());
+    last_death_ = probe.name + " exceeding its time limit";
+    worker_.reset();
+    return std::move(outcome);
+  }
+  nlohmann::json msg;
+  const int wait = std::min({wait_ms, ms_until(p.deadline), ms_until(p.stop_deadline)});
+  const auto event = worker_->next(msg, wait);
+  if (event == WorkerProcess::Event::Idle) return std::nullopt;
+  if (event == WorkerProcess::Event::Closed) {
+    const int status = worker_->finish(2);
+    outcome.duration_s = seconds_since(p.t0);
+    return worker_died(probe, std::move(outcome), status);
+  }
+  if (msg.contains("progress")) {
+    if (p.settings->observer)
+      p.settings->observer->progress(probe.name, msg.value("progress", 0.0), msg.value("stage", std::string()));
+    return std::nullopt;
+  }
+  if (!msg.contains("outcome")) return std::nullopt;
+  try {
+    outcome = outcome_from_json(msg["outcome"]);
+  } catch (const std::exception& e) {
+    outcome.status = Status::Failed;
+    outcome.results.clear();
+    outcome.duration_s = seconds_since(p.t0);
+    outcome.reason = std::string("internal: the host cannot read the outcome its worker sent: ") + e.what();
+    spdlog::error("{}: failed: {}", probe.name, outcome.reason);
+  }
+  if (msg.value("exiting", false)) {
+    last_death_ = probe.name + " leaving the device in an error state";
+    stop();
+  }
+  return std::move(outcome);
 }
 
 }  // namespace memtopo::host

@@ -134,6 +134,7 @@ void worker_main(const WorkerSetup& setup, int command_fd, int message_fd) {
     const auto request = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
     if (!request.is_object()) break;
     progress.reset();
+    device->begin_probe();
     ProbeOutcome outcome = run_request(request, setup, *device, settings);
     // A sticky device error poisons every later call in this process: end it, so the next
     // probe gets a fresh worker and context.

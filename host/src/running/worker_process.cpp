@@ -1,17 +1,21 @@
 #include "running/worker_process.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
+#include <vector>
 
 #include "memtopo_host/child_process.hpp"
 
@@ -32,6 +36,26 @@ bool pop_line(std::string& buffer, std::string& line) {
   return true;
 }
 
+// Closes every descriptor from 3 on but `keep_a` and `keep_b`: a copy of a sibling worker's
+// command pipe would keep that worker from ever reading its end, and the parent's files are
+// none of the worker's business.
+void close_other_fds(int keep_a, int keep_b) {
+  std::vector<int> open;
+  if (DIR* d = ::opendir("/proc/self/fd")) {
+    const int own = ::dirfd(d);
+    while (const dirent* e = ::readdir(d)) {
+      const int fd = std::atoi(e->d_name);
+      if (fd > 2 && fd != own) open.push_back(fd);
+    }
+    ::closedir(d);
+  } else {
+    const long most = std::min(::sysconf(_SC_OPEN_MAX), 65536L);
+    for (int fd = 3; fd < most; ++fd) open.push_back(fd);
+  }
+  for (int fd : open)
+    if (fd != keep_a && fd != keep_b) ::close(fd);
+}
+
 // The child's end of fork: its own process, tied to the parent's life.
 [[noreturn]] void become_worker(const WorkerSetup& setup, int command_fd, int message_fd, int output_fd,
                                 pid_t parent) {
@@ -42,7 +66,7 @@ bool pop_line(std::string& buffer, std::string& line) {
   if (devnull >= 0) ::dup2(devnull, STDIN_FILENO);
   ::dup2(output_fd, STDOUT_FILENO);
   ::dup2(output_fd, STDERR_FILENO);
-  ::close(output_fd);
+  close_other_fds(command_fd, message_fd);
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
   worker_main(setup, command_fd, message_fd);
 }

@@ -24,6 +24,10 @@ class Device {
   // Empty while the device is usable; else the error that poisons it for this process (CUDA:
   // a sticky error such as an illegal address, which every later call returns).
   virtual std::string sticky_error() const { return {}; }
+  // Called before each probe. The simulated GPU goes back to the state it was opened in, so
+  // that a probe measures the same whichever probes ran before it in this process (and a
+  // run's probes may run in several processes); a real GPU keeps its state.
+  virtual void begin_probe() {}
 };
 
 // The most bytes an input file may hold (a config, a device description, a topology, a

@@ -47,6 +47,10 @@ class SimDevice final : public Device {
   const mt_backend* backend() const override { return &backend_; }
   const mt_device_info& info() const override { return gpu_.model().info; }
   std::string description() const override { return gpu_.model().origin; }
+  void begin_probe() override {
+    gpu_.restart();
+    kernels_.restart();
+  }
 
  private:
   static int run_jobs(void* self, mt_job* const* jobs, size_t n, char* err, size_t err_size) noexcept {

@@ -54,6 +54,13 @@ class Cache {
 
   // Empties the cache (every line invalid).
   void reset();
+  // As the constructor left it: empty, every way usable, no eviction pending.
+  void restart() {
+    reset();
+    limit_lines(0);
+    lose_way_of(UINT32_MAX);
+    evicted_ = UINT64_MAX;
+  }
   // Holds at most `lines` lines (the carveout shrinks the L1), spread over the sets: the
   // first lines % sets sets keep one way more than the others, every set at least one; 0: all.
   void limit_lines(uint64_t lines) {

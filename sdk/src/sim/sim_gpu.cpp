@@ -33,12 +33,8 @@ const CacheElement* element_of(const Model& m, Storage s) {
 
 }  // namespace
 
-Gpu::Gpu(const Model& model)
-    : model_(model),
-      replacement_rng_(model.seed ^ 0x5eed5eedull),
-      noise_rng_(model.seed),
-      traffic_rng_(model.seed ^ 0x7aff1cull),
-      stray_rng_(model.seed ^ 0x57a4ull) {
+Gpu::Gpu(const Model& model) : model_(model) {
+  restart_randomness();
   noisy_ = model_.noise_cycles > 0 || (model_.outlier_probability > 0 && model_.outlier_cycles > 0);
   // The instances below are what check_simulator_memory counts (sim_description_limits.cpp).
   const uint32_t sms = uint32_t(model_.info.sm_count);
@@ -107,6 +103,26 @@ Gpu::Gpu(const Model& model)
   if (model_.constant_l15.geometry.present) constant.push_back(&model_.constant_l15);
   build(constant, const_);
   if (!model_.constant_l1.geometry.present) const_.second = const_.first;  // L1.5 hits read first
+}
+
+void Gpu::restart_randomness() {
+  replacement_rng_.reseed(model_.seed ^ 0x5eed5eedull);
+  noise_rng_.reseed(model_.seed);
+  traffic_rng_.reseed(model_.seed ^ 0x7aff1cull);
+  stray_rng_.reseed(model_.seed ^ 0x57a4ull);
+  foreign_due_ = 0;
+}
+
+void Gpu::restart() {
+  restart_randomness();
+  served_ = Served::Sm;
+  track_evictions_ = false;
+  l2_evicted_.clear();
+  for (PerSmCaches* c : {&l1d_, &tex_cache_, &ro_cache_})
+    for (auto& x : c->caches) x->restart();
+  for (auto* v : {&c1_, &c15_, &l2_, &tlb1_})
+    for (auto& x : *v) x->restart();
+  if (tlb2_) tlb2_->restart();
 }
 
 void Gpu::begin_call() {

@@ -25,6 +25,9 @@ class Gpu {
  public:
   explicit Gpu(const Model& model);
 
+  // As the constructor left it: every cache and TLB empty, the random streams at their seeds.
+  // A probe starts here, so that its values do not depend on the probes before it.
+  void restart();
   // Start of a run_jobs call: every cache and TLB empty, the L1s back to full size.
   void begin_call();
   // Start of a probe kernel's launch: the SMs' own caches empty (as a launch finds them on the
@@ -196,6 +199,8 @@ class Gpu {
     if (tlb2_ && !tlb2_->access(addr)) cycles += model_.tlb_l2.miss_penalty_cycles;
     return cycles;
   }
+
+  void restart_randomness();  // the random streams at their seeds
 
   Model model_;
   Served served_ = Served::Sm;

@@ -124,6 +124,11 @@ class KernelRuntime {
   KernelRuntime& operator=(const KernelRuntime&) = delete;
 
   const mt_kernel_ops* ops() const { return &ops_; }
+  // The state a probe starts from: the clock at 0, no dirty line; buffers stay where they are.
+  void restart() {
+    device_clock_ = 0;
+    dirty_.clear();
+  }
   // Runs the launch; throws memtopo::Error naming what was wrong (a bad launch, a thread's
   // failure, a barrier no thread can pass).
   void launch(const mt_kernel_launch& l, mt_kernel_report& report);
