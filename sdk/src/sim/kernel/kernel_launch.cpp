@@ -114,7 +114,7 @@ Block* KernelRuntime::start_block(uint32_t linear, uint32_t sm, Cluster* cluster
     t.context.fn = &KernelRuntime::thread_entry;
     t.context.arg = &t;
     Switcher::make(t.context);
-    ready_.push({t.clock, t.warp_key, t.lane, &t});
+    ready_.push(Key::of(&t));
   }
   if (cluster) {
     cluster->blocks[rank] = b.get();
@@ -199,7 +199,7 @@ void KernelRuntime::arrive(Barrier& b, uint32_t live, Thread* t) {
 void KernelRuntime::release(Barrier& b) {
   for (Thread* w : b.waiting) {
     w->clock = b.latest + kBarrierCycles;
-    ready_.push({w->clock, w->warp_key, w->lane, w});
+    ready_.push(Key::of(w));
   }
   b = Barrier{};
 }
@@ -228,7 +228,7 @@ void KernelRuntime::advance_to(double t) {
 }
 
 Thread* KernelRuntime::pop_ready() {
-  Thread* t = ready_.top().thread;
+  Thread* t = ready_.top().thread();
   ready_.pop();
   advance_to(t->clock);
   return t;
@@ -249,8 +249,8 @@ void KernelRuntime::run_scheduler() {
       continue;
     }
     if (ready_.empty()) break;
-    if (ready_.top().program) {
-      WarpProgram* p = ready_.top().program;
+    if (ready_.top().is_program) {
+      WarpProgram* p = ready_.top().program();
       ready_.pop();
       advance_to(p->time);
       run_program(p);

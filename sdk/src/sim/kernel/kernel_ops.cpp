@@ -139,7 +139,7 @@ void KernelRuntime::op_spend(uint64_t cycles) {
   Thread* t = current_;
   if (!open_.members.empty()) resolve_open();
   t->clock += double(cycles);
-  ready_.push({t->clock, t->warp_key, t->lane, t});
+  ready_.push(Key::of(t));
   wait_here(t);
 }
 
@@ -220,7 +220,7 @@ uint64_t KernelRuntime::op_atomic(uint32_t op, uint64_t address, uint32_t bytes,
 }
 
 bool KernelRuntime::earliest(const Thread* t) const {
-  return !ready_.empty() && ready_.top().thread == t;
+  return !ready_.empty() && ready_.top().item == t;
 }
 
 void KernelRuntime::wait_here(Thread* t) {
@@ -231,7 +231,7 @@ void KernelRuntime::wait_here(Thread* t) {
   // The earliest thread may run at once, unless a group must be priced or a program's step
   // taken first (the scheduler does those).
   const Key& top = ready_.top();
-  if (top.thread && (open_.members.empty() || (top.clock == open_.clock && top.warp == open_.warp)))
+  if (!top.is_program && (open_.members.empty() || (top.clock == open_.clock && top.warp == open_.warp)))
     switch_to(t, pop_ready());
   else
     switch_to(t, nullptr);
@@ -252,7 +252,7 @@ void KernelRuntime::submit(Thread* t) {
   }
   open_.members.push_back(t);
   // Another lane of this warp at this cycle may still issue the same instruction: it runs next.
-  if (!ready_.empty() && ready_.top().thread && ready_.top().clock == t->clock && ready_.top().warp == t->warp_key) {
+  if (!ready_.empty() && !ready_.top().is_program && ready_.top().clock == t->clock && ready_.top().warp == t->warp_key) {
     switch_to(t, pop_ready());
     return;
   }
@@ -265,9 +265,19 @@ void KernelRuntime::submit(Thread* t) {
 }
 
 void KernelRuntime::resolve_open() {
+  if (open_.members.empty()) return;
   Group g = std::move(open_);
   open_ = Group{};
-  if (g.members.empty()) return;
+  open_.members.swap(spare_members_);  // the last group's list, emptied: no allocation per group
+  // Its list goes back to spare_members_ once priced.
+  struct Spare {
+    std::vector<Thread*>& members;
+    std::vector<Thread*>& spare;
+    ~Spare() {
+      members.clear();
+      spare.swap(members);
+    }
+  } keep{g.members, spare_members_};
   if (g.kind == OpKind::Program) return start_program(g);  // its lanes wait for the program
   switch (g.kind) {
     case OpKind::Load:
@@ -280,7 +290,7 @@ void KernelRuntime::resolve_open() {
     case OpKind::Atomic: price_atomic(g); break;
     default: break;
   }
-  for (Thread* m : g.members) ready_.push({m->clock, m->warp_key, m->lane, m});
+  for (Thread* m : g.members) ready_.push(Key::of(m));
 }
 
 }  // namespace memtopo::sim::kernel

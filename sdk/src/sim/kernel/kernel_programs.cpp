@@ -82,7 +82,7 @@ void KernelRuntime::start_program(Group& g) {
         {d.src, d.op == MT_SWEEP_UPDATE ? d.src : d.dst, d.first, d.end, d.step, d.spread, d.value, passes - 1, d.first});
     std::copy(d.states, d.states + 8, p->chains[l].x);
   }
-  ready_.push({p->time, g.warp, 0, nullptr, p.get()});
+  ready_.push(Key::of(p.get(), g.warp));
   programs_.push_back(std::move(p));
 }
 
@@ -98,7 +98,7 @@ void KernelRuntime::finish_program(WarpProgram* p) {
     r.last = uint64_t(p->time);
     std::copy(c.x, c.x + 8, r.states);
     t->clock = p->time;
-    ready_.push({t->clock, t->warp_key, t->lane, t});
+    ready_.push(Key::of(t));
   }
   end_ = std::max(end_, p->time);
 }
@@ -148,7 +148,7 @@ void KernelRuntime::run_follow(WarpProgram* p) {
   }
   ++p->step;
   p->time = done;
-  ready_.push({p->time, first->warp_key, 0, nullptr, p});
+  ready_.push(Key::of(p, first->warp_key));
 }
 
 const char* KernelRuntime::program_bytes(Thread* t, uint32_t path, uint64_t address, uint32_t bytes) {
@@ -207,7 +207,7 @@ void KernelRuntime::run_program(WarpProgram* p) {
     }
     ++p->step;
     p->time = t0 + cycles;
-    ready_.push({p->time, first->warp_key, 0, nullptr, p});
+    ready_.push(Key::of(p, first->warp_key));
     return;
   }
   // MT_PROGRAM_SWEEP: the lanes still inside their range take one place each; loads are issued
@@ -282,7 +282,7 @@ void KernelRuntime::run_program(WarpProgram* p) {
   }
   for (WarpProgram::Sweep& x : p->sweeps) x.place += x.step;
   p->time = done;
-  ready_.push({p->time, first->warp_key, 0, nullptr, p});
+  ready_.push(Key::of(p, first->warp_key));
 }
 
 }  // namespace memtopo::sim::kernel

@@ -159,12 +159,18 @@ class KernelRuntime {
   [[noreturn]] void op_fail(std::string message);
 
  private:
+  // What runs next: a thread, or a step of a warp's program. 32 bytes, for the ready queue
+  // moves a key at every level of each push and pop.
   struct Key {
     double clock;
     uint64_t warp;
     uint32_t lane;
-    Thread* thread;
-    WarpProgram* program = nullptr;  // instead of a thread: a step of a warp's program
+    bool is_program;
+    void* item;
+    static Key of(Thread* t) { return {t->clock, t->warp_key, t->lane, false, t}; }
+    static Key of(WarpProgram* p, uint64_t warp) { return {p->time, warp, 0, true, p}; }
+    Thread* thread() const { return is_program ? nullptr : static_cast<Thread*>(item); }
+    WarpProgram* program() const { return is_program ? static_cast<WarpProgram*>(item) : nullptr; }
     bool operator>(const Key& o) const {
       if (clock != o.clock) return clock > o.clock;
       if (warp != o.warp) return warp > o.warp;
@@ -261,6 +267,7 @@ class KernelRuntime {
   Placement placement_;
   std::priority_queue<Key, std::vector<Key>, std::greater<Key>> ready_;
   Group open_;
+  std::vector<Thread*> spare_members_;  // a priced group's member list, kept for its capacity
   Thread* current_ = nullptr;
   Thread* finished_ = nullptr;  // the thread that just ended (its stack goes back)
   double now_ = 0;              // the latest clock a thread was resumed at

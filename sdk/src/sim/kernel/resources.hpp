@@ -6,7 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <deque>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <queue>
@@ -47,26 +47,38 @@ class Server {
   // Bookings before `t` matter no more: no request comes for an earlier moment.
   void forget_before(double t) {
     const int64_t b = int64_t(std::floor(t / kBucket));
-    while (first_ < b && !used_.empty()) {
-      used_.pop_front();
+    while (first_ < b && head_ < used_.size()) {
+      ++head_;
       ++first_;
     }
-    if (used_.empty()) first_ = std::max(first_, b);
+    if (head_ == used_.size()) {
+      used_.clear();
+      head_ = 0;
+      first_ = std::max(first_, b);
+    } else if (head_ >= 1024 && 2 * head_ >= used_.size()) {  // drop the front now and then
+      used_.erase(used_.begin(), used_.begin() + std::ptrdiff_t(head_));
+      head_ = 0;
+    }
   }
   void reset(double t) {
     used_.clear();
+    head_ = 0;
     first_ = room_ = int64_t(std::floor(t / kBucket));
   }
 
  private:
   static constexpr double kBucket = 16;  // cycles
   double& bucket(int64_t b) {
-    while (b - first_ >= int64_t(used_.size())) used_.push_back(0);
-    return used_[size_t(b - first_)];
+    const size_t i = head_ + size_t(b - first_);
+    if (i >= used_.size()) used_.resize(i + 1, 0.0);
+    return used_[i];
   }
   double rate_ = 0;
   int64_t first_ = 0, room_ = 0;
-  std::deque<double> used_;  // bytes booked in each bucket from first_ on (a deque: the front goes as time passes)
+  // Bytes booked in each bucket from first_ on, at used_[head_] onwards: the front goes as time
+  // passes (a vector with a moving head: a deque's two-level indexing cost a tenth of a stream).
+  std::vector<double> used_;
+  size_t head_ = 0;
 };
 
 // At most `limit` requests in flight at once (0: no limit): a request that arrives while all
