@@ -99,23 +99,26 @@ TEST_CASE("a probe's time limit: its config entry, then [run], then its declared
 TEST_CASE("config: time_limit_s in [run] and per probe, isolation, errors name file:line", "[host][worker][config]") {
   const Registry& reg = test::good_registry();
   const Config cfg = parse_config(
-      "[run]\ntime_limit_s = 90\nisolation = false\n\n[probes.\"t-basic/source\"]\ntime_limit_s = 2.5\nvalue = 3\n",
+      "[run]\ntime_limit_s = 90\nisolation = false\njobs = 3\n\n[probes.\"t-basic/source\"]\ntime_limit_s = 2.5\nvalue = 3\n",
       "c.toml", reg);
+  CHECK(cfg.jobs == 3u);
   CHECK(cfg.time_limit_s == 90);
   CHECK(cfg.isolation == false);
   CHECK(cfg.probe_time_limits_s.at("t-basic/source") == 2.5);
   CHECK(cfg.options.at("t-basic/source").count("time_limit_s") == 0);
   try {
-    parse_config("[run]\ntime_limit_s = -1\nisolation = \"no\"\n\n[probes.\"t-basic/source\"]\ntime_limit_s = \"1\"\n",
+    parse_config("[run]\ntime_limit_s = -1\nisolation = \"no\"\njobs = 0\n\n[probes.\"t-basic/source\"]\ntime_limit_s = \"1\"\n",
                  "c.toml", reg);
     FAIL("accepted");
   } catch (const ConfigError& e) {
     using Catch::Matchers::VectorContains;
-    CHECK(e.messages.size() == 3);
+    CHECK(e.messages.size() == 4);
     CHECK_THAT(e.messages, VectorContains(std::string("c.toml:2: [run] time_limit_s must be a number of seconds > 0 and at most 1e+06 (about 11.6 days), e.g. 600")));
     CHECK_THAT(e.messages, VectorContains(std::string("c.toml:3: [run] isolation must be true or false")));
     CHECK_THAT(e.messages, VectorContains(std::string(
-                               "c.toml:6: [probes.\"t-basic/source\"] time_limit_s must be a number of seconds > 0 and at most 1e+06 (about 11.6 days), e.g. 600")));
+                               "c.toml:4: [run] jobs must be a whole number from 1 to 64 (probes at once on the simulated GPU)")));
+    CHECK_THAT(e.messages, VectorContains(std::string(
+                               "c.toml:7: [probes.\"t-basic/source\"] time_limit_s must be a number of seconds > 0 and at most 1e+06 (about 11.6 days), e.g. 600")));
   }
 }
 

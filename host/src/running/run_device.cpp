@@ -22,7 +22,7 @@ RunSettings run_settings(const RunArgs& a, const Config& cfg) {
 RunDevice open_run_device(const RunArgs& a, const Config& cfg, const Registry& reg, const RunSettings& settings,
                           bool isolated, const std::atomic<int>* stop_requests) {
   const std::string spec = !a.device.empty() ? a.device : cfg.device.value_or("auto");
-  (void)run_jobs(a, spec.rfind("cuda", 0) == 0 ? "cuda" : "sim", isolated);  // refused before a device opens
+  (void)run_jobs(a, cfg, spec.rfind("cuda", 0) == 0 ? "cuda" : "sim", isolated);  // refused before a device opens
   RunDevice d;
   if (!isolated) {
     d.in_process = open_device_arg(a, cfg, reg.replay_map());
@@ -52,7 +52,7 @@ RunDevice open_run_device(const RunArgs& a, const Config& cfg, const Registry& r
   d.info = opened.info;
   d.description = opened.description;
   d.worker = worker.get();
-  const unsigned jobs = run_jobs(a, d.info.backend, true);
+  const unsigned jobs = run_jobs(a, cfg, d.info.backend, true);
   for (unsigned j = 1; j < jobs; ++j)
     d.more_workers.push_back(std::make_unique<WorkerExecutor>(worker->setup(), stop_requests));
   d.executor = std::move(worker);
@@ -70,15 +70,18 @@ void RunDevice::stop_workers() {
   for (auto& w : more_workers) w->stop();
 }
 
-unsigned run_jobs(const RunArgs& a, const std::string& backend, bool isolated) {
-  if (a.jobs > 1 && !isolated)
-    throw UsageError("--jobs " + std::to_string(a.jobs) + ": probes run at once only in worker processes; drop "
-                     "--no-isolation (or [run] isolation = false) or --jobs");
+unsigned run_jobs(const RunArgs& a, const Config& cfg, const std::string& backend, bool isolated) {
+  const unsigned asked = a.jobs > 0 ? a.jobs : cfg.jobs.value_or(0);
+  const std::string what = a.jobs > 0 ? "--jobs " + std::to_string(a.jobs) : "[run] jobs = " + std::to_string(asked);
+  if (asked > 1 && !isolated)
+    throw UsageError(what + ": probes run at once only in worker processes; drop --no-isolation (or [run] "
+                     "isolation = false) or ask for one job");
+  // A config's jobs is for whatever device it meets; a GPU then runs one probe at a time.
   if (a.jobs > 1 && backend != "sim")
-    throw UsageError("--jobs " + std::to_string(a.jobs) + ": the probes of a GPU run one at a time, or they would "
-                     "disturb each other's timing; --jobs is for the simulated GPU");
+    throw UsageError(what + ": the probes of a GPU run one at a time, or they would disturb each other's timing; "
+                     "--jobs is for the simulated GPU");
   if (!isolated || backend != "sim") return 1;
-  if (a.jobs > 0) return a.jobs;
+  if (asked > 0) return asked;
   return std::clamp(std::thread::hardware_concurrency(), 1u, 4u);
 }
 

@@ -28,7 +28,7 @@ struct RunDevice {
 // How many probes run at once (--jobs): 1 on a GPU (probes would disturb each other's
 // timing) and without isolation; on the simulated GPU --jobs, or by default the machine's
 // cores up to 4. A UsageError for --jobs above 1 where only 1 can be.
-unsigned run_jobs(const RunArgs& a, const std::string& backend, bool isolated);
+unsigned run_jobs(const RunArgs& a, const Config& cfg, const std::string& backend, bool isolated);
 
 // Whether probes run in a worker: --no-isolation, else [run] isolation, else yes.
 bool isolation_wanted(const RunArgs& a, const Config& cfg);
