@@ -26,6 +26,10 @@ struct WaysFinding {
   bool found = false;
   uint32_t ways = 0;
   size_t agreeing = 0;  // complete sets of that size
+  // Three or more agree: the ways stand alone. Two may agree by chance under random replacement
+  // (the Pascal-like device: 2 x 6 lines for its 4 ways), so two stand only with a set-index
+  // function built on them whose every prediction came true.
+  bool counted() const { return found && agreeing >= 3; }
   std::string note;
 };
 // The ways: the size of most complete minimal sets, when at least half of them agree and

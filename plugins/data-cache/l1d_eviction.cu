@@ -174,24 +174,32 @@ void measure(memtopo::Context& ctx) {
   }
   keep_raw(ctx, sets);
   if (!w.found) throw memtopo::NotDeterminable(w.note);
-  ctx.result("l1d.eviction_set_ways", int64_t(w.ways), {0.9, memtopo::Bound::Exact, w.note});
+  const memtopo::ResultInfo ways_info{0.9, memtopo::Bound::Exact, w.note};
+  if (w.counted()) ctx.result("l1d.eviction_set_ways", int64_t(w.ways), ways_info);
+  const std::string unconfirmed = "; two sets of one size, which random replacement gives by chance, and no set-index "
+                                  "function on them whose predictions came true: the ways are not reported";
   const uint64_t cache_sets = cache_lines / w.ways;
   const std::string span_text = std::to_string(f.differences) + " differences of congruent lines span " +
                                 std::to_string(f.rank) + " of the " + std::to_string(__builtin_popcountll(f.domain)) +
                                 " address bits the lines vary in";
-  if (!f.parities.empty())
-    ctx.result("l1d.set_index_parities", texts(f.parities),
-               {0.8, memtopo::Bound::Exact, span_text + "; each parity (XOR of the address bits) is equal within every set found"});
-  if (!f.complete)
+  const memtopo::ResultInfo parities_info{
+      0.8, memtopo::Bound::Exact, span_text + "; each parity (XOR of the address bits) is equal within every set found"};
+  if (!f.complete) {
+    if (!w.counted()) throw memtopo::NotDeterminable(w.note + unconfirmed);
+    if (!f.parities.empty()) ctx.result("l1d.set_index_parities", texts(f.parities), parities_info);
     throw memtopo::NotDeterminable("set-index function: " + span_text + ", which leaves " +
                                    std::to_string(f.parities.size()) + " constant parities; " + std::to_string(cache_lines) +
                                    " lines / " + std::to_string(w.ways) + " ways = " + std::to_string(cache_sets) +
                                    " sets need log2 of that: no linear function of these address bits");
+  }
   ctx.progress(0.8, "testing the set-index function's predictions");
   const auto [right, of] = verify(ctx, st, space, f.parities, w.ways, sets, rng);
-  if (right != of)
-    throw memtopo::NotDeterminable("set-index function: the parities' predictions came true " + std::to_string(right) +
-                                   " times of " + std::to_string(of) + "; " + span_text);
+  const std::string failed = "set-index function: the parities' predictions came true " + std::to_string(right) +
+                             " times of " + std::to_string(of) + "; " + span_text;
+  if (right != of && !w.counted()) throw memtopo::NotDeterminable(w.note + unconfirmed + "; " + failed);
+  if (!w.counted()) ctx.result("l1d.eviction_set_ways", int64_t(w.ways), ways_info);
+  if (!f.parities.empty()) ctx.result("l1d.set_index_parities", texts(f.parities), parities_info);
+  if (right != of) throw memtopo::NotDeterminable(failed);
   ctx.result("l1d.set_hash", texts(f.parities),
              {0.9, memtopo::Bound::Exact,
               span_text + "; " + std::to_string(of) + " predictions came true (sets of " + std::to_string(w.ways) +

@@ -95,3 +95,12 @@ TEST_CASE("eviction sets of a modulo or non-linear index give the ways and no ma
   CHECK(got["l1d"]["ways"].value<int64_t>() == 16);
   CHECK(got["l1d"]["set_mapping"].value<std::string>() == (mapping == "modulo" ? "modulo" : "hashed"));
 }
+
+TEST_CASE("eviction sets under random replacement report no ways and no function", "[cache][sim][eviction]") {
+  // The Pascal-like L1: 48 sets of 4 ways, non-uniform random victims. Minimal sets come out of
+  // many sizes, and two of one size are chance, not the ways.
+  const toml::table got = probetest::run_memtopo(probetest::device_file("pascal-like.toml"), "random-eviction", kProbes);
+  CHECK(!got["l1d"]["eviction_set_ways"]);
+  CHECK(!got["l1d"]["set_hash"]);
+  CHECK(got["probes"]["data-cache/l1d-eviction-sets"]["status"].value_or<std::string>("") == "not_determinable");
+}
