@@ -22,11 +22,14 @@ static_assert(offsetof(mt_value, int_array) == 40);
 static_assert(offsetof(mt_value, float_array) == 48);
 static_assert(offsetof(mt_value, string_array) == 56);
 static_assert(offsetof(mt_value, count) == 64);
-static_assert(sizeof(mt_result_info) == 32);
+static_assert(sizeof(mt_result_info) == 56);  // 32 in 3.0-3.2
 static_assert(offsetof(mt_result_info, struct_size) == 0);
 static_assert(offsetof(mt_result_info, confidence) == 8);
 static_assert(offsetof(mt_result_info, bound) == 16);
 static_assert(offsetof(mt_result_info, note) == 24);
+static_assert(offsetof(mt_result_info, verified) == 32);  // 3.3
+static_assert(offsetof(mt_result_info, counted_bytes) == 40);
+static_assert(offsetof(mt_result_info, verify_note) == 48);
 static_assert(sizeof(mt_host_api) == 64);
 static_assert(offsetof(mt_host_api, struct_size) == 0);
 static_assert(offsetof(mt_host_api, get_input) == 8);
@@ -259,7 +262,7 @@ static_assert(offsetof(mt_kernel_ops, shared_static) == 80);
 static_assert(offsetof(mt_kernel_ops, spend) == 88);
 static_assert(offsetof(mt_kernel_ops, fail) == 96);
 static_assert(offsetof(mt_kernel_ops, program) == 104);
-static_assert(sizeof(mt_backend) == 112);
+static_assert(sizeof(mt_backend) == 120);  // 112 in 3.0-3.2
 static_assert(offsetof(mt_backend, struct_size) == 0);
 static_assert(offsetof(mt_backend, self) == 8);
 static_assert(offsetof(mt_backend, name) == 16);
@@ -275,6 +278,20 @@ static_assert(offsetof(mt_backend, fill_buffer) == 80);
 static_assert(offsetof(mt_backend, launch_kernel) == 88);
 static_assert(offsetof(mt_backend, occupancy) == 96);
 static_assert(offsetof(mt_backend, kernel_ops) == 104);
+static_assert(offsetof(mt_backend, count) == 112);  // 3.3
+static_assert(sizeof(mt_counts) == 80);           // 3.3
+static_assert(offsetof(mt_counts, struct_size) == 0);
+static_assert(offsetof(mt_counts, passes) == 4);
+static_assert(offsetof(mt_counts, l1_load_sectors) == 8);
+static_assert(offsetof(mt_counts, l1_load_hit_sectors) == 16);
+static_assert(offsetof(mt_counts, l2_read_sectors) == 24);
+static_assert(offsetof(mt_counts, l2_read_hit_sectors) == 32);
+static_assert(offsetof(mt_counts, l2_write_sectors) == 40);
+static_assert(offsetof(mt_counts, l2_to_sm_bytes) == 48);
+static_assert(offsetof(mt_counts, dram_read_bytes) == 56);
+static_assert(offsetof(mt_counts, dram_write_bytes) == 64);
+static_assert(offsetof(mt_counts, sector_bytes) == 72);
+static_assert(MT_COUNT_REFUSED == 2);
 
 TEST_CASE("abi: the layout of ABI 3 is the one plugins were built against", "[abi]") {
   // The assertions above are the test; this states the version they hold for.

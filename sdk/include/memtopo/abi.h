@@ -24,7 +24,7 @@ extern "C" {
 #endif
 
 #define MEMTOPO_ABI_MAJOR 3
-#define MEMTOPO_ABI_MINOR 2
+#define MEMTOPO_ABI_MINOR 3
 
 /* Name of the single exported entry point of a plugin library. */
 #define MEMTOPO_ENTRY_POINT_NAME "memtopo_plugin_entry"
@@ -74,6 +74,14 @@ typedef struct mt_result_info {
   double confidence; /* 0..1; 1 for values read from an API */
   mt_bound bound;
   const char* note;  /* optional: how it was measured ("corrected for timing overhead"), or NULL */
+  /* Since 3.3: how a second method checked the value (docs/measurement.md, "Counters"). NULL:
+   * not checked. "counters": the hardware counters (the simulated GPU: its model's counts) of
+   * the level the value names agree within 5 % with what the probe believes it moved or hit;
+   * counted_bytes then holds the bytes they counted there. "unverified": the probe checks this
+   * value but could not here; verify_note says why (counters refused, no counter for the path). */
+  const char* verified;
+  double counted_bytes;
+  const char* verify_note; /* what the counters counted against what was believed, or why not */
 } mt_result_info;
 
 /* ---------------------------------------------------------------- status */

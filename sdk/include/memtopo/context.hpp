@@ -119,6 +119,9 @@ class Context {
     ri.confidence = info.confidence;
     ri.bound = static_cast<mt_bound>(info.bound);
     ri.note = info.note.empty() ? nullptr : info.note.c_str();
+    ri.verified = info.verified.empty() ? nullptr : info.verified.c_str();
+    ri.counted_bytes = info.counted_bytes;
+    ri.verify_note = info.verify_note.empty() ? nullptr : info.verify_note.c_str();
     if (c_->api->put_result(c_->host, key.c_str(), &v, &ri) != 0)
       throw Error("the host refused result " + key +
                   " (the host's log says why: a key the probe does not provide, or a value its description does not allow)");

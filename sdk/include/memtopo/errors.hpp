@@ -31,6 +31,11 @@ struct ResultInfo {
   double confidence = 1.0;
   Bound bound = Bound::Exact;
   std::string note;
+  // How a second method checked the value (mt_result_info, memtopo/verify.hpp): "" not checked,
+  // "counters" or "unverified"; the bytes the counters counted; what was compared, or why not.
+  std::string verified;
+  double counted_bytes = 0;
+  std::string verify_note;
 };
 
 }  // namespace memtopo

@@ -368,6 +368,31 @@ typedef struct mt_kernel_ops {
 #define MT_COPY_TO_HOST 2u
 #define MT_COPY_ON_DEVICE 3u
 
+/* ---------------------------------------------------------------- hardware counts (since 3.3)
+ *
+ * What each level of the memory hierarchy served while a probe's work ran, as the hardware
+ * counted it (CUDA: CUPTI's range profiler) or as the simulated GPU's model counts the same
+ * events. A probe compares them with what it believes it moved or hit (memtopo/verify.hpp,
+ * docs/measurement.md "Counters"). Sector counts are in units of sector_bytes. */
+typedef struct mt_counts {
+  uint32_t struct_size;
+  uint32_t passes;              /* times the work ran: counters that do not fit one pass need more */
+  double l1_load_sectors;       /* global loads (ld.global, any cache operator) looked up in the L1 */
+  double l1_load_hit_sectors;   /* of them, hits */
+  double l2_read_sectors;       /* read sectors the SMs asked of the L2 slices */
+  double l2_read_hit_sectors;   /* of them, hits */
+  double l2_write_sectors;      /* write sectors the SMs sent to the L2 slices */
+  double l2_to_sm_bytes;        /* bytes the L2 side delivered to the SMs' L1s (the crossbar) */
+  double dram_read_bytes;
+  double dram_write_bytes;
+  uint32_t sector_bytes;        /* 32 */
+  uint32_t reserved;
+} mt_counts;
+
+/* mt_backend::count: the backend cannot count here (no counter library, no permission, a MIG
+ * instance); its message says why and the work did not run. */
+#define MT_COUNT_REFUSED 2
+
 /* The function table of a backend. `self` is the first argument of every function. */
 typedef struct mt_backend {
   uint32_t struct_size;
@@ -395,6 +420,12 @@ typedef struct mt_backend {
                        size_t err_size);
   int (*occupancy)(void* self, const mt_kernel_launch* launch, mt_occupancy* out, char* err, size_t err_size);
   const mt_kernel_ops* kernel_ops; /* what the toolkit calls inside a simulated thread */
+  /* Since 3.3 (struct_size tells; NULL: no counters). Runs `work(arg)` under the hardware
+   * counters and fills `out` with what each level served meanwhile: once, or once per pass
+   * where the counters need several (the work must then do the same each time). Returns 0 when
+   * counted; MT_COUNT_REFUSED when this backend cannot count here (err says why; the work did
+   * not run); otherwise work's non-zero return, or 1 where counting failed (err says why). */
+  int (*count)(void* self, int (*work)(void* arg), void* arg, mt_counts* out, char* err, size_t err_size);
 } mt_backend;
 
 #ifdef __cplusplus

@@ -12,6 +12,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <exception>
+#include <type_traits>
 #include <string>
 #include <vector>
 
@@ -103,6 +105,36 @@ struct JobResult {
   uint64_t pump_loads = 0;           // pump loads within the span
 };
 
+// What each level served while counted work ran (mt_counts), in bytes.
+struct Counts {
+  uint32_t passes = 0;
+  double l1_load_bytes = 0, l1_load_hit_bytes = 0;
+  double l2_read_bytes = 0, l2_read_hit_bytes = 0, l2_write_bytes = 0, l2_to_sm_bytes = 0;
+  double dram_read_bytes = 0, dram_write_bytes = 0;
+  // What the counts of a longer run add to a shorter one's: the work both share (set-up,
+  // launch scaffolding) cancels.
+  Counts operator-(const Counts& o) const {
+    Counts d;
+    d.passes = passes;
+    d.l1_load_bytes = l1_load_bytes - o.l1_load_bytes;
+    d.l1_load_hit_bytes = l1_load_hit_bytes - o.l1_load_hit_bytes;
+    d.l2_read_bytes = l2_read_bytes - o.l2_read_bytes;
+    d.l2_read_hit_bytes = l2_read_hit_bytes - o.l2_read_hit_bytes;
+    d.l2_write_bytes = l2_write_bytes - o.l2_write_bytes;
+    d.l2_to_sm_bytes = l2_to_sm_bytes - o.l2_to_sm_bytes;
+    d.dram_read_bytes = dram_read_bytes - o.dram_read_bytes;
+    d.dram_write_bytes = dram_write_bytes - o.dram_write_bytes;
+    return d;
+  }
+};
+
+// Counted work: the counts, or why there are none (the backend cannot count here).
+struct Counted {
+  bool counted = false;
+  std::string why_not;
+  Counts counts;
+};
+
 class Backend {
  public:
   explicit Backend(const mt_backend* b) : b_(b) {}
@@ -171,6 +203,54 @@ class Backend {
     char err[512] = {0};
     if (b_->copy_buffer(b_->self, dst, src, bytes, kind, err, sizeof err) != 0) throw Error(err[0] ? err : "copy failed");
   }
+  // Runs `work` under the hardware counters (mt_backend::count), once per pass the counters
+  // need. An exception of the work passes through; a backend that cannot count here returns
+  // why, and the work has not run.
+  template <class F>
+  Counted count(F&& work) const {
+    Counted out;
+    if (!b_ || b_->struct_size < offsetof(mt_backend, count) + sizeof(b_->count) || !b_->count) {
+      out.why_not = std::string("the ") + name() + " backend has no counters";
+      return out;
+    }
+    using Work = std::remove_reference_t<F>;
+    struct Call {
+      Work* work;
+      std::exception_ptr error;
+    } call{&work, nullptr};
+    auto trampoline = +[](void* arg) -> int {
+      auto* c = static_cast<Call*>(arg);
+      try {
+        (*c->work)();
+        return 0;
+      } catch (...) {
+        c->error = std::current_exception();
+        return 1;
+      }
+    };
+    mt_counts c{};
+    c.struct_size = sizeof(c);
+    char err[512] = {0};
+    const int rc = b_->count(b_->self, trampoline, &call, &c, err, sizeof err);
+    if (call.error) std::rethrow_exception(call.error);
+    if (rc != 0) {
+      out.why_not = err[0] ? err : "counting failed";
+      return out;
+    }
+    const double s = c.sector_bytes ? double(c.sector_bytes) : 32.0;
+    out.counted = true;
+    out.counts.passes = c.passes;
+    out.counts.l1_load_bytes = c.l1_load_sectors * s;
+    out.counts.l1_load_hit_bytes = c.l1_load_hit_sectors * s;
+    out.counts.l2_read_bytes = c.l2_read_sectors * s;
+    out.counts.l2_read_hit_bytes = c.l2_read_hit_sectors * s;
+    out.counts.l2_write_bytes = c.l2_write_sectors * s;
+    out.counts.l2_to_sm_bytes = c.l2_to_sm_bytes;
+    out.counts.dram_read_bytes = c.dram_read_bytes;
+    out.counts.dram_write_bytes = c.dram_write_bytes;
+    return out;
+  }
+
   void fill_buffer(void* dst, int value, uint64_t bytes) const {
     require(has(MT_CAP_KERNELS) && b_->struct_size > offsetof(mt_backend, fill_buffer) && b_->fill_buffer,
             "device buffers filled (MT_CAP_KERNELS)");

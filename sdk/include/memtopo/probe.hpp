@@ -15,10 +15,12 @@
 //
 // The parts: errors.hpp (Skip, NotDeterminable, Error, ResultInfo), measure.hpp (the
 // measurement job and backend), context.hpp (what a running probe sees), plugin.hpp (the
-// probe spec and MEMTOPO_PLUGIN). Probes with their own kernels add memtopo/device/kernel.hpp.
+// probe spec and MEMTOPO_PLUGIN), verify.hpp (a value checked against the hardware counters).
+// Probes with their own kernels add memtopo/device/kernel.hpp.
 #pragma once
 
 #include "memtopo/context.hpp"
 #include "memtopo/errors.hpp"
 #include "memtopo/measure.hpp"
 #include "memtopo/plugin.hpp"
+#include "memtopo/verify.hpp"
