@@ -22,6 +22,10 @@ struct ResultRecord {
   std::string note;
   std::string probe;
   uint32_t key_flags = 0;  // MT_KEY_* of the key as its probe declares it (provenance class)
+  // How a second method checked the value (mt_result_info): "", "counters" or "unverified".
+  std::string verified;
+  double counted_bytes = 0;
+  std::string verify_note;
 };
 
 // NotDeterminable: the probe measured, but the data cannot settle the value; unlike Failed

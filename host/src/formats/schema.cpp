@@ -148,7 +148,9 @@ std::string expected_topology(const std::vector<std::string>& parts) {
     if (k == "probe") return "a probe name \"<plugin>/<probe>\"";
     if (k == "confidence") return "a number between 0 and 1";
     if (k == "bound") return "\"exact\", \"at_least\" or \"at_most\"";
-    if (k == "note") return "a string";
+    if (k == "note" || k == "verify_note") return "a string";
+    if (k == "verified") return "\"counters\" or \"unverified\"";
+    if (k == "counted_bytes") return "a number >= 0";
     return "";
   }
   if (parts.size() == 3 && parts[0] == "probes") {

@@ -64,6 +64,11 @@ nlohmann::json outcome_to_json(const ProbeOutcome& o) {
                           {"bound", bound_text(r.bound)},
                           {"note", r.note}};
     if (r.key_flags) rec["key_flags"] = r.key_flags;
+    if (!r.verified.empty()) {
+      rec["verified"] = r.verified;
+      rec["counted_bytes"] = r.counted_bytes;
+      rec["verify_note"] = r.verify_note;
+    }
     j["results"].push_back(std::move(rec));
   }
   return j;
@@ -98,6 +103,11 @@ ProbeOutcome outcome_from_json(const nlohmann::json& j) {
       // Set again from the plugin's declaration where a record is checked (result_check.cpp).
       if (r.contains("key_flags") && r.at("key_flags").is_number_unsigned())
         rec.key_flags = r.at("key_flags").get<uint32_t>() & 31u;
+      if (r.contains("verified")) {
+        rec.verified = r.at("verified").get<std::string>();
+        rec.counted_bytes = r.at("counted_bytes").get<double>();
+        rec.verify_note = r.at("verify_note").get<std::string>();
+      }
       rec.probe = o.probe;
       o.results.push_back(std::move(rec));
     }

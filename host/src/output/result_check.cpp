@@ -39,6 +39,10 @@ std::optional<std::string> check_result(const ProbeInfo& probe, ResultRecord& re
   if (!(rec.confidence >= 0 && rec.confidence <= 1)) return k + ": confidence must be in [0, 1]";
   if (rec.bound != MT_BOUND_EXACT && rec.bound != MT_BOUND_AT_LEAST && rec.bound != MT_BOUND_AT_MOST)
     return k + ": unknown bound " + std::to_string(static_cast<int>(rec.bound));
+  if (!rec.verified.empty() && rec.verified != "counters" && rec.verified != "unverified")
+    return k + ": verified must be \"counters\" or \"unverified\", not \"" + rec.verified + "\"";
+  if (!(rec.counted_bytes >= 0 && std::isfinite(rec.counted_bytes)))
+    return k + ": counted_bytes must be a number of bytes >= 0";
   return std::nullopt;
 }
 

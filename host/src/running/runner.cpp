@@ -106,6 +106,12 @@ struct ProbeHost {
     if (info && info->struct_size >= offsetof(mt_result_info, bound) + sizeof(mt_bound)) rec.bound = info->bound;
     if (info && info->struct_size >= offsetof(mt_result_info, note) + sizeof(const char*) && info->note)
       rec.note = info->note;
+    // Since 3.3: the verification (absent in an older probe's struct).
+    if (info && info->struct_size >= offsetof(mt_result_info, verify_note) + sizeof(const char*) && info->verified) {
+      rec.verified = info->verified;
+      rec.counted_bytes = info->counted_bytes;
+      if (info->verify_note) rec.verify_note = info->verify_note;
+    }
     if (auto bad = check_result(p, rec, h.results)) return refuse(*bad);
     h.results.push_back(std::move(rec));
     return 0;
