@@ -43,6 +43,7 @@ class SimDevice final : public Device {
     backend_.launch_kernel = &launch_kernel;
     backend_.occupancy = &occupancy;
     backend_.kernel_ops = kernels_.ops();
+    backend_.count = &count;
   }
   const mt_backend* backend() const override { return &backend_; }
   const mt_device_info& info() const override { return gpu_.model().info; }
@@ -132,6 +133,33 @@ class SimDevice final : public Device {
       std::memcpy(out, &o, std::min<size_t>(size, sizeof o));
       out->struct_size = size;
     });
+  }
+
+  // The model counts every load and write-back as it happens: the counts of the work are what
+  // they grew by while it ran (one pass).
+  static int count(void* self, int (*work)(void*), void* arg, mt_counts* out, char* err, size_t err_size) noexcept {
+    if (!work || !out) return fail(err, err_size, "count: no work or output");
+    const sim::Gpu& gpu = static_cast<SimDevice*>(self)->gpu_;
+    const sim::Gpu::Counts a = gpu.counts();
+    if (const int rc = work(arg); rc != 0) return rc;
+    const sim::Gpu::Counts b = gpu.counts();
+    const double sector = sim::Gpu::kCountedSectorBytes;
+    mt_counts c{};
+    c.struct_size = sizeof c;
+    c.passes = 1;
+    c.sector_bytes = sim::Gpu::kCountedSectorBytes;
+    c.l1_load_sectors = double(b.l1_load - a.l1_load);
+    c.l1_load_hit_sectors = double(b.l1_load_hit - a.l1_load_hit);
+    c.l2_read_sectors = double(b.l2_read - a.l2_read);
+    c.l2_read_hit_sectors = double(b.l2_read_hit - a.l2_read_hit);
+    c.l2_write_sectors = double(b.l2_write - a.l2_write);
+    c.l2_to_sm_bytes = c.l2_read_sectors * sector;  // no requests merged: each read is delivered
+    c.dram_read_bytes = double(b.dram_read_bytes - a.dram_read_bytes);
+    c.dram_write_bytes = double(b.dram_write_bytes - a.dram_write_bytes);
+    const uint32_t size = out->struct_size ? out->struct_size : uint32_t(sizeof c);
+    std::memcpy(out, &c, std::min<size_t>(size, sizeof c));
+    out->struct_size = size;
+    return 0;
   }
 
   sim::Gpu gpu_;

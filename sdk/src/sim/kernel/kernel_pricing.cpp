@@ -70,11 +70,14 @@ void KernelRuntime::write_back_evicted(double t) {
   std::vector<uint64_t>& evicted = gpu_.l2_evictions();
   const double line = double(gpu_.model().l2.geometry.line_bytes);
   for (uint64_t l : evicted)
-    if (dirty_.erase(l)) drain_ = std::max(drain_, book(dram_port_, t, line, dram_write_rate_));
+    if (dirty_.erase(l)) {
+      drain_ = std::max(drain_, book(dram_port_, t, line, dram_write_rate_));
+      gpu_.count_dram_write(uint64_t(line));
+    }
   evicted.clear();
 }
 
-double KernelRuntime::store_sectors(uint32_t sm, uint32_t lane, double issued) {
+double KernelRuntime::store_sectors(uint32_t sm, double issued) {
   const Model& m = gpu_.model();
   const uint64_t sector = uint64_t(1) << sector_shift_;
   // A block's stores are one request to the L2, which keeps the lines (dirty) and writes them to
@@ -86,7 +89,7 @@ double KernelRuntime::store_sectors(uint32_t sm, uint32_t lane, double issued) {
     const uint64_t r = sectors_[i] >> request_shift_;
     size_t n = 0, hits = 0;
     for (; i < sectors_.size() && sectors_[i] >> request_shift_ == r; ++i, ++n) {
-      gpu_.load(sm, lane, MT_SPACE_GLOBAL_CG, sectors_[i]);
+      gpu_.store(sm, sectors_[i]);
       hits += gpu_.served() == Gpu::Served::Dram ? 0 : 1;
       dirty_.insert(sectors_[i] >> line_shift_);  // line numbers, as the L2 reports what it evicts
     }
@@ -196,7 +199,7 @@ void KernelRuntime::price_store(Group& g) {
     sectors_.clear();
     for (const Thread* t : g.members) push_sectors(t->op.addresses[0], t->op.bytes);
     sorted_distinct_sectors();
-    go_on = store_sectors(sm, first->linear, issued);
+    go_on = store_sectors(sm, issued);
   }
   for (Thread* t : g.members) t->clock = std::max(issued + 1, go_on);
 }

@@ -278,7 +278,7 @@ void KernelRuntime::run_program(WarpProgram* p) {
     }
     sorted_distinct_sectors();
     const double issued = issue_[p->sm].serve(done, ilp);
-    done = std::max(issued + 1, store_sectors(p->sm, first->linear, issued));
+    done = std::max(issued + 1, store_sectors(p->sm, issued));
   }
   for (WarpProgram::Sweep& x : p->sweeps) x.place += x.step;
   p->time = done;

@@ -211,7 +211,7 @@ class KernelRuntime {
   double line_done(uint64_t sector_address, double issued) const;
   // sectors_ stored at `issued`; returns when the storing warp may go on (a store waits for a
   // place among the SM's requests in flight).
-  double store_sectors(uint32_t sm, uint32_t lane, double issued);
+  double store_sectors(uint32_t sm, double issued);
   // Dirty lines the L2 evicted since the last look are written to DRAM from `t` on.
   void write_back_evicted(double t);
   void sorted_distinct_sectors();
