@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "cupti_counts.hpp"
 #include "device_memory.hpp"
 #include "engine/jobs.hpp"
 #include "memtopo/abi.h"
@@ -37,6 +38,9 @@ class CudaEngine {
   void free_buffer(void* data);
 
   std::mutex& mutex() { return mutex_; }
+  // The hardware counters (mt_backend::count), used without the lock: the counted work calls
+  // the engine itself.
+  CuptiCounts& counters() { return counters_; }
   int ordinal() const { return ordinal_; }
 
  private:
@@ -67,6 +71,7 @@ class CudaEngine {
   uint64_t control_bytes_ = 0;
   std::optional<double> overhead_;  // timing_overhead, measured once
   std::mutex mutex_;
+  CuptiCounts counters_{ordinal_};
 };
 
 // Launches tried before a job whose SM no block reached is reported as an error.

@@ -94,6 +94,21 @@ int cu_overhead(void* self, double* out, char* err, size_t size) {
   });
 }
 
+// Not under the engine's lock: the counted work runs jobs and probe kernels of its own.
+int cu_count(void* self, int (*work)(void*), void* arg, mt_counts* out, char* err, size_t size) {
+  auto* engine = static_cast<CudaEngine*>(self);
+  if (!work || !out) return fail(err, size, "count: no work or output");
+  try {
+    cuda::check(cudaSetDevice(engine->ordinal()), "cudaSetDevice");
+    std::string why;
+    const int rc = engine->counters().count(work, arg, out, &why);
+    if (!why.empty()) fail(err, size, why);
+    return rc;
+  } catch (const std::exception& e) {
+    return fail(err, size, std::string("count: ") + e.what());
+  }
+}
+
 class CudaDevice final : public Device {
  public:
   explicit CudaDevice(int ordinal) : ordinal_(ordinal) {
@@ -152,6 +167,7 @@ class CudaDevice final : public Device {
     backend_.free_buffer = &cu_free;
     backend_.copy_buffer = &cu_copy;
     backend_.fill_buffer = &cu_fill;
+    backend_.count = &cu_count;
     // Probe kernels launch through the CUDA runtime in the plugin: no launch_kernel here.
   }
   const mt_backend* backend() const override { return &backend_; }
