@@ -14,6 +14,7 @@
 #include "probes.hpp"
 #include "streams_run.hpp"
 #include "streams_search.hpp"
+#include "streams_verify.hpp"
 
 namespace global_throughput {
 namespace {
@@ -27,6 +28,12 @@ struct Series {
   const char* name;  // key prefix: dram_read, l2_write, ...
   Where where;
   uint32_t op;       // MT_SWEEP_*
+  // Every block reads one whole footprint: SMs ask for the same lines at once (docs/global-throughput.md).
+  bool shared_inputs = false;
+  StreamLevel level() const {
+    if (shared_inputs) return StreamLevel::SharedInputs;
+    return where == Where::Dram ? StreamLevel::Dram : where == Where::L2 ? StreamLevel::L2 : StreamLevel::L1;
+  }
 };
 
 struct Plan {
@@ -56,8 +63,8 @@ bool fits(const Series& s, const StreamConfig& c, const Plan& plan) {
 }
 
 // Points of the other shapes beside the search's: DRAM as a grid of a block per round (no
-// block stays to drift from the others), the L2 read by every block over footprints of a
-// 64th to a 4th of the L2 (every SM reads every line: far lines are copied near).
+// block stays to drift from the others); the shared-inputs series, every block reading a
+// footprint of a 64th to a 4th of the L2 (every SM reads every line).
 std::vector<StreamConfig> other_shapes(const Series& s, const Plan& plan, uint32_t max_warps) {
   std::vector<StreamConfig> out;
   if (s.where == Where::Dram)
@@ -70,7 +77,7 @@ std::vector<StreamConfig> other_shapes(const Series& s, const Plan& plan, uint32
         c.ilp = ilp;
         out.push_back(c);
       }
-  if (s.where == Where::L2 && s.op == MT_SWEEP_READ)
+  if (s.shared_inputs)
     for (uint64_t f = plan.l2_bytes / 16; f <= plan.l2_bytes; f *= 4)
       for (uint32_t blocks : {2u, 4u, 8u}) {
         StreamConfig c;
@@ -108,6 +115,7 @@ StreamLaunch launch_of(const Series& s, const StreamConfig& c, const Plan& plan)
   if (l.shape == StreamShape::Shared) {  // every block reads it all: about 16 GiB of reads a point
     l.warmup_passes = 1;
     l.passes = std::max<uint64_t>(1, (uint64_t(16) << 30) / (l.footprint_bytes * c.blocks_per_sm * plan.sms));
+    if (plan.exact_clock) l.passes = 2;
   }
   if (plan.exact_clock) {
     // DRAM: one timed pass, after one warm pass before writes (the L2 then holds dirty lines, as
@@ -126,6 +134,7 @@ struct Measured {
   std::vector<StreamPoint> points;
   std::vector<double> rows;
   double best_per_cycle = 0;  // of the best point: whole GPU (L1: per SM)
+  PointCheck check;           // the best point under the counters
 };
 
 Measured measure_series(memtopo::Context& ctx, const Series& s, const Plan& plan) {
@@ -153,6 +162,21 @@ Measured measure_series(memtopo::Context& ctx, const Series& s, const Plan& plan
     // would dilute.
     return s.where == Where::L1 ? per_cycle.back() : per_second;
   };
+  if (s.shared_inputs) {
+    // One point on the simulated GPU (it merges no requests: the series checks the counting).
+    StreamConfig one;
+    one.shape = uint32_t(StreamShape::Shared);
+    one.blocks_per_sm = 2;
+    one.ilp = 2;
+    one.footprint_bytes = plan.l2_bytes / 4;
+    for (const StreamConfig& c : plan.exact_clock ? std::vector<StreamConfig>{one} : other_shapes(s, plan, space.max_warps_per_sm))
+      if (fits(s, c, plan)) m.points.push_back({c, measure(c)});
+    if (!m.points.empty()) {
+      m.best_per_cycle = per_cycle[best_point(m.points)];
+      m.check = check_point(ctx, s.level(), launch_of(s, m.points[best_point(m.points)].config, plan));
+    }
+    return m;
+  }
   m.points = search_surface(space, measure);
   if (s.where == Where::L2 && !m.points.empty()) {
     // Smaller footprints at the best point: lines a few SMs share may be copied into both
@@ -169,8 +193,27 @@ Measured measure_series(memtopo::Context& ctx, const Series& s, const Plan& plan
   if (!plan.exact_clock)
     for (const StreamConfig& c : other_shapes(s, plan, space.max_warps_per_sm))
       if (fits(s, c, plan)) m.points.push_back({c, measure(c)});
-  if (!m.points.empty()) m.best_per_cycle = per_cycle[best_point(m.points)];
+  if (!m.points.empty()) {
+    m.best_per_cycle = per_cycle[best_point(m.points)];
+    m.check = check_point(ctx, s.level(), launch_of(s, m.points[best_point(m.points)].config, plan));
+  }
   return m;
+}
+
+// The verification of a rate (and its per-cycle form): counted, not counted here, or refuted
+// (then false: a rate the counters refute is no rate of its level).
+bool mark(memtopo::Context& ctx, const std::string& key, const PointCheck& check, memtopo::ResultInfo& info) {
+  if (!check.counted) {
+    memtopo::mark_unverified(info, check.why_not);
+    return true;
+  }
+  if (check.agrees) {
+    memtopo::mark_verified(info, check.verdict, check.how);
+    return true;
+  }
+  ctx.warn(key + " not reported: the hardware counters of its best point disagree with what the stream moved (" +
+           check.verdict.disagreement + "; " + check.verdict.note + ")");
+  return false;
 }
 
 void report_series(memtopo::Context& ctx, const Series& s, const Measured& m) {
@@ -179,15 +222,17 @@ void report_series(memtopo::Context& ctx, const Series& s, const Measured& m) {
   // Bytes per second of the best point, from the rows (column 4) whatever the search maximized.
   const double per_second = m.rows[kColumns * best + 4];
   const std::string of = std::to_string(m.points.size()) + " configurations searched";
-  ctx.result(k + "_bytes_per_second", per_second,
-             {0.8, memtopo::Bound::Exact, "the best of " + of + ": " + m.points[best].config.text()});
+  memtopo::ResultInfo rate{0.8, memtopo::Bound::Exact, "the best of " + of + ": " + m.points[best].config.text()};
+  memtopo::ResultInfo cyc{0.8, memtopo::Bound::Exact,
+                          "SM clock cycles of the longest span of one SM's blocks at the best point"};
+  const bool reported = mark(ctx, k + "_bytes_per_second", m.check, rate);
+  mark(ctx, k + "_bytes_per_cycle", m.check, cyc);
+  if (reported) ctx.result(k + "_bytes_per_second", per_second, rate);
   ctx.result(k + "_best_config", m.points[best].config.text(), {0.8, memtopo::Bound::Exact, of});
   ctx.result(k + "_min95_config", m.points[small].config.text(),
              {0.8, memtopo::Bound::Exact, "the fewest bytes in flight per SM within 95 % of the best (" + of + ")"});
-  const memtopo::ResultInfo cyc{0.8, memtopo::Bound::Exact,
-                                "SM clock cycles of the longest span of one SM's blocks at the best point"};
-  if (std::string(s.name) == "l2_read" || std::string(s.name) == "l2_write")
-    ctx.result(k + "_bytes_per_cycle", m.best_per_cycle, cyc);
+  if (!reported) return;
+  if (s.where == Where::L2 && !s.shared_inputs) ctx.result(k + "_bytes_per_cycle", m.best_per_cycle, cyc);
   if (s.where == Where::L1) ctx.result(k + "_bytes_per_cycle_per_sm", m.best_per_cycle, cyc);
 }
 
@@ -225,7 +270,7 @@ void measure_streams(memtopo::Context& ctx) {
   std::vector<Series> all = {{"dram_read", Where::Dram, MT_SWEEP_READ},   {"dram_write", Where::Dram, MT_SWEEP_WRITE},
                              {"dram_copy", Where::Dram, MT_SWEEP_COPY},   {"dram_update", Where::Dram, MT_SWEEP_UPDATE},
                              {"l2_read", Where::L2, MT_SWEEP_READ},       {"l2_write", Where::L2, MT_SWEEP_WRITE},
-                             {"l1_read", Where::L1, MT_SWEEP_READ}};
+                             {"l1_read", Where::L1, MT_SWEEP_READ},       {"l2_shared_read", Where::L2, MT_SWEEP_READ, true}};
   double theoretical = 0;
   if (d.memory_clock_khz > 0 && d.memory_bus_width_bits > 0)
     theoretical = 2.0 * double(d.memory_clock_khz) * 1e3 * double(d.memory_bus_width_bits) / 8;  // two transfers a clock
@@ -242,7 +287,8 @@ void measure_streams(memtopo::Context& ctx) {
                      "elapsed_ns", "cycles", "resident_blocks_per_sm"},
             m.rows);
     report_series(ctx, s, m);
-    if (theoretical > 0 && (s.op == MT_SWEEP_READ || s.op == MT_SWEEP_WRITE) && s.where == Where::Dram)
+    const bool refuted = m.check.counted && !m.check.agrees;
+    if (theoretical > 0 && !refuted && (s.op == MT_SWEEP_READ || s.op == MT_SWEEP_WRITE) && s.where == Where::Dram)
       report_fraction(ctx, s.name, m.rows[kColumns * best_point(m.points) + 4], theoretical);
   }
   if (theoretical > 0)
@@ -261,14 +307,20 @@ memtopo::Probe streams_probe() {
   p.summary("Bandwidth of DRAM, L2 and L1 over blocks, threads, ILP and width: the best, and the smallest within 95 %")
       .uses({"l2.size_bytes", "l1d.size_bytes"});
   std::vector<std::string> keys;
-  for (const char* s : {"dram_read", "dram_write", "dram_copy", "dram_update", "l2_read", "l2_write", "l1_read"}) {
+  for (const char* s :
+       {"dram_read", "dram_write", "dram_copy", "dram_update", "l2_read", "l2_write", "l1_read", "l2_shared_read"}) {
     const std::string k = std::string("throughput.") + s;
     keys.insert(keys.end(), {k + "_bytes_per_second", k + "_best_config", k + "_min95_config"});
     // The headline rates: DRAM read and write, L2 read, L1 read.
     const bool headline = std::string(s) == "dram_read" || std::string(s) == "dram_write" ||
                           std::string(s) == "l2_read" || std::string(s) == "l1_read";
-    p.key(k + "_bytes_per_second", MT_VALUE_FLOAT, "", std::string("best ") + s + " rate of all SMs, by events",
-          headline ? MT_KEY_HEADLINE : 0u)
+    const std::string meaning = std::string(s) == "l2_shared_read"
+                                    ? "best rate at which the L2 side delivers lines that every SM reads at once (shared "
+                                      "inputs; merged requests: not the L2's bandwidth), by events"
+                                : std::string(s) == "l2_read"
+                                    ? "best L2 read rate of all SMs, each SM its own lines, by events"
+                                    : std::string("best ") + s + " rate of all SMs, by events";
+    p.key(k + "_bytes_per_second", MT_VALUE_FLOAT, "", meaning, headline ? MT_KEY_HEADLINE : 0u)
         .key(k + "_best_config", MT_VALUE_STRING, "", "the configuration of the best rate", MT_KEY_SETTING)
         .key(k + "_min95_config", MT_VALUE_STRING, "", "fewest bytes in flight per SM within 95 % of the best",
              MT_KEY_SETTING);

@@ -101,9 +101,16 @@ StreamRun run_resident(const memtopo::Context& ctx, const StreamLaunch& l, const
   cfg.warmup_launches = 0;
   if (l.warmup_passes > 0)
     md::launch<K>(ctx, "stream (warm-up)", cfg, b.src, b.dst, arg, 0u, unsigned(l.warmup_passes), b.cycles, b.sink);
-  const md::LaunchReport r =
-      md::launch<K>(ctx, "stream", cfg, b.src, b.dst, arg, unsigned(l.inner_warm_passes), unsigned(l.passes), b.cycles, b.sink);
+  md::LaunchReport r;
   StreamRun out;
+  auto timed = [&] {
+    r = md::launch<K>(ctx, "stream", cfg, b.src, b.dst, arg, unsigned(l.inner_warm_passes), unsigned(l.passes), b.cycles,
+                      b.sink);
+  };
+  if (l.count)
+    out.counted = ctx.backend().count(timed);
+  else
+    timed();
   out.elapsed_ns = uint64_t(r.elapsed_ms * 1e6);
   out.blocks_per_sm = uint32_t(md::max_active_blocks_per_sm<K>(ctx, "stream", cfg));
   return out;
@@ -117,8 +124,18 @@ StreamRun run_grid(const memtopo::Context& ctx, const StreamLaunch& l, const Buf
   cfg.shared_carveout_percent = l.carveout_percent;
   cfg.warmup_launches = int(l.warmup_passes);
   cfg.timed_launches = int(l.passes);
-  const md::LaunchReport r = md::launch<K>(ctx, "stream (grid)", cfg, b.src, b.dst, 0ull, 0u, 0u, b.cycles, b.sink);
+  md::LaunchReport r;
   StreamRun out;
+  if (l.count) {  // the warm-up launches apart, outside the counts
+    md::LaunchConfig warm = cfg;
+    warm.timed_launches = 1;
+    md::launch<K>(ctx, "stream (grid, warm-up)", warm, b.src, b.dst, 0ull, 0u, 0u, b.cycles, b.sink);
+    cfg.warmup_launches = 0;
+    out.counted = ctx.backend().count(
+        [&] { r = md::launch<K>(ctx, "stream (grid)", cfg, b.src, b.dst, 0ull, 0u, 0u, b.cycles, b.sink); });
+  } else {
+    r = md::launch<K>(ctx, "stream (grid)", cfg, b.src, b.dst, 0ull, 0u, 0u, b.cycles, b.sink);
+  }
   out.elapsed_ns = uint64_t(r.elapsed_ms * 1e6);
   out.blocks_per_sm = uint32_t(md::max_active_blocks_per_sm<K>(ctx, "stream (grid)", cfg));
   return out;
@@ -199,6 +216,10 @@ StreamRun run_stream(const memtopo::Context& ctx, const StreamLaunch& in) {
   }
   const uint64_t moved = pass_bytes * l.passes;
   r.bytes = l.op == MT_SWEEP_COPY || l.op == MT_SWEEP_UPDATE ? 2 * moved : moved;
+  // The counted launch: its inner warm passes too (a grid's launches are all timed).
+  const uint64_t launched = pass_bytes * (l.passes + (l.shape == StreamShape::Grid ? 0 : l.inner_warm_passes));
+  r.launch_read_bytes = l.op == MT_SWEEP_WRITE ? 0 : launched;
+  r.launch_write_bytes = l.op == MT_SWEEP_READ ? 0 : launched;
   return r;
 }
 

@@ -30,6 +30,9 @@ struct StreamLaunch {
   // Passes of the timed launch before its clock starts (resident shapes): where the caches of
   // the SMs start each launch empty and the warm-up launch cannot leave them warm.
   uint64_t inner_warm_passes = 0;
+  // Runs the timed launch under the hardware counters (StreamRun::counted); the warm-up stays
+  // outside.
+  bool count = false;
 };
 
 struct StreamRun {
@@ -38,6 +41,10 @@ struct StreamRun {
   uint64_t cycles = 0;           // the longest span of one SM's blocks, first start to last end (0: a grid)
   double average_cycles = 0;     // the blocks' mean
   uint32_t blocks_per_sm = 0;    // blocks of the kernel one SM holds at once
+  // The timed launch as counted (StreamLaunch::count), and what it read and wrote by design:
+  // the timed passes, its inner warm passes and every block's own reads of shared lines.
+  memtopo::Counted counted;
+  uint64_t launch_read_bytes = 0, launch_write_bytes = 0;
 };
 
 // Bytes of one round: every thread's accesses once.
