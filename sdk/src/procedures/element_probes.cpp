@@ -98,6 +98,18 @@ bool geometry_from_eviction_sets(Context& ctx, const std::string& e, int64_t siz
   return true;
 }
 
+// The size, checked against the hardware counters where its path has them; a size they refute
+// is not reported (the probe cannot determine it).
+void report_size(Context& ctx, Measurer& m, const std::string& key, const Measured<int64_t>& size, bool by_occupancy,
+                 int64_t line_bytes) {
+  if (!size.found) return report(ctx, key, size);
+  ResultInfo info{size.confidence, size.bound, size.note};
+  std::string refuted;
+  if (!check_size_by_counters(m, size, by_occupancy, line_bytes, info, &refuted))
+    throw NotDeterminable(key + " (" + std::to_string(size.value) + " B) is refuted by the hardware counters: " + refuted);
+  ctx.result(key, size.value, info);
+}
+
 }  // namespace
 
 std::vector<Probe> element_probes(const ElementSpec& spec) {
@@ -115,9 +127,12 @@ std::vector<Probe> element_probes(const ElementSpec& spec) {
                                                         : "size (largest footprint without capacity misses)",
                                  true, [e, first_key, carveout = spec.carveout_option](Context& ctx, Measurer& m) {
                                    const SizeResult r = find_size(m);
-                                   report(ctx, first_key, r.size_bytes);
                                    report(ctx, e + ".full_miss_bytes", r.full_miss_bytes);
                                    if (carveout) report_carveout(ctx, e, m.target().shared_carveout_percent);
+                                   if (first_key == e + ".size_bytes")
+                                     report_size(ctx, m, first_key, r.size_bytes, false, 0);
+                                   else
+                                     report(ctx, first_key, r.size_bytes);
                                    ctx.debug(e + " size: " + std::to_string(m.launches()) + " launches");
                                  }));
   std::vector<std::string> size_keys{first_key, e + ".full_miss_bytes"};
@@ -141,7 +156,7 @@ std::vector<Probe> element_probes(const ElementSpec& spec) {
           const OccupancyResult r = find_occupancy(
               m, ctx.input<int64_t>(first_key), ctx.try_input<int64_t>(e + ".full_miss_bytes").value_or(0),
               ctx.input<int64_t>(e + ".line_bytes"), candidates ? candidates(ctx) : std::vector<SizeCandidate>{});
-          report(ctx, e + ".size_bytes", r.size_bytes);
+          report_size(ctx, m, e + ".size_bytes", r.size_bytes, true, ctx.input<int64_t>(e + ".line_bytes"));
         }));
     probes.back()
         .provides({e + ".size_bytes"})

@@ -63,7 +63,10 @@ LatencyResult find_latency(Measurer& m, int64_t size_bytes, int64_t line_bytes) 
   const uint64_t hit_stride = std::max<uint64_t>(line_bytes > 0 ? uint64_t(line_bytes) : 0, std::max<uint64_t>(t.stride_bytes, 8));
   const uint64_t hit_foot = std::max<uint64_t>(t.latency_bytes ? t.latency_bytes : t.reference_bytes, 4 * hit_stride);
   const auto ref = recipes::constant_stride(hit_foot, hit_stride);
-  const double hit = load_to_use_cycles(m, ref, std::vector<int32_t>(sms, m.pinned_sm()));
+  // Per-SM caches on SMs spread over the device, the same in every run: the next level's
+  // latency depends on the SM's place (its distance from the L2 slices, its GPC's L1.5).
+  const std::vector<int32_t> on = t.shared_between_sms ? std::vector<int32_t>(sms, m.pinned_sm()) : m.spread_sms(sms);
+  const double hit = load_to_use_cycles(m, ref, on);
   res.latency_cycles = {true, hit, 0.99, Bound::Exact,
                         "load-to-use: time per load of pointer chases (each loaded value is the next address) over a "
                         "warm " + fmt_bytes(hit_foot) + " footprint, stride " + fmt_bytes(hit_stride) +
@@ -92,7 +95,9 @@ LatencyResult find_latency(Measurer& m, int64_t size_bytes, int64_t line_bytes) 
   size_t miss_sms = sms;
   if (const int64_t l2 = m.ctx().device().l2_bytes; !t.shared_between_sms && l2 > 0)
     miss_sms = std::clamp<size_t>(size_t(uint64_t(l2) / 2 / foot), 1, sms);
+  if (!t.shared_between_sms) m.pin_footprints(m.spread_sms(miss_sms));
   const auto outs = m.run(std::vector<Footprint>(miss_sms, f));
+  m.pin_footprints({});
   std::vector<double> hits, misses;
   for (const auto& o : outs)
     for (size_t i = 0; i < o.latency.size(); ++i) (o.miss[i] ? misses : hits).push_back(o.latency[i]);

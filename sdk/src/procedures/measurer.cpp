@@ -181,12 +181,22 @@ std::vector<FootprintResult> Measurer::run(const std::vector<Footprint>& footpri
   return out;
 }
 
+std::vector<int32_t> Measurer::spread_sms(size_t n) const {
+  const int64_t count = std::max(1, ctx_.device().sm_count);
+  std::vector<int32_t> sms;
+  for (size_t k = 0; k < n; ++k) sms.push_back(int32_t(int64_t(k) * count / int64_t(std::max<size_t>(n, 1))));
+  return sms;
+}
+
 void Measurer::run_batched(const std::vector<Footprint>& footprints, const std::function<Job(const Footprint&)>& make,
                            const std::function<void(size_t, const Job&, JobResult&)>& take) {
   for (auto [first, last] : batches(footprints)) {
     if (ctx_.cancelled()) throw Error("cancelled");
     std::vector<Job> jobs;
-    for (size_t i = first; i < last; ++i) jobs.push_back(make(footprints[i]));
+    for (size_t i = first; i < last; ++i) {
+      jobs.push_back(make(footprints[i]));
+      if (!footprint_sms_.empty() && !target_.shared_between_sms) jobs.back().sm = footprint_sms_[i % footprint_sms_.size()];
+    }
     std::vector<JobResult> r = ctx_.backend().run(jobs);
     ++launches_;
     for (size_t i = first; i < last; ++i) {

@@ -104,6 +104,12 @@ class Measurer {
   // passes over a cycle of `cycle` loads, are more than stray slow loads would give.
   bool significant_recurring(size_t recurring, uint64_t cycle, uint64_t passes) const;
   int32_t pinned_sm() const;  // the SM every footprint of a shared cache runs on, or -1
+  // Per-SM caches: footprint i of a run() goes to SM sms[i % size] instead of any free one, so
+  // that which SMs measure is the same in every run (empty: any free SM). A value that depends
+  // on the SM's place (its distance from the L2 slices or the GPC's caches) then repeats.
+  void pin_footprints(std::vector<int32_t> sms) { footprint_sms_ = std::move(sms); }
+  // `n` SMs spread evenly over the SM numbers: 0, count/n, 2 count/n, ...
+  std::vector<int32_t> spread_sms(size_t n) const;
   int parallel_footprints() const;  // footprints one launch runs at once (an SM each)
   // Streams a counted footprint (or `steps` loads over `array`) is split over, staggered
   // along its cycle (1: one chase; see measurer.cpp).
@@ -134,6 +140,7 @@ class Measurer {
   double ceiling_ = 0;             // slower loads are interruptions, not misses
   double slow_rate_ = 0;           // stray slow loads per load
   bool counting_ = false;          // the backend counts on the device (MT_CAP_COUNTS)
+  std::vector<int32_t> footprint_sms_;  // pin_footprints
   size_t launches_ = 0;
   uint64_t loads_chased_ = 0;
 };

@@ -49,6 +49,12 @@ struct OccupancyResult {
 OccupancyResult find_occupancy(Measurer& m, int64_t first_miss_bytes, int64_t full_miss_bytes, int64_t line_bytes,
                                const std::vector<SizeCandidate>& candidates = {});
 
+// A size checked against the hardware counters of the path's level (.ca: the L1, .cg: the L2;
+// other paths are not checked): `info` says how (memtopo/verify.hpp). False where the counters
+// refute the size (*refuted says how), which is then no size of that cache.
+bool check_size_by_counters(Measurer& m, const Measured<int64_t>& size, bool by_occupancy, int64_t line_bytes,
+                            ResultInfo& info, std::string* refuted);
+
 struct LineResult {
   Measured<int64_t> fetch_granularity_bytes;
   Measured<int64_t> line_bytes;

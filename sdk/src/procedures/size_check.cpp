@@ -1,0 +1,89 @@
+// A cache size checked against the hardware counters (docs/measurement.md, "Counters"). What the
+// procedure believes follows from the size's definition: a chase of the size's footprint hits on
+// every load (a size by sweep); loads to random lines of a footprint F hit with probability
+// size / F (a size by occupancy). The counters of the level the path's loads are judged at
+// (.ca: the L1, .cg: the L2) give the hits; two runs of n and 2n timed loads leave, in their
+// difference, only what the extra loads did (warm-up and launch scaffolding cancel).
+#include <algorithm>
+#include <cstdio>
+#include <functional>
+
+#include "memtopo/cache/steps.hpp"
+#include "memtopo/verify.hpp"
+#include "procedure_util.hpp"
+
+namespace memtopo::cache {
+namespace {
+
+constexpr uint64_t kTimedLoads = uint64_t(1) << 16;
+
+// The counts of `run(n)` less those of `run(n / 2)`.
+Counted extra(const Context& ctx, const std::function<void(uint64_t)>& run, uint64_t n) {
+  const Counted half = ctx.backend().count([&] { run(n / 2); });
+  if (!half.counted) return half;
+  Counted whole = ctx.backend().count([&] { run(n); });
+  if (whole.counted) whole.counts = whole.counts - half.counts;
+  return whole;
+}
+
+}  // namespace
+
+bool check_size_by_counters(Measurer& m, const Measured<int64_t>& size, bool by_occupancy, int64_t line_bytes,
+                            ResultInfo& info, std::string* refuted) {
+  const Target& t = m.target();
+  // The counters read are those of global loads: the L1's for .ca, the L2's for .cg.
+  if (t.space != MT_SPACE_GLOBAL_CA && t.space != MT_SPACE_GLOBAL_CG) return true;
+  if (!size.found || size.bound != Bound::Exact || size.value <= 0) return true;
+  const Context& ctx = m.ctx();
+  const uint64_t bytes = uint64_t(size.value);
+  double believed_share = 1.0;  // of the timed loads that hit
+  uint64_t footprint = bytes;
+  std::function<void(uint64_t)> run;
+  recipes::Chase chase;
+  if (by_occupancy) {
+    const uint64_t line = uint64_t(std::max<int64_t>(line_bytes, 4));
+    footprint = 2 * bytes / line * line;
+    if (footprint == 0 || (t.max_footprint_bytes && footprint > t.max_footprint_bytes)) return true;
+    believed_share = double(bytes) / double(footprint);
+    Rate rate;
+    rate.streams = std::min<uint32_t>(8, ctx.backend().streams_max());
+    run = [&m, footprint, line, rate](uint64_t n) { m.run_random(footprint, line, 2 * (footprint / line), n, 17, rate); };
+  } else {
+    chase = stride_chase(bytes, t.stride_bytes);
+    run = [&m, &chase, &ctx](uint64_t n) {
+      Job j = m.job_for(chase, 2, n);
+      j.record = MT_RECORD_COUNTS;  // nothing written while the loads run
+      j.slow_cycles = ~0u;
+      j.keep_steps = 0;
+      ctx.backend().run(j);
+    };
+  }
+  const Counted c = extra(ctx, run, 2 * kTimedLoads);
+  if (!c.counted) {
+    mark_unverified(info, c.why_not);
+    return true;
+  }
+  // Each timed load is one sector looked up once at the path's level; the believed hits are the
+  // claim the size rests on, and the size within 5 % the test.
+  const bool l1 = t.space == MT_SPACE_GLOBAL_CA;
+  const double lookups = double(kTimedLoads) * 32;
+  Believed b;
+  (l1 ? b.l1_hit_bytes : b.l2_read_hit_bytes) = believed_share * lookups;
+  const CountedLevel level = l1 ? CountedLevel::L1Hit : CountedLevel::L2ReadHit;
+  const double counted_lookups = l1 ? c.counts.l1_load_bytes : c.counts.l2_read_bytes;
+  const double counted_share = counted_lookups > 0 ? detail::counted_at(c.counts, level) / counted_lookups : 0;
+  const Verdict v = compare_counts(c.counts, b, level);
+  char shares[96];
+  std::snprintf(shares, sizeof shares, ": a hit share of %.4f counted, %.4f believed", counted_share, believed_share);
+  const std::string how = std::string(by_occupancy ? "random loads to lines of " : "a chase of ") + fmt_bytes(footprint) +
+                          " on one SM, what " + std::to_string(kTimedLoads) + " more timed loads counted" + shares;
+  if (!v.agrees) {
+    *refuted = how + "; " + v.note;
+    return false;
+  }
+  mark_verified(info, v, how);
+  info.counted_bytes = counted_share * double(footprint);  // the bytes the counted hits say the cache holds
+  return true;
+}
+
+}  // namespace memtopo::cache
