@@ -3,13 +3,20 @@
 // 16-byte vectors in two shapes and prints TB/s by CUDA events:
 //  - "grid": one element per thread over a huge grid (the classic stream kernel, no loop);
 //  - "shared": every block reads the whole of a small footprint from its own starting round,
-//    so that each line is read by every SM (L2 lines a far SM copies near).
+//    so that each line is read by every SM (L2 lines a far SM copies near);
+//  - "distinct": every block reads its own slice of an L2-sized footprint (its own offset,
+//    ILP 4 loads of 16 B through .cg), so that no two SMs ask for the same line: the L2's own
+//    read bandwidth, which merged requests for shared lines do not inflate.
+// "profile" runs one point of each L2 shape once (for ncu to count what each level served).
 //
-//   memtopo-bandwidth-check [DEVICE_ORDINAL]
+//   memtopo-bandwidth-check [DEVICE_ORDINAL] [profile]
 #include <cuda_runtime.h>
 
 #include <cstdio>
 #include <cstdlib>
+#include <string>
+
+#include "bench_common.cuh"
 
 namespace {
 
@@ -37,6 +44,20 @@ __global__ void shared_read(const uint4* p, unsigned long long n, unsigned passe
   if (acc == 0x9e3779b9u) sink[0] = acc;
 }
 
+// Block b reads vectors [b * slice, (b + 1) * slice) `passes` times, each thread four
+// independent loads a step (`slice` a multiple of 4 x blockDim.x).
+__global__ void distinct_read(const uint4* p, unsigned long long slice, unsigned passes, unsigned* sink) {
+  const uint4* s = p + (unsigned long long)(blockIdx.x) * slice;
+  const unsigned b = blockDim.x;
+  unsigned acc = 0;
+  for (unsigned q = 0; q < passes; ++q)
+    for (unsigned long long k = threadIdx.x; k < slice; k += 4ull * b) {
+      const uint4 w = __ldcg(s + k), x = __ldcg(s + k + b), y = __ldcg(s + k + 2 * b), z = __ldcg(s + k + 3 * b);
+      acc ^= w.x ^ x.y ^ y.z ^ z.w;
+    }
+  if (acc == 0x9e3779b9u) sink[0] = acc;
+}
+
 float time_ms(cudaEvent_t a, cudaEvent_t b) {
   float ms = 0;
   cudaEventSynchronize(b);
@@ -60,6 +81,39 @@ int main(int argc, char** argv) {
   cudaEventCreate(&a);
   cudaEventCreate(&b);
   const unsigned long long n = big / 16;
+  int l2 = 0;
+  cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev);
+  // Distinct lines: a footprint of a quarter and an eighth of the L2, cut into one slice per
+  // block; passes for about 16 GiB of reads.
+  auto distinct = [&](unsigned long long footprint, unsigned per_sm, unsigned threads, unsigned passes) {
+    const unsigned blocks = per_sm * unsigned(sms);
+    const unsigned long long slice = footprint / 16 / blocks / (4ull * threads) * (4ull * threads);
+    if (slice == 0) return 0.0;  // a slice under one step of the block: no such point
+    distinct_read<<<blocks, threads>>>(p, slice, 1, sink);
+    cudaEventRecord(a);
+    distinct_read<<<blocks, threads>>>(p, slice, passes, sink);
+    cudaEventRecord(b);
+    return double(slice) * 16 * blocks * passes / (time_ms(a, b) * 1e-3) / 1e12;
+  };
+  if (argc > 2 && std::string(argv[2]) == "profile") {
+    // One timed launch of each L2 shape (the points memtopo's streams report on an H100), for ncu.
+    distinct_read<<<4 * sms, 256>>>(p, (unsigned long long)(l2) / 4 / 16 / (4 * sms) / 1024 * 1024, 20, sink);
+    shared_read<<<8 * sms, 256>>>(p, (1ull << 20) / 16, 4, sink);
+    CHECK(cudaDeviceSynchronize());
+    std::printf("profiled: distinct_read (4 blocks of 256 per SM, a quarter of the L2, 20 passes), shared_read (8 blocks "
+                "per SM, 1 MiB, 4 passes)\n");
+    return 0;
+  }
+  for (unsigned long long f : {(unsigned long long)(l2) / 4, (unsigned long long)(l2) / 8})
+    for (unsigned per_sm : {1u, 2u, 4u, 8u})
+      for (unsigned threads : {256u, 512u, 1024u}) {
+        if (per_sm * threads > 2048) continue;
+        const unsigned passes = unsigned((16ull << 30) / f);
+        const double rate = distinct(f, per_sm, threads, passes);
+        if (rate == 0) continue;
+        std::printf("distinct %5.2f MiB, %u blocks of %4u per SM, ILP 4: L2 read %.3f TB/s\n", double(f) / (1 << 20),
+                    per_sm, threads, rate);
+      }
   for (unsigned threads : {256u, 512u, 1024u}) {
     const unsigned blocks = unsigned((n + threads - 1) / threads);
     grid_read<<<blocks, threads>>>(p, n, sink);
