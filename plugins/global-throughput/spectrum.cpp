@@ -206,21 +206,19 @@ memtopo::Probe latency_spectrum_probe() {
                  "spectrum.dram_far_latency_cycles"})
       .uses({"l1d.size_bytes", "l1d.line_bytes", "l2.size_bytes", "tlb.level_count", "tlb.l1_entries",
              "tlb.l1_page_bytes", "tlb.l2_entries"})
-      // On an H100 the chase shows one DRAM level in some runs and two in others
-      // (docs/global-throughput.md): the level lists, and the second DRAM level, vary. So do the
-      // near L2 level (the median of L2 hits spread over 266-302 cycles by their slices, which
-      // the run's pages pick) and the timing cost (a difference of half-cycle medians).
+      // Levels are one per distance (spectrum_analysis.cpp), the same in every run; what the
+      // run's pages pick still moves the shares of near and far DRAM homes, and the timing cost
+      // is a difference of half-cycle medians (docs/format.md, "Values that vary").
       .key("spectrum.level_latencies_cycles", MT_VALUE_FLOAT_ARRAY, "cycles",
-           "load-to-use latency of each level of the chase's per-load latencies, ascending",
-           MT_KEY_VARIES | MT_KEY_HEADLINE)
+           "load-to-use latency of each level of the chase's per-load latencies, ascending", MT_KEY_HEADLINE)
       .key("spectrum.level_sample_cycles", MT_VALUE_FLOAT_ARRAY, "cycles",
-           "median raw sample of each level, the timing's own cost included",
-           MT_KEY_VARIES)
+           "interquartile mean raw sample of each level, the timing's own cost "
+           "included")
       .key("spectrum.level_shares", MT_VALUE_FLOAT_ARRAY, "", "each level's share of the timed loads",
            MT_KEY_VARIES)
       .key("spectrum.level_names", MT_VALUE_STRING_ARRAY, "",
            "each level's name: l1, l2, tlb_miss, dram, with _near/_far or _1, _2 where a kind has several; other",
-           MT_KEY_VARIES | MT_KEY_HEADLINE)
+           MT_KEY_HEADLINE)
       .key("spectrum.timing_cost_cycles", MT_VALUE_FLOAT, "cycles",
            "what a timed sample adds to a load-to-use latency: the L1 level against a pointer chase",
            MT_KEY_VARIES)
@@ -228,8 +226,7 @@ memtopo::Probe latency_spectrum_probe() {
       .key("spectrum.outlier_share", MT_VALUE_FLOAT, "", "share of the timed loads in no level (interrupted loads)",
            MT_KEY_VARIES)
       .key("spectrum.l1_latency_cycles", MT_VALUE_FLOAT, "cycles", std::string("the fastest L1 level") + attributed)
-      .key("spectrum.l2_latency_cycles", MT_VALUE_FLOAT, "cycles", std::string("the fastest (near) L2 level") + attributed,
-           MT_KEY_VARIES)
+      .key("spectrum.l2_latency_cycles", MT_VALUE_FLOAT, "cycles", std::string("the fastest (near) L2 level") + attributed)
       .key("spectrum.l2_far_latency_cycles", MT_VALUE_FLOAT, "cycles", std::string("the far L2 level") + attributed)
       .key("spectrum.tlb_miss_latency_cycles", MT_VALUE_FLOAT, "cycles",
            std::string("the fastest level of L2 hits that miss the first TLB level") + attributed)
@@ -237,7 +234,7 @@ memtopo::Probe latency_spectrum_probe() {
            "the fastest TLB-miss level less the fastest L2 level: what missing the first TLB level adds")
       .key("spectrum.dram_latency_cycles", MT_VALUE_FLOAT, "cycles", std::string("the fastest DRAM level") + attributed)
       .key("spectrum.dram_far_latency_cycles", MT_VALUE_FLOAT, "cycles",
-           std::string("DRAM through the far L2 partition") + attributed, MT_KEY_VARIES)
+           std::string("DRAM through the far L2 partition") + attributed)
       .option("rounds", MT_VALUE_INT, "512", "timed rounds; each loads 2 hot lines, an L2 line, a TLB page and a fresh line")
       .range("1", "65536")
       .option("tlb_pages", MT_VALUE_INT, "0",

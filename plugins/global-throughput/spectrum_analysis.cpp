@@ -89,12 +89,24 @@ double timing_cost(const Spectrum& s, double hot_chase_cycles) {
 // joins them (one level of 2560 loads). A gap relative to the latency keeps a wide level wide
 // without letting it swallow its neighbours.
 struct Groups {
-  std::vector<SpectrumLevel> levels;  // ascending; the median, low and high of each
+  std::vector<SpectrumLevel> levels;  // ascending; the centre (mean), low and high of each
   std::vector<int32_t> level_of;      // per sample, -1 for an outlier
   std::string reason;
 };
 
 using Range = std::pair<size_t, size_t>;  // [first, end) of the sorted samples
+
+// A level's sample: the mean of its middle half of loads. A level gathers loads of one distance
+// class whose spread (the L2's slices) forms sub-modes in some runs, and DRAM's far home has a
+// tail: the run's pages move a median between sub-modes and a mean with the tail.
+double level_centre(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t cut = v.size() / 4;  // the interquartile mean: no tail moves it, no sub-mode flips it
+  double sum = 0;
+  for (size_t i = cut; i < v.size() - cut; ++i) sum += v[i];
+  return sum / double(v.size() - 2 * cut);
+}
 
 // Splits a range of sorted samples `s` at its deepest valley: a window of rel_gap of the
 // latency holding under a fifth of the fullest window on either side of it, with at least
@@ -165,7 +177,7 @@ Groups split_at_gaps(const std::vector<double>& x, const SpectrumOptions& o) {
     const std::vector<double> v(sorted.begin() + long(r.first), sorted.begin() + long(r.second));
     for (size_t k = r.first; k < r.second; ++k) g.level_of[order[k]] = int32_t(g.levels.size());
     SpectrumLevel l;
-    l.sample_cycles = an::median(v);
+    l.sample_cycles = level_centre(v);
     l.low_cycles = v.front();
     l.high_cycles = v.back();
     g.levels.push_back(l);
@@ -173,6 +185,72 @@ Groups split_at_gaps(const std::vector<double>& x, const SpectrumOptions& o) {
   g.reason = std::to_string(g.levels.size()) + " level(s), " + std::to_string(outliers) + " outlier(s)";
   if (g.levels.empty()) g.reason = "no group of at least " + std::to_string(size_t(min_loads)) + " loads: " + g.reason;
   return g;
+}
+
+// Levels from each sample's level number (any numbering, -1 none): ascending, with their
+// loads per segment, shares and kinds.
+void rebuild_levels(Spectrum& s, const std::vector<double>& cycles, const std::vector<Segment>& segment,
+                    const std::array<size_t, kSegments>& totals, const SpectrumOptions& o) {
+  std::map<int32_t, std::vector<size_t>> members;
+  for (size_t i = 0; i < cycles.size(); ++i)
+    if (s.level_of[i] >= 0) members[s.level_of[i]].push_back(i);
+  std::vector<std::pair<double, std::vector<size_t>>> by_centre;
+  for (auto& [id, idx] : members) {
+    std::vector<double> v;
+    for (size_t i : idx) v.push_back(cycles[i]);
+    by_centre.emplace_back(level_centre(v), std::move(idx));
+  }
+  std::sort(by_centre.begin(), by_centre.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  s.levels.clear();
+  for (const auto& [centre, idx] : by_centre) {
+    SpectrumLevel l;
+    l.sample_cycles = centre;
+    l.low_cycles = l.high_cycles = cycles[idx.front()];
+    for (size_t i : idx) {
+      s.level_of[i] = int32_t(s.levels.size());
+      l.low_cycles = std::min(l.low_cycles, cycles[i]);
+      l.high_cycles = std::max(l.high_cycles, cycles[i]);
+      ++l.loads;
+      ++l.loads_of[index_of(segment[i])];
+    }
+    l.share = double(l.loads) / double(cycles.size());
+    l.attributed = kind_of(l, totals, o, l.kind);
+    l.name = "other";
+    s.levels.push_back(l);
+  }
+}
+
+// One level per physical distance: neighbouring levels of one kind closer than kOneLevel are one
+// level whose loads spread (the H100's L2 hits over its slices, 250-300 cycles, which formed one
+// mode or two by the run's pages); a level of one kind wider than that whose loads form two modes
+// at least kOneLevel apart, each a fifth of its loads, is two (DRAM lines homed near and far,
+// 565 and 750 cycles, where loads between them filled the valley). So the levels, and their
+// names, are the same from run to run.
+constexpr double kOneLevel = 1.25;
+
+void one_level_per_distance(Spectrum& s, const std::vector<double>& cycles, const std::vector<Segment>& segment,
+                            const std::array<size_t, kSegments>& totals, const SpectrumOptions& o) {
+  for (size_t j = 1; j < s.levels.size(); ++j) {
+    const SpectrumLevel &a = s.levels[j - 1], &b = s.levels[j];
+    if (!a.attributed || !b.attributed || a.kind != b.kind || b.sample_cycles >= kOneLevel * a.sample_cycles) continue;
+    for (int32_t& l : s.level_of)
+      if (l == int32_t(j)) l = int32_t(j - 1);
+    rebuild_levels(s, cycles, segment, totals, o);
+    j = 0;
+  }
+  const size_t n = s.levels.size();
+  for (size_t j = 0; j < n; ++j) {
+    const SpectrumLevel& l = s.levels[j];
+    if (!l.attributed || l.high_cycles < kOneLevel * l.low_cycles) continue;
+    std::vector<double> v;
+    for (size_t i = 0; i < cycles.size(); ++i)
+      if (s.level_of[i] == int32_t(j)) v.push_back(cycles[i]);
+    const an::TwoModes m = an::two_modes(v, kOneLevel, 0.2);
+    if (!m.found()) continue;
+    for (size_t i = 0; i < cycles.size(); ++i)
+      if (s.level_of[i] == int32_t(j) && cycles[i] >= m.split()) s.level_of[i] = int32_t(n + j);
+  }
+  if (n != 0) rebuild_levels(s, cycles, segment, totals, o);
 }
 
 }  // namespace
@@ -230,6 +308,7 @@ Spectrum analyse_spectrum(const std::vector<double>& cycles, const std::vector<S
     l.attributed = kind_of(l, totals, o, l.kind);
     l.name = "other";
   }
+  one_level_per_distance(s, cycles, segment, totals, o);
   name_levels(s);
   s.timing_cost_cycles = timing_cost(s, hot_chase_cycles);
   for (SpectrumLevel& l : s.levels) l.latency_cycles = std::max(0.0, l.sample_cycles - s.timing_cost_cycles);

@@ -18,8 +18,8 @@ constexpr size_t kSegments = 4;
 const char* kind_name(Segment s);
 
 struct SpectrumLevel {
-  double sample_cycles = 0;    // median raw sample (the timing's own cost included)
-  double latency_cycles = 0;   // load-to-use: the median less the timing cost
+  double sample_cycles = 0;    // the level's raw samples, their interquartile mean (timing cost included)
+  double latency_cycles = 0;   // load-to-use: sample_cycles less the timing cost
   double low_cycles = 0, high_cycles = 0;
   size_t loads = 0;
   double share = 0;            // of all timed loads
@@ -61,7 +61,7 @@ struct SpectrumOptions {
 
 // `cycles`: raw per-load samples in chase order; `segment`: each one's segment (same length);
 // `hot_chase_cycles`: the load-to-use latency of the L1 segment's lines by pointer chase. The
-// timing cost is the median of the level holding most L1-segment loads less that latency (0
+// timing cost is the sample of the level holding most L1-segment loads less that latency (0
 // when it is not a number, or no L1-segment load was timed).
 Spectrum analyse_spectrum(const std::vector<double>& cycles, const std::vector<Segment>& segment,
                           double hot_chase_cycles, const SpectrumOptions& options = {});

@@ -285,8 +285,9 @@ TEST_CASE("spectrum: three H100 runs split DRAM's near and far homes alike", "[s
   // docs/results/h100.md). The DRAM loads form two modes, 530-600 and 680-780 cycles, joined
   // by a few dozen loads between: the neighbour gap alone found one DRAM level in two runs and
   // two in the third; the valley split finds two in each. Its L2 hits too form two modes,
-  // 250-270 and 280-300 cycles (37 % of them the upper), too close for a far partition:
-  // numbered.
+  // 250-270 and 280-300 cycles (37 % of them the upper), which the valley split parts in these
+  // runs and not in others: less than a quarter apart, they are one level (the slices' spread),
+  // so every run has the same levels.
   for (int run = 1; run <= 3; ++run) {
     INFO("run " << run);
     std::vector<double> cycles;
@@ -296,8 +297,33 @@ TEST_CASE("spectrum: three H100 runs split DRAM's near and far homes alike", "[s
     REQUIRE(s.found);
     std::vector<std::string> names;
     for (const auto& l : s.levels) names.push_back(l.name);
-    CHECK(names == std::vector<std::string>{"l1", "l2_1", "l2_2", "dram_1", "dram_2"});
+    CHECK(names == std::vector<std::string>{"l1", "l2", "dram_1", "dram_2"});
   }
+}
+
+TEST_CASE("spectrum: one DRAM level whose loads form two modes is two, the same in every run", "[spectrum]") {
+  // DRAM loads homed near (560 +- 15) and far (750 +- 15) joined by a bridge dense enough that
+  // no valley parts them: two modes a third apart are two levels; L2 hits over two slice
+  // distances (260 and 290) a tenth apart stay one.
+  std::vector<double> cycles;
+  std::vector<Segment> segment;
+  auto add = [&](Segment s, double from, double to, size_t n) {
+    for (size_t i = 0; i < n; ++i) {
+      cycles.push_back(from + (to - from) * double(i) / double(n));
+      segment.push_back(s);
+    }
+  };
+  add(Segment::L1, 34, 36, 400);
+  add(Segment::L2, 255, 265, 100);
+  add(Segment::L2, 285, 295, 100);
+  add(Segment::Dram, 545, 575, 80);
+  add(Segment::Dram, 575, 735, 120);  // the bridge
+  add(Segment::Dram, 735, 765, 80);
+  const Spectrum s = analyse_spectrum(cycles, segment, 32);
+  REQUIRE(s.found);
+  std::vector<std::string> names;
+  for (const auto& l : s.levels) names.push_back(l.name);
+  CHECK(names == std::vector<std::string>{"l1", "l2", "dram_1", "dram_2"});
 }
 
 TEST_CASE("spectrum: a run too short for any level still gives every sample its (no) level", "[spectrum]") {
@@ -309,4 +335,33 @@ TEST_CASE("spectrum: a run too short for any level still gives every sample its 
   CHECK(s.levels.empty());
   CHECK_FALSE(s.reason.empty());
   CHECK(s.level_of == std::vector<int32_t>(cycles.size(), -1));
+}
+
+TEST_CASE("spectrum: runs of one GPU give the same levels, their latencies within 2 %", "[spectrum][h100]") {
+  // fixtures/h100_b_samples_run{1,2,3}.csv (an H100, three default runs of one build,
+  // 2026-11-26) and h200_samples_run{1,2,3}.csv (an H200, --only latency-spectrum three times):
+  // docs/results/h100.md and h200.md, "Run to run".
+  for (const std::string gpu : {"h100_b", "h200"}) {
+    std::vector<std::vector<double>> latencies;
+    std::vector<std::vector<std::string>> names;
+    for (int run = 1; run <= 3; ++run) {
+      std::vector<double> cycles;
+      std::vector<Segment> segment;
+      read_samples(gpu + "_samples_run" + std::to_string(run) + ".csv", cycles, segment);
+      const Spectrum s = analyse_spectrum(cycles, segment, 32.0);
+      REQUIRE(s.found);
+      latencies.emplace_back();
+      names.emplace_back();
+      for (const auto& l : s.levels) {
+        latencies.back().push_back(l.latency_cycles);
+        names.back().push_back(l.name);
+      }
+    }
+    INFO(gpu);
+    CHECK(names[0] == std::vector<std::string>{"l1", "l2", "dram_1", "dram_2"});
+    for (int run = 1; run < 3; ++run) {
+      REQUIRE(names[run] == names[0]);
+      for (size_t k = 0; k < names[0].size(); ++k) CHECK(latencies[run][k] == Approx(latencies[0][k]).epsilon(0.02));
+    }
+  }
 }
