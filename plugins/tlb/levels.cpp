@@ -180,18 +180,16 @@ memtopo::Probe levels_probe() {
       .provides({"tlb.level_count", "tlb.l1_page_bytes", "tlb.l1_entries", "tlb.l1_reach_bytes",
                  "tlb.l1_miss_penalty_cycles", "tlb.l2_page_bytes", "tlb.l2_entries", "tlb.l2_reach_bytes",
                  "tlb.l2_miss_penalty_cycles"})
-      // Runs of one H100 found 0, 1 or 2 levels (docs/tlb.md): a fleet reports, never flags them.
       .not_replayed({"tlb.level_count", "tlb.l1_reach_bytes", "tlb.l2_reach_bytes"})  // entries x page_bytes
       .key("tlb.level_count", MT_VALUE_INT, "", "TLB levels whose reach a chase exceeds (at least, when bounded)",
-           MT_KEY_VARIES | MT_KEY_HEADLINE);
+           MT_KEY_HEADLINE);
   for (const char* l : {"l1", "l2"}) {
     const std::string k = std::string("tlb.") + l + "_";
-    p.key(k + "page_bytes", MT_VALUE_INT, "bytes", "bytes one entry maps", MT_KEY_VARIES)
-        .key(k + "entries", MT_VALUE_INT, "", "pages the level holds", MT_KEY_VARIES)
-        .key(k + "reach_bytes", MT_VALUE_INT, "bytes", "entries x page_bytes (a lower bound where no miss was seen)",
-             MT_KEY_VARIES)
+    p.key(k + "page_bytes", MT_VALUE_INT, "bytes", "bytes one entry maps")
+        .key(k + "entries", MT_VALUE_INT, "", "pages the level holds")
+        .key(k + "reach_bytes", MT_VALUE_INT, "bytes", "entries x page_bytes (a lower bound where no miss was seen)")
         .key(k + "miss_penalty_cycles", MT_VALUE_FLOAT, "cycles",
-             "load-to-use cycles a load gains when this level misses too", MT_KEY_VARIES);
+             "load-to-use cycles a load gains when this level misses too");
   }
   return p
       .option("sweep_stride_bytes", MT_VALUE_INT, "2097152", "page size the sweep assumes (loads a page and a line apart)")

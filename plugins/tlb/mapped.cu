@@ -207,16 +207,13 @@ memtopo::Probe mapped_levels_probe() {
       .not_replayed({"tlb.mapped_page_bytes", "tlb.mapped_level_count", "tlb.mapped_entries",
                      "tlb.mapped_miss_penalty_cycles", "tlb.mapped_reach_bytes"})
       .key("tlb.mapped_page_bytes", MT_VALUE_INT, "bytes", "the mapping granularity: bytes of each aliased page")
-      // Three runs of one H100 gave 0, 1 and 2 levels (docs/tlb.md): a fleet reports, never flags them.
       .key("tlb.mapped_level_count", MT_VALUE_INT, "", "latency levels past the first in the sweep of aliased pages",
-           MT_KEY_VARIES | MT_KEY_HEADLINE)
+           MT_KEY_HEADLINE)
       .key("tlb.mapped_entries", MT_VALUE_INT_ARRAY, "",
-           "per level, the most aliased pages still on it (entries of that TLB level, at page granularity)",
-           MT_KEY_VARIES)
-      .key("tlb.mapped_miss_penalty_cycles", MT_VALUE_FLOAT_ARRAY, "cycles", "per level, the cycles the next level adds",
-           MT_KEY_VARIES)
+           "per level, the most aliased pages still on it (entries of that TLB level, at page granularity)")
+      .key("tlb.mapped_miss_penalty_cycles", MT_VALUE_FLOAT_ARRAY, "cycles", "per level, the cycles the next level adds")
       .key("tlb.mapped_reach_bytes", MT_VALUE_INT, "bytes",
-           "at least: the pages chased x page bytes, where no further level showed", MT_KEY_VARIES)
+           "at least: the pages chased x page bytes, where no further level showed")
       .option("max_pages", MT_VALUE_INT, "65536", "most aliased pages chased (128 GiB of address space at 2 MiB)")
       .range("2", "1048576")
       .option("pages_per_block", MT_VALUE_INT, "0",
