@@ -108,7 +108,7 @@ StreamRun run_resident(const memtopo::Context& ctx, const StreamLaunch& l, const
                       b.sink);
   };
   if (l.count)
-    out.counted = ctx.backend().count(timed);
+    out.counted = ctx.backend().count(timed, l.count);
   else
     timed();
   out.elapsed_ns = uint64_t(r.elapsed_ms * 1e6);
@@ -132,7 +132,7 @@ StreamRun run_grid(const memtopo::Context& ctx, const StreamLaunch& l, const Buf
     md::launch<K>(ctx, "stream (grid, warm-up)", warm, b.src, b.dst, 0ull, 0u, 0u, b.cycles, b.sink);
     cfg.warmup_launches = 0;
     out.counted = ctx.backend().count(
-        [&] { r = md::launch<K>(ctx, "stream (grid)", cfg, b.src, b.dst, 0ull, 0u, 0u, b.cycles, b.sink); });
+        [&] { r = md::launch<K>(ctx, "stream (grid)", cfg, b.src, b.dst, 0ull, 0u, 0u, b.cycles, b.sink); }, l.count);
   } else {
     r = md::launch<K>(ctx, "stream (grid)", cfg, b.src, b.dst, 0ull, 0u, 0u, b.cycles, b.sink);
   }

@@ -30,9 +30,9 @@ struct StreamLaunch {
   // Passes of the timed launch before its clock starts (resident shapes): where the caches of
   // the SMs start each launch empty and the warm-up launch cannot leave them warm.
   uint64_t inner_warm_passes = 0;
-  // Runs the timed launch under the hardware counters (StreamRun::counted); the warm-up stays
-  // outside.
-  bool count = false;
+  // Runs the timed launch under the hardware counters (StreamRun::counted) of these MT_COUNT_*
+  // bits (0: not counted); the warm-up stays outside.
+  uint32_t count = 0;
 };
 
 struct StreamRun {

@@ -3,8 +3,13 @@
 namespace global_throughput {
 
 PointCheck check_point(const memtopo::Context& ctx, StreamLevel level, const StreamLaunch& launch) {
+  // Only what the level's claims need: fewer counts fit one pass.
   StreamLaunch l = launch;
-  l.count = true;
+  l.count = level == StreamLevel::Dram           ? MT_COUNT_DRAM
+            : level == StreamLevel::L1           ? MT_COUNT_L1
+            : level == StreamLevel::SharedInputs ? MT_COUNT_TO_SM | MT_COUNT_L2_READ
+            : launch.op == MT_SWEEP_WRITE        ? MT_COUNT_L2_WRITE | MT_COUNT_DRAM
+                                                 : MT_COUNT_L2_READ | MT_COUNT_DRAM;
   const StreamRun r = run_stream(ctx, l);
   PointCheck out;
   if (!r.counted.counted) {

@@ -281,17 +281,20 @@ static_assert(offsetof(mt_backend, kernel_ops) == 104);
 static_assert(offsetof(mt_backend, count) == 112);  // 3.3
 static_assert(sizeof(mt_counts) == 80);           // 3.3
 static_assert(offsetof(mt_counts, struct_size) == 0);
-static_assert(offsetof(mt_counts, passes) == 4);
-static_assert(offsetof(mt_counts, l1_load_sectors) == 8);
-static_assert(offsetof(mt_counts, l1_load_hit_sectors) == 16);
-static_assert(offsetof(mt_counts, l2_read_sectors) == 24);
-static_assert(offsetof(mt_counts, l2_read_hit_sectors) == 32);
-static_assert(offsetof(mt_counts, l2_write_sectors) == 40);
-static_assert(offsetof(mt_counts, l2_to_sm_bytes) == 48);
-static_assert(offsetof(mt_counts, dram_read_bytes) == 56);
-static_assert(offsetof(mt_counts, dram_write_bytes) == 64);
-static_assert(offsetof(mt_counts, sector_bytes) == 72);
+static_assert(offsetof(mt_counts, wanted) == 4);
+static_assert(offsetof(mt_counts, passes) == 8);
+static_assert(offsetof(mt_counts, sector_bytes) == 12);
+static_assert(offsetof(mt_counts, l1_load_sectors) == 16);
+static_assert(offsetof(mt_counts, l1_load_hit_sectors) == 24);
+static_assert(offsetof(mt_counts, l2_read_sectors) == 32);
+static_assert(offsetof(mt_counts, l2_read_hit_sectors) == 40);
+static_assert(offsetof(mt_counts, l2_write_sectors) == 48);
+static_assert(offsetof(mt_counts, l2_to_sm_bytes) == 56);
+static_assert(offsetof(mt_counts, dram_read_bytes) == 64);
+static_assert(offsetof(mt_counts, dram_write_bytes) == 72);
 static_assert(MT_COUNT_REFUSED == 2);
+static_assert(MT_COUNT_L1 == 1 && MT_COUNT_L2_READ == 2 && MT_COUNT_L2_HIT == 4 && MT_COUNT_L2_WRITE == 8 &&
+              MT_COUNT_TO_SM == 16 && MT_COUNT_DRAM == 32);
 
 TEST_CASE("abi: the layout of ABI 3 is the one plugins were built against", "[abi]") {
   // The assertions above are the test; this states the version they hold for.

@@ -71,3 +71,17 @@ TEST_CASE("verify: counts of a longer run less a shorter one's leave what the ex
   CHECK(d.l1_load_bytes == 200);
   CHECK(d.l1_load_hit_bytes == 160);
 }
+
+TEST_CASE("verify: a claim whose level was not counted verifies nothing", "[verify]") {
+  Believed b;
+  b.l2_read_bytes = 1e9;
+  b.dram_read_bytes = 0;
+  Counts c = l2_stream(1e9, 0);
+  c.dram_read_bytes = -1;  // the count asked for the L2 only
+  const auto v = memtopo::compare_counts(c, b, CountedLevel::L2Read);
+  CHECK_FALSE(v.agrees);
+  CHECK(v.disagreement == "DRAM reads not counted");
+  // A difference of two counts keeps what was not counted as not counted.
+  CHECK((c - c).dram_read_bytes == -1);
+  CHECK((c - c).l2_read_bytes == 0);
+}

@@ -25,8 +25,8 @@ void measure(memtopo::Context& ctx, double believed_factor, const std::string& k
   md::launch<read_once>(ctx, "read_once (warm-up)", cfg, src.get(), sink.get());
   cfg.warmup_launches = 0;
   md::LaunchReport r;
-  const memtopo::Counted c =
-      ctx.backend().count([&] { r = md::launch<read_once>(ctx, "read_once", cfg, src.get(), sink.get()); });
+  const memtopo::Counted c = ctx.backend().count(
+      [&] { r = md::launch<read_once>(ctx, "read_once", cfg, src.get(), sink.get()); }, MT_COUNT_L2_READ);
   memtopo::ResultInfo info{0.9, memtopo::Bound::Exact, "one block reads 1 MiB once through .cg"};
   if (!c.counted) {
     memtopo::mark_unverified(info, c.why_not);

@@ -376,7 +376,10 @@ typedef struct mt_kernel_ops {
  * docs/measurement.md "Counters"). Sector counts are in units of sector_bytes. */
 typedef struct mt_counts {
   uint32_t struct_size;
+  uint32_t wanted;              /* in: MT_COUNT_* bits of the counts the work needs (0: all); the
+                                   backend may count more. A count not taken is negative. */
   uint32_t passes;              /* times the work ran: counters that do not fit one pass need more */
+  uint32_t sector_bytes;        /* 32 */
   double l1_load_sectors;       /* global loads (ld.global, any cache operator) looked up in the L1 */
   double l1_load_hit_sectors;   /* of them, hits */
   double l2_read_sectors;       /* read sectors the SMs asked of the L2 slices */
@@ -385,9 +388,16 @@ typedef struct mt_counts {
   double l2_to_sm_bytes;        /* bytes the L2 side delivered to the SMs' L1s (the crossbar) */
   double dram_read_bytes;
   double dram_write_bytes;
-  uint32_t sector_bytes;        /* 32 */
-  uint32_t reserved;
 } mt_counts;
+
+/* What mt_counts::wanted asks for. A backend counts fewer things faster: on an H100 the L2's read
+ * sectors and its read hits need two passes together, each one pass beside the others. */
+#define MT_COUNT_L1 1u        /* l1_load_sectors, l1_load_hit_sectors */
+#define MT_COUNT_L2_READ 2u   /* l2_read_sectors */
+#define MT_COUNT_L2_HIT 4u    /* l2_read_hit_sectors */
+#define MT_COUNT_L2_WRITE 8u  /* l2_write_sectors */
+#define MT_COUNT_TO_SM 16u    /* l2_to_sm_bytes */
+#define MT_COUNT_DRAM 32u     /* dram_read_bytes, dram_write_bytes */
 
 /* mt_backend::count: the backend cannot count here (no counter library, no permission, a MIG
  * instance); its message says why and the work did not run. */

@@ -105,7 +105,7 @@ struct JobResult {
   uint64_t pump_loads = 0;           // pump loads within the span
 };
 
-// What each level served while counted work ran (mt_counts), in bytes.
+// What each level served while counted work ran (mt_counts), in bytes; -1: not counted.
 struct Counts {
   uint32_t passes = 0;
   double l1_load_bytes = 0, l1_load_hit_bytes = 0;
@@ -114,16 +114,17 @@ struct Counts {
   // What the counts of a longer run add to a shorter one's: the work both share (set-up,
   // launch scaffolding) cancels.
   Counts operator-(const Counts& o) const {
+    auto less = [](double a, double b) { return a < 0 || b < 0 ? -1.0 : a - b; };
     Counts d;
     d.passes = passes;
-    d.l1_load_bytes = l1_load_bytes - o.l1_load_bytes;
-    d.l1_load_hit_bytes = l1_load_hit_bytes - o.l1_load_hit_bytes;
-    d.l2_read_bytes = l2_read_bytes - o.l2_read_bytes;
-    d.l2_read_hit_bytes = l2_read_hit_bytes - o.l2_read_hit_bytes;
-    d.l2_write_bytes = l2_write_bytes - o.l2_write_bytes;
-    d.l2_to_sm_bytes = l2_to_sm_bytes - o.l2_to_sm_bytes;
-    d.dram_read_bytes = dram_read_bytes - o.dram_read_bytes;
-    d.dram_write_bytes = dram_write_bytes - o.dram_write_bytes;
+    d.l1_load_bytes = less(l1_load_bytes, o.l1_load_bytes);
+    d.l1_load_hit_bytes = less(l1_load_hit_bytes, o.l1_load_hit_bytes);
+    d.l2_read_bytes = less(l2_read_bytes, o.l2_read_bytes);
+    d.l2_read_hit_bytes = less(l2_read_hit_bytes, o.l2_read_hit_bytes);
+    d.l2_write_bytes = less(l2_write_bytes, o.l2_write_bytes);
+    d.l2_to_sm_bytes = less(l2_to_sm_bytes, o.l2_to_sm_bytes);
+    d.dram_read_bytes = less(dram_read_bytes, o.dram_read_bytes);
+    d.dram_write_bytes = less(dram_write_bytes, o.dram_write_bytes);
     return d;
   }
 };
@@ -204,10 +205,10 @@ class Backend {
     if (b_->copy_buffer(b_->self, dst, src, bytes, kind, err, sizeof err) != 0) throw Error(err[0] ? err : "copy failed");
   }
   // Runs `work` under the hardware counters (mt_backend::count), once per pass the counters
-  // need. An exception of the work passes through; a backend that cannot count here returns
-  // why, and the work has not run.
+  // need; `wanted`: the MT_COUNT_* bits the caller reads (0: all). An exception of the work
+  // passes through; a backend that cannot count here returns why, and the work has not run.
   template <class F>
-  Counted count(F&& work) const {
+  Counted count(F&& work, uint32_t wanted = 0) const {
     Counted out;
     if (!b_ || b_->struct_size < offsetof(mt_backend, count) + sizeof(b_->count) || !b_->count) {
       out.why_not = std::string("the ") + name() + " backend has no counters";
@@ -230,6 +231,7 @@ class Backend {
     };
     mt_counts c{};
     c.struct_size = sizeof(c);
+    c.wanted = wanted;
     char err[512] = {0};
     const int rc = b_->count(b_->self, trampoline, &call, &c, err, sizeof err);
     if (call.error) std::rethrow_exception(call.error);
@@ -238,16 +240,17 @@ class Backend {
       return out;
     }
     const double s = c.sector_bytes ? double(c.sector_bytes) : 32.0;
+    auto bytes = [](double v, double unit) { return v < 0 ? -1.0 : v * unit; };  // negative: not counted
     out.counted = true;
     out.counts.passes = c.passes;
-    out.counts.l1_load_bytes = c.l1_load_sectors * s;
-    out.counts.l1_load_hit_bytes = c.l1_load_hit_sectors * s;
-    out.counts.l2_read_bytes = c.l2_read_sectors * s;
-    out.counts.l2_read_hit_bytes = c.l2_read_hit_sectors * s;
-    out.counts.l2_write_bytes = c.l2_write_sectors * s;
-    out.counts.l2_to_sm_bytes = c.l2_to_sm_bytes;
-    out.counts.dram_read_bytes = c.dram_read_bytes;
-    out.counts.dram_write_bytes = c.dram_write_bytes;
+    out.counts.l1_load_bytes = bytes(c.l1_load_sectors, s);
+    out.counts.l1_load_hit_bytes = bytes(c.l1_load_hit_sectors, s);
+    out.counts.l2_read_bytes = bytes(c.l2_read_sectors, s);
+    out.counts.l2_read_hit_bytes = bytes(c.l2_read_hit_sectors, s);
+    out.counts.l2_write_bytes = bytes(c.l2_write_sectors, s);
+    out.counts.l2_to_sm_bytes = bytes(c.l2_to_sm_bytes, 1);
+    out.counts.dram_read_bytes = bytes(c.dram_read_bytes, 1);
+    out.counts.dram_write_bytes = bytes(c.dram_write_bytes, 1);
     return out;
   }
 

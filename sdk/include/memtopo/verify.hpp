@@ -59,7 +59,7 @@ inline double counted_at(const Counts& c, CountedLevel l) {
     case CountedLevel::L2ToSm: return c.l2_to_sm_bytes;
     case CountedLevel::DramRead: return c.dram_read_bytes;
     case CountedLevel::DramWrite: return c.dram_write_bytes;
-    default: return c.dram_read_bytes + c.dram_write_bytes;
+    default: return c.dram_read_bytes < 0 || c.dram_write_bytes < 0 ? -1 : c.dram_read_bytes + c.dram_write_bytes;
   }
 }
 inline const char* level_name(CountedLevel l) {
@@ -77,7 +77,8 @@ inline const char* level_name(CountedLevel l) {
 }  // namespace detail
 
 // Each claim of `b` against its count: they agree where every count lies within `share` of the
-// traffic (b.of_bytes, else the largest claim) of the claim.
+// traffic (b.of_bytes, else the largest claim) of the claim. A claim whose count was not taken
+// (the count asked for other levels) refutes nothing but verifies nothing either: no agreement.
 inline Verdict compare_counts(const Counts& c, const Believed& b, CountedLevel primary, double share = 0.05) {
   struct Claim {
     CountedLevel level;
@@ -101,6 +102,13 @@ inline Verdict compare_counts(const Counts& c, const Believed& b, CountedLevel p
   v.agrees = !claims.empty() && scale > 0;
   for (const Claim& k : claims) {
     const double counted = detail::counted_at(c, k.level), off = counted - k.believed;
+    if (counted < 0) {  // a claim whose count was not asked for (mt_counts::wanted)
+      const std::string line = std::string(detail::level_name(k.level)) + " not counted";
+      v.note += (v.note.empty() ? "" : "; ") + line;
+      if (v.disagreement.empty()) v.disagreement = line;
+      v.agrees = false;
+      continue;
+    }
     char pct[32];
     std::snprintf(pct, sizeof pct, " (%+.1f %% of %s)", 100.0 * off / std::max(scale, 1.0), detail::gbytes(scale).c_str());
     const std::string line = std::string(detail::level_name(k.level)) + " " + detail::gbytes(counted) + " counted, " +

@@ -156,6 +156,19 @@ class SimDevice final : public Device {
     c.l2_to_sm_bytes = c.l2_read_sectors * sector;  // no requests merged: each read is delivered
     c.dram_read_bytes = double(b.dram_read_bytes - a.dram_read_bytes);
     c.dram_write_bytes = double(b.dram_write_bytes - a.dram_write_bytes);
+    // Only what was asked for, as a GPU's counters give it: a probe that forgets to ask fails here.
+    c.wanted = out->struct_size >= offsetof(mt_counts, wanted) + sizeof(uint32_t) ? out->wanted : 0;
+    if (c.wanted) {
+      auto keep = [&](uint32_t bit, double& field) { field = (c.wanted & bit) ? field : -1; };
+      keep(MT_COUNT_L1, c.l1_load_sectors);
+      keep(MT_COUNT_L1, c.l1_load_hit_sectors);
+      keep(MT_COUNT_L2_READ, c.l2_read_sectors);
+      keep(MT_COUNT_L2_HIT, c.l2_read_hit_sectors);
+      keep(MT_COUNT_L2_WRITE, c.l2_write_sectors);
+      keep(MT_COUNT_TO_SM, c.l2_to_sm_bytes);
+      keep(MT_COUNT_DRAM, c.dram_read_bytes);
+      keep(MT_COUNT_DRAM, c.dram_write_bytes);
+    }
     const uint32_t size = out->struct_size ? out->struct_size : uint32_t(sizeof c);
     std::memcpy(out, &c, std::min<size_t>(size, sizeof c));
     out->struct_size = size;
