@@ -205,6 +205,8 @@ memtopo::Probe l2_partitions_probe() {
       .key("l2.partition_granule_bytes", MT_VALUE_INT, "bytes", "the address granule that has one home partition")
       .key("l2.partition_interleave", MT_VALUE_STRING, "",
            "\"alternating\": granules alternate between partitions; \"hashed\": some other order", MT_KEY_HEADLINE)
+      .invariant(MT_INVARIANT_EQUALS_COUNT, "l2.partitions", "l2.partition_sm_counts",
+                 "both count the groups of SMs that share a near L2 partition")
       .budget_seconds(30)
       .run(measure_partitions);
 }

@@ -245,6 +245,8 @@ Probe l2_latency() {
       .key("dram.far_latency_cycles", MT_VALUE_FLOAT, "cycles", "the same for a line homed in the far partition",
            MT_KEY_HEADLINE)
       .uses({"l2.line_bytes", "l2.level_latencies_cycles", "l2.level_start_bytes", "l2.api_size_bytes"})
+      .invariant(MT_INVARIANT_LESS, "l1d.latency_cycles", "dram.latency_cycles",
+                 "a load the L1 answers does not wait for memory")
       .run([](Context& ctx) {
         const uint64_t line = uint64_t(ctx.try_input<int64_t>("l2.line_bytes").value_or(128));
         const uint64_t size = uint64_t(ctx.input<int64_t>("l2.first_miss_bytes"));
