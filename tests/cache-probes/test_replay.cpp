@@ -64,9 +64,10 @@ TEST_CASE("every committed measured topology replays and measures back to itself
       // what the simulator cannot run are left out, with the keys they wrote.
       std::string skip;
       if (a["meta"]["backend"].value_or(std::string()) == "cuda") {
-        skip = "global-throughput/streams,occupancy-roofline,hopper-dsmem,hopper-tma,tlb/mapped-levels,mlp";
-        probetest::drop_probes(a, {"global-throughput/streams", "occupancy-roofline/", "hopper-dsmem/", "hopper-tma/",
-                                   "tlb/mapped-levels", "mlp/"});
+        skip = "global-throughput/streams,global-throughput/l1-streams,occupancy-roofline,hopper-dsmem,hopper-tma,"
+               "tlb/mapped-levels,mlp";
+        probetest::drop_probes(a, {"global-throughput/streams", "global-throughput/l1-streams", "occupancy-roofline/",
+                                   "hopper-dsmem/", "hopper-tma/", "tlb/mapped-levels", "mlp/"});
       }
       const toml::table b = probetest::run_memtopo(f, "replay-measured-" + f.stem().string(), only, skip);
       check(compare_replay(a, b));
