@@ -163,7 +163,7 @@ TEST_CASE("an L2 of three partitions: three groups of SMs, homes alternating wit
 // Issue 49, 3: on an L2 that copies far lines near the reading SM (the H100), one SM's warm
 // footprints show one hit level, and `--only l2.partitions` read 1 where the default run read
 // 2 (from the footprint sweep, which --only does not run), beside 2 groups of SMs.
-TEST_CASE("--only l2.partitions on an L2 that copies far lines near: the groups of SMs, as in a default run",
+TEST_CASE("run --only l2.partitions on an L2 that copies far lines near: the groups of SMs, as in a default run",
           "[sharing][sim][partitions]") {
   const std::string name = "hopper-like.toml";
   const std::string dev = probetest::write_variant(name, "partitions-only-copies", [](toml::table& t) {
