@@ -150,41 +150,30 @@ FarReads far_first_reads(const Context& ctx, uint64_t line) {
   return out;
 }
 
-// An L2 that copies what an SM reads into the partition near it (the H100) shows one hit
-// level in a warm footprint; the footprint sweep's on-chip plateaus below the API's L2 size
-// count its partitions. A far hit shows only in the first read of a line from an SM on the
-// other side (far_first_reads). The sweep's plateau between one and two partitions is not a
-// far hit: there the near partition loses the lines homed in it to the copies of far ones, so
-// half the loads read DRAM and half the far partition (docs/data-cache.md, "L2 partitions").
-// Lines spread over the partitions (the simulator) show both levels in the warm footprint.
-// Returns the slowest hit level's centre (fine-grained, raw).
-double report_partitions(const Context& ctx, const std::vector<an::Level>& hits, double sample_cost,
-                         const memtopo::ResultInfo& info, uint64_t line) {
-  const auto levels = ctx.try_input<std::vector<double>>("l2.level_latencies_cycles");
-  const auto starts = ctx.try_input<std::vector<int64_t>>("l2.level_start_bytes");
-  const auto api = ctx.try_input<int64_t>("l2.api_size_bytes");
-  size_t on_chip = 0;
-  if (levels && starts && api && starts->size() == levels->size() && levels->size() >= 3)
-    for (size_t i = 0; i + 1 < starts->size(); ++i) on_chip += (*starts)[i] < *api ? 1 : 0;
-  if (hits.size() == 1 && on_chip >= 2) {
-    ctx.result("l2.partitions", int64_t(on_chip),
-               {0.7, memtopo::Bound::Exact,
-                "one hit level in warm footprints (lines copied near the SM); on-chip plateaus of the footprint sweep "
-                "below the API's L2 size"});
-    const FarReads far = far_first_reads(ctx, line);
-    if (far.modes.found())
-      ctx.result("l2.far_latency_cycles", far.modes.high - sample_cost,
-                 {0.8, memtopo::Bound::Exact,
-                  "load-to-use: the slower mode of first reads of lines SM 0 read twice, by " +
-                      std::to_string(far.readers) + " SMs spread over the SM numbers (fine-grained .cg, " +
-                      std::to_string(far.modes.high_count) + " far of " + std::to_string(far.samples) +
-                      "), minus the timing's own cost"});
-    return far.modes.found() ? far.modes.high : hits.back().centre;
+// The far hit. Lines spread over the partitions by address (the simulator) show a hit level
+// per distance in a warm footprint, the slowest of them far. An L2 that copies what an SM reads
+// into the partition near it (the H100) shows one hit level there: its far hit shows only in
+// the first read of a line from an SM on the other side (far_first_reads). (The footprint
+// sweep's plateau between one and two partitions is no far hit: there the near partition loses
+// the lines homed in it to the copies of far ones, so half the loads read DRAM and half the far
+// partition; docs/cache-probes.md, "L2: latency per partition".) How many partitions there are
+// is cache-sharing/l2-partitions' answer, from the groups of SMs near each. Returns the slowest
+// hit level's centre (fine-grained, raw).
+double report_far_hit(const Context& ctx, const std::vector<an::Level>& hits, double sample_cost,
+                      const memtopo::ResultInfo& info, uint64_t line) {
+  if (hits.size() > 1) {
+    ctx.result("l2.far_latency_cycles", hits.back().centre - sample_cost, info);
+    return hits.back().centre;
   }
-  ctx.result("l2.partitions", int64_t(hits.size()),
-             {0.8, memtopo::Bound::Exact, "distinct L2 hit latency levels in the pooled loads"});
-  if (hits.size() > 1) ctx.result("l2.far_latency_cycles", hits.back().centre - sample_cost, info);
-  return hits.back().centre;
+  const FarReads far = far_first_reads(ctx, line);
+  if (!far.modes.found()) return hits.back().centre;  // every reader near every line: one partition
+  ctx.result("l2.far_latency_cycles", far.modes.high - sample_cost,
+             {0.8, memtopo::Bound::Exact,
+              "load-to-use: the slower mode of first reads of lines SM 0 read twice, by " + std::to_string(far.readers) +
+                  " SMs spread over the SM numbers (fine-grained .cg, " + std::to_string(far.modes.high_count) +
+                  " far of " + std::to_string(far.samples) + "; one hit level in warm footprints: lines copied "
+                  "near the SM), minus the timing's own cost"});
+  return far.modes.high;
 }
 
 
@@ -196,7 +185,7 @@ double report_partitions(const Context& ctx, const std::vector<an::Level>& hits,
 // 17 MiB (128 B lines): a few pages, TLB hits on every GPU measured.
 // The DRAM levels' centres (fine-grained, raw), the faster first; none where most loads hit.
 std::vector<double> dram_levels(const Context& ctx, uint64_t line, double slowest_hit) {
-  const uint64_t api = uint64_t(std::max<int64_t>(ctx.try_input<int64_t>("l2.api_size_bytes").value_or(0), 0));
+  const uint64_t api = uint64_t(std::max<int64_t>(ctx.device().l2_bytes, 0));
   constexpr uint64_t kTimed = 4096, kApart = 33;
   const auto timed = memtopo::ChaseArray::stride(kTimed * kApart * line + line, kApart * line);
   memtopo::ChaseArray evict;
@@ -236,15 +225,16 @@ std::vector<double> dram_levels(const Context& ctx, uint64_t line, double slowes
 Probe l2_latency() {
   return Probe("data-cache/l2-latency")
       .summary("L2: hit latency (near and far partitions), miss penalty, and DRAM's latency behind it")
-      .provides({"l2.latency_cycles", "l2.far_latency_cycles", "l2.partitions", "l2.miss_penalty_cycles",
-                 "dram.latency_cycles", "dram.far_latency_cycles"})
-      // The first miss, not the size: the size by occupancy may use the partitions found here.
+      .provides({"l2.latency_cycles", "l2.far_latency_cycles", "l2.miss_penalty_cycles", "dram.latency_cycles",
+                 "dram.far_latency_cycles"})
       .requires_keys({"l2.first_miss_bytes"})
       .key("dram.latency_cycles", MT_VALUE_FLOAT, "cycles",
            "load-to-use of a DRAM read: near home, clean L2, TLB hit (the one DRAM latency)", MT_KEY_HEADLINE)
       .key("dram.far_latency_cycles", MT_VALUE_FLOAT, "cycles", "the same for a line homed in the far partition",
            MT_KEY_HEADLINE)
-      .uses({"l2.line_bytes", "l2.level_latencies_cycles", "l2.level_start_bytes", "l2.api_size_bytes"})
+      .uses({"l2.line_bytes"})
+      .invariant(MT_INVARIANT_LESS, "l1d.latency_cycles", "dram.latency_cycles",
+                 "a load the L1 answers does not wait for memory")
       .run([](Context& ctx) {
         const uint64_t line = uint64_t(ctx.try_input<int64_t>("l2.line_bytes").value_or(128));
         const uint64_t size = uint64_t(ctx.input<int64_t>("l2.first_miss_bytes"));
@@ -264,7 +254,7 @@ Probe l2_latency() {
                 std::to_string(sample_cost) + " cycles: their mean minus a pointer chase's over the same footprints, "
                 "plus the median over the 10th percentile of one line re-read, the noise in a level's median)"};
         ctx.result("l2.latency_cycles", hits.front().centre - sample_cost, info);
-        const double slowest_hit = report_partitions(ctx, hits, sample_cost, info, line);
+        const double slowest_hit = report_far_hit(ctx, hits, sample_cost, info, line);
         const auto dram = dram_levels(ctx, line, slowest_hit);
         if (dram.empty()) return;
         const std::string how = "load-to-use: fine-grained .cg loads 33 lines apart on SM 0 of lines evicted by 3x the "

@@ -4,4 +4,5 @@
 
 #include "probes.hpp"
 
-MEMTOPO_PLUGIN("global-throughput", "1.0.0", global_throughput::streams_probe(), global_throughput::latency_spectrum_probe())
+MEMTOPO_PLUGIN("global-throughput", "1.0.0", global_throughput::streams_probe(), global_throughput::l1_streams_probe(),
+               global_throughput::latency_spectrum_probe())

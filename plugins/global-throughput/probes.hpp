@@ -7,5 +7,6 @@ namespace global_throughput {
 
 memtopo::Probe latency_spectrum_probe();
 memtopo::Probe streams_probe();
+memtopo::Probe l1_streams_probe();
 
 }  // namespace global_throughput

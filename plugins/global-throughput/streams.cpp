@@ -1,8 +1,8 @@
-// global-throughput/streams: bandwidth surfaces of DRAM, the L2 and the L1. Every block of a
-// stream sweeps its own slice with accesses of one width, ILP of them in flight per thread;
-// the search (streams_search.cpp) walks warps per SM, ILP, block size and width until the
-// rate levels off. Reported: the best rate with the configuration that reached it, and the
-// smallest configuration within 95 % of it. docs/global-throughput.md.
+// global-throughput/streams and l1-streams: bandwidth surfaces of DRAM and the L2, and of the
+// L1. Every block of a stream sweeps its own slice with accesses of one width, ILP of them in
+// flight per thread; the search (streams_search.cpp) walks warps per SM, ILP, block size and
+// width until the rate levels off. Reported: the best rate with the configuration that reached
+// it, and the smallest configuration within 95 % of it. docs/global-throughput.md.
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -254,7 +254,10 @@ void report_fraction(memtopo::Context& ctx, const std::string& name, double rate
              {0.8, memtopo::Bound::Exact, "of device.memory_clock_khz x 2 x memory_bus_width_bits / 8"});
 }
 
-void measure_streams(memtopo::Context& ctx) {
+// The series of DRAM and the L2 (streams), or of the L1 (l1-streams, which needs the L1's size
+// for its footprint: a probe of its own, so that asking for its keys alone measures the L1 as a
+// default run does).
+void measure_streams(memtopo::Context& ctx, bool l1) {
   if (!ctx.backend().has(MT_CAP_KERNELS)) throw memtopo::Skip("the backend runs no probe kernels (MT_CAP_KERNELS)");
   const mt_device_info& d = ctx.device();
   Plan plan;
@@ -262,24 +265,23 @@ void measure_streams(memtopo::Context& ctx) {
   plan.exact_clock = memtopo::device::simulated(ctx);
   // The device's L2 in all its partitions: a measured l2.size_bytes may be one partition's.
   const uint64_t l2 = d.l2_bytes > 0 ? uint64_t(d.l2_bytes) : uint64_t(ctx.try_input<int64_t>("l2.size_bytes").value_or(0));
-  if (l2 == 0) throw memtopo::Skip("no L2 size known (device.l2_bytes, l2.size_bytes)");
+  if (l2 == 0 && !l1) throw memtopo::Skip("no L2 size known (device.l2_bytes, l2.size_bytes)");
   plan.l2_bytes = l2 / 4;
   plan.dram_bytes = plan.exact_clock ? 4 * l2 : std::max<uint64_t>(32 * l2, uint64_t(1) << 30);
   if (d.global_memory_bytes > 0) plan.dram_bytes = std::min<uint64_t>(plan.dram_bytes, uint64_t(d.global_memory_bytes) / 4);
-  plan.l1_budget_bytes = uint64_t(ctx.try_input<int64_t>("l1d.size_bytes").value_or(0)) / 2;
-  std::vector<Series> all = {{"dram_read", Where::Dram, MT_SWEEP_READ},   {"dram_write", Where::Dram, MT_SWEEP_WRITE},
-                             {"dram_copy", Where::Dram, MT_SWEEP_COPY},   {"dram_update", Where::Dram, MT_SWEEP_UPDATE},
-                             {"l2_read", Where::L2, MT_SWEEP_READ},       {"l2_write", Where::L2, MT_SWEEP_WRITE},
-                             {"l1_read", Where::L1, MT_SWEEP_READ},       {"l2_shared_read", Where::L2, MT_SWEEP_READ, true}};
+  if (l1) plan.l1_budget_bytes = uint64_t(std::max<int64_t>(ctx.input<int64_t>("l1d.size_bytes"), 0)) / 2;
+  if (l1 && plan.l1_budget_bytes == 0) throw memtopo::Skip("l1d.size_bytes is 0: no L1 to stream from");
+  const std::vector<Series> all =
+      l1 ? std::vector<Series>{{"l1_read", Where::L1, MT_SWEEP_READ}}
+         : std::vector<Series>{{"dram_read", Where::Dram, MT_SWEEP_READ}, {"dram_write", Where::Dram, MT_SWEEP_WRITE},
+                               {"dram_copy", Where::Dram, MT_SWEEP_COPY},   {"dram_update", Where::Dram, MT_SWEEP_UPDATE},
+                               {"l2_read", Where::L2, MT_SWEEP_READ},       {"l2_write", Where::L2, MT_SWEEP_WRITE},
+                               {"l2_shared_read", Where::L2, MT_SWEEP_READ, true}};
   double theoretical = 0;
-  if (d.memory_clock_khz > 0 && d.memory_bus_width_bits > 0)
+  if (!l1 && d.memory_clock_khz > 0 && d.memory_bus_width_bits > 0)
     theoretical = 2.0 * double(d.memory_clock_khz) * 1e3 * double(d.memory_bus_width_bits) / 8;  // two transfers a clock
   for (size_t i = 0; i < all.size(); ++i) {
     const Series& s = all[i];
-    if (s.where == Where::L1 && plan.l1_budget_bytes == 0) {
-      ctx.warn("no l1d.size_bytes: the L1 series is left out");
-      continue;
-    }
     ctx.progress(double(i) / double(all.size()), s.name);
     const Measured m = measure_series(ctx, s, plan);
     if (m.points.empty()) continue;
@@ -296,52 +298,70 @@ void measure_streams(memtopo::Context& ctx) {
                {1.0, memtopo::Bound::Exact, "device.memory_clock_khz x 2 transfers x memory_bus_width_bits / 8"});
 }
 
+// The keys of one series: the rate (a headline one for `headline`), its configuration and the
+// smallest within 95 %.
+void add_series_keys(memtopo::Probe& p, std::vector<std::string>& keys, const std::string& s, bool headline) {
+  const std::string k = "throughput." + s;
+  keys.insert(keys.end(), {k + "_bytes_per_second", k + "_best_config", k + "_min95_config"});
+  const std::string meaning = s == "l2_shared_read"
+                                  ? "best rate at which the L2 side delivers lines that every SM reads at once (shared "
+                                    "inputs; merged requests: not the L2's bandwidth), by events"
+                              : s == "l2_read" ? "best L2 read rate of all SMs, each SM its own lines, by events"
+                                               : "best " + s + " rate of all SMs, by events";
+  p.key(k + "_bytes_per_second", MT_VALUE_FLOAT, "", meaning, headline ? MT_KEY_HEADLINE : 0u)
+      .key(k + "_best_config", MT_VALUE_STRING, "", "the configuration of the best rate", MT_KEY_SETTING)
+      .key(k + "_min95_config", MT_VALUE_STRING, "", "fewest bytes in flight per SM within 95 % of the best",
+           MT_KEY_SETTING);
+}
+
+// Each series a surface: the best rate of each (blocks per SM, threads) cell, the best
+// configuration and the fewest bytes in flight within 95 % outlined.
+memtopo::Probe::Plot surface_plot() {
+  return memtopo::Probe::Plot::heatmap("*", "threads", "blocks_per_sm", "bytes_per_second")
+      .marks("cell:throughput.{series}_best_config;cell:throughput.{series}_min95_config");
+}
+
 }  // namespace
 
 memtopo::Probe streams_probe() {
   memtopo::Probe p("global-throughput/streams");
-  // Each series a surface: the best rate of each (blocks per SM, threads) cell, the best
-  // configuration and the fewest bytes in flight within 95 % outlined.
-  p.plot(memtopo::Probe::Plot::heatmap("*", "threads", "blocks_per_sm", "bytes_per_second")
-             .marks("cell:throughput.{series}_best_config;cell:throughput.{series}_min95_config"));
-  p.summary("Bandwidth of DRAM, L2 and L1 over blocks, threads, ILP and width: the best, and the smallest within 95 %")
-      .uses({"l2.size_bytes", "l1d.size_bytes"});
+  p.plot(surface_plot());
+  p.summary("Bandwidth of DRAM and the L2 over blocks, threads, ILP and width: the best, and the smallest within 95 %")
+      .uses({"l2.size_bytes"});
   std::vector<std::string> keys;
-  for (const char* s :
-       {"dram_read", "dram_write", "dram_copy", "dram_update", "l2_read", "l2_write", "l1_read", "l2_shared_read"}) {
-    const std::string k = std::string("throughput.") + s;
-    keys.insert(keys.end(), {k + "_bytes_per_second", k + "_best_config", k + "_min95_config"});
-    // The headline rates: DRAM read and write, L2 read, L1 read.
-    const bool headline = std::string(s) == "dram_read" || std::string(s) == "dram_write" ||
-                          std::string(s) == "l2_read" || std::string(s) == "l1_read";
-    const std::string meaning = std::string(s) == "l2_shared_read"
-                                    ? "best rate at which the L2 side delivers lines that every SM reads at once (shared "
-                                      "inputs; merged requests: not the L2's bandwidth), by events"
-                                : std::string(s) == "l2_read"
-                                    ? "best L2 read rate of all SMs, each SM its own lines, by events"
-                                    : std::string("best ") + s + " rate of all SMs, by events";
-    p.key(k + "_bytes_per_second", MT_VALUE_FLOAT, "", meaning, headline ? MT_KEY_HEADLINE : 0u)
-        .key(k + "_best_config", MT_VALUE_STRING, "", "the configuration of the best rate", MT_KEY_SETTING)
-        .key(k + "_min95_config", MT_VALUE_STRING, "", "fewest bytes in flight per SM within 95 % of the best",
-             MT_KEY_SETTING);
-  }
+  // The headline rates: DRAM read and write, L2 read (and L1 read, l1_streams_probe).
+  for (const char* s : {"dram_read", "dram_write", "dram_copy", "dram_update", "l2_read", "l2_write", "l2_shared_read"})
+    add_series_keys(p, keys, s,
+                    std::string(s) == "dram_read" || std::string(s) == "dram_write" || std::string(s) == "l2_read");
   keys.insert(keys.end(), {"throughput.l2_read_bytes_per_cycle", "throughput.l2_write_bytes_per_cycle",
-                           "throughput.l1_read_bytes_per_cycle_per_sm", "throughput.dram_theoretical_bytes_per_second",
+                           "throughput.dram_theoretical_bytes_per_second",
                            "throughput.dram_read_fraction_of_theoretical", "throughput.dram_write_fraction_of_theoretical"});
   p.key("throughput.l2_read_bytes_per_cycle", MT_VALUE_FLOAT, "", "best L2 read rate of all SMs per SM cycle")
       .key("throughput.l2_write_bytes_per_cycle", MT_VALUE_FLOAT, "", "best L2 write rate of all SMs per SM cycle")
-      .key("throughput.l1_read_bytes_per_cycle_per_sm", MT_VALUE_FLOAT, "", "best L1 read rate of one SM")
       .key("throughput.dram_theoretical_bytes_per_second", MT_VALUE_FLOAT, "", "memory clock x 2 x bus width")
       .key("throughput.dram_read_fraction_of_theoretical", MT_VALUE_FLOAT, "", "best DRAM read rate over the theoretical",
            MT_KEY_HEADLINE)
       .key("throughput.dram_write_fraction_of_theoretical", MT_VALUE_FLOAT, "", "best DRAM write rate over the theoretical");
   // The simulator's peak rates; the others follow from them.
-  for (const char* k : {"l1_read_bytes_per_cycle_per_sm", "l2_read_bytes_per_cycle", "l2_write_bytes_per_cycle"})
+  for (const char* k : {"l2_read_bytes_per_cycle", "l2_write_bytes_per_cycle"})
     p.replays(std::string("throughput.") + k, std::string("sim.memory.") + k);
   p.replays("throughput.dram_read_bytes_per_second", "sim.memory.dram_read_bytes_per_second")
       .replays("throughput.dram_write_bytes_per_second", "sim.memory.dram_write_bytes_per_second");
   // 120 s: the sanitized build's simulated GPU needs about 70 s (a GPU or the plain simulator 7 to 30).
-  return p.provides(keys).budget_seconds(120).run(measure_streams);
+  return p.provides(keys).budget_seconds(120).run([](memtopo::Context& ctx) { measure_streams(ctx, false); });
+}
+
+memtopo::Probe l1_streams_probe() {
+  memtopo::Probe p("global-throughput/l1-streams");
+  p.plot(surface_plot());
+  p.summary("Bandwidth of the L1 over blocks, threads, ILP and width: the best, and the smallest within 95 %")
+      .requires_keys({"l1d.size_bytes"});
+  std::vector<std::string> keys;
+  add_series_keys(p, keys, "l1_read", true);
+  keys.push_back("throughput.l1_read_bytes_per_cycle_per_sm");
+  p.key("throughput.l1_read_bytes_per_cycle_per_sm", MT_VALUE_FLOAT, "", "best L1 read rate of one SM")
+      .replays("throughput.l1_read_bytes_per_cycle_per_sm", "sim.memory.l1_read_bytes_per_cycle_per_sm");
+  return p.provides(keys).budget_seconds(60).run([](memtopo::Context& ctx) { measure_streams(ctx, true); });
 }
 
 }  // namespace global_throughput

@@ -122,7 +122,10 @@ void store_gpc_map(memtopo::Context& ctx, const GpcMap& placed, const std::optio
   const memtopo::ResultInfo info{confidence, memtopo::Bound::Exact, note};
   ctx.result("gpc.count", int64_t(map.gpcs.size()),
              {confidence, unresolved.empty() ? memtopo::Bound::Exact : memtopo::Bound::AtLeast, note});
-  ctx.result("gpc.sm_counts", map.sm_counts(), info);
+  // Unresolved SMs belong to some GPC: each count is then a lower bound, and they add up to
+  // fewer than device.sm_count.
+  ctx.result("gpc.sm_counts", map.sm_counts(),
+             {confidence, unresolved.empty() ? memtopo::Bound::Exact : memtopo::Bound::AtLeast, note});
   ctx.result("gpc.index_of_sm", map.gpc_of_sm(ctx.device().sm_count), info);
   ctx.result("gpc.cluster_domain_of_sm", cluster_domain_of_sm(placed, ctx.device().sm_count), info);
   if (!r.placed_sms.empty()) ctx.result("gpc.sms_placed_by_constant_l15", r.placed_sms, info);

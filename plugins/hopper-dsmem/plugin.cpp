@@ -32,6 +32,7 @@ memtopo::Probe clusters() {
            "SMs on which only clusters of one TPC ran, placed in the GPC of their constant L1.5 group")
       .key("gpc.unresolved_sms", MT_VALUE_INT_ARRAY, "",
            "SMs on which only clusters of one TPC ran and whose GPC no other evidence gives")
+      .invariant(MT_INVARIANT_SUM_EQUALS, "gpc.sm_counts", "device.sm_count", "every SM is in one GPC")
       .min_compute_capability(9, 0)
       .budget_seconds(60)
       .run(hopper_dsmem::measure_clusters);

@@ -101,7 +101,13 @@ static_assert(offsetof(mt_series_desc, panel) == 56);
 static_assert(offsetof(mt_series_desc, annotate) == 64);
 static_assert(offsetof(mt_series_desc, labels) == 72);
 static_assert(offsetof(mt_series_desc, marks) == 80);
-static_assert(sizeof(mt_probe_desc) == 152);
+static_assert(sizeof(mt_invariant_desc) == 32);  // 3.3
+static_assert(offsetof(mt_invariant_desc, struct_size) == 0);
+static_assert(offsetof(mt_invariant_desc, kind) == 4);
+static_assert(offsetof(mt_invariant_desc, a) == 8);
+static_assert(offsetof(mt_invariant_desc, b) == 16);
+static_assert(offsetof(mt_invariant_desc, why) == 24);
+static_assert(sizeof(mt_probe_desc) == 168);  // 3.0 to 3.2: 152, up to series_count
 static_assert(offsetof(mt_probe_desc, struct_size) == 0);
 static_assert(offsetof(mt_probe_desc, name) == 8);
 static_assert(offsetof(mt_probe_desc, summary) == 16);
@@ -122,6 +128,8 @@ static_assert(offsetof(mt_probe_desc, flags) == 120);
 static_assert(offsetof(mt_probe_desc, backends_reason) == 128);
 static_assert(offsetof(mt_probe_desc, series) == 136);
 static_assert(offsetof(mt_probe_desc, series_count) == 144);
+static_assert(offsetof(mt_probe_desc, invariants) == 152);  // 3.3
+static_assert(offsetof(mt_probe_desc, invariant_count) == 160);
 static_assert(sizeof(mt_plugin_desc) == 48);
 static_assert(offsetof(mt_plugin_desc, struct_size) == 0);
 static_assert(offsetof(mt_plugin_desc, abi_major) == 4);

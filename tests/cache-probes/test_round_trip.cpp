@@ -29,7 +29,7 @@ using probetest::write_variant;
 
 // Runs the cache plugins on a simulated device; returns the topology written.
 toml::table measure(const fs::path& device, const std::string& tag,
-                    const std::string& only = "data-cache,texture-readonly,constant") {
+                    const std::string& only = "data-cache,texture-readonly,constant,cache-sharing/l2-partitions") {
   return probetest::run_memtopo(device, tag, only);
 }
 

@@ -3,12 +3,18 @@
 // of each cache (partitions_per_sm, by warp) come back, also with measurement noise on.
 #include <catch2/catch.hpp>
 
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
 #include <toml++/toml.h>
 
 #include "memtopo_run.hpp"
+
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -54,22 +60,34 @@ TEST_CASE("cache-sharing storage and instances with measurement noise on", "[sha
 
 namespace {
 
+std::vector<int64_t> ints(const toml::node_view<const toml::node>& v) {
+  std::vector<int64_t> out;
+  if (const toml::array* a = v.as_array())
+    for (const auto& e : *a) out.push_back(e.value_or(int64_t(-1)));
+  return out;
+}
+
 // The partition map the description implies: [sim.l2] near_partition, or SM s near partition
-// s x partitions / sm_count; the address chunk of interleave_bytes alternating.
+// s x partitions / sm_count; the address chunk of interleave_bytes, [sim.l2] interleave (default
+// alternating). The partitions, the SMs near each and the map are one decision: they agree.
 void compare_partitions(const toml::table& ref, const toml::table& got) {
   const int64_t sms = ref["device"]["sm_count"].value_or(int64_t(0));
   const int64_t parts = ref["l2"]["partitions"].value_or(int64_t(1));
-  std::vector<int64_t> want;
-  for (int64_t s = 0; s < sms; ++s) want.push_back(s * parts / sms);
-  std::vector<int64_t> have;
-  if (const toml::array* a = got["l2"]["near_partition_of_sm"].as_array())
-    for (const auto& e : *a) have.push_back(e.value_or(int64_t(-1)));
-  CHECK(have == want);
-  if (parts == 2) {
-    CHECK(got["l2"]["partition_granule_bytes"].value<int64_t>() == ref["sim"]["l2"]["interleave_bytes"].value_or(int64_t(4096)));
-    CHECK(got["l2"]["partition_interleave"].value<std::string>() == "alternating");
+  std::vector<int64_t> want, counts(size_t(parts), 0);
+  for (int64_t s = 0; s < sms; ++s) {
+    want.push_back(s * parts / sms);
+    ++counts[size_t(s * parts / sms)];
+  }
+  const toml::node_view<const toml::node> l2 = got["l2"];
+  CHECK(ints(l2["near_partition_of_sm"]) == want);
+  CHECK(l2["partitions"].value<int64_t>() == parts);
+  CHECK(ints(l2["partition_sm_counts"]) == counts);
+  if (parts >= 2) {
+    CHECK(l2["partition_granule_bytes"].value<int64_t>() == ref["sim"]["l2"]["interleave_bytes"].value_or(int64_t(4096)));
+    CHECK(l2["partition_interleave"].value<std::string>() ==
+          ref["sim"]["l2"]["interleave"].value_or(std::string("alternating")));
   } else {
-    CHECK(!got["l2"]["partition_granule_bytes"]);
+    CHECK(!l2["partition_granule_bytes"]);
   }
 }
 
@@ -101,3 +119,60 @@ TEST_CASE("the L2 partition map of every shipped simulated device, with noise an
   if (two) CHECK(with_copies["l2"]["far_copy_bytes"].value<int64_t>() == ref["l2"]["fetch_granularity_bytes"].value<int64_t>());
 }
 
+namespace {
+
+// tests/cache-probes/devices/three-partitions.toml, changed by `edit`, written to scratch().
+template <class Edit>
+std::string three_partitions(const std::string& tag, Edit edit) {
+  toml::table t = toml::parse_file(MEMTOPO_SOURCE_DIR "/tests/cache-probes/devices/three-partitions.toml");
+  edit(t);
+  const fs::path p = probetest::scratch(tag + "-three-partitions.toml");
+  std::ofstream(p) << t;
+  return p.string();
+}
+
+std::string log_of(const std::string& tag) {
+  std::ifstream in(probetest::scratch(tag + ".log"));
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+}  // namespace
+
+// Issue 49, 7.4: one far latency for two far partitions made the latency levels count two
+// partitions, and SM 0's near chunks, one in three, read as a hashed home. The groups of SMs
+// near each partition count three, and one near chunk every three chunks is alternating.
+TEST_CASE("an L2 of three partitions: three groups of SMs, homes alternating with period 3, hashed ones hashed",
+          "[sharing][sim][partitions]") {
+  const std::string interleave = GENERATE("alternating", "hashed");
+  const bool noisy = GENERATE(false, true);
+  INFO(interleave << (noisy ? ", noisy" : ""));
+  const std::string tag = "three-" + interleave + (noisy ? "-noisy" : "");
+  const std::string dev = three_partitions(tag, [&](toml::table& t) {
+    t["sim"]["l2"].as_table()->insert_or_assign("interleave", interleave);
+    if (noisy) probetest::add_noise(t, 29);
+  });
+  const toml::table got = probetest::run_memtopo(dev, tag, "cache-sharing/l2-partitions,l2.partitions,l2.far_latency_cycles");
+  CHECK(got["probes"]["cache-sharing/l2-partitions"]["status"].value<std::string>() == "ok");
+  compare_partitions(toml::parse_file(dev), got);
+  // Two hit levels (near, and both far partitions at one latency) are no partition count.
+  const double far = got["l2"]["far_latency_cycles"].value_or(0.0);
+  CHECK(std::fabs(far - 390) <= 0.03 * 390);
+  CHECK(log_of(tag).find("contradiction") == std::string::npos);
+}
+
+// Issue 49, 3: on an L2 that copies far lines near the reading SM (the H100), one SM's warm
+// footprints show one hit level, and `--only l2.partitions` read 1 where the default run read
+// 2 (from the footprint sweep, which --only does not run), beside 2 groups of SMs.
+TEST_CASE("run --only l2.partitions on an L2 that copies far lines near: the groups of SMs, as in a default run",
+          "[sharing][sim][partitions]") {
+  const std::string name = "hopper-like.toml";
+  const std::string dev = probetest::write_variant(name, "partitions-only-copies", [](toml::table& t) {
+    t["sim"]["l2"].as_table()->insert_or_assign("far_copies_near", true);
+  });
+  const toml::table got = probetest::run_memtopo(dev, "partitions-only-copies", "l2.partitions");
+  CHECK(got["l2"]["partitions"].value<int64_t>() == 2);
+  CHECK(got["l2"]["partition_sm_counts"].as_array()->size() == 2);
+  const toml::table far = probetest::run_memtopo(dev, "partitions-only-copies-far", "l2.far_latency_cycles");
+  CHECK(std::fabs(far["l2"]["far_latency_cycles"].value_or(0.0) - 420) <= 0.03 * 420);
+  CHECK(log_of("partitions-only-copies").find("contradiction") == std::string::npos);
+}

@@ -17,8 +17,9 @@ TEST_CASE("streams probe recovers the peak rates of every shipped simulated devi
   INFO(name);
   const toml::table ref = toml::parse_file(probetest::device_file(name).string());
   const toml::table got =
-      probetest::run_memtopo(probetest::device_file(name), "streams-" + name, "global-throughput/streams,l1d.size_bytes");
+      probetest::run_memtopo(probetest::device_file(name), "streams-" + name, "global-throughput");
   CHECK(got["probes"]["global-throughput/streams"]["status"].value<std::string>() == "ok");
+  CHECK(got["probes"]["global-throughput/l1-streams"]["status"].value<std::string>() == "ok");
   for (const char* k : {"l1_read_bytes_per_cycle_per_sm", "l2_read_bytes_per_cycle", "l2_write_bytes_per_cycle",
                         "dram_read_bytes_per_second", "dram_write_bytes_per_second"}) {
     INFO("throughput." << k);
@@ -43,7 +44,7 @@ TEST_CASE("a DRAM rate above the theoretical peak is not reported as a fraction 
   const std::string file = probetest::write_variant("hopper-like.toml", "narrow-bus", [](toml::table& t) {
     t["device"].as_table()->insert_or_assign("memory_bus_width_bits", 32);  // 21 GB/s
   });
-  const toml::table got = probetest::run_memtopo(file, "streams-narrow-bus", "global-throughput/streams,l1d.size_bytes");
+  const toml::table got = probetest::run_memtopo(file, "streams-narrow-bus", "global-throughput/streams");
   CHECK(got["probes"]["global-throughput/streams"]["status"].value<std::string>() == "ok");
   CHECK(got["throughput"]["dram_read_bytes_per_second"].value_or(0.0) > 1e11);
   CHECK_FALSE(got["throughput"]["dram_read_fraction_of_theoretical"]);

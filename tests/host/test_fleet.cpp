@@ -23,7 +23,8 @@ using test::has;
 const fs::path kExample = fs::path(MEMTOPO_SOURCE_DIR) / "examples" / "devices" / "hopper-like.toml";
 // The acceptance run's probes (configs/acceptance.toml) and the L2's first miss, where the odd
 // device's smaller L2 shows.
-const std::string kSelection = "--only device-info,global-throughput,mlp,tlb/levels,data-cache/l2-size";
+const std::string kSelection =
+    "--only device-info,global-throughput/streams,global-throughput/latency-spectrum,mlp,tlb/levels,data-cache/l2-size";
 
 // The shipped Hopper-like device, and one like it with three quarters of its L2 and DRAM
 // read bandwidth: a GPU with an L2 slice off and a slow HBM stack.

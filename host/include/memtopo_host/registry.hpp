@@ -46,6 +46,14 @@ struct PlotSpec {
   std::string x, y, value, group, panel, annotate, labels, marks;
 };
 
+// A relation between two result keys that every topology keeps (mt_invariant_desc), as the
+// probe declared it.
+struct InvariantSpec {
+  mt_invariant_kind kind = MT_INVARIANT_EQUALS_COUNT;
+  std::string a, b;  // result keys
+  std::string why;   // one sentence
+};
+
 // One probe as the host sees it, after its plugin passed every check.
 struct ProbeInfo {
   std::string name;  // "<plugin>/<probe>"
@@ -67,6 +75,7 @@ struct ProbeInfo {
   // description key of their own path.
   std::map<std::string, std::string> replays;
   std::vector<PlotSpec> plots;  // how the report draws its raw series
+  std::vector<InvariantSpec> invariants;  // relations of its keys to others (ABI 3.3)
   mt_probe_run_fn run = nullptr;  // from the plugin's descriptor
   void* user = nullptr;
 

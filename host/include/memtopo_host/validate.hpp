@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "memtopo_host/invariants.hpp"
 #include "memtopo_host/registry.hpp"
 #include "memtopo_host/schema.hpp"
 
@@ -23,6 +24,7 @@ struct KeyCatalog {
     KeySpec spec;
   };
   std::map<std::string, Declared> declared;  // key -> its description
+  std::vector<Invariant> invariants;         // relations between keys the probes declare
 
   static KeyCatalog of(const Registry& registry);
 };
@@ -34,6 +36,8 @@ struct Validation {
   std::vector<SchemaError> errors;
   // "[foo] (no installed plugin provides it)", "foo.extra (no installed plugin provides it)"
   std::vector<std::string> not_checked;
+  // Declared relations between keys the file breaks (each names both keys): errors too.
+  std::vector<Contradiction> contradictions;
 };
 
 Validation validate_with_plugins(const nlohmann::json& doc, const KeyCatalog& catalog);

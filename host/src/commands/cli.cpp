@@ -182,7 +182,12 @@ int cmd_validate(const std::string& file, const std::vector<std::string>& plugin
     const toml::node* at = node_at(root, e.path);
     std::cerr << file << ":" << (at ? at->source().begin.line : 1) << ": " << e.text() << "\n";
   }
-  if (!v.errors.empty()) {
+  for (const auto& c : v.contradictions) {
+    const std::string& a = c.invariant.spec.a;
+    const toml::node* at = node_at(root, "/" + a.substr(0, a.find('.')) + "/" + a.substr(a.find('.') + 1));
+    std::cerr << file << ":" << (at ? at->source().begin.line : 1) << ": contradiction: " << c.text << "\n";
+  }
+  if (!v.errors.empty() || !v.contradictions.empty()) {
     if (!root.contains("meta") && root.contains("device"))
       std::cerr << file << ": this looks like a simulated device description; `memtopo validate --device-description "
                 << file << "` checks one\n";

@@ -1,6 +1,7 @@
 // memtopo list: the loadable probes. One line per probe (name, version, what it needs of the
 // device, summary) within kColumns; -v adds what each provides, requires and uses, its file,
-// budget, options and keys, wrapped to the same width; --format json gives all of it as data.
+// budget, options, keys and invariants, wrapped to the same width; --format json gives all of
+// it as data.
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
@@ -10,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands/cli_internal.hpp"
+#include "memtopo_host/invariants.hpp"
 #include "memtopo_host/value.hpp"
 
 namespace memtopo::host::cli {
@@ -82,6 +84,7 @@ void print_details(const ProbeInfo& p) {
   for (const auto& k : p.keys)
     std::cout << wrapped("    key " + k.key + " (" + type_name(k.type) + (k.unit.empty() ? "" : ", " + k.unit) + "): ",
                          k.meaning, 8);
+  for (const auto& i : p.invariants) std::cout << wrapped("    invariant: ", invariant_text(i) + ": " + i.why, 8);
 }
 
 nlohmann::json probe_json(const ProbeInfo& p) {
@@ -97,6 +100,8 @@ nlohmann::json probe_json(const ProbeInfo& p) {
   j["keys"] = nlohmann::json::array();
   for (const auto& k : p.keys)
     j["keys"].push_back({{"key", k.key}, {"type", type_name(k.type)}, {"unit", k.unit}, {"meaning", k.meaning}});
+  j["invariants"] = nlohmann::json::array();
+  for (const auto& i : p.invariants) j["invariants"].push_back({{"relation", invariant_text(i)}, {"why", i.why}});
   return j;
 }
 

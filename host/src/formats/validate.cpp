@@ -11,6 +11,7 @@ KeyCatalog KeyCatalog::of(const Registry& registry) {
     for (const auto& key : p.provided) c.providers.emplace(key, p.name);
     for (const auto& spec : p.keys) c.declared.emplace(spec.key, Declared{p.name, spec});
   }
+  c.invariants = invariants_of(registry);
   return c;
 }
 
@@ -105,6 +106,7 @@ Validation validate_with_plugins(const nlohmann::json& doc, const KeyCatalog& ca
     const bool said = std::any_of(out.errors.begin(), out.errors.end(), [&](const SchemaError& d) { return d.path == e.path; });
     if (!said) out.errors.push_back(std::move(e));
   }
+  out.contradictions = find_contradictions(doc, catalog.invariants);
   return out;
 }
 

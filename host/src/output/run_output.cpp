@@ -6,6 +6,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "memtopo_host/invariants.hpp"
 #include "memtopo_host/schema.hpp"
 #include "memtopo_host/summary.hpp"
 #include "memtopo_host/terminal_text.hpp"
@@ -96,12 +97,27 @@ int refuse_invalid(const OutputTarget& out, const OutputTarget& fallback, const 
   return kExitIncomplete;
 }
 
+// The relations between keys that the plan's probes declare and `text` breaks: each a warning
+// naming both keys (validate refuses such a file).
+void warn_contradictions(const Plan& plan, const std::string& text) {
+  std::vector<const ProbeInfo*> probes;
+  for (const auto& [key, probe] : plan.providers) probes.push_back(probe);
+  const std::vector<Invariant> invariants = invariants_of(probes);
+  if (invariants.empty()) return;
+  try {
+    for (const auto& c : find_contradictions(toml_to_json(toml::parse(text)), invariants))
+      spdlog::warn("contradiction: {}", c.text);
+  } catch (const toml::parse_error&) {  // checked before; nothing to add
+  }
+}
+
 void report_end(const RunArgs& a, const OutputTarget& out, const std::string& written, const Plan& plan,
-                const RunReport& report, int* status) {
+                const RunReport& report, const std::string& text, int* status) {
   // What was measured, for a reader; on stderr when stdout carries the topology.
   std::FILE* summary_to = writes_to_stdout(out) ? stderr : stdout;
   std::fputs(terminal_lines(render_summary(report.outcomes)).c_str(), summary_to);
   std::fflush(summary_to);
+  warn_contradictions(plan, text);
   const auto missing = missing_requested_keys(plan, report.outcomes);
   for (const auto& m : missing) spdlog::error("{}", m);
   if (report.interrupted) {
@@ -150,7 +166,7 @@ int finish(const RunArgs& a, const OutputTarget& out, const Plan& plan, const Me
   std::error_code ec;
   if (!report.interrupted && out.kind == OutputKind::File) fs::remove(partial_path_for(out.path), ec);  // superseded
   int status = kExitOk;
-  report_end(a, out, dest.shown(), plan, report, &status);
+  report_end(a, out, dest.shown(), plan, report, text, &status);
   if (!recorder.complete()) spdlog::warn("{}", recorder.missing_text(js.path));
   settle_journal(js, report);
   return status;

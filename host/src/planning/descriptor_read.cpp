@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstring>
 #include <regex>
 
@@ -150,6 +151,54 @@ std::optional<std::string> read_series(const mt_probe_desc& pd, ProbeInfo& info)
   return std::nullopt;
 }
 
+// What an invariant needs of a key the probe describes: the kind of value its side takes.
+std::optional<std::string> invariant_side_type(const ProbeInfo& info, const std::string& key, bool array) {
+  const KeySpec* spec = info.key_spec(key);
+  if (!spec) return std::nullopt;
+  const bool is_array = spec->type == MT_VALUE_INT_ARRAY || spec->type == MT_VALUE_FLOAT_ARRAY ||
+                        spec->type == MT_VALUE_STRING_ARRAY;
+  const bool is_number = spec->type == MT_VALUE_INT || spec->type == MT_VALUE_FLOAT;
+  if (array ? is_array : is_number) return std::nullopt;
+  return key + " is declared " + type_name(spec->type) + ", but this side takes " + (array ? "an array" : "a number");
+}
+
+// Relations between two keys (ABI 3.3): a known kind, two distinct keys of which the probe
+// provides one, a sentence, and sides whose declared types fit the kind.
+std::optional<std::string> read_invariants(const mt_probe_desc& pd, ProbeInfo& info) {
+  if (pd.struct_size < offsetof(mt_probe_desc, invariant_count) + sizeof(size_t) || pd.invariant_count == 0)
+    return std::nullopt;
+  const std::string where = "probe " + info.name + ": ";
+  if (!pd.invariants)
+    return where + "invariant_count is " + std::to_string(pd.invariant_count) + " but the invariant list is null";
+  const size_t stride = pd.invariants[0].struct_size;
+  for (size_t k = 0; k < pd.invariant_count; ++k) {
+    const auto* d = reinterpret_cast<const mt_invariant_desc*>(reinterpret_cast<const char*>(pd.invariants) + k * stride);
+    const std::string which = where + "invariant #" + std::to_string(k) + ": ";
+    if (d->struct_size < sizeof(mt_invariant_desc)) return which + "descriptor too small";
+    int kind = 0;
+    static_assert(sizeof(mt_invariant_kind) == sizeof(int));
+    std::memcpy(&kind, &d->kind, sizeof kind);
+    if (kind < MT_INVARIANT_EQUALS_COUNT || kind > MT_INVARIANT_LESS)
+      return which + "unknown kind " + std::to_string(kind);
+    InvariantSpec spec{static_cast<mt_invariant_kind>(kind), str_or_empty(d->a), str_or_empty(d->b), str_or_empty(d->why)};
+    for (const std::string* key : {&spec.a, &spec.b})
+      if (auto bad = check_key(*key)) return which + *bad;
+    if (spec.a == spec.b) return which + "relates " + spec.a + " to itself";
+    auto provided = [&](const std::string& key) {
+      return std::find(info.provided.begin(), info.provided.end(), key) != info.provided.end();
+    };
+    if (!provided(spec.a) && !provided(spec.b))
+      return which + "relates " + spec.a + " and " + spec.b + ", but the probe provides neither (the probe that "
+             "provides one of them declares it)";
+    if (spec.why.empty()) return which + "says no reason (why: one sentence)";
+    const bool a_array = spec.kind == MT_INVARIANT_SUM_EQUALS, b_array = spec.kind == MT_INVARIANT_EQUALS_COUNT;
+    if (auto bad = invariant_side_type(info, spec.a, a_array)) return which + *bad;
+    if (auto bad = invariant_side_type(info, spec.b, b_array)) return which + *bad;
+    info.invariants.push_back(std::move(spec));
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 // Fills `info` (plugin, version and file already set) from one descriptor; says what is wrong.
@@ -172,7 +221,8 @@ std::optional<std::string> read_probe(const mt_probe_desc& pd, ProbeInfo& info) 
   if (auto bad = read_options(pd, info)) return bad;
   if (auto bad = read_needs(pd, info)) return bad;
   if (auto bad = read_key_docs(pd, info)) return bad;
-  return read_series(pd, info);
+  if (auto bad = read_series(pd, info)) return bad;
+  return read_invariants(pd, info);
 }
 
 

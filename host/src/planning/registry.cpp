@@ -30,6 +30,7 @@ std::vector<boost::dll::shared_library>& permanent_libraries() {
 // The smallest layouts the host accepts: ABI 3.0's. A later minor appends fields, read only
 // where a descriptor's struct_size covers them.
 constexpr size_t kPluginDescMin = sizeof(mt_plugin_desc);
+constexpr size_t kProbeDescMin = offsetof(mt_probe_desc, invariants);
 constexpr size_t kPluginVersionFieldsEnd = offsetof(mt_plugin_desc, abi_minor) + sizeof(uint32_t);
 
 void add_dir(std::vector<fs::path>& out, std::set<std::string>& seen, const fs::path& dir) {
@@ -192,9 +193,9 @@ bool Registry::add_descriptor(const mt_plugin_desc* desc, const std::string& ori
   for (size_t k = 0; k < desc->probe_count; ++k) {
     const auto* pd = reinterpret_cast<const mt_probe_desc*>(reinterpret_cast<const char*>(desc->probes) +
                                                              k * probe_stride);
-    if (pd->struct_size < sizeof(mt_probe_desc))
+    if (pd->struct_size < kProbeDescMin)
       return refuse("probe #" + std::to_string(k) + " descriptor too small (struct_size " +
-                    std::to_string(pd->struct_size) + ", need at least " + std::to_string(sizeof(mt_probe_desc)) +
+                    std::to_string(pd->struct_size) + ", need at least " + std::to_string(kProbeDescMin) +
                     ", ABI 3.0's)");
     ProbeInfo info;
     info.plugin = plugin;

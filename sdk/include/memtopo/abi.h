@@ -267,6 +267,26 @@ typedef struct mt_series_desc {
   const char* marks;
 } mt_series_desc;
 
+/* What an invariant over two result keys says (mt_invariant_desc::kind, 3.3). */
+typedef enum mt_invariant_kind {
+  MT_INVARIANT_EQUALS_COUNT = 1, /* integer `a` equals the element count of array `b` */
+  MT_INVARIANT_SUM_EQUALS = 2,   /* the sum of numeric array `a` equals number `b` */
+  MT_INVARIANT_LESS = 3          /* number `a` is less than number `b` */
+} mt_invariant_kind;
+
+/* A relation between two result keys that holds on every GPU (3.3): `l2.partitions` equals the
+ * element count of `l2.partition_sm_counts`. The probe that provides one of the keys declares
+ * it; the host checks it, knowing no key, at the end of every run (a warning naming both keys)
+ * and in `memtopo validate` (an error). Where either key is absent or a bound, it is not
+ * checked. */
+typedef struct mt_invariant_desc {
+  uint32_t struct_size;
+  mt_invariant_kind kind;
+  const char* a;   /* result keys ("element.key"); the declaring probe provides at least one */
+  const char* b;
+  const char* why; /* one sentence: why the two must agree */
+} mt_invariant_desc;
+
 typedef struct mt_probe_desc {
   uint32_t struct_size;
   const char* name;              /* "<plugin>/<probe>", e.g. "data-cache/l1d-line" */
@@ -295,6 +315,9 @@ typedef struct mt_probe_desc {
   const char* backends_reason;
   const mt_series_desc* series; /* how the report draws its raw series, or NULL */
   size_t series_count;
+  /* 3.3: relations its keys keep with others (mt_invariant_desc), or NULL. */
+  const mt_invariant_desc* invariants;
+  size_t invariant_count;
 } mt_probe_desc;
 
 /* The probe runs in a worker process of its own: the host ends the worker before it and after

@@ -77,6 +77,11 @@ class Probe {
     Plot& marks(std::string list) { mark_list = std::move(list); return *this; }
   };
 
+  struct Invariant {
+    mt_invariant_kind kind;
+    std::string a, b, why;
+  };
+
   explicit Probe(std::string name) : name_(std::move(name)) {}
   Probe& summary(std::string s) { summary_ = std::move(s); return *this; }
   Probe& provides(std::vector<std::string> k) { provides_ = std::move(k); return *this; }
@@ -148,6 +153,14 @@ class Probe {
     plots_.push_back(std::move(p));
     return *this;
   }
+  // A relation between two result keys, one of them the probe's, that every GPU keeps
+  // (mt_invariant_desc): .invariant(MT_INVARIANT_EQUALS_COUNT, "l2.partitions",
+  // "l2.partition_sm_counts", "one partition per group of SMs near it"). The host warns at the
+  // end of a run that breaks it, and `memtopo validate` refuses such a file.
+  Probe& invariant(mt_invariant_kind kind, std::string a, std::string b, std::string why) {
+    invariants_.push_back({kind, std::move(a), std::move(b), std::move(why)});
+    return *this;
+  }
 
   const std::string& name() const { return name_; }
   const std::string& summary() const { return summary_; }
@@ -159,6 +172,7 @@ class Probe {
   uint32_t backend_mask() const { return backends_; }
   const std::string& backends_reason() const { return backends_reason_; }
   const std::vector<Plot>& plots() const { return plots_; }
+  const std::vector<Invariant>& invariants() const { return invariants_; }
   int min_cc_major() const { return min_cc_major_; }
   int min_cc_minor() const { return min_cc_minor_; }
   const std::vector<KeyDoc>& keys() const { return keys_; }
@@ -171,6 +185,7 @@ class Probe {
   std::vector<Option> options_;
   std::vector<KeyDoc> keys_;
   std::vector<Plot> plots_;
+  std::vector<Invariant> invariants_;
   uint32_t backends_ = 0;
   std::string backends_reason_;
   int min_cc_major_ = 0, min_cc_minor_ = 0;
@@ -218,6 +233,7 @@ class PluginHolder {
     opts_.resize(probes_.size());
     docs_.resize(probes_.size());
     series_.resize(probes_.size());
+    invariants_.resize(probes_.size());
     for (size_t i = 0; i < probes_.size(); ++i) {
       const Probe& p = probes_[i];
       auto& k = keys_[i];
@@ -261,6 +277,15 @@ class PluginHolder {
         d.marks = pl.mark_list.c_str();
         series_[i].push_back(d);
       }
+      for (const auto& inv : p.invariants()) {
+        mt_invariant_desc d{};
+        d.struct_size = sizeof(d);
+        d.kind = inv.kind;
+        d.a = inv.a.c_str();
+        d.b = inv.b.c_str();
+        d.why = inv.why.c_str();
+        invariants_[i].push_back(d);
+      }
       mt_probe_desc d{};
       d.struct_size = sizeof(d);
       d.name = p.name().c_str();
@@ -282,6 +307,8 @@ class PluginHolder {
       d.backends_reason = p.backends_reason().empty() ? nullptr : p.backends_reason().c_str();
       d.series = series_[i].empty() ? nullptr : series_[i].data();
       d.series_count = series_[i].size();
+      d.invariants = invariants_[i].empty() ? nullptr : invariants_[i].data();
+      d.invariant_count = invariants_[i].size();
       descs_.push_back(d);
     }
     desc_.struct_size = sizeof(desc_);
@@ -312,6 +339,7 @@ class PluginHolder {
   std::vector<std::vector<mt_option_desc>> opts_;
   std::vector<std::vector<mt_key_desc>> docs_;
   std::vector<std::vector<mt_series_desc>> series_;
+  std::vector<std::vector<mt_invariant_desc>> invariants_;
   std::vector<mt_probe_desc> descs_;
   mt_plugin_desc desc_{};
 };
