@@ -1,6 +1,8 @@
 // memtopo/verify.hpp: what a probe believes its work moved, against what the counters counted.
 #include <catch2/catch.hpp>
 
+#include <cmath>
+
 #include "memtopo/verify.hpp"
 
 using memtopo::Believed;
@@ -84,4 +86,16 @@ TEST_CASE("verify: a claim whose level was not counted verifies nothing", "[veri
   // A difference of two counts keeps what was not counted as not counted.
   CHECK((c - c).dram_read_bytes == -1);
   CHECK((c - c).l2_read_bytes == 0);
+}
+
+TEST_CASE("verify: an uncounted level leaves the value unverified, not refuted", "[verify]") {
+  Believed b;
+  b.l2_read_bytes = 1e9;
+  Counts c = l2_stream(-1, 0);
+  const auto v = memtopo::compare_counts(c, b, CountedLevel::L2Read);
+  CHECK_FALSE(v.agrees);
+  CHECK_FALSE(v.complete);
+  Counts nan = l2_stream(std::nan(""), 0);
+  CHECK_FALSE(memtopo::compare_counts(nan, b, CountedLevel::L2Read).complete);
+  CHECK(memtopo::compare_counts(l2_stream(1e9, 0), b, CountedLevel::L2Read).complete);
 }

@@ -39,6 +39,9 @@ enum class CountedLevel { L1Hit, L2Read, L2ReadHit, L2Write, L2ToSm, DramRead, D
 
 struct Verdict {
   bool agrees = false;
+  // Every claim had its count. A claim whose level went uncounted (not asked for, or a counter
+  // that gave no number) neither refutes nor confirms: the value is unverified, not wrong.
+  bool complete = true;
   double counted_bytes = 0;  // at the level the value names
   std::string note;          // every claim against its count
   std::string disagreement;  // the first claim the counts refute
@@ -102,11 +105,12 @@ inline Verdict compare_counts(const Counts& c, const Believed& b, CountedLevel p
   v.agrees = !claims.empty() && scale > 0;
   for (const Claim& k : claims) {
     const double counted = detail::counted_at(c, k.level), off = counted - k.believed;
-    if (counted < 0) {  // a claim whose count was not asked for (mt_counts::wanted)
+    if (!(counted >= 0) || !std::isfinite(counted)) {  // not asked for, or no number came back
       const std::string line = std::string(detail::level_name(k.level)) + " not counted";
       v.note += (v.note.empty() ? "" : "; ") + line;
       if (v.disagreement.empty()) v.disagreement = line;
       v.agrees = false;
+      v.complete = false;
       continue;
     }
     char pct[32];
