@@ -201,3 +201,20 @@ TEST_CASE("plan: --only takes result keys: the provider and what it needs are se
   CHECK_THROWS_WITH(make_plan(f.registry, {{}, {"middle.line_bytes"}}),
                     Catch::Contains("--skip: unknown probe or plugin 'middle.line_bytes'"));
 }
+
+TEST_CASE("plan: a key asked for by name pulls in what its provider uses too, a probe by name does not",
+          "[host][plan]") {
+  Fixture f;
+  add_chain(f);
+  // top.ways: a/top requires middle.line_bytes (and through it base.size_bytes) and uses
+  // base.extra_bytes, whose provider is z/base already; the used key's provider is measured as
+  // in a default run.
+  f.add("u", {probe("u/user", {"user.x"}, {}, {"opt.y"}), probe("u/opt", {"opt.y"}, {}, {"deep.z"}),
+              probe("u/deep", {"deep.z"}, {})});
+  CHECK(order(make_plan(f.registry, {{"user.x"}, {}})) == std::vector<std::string>{"u/deep", "u/opt", "u/user"});
+  const Plan by_key = make_plan(f.registry, {{"user.x"}, {}});
+  CHECK(by_key.step("u/opt")->pulled_in_for == "provides opt.y for u/user");
+  CHECK(by_key.step("u/deep")->pulled_in_for == "provides deep.z for u/opt");
+  // The probe by name: a measurement of its own, its requirements only.
+  CHECK(order(make_plan(f.registry, {{"u/user"}, {}})) == std::vector<std::string>{"u/user"});
+}

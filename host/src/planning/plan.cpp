@@ -175,19 +175,33 @@ Plan make_plan(const Registry& registry, const Selection& selection, const Devic
     if (selection.only.empty() || only_selects(selection.only, *p)) pl.selected.insert(p->name);
 
   // Pull in providers of required keys, transitively: selecting a probe means wanting its
-  // result, which needs its inputs measured (docs/host.md).
-  std::vector<const ProbeInfo*> work;
+  // result, which needs its inputs measured (docs/host.md). A result key asked for by name
+  // means its value as a default run writes it: the providers of the keys its probe uses, and
+  // theirs, run too (a probe's used inputs can decide its value).
+  std::vector<std::pair<const ProbeInfo*, bool>> work;  // probe, whether its used keys count
+  std::set<std::string> as_default;
   for (const auto* p : candidates)
-    if (pl.selected.count(p->name)) work.push_back(p);
+    if (pl.selected.count(p->name)) {
+      const bool by_key = !selection.only.empty() && !any_selects(selection.only, *p);
+      work.emplace_back(p, by_key);
+      if (by_key) as_default.insert(p->name);
+    }
   while (!work.empty()) {
-    const ProbeInfo* p = work.back();
+    const auto [p, with_used] = work.back();
     work.pop_back();
-    for (const auto& key : p->required) {
-      auto it = pl.providers.find(key);
-      if (it == pl.providers.end() || pl.selected.count(it->second->name)) continue;
-      pl.selected.insert(it->second->name);
-      pl.pulled_in[it->second->name] = "provides " + key + " for " + p->name;
-      work.push_back(it->second);
+    for (const auto* list : {&p->required, &p->used}) {
+      if (list == &p->used && !with_used) continue;
+      for (const auto& key : *list) {
+        auto it = pl.providers.find(key);
+        if (it == pl.providers.end() || it->second == p) continue;
+        const std::string& name = it->second->name;
+        if (pl.selected.count(name) && (!with_used || as_default.count(name))) continue;
+        if (!pl.selected.count(name))
+          pl.pulled_in[name] = "provides " + key + " for " + p->name;
+        pl.selected.insert(name);
+        if (with_used) as_default.insert(name);
+        work.emplace_back(it->second, with_used);
+      }
     }
   }
 
