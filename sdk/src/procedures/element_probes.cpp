@@ -139,6 +139,20 @@ std::vector<std::string> storage_uses(const ElementSpec& spec) {
   return keys;
 }
 
+// The geometry step: the stride scan, else the element's eviction sets, else the storage it
+// shares.
+void measure_geometry(Context& ctx, Measurer& m, const ElementSpec& spec, const std::string& first_key) {
+  const std::string& e = spec.element;
+  const int64_t size = ctx.input<int64_t>(first_key), line = ctx.input<int64_t>(e + ".line_bytes");
+  const GeometryResult r = find_geometry(m, size, line);
+  if (!r.sets.found && geometry_from_eviction_sets(ctx, e, size, line, r.sets.note)) return;
+  if (!r.sets.found && geometry_from_storage(ctx, spec, size, line, r.sets.note)) return;
+  report(ctx, e + ".set_mapping", r.set_mapping);
+  report(ctx, e + ".sets", r.sets);
+  report(ctx, e + ".ways", r.ways);
+  if (!r.sets.found) throw NotDeterminable("sets and ways: " + r.sets.note);
+}
+
 }  // namespace
 
 std::vector<Probe> element_probes(const ElementSpec& spec) {
@@ -205,16 +219,7 @@ std::vector<Probe> element_probes(const ElementSpec& spec) {
       .uses(with(uses, {e + ".full_miss_bytes"}));
 
   probes.push_back(element_probe(spec, "geometry", "sets, ways and set-index mapping", false,
-                                 [e, first_key, spec](Context& ctx, Measurer& m) {
-                                   const int64_t size = ctx.input<int64_t>(first_key), line = ctx.input<int64_t>(e + ".line_bytes");
-                                   const GeometryResult r = find_geometry(m, size, line);
-                                   if (!r.sets.found && geometry_from_eviction_sets(ctx, e, size, line, r.sets.note)) return;
-                                   if (!r.sets.found && geometry_from_storage(ctx, spec, size, line, r.sets.note)) return;
-                                   report(ctx, e + ".set_mapping", r.set_mapping);
-                                   report(ctx, e + ".sets", r.sets);
-                                   report(ctx, e + ".ways", r.ways);
-                                   if (!r.sets.found) throw NotDeterminable("sets and ways: " + r.sets.note);
-                                 }));
+                                 [first_key, spec](Context& ctx, Measurer& m) { measure_geometry(ctx, m, spec, first_key); }));
   probes.back()
       .provides({e + ".sets", e + ".ways", e + ".set_mapping"})
       .requires_keys(with(size_req, {first_key, e + ".line_bytes"}))
