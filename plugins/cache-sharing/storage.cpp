@@ -50,8 +50,10 @@ struct Pair {
     const uint64_t step = 32;
     const auto fx = memtopo::recipes::constant_stride(big / step * step, step);
     // The constant path reaches little past constant memory: its own fill is four times its
-    // cache, enough to evict under any policy that keeps recent lines.
-    const uint64_t own = y.space == MT_SPACE_CONSTANT ? 4 * y.size : big;
+    // cache, enough to evict under any policy that keeps recent lines, and no more than the path
+    // reaches (a constant L1 found nowhere within it has the reach as its size bound).
+    const uint64_t reach = ctx.constant_reach_bytes();
+    const uint64_t own = y.space != MT_SPACE_CONSTANT ? big : reach > 0 ? std::min(4 * y.size, reach) : 4 * y.size;
     const auto fy = memtopo::recipes::constant_stride(own / step * step, step);
     const uint64_t nv = small / y.line;
     const auto med = [](const memtopo::JobResult& r) { return an::median(an::to_doubles(r.latency)); };
@@ -67,7 +69,7 @@ struct Pair {
                                                                      job(y, v.array, 2, nv, true)}).at(1));
     rows.insert(rows.end(), {double(rows.size() / 7), double(small), double(big), double(own), h, a, evicted});
     if (!(evicted > 1.3 * h))
-      throw memtopo::NotDeterminable(y.element + ": its lines re-read after its own fill of " + std::to_string(big) +
+      throw memtopo::NotDeterminable(y.element + ": its lines re-read after its own fill of " + std::to_string(own) +
                                      " B (" + std::to_string(int(evicted + 0.5)) + " cycles) cost no more than a hit (" +
                                      std::to_string(int(h + 0.5)) + ")");
     return a > 0.5 * (h + evicted);
@@ -87,7 +89,17 @@ void measure_storage(memtopo::Context& ctx) {
   const Pair pair{ctx};
   std::vector<double> rows;
   const bool tex_l1 = pair.shared(tex, l1, rows), ro_l1 = pair.shared(ro, l1, rows), ro_tex = pair.shared(ro, tex, rows);
-  const bool c1_l1 = pair.shared(c1, l1, rows), c1_tex = pair.shared(c1, tex, rows);
+  // A constant path whose own fill evicts nothing it can tell (no constant L1 within its
+  // reach) leaves its own storage undetermined, not the others'.
+  bool c1_l1 = false, c1_tex = false;
+  std::string constant_unknown;
+  try {
+    c1_l1 = pair.shared(c1, l1, rows);
+    c1_tex = pair.shared(c1, tex, rows);
+  } catch (const memtopo::NotDeterminable& e) {
+    constant_unknown = e.what();
+    ctx.warn("constant_l1.storage not determined: " + constant_unknown);
+  }
   ctx.raw("pairs",
           {"pair", "victim_bytes", "filler_bytes", "own_filler_bytes", "hit_median", "after_fill_median",
            "after_own_fill_median"},
@@ -95,12 +107,15 @@ void measure_storage(memtopo::Context& ctx) {
   auto seen = [](bool missed) { return std::string(missed ? "missed" : "hit"); };
   const std::string how = "the victim re-reads its lines after the other path read twice what either cache holds, "
                           "in one block: texture after .ca loads " + seen(tex_l1) + ", read-only after .ca " +
-                          seen(ro_l1) + ", read-only after texture " + seen(ro_tex) + ", constant after .ca " +
-                          seen(c1_l1) + ", constant after texture " + seen(c1_tex);
+                          seen(ro_l1) + ", read-only after texture " + seen(ro_tex) +
+                          (constant_unknown.empty() ? ", constant after .ca " + seen(c1_l1) + ", constant after texture " +
+                                                          seen(c1_tex)
+                                                    : "; constant: " + constant_unknown);
   const memtopo::ResultInfo info{0.9, memtopo::Bound::Exact, how};
   ctx.result("texture.storage", std::string(tex_l1 ? "l1d" : "own"), info);
   ctx.result("readonly.storage", std::string(ro_l1 ? "l1d" : ro_tex ? "texture" : "own"), info);
-  ctx.result("constant_l1.storage", std::string(c1_l1 ? "l1d" : c1_tex ? "texture" : "own"), info);
+  if (constant_unknown.empty())
+    ctx.result("constant_l1.storage", std::string(c1_l1 ? "l1d" : c1_tex ? "texture" : "own"), info);
 }
 
 }  // namespace

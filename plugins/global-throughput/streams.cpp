@@ -120,12 +120,26 @@ StreamLaunch launch_of(const Series& s, const StreamConfig& c, const Plan& plan)
   if (plan.exact_clock) {
     // DRAM: one timed pass, after one warm pass before writes (the L2 then holds dirty lines, as
     // in a long stream; reads miss on cold lines as well). The L2 and the L1: a warm pass inside
-    // the timed launch (the simulated SMs' caches start each launch empty) and more timed ones,
-    // so that the pipeline's start, the blocks of one SM starting their clocks apart and the
-    // stores still draining after the blocks' last clock read weigh a percent or two.
+    // the timed launch (the simulated SMs' caches start each launch empty) and more timed ones.
     l.warmup_passes = s.where == Where::Dram && s.op == MT_SWEEP_READ ? 0 : 1;
     l.passes = s.where == Where::Dram ? 1 : s.where == Where::L2 ? 8 : 16;
     l.inner_warm_passes = s.where == Where::Dram ? 0 : 1;
+  }
+  // A point that writes over part of the L2 series' footprint keeps its bytes per window: the
+  // stores the SMs keep in flight, which their clocks do not wait for, must not cover a window.
+  if (s.op != MT_SWEEP_READ && l.shape == StreamShape::Rounds && c.footprint_bytes && c.footprint_bytes < plan.l2_bytes)
+    l.passes *= plan.l2_bytes / c.footprint_bytes;
+  // Every window costs more than its passes: the launch, the pipeline's start, the blocks of
+  // one SM starting their clocks apart, the last loads' latency and the stores still draining
+  // after the blocks' last clock read. A second, shorter window costs as much besides them, and
+  // the difference of the two is the passes alone (docs/global-throughput.md, "Two windows"): a
+  // quarter of the passes, or where there are fewer than four, DRAM's passes over a quarter of
+  // the footprint, lines of their own.
+  if (l.passes >= 4) {
+    l.short_passes = l.passes / 4;
+  } else if (s.where == Where::Dram && l.shape == StreamShape::Rounds) {
+    l.short_passes = l.passes;
+    l.short_footprint_bytes = l.footprint_bytes / 4;
   }
   return l;
 }

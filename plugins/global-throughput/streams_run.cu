@@ -90,8 +90,30 @@ struct Buffers {
   char* dst;
   unsigned long long* cycles;
   unsigned* sink;
+  const md::Buffer<unsigned long long>* block_cycles;  // `cycles`, to download
+  unsigned long long short_arg;  // the short window's footprint argument (0: no short window)
+  const char* short_src;         // where the short window reads and writes
+  char* short_dst;
 };
 
+// One SM's span of the timed passes, from its first block's start to its last block's end (one
+// SM's clock): blocks of one SM that start their timed passes apart then count the whole time
+// they shared it. The longest over the SMs, and the blocks' mean.
+void sm_spans(const std::vector<unsigned long long>& c, uint64_t& longest, double& mean) {
+  std::map<unsigned long long, std::pair<unsigned long long, unsigned long long>> sm_span;
+  double sum = 0;
+  for (size_t b = 0; b < c.size(); b += 3) {
+    const unsigned long long start = c[b + 1], end = c[b + 1] + c[b];
+    auto [it, fresh] = sm_span.try_emplace(c[b + 2], start, end);
+    if (!fresh) it->second = {std::min(it->second.first, start), std::max(it->second.second, end)};
+    sum += double(c[b]);
+  }
+  longest = 0;
+  for (const auto& [sm, span] : sm_span) longest = std::max<uint64_t>(longest, span.second - span.first);
+  mean = sum / double(std::max<size_t>(c.size() / 3, 1));
+}
+
+// `arg` is the kernel's footprint argument: a block's slice, or the rounds of the shared shape.
 template <auto K>
 StreamRun run_resident(const memtopo::Context& ctx, const StreamLaunch& l, const Buffers& b, unsigned long long arg) {
   md::LaunchConfig cfg;
@@ -101,17 +123,30 @@ StreamRun run_resident(const memtopo::Context& ctx, const StreamLaunch& l, const
   cfg.warmup_launches = 0;
   if (l.warmup_passes > 0)
     md::launch<K>(ctx, "stream (warm-up)", cfg, b.src, b.dst, arg, 0u, unsigned(l.warmup_passes), b.cycles, b.sink);
-  md::LaunchReport r;
-  StreamRun out;
-  auto timed = [&] {
-    r = md::launch<K>(ctx, "stream", cfg, b.src, b.dst, arg, unsigned(l.inner_warm_passes), unsigned(l.passes), b.cycles,
-                      b.sink);
+  // A window: its events and its SMs' spans.
+  auto window = [&](const char* src, char* dst, unsigned long long footprint, uint64_t passes, StreamRun& w) {
+    const md::LaunchReport r = md::launch<K>(ctx, "stream", cfg, src, dst, footprint, unsigned(l.inner_warm_passes),
+                                             unsigned(passes), b.cycles, b.sink);
+    w.elapsed_ns = r.elapsed_ms * 1e6;
+    sm_spans(b.block_cycles->download(), w.cycles, w.average_cycles);
   };
-  if (l.count)
-    out.counted = ctx.backend().count(timed, l.count);
-  else
-    timed();
-  out.elapsed_ns = uint64_t(r.elapsed_ms * 1e6);
+  StreamRun out;
+  if (l.count) {  // the long window alone, under the counters: what it moves, not its rate
+    out.counted = ctx.backend().count([&] { window(b.src, b.dst, arg, l.passes, out); }, l.count);
+    out.blocks_per_sm = uint32_t(md::max_active_blocks_per_sm<K>(ctx, "stream", cfg));
+    return out;
+  }
+  window(b.src, b.dst, arg, l.passes, out);
+  if (b.short_arg > 0) {
+    // What a window costs besides its passes (the launch, the first loads' latency, the last
+    // ones' drain, stores still in flight) is in the short window too: the difference is the
+    // passes alone.
+    StreamRun s;
+    window(b.short_src, b.short_dst, b.short_arg, l.short_passes, s);
+    out.elapsed_ns = std::max(0.0, out.elapsed_ns - s.elapsed_ns);
+    out.cycles = out.cycles > s.cycles ? out.cycles - s.cycles : 0;
+    out.average_cycles -= s.average_cycles;
+  }
   out.blocks_per_sm = uint32_t(md::max_active_blocks_per_sm<K>(ctx, "stream", cfg));
   return out;
 }
@@ -136,7 +171,7 @@ StreamRun run_grid(const memtopo::Context& ctx, const StreamLaunch& l, const Buf
   } else {
     r = md::launch<K>(ctx, "stream (grid)", cfg, b.src, b.dst, 0ull, 0u, 0u, b.cycles, b.sink);
   }
-  out.elapsed_ns = uint64_t(r.elapsed_ms * 1e6);
+  out.elapsed_ns = r.elapsed_ms * 1e6;
   out.blocks_per_sm = uint32_t(md::max_active_blocks_per_sm<K>(ctx, "stream (grid)", cfg));
   return out;
 }
@@ -185,13 +220,27 @@ StreamRun run_stream(const memtopo::Context& ctx, const StreamLaunch& in) {
     pass_bytes = l.shape == StreamShape::Shared ? bytes * l.blocks : bytes;
     if (l.shape == StreamShape::Grid) l.blocks = uint32_t(rounds);
   }
-  md::Buffer<char> src(ctx, bytes);
+  // The short window: `short_passes` over the same footprint, or (Rounds) over a smaller one
+  // in whole rounds of every block, past the long window's in the buffers: lines no window
+  // before it read, as the long window's first lines are. A window of a round or two a block
+  // is all start and drain, which then do not cancel: a smaller footprint needs four rounds a
+  // block in the long window, else the point is timed by the long window alone.
+  const bool apart = l.shape == StreamShape::Rounds && l.short_footprint_bytes > 0;
+  const uint64_t short_slice = apart ? l.short_footprint_bytes / std::max(1u, l.blocks) / round * round : slice;
+  const uint64_t short_pass_bytes = apart ? short_slice * l.blocks : pass_bytes;
+  const bool two = l.shape != StreamShape::Grid && l.short_passes > 0 && short_slice > 0 &&
+                   (!apart || slice >= 4 * round) && short_pass_bytes * l.short_passes < pass_bytes * l.passes;
+  const uint64_t buffer = bytes + (two && apart ? short_pass_bytes : 0);
+  md::Buffer<char> src(ctx, buffer);
   src.zero();
-  md::Buffer<char> dst(ctx, l.op == MT_SWEEP_COPY ? bytes : 1);
+  md::Buffer<char> dst(ctx, l.op == MT_SWEEP_COPY ? buffer : 1);
   md::Buffer<unsigned long long> cycles(ctx, l.shape == StreamShape::Grid ? 3 : 3 * l.blocks);
   md::Buffer<unsigned> sink(ctx, 1);
-  const Buffers b{src.get(), dst.get(), cycles.get(), sink.get()};
   const unsigned long long arg = l.shape == StreamShape::Shared ? rounds : slice;
+  const unsigned long long short_arg = !two ? 0 : apart ? short_slice : arg;
+  const uint64_t offset = two && apart ? bytes : 0;
+  const Buffers b{src.get(), dst.get(), cycles.get(), sink.get(), &cycles,
+                  short_arg, src.get() + offset, dst.get() + (l.op == MT_SWEEP_COPY ? offset : 0)};
   StreamRun r;
   switch (l.op) {
     case MT_SWEEP_READ: r = run_width<MT_SWEEP_READ>(ctx, l, b, arg); break;
@@ -199,22 +248,7 @@ StreamRun run_stream(const memtopo::Context& ctx, const StreamLaunch& in) {
     case MT_SWEEP_COPY: r = run_width<MT_SWEEP_COPY>(ctx, l, b, arg); break;
     default: r = run_width<MT_SWEEP_UPDATE>(ctx, l, b, arg); break;
   }
-  if (l.shape != StreamShape::Grid) {
-    // Per SM, from its first block's start to its last block's end (one SM's clock): blocks of
-    // one SM that start their timed passes apart then count the whole time they shared it.
-    const std::vector<unsigned long long> c = cycles.download();
-    std::map<unsigned long long, std::pair<unsigned long long, unsigned long long>> sm_span;
-    double sum = 0;
-    for (size_t b = 0; b < c.size(); b += 3) {
-      const unsigned long long start = c[b + 1], end = c[b + 1] + c[b];
-      auto [it, fresh] = sm_span.try_emplace(c[b + 2], start, end);
-      if (!fresh) it->second = {std::min(it->second.first, start), std::max(it->second.second, end)};
-      sum += double(c[b]);
-    }
-    for (const auto& [sm, span] : sm_span) r.cycles = std::max<uint64_t>(r.cycles, span.second - span.first);
-    r.average_cycles = sum / double(c.size() / 3);
-  }
-  const uint64_t moved = pass_bytes * l.passes;
+  const uint64_t moved = pass_bytes * l.passes - (two ? short_pass_bytes * l.short_passes : 0);
   r.bytes = l.op == MT_SWEEP_COPY || l.op == MT_SWEEP_UPDATE ? 2 * moved : moved;
   // The counted launch: its inner warm passes too (a grid's launches are all timed).
   const uint64_t launched = pass_bytes * (l.passes + (l.shape == StreamShape::Grid ? 0 : l.inner_warm_passes));

@@ -33,11 +33,18 @@ struct StreamLaunch {
   // Runs the timed launch under the hardware counters (StreamRun::counted) of these MT_COUNT_*
   // bits (0: not counted); the warm-up stays outside.
   uint32_t count = 0;
+  // Resident shapes: a second, shorter window of `short_passes` timed passes (0: none) over
+  // `short_footprint_bytes` (0: the same footprint; else, Rounds only, in whole rounds of
+  // lines of its own, where every block has four rounds in the long window), and the point is
+  // the difference of the two (bytes, events, SMs' spans): what every window costs besides its
+  // passes cancels.
+  uint64_t short_passes = 0, short_footprint_bytes = 0;
 };
 
 struct StreamRun {
+  // With short_passes, each the long window's less the short one's.
   uint64_t bytes = 0;            // read plus written by the timed passes
-  uint64_t elapsed_ns = 0;       // the timed passes, by events
+  double elapsed_ns = 0;         // the timed passes, by events
   uint64_t cycles = 0;           // the longest span of one SM's blocks, first start to last end (0: a grid)
   double average_cycles = 0;     // the blocks' mean
   uint32_t blocks_per_sm = 0;    // blocks of the kernel one SM holds at once

@@ -10,6 +10,7 @@ PointCheck check_point(const memtopo::Context& ctx, StreamLevel level, const Str
             : level == StreamLevel::SharedInputs ? MT_COUNT_TO_SM | MT_COUNT_L2_READ
             : launch.op == MT_SWEEP_WRITE        ? MT_COUNT_L2_WRITE | MT_COUNT_DRAM
                                                  : MT_COUNT_L2_READ | MT_COUNT_DRAM;
+  l.short_passes = l.short_footprint_bytes = 0;  // one window: its bytes, not its rate
   const StreamRun r = run_stream(ctx, l);
   PointCheck out;
   if (!r.counted.counted) {

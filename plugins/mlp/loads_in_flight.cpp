@@ -19,7 +19,6 @@ namespace {
 
 constexpr uint64_t kLine = 128;
 constexpr uint64_t kMinLoads = 8192;  // timed loads of a point at least (few chains: long chains)
-constexpr double kIssueBound = 0.8;  // the span's rate below this share of chains / latency: chains idled
 
 struct Level {
   const char* name;        // "l2", "dram"
@@ -44,24 +43,26 @@ Point measure(const memtopo::Context& ctx, const Level& lv, const Shape& s, uint
   const uint64_t steps = (std::max<uint64_t>(timed * chains, kMinLoads) + chains - 1) / chains * chains;
   l.warmup_steps = warm / chains;
   l.steps = steps / chains;
+  // Chains that end their timed steps early (an interruption or the queue's order held the
+  // others back) would leave the others' last steps the queues to themselves: they go on,
+  // untimed, as long again.
+  l.cool_steps = chains > 1 ? l.steps : 0;
   const ChainsRun r = run_chains(ctx, l);
   // Each load's own cycles, timed by its chain while the others load: the latency at this many
-  // chains. When the chains always have a load out, they make chains / latency loads per cycle.
-  // But between two groups a lane of several chains computes as many next addresses, and many
-  // warps of it compete for the schedulers' issue slots: where the span (first timed load to
-  // the last one's end) says such chains made less than 80 % of that, the span's rate is the
-  // rate. The span alone would not do: the chains end their warm-up shares at different times.
-  // One lane's chains are all out during its groups whatever it does between them.
+  // chains. The loads per cycle are what the lanes made, each lane's timed loads over its own
+  // window: chains / latency would count every chain as loading all the time, but a chain also
+  // spends the timing around each step, and one that an interruption kept away (its step left
+  // out of the latency) leaves its share of the queues to the others, whose loads then look
+  // faster; between two groups, a lane of several chains computes as many next addresses while
+  // many warps of it compete for the issue slots. A lane's own window, unlike the span of all
+  // of them, does not hold the other lanes' warm-up ends.
   Point p;
   p.chains = double(chains);
   p.loads = double(steps - std::min(r.outliers, steps));
   p.latency = std::max(1.0, double(r.cycles) / std::max(p.loads, 1.0) - overhead);
-  p.per_cycle = p.chains / p.latency;
-  // The span's rate is kept in the raw series at every point, as a check on the windows' rate.
+  p.per_cycle = r.lane_loads_per_cycle > 0 ? r.lane_loads_per_cycle : p.chains / p.latency;
+  // The span's rate is kept in the raw series at every point, as a check on the lanes' rate.
   if (r.span_cycles) p.span_per_cycle = double(steps) / double(r.span_cycles);
-  if (p.span_per_cycle > 0 && s.lane_chains > 1 && s.warps * s.lanes > 1 &&
-      p.span_per_cycle < kIssueBound * p.per_cycle)
-    p.per_cycle = p.span_per_cycle;
   return p;
 }
 
@@ -86,6 +87,15 @@ std::vector<Point> sweep(memtopo::Context& ctx, const Level& lv, const std::vect
   }
   ctx.raw(tag, {"warps", "lanes", "lane_chains", "chains", "cycles_per_load", "loads_per_kcycle", "span_loads_per_kcycle"},
           rows);
+  return curve;
+}
+
+// The lanes of one warp or one thread: the loads they keep in flight are their own concurrency
+// while they load (chains / latency), not a queue's, which stays full whatever the chains do
+// between loads: the timing around each step (which a replayed device has not) and an
+// interruption (a step left out of the latency) are no part of it.
+std::vector<Point> while_loading(std::vector<Point> curve) {
+  for (Point& p : curve) p.per_cycle = p.chains / p.latency;
   return curve;
 }
 
@@ -115,13 +125,14 @@ void measure_in_flight(memtopo::Context& ctx) {
   const std::vector<Point> sm_dram = sweep(ctx, dram_level, shapes, "sm_dram", per_chain);
   ctx.progress(0.8, "one warp");
   const std::vector<Point> warp_l2 = sweep(ctx, l2_level, warp_shapes(), "warp_l2", per_chain);
-  const InFlight f2 = loads_in_flight(sm_l2), fd = loads_in_flight(sm_dram), fw = loads_in_flight(warp_l2);
+  const InFlight f2 = loads_in_flight(sm_l2), fd = loads_in_flight(sm_dram), fw = loads_in_flight(while_loading(warp_l2));
   report(ctx, "mlp.sm_l2_loads_in_flight", f2, "L2 hits of one SM");
   report(ctx, "mlp.sm_dram_loads_in_flight", fd, "DRAM loads of one SM");
   report(ctx, "mlp.warp_l2_loads_in_flight", fw, "L2 hits of one warp's lanes");
   if (lane_chains > 1) {
     ctx.progress(0.9, "one thread");
-    const InFlight ft = loads_in_flight(sweep(ctx, l2_level, thread_shapes(lane_chains), "thread_l2", per_chain));
+    const InFlight ft =
+        loads_in_flight(while_loading(sweep(ctx, l2_level, thread_shapes(lane_chains), "thread_l2", per_chain)));
     report(ctx, "mlp.thread_l2_loads_in_flight", ft, "L2 hits of one thread's chains, issued back to back");
   }
   const memtopo::ResultInfo lat{0.9, memtopo::Bound::Exact, "one chain of random .cg loads, one per line"};

@@ -43,7 +43,8 @@ uint32_t max_warps(const memtopo::Context& ctx) {
 // difference of their loads, so that neither the clock reads nor what a first pass pays is in it; less what a
 // positive noise adds per load, read off per-load samples of the same hit where the chase's
 // windows carry it too (chase_noise_excess). The low windows leave out those an interruption
-// lengthened.
+// lengthened, the samples those above twice their median (uninterrupted_mean's rule) or the
+// ceiling.
 constexpr uint32_t kShortChase = 128, kLongChase = 384, kChaseRepeats = 16, kSamples = 512;
 double chase_latency(const memtopo::Context& ctx, double ceiling) {
   namespace an = memtopo::analysis;
@@ -51,8 +52,9 @@ double chase_latency(const memtopo::Context& ctx, double ceiling) {
                             long_w = chase_window_cycles(ctx, kLongChase, kChaseRepeats);
   const double between = double(kLongChase - kShortChase);
   const double chase = (an::percentile(long_w, 10) - an::percentile(short_w, 10)) / between;
-  return chase - an::chase_noise_excess(one_lane_samples(ctx, kSamples), ceiling > 0 ? ceiling : 1e18, short_w,
-                                        long_w, between);
+  const std::vector<double> samples = one_lane_samples(ctx, kSamples);
+  const double limit = std::min(ceiling > 0 ? ceiling : 1e18, 2 * an::median(samples));
+  return chase - an::chase_noise_excess(samples, limit, short_w, long_w, between);
 }
 
 // Vector loads without a conflict (lane t at the t-th 8- or 16-byte word): their latency, the
@@ -166,7 +168,8 @@ memtopo::Probe banks_probe() {
       .key("shared.wide_load_sm_bytes_per_cycle", MT_VALUE_FLOAT_ARRAY, "",
            "bytes per cycle of an SM in loads of 4, 8 and 16 bytes (at least)")
       .option("interruption_cycles", MT_VALUE_INT, "1000",
-              "a timed shared load above this is an interruption of its warp, left out (32-way conflicts stay far below)")
+              "a timed shared load above this, or above twice its point's median, is an interruption of its warp, left "
+              "out (32-way conflicts stay far below)")
       .range("64", "1000000")
       .budget_seconds(30)
       .run(measure_banks);

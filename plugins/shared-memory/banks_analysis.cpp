@@ -67,6 +67,17 @@ BankFit fit_banks(const std::vector<StrideLatency>& series, double tolerance) {
   return best;
 }
 
+double uninterrupted_mean(const std::vector<double>& cycles, double ceiling) {
+  if (cycles.empty()) return 0.0;
+  std::vector<double> sorted = cycles;
+  std::nth_element(sorted.begin(), sorted.begin() + sorted.size() / 2, sorted.end());
+  const double limit = std::min(ceiling, 2 * sorted[sorted.size() / 2]);
+  double sum = 0, n = 0;
+  for (double c : cycles)
+    if (c <= limit) sum += c, n += 1;
+  return n > 0 ? sum / n : 0.0;
+}
+
 std::vector<uint32_t> probe_strides() { return {1, 2, 3, 4, 5, 6, 7, 8, 16, 32, 64}; }
 
 }  // namespace shmem

@@ -29,6 +29,12 @@ struct BankFit {
 };
 BankFit fit_banks(const std::vector<StrideLatency>& series, double tolerance = 1.0);
 
+// The mean of one point's raw per-load cycles without its interruptions: loads above twice the
+// point's median, or above `ceiling`. The loads of a point are all alike (one conflict
+// pattern), so an interruption stands out of its own point whatever its size; a fixed ceiling
+// alone kept every interruption shorter than it, and their share moved the point by cycles.
+double uninterrupted_mean(const std::vector<double>& cycles, double ceiling);
+
 // The strides the probe measures: 1 to 8, then powers of two to 64 (odd strides tell bank
 // widths apart: stride 3 conflicts on 8-byte banks, not on 4-byte ones).
 std::vector<uint32_t> probe_strides();

@@ -1,5 +1,6 @@
 // texture-readonly: the texture cache (tex1Dfetch on a linear texture) and the read-only
 // data cache (ld.global.nc). Both run the SDK's cache procedure; only the path differs.
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -29,6 +30,12 @@ std::vector<Probe> all_probes() {
     spec.title = title;
     spec.target = [space = space, element = element](const Context&) { return path_target(space, element); };
     spec.carveout_option = true;  // where they share the L1 storage, the carveout sets their size
+    // Where the strides cannot see the sets (a hashed index), the storage these paths share
+    // (cache-sharing/storage) has the sets the L1's eviction sets found; the read-only path
+    // may use the texture path's cache instead.
+    spec.storage_key = std::string(element) + ".storage";
+    spec.storage_elements = space == MT_SPACE_TEXTURE ? std::vector<std::string>{"l1d"}
+                                                      : std::vector<std::string>{"l1d", "texture"};
     for (auto& p : memtopo::cache::element_probes(spec)) probes.push_back(std::move(p));
   }
   return probes;

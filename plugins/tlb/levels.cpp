@@ -143,7 +143,9 @@ void measure_levels(memtopo::Context& ctx) {
     const uint64_t missed = at + 1 < grid.end() ? *(at + 1) : held + 1;
     ctx.progress(0.5 + 0.25 * double(k - 1), "TLB level " + std::to_string(k));
     const uint64_t stride = page_stride(s0, 2 * missed);
-    MissTest t = miss_test(chase, stride, held, missed, lv.cycles[k - 1], lv.cycles[k], limit);
+    // The last page count the sweep held on this level's plateau, where a further one follows.
+    const uint64_t below_next = k < lv.last_hit_pages.size() ? lv.last_hit_pages[k] : 0;
+    MissTest t = miss_test(chase, stride, held, missed, lv.cycles[k - 1], lv.cycles[k], limit, below_next);
     t.average_offset = sw.average_offset;
     const LevelResult r = measure_level(t, s0, stride, held, missed, limit);
     const memtopo::ResultInfo info{0.9, memtopo::Bound::Exact, r.note + "; " + note};

@@ -30,12 +30,13 @@ uint64_t MissTest::first_miss(uint64_t lo, uint64_t hi, uint64_t stride) const {
 }
 
 MissTest miss_test(const Chaser& chase, uint64_t stride, uint64_t held, uint64_t missed, double hit, double miss,
-                   uint64_t limit) {
+                   uint64_t limit, uint64_t below_next) {
   MissTest t;
   t.chase = &chase;
   t.hit_cycles = hit;
   t.miss_cycles = miss;
-  const uint64_t beyond = std::min(2 * missed, limit / stride);
+  uint64_t beyond = std::min(2 * missed, limit / stride);
+  if (below_next > 0) beyond = std::max(missed, std::min(beyond, below_next));
   if (beyond * stride > kIndexedFootprint) return t;
   const uint64_t quiet = std::max<uint64_t>(held / 2, 1);
   t.windows = miss_windows(chase, stride, quiet, beyond);

@@ -26,8 +26,10 @@ struct MissTest {
 };
 
 // The test for the level between the sweep plateaus `hit` and `miss`: `held` loads at `stride`
-// stay on the first, `missed` reach the second.
+// stay on the first, `missed` reach the second, and `below_next` loads (0: no further level)
+// still stay on the second: the chase that shows the level's misses must not reach the next
+// level's, whose loads would then miss both and leave no load missing this level alone.
 MissTest miss_test(const Chaser& chase, uint64_t stride, uint64_t held, uint64_t missed, double hit, double miss,
-                   uint64_t limit);
+                   uint64_t limit, uint64_t below_next = 0);
 
 }  // namespace tlb

@@ -10,6 +10,10 @@ namespace probetest {
 
 fs::path device_file(const std::string& name) { return fs::path(MEMTOPO_SOURCE_DIR) / "examples/devices" / name; }
 
+fs::path test_device_file(const std::string& name) {
+  return fs::path(MEMTOPO_SOURCE_DIR) / "tests/cache-probes/devices" / name;
+}
+
 fs::path scratch(const std::string& name) {
   const fs::path dir = fs::path(MEMTOPO_BINARY_DIR) / "tests" / "cache-probes-scratch";
   fs::create_directories(dir);

@@ -12,6 +12,9 @@
 namespace probetest {
 
 std::filesystem::path device_file(const std::string& name);  // examples/devices/<name>
+// tests/cache-probes/devices/<name>: devices unlike the shipped ones, private to the tests so
+// that they stay a test of the probes' generality.
+std::filesystem::path test_device_file(const std::string& name);
 std::filesystem::path scratch(const std::string& name);      // a file under the build tree
 
 // `memtopo run -q --device sim:<device> [--only <only>]`; returns the topology it wrote
@@ -22,14 +25,20 @@ toml::table run_memtopo(const std::filesystem::path& device, const std::string& 
 // Measurement noise on: two cycles either way, and rare outliers of 2000 cycles.
 void add_noise(toml::table& t, int64_t seed);
 
+// A device file changed by `edit`, written to scratch(); its path.
+template <class Edit>
+std::string write_variant_of(const std::filesystem::path& file, const std::string& tag, Edit edit) {
+  toml::table t = toml::parse_file(file.string());
+  edit(t);
+  const std::filesystem::path p = scratch(tag + "-" + file.filename().string());
+  std::ofstream(p) << t;
+  return p.string();
+}
+
 // A shipped device (examples/devices/<name>) changed by `edit`, written to scratch(); its path.
 template <class Edit>
 std::string write_variant(const std::string& name, const std::string& tag, Edit edit) {
-  toml::table t = toml::parse_file(device_file(name).string());
-  edit(t);
-  const std::filesystem::path p = scratch(tag + "-" + name);
-  std::ofstream(p) << t;
-  return p.string();
+  return write_variant_of(device_file(name), tag, edit);
 }
 
 }  // namespace probetest

@@ -135,9 +135,6 @@ class Comparer {
   void throughput(const std::string& what, const std::string& k, const toml::node* x, const toml::node* y) {
     if (ends_with(k, "_config"))
       return skip(what, "which configuration of a plateau is best follows the replayed latencies");
-    if (k == "l1_read_bytes_per_second")
-      return skip(what, "the kernel's time by its events includes the pass that fills the L1 from the replayed L2 "
-                        "and DRAM; l1_read_bytes_per_cycle_per_sm is the L1's rate");
     within(what, x, y, std::max(1e-9, 0.06 * std::abs(number(x))), "6 %");
   }
 

@@ -79,3 +79,36 @@ TEST_CASE("texture and read-only loads in one randomly replaced storage agree on
     CHECK(got[e]["replacement_policy"].value<std::string>() == "random");
   }
 }
+
+TEST_CASE("texture and read-only paths in a hashed L1's storage take its sets and ways", "[cache][sim][sharing]") {
+  // The L1's eviction sets give 64 sets of 6 ways behind a non-linear hash, which no stride
+  // sees; cache-sharing/storage finds the texture and read-only paths in that storage. A
+  // texture path of 256 B lines in it (as the H100's) does not hold them at its own line.
+  const bool long_texture_lines = GENERATE(false, true);
+  INFO("texture lines of 256 B: " << long_texture_lines);
+  const auto file = probetest::test_device_file("hashed-shared-l1.toml");
+  const std::string tag = long_texture_lines ? "hashed-shared-l1-256" : "hashed-shared-l1";
+  const std::string dev = !long_texture_lines ? file.string() : probetest::write_variant_of(file, tag, [](toml::table& t) {
+    t["texture"].as_table()->insert_or_assign("line_bytes", 256);
+    t["texture"].as_table()->insert_or_assign("sets", 32);
+  });
+  const toml::table got = run_memtopo(dev, tag,
+                                      "data-cache/l1d-size,data-cache/l1d-line,data-cache/l1d-eviction-sets,"
+                                      "data-cache/l1d-geometry,texture-readonly,cache-sharing/storage");
+  CHECK(got["l1d"]["sets"].value<int64_t>() == 64);
+  CHECK(got["l1d"]["ways"].value<int64_t>() == 6);
+  for (const char* e : {"texture", "readonly"}) {
+    INFO(e);
+    CHECK(got[e]["storage"].value<std::string>() == "l1d");
+    if (long_texture_lines && std::string(e) == "texture") {
+      CHECK_FALSE(got[e]["sets"]);
+      CHECK(got["probes"]["texture-readonly/texture-geometry"]["status"].value<std::string>() == "not_determinable");
+      continue;
+    }
+    CHECK(got[e]["sets"].value<int64_t>() == 64);
+    CHECK(got[e]["ways"].value<int64_t>() == 6);
+    CHECK(got[e]["set_mapping"].value<std::string>() == "hashed");
+    CHECK_THAT(got["provenance"][e]["sets"]["note"].value_or<std::string>(""),
+               Catch::Contains(std::string(e) + ".storage = \"l1d\""));
+  }
+}

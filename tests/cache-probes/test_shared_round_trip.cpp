@@ -98,3 +98,13 @@ TEST_CASE("shared-memory probe with measurement noise on", "[shared][sim][noise]
   compare_shared(ref, got);
   compare_carveout(ref, got);
 }
+
+// Interruptions shorter than the fixed ceiling (tests/cache-probes/devices/): each point leaves
+// out its loads above twice its median, so the banks come back where the ceiling alone kept
+// the interruptions and no structure fitted.
+TEST_CASE("shared-memory probe: interruptions below the ceiling", "[shared][sim][noise]") {
+  const auto dev = probetest::test_device_file("short-interruptions.toml");
+  const toml::table got = probetest::run_memtopo(dev, "shared-short-interruptions", "shared-memory/banks");
+  CHECK(got["probes"]["shared-memory/banks"]["status"].value<std::string>() == "ok");
+  compare_shared(toml::parse_file(dev.string()), got);
+}

@@ -58,6 +58,21 @@ TEST_CASE("cache-sharing storage and instances with measurement noise on", "[sha
   compare_storage(toml::parse_file(probetest::device_file(name).string()), got);
 }
 
+TEST_CASE("cache-sharing storage on a device without constant caches", "[sharing][sim]") {
+  // Constant loads go to the L2: no constant L1 within the 64 KiB the constant path reaches,
+  // whose size is then that bound. The constant path's own fill once asked four times it, more
+  // than the path reaches, and the probe failed with the texture and read-only storages.
+  const std::string dev = probetest::write_variant("pascal-like.toml", "storage-no-constant", [](toml::table& t) {
+    t.erase("constant_l1");
+    t.erase("constant_l15");
+  });
+  const toml::table got = probetest::run_memtopo(dev, "storage-no-constant", "cache-sharing/storage");
+  CHECK(got["probes"]["cache-sharing/storage"]["status"].value<std::string>() == "ok");
+  CHECK(got["texture"]["storage"].value<std::string>() == "l1d");
+  CHECK(got["readonly"]["storage"].value<std::string>() == "l1d");
+  CHECK_FALSE(got["constant_l1"]["storage"]);
+}
+
 namespace {
 
 std::vector<int64_t> ints(const toml::node_view<const toml::node>& v) {

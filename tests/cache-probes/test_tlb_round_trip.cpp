@@ -137,3 +137,12 @@ TEST_CASE("a TLB level whose reach exceeds the memory searched is a bound", "[tl
   CHECK(got["provenance"]["tlb"]["l2_reach_bytes"]["bound"].value<std::string>() == "at_least");
   CHECK_FALSE(got["tlb"].as_table()->contains("l2_entries"));
 }
+
+// A first level of many small pages (tests/cache-probes/devices/): at the sweep's stride it
+// overflows half way to the second level, so twice its first missing count overflows both.
+// The chase that finds its misses stops below the second level's step.
+TEST_CASE("a first TLB level of 48 entries of 64 KiB pages under long-tailed noise", "[tlb][sim][noise]") {
+  const auto dev = probetest::test_device_file("small-tlb-pages.toml");
+  const toml::table got = probetest::run_memtopo(dev, "tlb-small-pages", "tlb");
+  compare_tlb(toml::parse_file(dev.string()), got);
+}

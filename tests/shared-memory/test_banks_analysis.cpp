@@ -62,3 +62,16 @@ TEST_CASE("shared memory: latencies that no bank structure explains are not fitt
   for (uint32_t s : shmem::probe_strides()) noise.push_back({s, 30.0 + 40.0 * ((k++ * 7) % 5)});
   CHECK_FALSE(shmem::fit_banks(noise).found);
 }
+
+TEST_CASE("shared memory: a point's interruptions are left out whatever their size", "[shared]") {
+  // 256 loads of 40 or 41 cycles, two of them interrupted for 700 cycles: below a ceiling of
+  // 1000 they would add 5.5 cycles to the mean.
+  std::vector<double> cycles;
+  for (int i = 0; i < 256; ++i) cycles.push_back(i % 2 ? 41.0 : 40.0);
+  cycles[17] += 700;
+  cycles[200] += 700;
+  CHECK(shmem::uninterrupted_mean(cycles, 1000) == Approx(40.5).epsilon(0.002));
+  // The option's ceiling still applies below twice the median.
+  CHECK(shmem::uninterrupted_mean({40, 40, 40, 60, 70}, 50) == Approx(40));
+  CHECK(shmem::uninterrupted_mean({}, 1000) == 0.0);
+}

@@ -1,6 +1,7 @@
 // The probe factory of the cache procedure: one cache element as probes ordered by the keys
 // they exchange (memtopo/cache/element.hpp), each with the options of its search.
 #include <algorithm>
+#include <cmath>
 #include <functional>
 
 #include "memtopo/cache/element.hpp"
@@ -110,6 +111,60 @@ void report_size(Context& ctx, Measurer& m, const std::string& key, const Measur
   ctx.result(key, size.value, info);
 }
 
+// Where neither strides nor eviction sets of its own give the sets, the sets, ways and mapping
+// of the element whose storage this path shares (spec.storage_key names it): one storage has
+// one geometry. Only where they hold this path's size at its own line, within 1 % (the
+// geometry's own rounding to whole sets): a path whose line is longer than the storage's
+// (the H100's texture path, 256 B blocks in the 128 B-line L1) holds its lines otherwise.
+bool geometry_from_storage(Context& ctx, const ElementSpec& spec, int64_t size_bytes, int64_t line_bytes,
+                           const std::string& strides) {
+  if (spec.storage_key.empty() || line_bytes < 1) return false;
+  const auto o = ctx.try_input<std::string>(spec.storage_key);
+  if (!o || std::find(spec.storage_elements.begin(), spec.storage_elements.end(), *o) == spec.storage_elements.end())
+    return false;
+  const auto sets = ctx.try_input<int64_t>(*o + ".sets"), ways = ctx.try_input<int64_t>(*o + ".ways");
+  if (!sets || !ways) return false;
+  const std::string e = spec.element, shape = std::to_string(*sets) + " sets x " + std::to_string(*ways) + " ways";
+  const double held = double(*sets) * double(*ways) * double(line_bytes);
+  if (std::fabs(held - double(size_bytes)) > 0.01 * double(size_bytes)) {
+    ctx.warn(e + " shares the storage of " + *o + " (" + spec.storage_key + "), but " + *o + "'s " + shape + " of " +
+             std::to_string(line_bytes) + " B lines (" + e + ".line_bytes) hold " + std::to_string(int64_t(held)) +
+             " B, not its " + std::to_string(size_bytes) + " B: its sets are not " + *o + "'s");
+    return false;
+  }
+  const std::string mapping = ctx.try_input<std::string>(*o + ".set_mapping").value_or("hashed");
+  const std::string how = "those of " + *o + ", whose storage this path uses (" + spec.storage_key + " = \"" + *o +
+                          "\"): " + shape + " of " + std::to_string(line_bytes) + " B hold its " +
+                          std::to_string(size_bytes) + " B; strides: " + strides;
+  ctx.result(e + ".sets", *sets, ResultInfo{0.8, Bound::Exact, how});
+  ctx.result(e + ".ways", *ways, ResultInfo{0.8, Bound::Exact, how});
+  ctx.result(e + ".set_mapping", mapping, ResultInfo{0.8, Bound::Exact, how});
+  return true;
+}
+
+// The keys geometry_from_storage reads.
+std::vector<std::string> storage_uses(const ElementSpec& spec) {
+  if (spec.storage_key.empty()) return {};
+  std::vector<std::string> keys{spec.storage_key};
+  for (const std::string& o : spec.storage_elements)
+    for (const char* k : {".sets", ".ways", ".set_mapping"}) keys.push_back(o + k);
+  return keys;
+}
+
+// The geometry step: the stride scan, else the element's eviction sets, else the storage it
+// shares.
+void measure_geometry(Context& ctx, Measurer& m, const ElementSpec& spec, const std::string& first_key) {
+  const std::string& e = spec.element;
+  const int64_t size = ctx.input<int64_t>(first_key), line = ctx.input<int64_t>(e + ".line_bytes");
+  const GeometryResult r = find_geometry(m, size, line);
+  if (!r.sets.found && geometry_from_eviction_sets(ctx, e, size, line, r.sets.note)) return;
+  if (!r.sets.found && geometry_from_storage(ctx, spec, size, line, r.sets.note)) return;
+  report(ctx, e + ".set_mapping", r.set_mapping);
+  report(ctx, e + ".sets", r.sets);
+  report(ctx, e + ".ways", r.ways);
+  if (!r.sets.found) throw NotDeterminable("sets and ways: " + r.sets.note);
+}
+
 }  // namespace
 
 std::vector<Probe> element_probes(const ElementSpec& spec) {
@@ -185,19 +240,11 @@ std::vector<Probe> element_probes(const ElementSpec& spec) {
       .uses(with(uses, {e + ".full_miss_bytes"}));
 
   probes.push_back(element_probe(spec, "geometry", "sets, ways and set-index mapping", false,
-                                 [e, first_key](Context& ctx, Measurer& m) {
-                                   const int64_t size = ctx.input<int64_t>(first_key), line = ctx.input<int64_t>(e + ".line_bytes");
-                                   const GeometryResult r = find_geometry(m, size, line);
-                                   if (!r.sets.found && geometry_from_eviction_sets(ctx, e, size, line, r.sets.note)) return;
-                                   report(ctx, e + ".set_mapping", r.set_mapping);
-                                   report(ctx, e + ".sets", r.sets);
-                                   report(ctx, e + ".ways", r.ways);
-                                   if (!r.sets.found) throw NotDeterminable("sets and ways: " + r.sets.note);
-                                 }));
+                                 [first_key, spec](Context& ctx, Measurer& m) { measure_geometry(ctx, m, spec, first_key); }));
   probes.back()
       .provides({e + ".sets", e + ".ways", e + ".set_mapping"})
       .requires_keys(with(size_req, {first_key, e + ".line_bytes"}))
-      .uses(with(uses, {e + ".eviction_set_ways"}));
+      .uses(with(with(uses, {e + ".eviction_set_ways"}), storage_uses(spec)));
 
   probes.push_back(element_probe(spec, "policy", "replacement policy", false, [e](Context& ctx, Measurer& m) {
     const PolicyResult r =

@@ -41,6 +41,13 @@ struct ElementSpec {
   // Steps ("size", "geometry", ...) that run in a worker process of their own
   // (Probe::own_process): what they leave in the process must not reach later probes.
   std::vector<std::string> own_process_steps;
+  // A path that may share another element's storage: the key (another probe's measurement)
+  // whose value names the element whose storage it uses, and the elements it may name. Where
+  // strides cannot see the sets and the element has no eviction sets of its own, the geometry
+  // probe reports the named element's sets, ways and mapping, when they hold this path's size
+  // at its own line (within 1 %), with both in the note.
+  std::string storage_key;
+  std::vector<std::string> storage_elements;
 };
 std::vector<Probe> element_probes(const ElementSpec& spec);
 
