@@ -13,7 +13,7 @@ namespace shmem {
 // Raw cycles per load (the timing's own cost included) of `warps` warps of `lanes` lanes, lane
 // c = warp x lanes + lane re-reading the `width`-byte word at 4-byte word c x stride of a 16 KiB
 // shared array, 8 loads untimed then 256 timed each; interruptions of the warp (the SM was
-// away) are left out (uninterrupted_mean: above twice the point's median, or `ceiling`).
+// away) are left out: above twice the thread's fastest load, or `ceiling`.
 double bank_load_cycles(const memtopo::Context& ctx, uint32_t stride, uint32_t lanes, uint32_t warps, uint32_t width,
                         uint32_t ceiling);
 

@@ -62,7 +62,7 @@ TEST_CASE("a DRAM rate above the theoretical peak is not reported as a fraction 
 TEST_CASE("streams probe: the peak rates of short windows", "[throughput][sim]") {
   const auto dev = probetest::test_device_file("short-windows.toml");
   const toml::table ref = toml::parse_file(dev.string());
-  const toml::table got = probetest::run_memtopo(dev, "streams-short-windows", "global-throughput/streams,l1d.size_bytes");
+  const toml::table got = probetest::run_memtopo(dev, "streams-short-windows", "global-throughput/streams,global-throughput/l1-streams");
   CHECK(got["probes"]["global-throughput/streams"]["status"].value<std::string>() == "ok");
   const auto peak = [&](const char* k) { return ref["sim"]["memory"][k].value_or(0.0); };
   const auto have = [&](const std::string& k) { return got["throughput"][k].value_or(0.0); };

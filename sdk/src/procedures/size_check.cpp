@@ -1,12 +1,14 @@
 // A cache size checked against the hardware counters (docs/measurement.md, "Counters"). What the
-// procedure believes follows from the size's definition: a chase of the size's footprint hits on
-// every load (a size by sweep); loads to random lines of a footprint F hit with probability
-// size / F (a size by occupancy). The counters of the level the path's loads are judged at
-// (.ca: the L1, .cg: the L2) give the hits; two runs of n and 2n timed loads leave, in their
-// difference, only what the extra loads did (warm-up and launch scaffolding cancel).
+// procedure believes: a chase of the size's footprint hits on every load (a size by sweep, its
+// definition); loads to random lines of twice the size hit where the timing says so (a size by
+// occupancy is lines held = hit share x lines, the share the timing finds). The counters of the
+// level the path's loads are judged at (.ca: the L1, .cg: the L2) give the hits; two runs of n
+// and 2n timed loads leave, in their difference, only what the extra loads did (warm-up and
+// launch scaffolding cancel).
 #include <algorithm>
 #include <cstdio>
 #include <functional>
+#include <map>
 
 #include "memtopo/cache/steps.hpp"
 #include "memtopo/verify.hpp"
@@ -39,15 +41,18 @@ bool check_size_by_counters(Measurer& m, const Measured<int64_t>& size, bool by_
   double believed_share = 1.0;  // of the timed loads that hit
   uint64_t footprint = bytes;
   std::function<void(uint64_t)> run;
+  std::map<uint64_t, FootprintResult> judged;  // occupancy: each run's loads as the timing judged them
   recipes::Chase chase;
   if (by_occupancy) {
     const uint64_t line = uint64_t(std::max<int64_t>(line_bytes, 4));
     footprint = 2 * bytes / line * line;
     if (footprint == 0 || (t.max_footprint_bytes && footprint > t.max_footprint_bytes)) return true;
-    believed_share = double(bytes) / double(footprint);
     Rate rate;
     rate.streams = std::min<uint32_t>(8, ctx.backend().streams_max());
-    run = [&m, footprint, line, rate](uint64_t n) { m.run_random(footprint, line, 2 * (footprint / line), n, 17, rate); };
+    // One pass of random loads over the footprint's lines fills the cache (63 % of them drawn).
+    run = [&m, &judged, footprint, line, rate](uint64_t n) {
+      judged[n] = m.run_random(footprint, line, footprint / line, n, 17, rate);
+    };
   } else {
     chase = stride_chase(bytes, t.stride_bytes);
     run = [&m, &chase, &ctx](uint64_t n) {
@@ -67,6 +72,18 @@ bool check_size_by_counters(Measurer& m, const Measured<int64_t>& size, bool by_
     mark_unverified(info, c.why_not);
     return true;
   }
+  std::string share_of_size;
+  if (by_occupancy) {
+    // The hits the timing found among the extra loads, which the size (lines held) rests on;
+    // the reported size may be a candidate that agrees with them (the API's size over the
+    // partitions), whose own share is in the note.
+    const FootprintResult &a = judged[kTimedLoads], &z = judged[2 * kTimedLoads];
+    const double loads = double(z.loads) - double(a.loads), hits = loads - (double(z.misses) - double(a.misses));
+    believed_share = loads > 0 ? hits / loads : 0;
+    char s[96];
+    std::snprintf(s, sizeof s, " (the size is %.4f of the footprint)", double(bytes) / double(footprint));
+    share_of_size = s;
+  }
   // Each timed load is one sector looked up once at the path's level; the believed hits are the
   // claim the size rests on, and the size within 5 % the test.
   const double lookups = double(kTimedLoads) * 32;
@@ -76,10 +93,12 @@ bool check_size_by_counters(Measurer& m, const Measured<int64_t>& size, bool by_
   const double counted_lookups = c.counts.l1_load_bytes;
   const double counted_share = counted_lookups > 0 ? detail::counted_at(c.counts, level) / counted_lookups : 0;
   const Verdict v = compare_counts(c.counts, b, level);
-  char shares[96];
-  std::snprintf(shares, sizeof shares, ": a hit share of %.4f counted, %.4f believed", counted_share, believed_share);
+  char shares[160];
+  std::snprintf(shares, sizeof shares, ": a hit share of %.4f counted, %.4f %s", counted_share, believed_share,
+                by_occupancy ? "by the timing" : "believed (no load of the size's footprint misses)");
   const std::string how = std::string(by_occupancy ? "random loads to lines of " : "a chase of ") + fmt_bytes(footprint) +
-                          " on one SM, what " + std::to_string(kTimedLoads) + " more timed loads counted" + shares;
+                          " on one SM, what " + std::to_string(kTimedLoads) + " more timed loads counted" + shares +
+                          share_of_size;
   if (!v.complete) {
     mark_unverified(info, "the counters gave no number: " + v.disagreement);
     return true;
