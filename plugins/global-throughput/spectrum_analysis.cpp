@@ -96,17 +96,11 @@ struct Groups {
 
 using Range = std::pair<size_t, size_t>;  // [first, end) of the sorted samples
 
-// A level's sample: the mean of its middle half of loads. A level gathers loads of one distance
-// class whose spread (the L2's slices) forms sub-modes in some runs, and DRAM's far home has a
-// tail: the run's pages move a median between sub-modes and a mean with the tail.
-double level_centre(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t cut = v.size() / 4;  // the interquartile mean: no tail moves it, no sub-mode flips it
-  double sum = 0;
-  for (size_t i = cut; i < v.size() - cut; ++i) sum += v[i];
-  return sum / double(v.size() - 2 * cut);
-}
+// A level's sample: the mean of its middle half of loads (the interquartile mean). A level
+// gathers loads of one distance class whose spread (the L2's slices) forms sub-modes in some
+// runs, and DRAM's far home has a tail: the run's pages move a median between sub-modes and a
+// mean with the tail.
+double level_centre(const std::vector<double>& v) { return v.empty() ? 0 : an::trimmed_mean(v, 0.25); }
 
 // Splits a range of sorted samples `s` at its deepest valley: a window of rel_gap of the
 // latency holding under a fifth of the fullest window on either side of it, with at least

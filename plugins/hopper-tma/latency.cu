@@ -156,27 +156,27 @@ std::vector<unsigned> transfer_sizes(unsigned largest) {
   return sizes;
 }
 
-std::vector<double> medians(const std::vector<unsigned long long>& cycles, size_t groups, unsigned reps,
+std::vector<double> centres(const std::vector<unsigned long long>& cycles, size_t groups, unsigned reps,
                             const std::vector<int64_t>& bytes, std::vector<LatencySample>& all) {
   std::vector<LatencySample> samples;
   for (size_t g = 0; g < groups; ++g)
     for (unsigned r = 0; r < reps; ++r) samples.push_back({bytes[g], double(cycles[g * reps + r])});
   all.insert(all.end(), samples.begin(), samples.end());
   std::vector<double> out;
-  for (const SizeLatency& s : latency_by_size(samples)) out.push_back(s.median_cycles);
+  for (const SizeLatency& s : latency_by_size(samples)) out.push_back(s.centre_cycles);
   return out;
 }
 
-// The 10th and 90th percentiles per size: the latencies fall in two levels (the near and far
-// L2 partition; two levels from DRAM too), whose shares move the median.
+// The 10th and 90th percentiles per size: how the copies spread (two levels, the near and far
+// L2 partition; two from DRAM too). Percentiles of 256 copies move by several percent between
+// runs (their keys are declared to vary).
 void store_spread(memtopo::Context& ctx, const std::string& key, const std::vector<LatencySample>& samples) {
   std::vector<double> low, high;
   for (const SizeLatency& s : latency_by_size(samples)) {
     low.push_back(s.low_cycles);
     high.push_back(s.high_cycles);
   }
-  const std::string why = "the latencies fall in two levels whose shares change from run to run, so the median "
-                          "moves more than either level";
+  const std::string why = "the latencies fall in two levels (near and far homes) whose shares change from run to run";
   ctx.result(key + "_p10_cycles", low, {0.9, memtopo::Bound::Exact, "10th percentile per size; " + why});
   ctx.result(key + "_p90_cycles", high, {0.9, memtopo::Bound::Exact, "90th percentile per size; " + why});
 }
@@ -206,13 +206,13 @@ void measure_latency(memtopo::Context& ctx) {
   std::vector<LatencySample> bulk_l2, bulk_dram, tensor_l2, tensor_dram;
   memtopo::device::launch_cuda(ctx, "bulk_latency", bulk_latency, cfg, static_cast<const char*>(scratch.src.get()),
                         static_cast<const unsigned*>(dev_sizes.get()), unsigned(sizes.size()), reps, 0, out.get());
-  const std::vector<double> l2 = medians(out.download(), sizes.size(), reps, bytes, bulk_l2);
+  const std::vector<double> l2 = centres(out.download(), sizes.size(), reps, bytes, bulk_l2);
   evict(ctx, scratch);
   memtopo::device::LaunchConfig cold = cfg;
   cold.warmup_launches = 0;
   memtopo::device::launch_cuda(ctx, "bulk_latency", bulk_latency, cold, static_cast<const char*>(scratch.src.get()),
                         static_cast<const unsigned*>(dev_sizes.get()), unsigned(sizes.size()), reps, 1, out.get());
-  const std::vector<double> dram = medians(out.download(), sizes.size(), reps, bytes, bulk_dram);
+  const std::vector<double> dram = centres(out.download(), sizes.size(), reps, bytes, bulk_dram);
   ctx.progress(0.5, "tensor tiles");
 
   std::vector<int64_t> tile_bytes;
@@ -227,10 +227,10 @@ void measure_latency(memtopo::Context& ctx) {
     tile_bytes.push_back(tb);
     const std::vector<int64_t> one(1, tb);
     memtopo::device::launch_cuda(ctx, "tensor_latency", tensor_latency, cfg, map, step, per_row, t.h, tb, reps, 0, out.get());
-    tl2.push_back(medians(out.download(), 1, reps, one, tensor_l2).at(0));
+    tl2.push_back(centres(out.download(), 1, reps, one, tensor_l2).at(0));
     evict(ctx, scratch);
     memtopo::device::launch_cuda(ctx, "tensor_latency", tensor_latency, cold, map, step, per_row, t.h, tb, reps, 1, out.get());
-    tdram.push_back(medians(out.download(), 1, reps, one, tensor_dram).at(0));
+    tdram.push_back(centres(out.download(), 1, reps, one, tensor_dram).at(0));
   }
   std::vector<double> rows;
   int series = 0;
@@ -239,8 +239,8 @@ void measure_latency(memtopo::Context& ctx) {
     ++series;
   }
   ctx.raw("latency", {"series", "bytes", "cycles"}, rows);  // series 0 bulk L2, 1 bulk DRAM, 2 tensor L2, 3 tensor DRAM
-  const std::string how = "cycles from issue to mbarrier completion, median of " + std::to_string(reps) +
-                          " copies by one thread";
+  const std::string how = "cycles from issue to mbarrier completion, the interquartile mean of " +
+                          std::to_string(reps) + " copies by one thread";
   ctx.result("tma.max_transfer_bytes", int64_t(largest),
              {0.99, memtopo::Bound::Exact, "the largest copy into one block's shared memory: the opt-in limit"});
   ctx.result("tma.latency_sizes_bytes", bytes);

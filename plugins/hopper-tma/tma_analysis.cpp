@@ -36,7 +36,8 @@ std::vector<SizeLatency> latency_by_size(const std::vector<LatencySample>& sampl
   for (const LatencySample& s : samples)
     if (std::isfinite(s.cycles) && s.cycles > 0) by[s.bytes].push_back(s.cycles);
   std::vector<SizeLatency> out;
-  for (const auto& [bytes, x] : by) out.push_back({bytes, an::median(x), an::percentile(x, 10), an::percentile(x, 90)});
+  for (const auto& [bytes, x] : by)
+    out.push_back({bytes, an::trimmed_mean(x, 0.25), an::percentile(x, 10), an::percentile(x, 90)});
   return out;
 }
 

@@ -2,6 +2,10 @@
 // tma-latency.csv): the best over stages, the crossover sizes, and the latency per size.
 #include <catch2/catch.hpp>
 
+#include <cmath>
+
+#include <memtopo/analysis.hpp>
+
 #include "fixture_csv.hpp"
 #include "hopper-tma/tma_analysis.hpp"
 
@@ -72,7 +76,7 @@ TEST_CASE("a crossover inside the range is the first size of the winning run to 
   CHECK_FALSE(crossover({}, {}, {}).has_value());
 }
 
-TEST_CASE("latency per size: medians of the recorded copies, larger copies take longer", "[hopper][tma]") {
+TEST_CASE("latency per size: centres of the recorded copies, larger copies take longer", "[hopper][tma]") {
   const auto t = hopper_fixture::read("h100/tma-latency.csv");
   std::vector<LatencySample> l2, dram;
   for (const auto& r : t.rows) {
@@ -84,10 +88,29 @@ TEST_CASE("latency per size: medians of the recorded copies, larger copies take 
   REQUIRE(a.size() == 5);  // 16, 64, 4096, 16384, 65536 B
   REQUIRE(b.size() == 5);
   for (size_t i = 0; i < a.size(); ++i) {
-    CHECK(a[i].low_cycles <= a[i].median_cycles);
-    CHECK(a[i].median_cycles <= a[i].high_cycles);
-    CHECK(b[i].median_cycles > a[i].median_cycles);  // DRAM is slower than L2 at every size
-    if (i > 0) CHECK(a[i].median_cycles > a[i - 1].median_cycles);
+    CHECK(a[i].low_cycles <= a[i].centre_cycles);
+    CHECK(a[i].centre_cycles <= a[i].high_cycles);
+    CHECK(b[i].centre_cycles > a[i].centre_cycles);  // DRAM is slower than L2 at every size
+    if (i > 0) CHECK(a[i].centre_cycles > a[i - 1].centre_cycles);
   }
   CHECK(latency_by_size({{16, -1.0}, {16, 0.0}}).empty());  // no valid sample, no latency
+}
+
+TEST_CASE("latency per size: two levels whose shares shift move the centre a little, not a level's width",
+          "[hopper][tma]") {
+  // 256 copies from DRAM, homed near (700) and far (800): 126 near in one run, 130 in another.
+  // Their medians lie in different levels; the interquartile means a few cycles apart.
+  auto copies = [](int near) {
+    std::vector<LatencySample> s;
+    for (int i = 0; i < 256; ++i) s.push_back({4096, i < near ? 700.0 + i % 7 : 800.0 + i % 7});
+    return s;
+  };
+  auto median = [](const std::vector<LatencySample>& s) {
+    std::vector<double> c;
+    for (const auto& x : s) c.push_back(x.cycles);
+    return memtopo::analysis::median(c);
+  };
+  CHECK(std::fabs(median(copies(126)) - median(copies(130))) > 90);
+  CHECK(std::fabs(latency_by_size(copies(126)).at(0).centre_cycles - latency_by_size(copies(130)).at(0).centre_cycles) <
+        5);
 }
