@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <set>
 
@@ -281,6 +282,11 @@ std::string check_jobs(const JobCall& call, const mt_device_info& dev, const Bac
 
 void write_results(const JobCall& call, mt_job* const* jobs) {
   for (size_t i = 0; i < call.jobs.size(); ++i) jobs[i]->out = call.jobs[i].out;
+}
+
+bool counting_off() {
+  static const bool off = std::getenv("MEMTOPO_NO_COUNTERS") != nullptr;
+  return off;
 }
 
 }  // namespace memtopo::engine

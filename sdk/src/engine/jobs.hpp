@@ -63,4 +63,8 @@ inline uint32_t probe_loads_of(const mt_job& j) { return j.rate.probe_loads ? j.
 // Writes `msg` into a C error buffer; returns 1 so callers can `return fail(...)`.
 int fail(char* err, size_t size, const std::string& msg);
 
+// MEMTOPO_NO_COUNTERS set: mt_backend::count refuses on every backend (a run without its checks,
+// to time what they cost: docs/measurement.md, "Counters").
+bool counting_off();
+
 }  // namespace memtopo::engine

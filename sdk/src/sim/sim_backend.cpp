@@ -139,6 +139,10 @@ class SimDevice final : public Device {
   // they grew by while it ran (one pass).
   static int count(void* self, int (*work)(void*), void* arg, mt_counts* out, char* err, size_t err_size) noexcept {
     if (!work || !out) return fail(err, err_size, "count: no work or output");
+    if (counting_off()) {
+      fail(err, err_size, "hardware counters switched off (MEMTOPO_NO_COUNTERS)");
+      return MT_COUNT_REFUSED;
+    }
     const sim::Gpu& gpu = static_cast<SimDevice*>(self)->gpu_;
     const sim::Gpu::Counts a = gpu.counts();
     if (const int rc = work(arg); rc != 0) return rc;
