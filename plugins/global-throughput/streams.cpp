@@ -134,10 +134,13 @@ StreamLaunch launch_of(const Series& s, const StreamConfig& c, const Plan& plan)
   // after the blocks' last clock read. A second, shorter window costs as much besides them, and
   // the difference of the two is the passes alone (docs/global-throughput.md, "Two windows"): a
   // quarter of the passes, or where there are fewer than four, DRAM's passes over a quarter of
-  // the footprint, lines of their own.
-  if (l.passes >= 4) {
+  // the footprint, lines of their own. Only where windows are short (the simulated GPU's): a
+  // GPU's windows stream hundreds of times the bytes in flight, which leaves that cost under
+  // 0.2 %, while a difference of two windows doubles their noise (an H100's L2 rates moved by
+  // 4 to 5 % between runs with it, docs/results/h100.md).
+  if (plan.exact_clock && l.passes >= 4) {
     l.short_passes = l.passes / 4;
-  } else if (s.where == Where::Dram && l.shape == StreamShape::Rounds) {
+  } else if (plan.exact_clock && s.where == Where::Dram && l.shape == StreamShape::Rounds) {
     l.short_passes = l.passes;
     l.short_footprint_bytes = l.footprint_bytes / 4;
   }

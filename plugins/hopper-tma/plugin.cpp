@@ -27,13 +27,16 @@ memtopo::Probe latency() {
            MT_KEY_HEADLINE)
       .key("tma.latency_sizes_bytes", MT_VALUE_INT_ARRAY, "bytes", "copy sizes of the bulk latency arrays")
       .key("tma.bulk_l2_latency_cycles", MT_VALUE_FLOAT_ARRAY, "cycles", "cp.async.bulk issue to completion, source in L2")
+      // From DRAM the copies fall in two levels, lines homed near and far, whose shares are the
+      // buffer's pages' (the near share of 256 B tiles 0.57 in two runs of an H100, 0.70 in a
+      // third): any centre of them moves with the run (docs/format.md, "Values that vary").
       .key("tma.bulk_dram_latency_cycles", MT_VALUE_FLOAT_ARRAY, "cycles",
-           "cp.async.bulk issue to completion, source in DRAM (interquartile mean)")
+           "cp.async.bulk issue to completion, source in DRAM (interquartile mean)", MT_KEY_VARIES)
       .key("tma.tensor_tile_bytes", MT_VALUE_INT_ARRAY, "bytes", "tile sizes (float tiles) of the tensor latency arrays")
       .key("tma.tensor_l2_latency_cycles", MT_VALUE_FLOAT_ARRAY, "cycles",
            "cp.async.bulk.tensor.2d issue to completion, source in L2")
       .key("tma.tensor_dram_latency_cycles", MT_VALUE_FLOAT_ARRAY, "cycles",
-           "cp.async.bulk.tensor.2d issue to completion, source in DRAM")
+           "cp.async.bulk.tensor.2d issue to completion, source in DRAM (interquartile mean)", MT_KEY_VARIES)
       // Percentiles of 256 copies a size: the tail of the far home, a level's edge, move them by
       // up to 7 % between runs from L2 and 20 % from DRAM (docs/format.md, "Values that vary").
       .key("tma.bulk_l2_latency_p10_cycles", MT_VALUE_FLOAT_ARRAY, "cycles", "from L2, 10th percentile per size",
