@@ -24,7 +24,7 @@ struct SweepLevels {
 SweepLevels sweep_levels(const std::vector<uint64_t>& pages, const std::vector<double>& cycles);
 
 // Whether the step from plateau `lower` to plateau `upper` (cycles) stands above the sweep's
-// own spread: at least 3 % of the lower plateau and `k` times the point-to-point noise of the
+// own spread: at least 5 % of the lower plateau and `k` times the point-to-point noise of the
 // sweep (analysis::difference_sigma). A fleet compares levels GPU by GPU, so a level must
 // come back in every run; a step within a few noise widths does not.
 bool step_stands_out(const std::vector<double>& sweep_cycles, double lower, double upper, double k = 6.0);

@@ -99,9 +99,12 @@ struct CuptiCounts::Session {
   CUcontext context = nullptr;
   std::string chip;
   std::vector<uint8_t> availability;
-  // Enabled once for the process (each count then costs only its passes); a launch outside a
-  // counted range is not profiled.
+  // Enabled for one configuration at a time: an enabled profiler keeps counting the metrics of
+  // the first configuration it was set to (on an H100, metrics of a later one came back NaN), so
+  // it is enabled anew when the configuration changes. A launch outside a counted range is not
+  // profiled.
   CUpti_RangeProfiler_Object* object = nullptr;
+  uint32_t enabled_bits = 0;
   std::map<uint32_t, Config> configs;  // by MT_COUNT_* bits
 
   ~Session() {
@@ -162,6 +165,15 @@ struct CuptiCounts::Session {
     availability.resize(avail.counterAvailabilityImageSize);
     avail.pCounterAvailabilityImage = availability.data();
     check(api.cuptiProfilerGetCounterAvailability(&avail), "cuptiProfilerGetCounterAvailability");
+  }
+
+  void enable() {
+    if (object) {
+      CUpti_RangeProfiler_Disable_Params d{CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
+      d.pRangeProfilerObject = object;
+      check(api.cuptiRangeProfilerDisable(&d), "cuptiRangeProfilerDisable");
+      object = nullptr;
+    }
     CUpti_RangeProfiler_Enable_Params e{CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
     e.ctx = context;
     check(api.cuptiRangeProfilerEnable(&e), "cuptiRangeProfilerEnable");
@@ -304,6 +316,10 @@ int CuptiCounts::count(int (*work)(void*), void* arg, mt_counts* out, std::strin
     // the L2's hits and DRAM's evaluate alone (docs/results/h100.md, "Counters").
     uint32_t bits = wanted ? wanted : kAllCounts;
     if (bits & (MT_COUNT_L2_READ | MT_COUNT_L2_WRITE | MT_COUNT_TO_SM)) bits = kAllCounts;
+    if (bits != s.enabled_bits || !s.object) {
+      s.enable();
+      s.enabled_bits = bits;
+    }
     Config& c = s.config(bits);
     s.prepare(c);
     bool done = false;
