@@ -90,15 +90,6 @@ std::vector<Point> sweep(memtopo::Context& ctx, const Level& lv, const std::vect
   return curve;
 }
 
-// The lanes of one warp or one thread: the loads they keep in flight are their own concurrency
-// while they load (chains / latency), not a queue's, which stays full whatever the chains do
-// between loads: the timing around each step (which a replayed device has not) and an
-// interruption (a step left out of the latency) are no part of it.
-std::vector<Point> while_loading(std::vector<Point> curve) {
-  for (Point& p : curve) p.per_cycle = p.chains / p.latency;
-  return curve;
-}
-
 void report(memtopo::Context& ctx, const std::string& key, const InFlight& f, const std::string& what) {
   const memtopo::ResultInfo info{0.8, f.saturated ? memtopo::Bound::Exact : memtopo::Bound::AtLeast,
                                  what + ": " + f.note};
@@ -125,14 +116,13 @@ void measure_in_flight(memtopo::Context& ctx) {
   const std::vector<Point> sm_dram = sweep(ctx, dram_level, shapes, "sm_dram", per_chain);
   ctx.progress(0.8, "one warp");
   const std::vector<Point> warp_l2 = sweep(ctx, l2_level, warp_shapes(), "warp_l2", per_chain);
-  const InFlight f2 = loads_in_flight(sm_l2), fd = loads_in_flight(sm_dram), fw = loads_in_flight(while_loading(warp_l2));
+  const InFlight f2 = loads_in_flight(sm_l2), fd = loads_in_flight(sm_dram), fw = loads_in_flight(warp_l2);
   report(ctx, "mlp.sm_l2_loads_in_flight", f2, "L2 hits of one SM");
   report(ctx, "mlp.sm_dram_loads_in_flight", fd, "DRAM loads of one SM");
   report(ctx, "mlp.warp_l2_loads_in_flight", fw, "L2 hits of one warp's lanes");
   if (lane_chains > 1) {
     ctx.progress(0.9, "one thread");
-    const InFlight ft =
-        loads_in_flight(while_loading(sweep(ctx, l2_level, thread_shapes(lane_chains), "thread_l2", per_chain)));
+    const InFlight ft = loads_in_flight(sweep(ctx, l2_level, thread_shapes(lane_chains), "thread_l2", per_chain));
     report(ctx, "mlp.thread_l2_loads_in_flight", ft, "L2 hits of one thread's chains, issued back to back");
   }
   const memtopo::ResultInfo lat{0.9, memtopo::Bound::Exact, "one chain of random .cg loads, one per line"};
