@@ -19,8 +19,8 @@ constexpr uint64_t kLine = 128;
 // out: four words per thread: cycles, outliers, the clock at the first timed step, at the end.
 template <uint32_t K>
 MEMTOPO_KERNEL void chains_kernel(const char* base, unsigned candidates, unsigned long long state, unsigned lanes,
-                                  unsigned long long warmup, unsigned long long steps, unsigned long long cool,
-                                  unsigned ceiling, unsigned mask, unsigned long long* out) {
+                                  unsigned long long warmup, unsigned long long steps, unsigned ceiling, unsigned mask,
+                                  unsigned long long* out) {
   MEMTOPO_SHARED(unsigned, scratch, 32);  // one timing word per warp: its lanes' stores may race, harmlessly
   const unsigned t = md::thread_index(), w = t / 32, lane = t % 32;
   if (lane >= lanes) return;
@@ -29,9 +29,6 @@ MEMTOPO_KERNEL void chains_kernel(const char* base, unsigned candidates, unsigne
     places[i] = {md::RandomPlaces::stream_state(state, w + 32 * lane + 1024 * i), candidates, unsigned(kLine)};
   const md::ChainTally y = md::random_chains<md::Path::GlobalCg, K>(base, places, mask, warmup, steps, ceiling,
                                                                      md::shared_address(&scratch[w]));
-  // Untimed steps after the timed ones: a lane that ends its timed steps early keeps loading,
-  // so that every lane's timed steps meet all the others' loads.
-  if (cool > 0) md::random_chains<md::Path::GlobalCg, K>(base, places, mask, cool, 0, 0, md::shared_address(&scratch[w]));
   unsigned long long* mine = out + 4ull * t;
   md::store_cg(mine + 0, (unsigned long long)y.cycles);
   md::store_cg(mine + 1, (unsigned long long)y.outliers);
@@ -46,7 +43,7 @@ void launch_chains(const memtopo::Context& ctx, const ChainsLaunch& l, const cha
   cfg.warmup_launches = 0;  // the chains' own warm-up steps bring the lines in
   const unsigned candidates = unsigned(l.footprint_bytes / kLine);
   md::launch<chains_kernel<K>>(ctx, "chains", cfg, base, candidates, md::RandomPlaces::mix(l.seed), l.lanes,
-                               l.warmup_steps, l.steps, l.cool_steps, l.ceiling_cycles, 0u, out);
+                               l.warmup_steps, l.steps, l.ceiling_cycles, 0u, out);
 }
 
 }  // namespace
@@ -76,7 +73,6 @@ ChainsRun run_chains(const memtopo::Context& ctx, const ChainsLaunch& l) {
       r.outliers += y[1];
       first = std::min(first, y[2]);
       last = std::max(last, y[3]);
-      if (y[3] > y[2]) r.lane_loads_per_cycle += double(l.steps * l.lane_chains) / double(y[3] - y[2]);
     }
   r.span_cycles = last > first ? last - first : 0;
   return r;

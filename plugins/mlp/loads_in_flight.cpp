@@ -19,6 +19,7 @@ namespace {
 
 constexpr uint64_t kLine = 128;
 constexpr uint64_t kMinLoads = 8192;  // timed loads of a point at least (few chains: long chains)
+constexpr double kIssueBound = 0.8;  // the span's rate below this share of chains / latency: chains idled
 
 struct Level {
   const char* name;        // "l2", "dram"
@@ -43,26 +44,24 @@ Point measure(const memtopo::Context& ctx, const Level& lv, const Shape& s, uint
   const uint64_t steps = (std::max<uint64_t>(timed * chains, kMinLoads) + chains - 1) / chains * chains;
   l.warmup_steps = warm / chains;
   l.steps = steps / chains;
-  // Chains that end their timed steps early (an interruption or the queue's order held the
-  // others back) would leave the others' last steps the queues to themselves: they go on,
-  // untimed, as long again.
-  l.cool_steps = chains > 1 ? l.steps : 0;
   const ChainsRun r = run_chains(ctx, l);
   // Each load's own cycles, timed by its chain while the others load: the latency at this many
-  // chains. The loads per cycle are what the lanes made, each lane's timed loads over its own
-  // window: chains / latency would count every chain as loading all the time, but a chain also
-  // spends the timing around each step, and one that an interruption kept away (its step left
-  // out of the latency) leaves its share of the queues to the others, whose loads then look
-  // faster; between two groups, a lane of several chains computes as many next addresses while
-  // many warps of it compete for the issue slots. A lane's own window, unlike the span of all
-  // of them, does not hold the other lanes' warm-up ends.
+  // chains. When the chains always have a load out, they make chains / latency loads per cycle.
+  // But between two groups a lane of several chains computes as many next addresses, and many
+  // warps of it compete for the schedulers' issue slots: where the span (first timed load to
+  // the last one's end) says such chains made less than 80 % of that, the span's rate is the
+  // rate. The span alone would not do: the chains end their warm-up shares at different times.
+  // One lane's chains are all out during its groups whatever it does between them.
   Point p;
   p.chains = double(chains);
   p.loads = double(steps - std::min(r.outliers, steps));
   p.latency = std::max(1.0, double(r.cycles) / std::max(p.loads, 1.0) - overhead);
-  p.per_cycle = r.lane_loads_per_cycle > 0 ? r.lane_loads_per_cycle : p.chains / p.latency;
-  // The span's rate is kept in the raw series at every point, as a check on the lanes' rate.
+  p.per_cycle = p.chains / p.latency;
+  // The span's rate is kept in the raw series at every point, as a check on the windows' rate.
   if (r.span_cycles) p.span_per_cycle = double(steps) / double(r.span_cycles);
+  if (p.span_per_cycle > 0 && s.lane_chains > 1 && s.warps * s.lanes > 1 &&
+      p.span_per_cycle < kIssueBound * p.per_cycle)
+    p.per_cycle = p.span_per_cycle;
   return p;
 }
 
