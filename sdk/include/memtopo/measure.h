@@ -390,8 +390,8 @@ typedef struct mt_counts {
   double dram_write_bytes;
 } mt_counts;
 
-/* What mt_counts::wanted asks for. A backend counts fewer things faster: on an H100 the L2's read
- * sectors and its read hits need two passes together, each one pass beside the others. */
+/* What mt_counts::wanted asks for: the counts a caller reads (a backend may count more; the
+ * simulated GPU returns only these). */
 #define MT_COUNT_L1 1u        /* l1_load_sectors, l1_load_hit_sectors */
 #define MT_COUNT_L2_READ 2u   /* l2_read_sectors */
 #define MT_COUNT_L2_HIT 4u    /* l2_read_hit_sectors */

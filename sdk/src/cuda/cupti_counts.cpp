@@ -311,11 +311,11 @@ int CuptiCounts::count(int (*work)(void*), void* arg, mt_counts* out, std::strin
     }
     Session& s = *session_;
     const uint32_t wanted = out->wanted & kAllCounts;
-    // The L2's read and write sectors and the crossbar's bytes come back NaN from a configuration
-    // of their own (one pass) on an H100 and evaluate in the whole set (two passes); the L1's,
-    // the L2's hits and DRAM's evaluate alone (docs/results/h100.md, "Counters").
-    uint32_t bits = wanted ? wanted : kAllCounts;
-    if (bits & (MT_COUNT_L2_READ | MT_COUNT_L2_WRITE | MT_COUNT_TO_SM)) bits = kAllCounts;
+    // One configuration of every metric (two passes on an H100) for every count: enabling the
+    // profiler for another configuration costs more than the second pass saves (about 150 ms
+    // against 30 ms on an H100, docs/results/h100.md, "Counters"), and an enabled profiler keeps
+    // the metrics of the configuration it was enabled with.
+    const uint32_t bits = kAllCounts;
     if (bits != s.enabled_bits || !s.object) {
       s.enable();
       s.enabled_bits = bits;
