@@ -103,8 +103,11 @@ StreamLaunch launch_of(const Series& s, const StreamConfig& c, const Plan& plan)
   l.warmup_passes = 1;
   l.passes = 3;
   if (s.where == Where::L2) {
+    // 400 passes of a quarter of the L2: a launch of about 0.7 ms, whose start and end (some
+    // microseconds) weigh under 1 %; at 100 passes an H200's best point read 8-10 % under a
+    // kernel of 16 GiB in one launch (bench/bandwidth_check.cu, docs/results/h200.md).
     l.warmup_passes = 2;
-    l.passes = 100;
+    l.passes = 400;
   } else if (s.where == Where::L1) {
     l.cg = false;
     l.carveout_percent = 0;  // the largest L1
