@@ -8,6 +8,7 @@
 #include <memtopo/device/kernel.hpp>
 
 #include "chains_run.hpp"
+#include "mlp_analysis.hpp"
 
 namespace mlp {
 namespace {
@@ -19,8 +20,8 @@ constexpr uint64_t kLine = 128;
 // out: four words per thread: cycles, outliers, the clock at the first timed step, at the end.
 template <uint32_t K>
 MEMTOPO_KERNEL void chains_kernel(const char* base, unsigned candidates, unsigned long long state, unsigned lanes,
-                                  unsigned long long warmup, unsigned long long steps, unsigned ceiling, unsigned mask,
-                                  unsigned long long* out) {
+                                  unsigned long long warmup, unsigned long long steps, unsigned long long cool,
+                                  unsigned ceiling, unsigned mask, unsigned long long* out) {
   MEMTOPO_SHARED(unsigned, scratch, 32);  // one timing word per warp: its lanes' stores may race, harmlessly
   const unsigned t = md::thread_index(), w = t / 32, lane = t % 32;
   if (lane >= lanes) return;
@@ -29,6 +30,9 @@ MEMTOPO_KERNEL void chains_kernel(const char* base, unsigned candidates, unsigne
     places[i] = {md::RandomPlaces::stream_state(state, w + 32 * lane + 1024 * i), candidates, unsigned(kLine)};
   const md::ChainTally y = md::random_chains<md::Path::GlobalCg, K>(base, places, mask, warmup, steps, ceiling,
                                                                      md::shared_address(&scratch[w]));
+  // Untimed steps after the timed ones: a lane that ends its timed steps early keeps loading,
+  // so that every lane's timed steps meet all the others' loads.
+  if (cool > 0) md::random_chains<md::Path::GlobalCg, K>(base, places, mask, cool, 0, 0, md::shared_address(&scratch[w]));
   unsigned long long* mine = out + 4ull * t;
   md::store_cg(mine + 0, (unsigned long long)y.cycles);
   md::store_cg(mine + 1, (unsigned long long)y.outliers);
@@ -43,7 +47,7 @@ void launch_chains(const memtopo::Context& ctx, const ChainsLaunch& l, const cha
   cfg.warmup_launches = 0;  // the chains' own warm-up steps bring the lines in
   const unsigned candidates = unsigned(l.footprint_bytes / kLine);
   md::launch<chains_kernel<K>>(ctx, "chains", cfg, base, candidates, md::RandomPlaces::mix(l.seed), l.lanes,
-                               l.warmup_steps, l.steps, l.ceiling_cycles, 0u, out);
+                               l.warmup_steps, l.steps, l.cool_steps, l.ceiling_cycles, 0u, out);
 }
 
 }  // namespace
@@ -66,6 +70,7 @@ ChainsRun run_chains(const memtopo::Context& ctx, const ChainsLaunch& l) {
   const std::vector<unsigned long long> o = out.download();
   ChainsRun r;
   unsigned long long first = ~0ull, last = 0;
+  std::vector<LaneTally> lanes;
   for (uint32_t w = 0; w < l.warps; ++w)
     for (uint32_t lane = 0; lane < l.lanes; ++lane) {
       const unsigned long long* y = o.data() + 4ull * (w * 32 + lane);
@@ -73,8 +78,10 @@ ChainsRun run_chains(const memtopo::Context& ctx, const ChainsLaunch& l) {
       r.outliers += y[1];
       first = std::min(first, y[2]);
       last = std::max(last, y[3]);
+      lanes.push_back({double(y[0]) / l.lane_chains, double(y[1]) / l.lane_chains, y[3] > y[2] ? double(y[3] - y[2]) : 0});
     }
   r.span_cycles = last > first ? last - first : 0;
+  r.present_chains = present_chains(lanes, double(l.steps)) * l.lane_chains;
   return r;
 }
 

@@ -44,6 +44,9 @@ Point measure(const memtopo::Context& ctx, const Level& lv, const Shape& s, uint
   const uint64_t steps = (std::max<uint64_t>(timed * chains, kMinLoads) + chains - 1) / chains * chains;
   l.warmup_steps = warm / chains;
   l.steps = steps / chains;
+  // Chains that end their timed steps early go on loading, untimed, so that the others' last
+  // steps do not have the queues to fewer (docs/mlp.md, "Chains away, chains done").
+  l.cool_steps = chains > 1 ? l.steps : 0;
   const ChainsRun r = run_chains(ctx, l);
   // Each load's own cycles, timed by its chain while the others load: the latency at this many
   // chains. When the chains always have a load out, they make chains / latency loads per cycle.
@@ -56,7 +59,8 @@ Point measure(const memtopo::Context& ctx, const Level& lv, const Shape& s, uint
   p.chains = double(chains);
   p.loads = double(steps - std::min(r.outliers, steps));
   p.latency = std::max(1.0, double(r.cycles) / std::max(p.loads, 1.0) - overhead);
-  p.per_cycle = p.chains / p.latency;
+  // The chains an interruption did not keep away, on average (present_chains()).
+  p.per_cycle = (r.present_chains > 0 ? r.present_chains : p.chains) / p.latency;
   // The span's rate is kept in the raw series at every point, as a check on the windows' rate.
   if (r.span_cycles) p.span_per_cycle = double(steps) / double(r.span_cycles);
   if (p.span_per_cycle > 0 && s.lane_chains > 1 && s.warps * s.lanes > 1 &&

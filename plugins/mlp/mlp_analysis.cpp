@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 namespace mlp {
 
@@ -35,17 +36,67 @@ InFlight loads_in_flight(const std::vector<Point>& curve) {
   f.per_cycle = top / top_weight;
   f.loads = f.per_cycle * f.latency;
   const Point& last = curve.back();
-  const bool flat = curve.size() >= 2 && curve[curve.size() - 2].per_cycle >= 0.95 * last.per_cycle &&
-                    last.per_cycle >= 0.95 * most;
+  // Twice the chains and no more throughput: the limit is reached, whether the rate stays
+  // (a plateau) or falls past it (the chains then contend for more than the queues).
+  const bool stopped = curve.size() >= 2 && curve[curve.size() - 2].per_cycle >= 0.95 * last.per_cycle;
+  const bool flat = stopped && last.per_cycle >= 0.95 * most;
   const bool slower = last.latency >= 1.5 * f.latency;
-  f.saturated = flat && slower;
+  f.saturated = stopped && slower;
   auto num = [](double v) { return std::to_string(int(std::lround(v))); };
   f.note = "unqueued " + num(f.latency) + " cycles per load; at most " + num(1000 * f.per_cycle) +
            " loads per 1000 cycles; at " + num(last.chains) + " chains " + num(last.latency) + " cycles per load";
+  if (f.saturated && !flat) f.note += "; the throughput fell past its most";
   if (!f.saturated)
-    f.note += flat ? "; the latency barely grew, so the limit may lie beyond"
-                   : "; the throughput still grew at the most chains: the limit lies beyond";
+    f.note += stopped ? "; the latency barely grew, so the limit may lie beyond"
+                      : "; the throughput still grew at the most chains: the limit lies beyond";
   return f;
+}
+
+namespace {
+
+// The cycles between two steps of a lane, from every lane's window: a lane's window less its
+// ordinary steps is the time between steps plus what its interrupted steps took, so that,
+// over the lanes, that per step grows with the share of interrupted steps: the line's value
+// at no interruption (least squares). Where every lane saw the same share, only lanes
+// without one tell it. nullopt: not known.
+std::optional<double> between_steps(const std::vector<LaneTally>& lanes, double steps) {
+  double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (const LaneTally& t : lanes) {
+    if (t.window_cycles <= 0) continue;
+    const double x = t.interrupted_steps / steps, y = (t.window_cycles - t.clean_cycles) / steps;
+    n += 1;
+    sx += x;
+    sy += y;
+    sxx += x * x;
+    sxy += x * y;
+  }
+  if (n == 0) return std::nullopt;
+  const double spread = n * sxx - sx * sx;
+  if (spread <= 1e-12 * std::max(1.0, n * sxx)) {
+    if (sx > 0) return std::nullopt;
+    return std::max(0.0, sy / n);
+  }
+  return std::max(0.0, (sy * sxx - sx * sxy) / spread);
+}
+
+}  // namespace
+
+double present_chains(const std::vector<LaneTally>& lanes, double steps) {
+  if (lanes.empty() || steps <= 0) return double(lanes.size());
+  const std::optional<double> gap = between_steps(lanes, steps);
+  if (!gap) return double(lanes.size());  // nothing to tell time away from the rest
+  double present = 0;
+  for (const LaneTally& t : lanes) {
+    const double clean_steps = steps - t.interrupted_steps;
+    if (t.interrupted_steps <= 0 || t.window_cycles <= 0 || clean_steps <= 0) {
+      present += 1;
+      continue;
+    }
+    const double interrupted = t.window_cycles - t.clean_cycles - steps * *gap;
+    const double away = interrupted - t.interrupted_steps * t.clean_cycles / clean_steps;
+    present += 1 - std::clamp(away / t.window_cycles, 0.0, 1.0);
+  }
+  return present;
 }
 
 std::vector<Shape> sm_shapes(unsigned most_warps, unsigned most_chains, unsigned most_lane_chains) {

@@ -25,10 +25,27 @@ struct InFlight {
 };
 
 // Little's law over a curve of growing chain counts. The unloaded latency pools the points
-// within 10 % of the fastest, weighted by their loads. The limit is seen when the last two
-// points' throughputs are within 5 % and the last latency is at least 1.5 x the unloaded one;
-// else `loads` is a lower bound.
+// within 10 % of the fastest, weighted by their loads. The limit is seen when the last point's
+// throughput is at most 5 % above the one before (level, or fallen past the most) and the last
+// latency is at least 1.5 x the unloaded one; else `loads` is a lower bound.
 InFlight loads_in_flight(const std::vector<Point>& curve);
+
+// One lane's timed steps: the cycles of those under the ceiling, how many were above it
+// (interruptions), and the lane's window (first timed step to its end, with what it does
+// between steps).
+struct LaneTally {
+  double clean_cycles = 0, interrupted_steps = 0, window_cycles = 0;
+};
+
+// The lanes that had a load out, on average over their windows: a lane that an interruption
+// kept away leaves its share of the queues to the others, whose loads then look faster, so
+// that chains / latency counts it as loading when it was not. Each interrupted step's cycles
+// beyond an ordinary step are time away; what a lane does between steps (the same code in
+// every lane) is no time away: it is where the lanes' windows less their ordinary steps meet
+// no interruption, by a line over their shares of interrupted steps. `steps`: timed steps of
+// each lane. Lanes without a window count as present, and all of them where every lane saw
+// the same share of interruptions (chains / latency, as without the correction).
+double present_chains(const std::vector<LaneTally>& lanes, double steps);
 
 // The chain counts of the sweeps: 1, 2, 4, ... up to `most`, and the warps, lanes and chains
 // per lane of each (one lane per warp up to 32 warps, then 32 warps of more lanes, then up to

@@ -48,6 +48,22 @@ TEST_CASE("mlp: a limit reached only at the last point is not yet a plateau", "[
   CHECK(f.loads == Approx(24));
 }
 
+TEST_CASE("mlp: a throughput that falls past its most is a limit reached", "[mlp]") {
+  // An H100 whose chains all load until the last one's timed steps end (H100 GPU-c33520c6):
+  // 1406 loads per 1000 cycles at 512 chains, 1123 at 1024, at 364 and 912 cycles a load.
+  auto c = model(276, 388, 512);
+  mlp::Point past;
+  past.chains = 1024;
+  past.latency = 912;
+  past.per_cycle = 1024 / 912.0;
+  past.loads = 65536;
+  c.push_back(past);
+  const auto f = mlp::loads_in_flight(c);
+  CHECK(f.saturated);
+  CHECK(f.loads == Approx(388).epsilon(0.02));
+  CHECK_THAT(f.note, Catch::Contains("fell past its most"));
+}
+
 TEST_CASE("mlp: the unqueued latency pools the fast points, the throughput the plateau", "[mlp]") {
   auto c = model(400, 64, 1024);
   c[0].latency = 420;  // one chain of few lines came out slow
@@ -82,4 +98,22 @@ TEST_CASE("mlp: the shapes grow by warps to 32, then by lanes, then by chains pe
   REQUIRE(t.size() == 4);
   CHECK(t.back().lanes == 1);
   CHECK(t.back().chains() == 8);
+}
+
+TEST_CASE("mlp: a lane an interruption kept away counts as away, the time between steps does not", "[mlp]") {
+  // 64 steps of 300 cycles and 40 cycles between steps each: every lane present.
+  std::vector<mlp::LaneTally> lanes(4, mlp::LaneTally{64 * 300, 0, 64 * 340});
+  CHECK(mlp::present_chains(lanes, 64) == Approx(4.0));
+  // One lane's step took 2300 cycles (above the ceiling): 2000 of its 21760 cycles away.
+  lanes[3] = mlp::LaneTally{63 * 300, 1, 63 * 300 + 2300 + 64 * 40};
+  CHECK(mlp::present_chains(lanes, 64) == Approx(3.0 + (1 - 2000.0 / lanes[3].window_cycles)));
+  // Every lane interrupted, once or twice: the time between steps from the line over them.
+  std::vector<mlp::LaneTally> all(4, lanes[3]);
+  all[0] = all[1] = mlp::LaneTally{62 * 300, 2, 62 * 300 + 2 * 2300 + 64 * 40};
+  const double away_once = 2000.0 / lanes[3].window_cycles, away_twice = 4000.0 / all[0].window_cycles;
+  CHECK(mlp::present_chains(all, 64) == Approx(2 * (1 - away_once) + 2 * (1 - away_twice)));
+  // Each interrupted as often: what lies between steps is not known, every lane counts as present.
+  const std::vector<mlp::LaneTally> same(2, lanes[3]);
+  CHECK(mlp::present_chains(same, 64) == Approx(2.0));
+  CHECK(mlp::present_chains({}, 64) == 0);
 }
