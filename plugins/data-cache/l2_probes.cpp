@@ -115,15 +115,17 @@ class CoarseToFine {
 // Every latency level a footprint sweep shows beyond L1 (near and far L2 partitions, DRAM),
 // with the footprint where each begins: pointer chases over random line orders on a grid of
 // eight footprints per octave, coarse to fine. A level is a plateau of the load-to-use times;
-// it begins at the first footprint past the previous plateau whose time has gone 1/8 of the
-// way to it. (The
-// H100's near plateau ends in a creep where the first footprint past it moved between three
-// grid points from run to run; 1/8 of the way lies on the steep part of the ramp.)
+// it begins where the time has gone 1/8 of the way from the previous level to it, between the
+// two footprints either side. (The H100's plateaus end in creeps, where a first footprint past the
+// plateau moved between grid points from run to run.)
 Probe l2_levels() {
   return Probe("data-cache/l2-levels")
       .summary("L2: latency levels of a footprint sweep beyond L1, and the API's L2 size")
       .provides({"l2.api_size_bytes", "l2.level_latencies_cycles", "l2.level_start_bytes"})
       .not_replayed({"l2.api_size_bytes", "l2.level_latencies_cycles", "l2.level_start_bytes"})
+      // Crossings between grid points: positions that estimate, compared within a tolerance.
+      .key("l2.level_start_bytes", MT_VALUE_INT_ARRAY, "bytes",
+           "footprints where each latency level begins (1/8 of the way up the ramp to it)", MT_KEY_ESTIMATE)
       .uses({"l1d.size_bytes", "l2.line_bytes"})
       .run([](Context& ctx) {
         const uint64_t api = ctx.device().l2_bytes > 0 ? uint64_t(ctx.device().l2_bytes) : 0;
@@ -154,12 +156,18 @@ Probe l2_levels() {
         std::vector<double> levels;
         std::vector<int64_t> starts;
         for (const auto& p : pl) levels.push_back(p.median);
-        for (size_t i : an::level_starts(lat, pl, 0.125)) starts.push_back(int64_t(sizes[i]));  // the first: the sweep's
+        // 1/8 of the way up each ramp, between the footprints either side: the first footprint
+        // past the mark moved a whole grid step (9 %) where one sat near it; the crossing moves
+        // as the ramp does. Further up, a gradual ramp (random replacement) would put the
+        // start well past the cache's size.
+        const std::vector<double> at(sizes.begin(), sizes.end());
+        for (double x : an::level_start_positions(lat, at, pl, 0.125))
+          starts.push_back(int64_t(std::llround(x / double(line))) * int64_t(line));  // the first: the sweep's
         const memtopo::ResultInfo info{0.9, memtopo::Bound::Exact,
                                        "load-to-use times of pointer chases (.cg, random line order), footprints of a "
                                        "grid of 8 per octave, coarse to fine; levels are plateaus within 4 %; a level "
-                                       "starts at the first footprint past the previous plateau whose time has gone 1/8 "
-                                       "of the way to it"};
+                                       "starts where the time has gone 1/8 of the way from the previous level to it "
+                                       "(between the footprints either side, in log footprint)"};
         ctx.result("l2.level_latencies_cycles", levels, info);
         ctx.result("l2.level_start_bytes", starts, info);
       });

@@ -270,6 +270,38 @@ TEST_CASE("level_starts: a level begins where the ramp has gone 1/8 of the way",
   CHECK(level_starts(step, plateaus(step))[1] == 3);
 }
 
+TEST_CASE("level_start_positions: where the ramp crosses the mark, between grid points", "[analysis][levels]") {
+  // The end of an H100 sweep (H100 #80, 769eef7): the near DRAM level, then the next at 676
+  // cycles. 48.7 MB read 531.9 here and, in another run of the same GPU, enough more to leave
+  // the plateau and pass 1/8 of the way: the first footprint past the mark moved a whole grid
+  // step (53.1 to 48.7 MB, -8.3 %). The crossings lie between the footprints either side.
+  const std::vector<double> mb{31.588352, 37.565056, 44.672640, 48.715776, 53.124992, 57.933184, 63.176704, 75.130112};
+  const std::vector<double> a{517.2, 519.0, 522.5, 531.9, 590.4, 675.6, 677.7, 675.1};
+  std::vector<double> b = a;
+  b[3] = 542.0;
+  const auto pa = plateaus(a), pb = plateaus(b);
+  REQUIRE(pa.size() == 2);
+  REQUIRE(pb.size() == 2);
+  CHECK(level_starts(a, pa)[1] == 4);
+  CHECK(level_starts(b, pb)[1] == 3);
+  const auto xa = level_start_positions(a, mb, pa), xb = level_start_positions(b, mb, pb);
+  REQUIRE(xa.size() == 2);
+  REQUIRE(xb.size() == 2);
+  CHECK(xa[0] == Approx(mb[0]));
+  CHECK(xa[1] > mb[3]);
+  CHECK(xa[1] < mb[4]);
+  CHECK(xb[1] > mb[2]);
+  CHECK(xb[1] < mb[3]);
+  CHECK(std::fabs(xb[1] / xa[1] - 1) < 0.03);
+  // A sharp step: 1/8 of the way (in log position) from the last point below.
+  const std::vector<double> step{100, 101, 99, 200, 201, 199};
+  const std::vector<double> at{1, 2, 4, 8, 16, 32};
+  const auto xs = level_start_positions(step, at, plateaus(step));
+  REQUIRE(xs.size() == 2);
+  CHECK(xs[1] == Approx(4 * std::pow(2.0, 13.5 / 101)).epsilon(0.01));
+  CHECK(level_start_positions(step, {1, 2}, plateaus(step)).empty());  // one position per value
+}
+
 // The H100's DRAM reads: near and far homes 190 cycles apart, each spread by 25 cycles, with
 // the valley between them filled and a slow tail (what find_levels joins into one level).
 TEST_CASE("two modes: near and far homes with a filled valley", "[analysis][levels]") {

@@ -325,4 +325,24 @@ std::vector<size_t> level_starts(const std::vector<double>& values, const std::v
   return out;
 }
 
+std::vector<double> level_start_positions(const std::vector<double>& values, const std::vector<double>& positions,
+                                          const std::vector<Plateau>& levels, double fraction) {
+  std::vector<double> out;
+  if (values.size() != positions.size() || values.empty()) return out;
+  const std::vector<size_t> starts = level_starts(values, levels, fraction);
+  for (size_t k = 0; k < starts.size(); ++k) {
+    const size_t i = starts[k];
+    if (k == 0 || i == 0 || positions[i - 1] <= 0 || positions[i] <= positions[i - 1]) {
+      out.push_back(positions[k == 0 ? 0 : i]);
+      continue;
+    }
+    const double from = levels[k - 1].median, to = levels[k].median;
+    const double mark = from + fraction * (to - from);
+    const double span = values[i] - values[i - 1];
+    const double t = span == 0 ? 1.0 : std::clamp((mark - values[i - 1]) / span, 0.0, 1.0);
+    out.push_back(std::exp(std::log(positions[i - 1]) + t * (std::log(positions[i]) - std::log(positions[i - 1]))));
+  }
+  return out;
+}
+
 }  // namespace memtopo::analysis

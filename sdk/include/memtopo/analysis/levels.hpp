@@ -87,6 +87,15 @@ std::vector<Plateau> plateaus(const std::vector<double>& values, double toleranc
 std::vector<size_t> level_starts(const std::vector<double>& values, const std::vector<Plateau>& levels,
                                  double fraction = 0.125);
 
+// The same starts as positions (footprints) where the series crosses the mark, `fraction` of
+// the way from the previous level: between the value at level_starts() and the one before it,
+// interpolated in log position (a grid of footprints per octave). A grid point can sit on the
+// mark itself and fall either side of it from run to run, a whole grid step; the crossing
+// moves as little as the times do. `positions`: increasing, one per value. The first level
+// starts at the first position.
+std::vector<double> level_start_positions(const std::vector<double>& values, const std::vector<double>& positions,
+                                          const std::vector<Plateau>& levels, double fraction = 0.125);
+
 // Number of misses in consecutive windows of `window` steps (the last may be shorter).
 std::vector<size_t> miss_counts(const std::vector<uint8_t>& miss, size_t window);
 
