@@ -198,9 +198,9 @@ Measured measure_series(memtopo::Context& ctx, const Series& s, const Plan& plan
     return m;
   }
   m.points = search_surface(space, measure);
-  if (s.where == Where::L2 && !m.points.empty()) {
+  if (s.where == Where::L2 && s.op == MT_SWEEP_READ && !m.points.empty()) {
     // Smaller footprints at the best point: lines a few SMs share may be copied into both
-    // partitions, and then every read is a near hit.
+    // partitions, and then every read is a near hit. Writes have no such copies.
     StreamConfig c = m.points[best_point(m.points)].config;
     for (uint64_t f = plan.l2_bytes / 2; f >= plan.l2_bytes / 16; f /= 2) {
       c.footprint_bytes = f;
