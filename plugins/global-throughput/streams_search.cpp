@@ -72,6 +72,22 @@ std::vector<StreamPoint> search_surface(const SearchSpace& space,
   return points;
 }
 
+void confirm_best(std::vector<StreamPoint>& points, size_t top, size_t extra,
+                  const std::function<double(size_t)>& remeasure, const std::function<void(size_t, size_t)>& keep) {
+  std::vector<size_t> order(points.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return points[a].rate > points[b].rate; });
+  order.resize(std::min(top, order.size()));
+  for (size_t i : order) {
+    std::vector<std::pair<double, size_t>> windows = {{points[i].rate, 0}};
+    for (size_t w = 1; w <= extra; ++w) windows.emplace_back(remeasure(i), w);
+    std::stable_sort(windows.begin(), windows.end());
+    const auto& median = windows[(windows.size() - 1) / 2];
+    points[i].rate = median.first;
+    keep(i, median.second);
+  }
+}
+
 size_t best_point(const std::vector<StreamPoint>& points) {
   size_t best = 0;
   for (size_t i = 1; i < points.size(); ++i)

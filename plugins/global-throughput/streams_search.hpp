@@ -42,6 +42,14 @@ struct SearchSpace {
 std::vector<StreamPoint> search_surface(const SearchSpace& space,
                                         const std::function<double(const StreamConfig&)>& measure);
 
+// Measures the `top` highest points `extra` more times each and gives each of them the window of
+// its median rate: `remeasure(i)` measures point i once more and returns its rate;
+// `keep(i, window)` is told which window (0: the search's, 1..extra: the repeats) each point
+// keeps. A search's best is the highest of single windows, and one window's noise moved an
+// H100's L2 write rate by 4 % between runs; the median of three is no one window's luck.
+void confirm_best(std::vector<StreamPoint>& points, size_t top, size_t extra,
+                  const std::function<double(size_t)>& remeasure, const std::function<void(size_t, size_t)>& keep);
+
 // The point of the highest rate, and the one of the fewest bytes in flight per SM (then the
 // fewest warps) within `share` of it: the smallest configuration a kernel needs.
 size_t best_point(const std::vector<StreamPoint>& points);

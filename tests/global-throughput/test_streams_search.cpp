@@ -68,3 +68,27 @@ TEST_CASE("streams search: configurations the footprint cannot take are never me
   for (const StreamPoint& p : found) CHECK(p.config.bytes_in_flight_per_sm() <= 65536);
   CHECK(found[best_point(found)].config.text().find("blocks per SM") != std::string::npos);
 }
+
+TEST_CASE("streams search: the best point is the median of its windows, not one window's luck", "[throughput]") {
+  // Eight points on a plateau of 100; point 3's search window read 104 (a lucky window), its
+  // repeats 100 and 99. Point 5 is truly best (102 in every window).
+  std::vector<StreamPoint> points(8);
+  for (size_t i = 0; i < points.size(); ++i) points[i].rate = 100 - 0.1 * double(i);
+  points[3].rate = 104;
+  points[5].rate = 102;
+  const std::vector<std::vector<double>> repeats = {{100, 99}, {102, 102}, {100, 100}};
+  std::vector<size_t> remeasured, kept(points.size(), 99);
+  std::vector<size_t> next(points.size(), 0);
+  auto remeasure = [&](size_t i) {
+    remeasured.push_back(i);
+    const size_t row = i == 3 ? 0 : i == 5 ? 1 : 2;
+    return repeats[row][next[i]++];
+  };
+  confirm_best(points, 3, 2, remeasure, [&](size_t i, size_t w) { kept[i] = w; });
+  CHECK(remeasured.size() == 6);  // the three highest, twice each
+  CHECK(best_point(points) == 5);
+  CHECK(points[3].rate == 100);
+  CHECK(points[5].rate == 102);
+  CHECK(kept[3] == 1);  // the window that read 100
+  CHECK(kept[2] == 99);  // not among the three highest: untouched
+}
