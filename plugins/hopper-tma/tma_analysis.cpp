@@ -21,10 +21,21 @@ std::vector<double> best_over_stages(const std::vector<ThroughputPoint>& points,
   return best;
 }
 
+double scope_ceiling(const std::vector<ThroughputPoint>& points, Scope scope) {
+  double most = 0;
+  for (const ThroughputPoint& p : points)
+    if (p.scope == scope) most = std::max(most, p.gbps);
+  return most;
+}
+
 std::optional<Crossover> crossover(const std::vector<int64_t>& sizes, const std::vector<double>& tma,
-                                   const std::vector<double>& other, double margin) {
+                                   const std::vector<double>& other, double margin, double ceiling_gbps,
+                                   double tie_share) {
   const size_t n = std::min({sizes.size(), tma.size(), other.size()});
-  auto wins = [&](size_t i) { return tma[i] > 0 && other[i] > 0 && tma[i] > other[i] * (1 + margin); };
+  auto tie = [&](size_t i) {
+    return ceiling_gbps > 0 && tma[i] >= tie_share * ceiling_gbps && other[i] >= tie_share * ceiling_gbps;
+  };
+  auto wins = [&](size_t i) { return tma[i] > 0 && other[i] > 0 && !tie(i) && tma[i] > other[i] * (1 + margin); };
   if (n == 0 || !wins(n - 1)) return std::nullopt;
   size_t first = n - 1;
   while (first > 0 && wins(first - 1)) --first;

@@ -25,15 +25,25 @@ struct ThroughputPoint {
 std::vector<double> best_over_stages(const std::vector<ThroughputPoint>& points, Method method, Scope scope,
                                      const std::vector<int64_t>& sizes);
 
+// The highest rate any method reached in `scope`: the ceiling both methods meet where the L2,
+// not the copy, limits them.
+double scope_ceiling(const std::vector<ThroughputPoint>& points, Scope scope);
+
 // The transfer size from which `tma` beats `other` by more than `margin` (relative) at
-// that size and at every larger size of `sizes` (ascending). Empty when it does not at the
-// largest size: TMA never beats the other method in the range, and no size is invented.
+// that size and at every larger size of `sizes` (ascending). A size where both reach
+// `tie_share` of `ceiling_gbps` is a tie, no win: there the L2 limits both, and which is a few
+// per cent ahead moved from run to run (an H100's whole GPU: bulk over ld+st by 4.9 to 6.3 % at
+// 128 KiB). Empty when it does not win at the largest size: TMA never beats the other method
+// in the range, and no size is invented.
 struct Crossover {
   int64_t from_bytes = 0;
   bool at_smallest = false;  // it wins at every size: the crossover is at most the smallest
 };
+constexpr double kCrossoverMargin = 0.05;
+constexpr double kCeilingTieShare = 0.9;
 std::optional<Crossover> crossover(const std::vector<int64_t>& sizes, const std::vector<double>& tma,
-                                   const std::vector<double>& other, double margin = 0.05);
+                                   const std::vector<double>& other, double margin = kCrossoverMargin,
+                                   double ceiling_gbps = 0, double tie_share = kCeilingTieShare);
 
 // One timed copy: its size and cycles from issue to barrier completion.
 struct LatencySample {

@@ -58,11 +58,30 @@ TEST_CASE("every SM: against cp.async both reach the same L2 bandwidth and no cr
   const auto points = recorded_throughput();
   const auto bulk = best_over_stages(points, Method::Bulk, Scope::Gpu, kSizes);
   const auto ldgsts = best_over_stages(points, Method::Ldgsts, Scope::Gpu, kSizes);
-  CHECK_FALSE(crossover(kSizes, bulk, ldgsts).has_value());
-  // ld + st is slower at every size the whole GPU moves.
-  const auto c = crossover(kSizes, bulk, best_over_stages(points, Method::LoadStore, Scope::Gpu, kSizes));
+  const double ceiling = scope_ceiling(points, Scope::Gpu);
+  CHECK_FALSE(crossover(kSizes, bulk, ldgsts, kCrossoverMargin, ceiling).has_value());
+  // ld + st is slower at every size but the largest, where both reach the L2's rate (a tie):
+  // without the ceiling the margin alone decides it.
+  const auto ldst = best_over_stages(points, Method::LoadStore, Scope::Gpu, kSizes);
+  CHECK(ldst.back() >= kCeilingTieShare * ceiling);
+  CHECK_FALSE(crossover(kSizes, bulk, ldst, kCrossoverMargin, ceiling).has_value());
+}
+
+TEST_CASE("a tie at the ceiling is no win, wherever the margin falls", "[hopper][tma]") {
+  // An H100's whole GPU at 64 and 128 KiB in three runs: bulk 7806 and 7822 to 7844 GB/s,
+  // ld + st 6543 to 6654 and 7372 to 7458 (the ratio at 128 KiB 1.049 to 1.063, across the 5 %
+  // margin); the highest rate 7927. Each run gives one answer: no crossover.
+  const std::vector<int64_t> sizes = {32768, 65536, 131072};
+  const std::vector<std::vector<double>> ldst = {{5123, 6543, 7458}, {5138, 6654, 7407}, {5116, 6632, 7372}};
+  const std::vector<std::vector<double>> bulk = {{7859, 7808, 7822}, {7843, 7806, 7845}, {7843, 7806, 7838}};
+  for (size_t run = 0; run < 3; ++run) {
+    CHECK_FALSE(crossover(sizes, bulk[run], ldst[run], kCrossoverMargin, 7927).has_value());
+    CHECK(crossover(sizes, bulk[run], ldst[run], kCrossoverMargin, 0).has_value() == (run != 0));  // the margin alone
+  }
+  // Under the ceiling's share, a win is a win.
+  const auto c = crossover(sizes, {2000, 3000, 4000}, {1000, 1500, 2000}, kCrossoverMargin, 7927);
   REQUIRE(c.has_value());
-  CHECK(c->from_bytes == 256);
+  CHECK(c->from_bytes == 32768);
 }
 
 TEST_CASE("a crossover inside the range is the first size of the winning run to the end", "[hopper][tma]") {
