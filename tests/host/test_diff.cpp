@@ -64,6 +64,22 @@ TEST_CASE("diff: floats are equal within the relative tolerance, integers only w
   CHECK_FALSE(diff_topologies(a, one_more, DiffOptions{KeyPolicy(50), {}}).equal());
 }
 
+TEST_CASE("diff: an integer estimate one unit apart is equal, two units apart is not", "[host][diff]") {
+  // A count rounded from a measured rate (an H100's one-warp L2 loads in flight: 25 or 26 in
+  // three runs) comes no closer than a unit, 4 % at 25.
+  const std::string prov =
+      "[provenance.mlp]\nwarp_l2_loads_in_flight = { probe = \"a/b\", confidence = 0.9, bound = \"at_least\", "
+      "estimate = true }\n";
+  const auto a = topology("[mlp]\nwarp_l2_loads_in_flight = 25\n" + prov);
+  const auto b = topology("[mlp]\nwarp_l2_loads_in_flight = 26\n" + prov);
+  const auto c = topology("[mlp]\nwarp_l2_loads_in_flight = 27\n" + prov);
+  CHECK(diff_topologies(a, b).equal());
+  CHECK_FALSE(diff_topologies(a, c).equal());
+  // Not declared an estimate: integers are compared exactly.
+  CHECK_FALSE(diff_topologies(topology("[mlp]\nwarp_l2_loads_in_flight = 25\n"),
+                              topology("[mlp]\nwarp_l2_loads_in_flight = 26\n")).equal());
+}
+
 TEST_CASE("diff: arrays element-wise, a changed length, a changed type", "[host][diff]") {
   const auto a = topology("[l2]\nlevels_cycles = [200.0, 480.0]\nways_tried = [8, 16]\npolicy = \"lru\"\n");
   const auto b = topology("[l2]\nlevels_cycles = [201.0, 520.0]\nways_tried = [8, 16, 32]\npolicy = 1\n");

@@ -104,12 +104,15 @@ Comparison compare_arrays(const json& a, const json& b, double tolerance, bool e
 }
 
 // Integers, strings, booleans exactly; a float (on either side), or an integer estimate, within
-// the tolerance.
+// the tolerance. An integer estimate is also equal one unit apart: a count rounded from a
+// measured rate (25 or 26 loads in flight) can come no closer, whatever the tolerance.
 Comparison compare_values(const json& a, const json& b, double tolerance, bool estimate) {
   if (a.is_number() && b.is_number()) {
     const double x = a.get<double>(), y = b.get<double>();
-    const bool discrete = !estimate && !a.is_number_float() && !b.is_number_float();
-    return {discrete ? a == b : floats_close(x, y, tolerance), DiffKind::value, change_percent(x, y)};
+    const bool integers = !a.is_number_float() && !b.is_number_float();
+    const bool discrete = !estimate && integers;
+    const bool one_unit = estimate && integers && std::fabs(x - y) <= 1;
+    return {discrete ? a == b : one_unit || floats_close(x, y, tolerance), DiffKind::value, change_percent(x, y)};
   }
   if (a.is_array() && b.is_array()) return compare_arrays(a, b, tolerance, estimate);
   if (a.type() != b.type()) return {false, DiffKind::type, std::nullopt};
