@@ -26,6 +26,11 @@ struct Meta {
   // The GPU as its fleet knows it ("cuda:3" of the node, when a run of several GPUs or a rank
   // measured it through a narrower CUDA_VISIBLE_DEVICES); absent otherwise.
   std::optional<std::string> device_label;
+  // The GPU's identity from the backend, whatever probes ran (a run of one probe has no
+  // [device] table): its name, and its UUID and PCI bus id where the backend has them.
+  std::string device_name;
+  std::optional<std::string> device_uuid;
+  std::optional<std::string> device_pci_bus_id;
   // [meta.gpu_state]: the GPU's state around the run (gpu_state.hpp), in this order.
   std::vector<std::pair<std::string, Value>> gpu_state;
 };

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -109,6 +110,16 @@ std::string resolved_device_spec(const mt_device_info& info, const std::string& 
   return "sim";
 }
 
+// A fixed-size field of the C struct as a string (it may lack its terminating zero).
+std::string field(const char* chars, size_t size) { return std::string(chars, strnlen(chars, size)); }
+
+void set_device_identity(Meta& meta, const mt_device_info& info) {
+  meta.device_name = field(info.name, sizeof info.name);
+  const std::string uuid = field(info.uuid, sizeof info.uuid), bus = field(info.pci_bus_id, sizeof info.pci_bus_id);
+  if (!uuid.empty()) meta.device_uuid = uuid;
+  if (!bus.empty()) meta.device_pci_bus_id = bus;
+}
+
 // Runs the plan (stop signals are caught by the caller's StopSignals); each finished probe
 // goes to the journal at once.
 RunReport measure(const Plan& plan, RunDevice& device, RunSettings& settings, JournalRecorder& journal, bool quiet) {
@@ -156,6 +167,7 @@ int cmd_run(const RunArgs& a) {
   meta.driver_version = cuda_version_string(device.info.driver_version);
   meta.runtime_version = cuda_version_string(device.info.runtime_version);
   if (!a.device_label.empty()) meta.device_label = a.device_label;
+  set_device_identity(meta, device.info);
   spdlog::info("device: {} ({})", terminal_text(device.info.name), device.description);
   meta.gpu_state = read_gpu_state(device.info, "start");
 

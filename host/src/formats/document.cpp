@@ -75,6 +75,9 @@ std::string render_topology(const Meta& meta, const std::vector<ProbeOutcome>& o
   line("host", toml_string_literal(meta.host));
   line("backend", toml_string_literal(meta.backend));
   line("device_spec", toml_string_literal(meta.device_spec));
+  if (!meta.device_name.empty()) line("device_name", toml_string_literal(meta.device_name));
+  if (meta.device_uuid) line("device_uuid", toml_string_literal(*meta.device_uuid));
+  if (meta.device_pci_bus_id) line("device_pci_bus_id", toml_string_literal(*meta.device_pci_bus_id));
   if (meta.driver_version) line("driver_version", toml_string_literal(*meta.driver_version));
   if (meta.runtime_version) line("runtime_version", toml_string_literal(*meta.runtime_version));
   line("abi", toml_string_literal(meta.abi));
