@@ -1,6 +1,11 @@
-// Reading the TOML file a command names (validate, diff, export, report): what is wrong with it
-// goes to stderr in one form everywhere, FILE:LINE:COL for a syntax error.
+// Reading the topology file a command names (validate, diff, export, report, draw, compare): TOML,
+// or the JSON `run --format json` writes, read as the same tables. What is wrong with it goes to
+// stderr in one form everywhere, FILE:LINE:COL for a TOML syntax error.
+#include <cstdint>
 #include <iostream>
+#include <memory>
+
+#include <nlohmann/json.hpp>
 
 #include "commands/cli_internal.hpp"
 #include "memtopo/engine.hpp"
@@ -8,6 +13,64 @@
 #include "memtopo_host/terminal_text.hpp"
 
 namespace memtopo::host::cli {
+
+namespace {
+
+constexpr int kDeepestJson = 64;  // a topology nests four deep; far deeper is no topology
+
+// A JSON value as TOML (what `run --format json` wrote, read back as the TOML it was): objects
+// are tables, integers stay integers; [meta].created_utc is a date-time again. Throws
+// std::runtime_error naming the key path where the JSON has what TOML has not (null).
+std::unique_ptr<toml::node> json_to_node(const nlohmann::json& j, const std::string& path, int depth) {
+  if (depth > kDeepestJson) throw std::runtime_error(path + ": nested deeper than " + std::to_string(kDeepestJson) + " levels");
+  switch (j.type()) {
+    case nlohmann::json::value_t::object: {
+      auto t = std::make_unique<toml::table>();
+      for (const auto& [key, value] : j.items()) t->insert(key, std::move(*json_to_node(value, path + "/" + key, depth + 1)));
+      return t;
+    }
+    case nlohmann::json::value_t::array: {
+      auto a = std::make_unique<toml::array>();
+      for (size_t i = 0; i < j.size(); ++i)
+        a->push_back(std::move(*json_to_node(j[i], path + "/" + std::to_string(i), depth + 1)));
+      return a;
+    }
+    case nlohmann::json::value_t::string: {
+      const std::string s = j.get<std::string>();
+      if (path == "/meta/created_utc")
+        if (auto parsed = toml::parse("d = " + s)["d"].value<toml::date_time>()) return std::make_unique<toml::value<toml::date_time>>(*parsed);
+      return std::make_unique<toml::value<std::string>>(s);
+    }
+    case nlohmann::json::value_t::boolean: return std::make_unique<toml::value<bool>>(j.get<bool>());
+    case nlohmann::json::value_t::number_integer: return std::make_unique<toml::value<int64_t>>(j.get<int64_t>());
+    case nlohmann::json::value_t::number_unsigned: {
+      const uint64_t u = j.get<uint64_t>();
+      if (u > uint64_t(INT64_MAX)) return std::make_unique<toml::value<double>>(double(u));
+      return std::make_unique<toml::value<int64_t>>(int64_t(u));
+    }
+    case nlohmann::json::value_t::number_float: return std::make_unique<toml::value<double>>(j.get<double>());
+    default: throw std::runtime_error((path.empty() ? "/" : path) + ": null (TOML has no null); remove the key");
+  }
+}
+
+bool looks_like_json(const std::string& text) {
+  const size_t first = text.find_first_not_of(" \t\r\n");
+  return first != std::string::npos && text[first] == '{';
+}
+
+std::optional<toml::table> json_as_toml(const std::string& text, const std::string& file) {
+  try {
+    const nlohmann::json j = nlohmann::json::parse(text);
+    return std::move(*json_to_node(j, "", 0)->as_table());
+  } catch (const nlohmann::json::exception& e) {
+    std::cerr << terminal_text(file + ": JSON syntax error: " + e.what()) << "\n";
+  } catch (const std::runtime_error& e) {
+    std::cerr << terminal_text(file + ": " + e.what()) << "\n";
+  }
+  return std::nullopt;
+}
+
+}  // namespace
 
 std::optional<toml::table> read_toml_or_report(const std::string& file, const std::string& what_to_name) {
   std::string text;
@@ -17,6 +80,7 @@ std::optional<toml::table> read_toml_or_report(const std::string& file, const st
     std::cerr << terminal_text(e.what()) << "\n";
     return std::nullopt;
   }
+  if (looks_like_json(text)) return json_as_toml(text, file);
   try {
     return toml::parse(text, file);
   } catch (const toml::parse_error& e) {

@@ -1,0 +1,67 @@
+// Every command reads a topology as JSON (what `run --format json` and `export --format json`
+// write) as it reads the TOML twin: validate, diff, compare, export, draw, plan --timings (report
+// reads through the same reader, read_topology_or_report).
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "helpers.hpp"
+
+using test::kGood;
+using test::q;
+using test::run_memtopo;
+
+namespace {
+
+struct Twins {
+  test::TempDir dir{"json-input"};
+  test::fs::path toml = dir / "t.toml", json = dir / "t.json";
+  Twins() {
+    const std::string run = "run -q --device sim" + kGood + " --only t-basic/source,t-basic/consumer ";
+    REQUIRE(run_memtopo(run + "-o " + q(toml)).exit_code == 0);
+    REQUIRE(run_memtopo("export --format json " + q(toml) + " -o " + q(json)).exit_code == 0);
+    REQUIRE(test::read_file(json).find('{') == 0);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("json input: validate, diff, compare, export and draw read JSON as its TOML twin", "[host][json]") {
+  Twins t;
+  const auto v = run_memtopo("validate" + kGood + " " + q(t.json));
+  INFO(v.output);
+  CHECK(v.exit_code == 0);
+  const auto d = run_memtopo("diff " + q(t.toml) + " " + q(t.json));
+  INFO(d.output);
+  CHECK(d.exit_code == 0);
+  CHECK(test::has(d.output, "equal"));
+  CHECK(run_memtopo("compare " + q(t.toml) + " " + q(t.json)).exit_code == 0);
+  const auto csv_toml = run_memtopo("export --format csv " + q(t.toml));
+  const auto csv_json = run_memtopo("export --format csv " + q(t.json));
+  CHECK(csv_json.exit_code == 0);
+  CHECK(csv_json.output == csv_toml.output);
+  const auto draw_toml = run_memtopo("draw " + q(t.toml));
+  const auto draw_json = run_memtopo("draw " + q(t.json));
+  CHECK(draw_json.exit_code == 0);
+  CHECK(draw_json.output == draw_toml.output);
+  CHECK(run_memtopo("plan" + kGood + " --only t-basic/consumer --timings " + q(t.json)).exit_code == 0);
+}
+
+TEST_CASE("json input: what JSON has and TOML has not is named by its key path", "[host][json]") {
+  test::TempDir dir("json-bad");
+  test::write_file(dir / "null.json", "{\"meta\": {\"schema_version\": 1, \"host\": null}}");
+  const auto n = run_memtopo("validate " + q(dir / "null.json"));
+  CHECK(n.exit_code == 2);
+  CHECK(test::has(n.output, "/meta/host: null"));
+  test::write_file(dir / "syntax.json", "{\"meta\": ");
+  const auto s = run_memtopo("diff " + q(dir / "syntax.json") + " " + q(dir / "syntax.json"));
+  CHECK(s.exit_code == 2);
+  CHECK(test::has(s.output, "JSON syntax error"));
+  std::string deep = "{\"meta\": {}, \"x\": ";
+  for (int i = 0; i < 5000; ++i) deep += "[";
+  for (int i = 0; i < 5000; ++i) deep += "]";
+  test::write_file(dir / "deep.json", deep + "}");
+  const auto d = run_memtopo("draw " + q(dir / "deep.json"));
+  CHECK(d.exit_code == 2);
+  CHECK(test::has(d.output, "nested deeper than"));
+}
