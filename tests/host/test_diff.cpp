@@ -300,3 +300,21 @@ TEST_CASE("compare: headline values of three files side by side with ratios, as 
   CHECK(test::run_memtopo("compare '" + (src / "tests/sim/measured/h100-sxm.toml").string() + "'").exit_code == 2);
   CHECK(test::run_memtopo("compare --format html" + files).exit_code == 2);
 }
+
+TEST_CASE("diff: an array of integers differs by how many entries changed, not by a percentage", "[host][diff]") {
+  test::TempDir dir("diff-index");
+  const std::string meta = "[meta]\nschema_version = 1\ntool_version = \"0.1.0\"\ncreated_utc = 2026-11-21T16:00:00Z\n"
+                           "backend = \"sim\"\ndevice_spec = \"sim\"\nabi = \"3.3\"\n";
+  test::write_file(dir / "a.toml", meta + "[l2]\nnear_partition_of_sm = [0, 0, 1, 1]\n");
+  test::write_file(dir / "b.toml", meta + "[l2]\nnear_partition_of_sm = [1, 0, 1, 0]\n");
+  const auto text = test::run_memtopo("diff a.toml b.toml", dir.path);
+  INFO(text.output);
+  CHECK(text.exit_code == 1);
+  CHECK(test::has(text.output, "2 of 4 entries changed"));
+  CHECK_FALSE(test::has(text.output, "%  "));
+  const auto j = test::run_memtopo("diff --format json a.toml b.toml", dir.path);
+  const auto doc = nlohmann::json::parse(j.output);
+  REQUIRE(doc["differences"].size() == 1);
+  CHECK(doc["differences"][0]["changed_entries"] == 2);
+  CHECK(doc["differences"][0]["relative_change_percent"].is_null());
+}

@@ -27,6 +27,18 @@ const char* type_of(const json& v) {
                                                          : "other";
 }
 
+// Arrays of integers (indices, counts: which partition each SM is near) differ by how many
+// entries changed; a percentage of an index means nothing. -1 for anything else.
+long changed_entries(const json& a, const json& b) {
+  if (!a.is_array() || !b.is_array() || a.size() != b.size() || a.empty()) return -1;
+  long changed = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (!a[i].is_number_integer() || !b[i].is_number_integer()) return -1;
+    changed += a[i] != b[i];
+  }
+  return changed;
+}
+
 std::string change_text(const KeyDifference& d) {
   switch (d.kind) {
     case DiffKind::type: return std::string(type_of(d.a)) + " -> " + type_of(d.b);
@@ -35,6 +47,8 @@ std::string change_text(const KeyDifference& d) {
   }
   if (d.a.is_array() && d.b.is_array() && d.a.size() != d.b.size())
     return "length " + std::to_string(d.a.size()) + " -> " + std::to_string(d.b.size());
+  if (const long n = changed_entries(d.a, d.b); n >= 0)
+    return std::to_string(n) + " of " + std::to_string(d.a.size()) + (d.a.size() == 1 ? " entry" : " entries") + " changed";
   if (d.change_percent) return (d.a.is_array() ? "up to " : "") + shown_percent(*d.change_percent);
   return "changed";
 }
@@ -147,7 +161,10 @@ nlohmann::ordered_json diff_to_json(const TopologyDiff& diff, const DiffSide& a,
                 {"b", ojson::parse(d.b.dump())},
                 {"a_bound", d.a_bound},
                 {"b_bound", d.b_bound},
-                {"relative_change_percent", d.change_percent ? ojson(rounded(*d.change_percent)) : ojson(nullptr)}};
+                {"relative_change_percent", d.change_percent && changed_entries(d.a, d.b) < 0
+                                                ? ojson(rounded(*d.change_percent))
+                                                : ojson(nullptr)}};
+      if (const long n = changed_entries(d.a, d.b); n >= 0) row["changed_entries"] = n;
       if (with_reason) row["reason"] = d.reason;
       out.push_back(std::move(row));
     }
