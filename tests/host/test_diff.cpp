@@ -1,6 +1,8 @@
 // `memtopo diff`: the comparison (tolerance, discrete values, bounds, types, keys in one file
 // only, probe versions) through the library, and the command's output against golden files
 // in tests/host/golden/diff/ (inputs there too: each *.toml changes one thing of base.toml).
+#include <sstream>
+
 #include <nlohmann/json.hpp>
 
 #include "helpers.hpp"
@@ -278,14 +280,19 @@ TEST_CASE("compare: headline values of three files side by side with ratios, as 
   REQUIRE(text.exit_code == 0);
   CHECK(text.output.rfind("key ", 0) == 0);
   CHECK(text.output.find("hopper-like-sim.toml / topology.toml") != std::string::npos);
-  // The L1 of the simulated Hopper-like device (256 KiB) against the H100's 241 KiB.
+  // The L1 of the simulated Hopper-like device (256 KiB) against the H100's 241 KiB: the values
+  // in the first block of columns, the ratios in the next (160 columns at most).
   const auto l1 = text.output.find("\nl1d size ");
   REQUIRE(l1 != std::string::npos);
   const std::string l1_line = text.output.substr(l1 + 1, text.output.find('\n', l1 + 1) - l1 - 1);
   CHECK(l1_line.find("241 KiB") != std::string::npos);
   CHECK(l1_line.find("256 KiB") != std::string::npos);
-  CHECK(l1_line.find("x1.06") != std::string::npos);
+  const auto l1_ratio = text.output.find("\nl1d size ", l1 + 1);
+  REQUIRE(l1_ratio != std::string::npos);
+  CHECK(text.output.substr(l1_ratio, text.output.find('\n', l1_ratio + 1) - l1_ratio).find("x1.06") != std::string::npos);
   CHECK(text.output.find("\nprobes ") != std::string::npos);
+  std::istringstream lines(text.output);
+  for (std::string line; std::getline(lines, line);) CHECK(line.size() <= 160);
 
   const auto md = test::run_memtopo("compare --format markdown" + files);
   REQUIRE(md.exit_code == 0);
@@ -294,8 +301,10 @@ TEST_CASE("compare: headline values of three files side by side with ratios, as 
 
   const auto csv = test::run_memtopo("compare --format csv" + files);
   REQUIRE(csv.exit_code == 0);
-  CHECK(csv.output.rfind("key,topology.toml,h100-sxm.toml,hopper-like-sim.toml,h100-sxm.toml / topology.toml,", 0) == 0);
-  CHECK(csv.output.find("\nl1d size,241 KiB,241 KiB,256 KiB,x1,x1.06\n") != std::string::npos);
+  // Numbers in the key's unit, a unit column, ratios as numbers.
+  CHECK(csv.output.rfind("key,unit,topology.toml,h100-sxm.toml,hopper-like-sim.toml,h100-sxm.toml / topology.toml,", 0) == 0);
+  CHECK(csv.output.find("\nl1d.size_bytes,bytes,246784,246784,262144,1,1.062") != std::string::npos);
+  CHECK(csv.output.find(" cyc") == std::string::npos);
 
   CHECK(test::run_memtopo("compare '" + (src / "tests/sim/measured/h100-sxm.toml").string() + "'").exit_code == 2);
   CHECK(test::run_memtopo("compare --format html" + files).exit_code == 2);
@@ -317,4 +326,26 @@ TEST_CASE("diff: an array of integers differs by how many entries changed, not b
   REQUIRE(doc["differences"].size() == 1);
   CHECK(doc["differences"][0]["changed_entries"] == 2);
   CHECK(doc["differences"][0]["relative_change_percent"].is_null());
+}
+
+TEST_CASE("compare: five files fit 160 columns, the key column in every block", "[host][compare]") {
+  const fs::path src(MEMTOPO_SOURCE_DIR);
+  test::TempDir dir("compare-five");
+  std::string files;
+  for (int i = 1; i <= 5; ++i) {
+    const fs::path from = src / (i % 2 ? "tests/sim/measured/h100-sxm.toml" : "tests/sim/measured/hopper-like-sim.toml");
+    fs::copy_file(from, dir / ("gpu" + std::to_string(i) + ".toml"));
+    files += " gpu" + std::to_string(i) + ".toml";
+  }
+  const auto r = test::run_memtopo("compare" + files, dir.path);
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  size_t blocks = 0;
+  std::istringstream lines(r.output);
+  for (std::string line; std::getline(lines, line);) {
+    CHECK(line.size() <= 160);
+    blocks += line.rfind("key ", 0) == 0;
+  }
+  CHECK(blocks >= 2);
+  CHECK(test::has(r.output, "gpu5.toml / gpu1.toml"));
 }

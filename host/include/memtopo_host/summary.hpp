@@ -30,6 +30,10 @@ struct SummaryTable {
   std::vector<std::string> header;  // the column labels
   std::vector<std::vector<std::string>> rows;
   std::vector<std::vector<double>> numbers;
+  std::vector<std::string> keys;  // per row: "l2.size_bytes"
+  // Per row and column the value in its key's unit for a spreadsheet: a number, numbers
+  // joined by ';' for a list, the text of a string; "" where the column lacks the key.
+  std::vector<std::vector<std::string>> plain;
 };
 SummaryTable summary_table(const std::vector<SummaryColumn>& columns);
 // Rows of cells as columns two spaces apart, each as wide as its widest cell.

@@ -3,6 +3,7 @@
 // multi-GPU summary), with each file's ratio to the first where both are numbers; as aligned
 // text, Markdown or CSV (docs/host.md, "memtopo compare"). `diff` says what changed; this says
 // how they compare.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -18,6 +19,7 @@
 #include "memtopo_host/fleet.hpp"
 #include "memtopo_host/summary.hpp"
 #include "memtopo_host/terminal_text.hpp"
+#include "memtopo_host/value.hpp"
 #include "output/output_file.hpp"
 
 namespace memtopo::host::cli {
@@ -29,6 +31,10 @@ struct CompareCmdArgs {
   std::vector<std::string> files;
   std::string format = "text", output;
 };
+
+constexpr size_t kTextColumns = 160;  // the text form's width, whatever the number of files
+
+std::string shown_csv_number(double v);
 
 // "x1.07": the second over the first; "" where either is no number or the first is 0.
 std::string ratio_text(double first, double other) {
@@ -89,12 +95,76 @@ std::string markdown(const std::vector<std::vector<std::string>>& rows) {
   return out;
 }
 
-std::string csv(const std::vector<std::vector<std::string>>& rows) {
+// CSV for a spreadsheet: the key and its unit, then each file's value in that unit (numbers; a
+// list's joined by ';'), then each later file's ratio to the first.
+std::string csv(const SummaryTable& t) {
+  std::vector<std::string> header{"key", "unit"};
+  header.insert(header.end(), t.header.begin(), t.header.end());
+  for (size_t c = 1; c < t.header.size(); ++c) header.push_back(t.header[c] + " / " + t.header[0]);
+  std::vector<std::vector<std::string>> rows{header};
+  for (size_t r = 0; r < t.rows.size(); ++r) {
+    std::vector<std::string> row{t.keys[r], unit_of_key(t.keys[r])};
+    row.insert(row.end(), t.plain[r].begin(), t.plain[r].end());
+    for (size_t c = 1; c < t.header.size(); ++c) {
+      const double first = t.numbers[r][0], other = t.numbers[r][c];
+      row.push_back(std::isfinite(first) && std::isfinite(other) && first != 0 ? shown_csv_number(other / first) : "");
+    }
+    rows.push_back(std::move(row));
+  }
   std::string out;
   for (const auto& row : rows) {
     std::string line;
     for (size_t c = 0; c < row.size(); ++c) line += (c ? "," : "") + csv_field(row[c]);
     out += line + "\n";
+  }
+  return out;
+}
+
+std::string shown_csv_number(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.10g", v);
+  return buf;
+}
+
+// A list of values with one unit ("32.0 cyc/273.7 cyc/557.2 cyc") with the unit once
+// ("32.0/273.7/557.2 cyc"): a table cell stays narrow.
+std::string unit_once(const std::string& cell) {
+  const size_t space = cell.rfind(' ');
+  if (space == std::string::npos || cell.find('/') == std::string::npos) return cell;
+  const std::string unit = cell.substr(space);  // " cyc"
+  std::string out, part;
+  size_t start = 0;
+  while (start <= cell.size()) {
+    size_t slash = cell.find('/', start);
+    if (slash == std::string::npos) slash = cell.size();
+    part = cell.substr(start, slash - start);
+    if (part.size() <= unit.size() || part.compare(part.size() - unit.size(), unit.size(), unit) != 0) return cell;
+    out += (out.empty() ? "" : "/") + part.substr(0, part.size() - unit.size());
+    start = slash + 1;
+  }
+  return out + unit;
+}
+
+// Aligned text no wider than `width` columns where the cells allow: the key column, then as
+// many of the other columns as fit, block after block (a terminal wraps nothing).
+std::string wrapped_table(std::vector<std::vector<std::string>> rows, size_t width) {
+  for (auto& row : rows)
+    for (auto& cell : row) cell = unit_once(cell);
+  std::vector<size_t> widest(rows.empty() ? 0 : rows[0].size(), 0);
+  for (const auto& row : rows)
+    for (size_t c = 0; c < row.size() && c < widest.size(); ++c) widest[c] = std::max(widest[c], row[c].size());
+  std::string out;
+  for (size_t first = 1; first < widest.size();) {
+    size_t used = 1 + widest[0], last = first;
+    while (last < widest.size() && (last == first || used + 2 + widest[last] <= width)) used += 2 + widest[last++];
+    std::vector<std::vector<std::string>> block;
+    for (const auto& row : rows) {
+      std::vector<std::string> part{row[0]};
+      for (size_t c = first; c < last && c < row.size(); ++c) part.push_back(row[c]);
+      block.push_back(std::move(part));
+    }
+    out += (out.empty() ? "" : "\n") + aligned_table(block);
+    first = last;
   }
   return out;
 }
@@ -111,8 +181,11 @@ int cmd_compare(const CompareCmdArgs& a) {
     if (!read_topology_or_report(a.files[i], "memtopo compare compares topology files")) return kExitUsage;
     columns.push_back(summary_column_of(a.files[i], labels[i]));
   }
-  const auto rows = cells(summary_table(columns), columns);
-  const std::string text = a.format == "markdown" ? markdown(rows) : a.format == "csv" ? csv(rows) : aligned_table(rows);
+  const SummaryTable table = summary_table(columns);
+  const auto rows = cells(table, columns);
+  const std::string text = a.format == "markdown" ? markdown(rows)
+                           : a.format == "csv"    ? csv(table)
+                                                  : wrapped_table(rows, kTextColumns);
   try {
     write_output(resolve_output(a.output.empty() ? "-" : a.output), text);
   } catch (const std::exception& e) {

@@ -232,6 +232,34 @@ std::vector<RowKey> row_keys(const std::string& element, const std::vector<std::
 
 }  // namespace
 
+namespace {
+
+std::string plain_number(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.10g", v);
+  return buf;
+}
+
+std::string plain_text(const Value& v) {
+  auto joined = [](const auto& list, auto shown) {
+    std::string out;
+    for (const auto& x : list) out += (out.empty() ? "" : ";") + shown(x);
+    return out;
+  };
+  switch (v.type) {
+    case MT_VALUE_INT: return std::to_string(v.i);
+    case MT_VALUE_FLOAT: return plain_number(v.f);
+    case MT_VALUE_BOOL: return v.b ? "true" : "false";
+    case MT_VALUE_STRING: return v.s;
+    case MT_VALUE_INT_ARRAY: return joined(v.ints, [](int64_t x) { return std::to_string(x); });
+    case MT_VALUE_FLOAT_ARRAY: return joined(v.floats, plain_number);
+    case MT_VALUE_STRING_ARRAY: return joined(v.strings, [](const std::string& x) { return x; });
+    default: return "";
+  }
+}
+
+}  // namespace
+
 SummaryTable summary_table(const std::vector<SummaryColumn>& columns) {
   std::vector<std::map<std::string, Table>> tables;
   std::set<std::string> elements;
@@ -249,6 +277,7 @@ SummaryTable summary_table(const std::vector<SummaryColumn>& columns) {
     for (const auto& k : row_keys(element, tables)) {
       std::vector<std::string> row{element + " " + (k.label.empty() ? k.key : k.label)};
       std::vector<double> numbers;
+      std::vector<std::string> plain;
       bool any = false;
       for (const auto& t : tables) {
         const auto e = t.find(element);
@@ -258,10 +287,13 @@ SummaryTable summary_table(const std::vector<SummaryColumn>& columns) {
         row.push_back(has ? k.prefix + format_value(k.key, *r->second) : "-");
         const Value* v = has ? &r->second->value : nullptr;
         numbers.push_back(!v ? NAN : v->type == MT_VALUE_INT ? double(v->i) : v->type == MT_VALUE_FLOAT ? v->f : NAN);
+        plain.push_back(v ? plain_text(*v) : "");
       }
       if (!any) continue;
       out.rows.push_back(std::move(row));
       out.numbers.push_back(std::move(numbers));
+      out.keys.push_back(element + "." + k.key);
+      out.plain.push_back(std::move(plain));
     }
   }
   return out;
