@@ -128,8 +128,10 @@ memtopo::Probe groups_probe() {
       .uses({"constant_l1.line_bytes", "constant_l15.line_bytes", "constant_l15.fetch_granularity_bytes"})
       .key("constant_l15.sm_group_count", MT_VALUE_INT, "", "groups of SMs that share one constant L1.5",
            MT_KEY_HEADLINE)
-      .key("constant_l15.group_sm_counts", MT_VALUE_INT_ARRAY, "", "SMs of each group, groups by their lowest SM")
-      .key("constant_l15.group_of_sm", MT_VALUE_INT_ARRAY, "", "the group (index into group_sm_counts) of SM 0, 1, ...")
+      .key("constant_l15.group_sm_counts", MT_VALUE_INT_ARRAY, "", "SMs of each group, groups by their lowest SM",
+           MT_KEY_CONFIGURATION)
+      .key("constant_l15.group_of_sm", MT_VALUE_INT_ARRAY, "", "the group (index into group_sm_counts) of SM 0, 1, ...",
+           MT_KEY_CONFIGURATION)
       .replays("constant_l15.group_of_sm", "sim.constant_l15.group_of_sm")
       .not_replayed({"constant_l15.sm_group_count", "constant_l15.group_sm_counts"})
       .option("stride_bytes", MT_VALUE_INT, "0", "bytes between loads (0: the widest constant line known, 256 B at least)")

@@ -233,8 +233,9 @@ memtopo::Probe l2_partitions_probe() {
       .replays("l2.partition_interleave", "sim.l2.interleave")
       .not_replayed({"l2.partition_sm_counts"})
       .key("l2.partitions", MT_VALUE_INT, "", "L2 partitions: groups of SMs that share a near one", MT_KEY_HEADLINE)
-      .key("l2.near_partition_of_sm", MT_VALUE_INT_ARRAY, "", "per SM, the L2 partition near it (0: SM 0's)")
-      .key("l2.partition_sm_counts", MT_VALUE_INT_ARRAY, "", "SMs near each partition")
+      .key("l2.near_partition_of_sm", MT_VALUE_INT_ARRAY, "", "per SM, the L2 partition near it (0: SM 0's)",
+           MT_KEY_CONFIGURATION)
+      .key("l2.partition_sm_counts", MT_VALUE_INT_ARRAY, "", "SMs near each partition", MT_KEY_CONFIGURATION)
       .key("l2.partition_granule_bytes", MT_VALUE_INT, "bytes", "the address granule that has one home partition")
       .key("l2.partition_interleave", MT_VALUE_STRING, "",
            "\"alternating\": granules alternate between partitions; \"hashed\": some other order", MT_KEY_HEADLINE)

@@ -23,8 +23,10 @@ memtopo::Probe clusters() {
       .replays("gpc.cluster_domain_of_sm", "sim.gpc_of_sm")
       .not_replayed({"gpc.index_of_sm", "gpc.sms_placed_by_constant_l15"})
       .key("gpc.count", MT_VALUE_INT, "", "GPCs: groups of SMs that the blocks of one cluster never leave", MT_KEY_HEADLINE)
-      .key("gpc.sm_counts", MT_VALUE_INT_ARRAY, "", "SMs of each GPC, GPCs ordered by their lowest SM", MT_KEY_HEADLINE)
-      .key("gpc.index_of_sm", MT_VALUE_INT_ARRAY, "", "the GPC (index into gpc.sm_counts) of SM 0, 1, ...; -1: unknown")
+      .key("gpc.sm_counts", MT_VALUE_INT_ARRAY, "", "SMs of each GPC, GPCs ordered by their lowest SM",
+           MT_KEY_HEADLINE | MT_KEY_CONFIGURATION)
+      .key("gpc.index_of_sm", MT_VALUE_INT_ARRAY, "", "the GPC (index into gpc.sm_counts) of SM 0, 1, ...; -1: unknown",
+           MT_KEY_CONFIGURATION)
       .key("gpc.cluster_domain_of_sm", MT_VALUE_INT_ARRAY, "",
            "the group of SMs within which clusters were placed, per SM: the GPC, or a part of one where only clusters "
            "of one TPC ran (numbered after the GPCs); -1: no block ran")
@@ -54,7 +56,8 @@ memtopo::Probe latency() {
            "dependent ld.shared::cluster from another block of the cluster, median over the distances",
            MT_KEY_HEADLINE)
       .key("dsmem.latency_by_distance_cycles", MT_VALUE_FLOAT_ARRAY, "cycles",
-           "the same per rank distance 0, 1, ... (0: the block's own shared memory through its cluster address)")
+           "the same per rank distance 0, 1, ... (0: the block's own shared memory through its cluster address)",
+           MT_KEY_CONFIGURATION)
       .key("dsmem.local_cluster_latency_cycles", MT_VALUE_FLOAT, "cycles",
            "dependent ld.shared::cluster into the block's own shared memory")
       .key("dsmem.local_latency_cycles", MT_VALUE_FLOAT, "cycles", "dependent ld.shared with a shared::cta address")

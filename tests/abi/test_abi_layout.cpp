@@ -304,6 +304,11 @@ static_assert(MT_COUNT_REFUSED == 2);
 static_assert(MT_COUNT_L1 == 1 && MT_COUNT_L2_READ == 2 && MT_COUNT_L2_HIT == 4 && MT_COUNT_L2_WRITE == 8 &&
               MT_COUNT_TO_SM == 16 && MT_COUNT_DRAM == 32);
 
+// Key flags: bits a plugin built against any 3.x minor sets (3.4 added the configuration).
+static_assert(MT_KEY_IDENTITY == 1u && MT_KEY_SETTING == 2u && MT_KEY_VARIES == 4u && MT_KEY_ESTIMATE == 8u &&
+              MT_KEY_HEADLINE == 16u && MT_KEY_CONFIGURATION == 32u);
+static_assert(MEMTOPO_ABI_MINOR >= 4, "MT_KEY_CONFIGURATION came with 3.4");
+
 TEST_CASE("abi: the layout of ABI 3 is the one plugins were built against", "[abi]") {
   // The assertions above are the test; this states the version they hold for.
   CHECK(MEMTOPO_ABI_MAJOR == 3);

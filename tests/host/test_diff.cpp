@@ -310,6 +310,18 @@ TEST_CASE("compare: headline values of three files side by side with ratios, as 
   CHECK(test::run_memtopo("compare --format html" + files).exit_code == 2);
 }
 
+TEST_CASE("diff: a configuration key (floor sweeping) is shown, never a difference", "[host][diff]") {
+  const std::string prov =
+      "[provenance.gpc]\nsm_counts = { probe = \"a/b\", confidence = 1.0, bound = \"exact\", class = \"configuration\" }\n";
+  const auto a = topology("[gpc]\nsm_counts = [16, 16, 18, 18]\n" + prov);
+  const auto b = topology("[gpc]\nsm_counts = [14, 18, 18, 18]\n" + prov);
+  const TopologyDiff d = diff_topologies(a, b);
+  CHECK(d.equal());
+  REQUIRE(d.not_counted.size() == 1);
+  CHECK(d.not_counted[0].key == "gpc.sm_counts");
+  CHECK(d.not_counted[0].reason == "configuration");
+}
+
 TEST_CASE("diff: an array of integers differs by how many entries changed, not by a percentage", "[host][diff]") {
   test::TempDir dir("diff-index");
   const std::string meta = "[meta]\nschema_version = 1\ntool_version = \"0.1.0\"\ncreated_utc = 2026-11-21T16:00:00Z\n"

@@ -17,8 +17,9 @@ enum class KeyClass {
   measurement,  // compared: discrete values exactly, floats within a tolerance
   identity,     // names one device (a UUID): never a difference
   setting,      // a choice a probe made (the best configuration found): never a difference
+  configuration,  // how this GPU was built (floor sweeping): shown, never a difference
 };
-const char* key_class_name(KeyClass c);  // "measurement", "identity", "setting"
+const char* key_class_name(KeyClass c);  // "measurement", "identity", "setting", "configuration"
 
 struct KeyRule {
   KeyClass key_class = KeyClass::measurement;

@@ -13,6 +13,7 @@ const char* key_class_name(KeyClass c) {
   switch (c) {
     case KeyClass::identity: return "identity";
     case KeyClass::setting: return "setting";
+    case KeyClass::configuration: return "configuration";
     default: return "measurement";
   }
 }
@@ -22,6 +23,7 @@ namespace {
 std::optional<KeyClass> class_from_text(const std::string& s) {
   if (s == "identity") return KeyClass::identity;
   if (s == "setting") return KeyClass::setting;
+  if (s == "configuration") return KeyClass::configuration;
   if (s == "measurement") return KeyClass::measurement;
   return std::nullopt;
 }
@@ -82,7 +84,7 @@ KeyPolicy KeyPolicy::from_profile_text(const std::string& text, const std::strin
           else if (rule == "estimate") p.estimate = r.boolean(rn, where + " estimate");
           else if (rule == "class") {
             const auto c = rn.as_string() ? class_from_text(rn.as_string()->get()) : std::nullopt;
-            if (!c) r.fail(rn, where + " class must be \"measurement\", \"identity\" or \"setting\"");
+            if (!c) r.fail(rn, where + " class must be \"measurement\", \"identity\", \"setting\" or \"configuration\"");
             p.key_class = c;
           } else {
             r.fail(rn, "unknown rule '" + rule + "' in " + where +

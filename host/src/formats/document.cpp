@@ -110,6 +110,7 @@ std::string render_topology(const Meta& meta, const std::vector<ProbeOutcome>& o
       // How comparisons treat the key (diff, fleet): a measurement unless the probe says so.
       if (rec->key_flags & MT_KEY_IDENTITY) inl += ", class = \"identity\"";
       else if (rec->key_flags & MT_KEY_SETTING) inl += ", class = \"setting\"";
+      else if (rec->key_flags & MT_KEY_CONFIGURATION) inl += ", class = \"configuration\"";
       if (rec->key_flags & MT_KEY_VARIES) inl += ", varies = true";
       if (rec->key_flags & MT_KEY_ESTIMATE) inl += ", estimate = true";
       if (rec->key_flags & MT_KEY_HEADLINE) inl += ", headline = true";

@@ -24,7 +24,7 @@ extern "C" {
 #endif
 
 #define MEMTOPO_ABI_MAJOR 3
-#define MEMTOPO_ABI_MINOR 3
+#define MEMTOPO_ABI_MINOR 4
 
 /* Name of the single exported entry point of a plugin library. */
 #define MEMTOPO_ENTRY_POINT_NAME "memtopo_plugin_entry"
@@ -235,6 +235,10 @@ typedef struct mt_key_desc {
 /* One of the few values a reader looks at first (the DRAM bandwidth, the TLB levels): the
  * terminal summary and `memtopo compare` always show it, in the unit its name says (3.2). */
 #define MT_KEY_HEADLINE 16u
+/* The key describes how this GPU was built, which GPUs of one model may differ in (floor
+ * sweeping: the SMs of each GPC, which SMs share a near L2 partition or a constant L1.5, and
+ * what follows from them): shown as the GPU's configuration, never a difference (3.4). */
+#define MT_KEY_CONFIGURATION 32u
 
 /* How the report draws one of the probe's raw series (put_raw), where a line plot of its
  * columns would hide what it shows (docs/report.md, "Plot hints"). Key names may hold
