@@ -14,6 +14,7 @@
 #include "helpers.hpp"
 #include "memtopo_host/document.hpp"
 #include "memtopo_host/journal.hpp"
+#include "output/new_file.hpp"
 #include "output/output_file.hpp"
 #include "run_helpers.hpp"
 
@@ -64,6 +65,115 @@ std::set<std::string> toml_files(const fs::path& dir) {
 }
 
 }  // namespace
+
+TEST_CASE("shared folder: files are created new, never through a planted symlink", "[host][hostile][shared]") {
+  test::TempDir dir("shared-new-file");
+  const auto v = victim(dir);
+  const auto link = dir / "link";
+  fs::create_symlink(v, link);
+  errno = 0;
+  CHECK(memtopo::host::create_new_file(link) < 0);
+  CHECK(errno == EEXIST);
+  // A dangling link neither: its target is not created.
+  fs::create_symlink(dir / "not-there", dir / "dangling");
+  CHECK(memtopo::host::create_new_file(dir / "dangling") < 0);
+  CHECK_FALSE(fs::exists(dir / "not-there"));
+  CHECK(test::read_file(v) == kVictimText);
+
+  // The atomic write's temporary name taken by a link: another name, the victim untouched,
+  // the output a regular file.
+  const auto out = dir / "out.toml";
+  fs::create_symlink(v, dir / (".out.toml.tmp." + std::to_string(::getpid())));
+  memtopo::host::write_atomically(out, "new\n");
+  CHECK(test::read_file(v) == kVictimText);
+  CHECK(is_regular_not_link(out));
+  CHECK(test::read_file(out) == "new\n");
+
+  // The journal's new file likewise.
+  const auto journal = dir / "j.journal";
+  fs::create_symlink(v, dir / (".j.journal.tmp." + std::to_string(::getpid())));
+  {
+    memtopo::host::JournalWriter w;
+    w.open_new(journal, {{"memtopo_journal", 2}});
+  }
+  CHECK(test::read_file(v) == kVictimText);
+  CHECK(is_regular_not_link(journal));
+}
+
+TEST_CASE("shared folder: export -o with links planted for the next pids", "[host][hostile][shared]") {
+  test::TempDir dir("shared-next-pids");
+  const auto topo = small_topology(dir, "t.toml");
+  const auto v = victim(dir);
+  const auto out = dir / "out.json";
+  const long next = last_pid();
+  for (long pid = next + 1; pid <= next + 300; ++pid)
+    fs::create_symlink(v, dir / (".out.json.tmp." + std::to_string(pid)));
+  const auto r = run_memtopo("export --format json -o " + quoted(out) + " " + quoted(topo));
+  INFO(r.output);
+  CHECK(r.exit_code == 0);
+  CHECK(test::read_file(v) == kVictimText);
+  CHECK(is_regular_not_link(out));
+  CHECK(has(test::read_file(out), "\"meta\""));
+}
+
+TEST_CASE("shared folder: a symlink, FIFO or hard link at OUT.lock is refused", "[host][hostile][shared]") {
+  test::TempDir dir("shared-lock");
+  const auto v = victim(dir);
+  const auto out = dir / "out.toml";
+  fs::create_symlink(v, dir / "out.toml.lock");
+  const auto r = run_memtopo("run -q --device sim" + kGood + " --only t-basic/source -o " + quoted(out));
+  INFO(r.output);
+  CHECK(r.exit_code == 2);
+  CHECK(has(r.output, "out.toml.lock is a symlink, which memtopo never writes through; remove it"));
+  CHECK(test::read_file(v) == kVictimText);
+  CHECK_FALSE(fs::exists(out));
+
+  fs::remove(dir / "out.toml.lock");
+  REQUIRE(::mkfifo((dir / "out.toml.lock").c_str(), 0600) == 0);
+  const auto fifo = run_memtopo("run -q --device sim" + kGood + " --only t-basic/source -o " + quoted(out), {}, 60);
+  INFO(fifo.output);
+  CHECK(fifo.exit_code == 2);
+  CHECK(has(fifo.output, "is not a regular file of its own"));
+
+  fs::remove(dir / "out.toml.lock");
+  fs::create_hard_link(v, dir / "out.toml.lock");
+  const auto hard = run_memtopo("run -q --device sim" + kGood + " --only t-basic/source -o " + quoted(out));
+  CHECK(hard.exit_code == 2);
+  CHECK(test::read_file(v) == kVictimText);
+}
+
+TEST_CASE("shared folder: fleet.txt and a member's file planted as links are replaced", "[host][hostile][shared]") {
+  test::TempDir dir("shared-fleet-links");
+  const auto v = victim(dir);
+  // What rank 0 does with DIR/fleet.txt (fleet_run.cpp, write_fleet_summary).
+  fs::create_symlink(v, dir / "fleet.txt");
+  using memtopo::host::cli::OutputNamedBy;
+  const auto target = memtopo::host::cli::resolve_output((dir / "fleet.txt").string(), OutputNamedBy::Memtopo);
+  memtopo::host::cli::write_output(target, "the fleet\n");
+  CHECK(test::read_file(v) == kVictimText);
+  CHECK(is_regular_not_link(dir / "fleet.txt"));
+  CHECK(test::read_file(dir / "fleet.txt") == "the fleet\n");
+
+  // A member of a fleet run: its DIR/HOST-DEVICE.toml is memtopo's name, never followed.
+  fs::create_directories(dir / "out");
+  fs::create_symlink(v, dir / "out" / "h-sim-1.toml");
+  const auto r = run_memtopo(
+      "run -q --device sim,sim" + kGood + " --only t-basic/source -o " + quoted(dir / "out") + "/", {}, 0,
+      "MEMTOPO_TEST_HOSTNAME=h");
+  INFO(r.output);
+  CHECK(r.exit_code == 0);
+  CHECK(test::read_file(v) == kVictimText);
+  CHECK(is_regular_not_link(dir / "out" / "h-sim-1.toml"));
+  CHECK(is_regular_not_link(dir / "out" / "h-sim-2.toml"));
+  // The user's own symlink named by -o still has its target replaced (docs/host.md).
+  const auto mine = dir / "mine.toml";
+  test::write_file(mine, "old\n");
+  fs::create_symlink(mine, dir / "my-link.toml");
+  const auto own = memtopo::host::cli::resolve_output((dir / "my-link.toml").string());
+  memtopo::host::cli::write_output(own, "new\n");
+  CHECK(test::read_file(mine) == "new\n");
+  CHECK(fs::is_symlink(dir / "my-link.toml"));
+}
 
 TEST_CASE("shared folder: equal device names get files of their own, also per local rank", "[host][hostile][shared]") {
   test::TempDir dir("shared-names");
@@ -141,3 +251,16 @@ TEST_CASE("shared folder: host names are whole and sanitised into one file in th
     CHECK((e.is_directory() ? e.path() == dir / "out" : e.path().parent_path() == dir / "out"));
 }
 
+TEST_CASE("shared folder: an output name leaves room for the journal's new file", "[host][hostile][shared]") {
+  test::TempDir dir("shared-name-room");
+  const auto too_long = run_memtopo("run -q --device sim" + kGood + " --only t-basic/source -o " +
+                                    quoted(dir / std::string(232, 'a')));
+  INFO(too_long.output);
+  CHECK(too_long.exit_code == 2);
+  CHECK(has(too_long.output, "use a name of at most 231 bytes"));
+  const auto fits = run_memtopo("run -q --device sim" + kGood + " --only t-basic/source -o " +
+                                quoted(dir / std::string(231, 'a')));
+  INFO(fits.output);
+  CHECK(fits.exit_code == 0);
+  CHECK(is_regular_not_link(dir / std::string(231, 'a')));
+}

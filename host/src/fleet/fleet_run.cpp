@@ -164,8 +164,11 @@ int write_fleet_summary(const fs::path& dir, const std::vector<std::string>& fil
   if (members.empty()) return kExitIncomplete;
   const FleetReport report = compare_fleet(std::move(members), FleetOptions{});
   const std::string text = render_fleet_text(report);
-  write_output(resolve_output((dir / "fleet.txt").string()), text);
-  write_output(resolve_output((dir / "fleet.json").string()), fleet_to_json(report).dump(2) + "\n");
+  // Names memtopo chose in a shared folder: whatever is there, a planted symlink included, is
+  // replaced, never written through.
+  write_output(resolve_output((dir / "fleet.txt").string(), OutputNamedBy::Memtopo), text);
+  write_output(resolve_output((dir / "fleet.json").string(), OutputNamedBy::Memtopo),
+               fleet_to_json(report).dump(2) + "\n");
   std::fputs(terminal_lines(text).c_str(), stdout);
   return report.flagged() ? kExitIncomplete : kExitOk;
 }
