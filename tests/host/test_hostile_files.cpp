@@ -175,6 +175,39 @@ TEST_CASE("shared folder: fleet.txt and a member's file planted as links are rep
   CHECK(fs::is_symlink(dir / "my-link.toml"));
 }
 
+TEST_CASE("shared folder: fleet -o over its reference or a file of its folder is refused",
+          "[host][hostile][shared]") {
+  test::TempDir dir("shared-fleet-over-input");
+  fs::create_directories(dir / "members");
+  test::TempDir src("shared-fleet-over-input-src");
+  const auto a = small_topology(src, "a.toml");
+  fs::copy_file(a, dir / "members" / "a.toml");
+  fs::copy_file(a, dir / "members" / "b.toml");
+  fs::copy_file(a, dir / "ref.toml");
+  const std::string ref = test::read_file(dir / "ref.toml");
+  auto refused = [&](const std::string& args, const fs::path& kept, const std::string& what) {
+    const std::string before = test::read_file(kept);
+    const auto r = run_memtopo(args);
+    INFO(args << "\n" << r.output);
+    CHECK(r.exit_code == 2);
+    CHECK(has(r.output, "is the same file as " + what));
+    CHECK(test::read_file(kept) == before);
+  };
+  const std::string folder = quoted(dir / "members");
+  refused("fleet --reference " + quoted(dir / "ref.toml") + " " + folder + " -o " + quoted(dir / "ref.toml"),
+          dir / "ref.toml", "--reference");
+  refused("fleet " + folder + " -o " + quoted(dir / "members" / "b.toml"), dir / "members" / "b.toml",
+          "a file in an input " + (dir / "members").string());
+  refused("fleet " + folder + " --format json -o " + quoted(dir / "members" / "a.toml"), dir / "members" / "a.toml",
+          "a file in an input");
+  CHECK(test::read_file(dir / "ref.toml") == ref);
+  // A new file in the folder is no input.
+  const auto fresh = run_memtopo("fleet " + folder + " -o " + quoted(dir / "members" / "table.txt"));
+  INFO(fresh.output);
+  CHECK(fresh.exit_code == 0);
+  CHECK(fs::exists(dir / "members" / "table.txt"));
+}
+
 TEST_CASE("shared folder: equal device names get files of their own, also per local rank", "[host][hostile][shared]") {
   test::TempDir dir("shared-names");
   const fs::path example = fs::path(MEMTOPO_SOURCE_DIR) / "examples" / "devices" / "hopper-like.toml";

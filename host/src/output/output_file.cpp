@@ -110,12 +110,28 @@ bool same_file(const std::string& a, const std::string& b) {
   return !ea && !eb && ca == cb;
 }
 
+// Each input, and for a folder every regular file under it as well: what the command reads
+// from a folder is among them, whatever the command's own rule for choosing.
+std::vector<NamedInput> expand_folders(const std::vector<NamedInput>& inputs) {
+  std::vector<NamedInput> out;
+  for (const auto& in : inputs) {
+    out.push_back(in);
+    std::error_code ec;
+    if (in.path.empty() || !fs::is_directory(in.path, ec)) continue;
+    const std::string what = "a file in " + in.what + " " + in.path + ":";
+    for (auto it = fs::recursive_directory_iterator(in.path, ec); !ec && it != fs::recursive_directory_iterator();
+         it.increment(ec))
+      if (it->is_regular_file(ec)) out.push_back({what, it->path().string()});
+  }
+  return out;
+}
+
 }  // namespace
 
 void refuse_output_over_inputs(const std::string& option, const std::string& output,
                                const std::vector<NamedInput>& inputs) {
   if (output.empty() || output == "-") return;
-  for (const auto& in : inputs) {
+  for (const auto& in : expand_folders(inputs)) {
     if (in.path.empty() || !same_file(output, in.path)) continue;
     throw UsageError(option + " " + output + ": is the same file as " + in.what + " " + in.path +
                      ", which writing it would destroy; name another output");

@@ -40,7 +40,8 @@ struct NamedInput {
 
 // Refuses (UsageError, before anything runs) an output that is one of the command's inputs:
 // the same file after links (device and inode), or, where either does not exist yet, the same
-// path once resolved. `option` names the output ("-o", "--raw-dir").
+// path once resolved. An input that is a folder stands for itself and every regular file under
+// it (a fleet's folder, report's --raw-dir). `option` names the output ("-o", "--raw-dir").
 void refuse_output_over_inputs(const std::string& option, const std::string& output,
                                const std::vector<NamedInput>& inputs);
 
