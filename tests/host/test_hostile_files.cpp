@@ -284,6 +284,63 @@ TEST_CASE("shared folder: host names are whole and sanitised into one file in th
     CHECK((e.is_directory() ? e.path() == dir / "out" : e.path().parent_path() == dir / "out"));
 }
 
+namespace {
+
+// A "Python" for draw and report: has matplotlib (it says so); writes `body` to -o and exits
+// with `code`, as a script that fails mid-write or writes a torn file would.
+fs::path stub_python(const test::TempDir& dir, const std::string& name, const std::string& body, int code) {
+  const auto path = dir / name;
+  test::write_file(path, "#!/bin/sh\n[ \"$1\" = -c ] && exit 0\nshift\n"
+                         "while [ $# -gt 0 ]; do [ \"$1\" = -o ] && out=$2; shift; done\nprintf '" +
+                             body + "' > \"$out\"\nexit " + std::to_string(code) + "\n");
+  fs::permissions(path, fs::perms::owner_all);
+  return path;
+}
+
+}  // namespace
+
+TEST_CASE("draw and report: a failing script leaves the good output untouched", "[host][hostile][shared]") {
+  test::TempDir dir("shared-draw-keep");
+  const auto good = dir / "good.toml";
+  fs::copy_file(fs::path(MEMTOPO_SOURCE_DIR) / "tests" / "sim" / "measured" / "hopper-like-sim.toml", good);
+  const auto keep = dir / "keep.svg";
+  {
+    test::ScopedEnv python("MEMTOPO_PYTHON", stub_python(dir, "ok-python", "<svg>good</svg>\\n", 0).string());
+    const auto r = run_memtopo("draw " + quoted(good) + " -o " + quoted(keep));
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+  }
+  const std::string kept = test::read_file(keep);
+  REQUIRE(kept == "<svg>good</svg>\n");
+  // The device name of issue 50, and a script forced to fail mid-write or to write a torn file.
+  const auto odd = dir / "odd.toml";
+  std::string text = test::read_file(good);
+  const std::string name = "name = \"memtopo simulated Hopper-like GPU\"";
+  REQUIRE(text.find(name) != std::string::npos);
+  text.replace(text.find(name), name.size(), "name = \"GPU $\\\\frac{a}$ x\"");
+  test::write_file(odd, text);
+  for (const auto& [stub, code] : {std::pair{stub_python(dir, "dies", "<svg><g id=", 1), 1},
+                                   std::pair{stub_python(dir, "torn", "<svg><g id=", 0), 1},
+                                   std::pair{stub_python(dir, "crash", "<svg", 3), 1}}) {
+    test::ScopedEnv python("MEMTOPO_PYTHON", stub.string());
+    const auto r = run_memtopo("draw " + quoted(odd) + " -o " + quoted(keep));
+    INFO(stub << "\n" << r.output);
+    CHECK(r.exit_code == code);
+    CHECK(test::read_file(keep) == kept);
+    const auto page = dir / "page.html";
+    test::write_file(page, "<html>good</html>\n");
+    const auto rep = run_memtopo("report " + quoted(odd) + " -o " + quoted(page));
+    CHECK(rep.exit_code == code);
+    CHECK(test::read_file(page) == "<html>good</html>\n");
+  }
+  // The real script, where this machine has matplotlib: the name draws, or the file stays.
+  if (run_memtopo("draw " + quoted(odd) + " -o " + quoted(dir / "probe.svg")).exit_code == 0) {
+    const auto r = run_memtopo("draw " + quoted(odd) + " -o " + quoted(keep));
+    const std::string now = test::read_file(keep);
+    CHECK((now == kept || now.rfind("</svg>") != std::string::npos));
+  }
+}
+
 TEST_CASE("shared folder: an output name leaves room for the journal's new file", "[host][hostile][shared]") {
   test::TempDir dir("shared-name-room");
   const auto too_long = run_memtopo("run -q --device sim" + kGood + " --only t-basic/source -o " +
