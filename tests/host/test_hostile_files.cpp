@@ -341,6 +341,21 @@ TEST_CASE("draw and report: a failing script leaves the good output untouched", 
   }
 }
 
+TEST_CASE("export --base of a folder, /dev/zero or a FIFO says what it is", "[host][hostile][shared]") {
+  test::TempDir dir("shared-export-base");
+  const auto topo = small_topology(dir, "t.toml");
+  REQUIRE(::mkfifo((dir / "fifo").c_str(), 0600) == 0);
+  for (const auto& [base, what] : {std::pair{dir.path.string(), "is a folder, not a regular file"},
+                                   std::pair{std::string("/dev/zero"), "is a character device, not a regular file"},
+                                   std::pair{(dir / "fifo").string(), "is a FIFO, not a regular file"},
+                                   std::pair{(dir / "none").string(), "no such file"}}) {
+    const auto r = run_memtopo("export --accel-sim --base " + quoted(fs::path(base)) + " " + quoted(topo), {}, 60);
+    INFO(r.output);
+    CHECK(r.exit_code == 2);
+    CHECK(has(r.output, "export --base " + base + ": " + what + "; name a complete gpgpusim.config"));
+  }
+}
+
 TEST_CASE("shared folder: an output name leaves room for the journal's new file", "[host][hostile][shared]") {
   test::TempDir dir("shared-name-room");
   const auto too_long = run_memtopo("run -q --device sim" + kGood + " --only t-basic/source -o " +
