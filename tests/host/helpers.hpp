@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <array>
+#include <cctype>
 #include <cstdlib>
 #include <cstdio>
 #include <filesystem>
@@ -93,12 +94,17 @@ struct ScopedEnv {
   }
 };
 
-// This machine's name as memtopo names files after it (the part before the first dot).
+// This machine's name as memtopo names files after it: the whole name, each byte other than a
+// letter, digit, '-', '_' or '.' as '_', a leading '.' or '-' as '_', at most 64 bytes
+// (host_file_name() in host/src/fleet/device_list.hpp, which test_hostile_files.cpp checks).
 inline std::string host_name() {
   char buf[256] = {};
   ::gethostname(buf, sizeof buf - 1);
-  const std::string h = buf[0] ? buf : "host";
-  return h.substr(0, h.find('.'));
+  std::string h = std::string(buf[0] ? buf : "host").substr(0, 64);
+  for (char& c : h)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') c = '_';
+  if (h[0] == '.' || h[0] == '-') h[0] = '_';
+  return h;
 }
 
 struct CommandResult {

@@ -45,8 +45,10 @@ std::string utc_now_rfc3339();
 // alphabetically, provenance (same element order), probes (by name). Keys sorted.
 std::string render_topology(const Meta& meta, const std::vector<ProbeOutcome>& outcomes);
 
-// Writes `text` to `path` atomically: a temporary file in the same folder, fsync, rename; an
-// existing file's mode is kept (a new one gets 0644 less the umask).
+// Writes `text` to `path` atomically: a new temporary file in the same folder (created with
+// O_EXCL|O_NOFOLLOW, another name where one is taken), fsync, rename over `path` (a symlink
+// there is replaced, not followed); an existing regular file's mode is kept (a new one gets
+// 0644 less the umask). Implemented in output/new_file.cpp.
 // Throws std::runtime_error naming the file on failure (the old file, if any, is untouched).
 void write_atomically(const std::filesystem::path& path, const std::string& text);
 

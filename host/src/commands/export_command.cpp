@@ -10,6 +10,7 @@
 
 #include "commands/cli_internal.hpp"
 #include "memtopo/engine.hpp"
+#include "memtopo/errors.hpp"
 #include "memtopo_host/schema.hpp"
 #include "memtopo_host/topology_export.hpp"
 #include "output/output_file.hpp"
@@ -61,14 +62,27 @@ bool valid_topology(const std::string& file, const toml::table& doc) {
   return errors.empty();
 }
 
-std::string render(TopologyFormat format, const toml::table& doc, const std::string& file, const std::string& base) {
+// The --base config's text; UsageError with the reader's reason ("is a folder", "is a FIFO",
+// "no such file", too large) otherwise.
+std::string read_base_config(const std::string& base) {
+  try {
+    return engine::read_input_file(base,
+                                   "a complete gpgpusim.config (e.g. Accel-Sim's "
+                                   "configs/tested-cfgs/SM90_H100/gpgpusim.config)",
+                                   size_t{16} << 20);
+  } catch (const Error& e) {
+    throw UsageError(std::string("export --base ") + e.what());
+  }
+}
+
+std::string render(TopologyFormat format, const toml::table& doc, const std::string& file, const std::string& base,
+                   const std::string& base_text) {
   switch (format) {
     case TopologyFormat::Json: return topology_json_text(doc);
     case TopologyFormat::AccelSim: {
       const std::string ours = accel_sim_config_text(doc, fs::path(file).filename().string());
       if (base.empty()) return ours;
-      return accel_sim_on_base(engine::read_input_file(base, "the --base config", size_t{16} << 20),
-                               fs::path(base).filename().string(), ours);
+      return accel_sim_on_base(base_text, fs::path(base).filename().string(), ours);
     }
     case TopologyFormat::Csv: return topology_csv_text(doc);
     default: return topology_toml_text(doc);
@@ -95,10 +109,8 @@ int cmd_export(const ExportArgs& a) {
   const TopologyFormat format = chosen_format(a);
   if (!a.base.empty() && format != TopologyFormat::AccelSim)
     throw UsageError("export --base " + a.base + ": a base config is for --accel-sim only");
-  std::error_code ec;
-  if (!a.base.empty() && !fs::is_regular_file(a.base, ec))
-    throw UsageError("export --base " + a.base + ": no such file; name a complete gpgpusim.config (e.g. Accel-Sim's "
-                     "configs/tested-cfgs/SM90_H100/gpgpusim.config)");
+  // Read now, by the one input reader: a folder, a FIFO or /dev/zero is named as what it is.
+  const std::string base_text = a.base.empty() ? "" : read_base_config(a.base);
   const OutputTarget out = resolve_output(a.output.empty() ? "-" : a.output);
   if (a.schema) return write_or_report(out, std::string(topology_schema_text()));
   refuse_output_over_inputs("-o", a.output, {{"the topology", a.file}, {"the --base config", a.base}});
@@ -107,7 +119,7 @@ int cmd_export(const ExportArgs& a) {
   if (!valid_topology(a.file, *doc)) return kExitIncomplete;
   std::string text;
   try {
-    text = render(format, *doc, a.file, a.base);
+    text = render(format, *doc, a.file, a.base, base_text);
   } catch (const TopologyExportError& e) {
     std::cerr << a.file << ":" << e.line << ": " << e.what() << "; nothing was written\n";
     return kExitIncomplete;

@@ -140,6 +140,21 @@ int script_exit(const std::optional<int>& status, const std::string& python) {
   return kExitIncomplete;
 }
 
+// Whether the text is whole for its kind: an SVG or page that ends in its closing tag, a
+// PNG with its end chunk. A script killed mid-write leaves neither.
+bool complete_script_output(const std::string& made_name, const std::string& text) {
+  const fs::path ext = fs::path(made_name).extension();
+  auto trimmed_ends = [&](const std::string& tag) {
+    const size_t last = text.find_last_not_of(" \t\r\n");
+    return last != std::string::npos && last + 1 >= tag.size() &&
+           text.compare(last + 1 - tag.size(), tag.size(), tag) == 0;
+  };
+  if (ext == ".svg") return trimmed_ends("</svg>");
+  if (ext == ".html") return trimmed_ends("</html>");
+  if (ext == ".png") return text.size() >= 12 && text.compare(text.size() - 8, 4, "IEND") == 0;
+  return !text.empty();
+}
+
 }  // namespace
 
 int write_script_output(const std::string& name, const std::vector<std::string>& script_args, const OutputTarget& out,
@@ -165,10 +180,18 @@ int write_script_output(const std::string& name, const std::vector<std::string>&
   if (with_summary) argv.insert(argv.end(), {"--shown-as", out.shown(), "--summary-file", summary.string()});
   argv.insert(argv.end(), script_args.begin(), script_args.end());
   const int status = script_exit(run_program(argv, false), *python);
-  std::error_code ec;
-  if (status == kExitUsage || !fs::is_regular_file(made, ec)) return status;
+  // Only a script that succeeded and a file that ends as its kind ends replace the output: a
+  // failing script leaves an earlier good picture or page as it was.
+  if (status != kExitOk) {
+    if (status != kExitUsage) std::cerr << "memtopo: " << name << " failed; " << out.shown() << " was not written\n";
+    return status;
+  }
   try {
-    write_output(out, engine::read_input_file(made.string(), "the file " + name + " wrote", size_t{1} << 30));
+    const std::string text = engine::read_input_file(made.string(), "the file " + name + " wrote", size_t{1} << 30);
+    if (!complete_script_output(made_name, text))
+      throw std::runtime_error(name + " wrote an incomplete " + made_name + " (it ends early)");
+    write_output(out, text);
+    std::error_code ec;
     if (fs::is_regular_file(summary, ec)) std::cout << engine::read_input_file(summary.string(), "the summary");
   } catch (const std::exception& e) {
     std::cerr << "memtopo: " << e.what() << "; nothing was written\n";

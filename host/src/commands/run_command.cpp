@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <map>
@@ -137,13 +138,15 @@ RunReport measure(const Plan& plan, RunDevice& device, RunSettings& settings, Jo
 
 int cmd_run(const RunArgs& a) {
   // A folder is the output of a fleet run (one file per GPU); anything else is checked first.
+  // A fleet member's -o is a name its fleet run chose in a shared folder: never followed.
+  const OutputNamedBy named_by = std::getenv(kFleetMemberVariable) ? OutputNamedBy::Memtopo : OutputNamedBy::User;
   const std::optional<OutputTarget> checked =
-      is_folder_output(a.output) ? std::nullopt : std::optional<OutputTarget>(resolve_output(a.output));
+      is_folder_output(a.output) ? std::nullopt : std::optional<OutputTarget>(resolve_output(a.output, named_by));
   Registry reg = load_registry(a.plugin_paths, true);
   Config cfg = maybe_load_config(a.config, reg);
   const std::string device_arg = !a.device.empty() ? a.device : cfg.device.value_or("auto");
   if (wants_fleet_run(a, device_arg)) return run_fleet(a, cfg, device_arg);
-  const OutputTarget out = checked ? *checked : resolve_output(a.output);
+  const OutputTarget out = checked ? *checked : resolve_output(a.output, named_by);
   if (a.resume && out.kind != OutputKind::File)
     throw UsageError("--resume: -o " + a.output + " is not a regular file, so no journal is kept for it; "
                      "resume needs a file output");

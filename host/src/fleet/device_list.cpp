@@ -1,9 +1,13 @@
 #include "fleet/device_list.hpp"
 
+#include <unistd.h>
+
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <regex>
+#include <set>
 
 #include "commands/cli_internal.hpp"
 #include "memtopo/engine.hpp"
@@ -40,11 +44,27 @@ FleetDevice cuda_device(int ordinal, const std::vector<std::string>& visible, co
   return {"cuda:0", "cuda:" + number, entry, host + "-cuda" + number};
 }
 
-std::string sim_stem(const std::string& path) {
-  std::string stem = std::filesystem::path(path).stem().string();
-  for (char& c : stem)
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') c = '_';
-  return stem;
+std::string sim_stem(const std::string& path) { return file_name_part(std::filesystem::path(path).stem().string()); }
+
+// Gives each device a stem of its own: devices whose names are equal get "-1", "-2", ... in
+// list order, skipping numbers that would give a name another device has (da/x.toml,
+// db/x.toml and x-1.toml are sim-x-2, sim-x-3 and sim-x-1).
+void make_stems_distinct(std::vector<FleetDevice>& devices) {
+  std::map<std::string, int> count;
+  for (const auto& d : devices) ++count[d.stem];
+  std::set<std::string> taken;
+  for (const auto& d : devices)
+    if (count[d.stem] == 1) taken.insert(d.stem);
+  std::map<std::string, int> next;
+  for (auto& d : devices) {
+    if (count[d.stem] == 1) continue;
+    std::string suffix;
+    do suffix = "-" + std::to_string(++next[d.stem]);
+    while (taken.count(d.stem + suffix) || count.count(d.stem + suffix));
+    taken.insert(d.stem + suffix);
+    d.stem += suffix;
+    d.label += suffix;
+  }
 }
 
 int parse_int(const char* text, int fallback) {
@@ -71,6 +91,23 @@ int slurm_tasks_on_node(const char* spec, int node) {
 
 }  // namespace
 
+std::string file_name_part(const std::string& raw) {
+  constexpr size_t kMaxBytes = 64;
+  std::string out = raw.substr(0, kMaxBytes);
+  for (char& c : out)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') c = '_';
+  if (out.empty()) return "_";
+  if (out[0] == '.' || out[0] == '-') out[0] = '_';
+  return out;
+}
+
+std::string host_file_name() {
+  if (const char* forced = env("MEMTOPO_TEST_HOSTNAME")) return file_name_part(forced);
+  char buf[256] = {};
+  if (::gethostname(buf, sizeof buf - 1) != 0 || !buf[0]) return "host";
+  return file_name_part(buf);
+}
+
 bool names_several_devices(const std::string& device) {
   return device == "all" || device.find(',') != std::string::npos;
 }
@@ -87,7 +124,6 @@ std::vector<FleetDevice> expand_devices(const std::string& device, const std::st
     for (int i = 0; i < count; ++i) out.push_back(cuda_device(i, visible, host));
     return out;
   }
-  std::map<std::string, int> stems;
   for (const auto& entry : split(device, ',')) {
     if (entry.empty()) throw UsageError("--device " + device + ": an empty entry; separate devices by single commas");
     if (const std::string problem = device_spec_error(entry); !problem.empty() || entry == "auto")
@@ -104,19 +140,9 @@ std::vector<FleetDevice> expand_devices(const std::string& device, const std::st
       const std::string path = entry == "sim" ? "" : entry.substr(4);
       const std::string stem = path.empty() ? "sim" : "sim-" + sim_stem(path);
       out.push_back({entry, stem, "", host + "-" + stem});
-      ++stems[stem];
     }
   }
-  // Two descriptions of one name (a/gpu.toml, b/gpu.toml) still get files of their own.
-  std::map<std::string, int> seen;
-  for (size_t i = 0; i < out.size(); ++i) {
-    const std::string stem = out[i].stem.substr(host.size() + 1);
-    if (stems.count(stem) && stems[stem] > 1) {
-      const std::string n = "-" + std::to_string(++seen[stem]);
-      out[i].stem += n;
-      out[i].label += n;
-    }
-  }
+  make_stems_distinct(out);
   return out;
 }
 

@@ -16,11 +16,24 @@ struct FleetDevice {
   std::string stem;     // its output file's name without .toml: "node01-cuda3", "node01-sim-a"
 };
 
+// The one sanitiser of a name from outside (a host name, a device description's stem) that
+// becomes part of a file name: letters, digits, '-', '_' and '.' are kept, every other byte
+// ('/', control characters, newline, ESC, spaces, non-ASCII) becomes '_'; a leading '.' or
+// '-' becomes '_' (no hidden file, no option); empty becomes "_"; at most 64 bytes.
+std::string file_name_part(const std::string& raw);
+
+// This machine's name for file names: the whole host name (node01.clusterA and node01.clusterB
+// differ), through file_name_part. MEMTOPO_TEST_HOSTNAME replaces gethostname() where set (for
+// tests; docs/fleet.md).
+std::string host_file_name();
+
 // Whether `--device` names several devices: "all" or a comma list.
 bool names_several_devices(const std::string& device);
 
 // "all" (every CUDA GPU this process may use), "cuda:0,cuda:3", "sim:a.toml,sim:b.toml" or one
-// device, as FleetDevices named after `host`. Throws UsageError for an empty entry, a form
+// device, as FleetDevices named after `host` (already a file_name_part), each stem distinct:
+// where two would be equal, each of them gets "-1", "-2", ... in list order, skipping any
+// number that would give another device's name. Throws UsageError for an empty entry, a form
 // --device does not take, a GPU number beyond those there are, or "all" without a CUDA GPU.
 std::vector<FleetDevice> expand_devices(const std::string& device, const std::string& host);
 

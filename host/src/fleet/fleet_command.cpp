@@ -45,6 +45,7 @@ int cmd_fleet(const FleetArgs& a) {
   const OutputTarget out = resolve_output(a.output.empty() ? "-" : a.output);
   std::vector<NamedInput> inputs;
   for (const auto& p : a.paths) inputs.push_back({"an input", p});
+  inputs.push_back({"--reference", a.reference});
   refuse_output_over_inputs("-o", a.output, inputs);
   if (!a.reference.empty()) {
     try {

@@ -37,13 +37,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string host_name() {
-  char buf[256] = {};
-  if (::gethostname(buf, sizeof buf - 1) != 0 || !buf[0]) return "host";
-  std::string h = buf;
-  return h.substr(0, h.find('.'));  // node01.cluster -> node01
-}
-
 // One device's run: its child process and what it wrote.
 struct Member {
   FleetDevice device;
@@ -171,8 +164,11 @@ int write_fleet_summary(const fs::path& dir, const std::vector<std::string>& fil
   if (members.empty()) return kExitIncomplete;
   const FleetReport report = compare_fleet(std::move(members), FleetOptions{});
   const std::string text = render_fleet_text(report);
-  write_output(resolve_output((dir / "fleet.txt").string()), text);
-  write_output(resolve_output((dir / "fleet.json").string()), fleet_to_json(report).dump(2) + "\n");
+  // Names memtopo chose in a shared folder: whatever is there, a planted symlink included, is
+  // replaced, never written through.
+  write_output(resolve_output((dir / "fleet.txt").string(), OutputNamedBy::Memtopo), text);
+  write_output(resolve_output((dir / "fleet.json").string(), OutputNamedBy::Memtopo),
+               fleet_to_json(report).dump(2) + "\n");
   std::fputs(terminal_lines(text).c_str(), stdout);
   return report.flagged() ? kExitIncomplete : kExitOk;
 }
@@ -205,7 +201,7 @@ int run_fleet(const RunArgs& a, const Config& cfg, const std::string& device_arg
   if (!is_folder_output(a.output))
     throw UsageError("-o " + a.output + ": a run of several GPUs (or one rank of srun or mpirun) writes one topology "
                      "per GPU into a folder; name it with a trailing slash, e.g. -o topologies/");
-  const std::string host = host_name();
+  const std::string host = host_file_name();
   const std::optional<LaunchRank> rank = launch_rank();
   std::string device = device_arg;
   if ((device.empty() || device == "auto") && engine::cuda_device_count() > 0) device = "all";

@@ -1,5 +1,7 @@
 #include "memtopo_host/journal.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -9,6 +11,7 @@
 
 #include "memtopo/engine.hpp"
 #include "memtopo/errors.hpp"
+#include "output/new_file.hpp"
 
 namespace memtopo::host {
 
@@ -121,23 +124,29 @@ JournalWriter::~JournalWriter() { close(); }
 
 void JournalWriter::open_new(const std::filesystem::path& path, const nlohmann::json& header) {
   close();
-  // The header is written beside the journal and renamed into place: a full disk leaves no
-  // journal rather than an empty one that every later --resume would stumble on.
-  const std::filesystem::path temp(path.string() + ".new");
-  path_ = temp;
-  file_ = std::fopen(temp.c_str(), "w");
-  if (!file_) throw std::runtime_error("cannot create journal " + temp.string() + ": " + std::strerror(errno));
+  // The header is written to a new file beside the journal and renamed into place: a full
+  // disk leaves no journal rather than an empty one that every later --resume would stumble on.
+  NewFile temp;
+  try {
+    temp = create_temp_beside(path);
+  } catch (const std::exception& e) {
+    throw std::runtime_error("cannot create journal " + path.string() + ": " + e.what());
+  }
+  path_ = temp.path;
+  file_ = ::fdopen(temp.fd, "w");
+  if (!file_) throw std::runtime_error("cannot create journal " + temp.path.string() + ": " + std::strerror(errno));
+  temp.fd = -1;  // the stream owns it now
   try {
     write_line(dump_line(header));
   } catch (...) {
     close();
-    std::remove(temp.c_str());
+    std::remove(temp.path.c_str());
     throw;
   }
-  if (std::rename(temp.c_str(), path.c_str()) != 0) {
+  if (std::rename(temp.path.c_str(), path.c_str()) != 0) {
     const std::string why = std::strerror(errno);
     close();
-    std::remove(temp.c_str());
+    std::remove(temp.path.c_str());
     throw std::runtime_error("cannot create journal " + path.string() + ": " + why);
   }
   path_ = path;  // the open stream now writes the renamed file
@@ -146,7 +155,16 @@ void JournalWriter::open_new(const std::filesystem::path& path, const nlohmann::
 void JournalWriter::open_append(const std::filesystem::path& path) {
   close();
   path_ = path;
-  file_ = std::fopen(path.c_str(), "a+");
+  // The journal --resume just read: appended to only where it is a regular file, never
+  // through a symlink put at its name since.
+  const int fd = ::open(path.c_str(), O_RDWR | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  struct stat st {};
+  if (fd >= 0 && (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+    ::close(fd);
+    throw std::runtime_error("cannot open journal " + path.string() + ": not a regular file; delete it");
+  }
+  if (fd >= 0) file_ = ::fdopen(fd, "a+");
+  if (fd >= 0 && !file_) ::close(fd);
   if (!file_) throw std::runtime_error("cannot open journal " + path.string() + ": " + std::strerror(errno));
   // A run killed mid-record leaves a torn last line: the next record starts on a line of its
   // own, or it would be glued to the torn one and lost with it.

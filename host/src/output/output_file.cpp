@@ -12,6 +12,7 @@
 
 #include "commands/cli_internal.hpp"
 #include "memtopo_host/document.hpp"
+#include "output/new_file.hpp"
 
 namespace memtopo::host::cli {
 
@@ -31,22 +32,12 @@ fs::path resolve_links(const std::string& arg, fs::path p) {
   throw UsageError("-o " + arg + ": too many levels of symlinks; name the file itself");
 }
 
-void write_all(int fd, const std::string& text, const std::string& where) {
-  size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) throw std::runtime_error("cannot write " + where + ": " + std::strerror(errno));
-    done += static_cast<size_t>(n);
-  }
-}
-
 void write_through(const fs::path& path, const std::string& text) {
   // No O_CREAT, no O_TRUNC: the node exists and is what the user pointed at.
   const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
   if (fd < 0) throw std::runtime_error("cannot open " + path.string() + " for writing: " + std::strerror(errno));
   try {
-    write_all(fd, text, path.string());
+    write_all_to(fd, text, path.string());
   } catch (...) {
     ::close(fd);
     throw;
@@ -56,20 +47,21 @@ void write_through(const fs::path& path, const std::string& text) {
 
 void write_stdout(const std::string& text) {
   std::fflush(stdout);
-  write_all(STDOUT_FILENO, text, "stdout");
+  write_all_to(STDOUT_FILENO, text, "stdout");
 }
 
-// Files are written beside the output under longer names (OUT.journal.prev, .OUT.tmp.PID):
-// a name that leaves no room for them would fail only after measuring.
+// Files are written beside the output under longer names (OUT.journal.prev, and the journal's
+// new file .OUT.journal.tmp.PID.N, 24 bytes longer with a 7-digit pid): a name that leaves no
+// room for them would fail only after measuring.
 void check_name_length(const std::string& arg, const fs::path& path, const fs::path& dir) {
-  constexpr size_t kLongestSuffix = 16;
+  constexpr size_t kLongestSuffix = 24;
   const long limit = ::pathconf(dir.c_str(), _PC_NAME_MAX);
   const size_t name_max = limit > 0 ? static_cast<size_t>(limit) : 255;
   const size_t length = path.filename().string().size();
   if (length + kLongestSuffix <= name_max) return;
   throw UsageError("-o " + arg + ": the file name is " + std::to_string(length) +
                    " bytes long; memtopo writes files beside it with names up to " + std::to_string(kLongestSuffix) +
-                   " bytes longer (OUT.journal.prev), and this file system allows " + std::to_string(name_max) +
+                   " bytes longer (.OUT.journal.tmp.PID.N), and this file system allows " + std::to_string(name_max) +
                    ": use a name of at most " + std::to_string(name_max - kLongestSuffix) + " bytes");
 }
 
@@ -82,7 +74,7 @@ fs::path temp_folder() {
 
 std::string OutputTarget::shown() const { return kind == OutputKind::Stdout ? "stdout" : path.string(); }
 
-OutputTarget resolve_output(const std::string& arg) {
+OutputTarget resolve_output(const std::string& arg, OutputNamedBy named_by) {
   if (arg.empty()) throw UsageError("-o: the file name is empty; name the topology file to write (- for stdout)");
   OutputTarget t;
   if (arg == "-") {
@@ -90,15 +82,16 @@ OutputTarget resolve_output(const std::string& arg) {
     return t;
   }
   std::error_code ec;
-  const fs::file_status st = fs::status(arg, ec);  // through symlinks
+  const bool user = named_by == OutputNamedBy::User;
+  const fs::file_status st = user ? fs::status(arg, ec) : fs::symlink_status(arg, ec);
   if (fs::is_directory(st)) throw UsageError("-o " + arg + ": is a folder; name the output file");
-  if (fs::exists(st) && !fs::is_regular_file(st)) {
+  if (user && fs::exists(st) && !fs::is_regular_file(st)) {
     // Opened by the name given: /dev/stdout's link leads to "pipe:[...]", which is no path.
     t.kind = OutputKind::Through;
     t.path = arg;
     return t;
   }
-  t.path = resolve_links(arg, fs::path(arg));
+  t.path = user ? resolve_links(arg, fs::path(arg)) : fs::path(arg);
   const fs::path dir = t.path.has_parent_path() ? t.path.parent_path() : fs::path(".");
   if (!fs::is_directory(dir, ec))
     throw UsageError("-o " + arg + ": folder " + dir.string() + " does not exist; create it or name another file");
@@ -117,12 +110,28 @@ bool same_file(const std::string& a, const std::string& b) {
   return !ea && !eb && ca == cb;
 }
 
+// Each input, and for a folder every regular file under it as well: what the command reads
+// from a folder is among them, whatever the command's own rule for choosing.
+std::vector<NamedInput> expand_folders(const std::vector<NamedInput>& inputs) {
+  std::vector<NamedInput> out;
+  for (const auto& in : inputs) {
+    out.push_back(in);
+    std::error_code ec;
+    if (in.path.empty() || !fs::is_directory(in.path, ec)) continue;
+    const std::string what = "a file in " + in.what + " " + in.path + ":";
+    for (auto it = fs::recursive_directory_iterator(in.path, ec); !ec && it != fs::recursive_directory_iterator();
+         it.increment(ec))
+      if (it->is_regular_file(ec)) out.push_back({what, it->path().string()});
+  }
+  return out;
+}
+
 }  // namespace
 
 void refuse_output_over_inputs(const std::string& option, const std::string& output,
                                const std::vector<NamedInput>& inputs) {
   if (output.empty() || output == "-") return;
-  for (const auto& in : inputs) {
+  for (const auto& in : expand_folders(inputs)) {
     if (in.path.empty() || !same_file(output, in.path)) continue;
     throw UsageError(option + " " + output + ": is the same file as " + in.what + " " + in.path +
                      ", which writing it would destroy; name another output");

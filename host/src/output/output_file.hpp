@@ -22,8 +22,14 @@ struct OutputTarget {
   std::string shown() const;
 };
 
+// Whose name the output is. The user's own (-o): a symlink there is followed and its target
+// replaced atomically, a device or FIFO written through. One memtopo chose inside a folder
+// (a fleet member's DIR/HOST-DEVICE.toml, DIR/fleet.txt): whatever is at the name, a symlink
+// planted there included, is replaced by a new file and never written through.
+enum class OutputNamedBy { User, Memtopo };
+
 // Checks -o before anything runs; throws UsageError for "", a folder, or a missing folder.
-OutputTarget resolve_output(const std::string& arg);
+OutputTarget resolve_output(const std::string& arg, OutputNamedBy named_by = OutputNamedBy::User);
 
 // An input of a command, for the check below: what names it ("--config", "the topology") and
 // its path.
@@ -34,7 +40,8 @@ struct NamedInput {
 
 // Refuses (UsageError, before anything runs) an output that is one of the command's inputs:
 // the same file after links (device and inode), or, where either does not exist yet, the same
-// path once resolved. `option` names the output ("-o", "--raw-dir").
+// path once resolved. An input that is a folder stands for itself and every regular file under
+// it (a fleet's folder, report's --raw-dir). `option` names the output ("-o", "--raw-dir").
 void refuse_output_over_inputs(const std::string& option, const std::string& output,
                                const std::vector<NamedInput>& inputs);
 

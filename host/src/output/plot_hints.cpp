@@ -1,8 +1,9 @@
 #include "output/plot_hints.hpp"
 
-#include <fstream>
 
 #include <nlohmann/json.hpp>
+
+#include "memtopo_host/document.hpp"
 
 namespace memtopo::host {
 namespace {
@@ -28,10 +29,12 @@ std::string write_plot_hints(const std::filesystem::path& dir, const ProbeInfo& 
     plots.push_back({{"series", p.series}, {"kind", kind_name(p.kind)}, {"x", p.x}, {"y", p.y}, {"value", p.value},
                      {"group", p.group}, {"panel", p.panel}, {"annotate", p.annotate}, {"labels", p.labels},
                      {"marks", p.marks}});
-  std::ofstream out(file);
-  out << nlohmann::json{{"probe", probe.name}, {"plots", plots}}.dump(1) << "\n";
-  out.flush();
-  return out ? "" : "cannot write " + file.string();
+  try {
+    write_atomically(file, nlohmann::json{{"probe", probe.name}, {"plots", plots}}.dump(1) + "\n");
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "";
 }
 
 }  // namespace memtopo::host

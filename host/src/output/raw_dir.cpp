@@ -6,10 +6,10 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <string>
 
 #include "commands/cli_internal.hpp"
+#include "output/new_file.hpp"
 
 namespace memtopo::host::cli {
 
@@ -32,10 +32,9 @@ fs::path prepare_raw_dir(const RunArgs& a, const Config& cfg) {
   if (!fs::is_directory(dir, ec)) throw UsageError(named + ": is not a folder" + what_to_do);
   // Permission bits alone do not say whether a file can be created (root, read-only mounts).
   const fs::path test_file = dir / (".memtopo-write-test-" + std::to_string(::getpid()));
-  {
-    std::ofstream out(test_file);
-    if (!out) throw UsageError(named + ": cannot create files in the folder: " + std::strerror(errno) + what_to_do);
-  }
+  const int fd = memtopo::host::create_new_file(test_file);  // never through a link planted at the name
+  if (fd < 0) throw UsageError(named + ": cannot create files in the folder: " + std::strerror(errno) + what_to_do);
+  ::close(fd);
   fs::remove(test_file, ec);
   return dir;
 }

@@ -1,6 +1,5 @@
 #include "running/run_lock.hpp"
 
-#include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -10,6 +9,7 @@
 #include <string>
 
 #include "commands/cli_internal.hpp"
+#include "output/new_file.hpp"
 
 namespace memtopo::host::cli {
 
@@ -39,10 +39,12 @@ bool still_at_path(int fd, const fs::path& path) {
 
 OutputLock::OutputLock(const fs::path& output) : owner_(::getpid()), path_(lock_path_for(output)) {
   for (int attempt = 0; attempt < 100; ++attempt) {
-    const int fd = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0)
-      throw UsageError("cannot create the lock file " + path_.string() + ": " + std::strerror(errno) +
-                       "; the output's folder must be writable");
+    int fd = -1;
+    try {
+      fd = open_lock_file(path_);  // never through a symlink planted at the name
+    } catch (const std::runtime_error& e) {
+      throw UsageError(e.what());
+    }
     if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
       const int err = errno;
       const std::string pid = holder_pid(fd);

@@ -1,5 +1,6 @@
 #include "memtopo_host/runner.hpp"
 #include "memtopo_host/csv.hpp"
+#include "memtopo_host/document.hpp"
 #include "memtopo_host/probe_executor.hpp"
 #include "memtopo_host/result_check.hpp"
 #include "output/plot_hints.hpp"
@@ -9,7 +10,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <regex>
 
 #include <spdlog/spdlog.h>
@@ -145,21 +145,18 @@ struct ProbeHost {
     if (!ec)
       if (const std::string e = write_plot_hints(dir, p); !e.empty()) spdlog::warn("{}: {}", p.name, e);
     const auto file = dir / (std::string(series) + ".csv");
-    std::ofstream out(file);
-    if (ec || !out) {
-      h.raw_write_errors.push_back("cannot write " + file.string() + ": " + (ec ? ec.message() : "open failed"));
-      spdlog::error("{}: raw series {}: {}", p.name, series, h.raw_write_errors.back());
-      return 1;
-    }
-    for (size_t c = 0; c < columns; ++c) out << (c ? "," : "") << csv_field(column_names[c] ? column_names[c] : "");
-    out << "\n";
+    std::string text;
+    for (size_t c = 0; c < columns; ++c) text += (c ? "," : "") + csv_field(column_names[c] ? column_names[c] : "");
+    text += "\n";
     for (size_t r = 0; r < rows; ++r) {
-      for (size_t c = 0; c < columns; ++c) out << (c ? "," : "") << format_double(data[r * columns + c]);
-      out << "\n";
+      for (size_t c = 0; c < columns; ++c) text += (c ? "," : "") + format_double(data[r * columns + c]);
+      text += "\n";
     }
-    out.flush();
-    if (!out) {
-      h.raw_write_errors.push_back("writing " + file.string() + " failed");
+    try {
+      if (ec) throw std::runtime_error("cannot write " + file.string() + ": " + ec.message());
+      write_atomically(file, text);  // a new file renamed into place, never through a link
+    } catch (const std::exception& e) {
+      h.raw_write_errors.push_back(e.what());
       spdlog::error("{}: raw series {}: {}", p.name, series, h.raw_write_errors.back());
       return 1;
     }
