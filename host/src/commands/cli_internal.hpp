@@ -40,6 +40,11 @@ struct UsageError : std::runtime_error {
 // stderr; exit 2 for a file-system problem (a missing TMPDIR), 1 for the rest. Never an abort.
 int report_unexpected_error(std::exception_ptr error);
 
+// A check for a floating-point option (compare_options.cpp): "" for a number from `low` to
+// `high`, else "'VALUE' is not WHAT". NaN, "inf" and trailing text are refused, where
+// CLI::Range lets NaN through (it compares neither below nor above a bound).
+std::function<std::string(const std::string&)> number_between(double low, double high, const std::string& what);
+
 struct SelectionArgs {
   std::string config, device;
   std::vector<std::string> only, skip, plugin_paths;
