@@ -5,6 +5,7 @@
 #include "commands/cli_internal.hpp"
 #include "memtopo/engine.hpp"
 #include "memtopo/errors.hpp"
+#include "memtopo_host/nesting.hpp"
 #include "memtopo_host/terminal_text.hpp"
 
 namespace memtopo::host::cli {
@@ -15,6 +16,10 @@ std::optional<toml::table> read_toml_or_report(const std::string& file, const st
     text = engine::read_input_file(file, what_to_name);
   } catch (const Error& e) {
     std::cerr << terminal_text(e.what()) << "\n";
+    return std::nullopt;
+  }
+  if (const auto line = toml_too_deep_at(text)) {
+    std::cerr << terminal_text(toml_too_deep_message(file, *line)) << "\n";
     return std::nullopt;
   }
   try {
