@@ -54,9 +54,10 @@ int cmd_fleet(const FleetArgs& a) {
       return kExitUsage;
     }
   }
-  std::vector<std::string> errors;
-  std::vector<FleetMember> members = read_fleet(a.paths, &errors);
+  std::vector<std::string> errors, notes;
+  std::vector<FleetMember> members = read_fleet(a.paths, &errors, &notes);
   for (const auto& e : errors) std::cerr << terminal_text(e) << "\n";
+  for (const auto& n : notes) std::cerr << "note: " << terminal_text(n) << "\n";
   if (members.empty()) {
     std::cerr << "memtopo fleet: no topology to compare; name the folder `memtopo run --device all -o DIR/` wrote, "
                  "or the files\n";
