@@ -2,6 +2,7 @@
 // provenance classes, read in parallel (thousands of files; docs/fleet.md, "Scale").
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <mutex>
@@ -10,8 +11,8 @@
 
 #include <toml++/toml.h>
 
-#include "memtopo/engine.hpp"
 #include "fleet/fleet_duplicates.hpp"
+#include "memtopo/engine.hpp"
 #include "memtopo/errors.hpp"
 #include "memtopo_host/fleet.hpp"
 #include "memtopo_host/gpu_state.hpp"
@@ -53,7 +54,10 @@ std::string group_of(const json& doc, const std::string& model) {
   std::string g = model.empty() ? "unnamed device" : model;
   if (auto cc = d->find("compute_capability"); cc != d->end()) g += ", cc " + (cc->is_string() ? cc->get<std::string>() : cc->dump());
   if (auto sm = d->find("sm_count"); sm != d->end() && sm->is_number_integer()) g += ", " + sm->dump() + " SMs";
-  if (auto mem = d->find("global_memory_bytes"); mem != d->end() && mem->is_number_integer())
+  // A JSON integer above 2^63 - 1 is unsigned in nlohmann and would wrap to a negative size.
+  if (auto mem = d->find("global_memory_bytes");
+      mem != d->end() && mem->is_number_integer() &&
+      (!mem->is_number_unsigned() || mem->get<uint64_t>() <= uint64_t(INT64_MAX)))
     g += ", " + format_bytes(mem->get<int64_t>());
   return g;
 }
