@@ -110,6 +110,11 @@ TEST_CASE("hostile fleet: files nested 50,000 levels deep are named, the rest co
   const auto profile = run_memtopo("fleet --profile " + quoted(dir / "deep-header.toml") + " " + quoted(dir / "a.toml"));
   CHECK(profile.exit_code == 2);
   CHECK(has(profile.output, "deep-header.toml:1: nested deeper than 64"));
+  // The simulated-device description's reader (in the worker that opens the device) too.
+  const auto device = run_memtopo("run --device sim:" + quoted(dir / "deep-key.toml") + " -o " + quoted(dir / "o.toml"));
+  CHECK(device.exit_code == 2);
+  CHECK(has(device.output, "deep-key.toml:1: nested deeper than 64"));
+  CHECK_FALSE(has(device.output, "SIGSEGV"));
 }
 
 TEST_CASE("hostile fleet: the nesting bound counts what the parser would nest", "[host][hostile][fleet]") {
