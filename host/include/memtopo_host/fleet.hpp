@@ -31,6 +31,7 @@ struct FlatValue {
 struct FleetMember {
   std::string file;
   std::string host;    // [meta].host
+  std::string created_utc;  // [meta].created_utc: the newest of one GPU's files is counted
   std::string device;  // [meta].device_label, else device_spec ("cuda:3")
   std::string uuid;    // [device].uuid, "" for a simulated GPU
   std::string model;   // "NVIDIA H100 80GB HBM3" ([device].name)
@@ -45,14 +46,18 @@ struct FleetMember {
 // Reads one topology file (TOML or JSON as `memtopo run` writes them); throws
 // std::runtime_error "FILE: why" for a file that is no topology.
 FleetMember read_fleet_member(const std::string& file);
+// The same for a file's `text` already read (JSON when `file` ends in .json, else TOML).
+FleetMember fleet_member_of(const std::string& file, const std::string& text);
 // A topology file as one column of the multi-GPU summary (summary.hpp): its values with their
 // bounds and its tally of probe statuses ("41 ok, 6 not_determinable"); a file that cannot be
 // read gives a column without values whose tally says why.
 SummaryColumn summary_column_of(const std::string& file, const std::string& label);
 // The topology files named: each FILE, each *.toml / *.json under each DIR (recursively, less
 // *.partial.toml and memtopo's own fleet outputs), in name order. Read in parallel; those that
-// cannot be read are listed in *errors.
-std::vector<FleetMember> read_fleet(const std::vector<std::string>& paths, std::vector<std::string>* errors);
+// cannot be read are listed in *errors. Each GPU is counted once: a file named twice, and all
+// but the newest file of one device UUID, are dropped with a note in *notes (when given).
+std::vector<FleetMember> read_fleet(const std::vector<std::string>& paths, std::vector<std::string>* errors,
+                                    std::vector<std::string>* notes = nullptr);
 
 // A key of one GPU that differs from its group (or from the reference).
 struct FleetFinding {

@@ -341,8 +341,10 @@ int dispatch(const CliArgs& args) {
 }  // namespace
 }  // namespace cli
 
-int run_cli(int argc, char** argv) {
-  using namespace cli;
+namespace cli {
+namespace {
+
+int parse_and_dispatch(int argc, char** argv) {
   CliArgs args;
   auto app = make_app(args);
   if (const std::string e = unknown_command_error(*app, std::vector<std::string>(argv + std::min(argc, 1), argv + argc));
@@ -368,6 +370,18 @@ int run_cli(int argc, char** argv) {
   } catch (const UsageError& e) {
     std::cerr << "memtopo: " << e.what() << "\n";
     return kExitUsage;
+  }
+}
+
+}  // namespace
+}  // namespace cli
+
+// The one top-level handler: memtopo's own errors above, every other exception here.
+int run_cli(int argc, char** argv) {
+  try {
+    return cli::parse_and_dispatch(argc, argv);
+  } catch (...) {
+    return cli::report_unexpected_error(std::current_exception());
   }
 }
 

@@ -2,6 +2,7 @@
 // run_command.cpp: run). Not installed.
 #pragma once
 
+#include <exception>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -34,6 +35,15 @@ constexpr int kExitUsage = 2;
 struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+
+// Any other exception that reaches the top level (unexpected_error.cpp): its message on
+// stderr; exit 2 for a file-system problem (a missing TMPDIR), 1 for the rest. Never an abort.
+int report_unexpected_error(std::exception_ptr error);
+
+// A check for a floating-point option (compare_options.cpp): "" for a number from `low` to
+// `high`, else "'VALUE' is not WHAT". NaN, "inf" and trailing text are refused, where
+// CLI::Range lets NaN through (it compares neither below nor above a bound).
+std::function<std::string(const std::string&)> number_between(double low, double high, const std::string& what);
 
 struct SelectionArgs {
   std::string config, device;

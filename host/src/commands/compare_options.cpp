@@ -1,26 +1,31 @@
 // The options memtopo diff and memtopo fleet share: --tolerance-percent and --profile, read
 // into one KeyPolicy (key_policy.hpp), so both commands judge a key alike.
+#include <cmath>
+
 #include <CLI/CLI.hpp>
 
 #include "commands/cli_internal.hpp"
 
 namespace memtopo::host::cli {
 
+std::function<std::string(const std::string&)> number_between(double low, double high, const std::string& what) {
+  return [=](const std::string& value) -> std::string {
+    double v = std::nan("");
+    try {
+      size_t used = 0;
+      v = std::stod(value, &used);
+      if (used != value.size()) v = std::nan("");
+    } catch (const std::exception&) {
+    }
+    if (v >= low && v <= high) return "";  // NaN fails both comparisons
+    return "'" + value + "' is not " + what;
+  };
+}
+
 namespace {
 
 // A percentage from 0 to 100 (CLI11's own range check prints the largest double in full).
-std::string tolerance_error(const std::string& value) {
-  double v = 0;
-  try {
-    size_t used = 0;
-    v = std::stod(value, &used);
-    if (used != value.size()) v = -1;
-  } catch (const std::exception&) {
-    v = -1;
-  }
-  if (v >= 0 && v <= 100) return "";  // NaN fails both comparisons
-  return "'" + value + "' is not a percentage from 0 to 100; give e.g. 3";
-}
+const auto tolerance_error = number_between(0, 100, "a percentage from 0 to 100; give e.g. 3");
 
 }  // namespace
 

@@ -25,7 +25,8 @@ std::map<std::string, double> recorded_durations(const std::string& file) {
 
 std::string seconds_text(double s) {
   std::ostringstream o;
-  o << std::fixed << std::setprecision(s < 10 ? 1 : 0) << s << " s";
+  if (s >= 1e6) o << std::setprecision(3) << s << " s";  // a recorded 1e308 s: an exponent, not 309 digits
+  else o << std::fixed << std::setprecision(s < 10 ? 1 : 0) << s << " s";
   return o.str();
 }
 

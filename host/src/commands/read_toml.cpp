@@ -10,13 +10,14 @@
 #include "commands/cli_internal.hpp"
 #include "memtopo/engine.hpp"
 #include "memtopo/errors.hpp"
+#include "memtopo_host/nesting.hpp"
 #include "memtopo_host/terminal_text.hpp"
 
 namespace memtopo::host::cli {
 
 namespace {
 
-constexpr int kDeepestJson = 64;  // a topology nests four deep; far deeper is no topology
+constexpr int kDeepestJson = int(kMaxNesting);
 
 // A JSON value as TOML (what `run --format json` wrote, read back as the TOML it was): objects
 // are tables, integers stay integers; [meta].created_utc is a date-time again. Throws
@@ -60,10 +61,8 @@ bool looks_like_json(const std::string& text) {
 
 std::optional<toml::table> json_as_toml(const std::string& text, const std::string& file) {
   try {
-    const nlohmann::json j = nlohmann::json::parse(text);
+    const nlohmann::json j = parse_json_bounded(text, file);
     return std::move(*json_to_node(j, "", 0)->as_table());
-  } catch (const nlohmann::json::exception& e) {
-    std::cerr << terminal_text(file + ": JSON syntax error: " + e.what()) << "\n";
   } catch (const std::runtime_error& e) {
     std::cerr << terminal_text(file + ": " + e.what()) << "\n";
   }
@@ -81,6 +80,10 @@ std::optional<toml::table> read_toml_or_report(const std::string& file, const st
     return std::nullopt;
   }
   if (looks_like_json(text)) return json_as_toml(text, file);
+  if (const auto line = toml_too_deep_at(text)) {
+    std::cerr << terminal_text(toml_too_deep_message(file, *line)) << "\n";
+    return std::nullopt;
+  }
   try {
     return toml::parse(text, file);
   } catch (const toml::parse_error& e) {

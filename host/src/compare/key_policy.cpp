@@ -6,6 +6,7 @@
 
 #include "memtopo/engine.hpp"
 #include "memtopo/errors.hpp"
+#include "memtopo_host/nesting.hpp"
 
 namespace memtopo::host {
 
@@ -57,6 +58,7 @@ KeyPolicy KeyPolicy::from_profile(const std::string& path) {
 }
 
 KeyPolicy KeyPolicy::from_profile_text(const std::string& text, const std::string& name) {
+  if (const auto line = toml_too_deep_at(text)) throw ProfileError(toml_too_deep_message(name, *line));
   toml::table root;
   try {
     root = toml::parse(text, name);

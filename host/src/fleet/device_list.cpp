@@ -6,7 +6,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
-#include <regex>
 #include <set>
 
 #include "commands/cli_internal.hpp"
@@ -74,21 +73,6 @@ int parse_int(const char* text, int fallback) {
   return end && *end == '\0' && v >= 0 && v < 1 << 20 ? static_cast<int>(v) : fallback;
 }
 
-// Slurm's SLURM_STEP_TASKS_PER_NODE ("4(x2),1"): the tasks of node `node`.
-int slurm_tasks_on_node(const char* spec, int node) {
-  if (!spec) return 1;
-  static const std::regex item("^([0-9]+)(\\(x([0-9]+)\\))?$");
-  int seen = 0;
-  for (const auto& part : split(spec, ',')) {
-    std::smatch m;
-    if (!std::regex_match(part, m, item)) return 1;
-    const int tasks = std::stoi(m[1]), repeat = m[3].matched ? std::stoi(m[3]) : 1;
-    if (node < seen + repeat) return tasks;
-    seen += repeat;
-  }
-  return 1;
-}
-
 }  // namespace
 
 std::string file_name_part(const std::string& raw) {
@@ -144,27 +128,6 @@ std::vector<FleetDevice> expand_devices(const std::string& device, const std::st
   }
   make_stems_distinct(out);
   return out;
-}
-
-std::optional<LaunchRank> launch_rank() {
-  LaunchRank r;
-  if (env("OMPI_COMM_WORLD_LOCAL_RANK")) {
-    r.launcher = "openmpi";
-    r.local_rank = parse_int(env("OMPI_COMM_WORLD_LOCAL_RANK"), 0);
-    r.local_size = parse_int(env("OMPI_COMM_WORLD_LOCAL_SIZE"), 1);
-    r.rank = parse_int(env("OMPI_COMM_WORLD_RANK"), 0);
-    r.size = parse_int(env("OMPI_COMM_WORLD_SIZE"), 1);
-  } else if (env("SLURM_STEP_ID") && env("SLURM_LOCALID")) {
-    r.launcher = "slurm";
-    r.local_rank = parse_int(env("SLURM_LOCALID"), 0);
-    r.local_size = slurm_tasks_on_node(env("SLURM_STEP_TASKS_PER_NODE"), parse_int(env("SLURM_NODEID"), 0));
-    r.rank = parse_int(env("SLURM_PROCID"), 0);
-    r.size = parse_int(env("SLURM_STEP_NUM_TASKS"), parse_int(env("SLURM_NTASKS"), 1));
-  } else {
-    return std::nullopt;
-  }
-  if (r.local_size <= 1) return std::nullopt;
-  return r;
 }
 
 FleetDevice device_of_rank(const std::vector<FleetDevice>& devices, const LaunchRank& rank) {

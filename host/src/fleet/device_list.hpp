@@ -39,7 +39,8 @@ std::vector<FleetDevice> expand_devices(const std::string& device, const std::st
 
 // This process as a rank of a parallel launch (srun, mpirun): its rank among the tasks of its
 // node, and how many there are. Absent outside a launch, and where the node runs one task
-// only (then that task measures every GPU it was given, like a run on one node).
+// only (then that task measures every GPU it was given, like a run on one node). Throws
+// UsageError naming a launcher variable whose value is no rank (launch_rank.cpp).
 struct LaunchRank {
   int local_rank = 0;
   int local_size = 1;

@@ -55,9 +55,10 @@ int cmd_fleet(const FleetArgs& a) {
       return kExitUsage;
     }
   }
-  std::vector<std::string> errors;
-  std::vector<FleetMember> members = read_fleet(a.paths, &errors);
+  std::vector<std::string> errors, notes;
+  std::vector<FleetMember> members = read_fleet(a.paths, &errors, &notes);
   for (const auto& e : errors) std::cerr << terminal_text(e) << "\n";
+  for (const auto& n : notes) std::cerr << "note: " << terminal_text(n) << "\n";
   if (members.empty()) {
     std::cerr << "memtopo fleet: no topology to compare; name the folder `memtopo run --device all -o DIR/` wrote, "
                  "or the files\n";
@@ -93,7 +94,7 @@ ExtraCommand add_fleet_command(CLI::App& app) {
   sub->add_option("--reference", args->reference, "A known-good topology every GPU is compared with as well");
   sub->add_option("--spread-factor", args->spread_factor,
                   "Robust standard deviations a value must lie from its group's median to be flagged (default 5)")
-      ->check(CLI::Range(1.0, 100.0));
+      ->check(number_between(1, 100, "a spread factor from 1 to 100; give e.g. 5"));
   sub->add_flag("--report", args->report, "Write one offline HTML page (-o): a plot of every key that varies");
   add_compare_options(sub, args->compare);
   return {sub, [args] { return cmd_fleet(*args); }};

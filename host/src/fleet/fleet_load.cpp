@@ -2,6 +2,7 @@
 // provenance classes, read in parallel (thousands of files; docs/fleet.md, "Scale").
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <mutex>
@@ -10,10 +11,12 @@
 
 #include <toml++/toml.h>
 
+#include "fleet/fleet_duplicates.hpp"
 #include "memtopo/engine.hpp"
 #include "memtopo/errors.hpp"
 #include "memtopo_host/fleet.hpp"
 #include "memtopo_host/gpu_state.hpp"
+#include "memtopo_host/nesting.hpp"
 #include "memtopo_host/schema.hpp"
 #include "memtopo_host/summary.hpp"
 
@@ -51,24 +54,35 @@ std::string group_of(const json& doc, const std::string& model) {
   std::string g = model.empty() ? "unnamed device" : model;
   if (auto cc = d->find("compute_capability"); cc != d->end()) g += ", cc " + (cc->is_string() ? cc->get<std::string>() : cc->dump());
   if (auto sm = d->find("sm_count"); sm != d->end() && sm->is_number_integer()) g += ", " + sm->dump() + " SMs";
-  if (auto mem = d->find("global_memory_bytes"); mem != d->end() && mem->is_number_integer())
+  // A JSON integer above 2^63 - 1 is unsigned in nlohmann and would wrap to a negative size.
+  if (auto mem = d->find("global_memory_bytes");
+      mem != d->end() && mem->is_number_integer() &&
+      (!mem->is_number_unsigned() || mem->get<uint64_t>() <= uint64_t(INT64_MAX)))
     g += ", " + format_bytes(mem->get<int64_t>());
   return g;
 }
 
-json parse_document(const std::string& file) {
-  const std::string text = engine::read_input_file(file, "a topology file written by `memtopo run`");
-  if (file.size() > 5 && file.compare(file.size() - 5, 5, ".json") == 0) {
-    json doc = json::parse(text, nullptr, false);
-    if (doc.is_discarded()) throw std::runtime_error(file + ": not valid JSON; name a topology `memtopo run` wrote");
-    return doc;
-  }
+// The file's JSON form, nested at most kMaxNesting deep (nesting.hpp): deeper files overflowed
+// the stack of the reader that met them first.
+json parse_document(const std::string& file, const std::string& text) {
+  if (file.size() > 5 && file.compare(file.size() - 5, 5, ".json") == 0) return parse_json_bounded(text, file);
+  if (const auto line = toml_too_deep_at(text)) throw std::runtime_error(toml_too_deep_message(file, *line));
   try {
     return toml_to_json(toml::parse(text, file));
   } catch (const toml::parse_error& e) {
     throw std::runtime_error(file + ":" + std::to_string(e.source().begin.line) + ": TOML syntax error: " +
                              std::string(e.description()));
   }
+}
+
+// The verdict every reader of a topology gives (schema.hpp): a NaN, or a string, boolean or
+// date where a number belongs, makes the file no input to compare.
+void refuse_invalid(const json& doc, const std::string& file) {
+  const std::vector<SchemaError> errors = validate_topology(doc);
+  if (errors.empty()) return;
+  std::string more = errors.size() > 1 ? " (and " + std::to_string(errors.size() - 1) + " more)" : "";
+  throw std::runtime_error(file + ": " + errors.front().text() + more + "; not compared (`memtopo validate " + file +
+                           "` lists every problem)");
 }
 
 bool is_topology_file(const fs::path& p) {
@@ -81,17 +95,24 @@ bool is_topology_file(const fs::path& p) {
 }  // namespace
 
 FleetMember read_fleet_member(const std::string& file) {
-  json doc;
+  std::string text;
   try {
-    doc = parse_document(file);
+    text = engine::read_input_file(file, "a topology file written by `memtopo run`");
   } catch (const Error& e) {
     throw std::runtime_error(e.what());
   }
+  return fleet_member_of(file, text);
+}
+
+FleetMember fleet_member_of(const std::string& file, const std::string& text) {
+  const json doc = parse_document(file, text);
   if (!doc.is_object() || !doc.contains("meta") || !doc["meta"].is_object())
     throw std::runtime_error(file + ": not a topology file (no [meta] table); name files `memtopo run` wrote");
+  refuse_invalid(doc, file);
   FleetMember m;
   m.file = file;
   m.host = text_at(doc, "meta", "host");
+  m.created_utc = text_at(doc, "meta", "created_utc");
   m.device = text_at(doc, "meta", "device_label");
   if (m.device.empty()) m.device = text_at(doc, "meta", "device_spec");
   m.uuid = text_at(doc, "device", "uuid");
@@ -121,7 +142,8 @@ FleetMember read_fleet_member(const std::string& file) {
   return m;
 }
 
-std::vector<FleetMember> read_fleet(const std::vector<std::string>& paths, std::vector<std::string>* errors) {
+std::vector<FleetMember> read_fleet(const std::vector<std::string>& paths, std::vector<std::string>* errors,
+                                    std::vector<std::string>* notes) {
   std::vector<std::string> files;
   for (const auto& p : paths) {
     std::error_code ec;
@@ -137,6 +159,7 @@ std::vector<FleetMember> read_fleet(const std::vector<std::string>& paths, std::
     if (found.empty()) errors->push_back(p + ": holds no topology files (*.toml, *.json)");
     files.insert(files.end(), found.begin(), found.end());
   }
+  files = distinct_files(files, notes);
   std::vector<std::optional<FleetMember>> read(files.size());
   std::vector<std::string> why(files.size());
   std::atomic<size_t> next{0};
@@ -159,7 +182,7 @@ std::vector<FleetMember> read_fleet(const std::vector<std::string>& paths, std::
     if (read[i]) members.push_back(std::move(*read[i]));
     else errors->push_back(why[i]);
   }
-  return members;
+  return one_member_per_gpu(std::move(members), notes);
 }
 
 }  // namespace memtopo::host

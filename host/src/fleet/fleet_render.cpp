@@ -4,6 +4,7 @@
 
 #include "memtopo_host/fleet.hpp"
 #include "memtopo_host/terminal_text.hpp"
+#include "memtopo_host/text_encoding.hpp"
 #include "memtopo_host/text_table.hpp"
 
 namespace memtopo::host {
@@ -50,23 +51,6 @@ void render_group(const FleetReport& r, const FleetGroup& g, std::string& out) {
   out += aligned(rows);
 }
 
-std::string xml_escaped(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default:
-        // XML 1.0 allows no control characters but tab and line breaks.
-        if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r') out += "?";
-        else out += c;
-    }
-  }
-  return out;
-}
-
 std::string finding_line(const FleetFinding& f) {
   std::string line = f.key + ": " + value_text(f) + ", expected " + expected_text(f);
   if (f.deviation_percent) line += " (" + shown_percent(*f.deviation_percent) + ")";
@@ -108,7 +92,8 @@ ojson fleet_to_json(const FleetReport& r) {
     const FleetMember& member = r.members[m];
     ojson findings = ojson::array();
     for (const auto& f : r.gpus[m].findings) findings.push_back(finding_json(f));
-    gpus.push_back({{"file", member.file},
+    // A file name need not be UTF-8; JSON must be (nlohmann's dump throws otherwise).
+    gpus.push_back({{"file", utf8_escaped(member.file)},
                     {"host", member.host},
                     {"device", member.device},
                     {"uuid", member.uuid},

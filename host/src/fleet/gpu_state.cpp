@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cstring>
 
 namespace memtopo::host {
@@ -148,7 +149,8 @@ std::vector<std::string> gpu_state_warnings(const nlohmann::json& state) {
   if (!state.is_object()) return out;
   auto number = [&](const std::string& key) -> double {
     const auto it = state.find(key);
-    return it != state.end() && it->is_number() ? it->get<double>() : -1;
+    // Capped: a file's 1e300 would overflow the int each warning shows.
+    return it != state.end() && it->is_number() ? std::min(it->get<double>(), 1e9) : -1;
   };
   for (const char* when : {"start", "end"}) {
     const std::string w(when);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <regex>
 #include <sstream>
 
@@ -229,14 +230,22 @@ std::vector<SchemaError> summarize(const std::vector<SchemaError>& all, const nl
 }
 
 std::vector<SchemaError> validate(const std::string_view schema_text, const nlohmann::json& doc, bool topology) {
-  static std::map<const char*, std::shared_ptr<valijson::Schema>> cache;
-  auto& schema = cache[schema_text.data()];
-  if (!schema) {
-    schema = std::make_shared<valijson::Schema>();
-    const nlohmann::json schema_json = nlohmann::json::parse(schema_text);
-    valijson::SchemaParser parser;
-    valijson::adapters::NlohmannJsonAdapter adapter(schema_json);
-    parser.populateSchema(adapter, *schema);
+  // Built once per schema; `memtopo fleet` validates its files from several threads.
+  static std::mutex guard;
+  static std::map<const char*, std::shared_ptr<const valijson::Schema>> cache;
+  std::shared_ptr<const valijson::Schema> schema;
+  {
+    const std::lock_guard<std::mutex> lock(guard);
+    auto& cached = cache[schema_text.data()];
+    if (!cached) {
+      auto built = std::make_shared<valijson::Schema>();
+      const nlohmann::json schema_json = nlohmann::json::parse(schema_text);
+      valijson::SchemaParser parser;
+      valijson::adapters::NlohmannJsonAdapter adapter(schema_json);
+      parser.populateSchema(adapter, *built);
+      cached = std::move(built);
+    }
+    schema = cached;
   }
   valijson::Validator validator(valijson::Validator::kStrongTypes);
   valijson::ValidationResults results;

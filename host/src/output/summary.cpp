@@ -194,7 +194,9 @@ std::string format_bytes(int64_t bytes) {
 
 std::string format_cycles(double cycles) {
   char buf[48];
-  std::snprintf(buf, sizeof buf, "%.1f cyc", cycles);
+  // One decimal where that is short; an exponent past a million (1e308 had 309 digits, and a
+  // fixed buffer cut off the unit).
+  std::snprintf(buf, sizeof buf, std::fabs(cycles) < 1e6 ? "%.1f cyc" : "%.4g cyc", cycles);
   return buf;
 }
 

@@ -10,6 +10,7 @@
 
 #include "memtopo/engine.hpp"
 #include "memtopo/errors.hpp"
+#include "memtopo_host/nesting.hpp"
 #include "memtopo_host/plan.hpp"
 #include "memtopo_host/probe_executor.hpp"
 #include "memtopo_host/schema.hpp"
@@ -174,6 +175,7 @@ void read_probe_options(const toml::node& node, const Registry& registry, Checke
 }  // namespace
 
 Config parse_config(const std::string& text, const std::string& name, const Registry& registry) {
+  if (const auto line = toml_too_deep_at(text)) throw ConfigError({toml_too_deep_message(name, *line)});
   toml::table root;
   try {
     root = toml::parse(text, name);

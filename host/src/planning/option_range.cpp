@@ -1,5 +1,6 @@
 #include "planning/option_range.hpp"
 
+#include <cmath>
 #include <cstddef>
 #include <tuple>
 
@@ -25,7 +26,9 @@ int compare(const Value& a, const Value& b) {
 }
 
 std::optional<std::string> element_out_of_range(const OptionSpec& spec, const Value& v) {
-  if ((spec.min && compare(v, *spec.min) < 0) || (spec.max && compare(v, *spec.max) > 0))
+  // NaN compares neither below nor above a bound: it lies in no range.
+  const bool nan = v.type == MT_VALUE_FLOAT && std::isnan(v.f);
+  if (nan || (spec.min && compare(v, *spec.min) < 0) || (spec.max && compare(v, *spec.max) > 0))
     return spec.name + " must be " +
            (spec.min && spec.max ? "between " + text_of(*spec.min) + " and " + text_of(*spec.max)
             : spec.min          ? "at least " + text_of(*spec.min)

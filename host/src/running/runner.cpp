@@ -254,6 +254,12 @@ ProbeOutcome run_probe(const ProbeInfo& p, const mt_device_info& device, const m
                        : status == MT_STATUS_FAILED ? "failed (no message given)"
                                                     : "returned unknown status " + std::to_string(status);
   }
+  // A probe stopped by Ctrl-C often says so as a failure (the SDK's Measurer throws
+  // "cancelled"); an interrupted probe is recorded as skipped (docs/host.md, "Ctrl-C").
+  if (outcome.status == Status::Failed && settings.cancel && settings.cancel->load()) {
+    outcome.status = Status::Skipped;
+    outcome.reason = "interrupted: " + outcome.reason;
+  }
   outcome.raw_write_errors = std::move(host.raw_write_errors);
   if (keeps_results(outcome.status)) {
     outcome.results = std::move(host.results);

@@ -7,7 +7,9 @@
 #include <cstddef>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "memtopo/abi.h"
 
@@ -39,6 +41,17 @@ constexpr size_t kMaxInputFileBytes = size_t{64} << 20;
 // FIFO, a device: opening a FIFO would block) and a file over `max_bytes`.
 std::string read_input_file(const std::string& path, const std::string& what,
                             size_t max_bytes = kMaxInputFileBytes);
+
+// The most levels a file memtopo reads may nest tables, dotted keys or arrays: TOML++ and the
+// readers after it recurse once per level (50,000 levels overflowed the stack). A topology
+// nests four ([provenance.l2.size_bytes] and its fields), a config or a description a few more.
+constexpr size_t kMaxNesting = 64;
+// The line of TOML `text` where tables, dotted keys and arrays first nest deeper than
+// kMaxNesting, or nothing: a scan before TOML++ parses that counts every dot of a key and
+// every open bracket outside strings and comments, never fewer levels than the parser makes.
+std::optional<size_t> toml_too_deep_at(std::string_view text);
+// "FILE:LINE: nested deeper than 64 levels (...); ..." for that line of `file`.
+std::string toml_too_deep_message(const std::string& file, size_t line);
 
 // Whether this build has the CUDA backend.
 bool cuda_built();

@@ -12,6 +12,7 @@
 
 #include "engine/param_bank.hpp"
 #include "engine/utf8_copy.hpp"
+#include "memtopo/engine.hpp"
 #include "memtopo/errors.hpp"
 #include "sim/sim_description.hpp"
 #include "sim/sim_limits.hpp"
@@ -102,6 +103,7 @@ Model read_root(const toml::table& root, const std::string& file, const std::str
 
 Model load_model(const std::string& text, const std::string& file, const std::string& origin,
                  const std::map<std::string, std::string>& replay) {
+  if (const auto line = engine::toml_too_deep_at(text)) throw Error(engine::toml_too_deep_message(file, *line));
   toml::table root;
   try {
     root = toml::parse(text, file);

@@ -1,0 +1,62 @@
+#include "memtopo_host/text_encoding.hpp"
+
+#include <cstdio>
+
+namespace memtopo::host {
+
+CodePoint utf8_at(const std::string& text, size_t i) {
+  const auto byte = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
+  const unsigned char lead = byte(i);
+  if (lead < 0x80) return {lead, 1};
+  size_t length = 0;
+  char32_t value = 0, least = 0;
+  if (lead >= 0xC2 && lead <= 0xDF) length = 2, value = lead & 0x1F, least = 0x80;
+  else if (lead >= 0xE0 && lead <= 0xEF) length = 3, value = lead & 0x0F, least = 0x800;
+  else if (lead >= 0xF0 && lead <= 0xF4) length = 4, value = lead & 0x07, least = 0x10000;
+  else return {};
+  if (i + length > text.size()) return {};
+  for (size_t k = 1; k < length; ++k) {
+    if ((byte(i + k) & 0xC0) != 0x80) return {};
+    value = value << 6 | (byte(i + k) & 0x3F);
+  }
+  if (value < least || value > 0x10FFFF || (value >= 0xD800 && value <= 0xDFFF)) return {};
+  return {value, length};
+}
+
+std::string utf8_escaped(const std::string& text) {
+  std::string out;
+  for (size_t i = 0; i < text.size();) {
+    const CodePoint cp = utf8_at(text, i);
+    if (cp.length == 0) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned char>(text[i]));
+      out += buf;
+      ++i;
+      continue;
+    }
+    out.append(text, i, cp.length);
+    i += cp.length;
+  }
+  return out;
+}
+
+std::string xml_escaped(const std::string& text) {
+  static const std::string kReplacement = "\xEF\xBF\xBD";  // U+FFFD
+  std::string out;
+  for (size_t i = 0; i < text.size();) {
+    const CodePoint cp = utf8_at(text, i);
+    const char32_t c = cp.value;
+    const bool allowed = cp.length > 0 && (c >= 0x20 || c == '\t' || c == '\n' || c == '\r') && c != 0xFFFE &&
+                         c != 0xFFFF;
+    if (!allowed) out += kReplacement;
+    else if (c == '&') out += "&amp;";
+    else if (c == '<') out += "&lt;";
+    else if (c == '>') out += "&gt;";
+    else if (c == '"') out += "&quot;";
+    else out.append(text, i, cp.length);
+    i += cp.length > 0 ? cp.length : 1;
+  }
+  return out;
+}
+
+}  // namespace memtopo::host
