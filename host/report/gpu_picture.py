@@ -16,6 +16,9 @@ import sys
 import textwrap
 
 sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from figure_text import plain  # noqa: E402
 
 WIDTH_IN = 11.0
 MARGIN = 0.25
@@ -36,7 +39,7 @@ class Canvas:
         self.items.append(("box", x, y, w, h, colour, edge))
 
     def text(self, x, y, s, size=8.5, weight="normal", colour="#111111", ha="left"):
-        self.items.append(("text", x, y, s, size, weight, colour, ha))
+        self.items.append(("text", x, y, plain(s), size, weight, colour, ha))
 
     def render(self, path_or_file, fmt):
         import matplotlib
