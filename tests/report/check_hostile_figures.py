@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""Names are not matplotlib math (issue 50): a device, host or series name with `$` is drawn as
-written by every script that puts text from the data on a figure (host/report/figure_text.py),
-and `memtopo draw -o F.svg`, `memtopo report` and `memtopo fleet --report` of a device named
-`GPU $\\frac{a}$ x` succeed. Usage: check_figure_text.py --memtopo EXE --source-dir DIR.
-Exit 77 (skipped) without matplotlib."""
+"""Hostile figures (issue 50). Names are not matplotlib math: a device, host or series name with
+`$` is drawn as written by every script that puts text from the data on a figure
+(host/report/figure_text.py), and `memtopo draw -o F.svg`, `memtopo report` and `memtopo fleet
+--report` of a device named `GPU $\\frac{a}$ x` succeed. A picture of 20,000 GPCs is of bounded
+size and says what it did not draw. Usage: check_hostile_figures.py --memtopo EXE --source-dir
+DIR. Exit 77 (skipped) without matplotlib."""
 
 import argparse
 import base64
@@ -37,12 +38,17 @@ def svgs_of(html):
     return "\n".join(out)
 
 
+def toml_string(value):
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
 def with_name(text, device=None, host=None):
+    """The H100 run with another device name or host (a function as replacement: re.sub would
+    read the name's backslashes)."""
     if device is not None:
-        text = re.sub(r'(?m)^name = "NVIDIA H100 80GB HBM3"$', 'name = "' + device.replace("\\", "\\\\") + '"', text,
-                      count=1)
+        text = re.sub(r'(?m)^name = "NVIDIA H100 80GB HBM3"$', lambda _: "name = " + toml_string(device), text, count=1)
     if host is not None:
-        text = re.sub(r'(?m)^host = "vm"$', 'host = "' + host.replace("\\", "\\\\") + '"', text, count=1)
+        text = re.sub(r'(?m)^host = "vm"$', lambda _: "host = " + toml_string(host), text, count=1)
     return text
 
 
@@ -97,6 +103,18 @@ class Commands(unittest.TestCase):
             self.memtopo("report", topo, "-o", page)
             with open(page, encoding="utf-8") as f:
                 self.assertIn(device, svgs_of(f.read()))
+
+    def test_draw_20000_gpcs(self):
+        counts = ", ".join(["1"] * 20000)
+        text = re.sub(r"(?s)\n\[gpc\]\n.*?\n\[", f"\n[gpc]\ncount = 20000\nsm_counts = [{counts}]\n\n[", self.h100, count=1)
+        topo = self.write("gpcs.toml", text)
+        svg = os.path.join(self.dir, "gpcs.svg")
+        self.memtopo("draw", topo, "-o", svg)
+        self.assertLess(os.path.getsize(svg), 400_000)  # 12 MB before; the H100's picture is ~60 KB
+        with open(svg, encoding="utf-8") as f:
+            picture = f.read()
+        self.assertIn("more GPCs, not drawn", picture)
+        self.assertIn("(20000 in all)", picture)
 
     def test_fleet_report(self):
         fleet = os.path.join(self.dir, "fleet")
