@@ -52,6 +52,22 @@ TEST_CASE("each command that runs Python names itself when Python lacks matplotl
   CHECK_FALSE(test::fs::exists(dir / "f.html"));
 }
 
+TEST_CASE("a TMPDIR that is not a folder is a usage error naming it, for each command that needs one",
+          "[report]") {
+  test::TempDir dir("report-tmpdir");
+  const auto h100 = test::fs::path(MEMTOPO_HOST_TEST_DIR) / ".." / "report" / "inputs" / "h100" / "topology.toml";
+  const std::string env = "TMPDIR='" + (dir / "no-such-folder").string() + "'";
+  for (const std::string& args : {"draw '" + h100.string() + "' -o '" + (dir / "gpu.svg").string() + "'",
+                                  "report '" + h100.string() + "' -o '" + (dir / "r.html").string() + "'"}) {
+    const auto r = test::run_memtopo(args, {}, 0, env);
+    INFO(args << "\n" << r.output);
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find("TMPDIR=" + (dir / "no-such-folder").string() + ": not a folder") != std::string::npos);
+  }
+  CHECK_FALSE(test::fs::exists(dir / "gpu.svg"));
+  CHECK_FALSE(test::fs::exists(dir / "r.html"));
+}
+
 TEST_CASE("memtopo report names a missing topology file and exits 2", "[report]") {
   test::TempDir dir("report-missing");
   const auto missing = dir / "no-such-topology.toml";

@@ -1,8 +1,9 @@
 // `memtopo run` of several GPUs at once (--device all, a list), or of one rank of srun or
 // mpirun: one child run per device, each a `memtopo run` of its own that sees only its GPU and
 // writes its own topology into -o DIR/, named after host and device (docs/fleet.md). A GPU that
-// fails fails alone; the others' files are written. Under MPI the ranks start together and rank
-// 0 writes the fleet summary.
+// fails fails alone; the others' files are written. At most --jobs runs go at once; a stop
+// signal is passed on to them and waited for, and they die with this process (docs/host.md,
+// "Guarantees"). Under MPI the ranks start together and rank 0 writes the fleet summary.
 #include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
