@@ -111,7 +111,7 @@ pid_t start_fleet(const test::TempDir& dir, const std::string& devices, const st
   return test::spawn_memtopo(args, dir / "log");
 }
 
-TEST_CASE("a stop signal to a fleet run is passed on; its runs write partial output and end", "[signals]") {
+TEST_CASE("a stop signal to a fleet run is passed on, and its runs write partial output and end", "[signals]") {
   const int sig = GENERATE(SIGTERM, SIGINT, SIGHUP);
   test::TempDir dir("signals-fleet-" + std::to_string(sig));
   const pid_t parent = start_fleet(dir, "sim,sim");
@@ -143,7 +143,7 @@ TEST_CASE("a fleet run killed with SIGKILL takes its runs with it", "[signals]")
   CHECK(complete_files(dir / "out") == 0);
 }
 
-TEST_CASE("--jobs bounds the runs of a fleet at once and goes to each run", "[signals]") {
+TEST_CASE("a fleet run starts at most --jobs runs at once and passes --jobs to each", "[signals]") {
   test::TempDir dir("signals-fleet-jobs");
   const pid_t parent = start_fleet(dir, "sim,sim,sim", {"--jobs", "1"});
   REQUIRE(eventually([&] { return measuring(dir / "out") == 1; }, 60));
