@@ -168,10 +168,10 @@ void run_members(std::vector<Member>& members, size_t jobs, const std::function<
   for (;;) {
     for (; SignalRelay::count() == 0 && next < members.size() && running < jobs; ++next, ++running)
       start(members[next]);
-    if (passed < SignalRelay::count()) {
+    if (passed < SignalRelay::count()) {  // each one passed on, two that came together too
       SignalRelay::drain();
-      pass_on(members, SignalRelay::last(), passed == 0);
-      passed = SignalRelay::count();
+      for (const int now = SignalRelay::count(); passed < now; ++passed)
+        pass_on(members, SignalRelay::last(), passed == 0);
     }
     if (running == 0 && (next == members.size() || SignalRelay::count() > 0)) break;
     std::vector<pollfd> fds{{SignalRelay::wake_fd(), POLLIN, 0}};
