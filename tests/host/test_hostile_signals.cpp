@@ -60,6 +60,18 @@ std::vector<pid_t> children_of(pid_t parent) {
   return out;
 }
 
+// Field 5 of /proc/PID/stat: the process group.
+long process_group(pid_t pid) {
+  const std::string text = test::read_file("/proc/" + std::to_string(pid) + "/stat");
+  const size_t close = text.rfind(')');
+  if (close == std::string::npos) return -1;
+  std::istringstream rest(text.substr(close + 2));
+  char state = 0;
+  long ppid = 0, group = -1;
+  rest >> state >> ppid >> group;
+  return group;
+}
+
 std::string command_line(pid_t pid) {
   std::string text = test::read_file("/proc/" + std::to_string(pid) + "/cmdline");
   for (char& c : text)
@@ -92,6 +104,12 @@ size_t measuring(const fs::path& dir) {
   });
 }
 
+size_t occurrences(const std::string& text, const std::string& part) {
+  size_t n = 0;
+  for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
+  return n;
+}
+
 // The exit status of `pid` within `limit_s`, or nullopt (then it is killed).
 std::optional<int> wait_status(pid_t pid, double limit_s) {
   int status = 0;
@@ -118,6 +136,7 @@ TEST_CASE("a stop signal to a fleet run is passed on, and its runs write partial
   REQUIRE(eventually([&] { return measuring(dir / "out") == 2; }, 60));
   const std::vector<pid_t> runs = children_of(parent);
   REQUIRE(runs.size() == 2);
+  for (pid_t run : runs) CHECK(process_group(run) == run);  // a terminal's Ctrl-C reaches it only through the parent
   REQUIRE(::kill(parent, sig) == 0);
   const auto status = wait_status(parent, 20);
   REQUIRE(status);
@@ -127,7 +146,32 @@ TEST_CASE("a stop signal to a fleet run is passed on, and its runs write partial
   CHECK(partial_files(dir / "out") == 2);  // each saved what it measured
   std::this_thread::sleep_for(std::chrono::seconds(2));
   CHECK(complete_files(dir / "out") == 0);  // and none went on measuring
-  CHECK(test::has(test::read_file(dir / "log"), "passed on to the 2 run(s) under way"));
+  const std::string log = test::read_file(dir / "log");
+  CHECK(test::has(log, "passed on to the 2 run(s) under way"));
+  CHECK(occurrences(log, "interrupted: 2 ok in ") == 2);  // the summary reads each partial file
+}
+
+TEST_CASE("a second stop signal to a fleet run is passed on too", "[signals]") {
+  test::TempDir dir("signals-fleet-twice");
+  test::write_file(dir / "cfg.toml", "[run]\ntime_limit_s = 60\n");
+  // t-faults/hang ignores the stop signal: one signal ends it after 5 s, a second at once.
+  const pid_t parent = test::spawn_memtopo(
+      {"run", "--device", "sim,sim", "--only", "t-faults/good,t-faults/hang", "--plugin-path",
+       test::plugin_set("faults").string(), "--config", (dir / "cfg.toml").string(), "-o", (dir / "out/").string()},
+      dir / "log");
+  REQUIRE(eventually([&] { return occurrences(test::read_file(dir / "log"), "t-faults/hang: hanging") == 2; }, 60));
+  const auto t0 = SteadyClock::now();
+  REQUIRE(::kill(parent, SIGTERM) == 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  REQUIRE(::kill(parent, SIGTERM) == 0);
+  const auto status = wait_status(parent, 20);
+  REQUIRE(status);
+  CHECK(WEXITSTATUS(*status) == 1);
+  CHECK(std::chrono::duration<double>(SteadyClock::now() - t0).count() < 4.5);  // not the 5 s grace
+  REQUIRE(partial_files(dir / "out") == 2);
+  for (const auto& f : fs::directory_iterator(dir / "out"))
+    if (ends_with(f.path().string(), ".partial.toml"))
+      CHECK(test::has(test::read_file(f.path()), "interrupted: a second stop signal ended it at once"));
 }
 
 TEST_CASE("a fleet run killed with SIGKILL takes its runs with it", "[signals]") {

@@ -32,6 +32,7 @@
 #include "memtopo_host/summary.hpp"
 #include "memtopo_host/terminal_text.hpp"
 #include "fleet/mpi_session.hpp"
+#include "output/output_file.hpp"
 #include "running/signal_relay.hpp"
 #include "running/tied_child.hpp"
 
@@ -202,6 +203,12 @@ SummaryColumn column_of(const Member& m) {
     return c;
   }
   std::error_code ec;
+  if (const fs::path partial = partial_path_for(m.output);
+      !fs::is_regular_file(m.output, ec) && fs::is_regular_file(partial, ec)) {
+    c = summary_column_of(partial.string(), m.device.label);  // an interrupted run's
+    c.tally = "interrupted: " + c.tally + " in " + partial.filename().string();
+    return c;
+  }
   if (!fs::is_regular_file(m.output, ec)) {
     c.tally = "failed (exit " + std::to_string(m.exit_code) + ", no file)";
     return c;
