@@ -5,6 +5,7 @@ import math
 
 from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, MultipleLocator
 
+from figure_text import plain
 from markers import markers_for
 from units import axis_label, human_bytes, short_number, unit_of
 
@@ -36,7 +37,7 @@ def _tick_text(column):
 def set_axis(ax, which, column, values, log_ratio=16.0):
     """Label, scale and tick format of one axis showing `column`."""
     axis = ax.xaxis if which == "x" else ax.yaxis
-    (ax.set_xlabel if which == "x" else ax.set_ylabel)(axis_label(column))
+    (ax.set_xlabel if which == "x" else ax.set_ylabel)(plain(axis_label(column)))
     doubling = unit_of(column) == "bytes" or powers_of_two(values) or wants_log(values, 1000.0)
     if wants_log(values, log_ratio) and (which == "y" or doubling):
         base = 2 if which == "x" or unit_of(column) == "bytes" else 10
@@ -81,7 +82,7 @@ def draw_markers(ax, topo, series, x_column, y_column, xs, ys):
     for i, m in enumerate(x_markers + y_markers):
         color = MARKER_COLORS[i % len(MARKER_COLORS)]
         line = ax.axvline if i < len(x_markers) else ax.axhline
-        line(m.value, color=color, linestyle="--", linewidth=1.1, label=m.label)
+        line(m.value, color=color, linestyle="--", linewidth=1.1, label=plain(m.label))
         drawn += 1
     return drawn
 

@@ -7,6 +7,7 @@ import json
 
 from matplotlib.figure import Figure
 
+from figure_text import plain
 from page_style import CSS, SCRIPT
 from render import svg_data_uri
 
@@ -75,9 +76,9 @@ def series_plot(fleet, group, series):
     ax = fig.subplots()
     ax.scatter(xs, ys, c=colours, s=22, zorder=3)
     ax.axhline(series["median"], color="#555", linewidth=1, linestyle="--", label="median")
-    ax.set_title(series["key"])
+    ax.set_title(plain(series["key"]))
     ax.set_xlabel("GPU (in the table's order)")
-    labels = [f"{gpus[m]['host']} {gpus[m]['device']}" for m in members]
+    labels = [plain(f"{gpus[m]['host']} {gpus[m]['device']}") for m in members]
     if len(labels) <= 24:
         ax.set_xticks(range(len(labels)), labels, rotation=60, ha="right", fontsize=7)
     ax.legend(loc="best", fontsize=7)

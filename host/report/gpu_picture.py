@@ -16,11 +16,16 @@ import sys
 import textwrap
 
 sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from figure_text import plain  # noqa: E402
 
 WIDTH_IN = 11.0
 MARGIN = 0.25
 LINE_IN = 0.19          # one line of 8.5 pt text
 CHARS_PER_LINE = 160    # of a full-width box at 8.5 pt
+MAX_BOXES = 32          # boxes in a row (GPCs, a level's instances); the rest counted in the last
+MAX_LINES = 8           # lines of one text; the model's lists are capped (draw_model.cpp)
 COLOURS = {"chip": "#f4f4f4", "gpc": "#e3e9f5", "sm": "#dbe8f7", "shared": "#dff0d8", "dram": "#f5e6cc",
            "instance": "#c9e3bf", "banner": "#b00020"}
 
@@ -36,7 +41,7 @@ class Canvas:
         self.items.append(("box", x, y, w, h, colour, edge))
 
     def text(self, x, y, s, size=8.5, weight="normal", colour="#111111", ha="left"):
-        self.items.append(("text", x, y, s, size, weight, colour, ha))
+        self.items.append(("text", x, y, plain(s), size, weight, colour, ha))
 
     def render(self, path_or_file, fmt):
         import matplotlib
@@ -70,7 +75,7 @@ def wrapped(text, chars=CHARS_PER_LINE):
 
 
 def level_lines(level, w):
-    return wrapped(level["text"], int(CHARS_PER_LINE * w / (WIDTH_IN - 2 * MARGIN)))
+    return wrapped(level["text"], int(CHARS_PER_LINE * w / (WIDTH_IN - 2 * MARGIN)))[:MAX_LINES]
 
 
 def level_height(level, w):
@@ -97,26 +102,34 @@ def level_box(c, level, x, w, colour, height=None, advance=True):
         c.y += height + 0.08
 
 
+def boxes(c, names, total, x, y, w, h, colour, edge, what):
+    """A row of small boxes, one per name of `total`; past MAX_BOXES the last box says how many
+    more there are and that they are not drawn (20,000 GPCs stay a picture of bounded size)."""
+    if total > MAX_BOXES:
+        names = names[:MAX_BOXES - 1] + [f"+{total - MAX_BOXES + 1} more {what}, not drawn"]
+    gap = 0.06
+    each = (w - gap * (len(names) - 1)) / len(names)
+    for k, name in enumerate(names):
+        c.box(x + k * (each + gap), y, each, h, colour, edge=edge)
+        c.text(x + k * (each + gap) + each / 2, y + h / 4, name, size=7.5, ha="center")
+
+
 def instances(c, counts, x, y, w, label):
     noun = "partition" if label == "L2" else "group"
-    gap = 0.06
-    each = (w - gap * (len(counts) - 1)) / len(counts)
-    for k, n in enumerate(counts):
-        c.box(x + k * (each + gap), y, each, 0.3, COLOURS["instance"], edge="#6a8f5c")
-        name = f"{noun} {k}: {n} SMs near" if noun == "partition" else f"{n} SMs"
-        c.text(x + k * (each + gap) + each / 2, y + 0.07, name, size=7.5, ha="center")
+    names = [f"{noun} {k}: {n} SMs near" if noun == "partition" else f"{n} SMs"
+             for k, n in enumerate(counts[:MAX_BOXES])]
+    boxes(c, names, len(counts), x, y, w, 0.3, COLOURS["instance"], "#6a8f5c", noun + "s")
 
 
 def gpc_row(c, model, x, w):
     counts = model.get("gpc_sm_counts", [])
-    c.text(x, c.y, "GPCs: " + model.get("gpc_bound", "") + model["gpc_text"], weight="bold")
-    c.y += LINE_IN + 0.05
+    for line in wrapped("GPCs: " + model.get("gpc_bound", "") + model["gpc_text"])[:MAX_LINES]:
+        c.text(x, c.y, line, weight="bold")
+        c.y += LINE_IN
+    c.y += 0.05
     if counts:
-        gap = 0.06
-        each = (w - gap * (len(counts) - 1)) / len(counts)
-        for k, n in enumerate(counts):
-            c.box(x + k * (each + gap), c.y, each, 0.36, COLOURS["gpc"], edge="#5b6f9a")
-            c.text(x + k * (each + gap) + each / 2, c.y + 0.09, f"GPC {k}: {n} SMs", size=7.5, ha="center")
+        boxes(c, [f"GPC {k}: {n} SMs" for k, n in enumerate(counts[:MAX_BOXES])], len(counts), x, c.y, w, 0.36,
+              COLOURS["gpc"], "#5b6f9a", "GPCs")
         c.y += 0.44
 
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from matplotlib.figure import Figure
 
 from axes import draw_markers, finish_legend, set_axis
+from figure_text import plain
 from plot_hints import columns_present, hint_for, value_name
 
 # The y columns that say most, best first (miss counts, latencies, rates).
@@ -139,7 +140,7 @@ def plot(series, topo):
     fig = Figure(figsize=(7.2, 2.2 + 1.9 * len(panels)))
     axes = fig.subplots(len(panels), 1, sharex=True, squeeze=False)[:, 0]
     markers = sum(_draw_panel(ax, series, topo, lay, columns, axes[-1], hint) for ax, columns in zip(axes, panels))
-    axes[0].set_title(_title(series, lay), fontsize=9.5)
+    axes[0].set_title(plain(_title(series, lay)), fontsize=9.5)
     for ax in axes[:-1]:
         ax.set_xlabel("")
     return fig, markers
@@ -154,7 +155,7 @@ def _draw_panel(ax, series, topo, lay, columns, last_ax, hint=None):
             pts = sorted((lay.xs[i], values[i]) for i in idx)
             xs, ys = [p[0] for p in pts], [p[1] for p in pts]
             name = " ".join(filter(None, [column if len(columns) > 1 else "", label]))
-            style = dict(marker="o", markersize=1.5 if dense else 3.5, label=name or None)
+            style = dict(marker="o", markersize=1.5 if dense else 3.5, label=plain(name) if name else None)
             if lay.points_only or len(xs) <= SHORT_SWEEP:  # a line through 2-4 points suggests a curve
                 if len(xs) <= SHORT_SWEEP:
                     style["markersize"] = 5

@@ -9,6 +9,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
 from axes import MARKER_COLORS, finish_legend, set_axis
+from figure_text import plain
 from plot_hints import columns_present, hint_for, key_value, labels, marks, numbers_of, value_name
 from units import format_value, short_number
 
@@ -56,13 +57,13 @@ def plot_heatmap(series, topo, hint):
     image = ax.imshow(np.ma.masked_invalid(grid / scale), cmap="viridis", aspect="auto", origin="lower",
                       vmin=0, vmax=np.nanmax(grid) / scale)  # from zero: a flat surface looks flat
     unit = " (1e9)" if scale > 1 else ""
-    bar = fig.colorbar(image, ax=ax, label=f"best {hint.value}{unit}")
+    bar = fig.colorbar(image, ax=ax, label=plain(f"best {hint.value}{unit}"))
     bar.formatter.set_useOffset(False)
     ax.grid(False)
     ax.set_xticks(range(len(cols)), [short_number(c) for c in cols])
     ax.set_yticks(range(len(rows)), [short_number(r) for r in rows])
-    ax.set_xlabel(hint.x)
-    ax.set_ylabel(hint.y)
+    ax.set_xlabel(plain(hint.x))
+    ax.set_ylabel(plain(hint.y))
     top = np.nanmax(grid)
     for (i, j), v in np.ndenumerate(grid):
         if not math.isnan(v):
@@ -75,9 +76,9 @@ def plot_heatmap(series, topo, hint):
             continue
         i, j = rows.index(cell[0]), cols.index(cell[1])
         ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, linewidth=max(1.0, 2.2 - entries * 0.6),
-                               edgecolor=MARKER_COLORS[entries % len(MARKER_COLORS)], label=m.key))
+                               edgecolor=MARKER_COLORS[entries % len(MARKER_COLORS)], label=plain(m.key)))
         entries += 1
-    ax.set_title(f"{series.name}: {hint.value} by {hint.y} and {hint.x}", fontsize=9.5)
+    ax.set_title(plain(f"{series.name}: {hint.value} by {hint.y} and {hint.x}"), fontsize=9.5)
     finish_legend(ax, entries)
     return fig, entries
 
@@ -90,21 +91,21 @@ def plot_bars(series, topo, hint):
     if hint.x:
         xs = series.column(hint.x)
         width = max(1.0, (max(xs) - min(xs)) / 150.0)
-        bars = ax.bar(xs, ys, width=width, color="#1f77b4", label=hint.y, zorder=3)
+        bars = ax.bar(xs, ys, width=width, color="#1f77b4", label=plain(hint.y), zorder=3)
         set_axis(ax, "x", hint.x, xs, log_ratio=1e9)
         set_axis(ax, "y", hint.y, ys, log_ratio=100.0)
     else:
         bars = ax.bar(range(len(ys)), ys, color="#1f77b4", zorder=3)
-        ax.set_xticks(range(len(ys)), labels(hint, topo, len(ys)), rotation=20, ha="right")
-        ax.set_ylabel(hint.y)
+        ax.set_xticks(range(len(ys)), [plain(t) for t in labels(hint, topo, len(ys))], rotation=20, ha="right")
+        ax.set_ylabel(plain(hint.y))
         ax.set_ylim(0, max(ys) * 1.12)
     if hint.annotate:
         for bar, note in zip(bars, series.column(hint.annotate)):
-            ax.annotate(short_number(note, 3), (bar.get_x() + bar.get_width() / 2, bar.get_height()),
+            ax.annotate(plain(short_number(note, 3)), (bar.get_x() + bar.get_width() / 2, bar.get_height()),
                         ha="center", va="bottom", fontsize=7)
     drawn = _draw_marks(ax, topo, marks(hint, series.name), ax.get_xlim(), ax.get_ylim())
     what = f" ({hint.annotate} above each bar)" if hint.annotate else ""
-    ax.set_title(f"{series.name}: {hint.y}{' per ' + hint.x if hint.x else ''}{what}", fontsize=9.5)
+    ax.set_title(plain(f"{series.name}: {hint.y}{' per ' + hint.x if hint.x else ''}{what}"), fontsize=9.5)
     if drawn:
         finish_legend(ax, drawn + (1 if hint.x else 0))
     return fig, drawn
@@ -137,16 +138,16 @@ def plot_panels(series, topo, hint):
             if len(best) < len(pts):
                 ax.plot([p[0] for p in pts], [p[1] for p in pts], linestyle="none", marker="o", markersize=2,
                         alpha=0.45, color=color)
-            ax.plot(list(best), list(best.values()), marker="o", markersize=2.5, linewidth=1.1, color=color, label=label)
+            ax.plot(list(best), list(best.values()), marker="o", markersize=2.5, linewidth=1.1, color=color, label=plain(label))
         set_axis(ax, "x", hint.x, [r[1] for r in mine], log_ratio=4)
-        ax.set_ylabel(hint.y, fontsize=8)
-        ax.set_title(name, fontsize=8.5)
+        ax.set_ylabel(plain(hint.y), fontsize=8)
+        ax.set_title(plain(name), fontsize=8.5)
         drawn += _draw_marks(ax, topo, marks(hint, series.name, name), ax.get_xlim(), ax.get_ylim(), legend=False)
     for ax in list(axes.flat)[len(panels):]:
         ax.set_visible(False)
     handles, texts = axes.flat[0].get_legend_handles_labels()
     fig.legend(handles, texts, loc="lower center", ncol=6, fontsize=7.5, frameon=False)
-    fig.suptitle(f"{series.name}: {hint.y} over {hint.x} per {hint.panel}", fontsize=9.5)
+    fig.suptitle(plain(f"{series.name}: {hint.y} over {hint.x} per {hint.panel}"), fontsize=9.5)
     fig.tight_layout(rect=(0, 0.05, 1, 0.97))
     return fig, drawn
 
@@ -170,7 +171,7 @@ def _draw_marks(ax, topo, wanted, xlim, ylim, legend=True):
             style, color = _LINE_STYLES[m.where]
             color = MARKER_COLORS[drawn % len(MARKER_COLORS)] if legend else color
             line = ax.axvline if m.where == "x" else ax.axhline
-            line(v, color=color, linestyle=style, linewidth=1, label=label if legend else None, zorder=2)
+            line(v, color=color, linestyle=style, linewidth=1, label=plain(label) if legend else None, zorder=2)
             if not legend:
                 at = (v, 0.04) if m.where == "x" else (0.01, v)
                 coords = ("data", "axes fraction") if m.where == "x" else ("axes fraction", "data")

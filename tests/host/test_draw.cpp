@@ -60,3 +60,25 @@ TEST_CASE("draw: the model the picture is drawn from holds each level and its in
   CHECK(json.find("\"label\" : \"L2\"") != std::string::npos);
   CHECK(json.find("\"gpc_sm_counts\" : [") != std::string::npos);
 }
+
+// The H100 run with `gpcs` GPCs of one SM each (issue 50: 20,000 GPCs took 69 s and 12 MB).
+static std::string with_gpcs(size_t gpcs) {
+  std::string text = test::read_file(fs::path(MEMTOPO_SOURCE_DIR) / "tests/report/inputs/h100/topology.toml");
+  const size_t at = text.find("\n[gpc]\n");
+  REQUIRE(at != std::string::npos);
+  std::string counts;
+  for (size_t i = 0; i < gpcs; ++i) counts += (i ? ", 1" : "1");
+  const size_t end = text.find("\n[", at + 1);
+  return text.substr(0, at) + "\n[gpc]\ncount = " + std::to_string(gpcs) + "\nsm_counts = [" + counts + "]\n" +
+         text.substr(end);
+}
+
+TEST_CASE("draw: 20,000 GPCs give bounded text: the first counts and how many there are", "[host][draw]") {
+  test::TempDir dir("draw-gpcs");
+  test::write_file(dir / "t.toml", with_gpcs(20000));
+  const auto r = test::run_memtopo("draw '" + (dir / "t.toml").string() + "'");
+  INFO(r.output.substr(0, 2000));
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.output.find("(20000 in all)") != std::string::npos);
+  CHECK(r.output.size() < 8000);  // the H100's drawing is about 2 KB; 20,000 counts were 40 KB more
+}

@@ -33,6 +33,41 @@ TEST_CASE("memtopo report without matplotlib says what to install and exits 2", 
   CHECK_FALSE(test::fs::exists(dir / "r.html"));
 }
 
+TEST_CASE("each command that runs Python names itself when Python lacks matplotlib", "[report]") {
+  test::TempDir dir("report-nompl-commands");
+  const auto h100 = test::fs::path(MEMTOPO_HOST_TEST_DIR) / ".." / "report" / "inputs" / "h100" / "topology.toml";
+  test::fs::create_directories(dir / "fleet");
+  test::fs::copy_file(h100, dir / "fleet" / "t.toml");
+  test::ScopedEnv python("MEMTOPO_PYTHON", fake_python_without_matplotlib(dir).string());
+  const auto draw = test::run_memtopo("draw '" + (dir / "fleet" / "t.toml").string() + "' -o '" +
+                                      (dir / "gpu.svg").string() + "'");
+  CHECK(draw.exit_code == 2);
+  CHECK(draw.output.find("memtopo draw needs Python 3 with matplotlib") != std::string::npos);
+  CHECK(draw.output.find("memtopo report") == std::string::npos);
+  const auto fleet = test::run_memtopo("fleet --report -o '" + (dir / "f.html").string() + "' '" +
+                                       (dir / "fleet").string() + "'");
+  CHECK(fleet.exit_code == 2);
+  CHECK(fleet.output.find("memtopo fleet --report needs Python 3 with matplotlib") != std::string::npos);
+  CHECK_FALSE(test::fs::exists(dir / "gpu.svg"));
+  CHECK_FALSE(test::fs::exists(dir / "f.html"));
+}
+
+TEST_CASE("a TMPDIR that is not a folder is a usage error naming it, for each command that needs one",
+          "[report]") {
+  test::TempDir dir("report-tmpdir");
+  const auto h100 = test::fs::path(MEMTOPO_HOST_TEST_DIR) / ".." / "report" / "inputs" / "h100" / "topology.toml";
+  const std::string env = "TMPDIR='" + (dir / "no-such-folder").string() + "'";
+  for (const std::string& args : {"draw '" + h100.string() + "' -o '" + (dir / "gpu.svg").string() + "'",
+                                  "report '" + h100.string() + "' -o '" + (dir / "r.html").string() + "'"}) {
+    const auto r = test::run_memtopo(args, {}, 0, env);
+    INFO(args << "\n" << r.output);
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find("TMPDIR=" + (dir / "no-such-folder").string() + ": not a folder") != std::string::npos);
+  }
+  CHECK_FALSE(test::fs::exists(dir / "gpu.svg"));
+  CHECK_FALSE(test::fs::exists(dir / "r.html"));
+}
+
 TEST_CASE("memtopo report names a missing topology file and exits 2", "[report]") {
   test::TempDir dir("report-missing");
   const auto missing = dir / "no-such-topology.toml";

@@ -7,6 +7,7 @@ import argparse
 import csv
 import io
 import math
+import os
 import subprocess
 import sys
 import tempfile
@@ -93,6 +94,62 @@ class Package(unittest.TestCase):
                 memtopo.load(bad)
 
 
+class Hostile(unittest.TestCase):
+    """load() refuses what the C++ reader refuses, with ValueError (issue 50, item 7)."""
+
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.d = Path(self.dir.name)
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def refused(self, path, pattern):
+        with self.assertRaisesRegex(ValueError, pattern):
+            memtopo.load(path)
+
+    def test_not_a_regular_file(self):
+        fifo = self.d / "fifo.toml"
+        os.mkfifo(fifo)
+        self.refused(fifo, "a FIFO")  # no writer: an open would block forever
+        self.refused(self.d, "a folder")
+        self.refused("/dev/null", "a device")
+        link = self.d / "zero.toml"
+        link.symlink_to("/dev/zero")
+        self.refused(link, "a device")  # never read until memory runs out
+        self.refused(self.d / "missing.toml", "cannot read")
+
+    def test_too_large(self):
+        big = self.d / "big.toml"
+        with open(big, "wb") as f:
+            f.truncate(memtopo.MAX_FILE_BYTES + 1)
+        self.refused(big, "over the")
+
+    def test_non_tables_name_the_key_path(self):
+        cases = {"a.json": ("[1,2]", "the document: a list"), "b.json": ("null", "the document: a null"),
+                 "c.toml": ("provenance = 3\n[meta]\nschema_version = 1\n", r"\[provenance\]: a int"),
+                 "d.toml": ("[meta]\nschema_version = 1\n[provenance]\nl2 = [1]\n", r"\[provenance.l2\]: a list"),
+                 "e.toml": ("[meta]\nschema_version = 1\n[provenance.l2]\nsize_bytes = 'x'\n",
+                            r"provenance.l2.size_bytes: a str"),
+                 "f.toml": ("meta = 'x'\n", r"\[meta\]: a str"),
+                 "g.toml": ("[meta]\n[probes]\n'a/b' = 1\n", r'\[probes."a/b"\]: a int')}
+        for name, (text, pattern) in cases.items():
+            (self.d / name).write_text(text)
+            self.refused(self.d / name, pattern)
+
+    def test_deep_nesting(self):
+        (self.d / "deep.json").write_text("[" * 50000 + "]" * 50000)
+        self.refused(self.d / "deep.json", "nest")
+        (self.d / "deep.toml").write_text("x = " + "[" * 5000 + "]" * 5000 + "\n")
+        self.refused(self.d / "deep.toml", "nest")
+        (self.d / "tables.toml").write_text("[meta]\n[" + ".".join(["a"] * 2000) + "]\n")
+        self.refused(self.d / "tables.toml", "nest")
+
+    def test_not_utf8(self):
+        (self.d / "latin.toml").write_bytes(b"[meta]\nname = '\xe9'\n")
+        self.refused(self.d / "latin.toml", "not UTF-8")
+
+
 class Frames(unittest.TestCase):
     def test_two_topologies_in_one_frame(self):
         h100 = Path(ARGS.source_dir) / "tests" / "report" / "inputs" / "h100" / "topology.toml"
@@ -127,5 +184,6 @@ if __name__ == "__main__":
         suite = unittest.defaultTestLoader.loadTestsFromTestCase(Frames)
     else:
         suite = unittest.defaultTestLoader.loadTestsFromTestCase(Package)
+        suite.addTests(unittest.defaultTestLoader.loadTestsFromTestCase(Hostile))
     result = unittest.TextTestRunner(verbosity=2).run(suite)
     sys.exit(0 if result.wasSuccessful() else 1)

@@ -9,6 +9,8 @@ description, [sim]. `load` reads the TOML `memtopo run` writes or its JSON form.
 from __future__ import annotations
 
 import json
+import os
+import stat
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +21,10 @@ __version__ = "0.1.0"
 
 # The tables that are not memory elements (docs/format.md).
 _NOT_ELEMENTS = ("meta", "provenance", "probes", "sim")
+# What `load` reads at most, as the C++ reader (docs/host.md, "Guarantees": unbounded input).
+MAX_FILE_BYTES = 64 << 20
+# Tables nest a few levels in a topology (provenance.<element>.<key>); deeper is no topology.
+MAX_DEPTH = 64
 # Units are in key names (docs/format.md, "Units"); the same rules as the host's unit_of_key.
 _UNITS = ("bytes", "bits", "khz", "cycles", "gbps", "s")
 # The columns of `memtopo export --format csv`.
@@ -50,6 +56,7 @@ class Topology:
     _values: dict = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
+        _check_shape(self.tables, self.source or "topology")
         if not isinstance(self.tables.get("meta"), dict):
             raise ValueError(f"{self.source or 'topology'}: no [meta] table; not a topology file written by memtopo "
                              "(a simulated device description? memtopo validate says)")
@@ -112,25 +119,99 @@ class Topology:
         return out
 
 
+def _depth(value: Any) -> int:
+    """How deep tables and arrays nest in `value` (iterative: no recursion limit to hit)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        v, d = stack.pop()
+        if isinstance(v, (dict, list)):
+            deepest = max(deepest, d)
+            if d <= MAX_DEPTH:
+                stack.extend((c, d + 1) for c in (v.values() if isinstance(v, dict) else v))
+    return deepest
+
+
+def _need_table(value: Any, where: str, source: str) -> None:
+    if not isinstance(value, dict):
+        kind = "null" if value is None else type(value).__name__
+        raise ValueError(f"{source}: {where}: a {kind} where a table is expected; not a topology file written by "
+                         "memtopo (memtopo validate says what is wrong)")
+
+
+def _check_shape(tables: Any, source: str) -> None:
+    """The tables memtopo's readers rely on are tables (ValueError naming the key path, never
+    AttributeError later); nesting is bounded."""
+    _need_table(tables, "the document", source)
+    if _depth(tables) > MAX_DEPTH:
+        raise ValueError(f"{source}: tables or arrays nest deeper than {MAX_DEPTH} levels; no topology does")
+    for name in ("meta", "device", "probes", "provenance", "sim"):
+        if name in tables:
+            _need_table(tables[name], f"[{name}]", source)
+    for name, probe in tables.get("probes", {}).items():
+        _need_table(probe, f'[probes."{name}"]', source)
+    for element, keys in tables.get("provenance", {}).items():
+        _need_table(keys, f"[provenance.{element}]", source)
+        for key, entry in keys.items():
+            _need_table(entry, f"provenance.{element}.{key}", source)
+
+
 def loads(text: str, fmt: str = "toml", source: str = "") -> Topology:
-    """A topology from text: fmt 'toml' or 'json'."""
-    if fmt == "toml":
-        tables = tomllib.loads(text)
-    elif fmt == "json":
-        tables = json.loads(text)
-    else:
+    """A topology from text: fmt 'toml' or 'json'. Anything that is not a topology raises
+    ValueError (syntax, a non-table where a table belongs, nesting deeper than MAX_DEPTH)."""
+    if fmt not in ("toml", "json"):
         raise ValueError(f"format {fmt!r}: use 'toml' or 'json'")
+    try:
+        tables = tomllib.loads(text) if fmt == "toml" else json.loads(text)
+    except (tomllib.TOMLDecodeError, json.JSONDecodeError) as e:
+        raise ValueError(f"{source or 'text'}: not valid {fmt.upper()}: {e}") from e
+    except RecursionError as e:
+        raise ValueError(f"{source or 'text'}: nests too deeply to read; no topology does") from e
     return Topology(tables, source)
 
 
+def _read_bounded(path: Path) -> bytes:
+    """The bytes of a regular file of at most MAX_FILE_BYTES, as the C++ reader: a FIFO, a
+    device, a folder or a larger file is refused before it is read, never opened to block."""
+    try:
+        st = os.stat(path)
+    except OSError as e:
+        raise ValueError(f"{path}: cannot read: {e.strerror}") from e
+    if not stat.S_ISREG(st.st_mode):
+        kind = "a folder" if stat.S_ISDIR(st.st_mode) else "a FIFO" if stat.S_ISFIFO(st.st_mode) else \
+            "a device" if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode) else "not a regular file"
+        raise ValueError(f"{path}: {kind}; name a topology file")
+    if st.st_size > MAX_FILE_BYTES:
+        raise ValueError(f"{path}: {st.st_size} bytes, over the {MAX_FILE_BYTES} a topology may have")
+    # O_NONBLOCK: a path swapped for a FIFO after the check does not block the open.
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ValueError(f"{path}: changed into something other than a regular file while opened")
+        chunks, total = [], 0
+        while total <= MAX_FILE_BYTES:
+            chunk = os.read(fd, min(1 << 20, MAX_FILE_BYTES + 1 - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+    finally:
+        os.close(fd)
+    if total > MAX_FILE_BYTES:
+        raise ValueError(f"{path}: grew past the {MAX_FILE_BYTES} bytes a topology may have while read")
+    return b"".join(chunks)
+
+
 def load(path: str | Path) -> Topology:
-    """A topology file: JSON when its name ends in .json, TOML otherwise."""
+    """A topology file: JSON when its name ends in .json, TOML otherwise. Only a regular file
+    of at most MAX_FILE_BYTES is read; anything else raises ValueError naming the file."""
     path = Path(path)
     fmt = "json" if path.suffix == ".json" else "toml"
+    data = _read_bounded(path)
     try:
-        return loads(path.read_text(encoding="utf-8"), fmt, str(path))
-    except (tomllib.TOMLDecodeError, json.JSONDecodeError) as e:
-        raise ValueError(f"{path}: not valid {fmt.upper()}: {e}") from e
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ValueError(f"{path}: not UTF-8 (byte {e.start}); not a topology file") from e
+    return loads(text, fmt, str(path))
 
 
 def to_frame(topologies: Topology | Iterable[Topology]):

@@ -2,6 +2,8 @@
 // run_command.cpp: run). Not installed.
 #pragma once
 
+#include <sys/types.h>
+
 #include <exception>
 #include <filesystem>
 #include <functional>
@@ -114,7 +116,11 @@ void add_compare_options(CLI::App* sub, CompareArgs& args);
 // The policy they give; a profile that cannot be read is a UsageError.
 KeyPolicy key_policy_of(const CompareArgs& args);
 
-// A folder of its own under the system's temporary folder, removed with everything in it.
+// A folder of its own, removed with everything in it, under this process's one folder in
+// $TMPDIR (memtopo-PID-XXXXXX). While one exists, SIGINT, SIGTERM and SIGHUP are recorded; the
+// process ends by the signal, its folders removed, when its script has been stopped or the
+// last folder goes (scratch_folder.cpp). A folder of a memtopo that was killed is removed by
+// the next one that makes a folder.
 struct TempFolder {
   explicit TempFolder(const std::string& prefix);
   ~TempFolder();
@@ -123,12 +129,23 @@ struct TempFolder {
   std::filesystem::path path;
 };
 
+// Ends this process by the stop signal recorded while it holds temporary folders, after
+// removing them; returns when none came.
+void die_if_stopped();
+// Waits for the script `pid` (started with spawn_tied_child); a stop signal ends it (SIGTERM,
+// SIGKILL after 2 s) and then this process as die_if_stopped. Returns its wait status.
+int wait_for_script(pid_t pid);
+
 // Runs the report script with `script_args` (after its own -o), writes the page it draws to
 // `out` and prints its one-line summary; the exit status is the command's (report_page.cpp).
-int write_report_page(const std::vector<std::string>& script_args, const OutputTarget& out);
+// `command` as for write_script_output.
+int write_report_page(const std::string& command, const std::vector<std::string>& script_args,
+                      const OutputTarget& out);
 // Runs share/memtopo/report/`name` with `-o FILE script_args` and writes FILE (named `made_name`
 // in a private folder) to `out`; `with_summary`: the report script's summary line too.
-int write_script_output(const std::string& name, const std::vector<std::string>& script_args, const OutputTarget& out,
+// `command` ("draw", "fleet --report") names the command in a message about missing Python.
+int write_script_output(const std::string& command, const std::string& name,
+                        const std::vector<std::string>& script_args, const OutputTarget& out,
                         const std::string& made_name, bool with_summary);
 
 // A command defined in a source file of its own: `add_*_command` adds its subcommand to the

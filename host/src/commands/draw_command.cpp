@@ -33,7 +33,7 @@ int cmd_draw(const DrawArgs& a) {
     const TempFolder scratch("memtopo-draw");
     const std::filesystem::path model = scratch.path / "model.json";
     write_output(resolve_output(model.string()), gpu_drawing_json(drawing));
-    return write_script_output("gpu_picture.py", {model.string()}, out, "gpu" + ext, false);
+    return write_script_output("draw", "gpu_picture.py", {model.string()}, out, "gpu" + ext, false);
   }
   try {
     write_output(out, draw_text(drawing));

@@ -73,7 +73,7 @@ int cmd_report(const ReportArgs& a) {
   std::vector<std::string> args = {"--picture-model", model.string(), "--headline-file", headline.string()};
   if (!a.raw_dir.empty()) args.insert(args.end(), {"--raw-dir", a.raw_dir});
   args.insert(args.end(), {"--", a.topology});
-  return write_report_page(args, out);
+  return write_report_page("report", args, out);
 }
 
 }  // namespace

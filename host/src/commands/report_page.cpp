@@ -2,10 +2,7 @@
 // has it and the script, running it into a private folder, and writing the page to -o through
 // the output writer every command uses (atomic for a file, written through for a device or a
 // FIFO). `memtopo report` and `memtopo fleet --report` draw their pages through it.
-#include <fcntl.h>
-#include <spawn.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>
@@ -14,31 +11,18 @@
 #include <iostream>
 #include <optional>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "commands/cli_internal.hpp"
 #include "memtopo/engine.hpp"
 #include "memtopo_host/child_process.hpp"
 #include "output/output_file.hpp"
-
-extern char** environ;
+#include "running/tied_child.hpp"
 
 namespace memtopo::host::cli {
 
 namespace fs = std::filesystem;
-
-TempFolder::TempFolder(const std::string& prefix) {
-  std::string pattern = (fs::temp_directory_path() / (prefix + "-XXXXXX")).string();
-  if (!::mkdtemp(pattern.data()))
-    throw std::runtime_error("cannot create a temporary folder in " + fs::temp_directory_path().string() + ": " +
-                             std::strerror(errno));
-  path = pattern;
-}
-
-TempFolder::~TempFolder() {
-  std::error_code ec;
-  fs::remove_all(path, ec);
-}
 
 namespace {
 
@@ -53,28 +37,23 @@ const char* env_or_null(const char* name) {
 
 // Runs `argv` (argv[0] looked up on PATH when it has no slash) with this process's stdout and
 // stderr, or with both sent to /dev/null; returns its wait status, or nullopt when it could not
-// be started (no such program).
+// be started (no such program). The child is tied to this process (it dies with it) and a stop
+// signal ends both, the temporary folders removed (scratch_folder.cpp).
 std::optional<int> run_program(const std::vector<std::string>& argv, bool silent) {
-  std::vector<char*> args;
-  std::vector<std::string> storage(argv);
-  for (auto& a : storage) args.push_back(a.data());
-  args.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  if (silent) {
-    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
-  }
+  die_if_stopped();
+  TiedChildSpec spec;
+  spec.argv = argv;
+  spec.stdout_to_null = silent;
+  spec.stderr_to_stdout = silent;
   std::cout.flush();
   std::cerr.flush();
-  pid_t pid = 0;
-  const int rc = ::posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) return std::nullopt;
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  pid_t pid = -1;
+  try {
+    pid = spawn_tied_child(spec);
+  } catch (const std::system_error&) {
+    return std::nullopt;
   }
-  return status;
+  return wait_for_script(pid);
 }
 
 bool exited_zero(const std::optional<int>& status) {
@@ -97,10 +76,10 @@ std::optional<std::string> find_python(std::vector<std::string>& tried) {
   return std::nullopt;
 }
 
-void report_missing_python(const std::vector<std::string>& tried) {
+void report_missing_python(const std::string& command, const std::vector<std::string>& tried) {
   std::string list;
   for (const auto& t : tried) list += (list.empty() ? "" : ", ") + t;
-  std::cerr << "memtopo report needs Python 3 with matplotlib: install it with `sudo apt-get install "
+  std::cerr << "memtopo " << command << " needs Python 3 with matplotlib: install it with `sudo apt-get install "
                "python3-matplotlib` (Debian/Ubuntu) or `pip install matplotlib`, or point MEMTOPO_PYTHON at a "
                "Python that has it\n"
             << "  tried: " << list << " (Python 3.11 or newer, which has tomllib, with matplotlib importable)\n";
@@ -157,12 +136,13 @@ bool complete_script_output(const std::string& made_name, const std::string& tex
 
 }  // namespace
 
-int write_script_output(const std::string& name, const std::vector<std::string>& script_args, const OutputTarget& out,
+int write_script_output(const std::string& command, const std::string& name,
+                        const std::vector<std::string>& script_args, const OutputTarget& out,
                         const std::string& made_name, bool with_summary) {
   std::vector<std::string> tried, looked;
   const std::optional<std::string> python = find_python(tried);
   if (!python) {
-    report_missing_python(tried);
+    report_missing_python(command, tried);
     return kExitUsage;
   }
   const std::optional<fs::path> script = find_script(name, looked);
@@ -200,8 +180,9 @@ int write_script_output(const std::string& name, const std::vector<std::string>&
   return status;
 }
 
-int write_report_page(const std::vector<std::string>& script_args, const OutputTarget& out) {
-  return write_script_output(kScriptName, script_args, out, "report.html", true);
+int write_report_page(const std::string& command, const std::vector<std::string>& script_args,
+                      const OutputTarget& out) {
+  return write_script_output(command, kScriptName, script_args, out, "report.html", true);
 }
 
 }  // namespace memtopo::host::cli

@@ -34,7 +34,7 @@ int write_fleet_page(const FleetReport& r, const OutputTarget& out) {
   const TempFolder scratch("memtopo-fleet");
   const auto json_file = scratch.path / "fleet.json";
   write_output(resolve_output(json_file.string()), fleet_to_json(r).dump());
-  return write_report_page({"--fleet", json_file.string()}, out);
+  return write_report_page("fleet --report", {"--fleet", json_file.string()}, out);
 }
 
 int cmd_fleet(const FleetArgs& a) {

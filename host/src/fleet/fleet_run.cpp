@@ -1,12 +1,13 @@
 // `memtopo run` of several GPUs at once (--device all, a list), or of one rank of srun or
 // mpirun: one child run per device, each a `memtopo run` of its own that sees only its GPU and
 // writes its own topology into -o DIR/, named after host and device (docs/fleet.md). A GPU that
-// fails fails alone; the others' files are written. Under MPI the ranks start together and rank
-// 0 writes the fleet summary.
+// fails fails alone; the others' files are written. At most --jobs runs go at once; a stop
+// signal is passed on to them and waited for, and they die with this process (docs/host.md,
+// "Guarantees"). Under MPI the ranks start together and rank 0 writes the fleet summary.
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,7 +16,10 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
+#include <system_error>
+#include <thread>
 
 #include <spdlog/spdlog.h>
 
@@ -28,6 +32,9 @@
 #include "memtopo_host/summary.hpp"
 #include "memtopo_host/terminal_text.hpp"
 #include "fleet/mpi_session.hpp"
+#include "output/output_file.hpp"
+#include "running/signal_relay.hpp"
+#include "running/tied_child.hpp"
 
 extern char** environ;
 
@@ -41,7 +48,7 @@ namespace {
 struct Member {
   FleetDevice device;
   fs::path output;
-  pid_t pid = -1;
+  pid_t pid = -1;        // -1: not started (a stop signal came first)
   int fd = -1;           // the child's stderr
   std::string pending;   // a line not yet complete
   int exit_code = -1;    // -1 until it ended; 128 + signal for a signal
@@ -60,7 +67,17 @@ std::vector<std::string> child_args(const RunArgs& a, const Member& m, const fs:
   if (a.quiet) v.push_back("-q");
   if (a.verbose) v.push_back("-v");
   if (a.no_isolation) v.push_back("--no-isolation");
+  if (a.jobs) v.insert(v.end(), {"--jobs", std::to_string(a.jobs)});
   return v;
+}
+
+// Runs at once: --jobs, else the CPUs this process may use (a 64-GPU list on a 16-core node
+// measures 16 at a time).
+size_t runs_at_once(const RunArgs& a) {
+  if (a.jobs) return a.jobs;
+  cpu_set_t set;
+  if (::sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return static_cast<size_t>(CPU_COUNT(&set));
+  return std::max(1u, std::thread::hardware_concurrency());
 }
 
 // This process's environment for a child: its GPU only, and marked as a member, so that it
@@ -77,61 +94,87 @@ std::vector<std::string> child_environment(const FleetDevice& d) {
   return env;
 }
 
+// A member's run, tied to this process: it dies with it (SIGKILL included), in a process group
+// of its own so that a terminal's Ctrl-C reaches it once, through pass_on().
 void spawn(Member& m, const std::vector<std::string>& args) {
   int fds[2];
-  if (::pipe(fds) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
-  std::vector<std::string> argv{fs::read_symlink("/proc/self/exe").string()};
-  argv.insert(argv.end(), args.begin(), args.end());
-  std::vector<std::string> env = child_environment(m.device);
-  std::vector<char*> av, ev;
-  for (auto& s : argv) av.push_back(s.data());
-  for (auto& s : env) ev.push_back(s.data());
-  av.push_back(nullptr);
-  ev.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);  // its summary: ours is one table
-  posix_spawn_file_actions_adddup2(&actions, fds[1], STDERR_FILENO);
-  posix_spawn_file_actions_addclose(&actions, fds[0]);
-  const int rc = ::posix_spawn(&m.pid, av[0], &actions, nullptr, av.data(), ev.data());
-  posix_spawn_file_actions_destroy(&actions);
-  ::close(fds[1]);
-  if (rc != 0) {
+  if (::pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+  TiedChildSpec spec;
+  spec.argv = {fs::read_symlink("/proc/self/exe").string()};
+  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+  spec.env = child_environment(m.device);
+  spec.stdout_to_null = true;  // its summary: ours is one table
+  spec.stderr_fd = fds[1];
+  try {
+    m.pid = spawn_tied_child(spec);
+  } catch (const std::system_error& e) {
     ::close(fds[0]);
-    throw std::runtime_error("cannot start the run of " + m.device.label + ": " + std::strerror(rc));
+    ::close(fds[1]);
+    throw std::runtime_error("cannot start the run of " + m.device.label + ": " + e.code().message());
   }
+  ::close(fds[1]);
   m.fd = fds[0];
 }
 
-// Relays every child's stderr, each line under its device's label, until all have ended.
-void relay_until_done(std::vector<Member>& members) {
+void reap(Member& m) {
+  int status = 0;
+  while (::waitpid(m.pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  m.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+// Reads what `m` wrote to stderr and prints each whole line under its label; at its end, waits
+// for it. Returns whether it ended.
+bool relay_output(Member& m) {
+  char buf[4096];
+  const ssize_t n = ::read(m.fd, buf, sizeof buf);
+  if (n > 0) m.pending.append(buf, static_cast<size_t>(n));
+  for (size_t nl; (nl = m.pending.find('\n')) != std::string::npos; m.pending.erase(0, nl + 1))
+    std::fprintf(stderr, "[%s] %s\n", m.device.label.c_str(), m.pending.substr(0, nl).c_str());
+  if (n > 0 || (n < 0 && (errno == EINTR || errno == EAGAIN))) return false;
+  if (!m.pending.empty()) std::fprintf(stderr, "[%s] %s\n", m.device.label.c_str(), m.pending.c_str());
+  ::close(m.fd);
+  m.fd = -1;
+  reap(m);
+  return true;
+}
+
+// A stop signal passed on to every run under way, each the same signal once: they stop after
+// their current probe and write what they measured (OUT.partial.toml), a second stops the probe
+// at once, a third ends them. Runs not started yet are not started.
+void pass_on(std::vector<Member>& members, int sig, bool first) {
+  size_t running = 0, waiting = 0;
+  for (auto& m : members) {
+    if (m.pid > 0 && m.exit_code < 0) running += ::kill(m.pid, sig) == 0;
+    waiting += m.pid < 0;
+  }
+  if (first)
+    std::fprintf(stderr, "memtopo: interrupted (%s); passed on to the %zu run(s) under way, which write what they "
+                 "measured; %zu not started\n", signal_name(sig).c_str(), running, waiting);
+}
+
+// Starts the members' runs, at most `jobs` at once, relays their stderr until all have ended,
+// and passes every stop signal on (this process waits for its runs rather than leaving them).
+void run_members(std::vector<Member>& members, size_t jobs, const std::function<void(Member&)>& start) {
+  SignalRelay signals;
+  size_t next = 0, running = 0;
+  int passed = 0;
   for (;;) {
-    std::vector<pollfd> fds;
-    std::vector<Member*> owners;
+    for (; SignalRelay::count() == 0 && next < members.size() && running < jobs; ++next, ++running)
+      start(members[next]);
+    if (passed < SignalRelay::count()) {  // each one passed on, two that came together too
+      SignalRelay::drain();
+      for (const int now = SignalRelay::count(); passed < now; ++passed)
+        pass_on(members, SignalRelay::last(), passed == 0);
+    }
+    if (running == 0 && (next == members.size() || SignalRelay::count() > 0)) break;
+    std::vector<pollfd> fds{{SignalRelay::wake_fd(), POLLIN, 0}};
+    std::vector<Member*> owners{nullptr};
     for (auto& m : members)
       if (m.fd >= 0) fds.push_back({m.fd, POLLIN, 0}), owners.push_back(&m);
-    if (fds.empty()) break;
-    if (::poll(fds.data(), fds.size(), 1000) < 0 && errno != EINTR) break;
-    for (size_t i = 0; i < fds.size(); ++i) {
-      if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-      Member& m = *owners[i];
-      char buf[4096];
-      const ssize_t n = ::read(m.fd, buf, sizeof buf);
-      if (n > 0) m.pending.append(buf, static_cast<size_t>(n));
-      for (size_t nl; (nl = m.pending.find('\n')) != std::string::npos; m.pending.erase(0, nl + 1))
-        std::fprintf(stderr, "[%s] %s\n", m.device.label.c_str(), m.pending.substr(0, nl).c_str());
-      if (n <= 0 && !(n < 0 && errno == EINTR)) {
-        if (!m.pending.empty()) std::fprintf(stderr, "[%s] %s\n", m.device.label.c_str(), m.pending.c_str());
-        ::close(m.fd);
-        m.fd = -1;
-      }
-    }
-  }
-  for (auto& m : members) {
-    int status = 0;
-    while (::waitpid(m.pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    m.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+    if (::poll(fds.data(), fds.size(), 1000) < 0) continue;  // EINTR: a signal, seen above
+    for (size_t i = 1; i < fds.size(); ++i)
+      if (fds[i].revents & (POLLIN | POLLHUP | POLLERR)) running -= relay_output(*owners[i]);
   }
 }
 
@@ -148,7 +191,17 @@ fs::path prepare_folder(const std::string& output) {
 // A device's column of the summary: its topology's values and the statuses of its probes.
 SummaryColumn column_of(const Member& m) {
   SummaryColumn c{m.device.label, {}, ""};
+  if (m.pid < 0) {
+    c.tally = "not started (interrupted)";
+    return c;
+  }
   std::error_code ec;
+  if (const fs::path partial = partial_path_for(m.output);
+      !fs::is_regular_file(m.output, ec) && fs::is_regular_file(partial, ec)) {
+    c = summary_column_of(partial.string(), m.device.label);  // an interrupted run's
+    c.tally = "interrupted: " + c.tally + " in " + partial.filename().string();
+    return c;
+  }
   if (!fs::is_regular_file(m.output, ec)) {
     c.tally = "failed (exit " + std::to_string(m.exit_code) + ", no file)";
     return c;
@@ -177,7 +230,7 @@ int combined_exit(const std::vector<Member>& members) {
   bool all_usage = !members.empty(), any = false;
   for (const auto& m : members) {
     all_usage = all_usage && m.exit_code == kExitUsage;
-    any = any || m.exit_code != kExitOk;
+    any = any || m.exit_code != kExitOk;  // a run not started (-1) included
   }
   return all_usage ? kExitUsage : any ? kExitIncomplete : kExitOk;
 }
@@ -216,11 +269,10 @@ int run_fleet(const RunArgs& a, const Config& cfg, const std::string& device_arg
   std::vector<Member> members;
   for (const auto& d : devices) members.push_back({d, dir / (d.stem + ext)});
   if (mpi) mpi->barrier();  // the ranks start measuring together
-  for (auto& m : members) {
+  run_members(members, runs_at_once(a), [&](Member& m) {
     if (!a.quiet) spdlog::info("{}: measuring into {}", m.device.label, m.output.string());
     spawn(m, child_args(a, m, raw));
-  }
-  relay_until_done(members);
+  });
   std::vector<SummaryColumn> columns;
   for (const auto& m : members) columns.push_back(column_of(m));
   std::fputs(render_summary_columns(columns).c_str(), stdout);

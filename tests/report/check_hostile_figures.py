@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+"""Hostile figures (issue 50). Names are not matplotlib math: a device, host or series name with
+`$` is drawn as written by every script that puts text from the data on a figure
+(host/report/figure_text.py), and `memtopo draw -o F.svg`, `memtopo report` and `memtopo fleet
+--report` of a device named `GPU $\\frac{a}$ x` succeed. A picture of 20,000 GPCs is of bounded
+size and says what it did not draw. Usage: check_hostile_figures.py --memtopo EXE --source-dir
+DIR. Exit 77 (skipped) without matplotlib."""
+
+import argparse
+import base64
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+try:
+    import matplotlib  # noqa: F401  (the scripts need it)
+except ImportError:
+    # A pyenv or venv python3 first on PATH often lacks Debian's matplotlib: try the system's.
+    if sys.executable != "/usr/bin/python3" and os.path.exists("/usr/bin/python3"):
+        os.execv("/usr/bin/python3", ["/usr/bin/python3"] + sys.argv)
+    print("SKIPPED: no Python with matplotlib")
+    sys.exit(77)
+
+ARGS = None
+DOLLARS = "A $100 GPU costs $5 now"
+BROKEN_MATH = r"GPU $\frac{a}$ x"
+
+
+def svgs_of(html):
+    """The text of every SVG a page embeds, inline or as a base64 data URI."""
+    out = [html]
+    for b64 in re.findall(r"data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)", html):
+        out.append(base64.b64decode(b64).decode("utf-8"))
+    return "\n".join(out)
+
+
+def toml_string(value):
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def with_name(text, device=None, host=None):
+    """The H100 run with another device name or host (a function as replacement: re.sub would
+    read the name's backslashes)."""
+    if device is not None:
+        text = re.sub(r'(?m)^name = "NVIDIA H100 80GB HBM3"$', lambda _: "name = " + toml_string(device), text, count=1)
+    if host is not None:
+        text = re.sub(r'(?m)^host = "vm"$', lambda _: "host = " + toml_string(host), text, count=1)
+    return text
+
+
+class Plain(unittest.TestCase):
+    def test_escaping_restores_the_text(self):
+        from figure_text import plain
+        from matplotlib.figure import Figure
+        from render import svg_data_uri
+        for s in (DOLLARS, BROKEN_MATH, "a\\$b", "$", "no dollars"):
+            fig = Figure()
+            fig.subplots().set_title(plain(s))
+            self.assertIn(s, svgs_of(svg_data_uri(fig)), s)  # literal, dollars kept
+
+    def test_fleet_plot_names(self):
+        import fleet_page
+        fleet = {"gpus": [{"host": DOLLARS, "device": BROKEN_MATH, "findings": []}]}
+        html = fleet_page.series_plot(fleet, {"members": [0]}, {"key": "l2.$x$", "values": [1.0], "median": 1.0})
+        text = svgs_of(html)
+        self.assertIn(f"{DOLLARS} {BROKEN_MATH}", text)
+        self.assertIn("l2.$x$", text)
+
+
+class Commands(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="memtopo-figure-text-")
+        src = os.path.join(ARGS.source_dir, "tests", "report", "inputs", "h100", "topology.toml")
+        with open(src, encoding="utf-8") as f:
+            self.h100 = f.read()
+
+    def tearDown(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def memtopo(self, *args):
+        r = subprocess.run([ARGS.memtopo, *args], capture_output=True, text=True, timeout=600)
+        self.assertEqual(r.returncode, 0, f"memtopo {' '.join(args)}: {r.stderr}")
+        return r
+
+    def write(self, name, text):
+        path = os.path.join(self.dir, name)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+        return path
+
+    def test_draw_and_report(self):
+        for device in (DOLLARS, BROKEN_MATH):
+            topo = self.write("t.toml", with_name(self.h100, device=device))
+            svg = os.path.join(self.dir, "gpu.svg")
+            self.memtopo("draw", topo, "-o", svg)
+            with open(svg, encoding="utf-8") as f:
+                self.assertIn(device, f.read())
+            page = os.path.join(self.dir, "page.html")
+            self.memtopo("report", topo, "-o", page)
+            with open(page, encoding="utf-8") as f:
+                self.assertIn(device, svgs_of(f.read()))
+
+    def test_draw_20000_gpcs(self):
+        counts = ", ".join(["1"] * 20000)
+        text = re.sub(r"(?s)\n\[gpc\]\n.*?\n\[", f"\n[gpc]\ncount = 20000\nsm_counts = [{counts}]\n\n[", self.h100, count=1)
+        topo = self.write("gpcs.toml", text)
+        svg = os.path.join(self.dir, "gpcs.svg")
+        self.memtopo("draw", topo, "-o", svg)
+        self.assertLess(os.path.getsize(svg), 400_000)  # 12 MB before; the H100's picture is ~60 KB
+        with open(svg, encoding="utf-8") as f:
+            picture = f.read()
+        self.assertIn("more GPCs, not drawn", picture)
+        self.assertIn("(20000 in all)", picture)
+
+    def test_fleet_report(self):
+        fleet = os.path.join(self.dir, "fleet")
+        os.mkdir(fleet)
+        for k, host in enumerate((DOLLARS, BROKEN_MATH)):
+            text = with_name(self.h100, device=BROKEN_MATH, host=host)
+            self.write(os.path.join("fleet", f"gpu{k}.toml"), text.replace("GPU-", f"GPU-{k}", 1))
+        page = os.path.join(self.dir, "fleet.html")
+        r = subprocess.run([ARGS.memtopo, "fleet", "--report", "-o", page, fleet], capture_output=True, text=True,
+                           timeout=600)
+        self.assertIn(r.returncode, (0, 1), r.stderr)  # 1: a GPU flagged, still a page
+        with open(page, encoding="utf-8") as f:
+            self.assertIn("memtopo fleet", f.read())
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--memtopo", required=True)
+    parser.add_argument("--source-dir", required=True)
+    ARGS, rest = parser.parse_known_args()
+    sys.path.insert(0, os.path.join(ARGS.source_dir, "host", "report"))
+    suite = unittest.TestSuite()
+    for case in (Plain, Commands):
+        suite.addTests(unittest.defaultTestLoader.loadTestsFromTestCase(case))
+    result = unittest.TextTestRunner(verbosity=2).run(suite)
+    sys.exit(0 if result.wasSuccessful() else 1)
