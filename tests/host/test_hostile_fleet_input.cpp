@@ -206,7 +206,8 @@ TEST_CASE("hostile: launcher variables that are no ranks stop the run naming the
            {slurm + "SLURM_STEP_TASKS_PER_NODE=2 SLURM_LOCALID=99999999999999999999",
             "SLURM_LOCALID=99999999999999999999: not a whole number"},
            {slurm + "SLURM_STEP_TASKS_PER_NODE=2 SLURM_LOCALID=5", "SLURM_LOCALID=5: beyond the 2 tasks"},
-           {"OMPI_COMM_WORLD_LOCAL_RANK=abc OMPI_COMM_WORLD_LOCAL_SIZE=2", "OMPI_COMM_WORLD_LOCAL_RANK=abc: not a whole"}}) {
+           {"OMPI_COMM_WORLD_LOCAL_RANK=abc OMPI_COMM_WORLD_LOCAL_SIZE=2", "OMPI_COMM_WORLD_LOCAL_RANK=abc: not a whole"},
+           {"OMPI_COMM_WORLD_SIZE=abc", "OMPI_COMM_WORLD_SIZE=abc: not a whole"}}) {
     const auto r = run_memtopo(run, {}, 0, env);
     INFO(env << "\n" << r.output);
     CHECK(r.exit_code == 2);

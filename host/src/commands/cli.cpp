@@ -292,7 +292,8 @@ std::unique_ptr<CLI::App> make_app(CliArgs& args) {
   args.run_cmd->add_flag("--no-isolation", args.run.no_isolation,
                          "Run the probes in memtopo itself, not in a worker process (debugging)");
   args.run_cmd->add_option("--jobs", args.run.jobs,
-                           "Probes at once on the simulated GPU (default: the cores, up to 4; a GPU runs one at a time)")
+                           "Probes at once on the simulated GPU (default: the cores, up to 4; a GPU runs one at a time); "
+                           "with several devices, also the runs at once (default: the cores)")
       ->check(CLI::Range(1u, 64u));
   args.run_cmd->add_option("-o,--output", args.run.output, "Topology file to write")->required();
   args.run_cmd->add_option("--format", args.run.format, "toml or json (default: json when -o ends in .json, else toml)")

@@ -49,6 +49,8 @@ struct LaunchRank {
   std::string launcher;  // "slurm", "openmpi"
 };
 std::optional<LaunchRank> launch_rank();
+// OMPI_COMM_WORLD_SIZE read as strictly (1 when unset): mpirun of one task per node.
+int mpi_world_size();
 
 // The device a rank measures: the one CUDA_VISIBLE_DEVICES leaves it when that is one GPU,
 // else the local rank's entry of `devices` (a list, or every GPU for "all"). Throws UsageError

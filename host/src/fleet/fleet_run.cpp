@@ -244,9 +244,7 @@ bool is_folder_output(const std::string& output) {
 
 bool wants_fleet_run(const RunArgs& a, const std::string& device) {
   if (std::getenv(kFleetMemberVariable)) return false;  // a member runs its one device
-  const char* mpi_size = std::getenv("OMPI_COMM_WORLD_SIZE");
-  return is_folder_output(a.output) || names_several_devices(device) || launch_rank() ||
-         (mpi_size && std::atoi(mpi_size) > 1);
+  return is_folder_output(a.output) || names_several_devices(device) || launch_rank() || mpi_world_size() > 1;
 }
 
 int run_fleet(const RunArgs& a, const Config& cfg, const std::string& device_arg) {

@@ -70,6 +70,8 @@ int slurm_tasks_on_node(int node) {
 
 }  // namespace
 
+int mpi_world_size() { return variable_number("OMPI_COMM_WORLD_SIZE", 1, 1); }
+
 std::optional<LaunchRank> launch_rank() {
   LaunchRank r;
   const char* local_name = nullptr;
