@@ -29,9 +29,11 @@ memtopo::Probe clusters() {
            MT_KEY_CONFIGURATION)
       .key("gpc.cluster_domain_of_sm", MT_VALUE_INT_ARRAY, "",
            "the group of SMs within which clusters were placed, per SM: the GPC, or a part of one where only clusters "
-           "of one TPC ran (numbered after the GPCs); -1: no block ran")
+           "of one TPC ran (numbered after the GPCs); -1: no block ran",
+           MT_KEY_CONFIGURATION)
       .key("gpc.sms_placed_by_constant_l15", MT_VALUE_INT_ARRAY, "",
-           "SMs on which only clusters of one TPC ran, placed in the GPC of their constant L1.5 group")
+           "SMs on which only clusters of one TPC ran, placed in the GPC of their constant L1.5 group",
+           MT_KEY_CONFIGURATION)
       .key("gpc.unresolved_sms", MT_VALUE_INT_ARRAY, "",
            "SMs on which only clusters of one TPC ran and whose GPC no other evidence gives")
       .invariant(MT_INVARIANT_SUM_EQUALS, "gpc.sm_counts", "device.sm_count", "every SM is in one GPC")

@@ -36,3 +36,16 @@ TEST_CASE("identity: the simulated GPU without a description has a name and no U
   CHECK_FALSE(t["meta"]["device_name"].value_or(std::string()).empty());
   CHECK_FALSE(t["meta"].as_table()->contains("device_uuid"));
 }
+
+TEST_CASE("identity: a key's declared class reaches the file through the worker process", "[host][identity]") {
+  // The worker sends its results as JSON; every MT_KEY_* bit the host knows survives it (the
+  // configuration bit of 3.4 was once masked away there).
+  test::TempDir dir("identity-class");
+  const fs::path out = dir.path / "partitions.toml";
+  const auto r = run_memtopo("run -q --device sim --only cache-sharing/l2-partitions -o " + q(out));
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  const toml::table t = toml::parse_file(out.string());
+  CHECK(t["provenance"]["l2"]["near_partition_of_sm"]["class"].value_or(std::string()) == "configuration");
+  CHECK(t["provenance"]["l2"]["partition_sm_counts"]["class"].value_or(std::string()) == "configuration");
+}

@@ -36,6 +36,9 @@ struct FleetMember {
   std::string uuid;    // [device].uuid, "" for a simulated GPU
   std::string model;   // "NVIDIA H100 80GB HBM3" ([device].name)
   std::string group;   // model, compute capability, SMs, memory: "NVIDIA H100 80GB HBM3, cc 9.0, 132 SMs, 80 GiB"
+  // What measured it: the build and the probes run ("memtopo 0.1.0 (1a2b3c4d5e6f), 57 probes");
+  // files of one model that differ in it are compared apart (like with like).
+  std::string like;
   std::vector<std::pair<std::string, FlatValue>> values;   // element keys, sorted by key
   std::vector<std::pair<std::string, std::string>> probes;  // probe -> "version status", sorted
   std::vector<std::string> state_warnings;  // from [meta.gpu_state]: throttling, not idle, ...
@@ -88,6 +91,17 @@ struct FleetGroup {
     double median = 0;
   };
   std::vector<Series> series;
+  // Keys that describe how each GPU was built (MT_KEY_CONFIGURATION: floor sweeping) and differ
+  // within the group: each value with the members that have it. Shown, never flagged.
+  struct Variant {
+    nlohmann::json value;
+    std::vector<size_t> members;
+  };
+  struct Configuration {
+    std::string key;
+    std::vector<Variant> variants;
+  };
+  std::vector<Configuration> configuration;
 };
 
 struct FleetOptions {
@@ -96,7 +110,13 @@ struct FleetOptions {
   // deviations (1.4826 x the median absolute deviation) from the median.
   double spread_factor = 5;
   std::optional<FleetMember> reference;  // --reference: every GPU is compared with it too
+  // The shipped least tolerances of each model (shipped_spreads) widen the policy's.
+  bool shipped_spreads = true;
 };
+
+// The shipped least tolerance of each key for a GPU model (host/data/fleet_spreads.toml, from
+// the measured spreads of healthy GPUs' runs); empty for a model it does not list.
+const std::vector<std::pair<std::string, double>>& shipped_spreads(const std::string& model);
 
 struct FleetReport {
   std::vector<FleetMember> members;
@@ -104,6 +124,8 @@ struct FleetReport {
   std::vector<FleetGpu> gpus;  // one per member, same order
   double tolerance_percent = 3;
   double spread_factor = 5;
+  size_t reference_keys_compared = 0;  // with --reference: the keys each GPU was compared on
+  std::vector<std::string> notes;      // what was grouped apart, and why
   size_t flagged() const;
 };
 

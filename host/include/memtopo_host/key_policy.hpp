@@ -67,6 +67,11 @@ class KeyPolicy {
   void set_default_tolerance(double percent) { default_tolerance_ = percent; }
   double default_tolerance() const { return default_tolerance_; }
 
+  // This policy with a least tolerance for each key of `spreads` (key -> percent), below every
+  // rule of its own: a key's measured spread between runs and GPUs of one model (the fleet's
+  // shipped table, fleet_spreads.hpp) widens the tolerance, never narrows it.
+  KeyPolicy with_least_tolerances(const std::vector<std::pair<std::string, double>>& spreads) const;
+
   // The rule for `key` ("l2.latency_cycles"), given what the compared files declare of it: a
   // class or `varies` any of them records applies, then the profile's rules.
   KeyRule rule(const std::string& key, const std::vector<KeyDeclared>& declared) const;
@@ -77,6 +82,7 @@ class KeyPolicy {
     std::optional<KeyClass> key_class;
     std::optional<bool> varies, ignore, estimate;
     std::optional<double> tolerance_percent;
+    std::optional<double> least_tolerance_percent;  // a floor, after every other rule
   };
   double default_tolerance_ = 3;
   std::vector<Pattern> patterns_;

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "memtopo_host/runner.hpp"
 
 namespace memtopo::host {
@@ -44,5 +46,9 @@ std::string aligned_table(const std::vector<std::vector<std::string>>& rows);
 std::string format_bytes(int64_t bytes);
 // 33.06 -> "33.1 cyc".
 std::string format_cycles(double cycles);
+// A value of `key` as JSON (what fleet and diff hold), in the unit its name says: 1.74e11 of a
+// _bytes_per_second key -> "174 GB/s"; a list as "[a, b, c]" (its first `max_items`, then how
+// many); anything else as JSON text.
+std::string format_json_value(const std::string& key, const nlohmann::json& value, size_t max_items = 8);
 
 }  // namespace memtopo::host

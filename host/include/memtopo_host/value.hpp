@@ -72,6 +72,10 @@ std::optional<std::string> check_key(const std::string& key);
 // strings valid UTF-8, whatever the key. Nothing when `v` fits `key`.
 std::optional<std::string> check_value_for_key(const std::string& key, const Value& v);
 
+// Every MT_KEY_* bit this host knows: a plugin declaring others is refused, a journal's are masked.
+constexpr uint32_t kKnownKeyFlags =
+    MT_KEY_IDENTITY | MT_KEY_SETTING | MT_KEY_VARIES | MT_KEY_ESTIMATE | MT_KEY_HEADLINE | MT_KEY_CONFIGURATION;
+
 // The unit a key's name carries ("bytes" for l1d.size_bytes), or "" when it has none.
 std::string unit_of_key(const std::string& key);
 // Whether a declared unit and type (mt_key_desc) agree with the key's name: the unit must be

@@ -1,5 +1,6 @@
 #include "memtopo_host/key_policy.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include <toml++/toml.h>
@@ -127,6 +128,20 @@ KeyRule KeyPolicy::rule(const std::string& key, const std::vector<KeyDeclared>& 
     if (p.ignore) out.ignore = *p.ignore;
     if (p.estimate) out.estimate = *p.estimate;
     if (p.tolerance_percent) out.tolerance_percent = *p.tolerance_percent;
+  }
+  for (const auto& p : patterns_)
+    if (p.least_tolerance_percent && glob_match(p.glob, key))
+      out.tolerance_percent = std::max(out.tolerance_percent, *p.least_tolerance_percent);
+  return out;
+}
+
+KeyPolicy KeyPolicy::with_least_tolerances(const std::vector<std::pair<std::string, double>>& spreads) const {
+  KeyPolicy out = *this;
+  for (const auto& [key, percent] : spreads) {
+    Pattern p;
+    p.glob = key;
+    p.least_tolerance_percent = percent;
+    out.patterns_.insert(out.patterns_.begin(), std::move(p));
   }
   return out;
 }

@@ -77,7 +77,7 @@ struct Outlier {
 };
 
 std::vector<Outlier> continuous_outliers(const std::vector<double>& ref, const std::vector<double>& judged,
-                                         double tolerance_percent, double spread_factor) {
+                                         double tolerance_percent, double spread_factor, double least_difference) {
   const double m = median(ref);
   std::vector<double> dev;
   for (double x : ref) dev.push_back(std::fabs(x - m));
@@ -85,7 +85,7 @@ std::vector<Outlier> continuous_outliers(const std::vector<double>& ref, const s
   std::vector<Outlier> out;
   for (double x : judged) {
     const double d = std::fabs(x - m);
-    out.push_back({d > tolerance_percent / 100 * std::fabs(m) && d > spread_factor * spread, m});
+    out.push_back({d > tolerance_percent / 100 * std::fabs(m) && d > spread_factor * spread && d > least_difference, m});
   }
   return out;
 }
@@ -175,7 +175,14 @@ struct KeyJudge {
       const json& v = arrays ? (at(m)->value.size() == length ? at(m)->value[i] : json(nullptr)) : at(m)->value;
       return v.is_number() ? std::optional<double>(v.get<double>()) : std::nullopt;
     };
+    // A count rounded from a rate (an integer estimate: 25 or 26 loads in flight) comes no
+    // closer than one unit, whatever the tolerance.
+    bool integers = rule.estimate;
+    for (size_t m : c.reference)
+      if (at(m)) integers = integers && !is_continuous(at(m)->value);
+    const double least = integers ? 1.0 : 0.0;
     std::map<size_t, std::pair<double, Outlier>> worst;  // member -> (|deviation|, outlier)
+    json medians = json::array();                         // an array's expected value: its medians
     for (size_t i = 0; i < length; ++i) {
       std::vector<double> ref, judged;
       std::vector<size_t> who;
@@ -183,8 +190,12 @@ struct KeyJudge {
         if (auto x = element(m, i)) ref.push_back(*x);
       for (size_t m : c.judged)
         if (auto x = element(m, i)) judged.push_back(*x), who.push_back(m);
-      if (ref.empty()) continue;
-      const auto out = continuous_outliers(ref, judged, rule.tolerance_percent, spread_factor);
+      if (ref.empty()) {
+        medians.push_back(nullptr);
+        continue;
+      }
+      medians.push_back(median(ref));
+      const auto out = continuous_outliers(ref, judged, rule.tolerance_percent, spread_factor, least);
       for (size_t k = 0; k < who.size(); ++k) {
         const double d = std::fabs(judged[k] - out[k].expected);
         if (out[k].off && (!worst.count(who[k]) || d > worst[who[k]].first)) worst[who[k]] = {d, out[k]};
@@ -193,8 +204,11 @@ struct KeyJudge {
     }
     for (const auto& [m, w] : worst) {
       const json& v = at(m)->value;
-      const double x = v.is_array() ? w.second.expected : v.get<double>();
-      add(m, {"", "value", v, w.second.expected, arrays ? std::nullopt : deviation(x, w.second.expected)});
+      if (arrays) {
+        add(m, {"", "value", v, medians, std::nullopt});
+        continue;
+      }
+      add(m, {"", "value", v, w.second.expected, deviation(v.get<double>(), w.second.expected)});
     }
   }
 
@@ -207,14 +221,34 @@ struct KeyJudge {
   }
 };
 
-// Every key of the cohort; returns how many were compared.
-size_t judge_keys(const Cohort& c, const FleetOptions& o, std::vector<FleetGpu>& gpus, FleetGroup* group) {
+// A configuration key whose members do not all agree: each value with who has it.
+void record_configuration(const Cohort& c, const std::string& key, const std::vector<const FlatValue*>& row,
+                          FleetGroup& group) {
+  std::map<std::string, FleetGroup::Variant> variants;
+  for (size_t m : c.judged)
+    if (const FlatValue* v = row[static_cast<size_t>(c.slot[m])]) {
+      auto& variant = variants[v->value.dump()];
+      variant.value = v->value;
+      variant.members.push_back(m);
+    }
+  if (variants.size() < 2) return;
+  FleetGroup::Configuration cfg{key, {}};
+  for (auto& [_, v] : variants) cfg.variants.push_back(std::move(v));
+  std::sort(cfg.variants.begin(), cfg.variants.end(),
+            [](const auto& a, const auto& b) { return a.members.size() > b.members.size(); });
+  group.configuration.push_back(std::move(cfg));
+}
+
+// Every key of the cohort under `policy` (the group's model's); returns how many were compared.
+size_t judge_keys(const Cohort& c, const FleetOptions& o, const KeyPolicy& policy, std::vector<FleetGpu>& gpus,
+                  FleetGroup* group) {
   size_t compared = 0;
   for (const auto& [key, row] : c.by_key) {
     std::vector<KeyDeclared> declared;
     for (const FlatValue* v : row)
       if (v) declared.push_back(v->declared);
-    const KeyRule rule = o.policy.rule(key, declared);
+    const KeyRule rule = policy.rule(key, declared);
+    if (group && rule.key_class == KeyClass::configuration) record_configuration(c, key, row, *group);
     if (rule.ignore || rule.key_class != KeyClass::measurement) continue;
     ++compared;
     FleetGroup::Series series;
@@ -262,19 +296,25 @@ void judge_probes(const Cohort& c, const FleetOptions& o, std::vector<FleetGpu>&
   }
 }
 
-// The model of each group: members with the same model name join the largest group of that
-// name as judged members (a GPU whose SM count is off is compared with its healthy siblings).
+// The model of each group: members with the same model name (and what measured them) join the
+// largest group of that name as judged members (a GPU whose SM count is off is compared with its
+// healthy siblings).
 std::map<std::string, std::string> reference_group_of(const std::map<std::string, std::vector<size_t>>& groups,
                                                       const std::vector<FleetMember>& all) {
+  auto model_of = [&](size_t m) { return all[m].model + "\n" + all[m].like; };
   std::map<std::string, std::string> largest_by_model;  // model -> group
   for (const auto& [g, members] : groups) {
-    const std::string& model = all[members.front()].model;
+    const std::string model = model_of(members.front());
     auto it = largest_by_model.find(model);
     if (it == largest_by_model.end() || groups.at(it->second).size() < members.size()) largest_by_model[model] = g;
   }
   std::map<std::string, std::string> out;
-  for (const auto& [g, members] : groups) out[g] = largest_by_model[all[members.front()].model];
+  for (const auto& [g, members] : groups) out[g] = largest_by_model[model_of(members.front())];
   return out;
+}
+
+KeyPolicy policy_of(const FleetOptions& o, const std::string& model) {
+  return o.shipped_spreads ? o.policy.with_least_tolerances(shipped_spreads(model)) : o.policy;
 }
 
 // Every GPU against the reference alone: its values are the statistics (a median of one).
@@ -286,13 +326,43 @@ void compare_with_reference(FleetReport& r, const FleetOptions& o) {
   std::vector<FleetGpu> found(n + 1);
   Cohort c(r.members, {n}, everyone);
   c.common_keys_only = true;
-  judge_keys(c, o, found, nullptr);
+  r.reference_keys_compared = judge_keys(c, o, policy_of(o, o.reference->model), found, nullptr);
   r.members.pop_back();
   for (size_t m = 0; m < n; ++m)
     for (auto& f : found[m].findings) {
       f.against = "reference";
       r.gpus[m].findings.push_back(std::move(f));
     }
+}
+
+// Groups by model, and within a model by what measured the files (build, probes run) where the
+// fleet holds more than one: values of different builds or presets are compared apart.
+std::map<std::string, std::vector<size_t>> groups_of(const std::vector<FleetMember>& all, std::vector<std::string>& notes) {
+  std::map<std::string, std::set<std::string>> likes;
+  for (const auto& m : all) likes[m.group].insert(m.like);
+  std::map<std::string, std::vector<size_t>> out;
+  for (size_t m = 0; m < all.size(); ++m) {
+    const bool apart = likes[all[m].group].size() > 1;
+    out[apart ? all[m].group + " | " + all[m].like : all[m].group].push_back(m);
+  }
+  for (const auto& [group, set] : likes)
+    if (set.size() > 1)
+      notes.push_back(group + ": files of " + std::to_string(set.size()) +
+                      " builds or probe sets (default run, preset, --only), compared apart: like with like");
+  return out;
+}
+
+// A GPU whose run recorded an unclean state (another process, utilization, throttling, a lowered
+// power limit, MIG) is flagged with that cause first: its values are not the GPU's own.
+void flag_state(FleetReport& r) {
+  for (size_t m = 0; m < r.members.size(); ++m) {
+    const auto& warnings = r.members[m].state_warnings;
+    if (warnings.empty()) continue;
+    std::string causes;
+    for (const auto& w : warnings) causes += (causes.empty() ? "" : "; ") + w;
+    auto& f = r.gpus[m].findings;
+    f.insert(f.begin(), FleetFinding{"gpu state", "state", causes, "idle, clocks free", std::nullopt, "run", true});
+  }
 }
 
 }  // namespace
@@ -303,23 +373,22 @@ FleetReport compare_fleet(std::vector<FleetMember> members, const FleetOptions& 
   r.tolerance_percent = options.policy.default_tolerance();
   r.spread_factor = options.spread_factor;
   r.gpus.resize(r.members.size());
-  std::map<std::string, std::vector<size_t>> by_group;
-  for (size_t m = 0; m < r.members.size(); ++m) {
-    r.gpus[m].member = m;
-    by_group[r.members[m].group].push_back(m);
-  }
+  for (size_t m = 0; m < r.members.size(); ++m) r.gpus[m].member = m;
+  const auto by_group = groups_of(r.members, r.notes);
   const auto reference_group = reference_group_of(by_group, r.members);
   for (const auto& [name, members] : by_group) {
-    FleetGroup g{name, members, 0, {}};
+    FleetGroup g{name, members, 0, {}, {}};
     const std::vector<size_t>& ref = by_group.at(reference_group.at(name));
     const Cohort c(r.members, ref, members);
     if (ref.size() >= 2 || &ref != &members) {
-      g.keys_compared = judge_keys(c, options, r.gpus, &ref == &members ? &g : nullptr);
+      const KeyPolicy policy = policy_of(options, r.members[members.front()].model);
+      g.keys_compared = judge_keys(c, options, policy, r.gpus, &ref == &members ? &g : nullptr);
       judge_probes(c, options, r.gpus);
     }
     r.groups.push_back(std::move(g));
   }
   if (options.reference) compare_with_reference(r, options);
+  flag_state(r);
   return r;
 }
 

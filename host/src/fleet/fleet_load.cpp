@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <stdexcept>
@@ -50,7 +52,8 @@ void flatten(const json& value, const std::string& path, std::vector<std::pair<s
 
 std::string group_of(const json& doc, const std::string& model) {
   const auto d = doc.find("device");
-  if (d == doc.end() || !d->is_object()) return "unknown device (no [device] table)";
+  if (d == doc.end() || !d->is_object())
+    return (model.empty() ? std::string("unknown device") : model) + " (no [device] table)";
   std::string g = model.empty() ? "unnamed device" : model;
   if (auto cc = d->find("compute_capability"); cc != d->end()) g += ", cc " + (cc->is_string() ? cc->get<std::string>() : cc->dump());
   if (auto sm = d->find("sm_count"); sm != d->end() && sm->is_number_integer()) g += ", " + sm->dump() + " SMs";
@@ -85,6 +88,18 @@ void refuse_invalid(const json& doc, const std::string& file) {
                            "` lists every problem)");
 }
 
+// What measured the file: the build, and the probes run with their versions (a default run,
+// an acceptance preset, --only): values of different builds or probe sets are not compared.
+std::string like_of(const json& doc, const std::vector<std::pair<std::string, std::string>>& probes) {
+  std::string versions;
+  for (const auto& [name, state] : probes) versions += name + " " + state.substr(0, state.find(' ')) + ";";
+  const std::string commit = text_at(doc, "meta", "git_commit");
+  char fingerprint[24];
+  std::snprintf(fingerprint, sizeof fingerprint, "%08zx", std::hash<std::string>{}(versions) & 0xffffffffu);
+  return "memtopo " + text_at(doc, "meta", "tool_version") + (commit.empty() ? "" : " (" + commit + ")") + ", " +
+         std::to_string(probes.size()) + " probes #" + fingerprint;
+}
+
 bool is_topology_file(const fs::path& p) {
   const std::string name = p.filename().string();
   auto ends = [&](const std::string& s) { return name.size() >= s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0; };
@@ -115,8 +130,11 @@ FleetMember fleet_member_of(const std::string& file, const std::string& text) {
   m.created_utc = text_at(doc, "meta", "created_utc");
   m.device = text_at(doc, "meta", "device_label");
   if (m.device.empty()) m.device = text_at(doc, "meta", "device_spec");
+  // [meta] names the GPU whatever probes ran; [device] only where device-info ran.
   m.uuid = text_at(doc, "device", "uuid");
+  if (m.uuid.empty()) m.uuid = text_at(doc, "meta", "device_uuid");
   m.model = text_at(doc, "device", "name");
+  if (m.model.empty()) m.model = text_at(doc, "meta", "device_name");
   m.group = group_of(doc, m.model);
   for (const auto& [element, body] : doc.items()) {
     if (!is_element_table(element)) continue;
@@ -139,6 +157,7 @@ FleetMember fleet_member_of(const std::string& file, const std::string& text) {
     for (const auto& [name, entry] : probes->items())
       m.probes.emplace_back(name, text_at(*probes, name.c_str(), "version") + " " + text_at(*probes, name.c_str(), "status"));
   if (auto meta = doc.find("meta"); meta->contains("gpu_state")) m.state_warnings = gpu_state_warnings((*meta)["gpu_state"]);
+  m.like = like_of(doc, m.probes);
   return m;
 }
 

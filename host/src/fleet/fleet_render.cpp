@@ -16,8 +16,14 @@ namespace {
 // The first 12 characters of a UUID ("GPU-abc6453f") identify a GPU in a table; JSON has all.
 std::string short_uuid(const std::string& uuid) { return uuid.size() > 12 ? uuid.substr(0, 12) : uuid; }
 
+// Values in the unit the key's name says (174 GB/s, 26.6 MB), a list as a list.
+std::string shown_for(const FleetFinding& f, const nlohmann::json& v) {
+  if (f.kind == "state" || f.kind == "probe" || f.kind == "bound") return v.is_string() ? v.get<std::string>() : v.dump();
+  return format_json_value(f.key, v);
+}
+
 std::string expected_text(const FleetFinding& f) {
-  std::string s = f.expected.is_null() ? "(no majority)" : shown_value(f.expected);
+  std::string s = f.expected.is_null() ? (f.kind == "value" ? "(no majority)" : "-") : shown_for(f, f.expected);
   return f.against == "reference" ? s + " (reference)" : s;
 }
 
@@ -26,7 +32,29 @@ std::string deviation_text(const FleetFinding& f) {
   return f.counts ? s : s + (s.empty() ? "" : " ") + "(varies: not flagged)";
 }
 
-std::string value_text(const FleetFinding& f) { return f.value.is_null() ? "-" : shown_value(f.value); }
+std::string value_text(const FleetFinding& f) { return f.value.is_null() ? "-" : shown_for(f, f.value); }
+
+std::string member_name(const FleetMember& m) {
+  return terminal_text(m.host) + " " + terminal_text(m.device) + (m.uuid.empty() ? "" : " " + short_uuid(m.uuid));
+}
+
+// How the group's GPUs were built where they differ (floor sweeping): never a fault.
+void render_configuration(const FleetReport& r, const FleetGroup& g, std::string& out) {
+  if (g.configuration.empty()) return;
+  out += "  configuration (how each GPU was built; it differs between healthy GPUs, never flagged):\n";
+  std::vector<std::vector<std::string>> rows{{"    key", "value", "GPUs"}};
+  for (const auto& c : g.configuration)
+    for (size_t i = 0; i < c.variants.size(); ++i) {
+      const auto& v = c.variants[i];
+      std::string who = counted(v.members.size(), "GPU", "GPUs");
+      if (i > 0 && v.members.size() <= 4) {
+        who += ":";
+        for (size_t m : v.members) who += " " + member_name(r.members[m]);
+      }
+      rows.push_back({i == 0 ? "    " + c.key : "", terminal_text(format_json_value(c.key, v.value)), who});
+    }
+  out += aligned(rows);
+}
 
 void render_group(const FleetReport& r, const FleetGroup& g, std::string& out) {
   out += "\n" + terminal_text(g.name) + ": " + counted(g.members.size(), "GPU", "GPUs") + ", " +
@@ -44,11 +72,14 @@ void render_group(const FleetReport& r, const FleetGroup& g, std::string& out) {
       row.insert(row.end(), {f.key, terminal_text(value_text(f)), terminal_text(expected_text(f)), deviation_text(f)});
       rows.push_back(std::move(row));
     }
-    for (const auto& w : member.state_warnings)
-      rows.push_back({"", "", "", "", "state: " + terminal_text(w)});
+    if (!gpu.flagged())  // a flagged GPU leads with its state (the "gpu state" finding)
+      for (const auto& w : member.state_warnings) rows.push_back({"", "", "", "", "state: " + terminal_text(w)});
   }
-  if (g.members.size() == 1 && g.keys_compared == 0) out += "  (alone in its model: nothing to compare it with)\n";
+  if (g.members.size() == 1 && g.keys_compared == 0)
+    out += r.reference_keys_compared ? "  (alone in its model: compared with the reference only)\n"
+                                     : "  (alone in its model: nothing to compare it with)\n";
   out += aligned(rows);
+  render_configuration(r, g, out);
 }
 
 std::string finding_line(const FleetFinding& f) {
@@ -75,6 +106,8 @@ std::string render_fleet_text(const FleetReport& r) {
   std::string out = "memtopo fleet: " + counted(r.members.size(), "GPU", "GPUs") + " in " +
                     counted(r.groups.size(), "model", "models") + ", " + std::to_string(r.flagged()) + " flagged (" +
                     tol + ")\n";
+  if (r.reference_keys_compared) out += counted(r.reference_keys_compared, "key", "keys") + " compared with the reference\n";
+  for (const auto& n : r.notes) out += "note: " + terminal_text(n) + "\n";
   for (const auto& g : r.groups) render_group(r, g, out);
   return out;
 }
@@ -85,7 +118,17 @@ ojson fleet_to_json(const FleetReport& r) {
     ojson series = ojson::array();
     for (const auto& s : g.series)
       series.push_back({{"key", s.key}, {"median", s.median}, {"values", ojson::parse(nlohmann::json(s.values).dump())}});
-    groups.push_back({{"name", g.name}, {"members", g.members}, {"keys_compared", g.keys_compared}, {"series", series}});
+    ojson configuration = ojson::array();
+    for (const auto& c : g.configuration) {
+      ojson variants = ojson::array();
+      for (const auto& v : c.variants) variants.push_back({{"value", ojson::parse(v.value.dump())}, {"members", v.members}});
+      configuration.push_back({{"key", c.key}, {"variants", variants}});
+    }
+    groups.push_back({{"name", g.name},
+                      {"members", g.members},
+                      {"keys_compared", g.keys_compared},
+                      {"series", series},
+                      {"configuration", configuration}});
   }
   ojson gpus = ojson::array();
   for (size_t m = 0; m < r.members.size(); ++m) {
@@ -103,7 +146,8 @@ ojson fleet_to_json(const FleetReport& r) {
                     {"state_warnings", member.state_warnings}});
   }
   return ojson{{"gpus_total", r.members.size()}, {"flagged", r.flagged()},     {"tolerance_percent", r.tolerance_percent},
-               {"spread_factor", r.spread_factor}, {"groups", groups},       {"gpus", gpus}};
+               {"spread_factor", r.spread_factor}, {"reference_keys_compared", r.reference_keys_compared},
+               {"notes", r.notes},                 {"groups", groups},       {"gpus", gpus}};
 }
 
 std::string render_fleet_junit(const FleetReport& r) {

@@ -105,7 +105,7 @@ ProbeOutcome outcome_from_json(const nlohmann::json& j) {
       rec.note = r.at("note").get<std::string>();
       // Set again from the plugin's declaration where a record is checked (result_check.cpp).
       if (r.contains("key_flags") && r.at("key_flags").is_number_unsigned())
-        rec.key_flags = r.at("key_flags").get<uint32_t>() & 31u;
+        rec.key_flags = r.at("key_flags").get<uint32_t>() & kKnownKeyFlags;
       if (r.contains("verified")) {
         rec.verified = r.at("verified").get<std::string>();
         rec.counted_bytes = r.at("counted_bytes").get<double>();

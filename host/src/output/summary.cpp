@@ -262,6 +262,21 @@ std::string plain_text(const Value& v) {
 
 }  // namespace
 
+std::string format_json_value(const std::string& key, const nlohmann::json& value, size_t max_items) {
+  if (value.is_null()) return "-";
+  const std::optional<Value> v = from_json_inferred(value);
+  if (!v) return value.dump();
+  // A group's median of byte counts is a float; the unit still says bytes.
+  if (value.is_number_float() && ends_with(key, "_bytes") && std::fabs(value.get<double>()) < 9e18)
+    return format_bytes(std::llround(value.get<double>()));
+  if (!value.is_array()) return format_scalar(key, *v, 0);
+  std::string out = "[";
+  const size_t n = value.size();
+  for (size_t k = 0; k < n && k < max_items; ++k) out += (k ? ", " : "") + format_scalar(key, *v, k);
+  if (n > max_items) out += ", ... " + std::to_string(n) + " values";
+  return out + "]";
+}
+
 SummaryTable summary_table(const std::vector<SummaryColumn>& columns) {
   std::vector<std::map<std::string, Table>> tables;
   std::set<std::string> elements;

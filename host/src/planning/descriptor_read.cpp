@@ -100,9 +100,7 @@ std::optional<std::string> read_key_docs(const mt_probe_desc& pd, ProbeInfo& inf
     const auto type = value_type_field(kd->type, raw);
     if (!type) return where + "key " + str_or_empty(kd->key) + ": declares unknown type " + std::to_string(raw);
     KeySpec spec{str_or_empty(kd->key), *type, str_or_empty(kd->unit), str_or_empty(kd->meaning), kd->flags};
-    constexpr uint32_t known =
-        MT_KEY_IDENTITY | MT_KEY_SETTING | MT_KEY_VARIES | MT_KEY_ESTIMATE | MT_KEY_HEADLINE | MT_KEY_CONFIGURATION;
-    if (spec.flags & ~known)
+    if (spec.flags & ~kKnownKeyFlags)
       return where + "key " + spec.key + ": flags hold unknown bits (" + std::to_string(spec.flags) +
              "); use MT_KEY_IDENTITY, MT_KEY_SETTING, MT_KEY_VARIES, MT_KEY_ESTIMATE, MT_KEY_HEADLINE, "
                     "MT_KEY_CONFIGURATION or 0";
