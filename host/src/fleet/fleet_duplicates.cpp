@@ -25,10 +25,13 @@ std::vector<std::string> distinct_files(const std::vector<std::string>& files, s
 }
 
 std::vector<FleetMember> one_member_per_gpu(std::vector<FleetMember> members, std::vector<std::string>* notes) {
-  std::map<std::string, size_t> kept;  // UUID -> index of the member counted
-  std::map<std::string, std::vector<std::string>> files;  // UUID -> every file of it, in order
+  // One GPU measured one way (build and probes: FleetMember::like): a default and an
+  // acceptance run of one GPU are two measurements, compared apart, not duplicates.
+  auto id = [&](size_t i) { return members[i].uuid.empty() ? std::string() : members[i].uuid + "\n" + members[i].like; };
+  std::map<std::string, size_t> kept;  // GPU and way -> index of the member counted
+  std::map<std::string, std::vector<std::string>> files;  // GPU and way -> every file of it, in order
   for (size_t i = 0; i < members.size(); ++i) {
-    const std::string& uuid = members[i].uuid;
+    const std::string uuid = id(i);
     if (uuid.empty()) continue;
     files[uuid].push_back(members[i].file);
     const auto [it, is_new] = kept.emplace(uuid, i);
@@ -37,12 +40,12 @@ std::vector<FleetMember> one_member_per_gpu(std::vector<FleetMember> members, st
   }
   std::vector<FleetMember> out;
   for (size_t i = 0; i < members.size(); ++i) {
-    const std::string& uuid = members[i].uuid;
+    const std::string uuid = id(i);
     if (!uuid.empty() && kept[uuid] != i) continue;
     if (!uuid.empty() && notes && files[uuid].size() > 1) {
       std::string all;
       for (const auto& f : files[uuid]) all += (all.empty() ? "" : ", ") + f;
-      notes->push_back(uuid + ": " + std::to_string(files[uuid].size()) + " files of one GPU (" + all +
+      notes->push_back(members[i].uuid + ": " + std::to_string(files[uuid].size()) + " files of one GPU (" + all +
                        "); counted once, from " + members[i].file + " (the newest [meta] created_utc, else the "
                        "first named)");
     }
