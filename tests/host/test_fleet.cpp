@@ -272,3 +272,35 @@ TEST_CASE("fleet: each task of an srun step measures its local rank's device", "
   CHECK(over.exit_code == 2);
   CHECK(has(over.output, "local rank 2 of slurm has no device: 3 tasks on this node, 2 devices"));
 }
+
+TEST_CASE("fleet: of two GPUs, the one measured beside another process is the odd one, cause first", "[fleet]") {
+  // Two GPUs cannot say by their values alone which is odd; a run that recorded another
+  // process makes no part of the statistics and leads with that cause.
+  std::vector<FleetMember> m;
+  m.push_back(member("quiet", {{"throughput.dram_read_bytes_per_second", 3.2e12}}));
+  m.push_back(member("busy", {{"throughput.dram_read_bytes_per_second", 2.1e12}}));
+  m.back().state_warnings = {"2 processes held a CUDA context at the start (memtopo's is one)"};
+  const FleetReport r = compare_fleet(m, FleetOptions{});
+  CHECK_FALSE(r.gpus[0].flagged());
+  REQUIRE(r.gpus[1].flagged());
+  REQUIRE(r.gpus[1].findings.size() == 2);
+  CHECK(r.gpus[1].findings[0].kind == "state");
+  CHECK(r.gpus[1].findings[1].key == "throughput.dram_read_bytes_per_second");
+  const std::string text = render_fleet_text(r);
+  CHECK(text.find("3.2 TB/s") != std::string::npos);  // values in their unit
+  CHECK(text.find("gpu state") < text.find("throughput.dram_read"));
+}
+
+TEST_CASE("fleet: an integer estimate one unit off and a list's medians as its expected value", "[fleet]") {
+  std::vector<FleetMember> m;
+  for (int i = 0; i < 5; ++i) {
+    m.push_back(member("n" + std::to_string(i), {{"mlp.warp_l2_loads_in_flight", i == 4 ? 26 : 25},
+                                                 {"spectrum.level_latencies_cycles", {32.0, 280.0, 560.0}}}));
+    m.back().values[0].second.declared.estimate = true;
+  }
+  m.back().values[1].second.value = nlohmann::json{32.0, 280.0, 700.0};
+  const FleetReport r = compare_fleet(m, FleetOptions{});
+  REQUIRE(r.gpus[4].findings.size() == 1);  // the list, not the count one unit apart
+  CHECK(r.gpus[4].findings[0].key == "spectrum.level_latencies_cycles");
+  CHECK(r.gpus[4].findings[0].expected == nlohmann::json{32.0, 280.0, 560.0});
+}

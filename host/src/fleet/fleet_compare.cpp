@@ -378,11 +378,18 @@ FleetReport compare_fleet(std::vector<FleetMember> members, const FleetOptions& 
   const auto reference_group = reference_group_of(by_group, r.members);
   for (const auto& [name, members] : by_group) {
     FleetGroup g{name, members, 0, {}, {}};
-    const std::vector<size_t>& ref = by_group.at(reference_group.at(name));
-    const Cohort c(r.members, ref, members);
-    if (ref.size() >= 2 || &ref != &members) {
+    const std::vector<size_t>& group_ref = by_group.at(reference_group.at(name));
+    const bool own = &group_ref == &members;
+    if (group_ref.size() >= 2 || !own) {
+      // A run that recorded another process or throttling is judged, but its values make no
+      // part of the statistics: of two GPUs, the one measured beside a load is the odd one.
+      std::vector<size_t> ref;
+      for (size_t m : group_ref)
+        if (r.members[m].state_warnings.empty()) ref.push_back(m);
+      if (ref.empty()) ref = group_ref;
+      const Cohort c(r.members, ref, members);
       const KeyPolicy policy = policy_of(options, r.members[members.front()].model);
-      g.keys_compared = judge_keys(c, options, policy, r.gpus, &ref == &members ? &g : nullptr);
+      g.keys_compared = judge_keys(c, options, policy, r.gpus, own ? &g : nullptr);
       judge_probes(c, options, r.gpus);
     }
     r.groups.push_back(std::move(g));
