@@ -113,7 +113,7 @@ TEST_CASE("fleet: a run of simulated devices flags the one that differs, by its 
   const auto equal = run_memtopo("fleet " + quoted(out));
   INFO(equal.output);
   CHECK(equal.exit_code == 0);
-  CHECK(has(equal.output, "3 GPUs in 1 model, 0 flagged"));
+  CHECK(has(equal.output, "3 GPUs in 1 group, 0 flagged"));
 }
 
 TEST_CASE("fleet: JUnit, a reference, bad input", "[fleet]") {

@@ -96,7 +96,7 @@ TEST_CASE("hostile fleet: files nested 50,000 levels deep are named, the rest co
   for (const char* name : {"deep.json: nested deeper than 64", "deep-header.toml:1: nested deeper than 64",
                            "deep-key.toml:1: nested deeper than 64", "deep-array.toml:1: nested deeper than 64"})
     CHECK(has(r.output, name));
-  CHECK(has(r.output, "2 GPUs in 1 model, 0 flagged"));
+  CHECK(has(r.output, "2 GPUs in 1 group, 0 flagged"));
   // Every other reader of TOML meets the same bound: validate, diff, a config, a profile.
   const auto validate = run_memtopo("validate " + quoted(dir / "deep-key.toml"));
   CHECK(validate.exit_code == 2);
@@ -239,7 +239,7 @@ TEST_CASE("hostile fleet: each GPU counts once, so a duplicate cannot move the m
                              quoted(dir / "slow-rerun.toml"));
   INFO(r.output);
   CHECK(r.exit_code == 1);
-  CHECK(has(r.output, "3 GPUs in 1 model, 1 flagged"));
+  CHECK(has(r.output, "3 GPUs in 1 group, 1 flagged"));
   CHECK(has(r.output, "slow.toml: named twice; counted once"));
   CHECK(has(r.output, "GPU-slow: 2 files of one GPU"));
   CHECK(has(r.output, "counted once, from " + (dir / "slow-rerun.toml").string()));
@@ -288,7 +288,7 @@ TEST_CASE("hostile fleet: a value no topology may hold makes the file refused, b
   CHECK(has(r.output, "boolean.toml: /device/l2_bytes: expected an integer >= 0"));
   CHECK(has(r.output, "date.toml: /device/l2_bytes: expected an integer >= 0"));
   CHECK(has(r.output, "nan.json: /"));
-  CHECK(has(r.output, "2 GPUs in 1 model, 0 flagged"));
+  CHECK(has(r.output, "2 GPUs in 1 group, 0 flagged"));
 }
 
 TEST_CASE("hostile fleet: JUnit XML stays well-formed with any name", "[host][hostile][fleet]") {

@@ -104,7 +104,7 @@ std::string render_fleet_text(const FleetReport& r) {
   char tol[64];
   std::snprintf(tol, sizeof tol, "tolerance %g %%, spread factor %g", r.tolerance_percent, r.spread_factor);
   std::string out = "memtopo fleet: " + counted(r.members.size(), "GPU", "GPUs") + " in " +
-                    counted(r.groups.size(), "model", "models") + ", " + std::to_string(r.flagged()) + " flagged (" +
+                    counted(r.groups.size(), "group", "groups") + ", " + std::to_string(r.flagged()) + " flagged (" +
                     tol + ")\n";
   if (r.reference_keys_compared) out += counted(r.reference_keys_compared, "key", "keys") + " compared with the reference\n";
   for (const auto& n : r.notes) out += "note: " + terminal_text(n) + "\n";
