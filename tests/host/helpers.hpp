@@ -107,6 +107,19 @@ inline std::string host_name() {
   return h;
 }
 
+// A "Python" for `memtopo report` that has matplotlib (it says so) and writes a fixed page to
+// -o: what a command does with the page is then tested without plotting anything.
+inline fs::path fake_report_python(const TempDir& dir) {
+  const auto path = dir / "fake-python";
+  write_file(path,
+             "#!/bin/sh\n[ \"$1\" = -c ] && exit 0\nshift\n"
+             "while [ $# -gt 0 ]; do case \"$1\" in -o) out=$2; shift;; --summary-file) sum=$2; shift;; esac; "
+             "shift; done\nprintf '<html>page</html>\\n' > \"$out\"\n[ -n \"$sum\" ] && echo 'wrote page' > "
+             "\"$sum\"\nexit 0\n");
+  fs::permissions(path, fs::perms::owner_all);
+  return path;
+}
+
 struct CommandResult {
   int exit_code = -1;
   std::string output;  // stdout and stderr together

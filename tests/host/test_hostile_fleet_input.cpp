@@ -48,18 +48,6 @@ std::string gpu_file(std::string text, const std::string& uuid, const std::strin
   return std::regex_replace(text, std::regex("\nl2_bytes = [0-9]+"), "\nl2_bytes = " + l2_bytes);
 }
 
-// A "Python" for `report` that writes a fixed page to -o (as in test_hostile_input.cpp).
-fs::path fleet_fake_python(const test::TempDir& dir) {
-  const auto path = dir / "fake-python";
-  test::write_file(path,
-                   "#!/bin/sh\n[ \"$1\" = -c ] && exit 0\nshift\n"
-                   "while [ $# -gt 0 ]; do case \"$1\" in -o) out=$2; shift;; --summary-file) sum=$2; shift;; esac; "
-                   "shift; done\nprintf '<html>page</html>\\n' > \"$out\"\n[ -n \"$sum\" ] && echo 'wrote page' > "
-                   "\"$sum\"\nexit 0\n");
-  fs::permissions(path, fs::perms::owner_all);
-  return path;
-}
-
 // Every character of `xml` is one XML 1.0 allows.
 bool xml_characters_allowed(const std::string& xml) {
   for (size_t i = 0; i < xml.size();) {
@@ -150,7 +138,7 @@ TEST_CASE("hostile fleet: a file name that is not UTF-8 is shown escaped in JSON
   std::set<std::string> files;
   for (const auto& g : doc["gpus"]) files.insert(g["file"].get<std::string>());
   CHECK(files.count((dir / "gpu-\\xff\\xfe.toml").string()) == 1);
-  test::ScopedEnv python("MEMTOPO_PYTHON", fleet_fake_python(dir).string());
+  test::ScopedEnv python("MEMTOPO_PYTHON", test::fake_report_python(dir).string());
   const auto page = run_memtopo("fleet --report -o " + quoted(dir / "fleet.html") + " " + quoted(dir.path));
   INFO(page.output);
   CHECK(page.exit_code == 0);
@@ -161,7 +149,7 @@ TEST_CASE("hostile fleet: a TMPDIR that does not exist gives a message, never an
   test::TempDir dir("hostile-fleet-tmpdir");
   const std::string base = sim_topology_text(dir);
   test::write_file(dir / "a.toml", gpu_file(base, "GPU-a"));
-  test::ScopedEnv python("MEMTOPO_PYTHON", fleet_fake_python(dir).string());
+  test::ScopedEnv python("MEMTOPO_PYTHON", test::fake_report_python(dir).string());
   const std::string env = "TMPDIR=" + (dir / "no-such-folder").string();
   for (const std::string& command : {"draw " + quoted(dir / "a.toml") + " -o " + quoted(dir / "x.svg"),
                                      "report " + quoted(dir / "a.toml") + " -o " + quoted(dir / "x.html"),

@@ -29,19 +29,6 @@ fs::path small_topology(const test::TempDir& dir, const std::string& name = "t.t
   return out;
 }
 
-// A "Python" for `memtopo report` that has matplotlib (it says so) and writes a fixed page to
-// -o: what the command does with the page is then tested without plotting anything.
-fs::path fake_python(const test::TempDir& dir) {
-  const auto path = dir / "fake-python";
-  test::write_file(path,
-                   "#!/bin/sh\n[ \"$1\" = -c ] && exit 0\nshift\n"
-                   "while [ $# -gt 0 ]; do case \"$1\" in -o) out=$2; shift;; --summary-file) sum=$2; shift;; esac; "
-                   "shift; done\nprintf '<html>page</html>\\n' > \"$out\"\n[ -n \"$sum\" ] && echo 'wrote page' > "
-                   "\"$sum\"\nexit 0\n");
-  fs::permissions(path, fs::perms::owner_all);
-  return path;
-}
-
 bool is_char_device(const fs::path& p) {
   struct stat st {};
   return ::stat(p.c_str(), &st) == 0 && S_ISCHR(st.st_mode);
@@ -52,7 +39,7 @@ bool is_char_device(const fs::path& p) {
 TEST_CASE("hostile: report writes through a device node or a FIFO, never replaces it", "[host][faults][hostile]") {
   test::TempDir dir("hostile-report-node");
   const auto topo = small_topology(dir);
-  test::ScopedEnv python("MEMTOPO_PYTHON", fake_python(dir).string());
+  test::ScopedEnv python("MEMTOPO_PYTHON", test::fake_report_python(dir).string());
   const auto r = run_memtopo("report " + quoted(topo) + " -o /dev/null");
   INFO(r.output);
   CHECK(r.exit_code == 0);
@@ -76,7 +63,7 @@ TEST_CASE("hostile: no command writes its output over one of its inputs", "[host
   test::TempDir dir("hostile-same-file");
   const auto topo = small_topology(dir);
   const std::string before = test::read_file(topo);
-  test::ScopedEnv python("MEMTOPO_PYTHON", fake_python(dir).string());
+  test::ScopedEnv python("MEMTOPO_PYTHON", test::fake_report_python(dir).string());
   auto refused = [&](const std::string& args, const fs::path& input, const std::string& what) {
     const std::string kept = test::read_file(input);
     const auto r = run_memtopo(args);
@@ -131,7 +118,7 @@ TEST_CASE("hostile: every reader refuses a device, a FIFO and an oversized file 
   test::write_file(big, "");
   fs::resize_file(big, (64u << 20) + 1);  // sparse: costs no disk
   const auto out = quoted(dir / "o.toml");
-  test::ScopedEnv python("MEMTOPO_PYTHON", fake_python(dir).string());
+  test::ScopedEnv python("MEMTOPO_PYTHON", test::fake_report_python(dir).string());
   for (const std::string& input : {std::string("/dev/zero"), fifo.string(), big.string()}) {
     const std::string why = input == big.string() ? "is larger than the 64 MiB an input may have"
                             : input == fifo.string() ? "is a FIFO, not a regular file"
@@ -240,7 +227,7 @@ TEST_CASE("hostile: validate and export give one verdict on a NaN", "[host][faul
 TEST_CASE("hostile: report refuses a file with nothing to report and a folder as -o before plotting",
           "[host][faults][hostile]") {
   test::TempDir dir("hostile-report-empty");
-  test::ScopedEnv python("MEMTOPO_PYTHON", fake_python(dir).string());
+  test::ScopedEnv python("MEMTOPO_PYTHON", test::fake_report_python(dir).string());
   const std::string meta = "[meta]\nschema_version = 1\n";
   for (const auto& [text, why] : std::vector<std::pair<std::string, std::string>>{
            {"", "no [meta] table"},
