@@ -112,7 +112,10 @@ StreamLaunch launch_of(const Series& s, const StreamConfig& c, const Plan& plan)
     l.cg = false;
     l.carveout_percent = 0;  // the largest L1
     l.warmup_passes = 2;
-    l.passes = 200;
+    // 4000 passes of half the L1: a window of about 2 ms on an H100. At 200 (0.1 ms) the
+    // launch's own microseconds took 7 to 18 % of the rate by events, and moved it 7 % between
+    // runs, while the bytes per SM cycle stayed within 0.2 % (docs/results/fleet.md).
+    l.passes = 4000;
   }
   l.footprint_bytes = footprint_of(s, c, plan);
   if (l.shape == StreamShape::Shared) {  // every block reads it all: about 16 GiB of reads a point
