@@ -13,20 +13,7 @@
 
 #include "memtopo_host/fleet.hpp"
 #include "memtopo_host/text_encoding.hpp"
-
-namespace {
-
-bool xml_allows(const std::string& xml) {
-  for (size_t i = 0; i < xml.size();) {
-    const memtopo::host::CodePoint cp = memtopo::host::utf8_at(xml, i);
-    const char32_t c = cp.value;
-    if (cp.length == 0 || (c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0xFFFE || c == 0xFFFF) return false;
-    i += cp.length;
-  }
-  return true;
-}
-
-}  // namespace
+#include "../common/xml_characters.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace memtopo::host;
@@ -48,6 +35,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const FleetReport report = compare_fleet(members, FleetOptions{});
   (void)render_fleet_text(report);
   (void)fleet_to_json(report).dump(2);  // nlohmann throws on text that is not UTF-8
-  if (!xml_allows(render_fleet_junit(report))) __builtin_trap();
+  if (!test::xml_characters_allowed(render_fleet_junit(report))) __builtin_trap();
   return 0;
 }

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands/cli_internal.hpp"
+#include "../common/xml_characters.hpp"
 #include "helpers.hpp"
 #include "memtopo_host/fleet.hpp"
 #include "memtopo_host/nesting.hpp"
@@ -48,16 +49,6 @@ std::string gpu_file(std::string text, const std::string& uuid, const std::strin
   return std::regex_replace(text, std::regex("\nl2_bytes = [0-9]+"), "\nl2_bytes = " + l2_bytes);
 }
 
-// Every character of `xml` is one XML 1.0 allows.
-bool xml_characters_allowed(const std::string& xml) {
-  for (size_t i = 0; i < xml.size();) {
-    const memtopo::host::CodePoint cp = memtopo::host::utf8_at(xml, i);
-    const char32_t c = cp.value;
-    if (cp.length == 0 || (c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0xFFFE || c == 0xFFFF) return false;
-    i += cp.length;
-  }
-  return true;
-}
 
 }  // namespace
 
@@ -85,24 +76,23 @@ TEST_CASE("hostile fleet: files nested 50,000 levels deep are named, the rest co
                            "deep-key.toml:1: nested deeper than 64", "deep-array.toml:1: nested deeper than 64"})
     CHECK(has(r.output, name));
   CHECK(has(r.output, "2 GPUs in 1 group, 0 flagged"));
-  // Every other reader of TOML meets the same bound: validate, diff, a config, a profile.
-  const auto validate = run_memtopo("validate " + quoted(dir / "deep-key.toml"));
-  CHECK(validate.exit_code == 2);
-  CHECK(has(validate.output, "deep-key.toml:1: nested deeper than 64"));
-  const auto diff = run_memtopo("diff " + quoted(dir / "a.toml") + " " + quoted(dir / "deep-header.toml"));
-  CHECK(diff.exit_code == 2);
-  CHECK(has(diff.output, "deep-header.toml:1: nested deeper than 64"));
-  const auto config = run_memtopo("plan --device sim --config " + quoted(dir / "deep-key.toml"));
-  CHECK(config.exit_code == 2);
-  CHECK(has(config.output, "deep-key.toml:1: nested deeper than 64"));
-  const auto profile = run_memtopo("fleet --profile " + quoted(dir / "deep-header.toml") + " " + quoted(dir / "a.toml"));
-  CHECK(profile.exit_code == 2);
-  CHECK(has(profile.output, "deep-header.toml:1: nested deeper than 64"));
-  // The simulated-device description's reader (in the worker that opens the device) too.
-  const auto device = run_memtopo("run --device sim:" + quoted(dir / "deep-key.toml") + " -o " + quoted(dir / "o.toml"));
-  CHECK(device.exit_code == 2);
-  CHECK(has(device.output, "deep-key.toml:1: nested deeper than 64"));
-  CHECK_FALSE(has(device.output, "SIGSEGV"));
+  // Every other reader of TOML meets the same bound: validate, diff, a config, a profile, and
+  // the simulated-device description's reader (in the worker that opens the device).
+  const std::string deep_key = quoted(dir / "deep-key.toml"), deep_header = quoted(dir / "deep-header.toml");
+  const struct {
+    std::string args, file;
+  } readers[] = {{"validate " + deep_key, "deep-key.toml"},
+                 {"diff " + quoted(dir / "a.toml") + " " + deep_header, "deep-header.toml"},
+                 {"plan --device sim --config " + deep_key, "deep-key.toml"},
+                 {"fleet --profile " + deep_header + " " + quoted(dir / "a.toml"), "deep-header.toml"},
+                 {"run --device sim:" + deep_key + " -o " + quoted(dir / "o.toml"), "deep-key.toml"}};
+  for (const auto& reader : readers) {
+    const auto out = run_memtopo(reader.args);
+    INFO(reader.args << "\n" << out.output);
+    CHECK(out.exit_code == 2);
+    CHECK(has(out.output, reader.file + ":1: nested deeper than 64"));
+    CHECK_FALSE(has(out.output, "SIGSEGV"));
+  }
 }
 
 TEST_CASE("hostile fleet: the nesting bound counts what the parser would nest", "[host][hostile][fleet]") {
@@ -295,7 +285,7 @@ TEST_CASE("hostile fleet: JUnit XML stays well-formed with any name", "[host][ho
   INFO(r.output);
   CHECK(r.exit_code == 1);
   const std::string xml = test::read_file(dir / "f.xml");
-  CHECK(xml_characters_allowed(xml));
+  CHECK(test::xml_characters_allowed(xml));
   CHECK(has(xml, "GPU \xEF\xBF\xBD\xEF\xBF\xBD \xEF\xBF\xBD \xEF\xBF\xBD[2J &lt;x&gt;"));
   CHECK(std::count(xml.begin(), xml.end(), '<') - std::count(xml.begin(), xml.end(), '>') == 0);
   // A parser's verdict where one is at hand.

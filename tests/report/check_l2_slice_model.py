@@ -9,14 +9,9 @@ import subprocess
 import sys
 import tempfile
 
-try:
-    import numpy  # noqa: F401  (the script needs it)
-except ImportError:
-    # A pyenv or venv python3 first on PATH often lacks Debian's numpy: try the system's.
-    if sys.executable != "/usr/bin/python3" and os.path.exists("/usr/bin/python3"):
-        os.execv("/usr/bin/python3", ["/usr/bin/python3"] + sys.argv)
-    print("SKIPPED: no Python with numpy")
-    sys.exit(77)
+from need_module import need  # noqa: E402
+
+need("numpy")
 
 script = os.path.join(sys.argv[1], "scripts", "l2-slice-model")
 with tempfile.TemporaryDirectory() as d:

@@ -11,14 +11,9 @@ import shutil
 import sys
 import tempfile
 
-try:
-    import matplotlib  # noqa: F401  (the report needs it)
-except ImportError:
-    # A pyenv or venv python3 first on PATH often lacks Debian's matplotlib: try the system's.
-    if sys.executable != "/usr/bin/python3" and os.path.exists("/usr/bin/python3"):
-        os.execv("/usr/bin/python3", ["/usr/bin/python3"] + sys.argv)
-    print("SKIPPED: no Python with matplotlib")
-    sys.exit(77)
+from need_module import need  # noqa: E402
+
+need("matplotlib")
 
 source = sys.argv[1]
 sys.path.insert(0, os.path.join(source, "host", "report"))
