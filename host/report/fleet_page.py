@@ -6,7 +6,9 @@ import html
 import json
 
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
+from axes import set_axis
 from figure_text import plain
 from page_style import CSS, SCRIPT
 from render import svg_data_uri
@@ -77,10 +79,14 @@ def series_plot(fleet, group, series):
     ax.scatter(xs, ys, c=colours, s=22, zorder=3)
     ax.axhline(series["median"], color="#555", linewidth=1, linestyle="--", label="median")
     ax.set_title(plain(series["key"]))
+    # The key's last part names its unit: the y axis in GB/s, KiB or cycles, never 1e11.
+    set_axis(ax, "y", series["key"].rsplit(".", 1)[-1], ys + [series["median"]], log_ratio=float("inf"))
     ax.set_xlabel("GPU (in the table's order)")
     labels = [plain(f"{gpus[m]['host']} {gpus[m]['device']}") for m in members]
     if len(labels) <= 24:
         ax.set_xticks(range(len(labels)), labels, rotation=60, ha="right", fontsize=7)
+    else:
+        ax.xaxis.set_major_locator(MaxNLocator(nbins=10, integer=True))
     ax.legend(loc="best", fontsize=7)
     return f"<figure><img class='plot' alt='{E(series['key'])}' src='{svg_data_uri(fig)}'></figure>"
 

@@ -2,6 +2,7 @@
 // `memtopo fleet` flags exactly the device that differs, by the keys that differ, and passes a
 // fleet of equal devices; the statistics on recorded values; identities and settings are no
 // differences for diff and fleet alike.
+#include <algorithm>
 #include <regex>
 #include <set>
 
@@ -9,6 +10,7 @@
 
 #include "helpers.hpp"
 #include "memtopo_host/fleet.hpp"
+#include "memtopo_host/gpu_state.hpp"
 #include "run_helpers.hpp"
 
 namespace fs = std::filesystem;
@@ -303,4 +305,23 @@ TEST_CASE("fleet: an integer estimate one unit off and a list's medians as its e
   REQUIRE(r.gpus[4].findings.size() == 1);  // the list, not the count one unit apart
   CHECK(r.gpus[4].findings[0].key == "spectrum.level_latencies_cycles");
   CHECK(r.gpus[4].findings[0].expected == nlohmann::json{32.0, 280.0, 560.0});
+}
+
+TEST_CASE("GPU state: memory faults are warned, past repairs are not", "[fleet][state]") {
+  nlohmann::json healthy = {{"ecc_enabled", true},          {"ecc_corrected_errors", 12},
+                            {"ecc_uncorrected_errors", 0},  {"retired_pages", 0},
+                            {"remapped_rows_corrected", 3}, {"remapped_rows_uncorrected", 1},
+                            {"row_remap_pending", false},   {"row_remap_failed", false}};
+  CHECK(gpu_state_warnings(healthy).empty());
+  nlohmann::json faulty = healthy;
+  faulty["ecc_uncorrected_errors"] = 2;
+  faulty["row_remap_pending"] = true;
+  const auto w = gpu_state_warnings(faulty);
+  REQUIRE(w.size() == 2);
+  CHECK(w[0].find("2 uncorrected ECC errors") == 0);
+  CHECK(w[1].find("pending") != std::string::npos);
+  faulty["row_remap_failed"] = true;
+  CHECK(gpu_state_warnings(faulty).size() == 3);
+  const auto order = gpu_state_key_order();
+  CHECK(std::find(order.begin(), order.end(), "row_remap_failed") != order.end());
 }

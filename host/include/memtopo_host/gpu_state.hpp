@@ -18,7 +18,8 @@ namespace memtopo::host {
 using GpuState = std::vector<std::pair<std::string, Value>>;
 
 // The state of the CUDA GPU `info` names (by PCI bus id) now: driver version, clocks, power
-// limit and draw, ECC, MIG mode, throttle reasons, temperature, utilization, compute processes.
+// limit and draw, ECC mode and error counts, retired pages and remapped rows, MIG mode,
+// throttle reasons, temperature, utilization, compute processes.
 // `when` prefixes the keys that change during a run ("start", "end": start_temperature_c); the
 // rest are written once (with `when` "start"). A simulated GPU, or no NVML: {source = "..."}.
 GpuState read_gpu_state(const mt_device_info& info, const std::string& when);
@@ -28,7 +29,9 @@ GpuState read_gpu_state(const mt_device_info& info, const std::string& when);
 std::vector<std::string> gpu_state_key_order();
 
 // What in a recorded state makes a measurement doubtful, one line each ("throttled at the end:
-// sw_power_cap", "not idle at the start: 37 % utilization", "2 processes had a CUDA context").
+// sw_power_cap", "not idle at the start: 37 % utilization", "2 processes had a CUDA context",
+// uncorrected ECC errors, a failed or pending memory repair). Rows remapped in the past are
+// recorded, not warned: a remap that took is a repair, and the GPU is healthy.
 std::vector<std::string> gpu_state_warnings(const nlohmann::json& state);
 
 }  // namespace memtopo::host

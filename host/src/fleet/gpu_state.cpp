@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 
 namespace memtopo::host {
@@ -88,6 +89,44 @@ void add_changing(const Nvml& n, GpuState& s, const std::string& p) {
   }
 }
 
+// ECC error counts since the driver loaded, retired pages (before Ampere) and remapped rows
+// (Ampere on): a memory fault that moves a run's values shows here before it shows in them.
+void add_memory_health(const Nvml& n, GpuState& s) {
+  constexpr unsigned kCorrected = 0, kUncorrected = 1, kVolatile = 0;
+  auto ecc_errors = n.fn<nvml_return (*)(nvml_device, unsigned, unsigned, unsigned long long*)>("nvmlDeviceGetTotalEccErrors");
+  for (const auto& [type, key] : {std::pair{kCorrected, "ecc_corrected_errors"}, std::pair{kUncorrected, "ecc_uncorrected_errors"}}) {
+    unsigned long long count = 0;
+    if (ecc_errors && ecc_errors(n.device, type, kVolatile, &count) == kNvmlSuccess)
+      s.emplace_back(key, Value::of_int(static_cast<int64_t>(std::min<unsigned long long>(count, INT64_MAX))));
+  }
+  auto retired = n.fn<nvml_return (*)(nvml_device, unsigned, unsigned*, unsigned long long*)>("nvmlDeviceGetRetiredPages");
+  if (retired) {
+    int64_t pages = 0;
+    bool known = true;
+    for (unsigned cause : {0u, 1u}) {  // multiple single-bit errors, a double-bit error
+      unsigned count = 0;              // asked with no buffer: the count alone
+      const nvml_return r = retired(n.device, cause, &count, nullptr);
+      if (r == kNvmlSuccess || r == kNvmlInsufficientSize)
+        pages += count;
+      else
+        known = false;
+    }
+    if (known) s.emplace_back("retired_pages", Value::of_int(pages));
+  }
+  unsigned pending = 0;
+  auto retire_pending = n.fn<nvml_return (*)(nvml_device, unsigned*)>("nvmlDeviceGetRetiredPagesPendingStatus");
+  if (retire_pending && retire_pending(n.device, &pending) == kNvmlSuccess)
+    s.emplace_back("retired_pages_pending", Value::of_bool(pending != 0));
+  unsigned corrected = 0, uncorrected = 0, remap_pending = 0, failed = 0;
+  auto rows = n.fn<nvml_return (*)(nvml_device, unsigned*, unsigned*, unsigned*, unsigned*)>("nvmlDeviceGetRemappedRows");
+  if (rows && rows(n.device, &corrected, &uncorrected, &remap_pending, &failed) == kNvmlSuccess) {
+    s.emplace_back("remapped_rows_corrected", Value::of_int(corrected));
+    s.emplace_back("remapped_rows_uncorrected", Value::of_int(uncorrected));
+    s.emplace_back("row_remap_pending", Value::of_bool(remap_pending != 0));
+    s.emplace_back("row_remap_failed", Value::of_bool(failed != 0));
+  }
+}
+
 void add_fixed(const Nvml& n, GpuState& s) {
   char version[96] = {};
   auto driver = n.fn<nvml_return (*)(char*, unsigned)>("nvmlSystemGetDriverVersion");
@@ -106,6 +145,7 @@ void add_fixed(const Nvml& n, GpuState& s) {
   unsigned persistence = 0;
   auto pm = n.fn<nvml_return (*)(nvml_device, unsigned*)>("nvmlDeviceGetPersistenceMode");
   if (pm && pm(n.device, &persistence) == kNvmlSuccess) s.emplace_back("persistence_mode", Value::of_bool(persistence != 0));
+  add_memory_health(n, s);
 }
 
 }  // namespace
@@ -116,7 +156,11 @@ std::vector<std::string> gpu_state_key_order() {
                                 "applications_sm_clock_mhz", "default_applications_sm_clock_mhz",
                                 "power_limit_w",   "default_power_limit_w",
                                 "ecc_enabled",     "mig_enabled",
-                                "persistence_mode"};
+                                "persistence_mode", "ecc_corrected_errors",
+                                "ecc_uncorrected_errors", "retired_pages",
+                                "retired_pages_pending", "remapped_rows_corrected",
+                                "remapped_rows_uncorrected", "row_remap_pending",
+                                "row_remap_failed"};
   for (const char* when : {"start_", "end_"})
     for (const char* k : {"throttle_reasons", "temperature_c", "sm_clock_mhz", "power_draw_w", "utilization_percent",
                           "compute_processes"})
@@ -168,6 +212,15 @@ std::vector<std::string> gpu_state_warnings(const nlohmann::json& state) {
     out.push_back(std::to_string(static_cast<int>(p)) + " processes held a CUDA context at the start (memtopo's is one)");
   if (auto mig = state.find("mig_enabled"); mig != state.end() && mig->is_boolean() && mig->get<bool>())
     out.push_back("MIG is enabled: the values are those of one GPU instance");
+  auto flag = [&](const char* key) {
+    const auto it = state.find(key);
+    return it != state.end() && it->is_boolean() && it->get<bool>();
+  };
+  if (const double e = number("ecc_uncorrected_errors"); e > 0)
+    out.push_back(std::to_string(static_cast<int64_t>(e)) + " uncorrected ECC errors since the driver loaded");
+  if (flag("row_remap_failed")) out.push_back("a row remap failed: the GPU needs service");
+  if (flag("row_remap_pending") || flag("retired_pages_pending"))
+    out.push_back("a memory repair is pending until the GPU is reset");
   const double limit = number("power_limit_w"), standard = number("default_power_limit_w");
   if (limit > 0 && standard > 0 && limit < 0.95 * standard)
     out.push_back("power limit " + std::to_string(static_cast<int>(limit)) + " W, below the default " +
