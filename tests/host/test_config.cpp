@@ -25,6 +25,7 @@ probes = ["t-basic", "t-fails/broken"]
 skip = ["t-basic/rogue"]
 device = "sim"
 raw_dir = "raw"
+verify = true
 
 [probes."t-basic/source"]
 value = 7
@@ -37,12 +38,18 @@ factor = 3          # an integer is fine for a float option
   CHECK(c.skip == std::vector<std::string>{"t-basic/rogue"});
   CHECK(c.device == "sim");
   CHECK(c.raw_dir == "conf/raw");  // relative to the config file
+  CHECK(c.verify == true);
   CHECK(c.options.at("t-basic/source").at("value").i == 7);
   CHECK(c.options.at("t-basic/consumer").at("factor").type == MT_VALUE_FLOAT);
   CHECK(c.options.at("t-basic/consumer").at("factor").f == 3.0);
 }
 
 TEST_CASE("config errors name the file and line", "[host][config]") {
+  SECTION("[run] verify not a boolean") {
+    const auto e = errors_of("[run]\nverify = \"yes\"\n");
+    REQUIRE(e.size() == 1);
+    CHECK(e[0] == "my.toml:2: [run] verify must be true or false");
+  }
   SECTION("unknown probe in [run] probes") {
     const auto e = errors_of("[run]\nprobes = [\n  \"t-basic\",\n  \"no-such-probe\",\n]\n");
     REQUIRE(e.size() == 1);

@@ -23,6 +23,7 @@ struct Config {
   std::optional<double> time_limit_s;  // [run] time_limit_s: every probe's time limit
   std::map<std::string, double> probe_time_limits_s;  // [probes."<name>"] time_limit_s
   std::optional<bool> isolation;       // [run] isolation (default true)
+  std::optional<bool> verify;          // [run] verify (default false): --verify
   std::optional<unsigned> jobs;        // [run] jobs: probes at once on the simulated GPU
 };
 

@@ -289,6 +289,9 @@ std::unique_ptr<CLI::App> make_app(CliArgs& args) {
   args.run_cmd->add_flag("--resume", args.run.resume, "Continue an interrupted run from OUT.journal");
   args.run_cmd->add_flag("-q,--quiet", args.run.quiet, "Only warnings, errors and the summary of what was measured");
   args.run_cmd->add_flag("-v,--verbose", args.run.verbose, "Debug output");
+  args.run_cmd->add_flag("--verify", args.run.verify,
+                         "Check rates and cache sizes by the GPU's hardware counters (CUPTI; docs/measurement.md, "
+                         "\"Counters\"); the simulated GPU always checks them by its model's counts");
   args.run_cmd->add_flag("--no-isolation", args.run.no_isolation,
                          "Run the probes in memtopo itself, not in a worker process (debugging)");
   args.run_cmd->add_option("--jobs", args.run.jobs,

@@ -68,6 +68,7 @@ struct RunArgs : SelectionArgs {
   std::string format;  // --format: "toml", "json", or "" (from OUT's name: run_output.cpp)
   bool resume = false, quiet = false, verbose = false;
   bool no_isolation = false;  // run the probes in this process (docs/host.md, "Isolation")
+  bool verify = false;        // --verify: check values by the GPU's hardware counters
   unsigned jobs = 0;          // --jobs: probes at once on the simulated GPU (0: by the cores)
   std::string device_label;   // [meta] device_label: the node's name of the GPU (a fleet run's member)
 };

@@ -67,6 +67,7 @@ std::vector<std::string> child_args(const RunArgs& a, const Member& m, const fs:
   if (a.quiet) v.push_back("-q");
   if (a.verbose) v.push_back("-v");
   if (a.no_isolation) v.push_back("--no-isolation");
+  if (a.verify) v.push_back("--verify");
   if (a.jobs) v.insert(v.end(), {"--jobs", std::to_string(a.jobs)});
   return v;
 }

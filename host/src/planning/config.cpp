@@ -113,12 +113,15 @@ void read_run_table(const toml::node& node, const Registry& registry, Checker& c
     } else if (r == "isolation") {
       if (auto b = rn.as_boolean()) cfg.isolation = b->get();
       else c.error(rn, "[run] isolation must be true or false");
+    } else if (r == "verify") {
+      if (auto b = rn.as_boolean()) cfg.verify = b->get();
+      else c.error(rn, "[run] verify must be true or false");
     } else if (r == "jobs") {
       const auto n = rn.as_integer();
       if (n && n->get() >= 1 && n->get() <= 64) cfg.jobs = unsigned(n->get());
       else c.error(rn, "[run] jobs must be a whole number from 1 to 64 (probes at once on the simulated GPU)");
     } else {
-      c.error(rn, "unknown key '" + r + "' in [run] (known: probes, skip, device, raw_dir, time_limit_s, isolation, jobs)");
+      c.error(rn, "unknown key '" + r + "' in [run] (known: probes, skip, device, raw_dir, time_limit_s, isolation, verify, jobs)");
     }
   }
 }

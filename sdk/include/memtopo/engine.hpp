@@ -53,6 +53,11 @@ std::optional<size_t> toml_too_deep_at(std::string_view text);
 // "FILE:LINE: nested deeper than 64 levels (...); ..." for that line of `file`.
 std::string toml_too_deep_message(const std::string& file, size_t line);
 
+// Whether GPUs' hardware counters check values in this process (mt_backend::count; off by
+// default: CUPTI's start and its passes cost seconds). The simulated GPU counts by its model
+// whatever this says. A worker forked after the call inherits it.
+void set_hardware_counters(bool on);
+
 // Whether this build has the CUDA backend.
 bool cuda_built();
 // Number of CUDA devices usable now (0 without the backend, a driver or a GPU).

@@ -304,10 +304,17 @@ int CuptiCounts::count(int (*work)(void*), void* arg, mt_counts* out, std::strin
   static const bool trace = std::getenv("MEMTOPO_TRACE_COUNTS") != nullptr;
   const auto t0 = std::chrono::steady_clock::now();
   try {
+    auto stage = [&, t = t0](const char* what) mutable {
+      if (!trace) return;
+      const auto now = std::chrono::steady_clock::now();
+      std::fprintf(stderr, "trace count: %s %.1f ms\n", what, std::chrono::duration<double, std::milli>(now - t).count());
+      t = now;
+    };
     if (!session_) {
       auto s = std::make_unique<Session>();
       s->open(ordinal_);
       session_ = std::move(s);
+      stage("open");
     }
     Session& s = *session_;
     const uint32_t wanted = out->wanted & kAllCounts;
@@ -319,15 +326,19 @@ int CuptiCounts::count(int (*work)(void*), void* arg, mt_counts* out, std::strin
     if (bits != s.enabled_bits || !s.object) {
       s.enable();
       s.enabled_bits = bits;
+      stage("enable");
     }
     Config& c = s.config(bits);
+    stage("config");
     s.prepare(c);
+    stage("prepare");
     bool done = false;
     uint32_t passes = 0;
     while (!done && passes < kMaxPasses) {
       ++passes;
       if (const int rc = s.pass(work, arg, &done); rc != 0) return rc;
     }
+    stage("passes");
     if (!done) throw Failure{"CUPTI asked for more than " + std::to_string(kMaxPasses) + " passes", false};
     mt_counts r{};
     r.struct_size = sizeof r;
@@ -335,6 +346,7 @@ int CuptiCounts::count(int (*work)(void*), void* arg, mt_counts* out, std::strin
     r.passes = passes;
     r.sector_bytes = 32;
     s.evaluate(c, r);
+    stage("evaluate");
     if (trace)
       std::fprintf(stderr, "trace count: values l1 %g/%g l2 %g/%g w %g sm %g dram %g/%g\n", r.l1_load_sectors,
                    r.l1_load_hit_sectors, r.l2_read_sectors, r.l2_read_hit_sectors, r.l2_write_sectors, r.l2_to_sm_bytes,

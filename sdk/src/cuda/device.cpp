@@ -98,8 +98,8 @@ int cu_overhead(void* self, double* out, char* err, size_t size) {
 int cu_count(void* self, int (*work)(void*), void* arg, mt_counts* out, char* err, size_t size) {
   auto* engine = static_cast<CudaEngine*>(self);
   if (!work || !out) return fail(err, size, "count: no work or output");
-  if (counting_off()) {
-    fail(err, size, "hardware counters switched off (MEMTOPO_NO_COUNTERS)");
+  if (const std::string off = gpu_counting_off_reason(); !off.empty()) {
+    fail(err, size, off);
     return MT_COUNT_REFUSED;
   }
   try {

@@ -1,6 +1,9 @@
 #include "engine/jobs.hpp"
 
+#include "memtopo/engine.hpp"
+
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
@@ -287,6 +290,18 @@ void write_results(const JobCall& call, mt_job* const* jobs) {
 bool counting_off() {
   static const bool off = std::getenv("MEMTOPO_NO_COUNTERS") != nullptr;
   return off;
+}
+
+namespace {
+std::atomic<bool> g_gpu_counters{false};
+}  // namespace
+
+void set_hardware_counters(bool on) { g_gpu_counters.store(on); }
+
+std::string gpu_counting_off_reason() {
+  if (counting_off()) return "hardware counters switched off (MEMTOPO_NO_COUNTERS)";
+  if (!g_gpu_counters.load()) return "not checked by the hardware counters (memtopo run --verify checks it)";
+  return "";
 }
 
 }  // namespace memtopo::engine

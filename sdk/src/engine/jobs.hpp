@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -66,5 +67,8 @@ int fail(char* err, size_t size, const std::string& msg);
 // MEMTOPO_NO_COUNTERS set: mt_backend::count refuses on every backend (a run without its checks,
 // to time what they cost: docs/measurement.md, "Counters").
 bool counting_off();
+// Why a GPU's hardware counters are not read in this process, or "" where they are: off until
+// set_hardware_counters(true) (memtopo run --verify), or MEMTOPO_NO_COUNTERS.
+std::string gpu_counting_off_reason();
 
 }  // namespace memtopo::engine
