@@ -65,7 +65,8 @@ class Canvas:
                 _, x, y, s, size, weight, colour, ha = item
                 ax.text(x, y, s, fontsize=size, fontweight=weight, color=colour, ha=ha, va="top",
                         family="DejaVu Sans")
-        metadata = {"Date": None} if fmt == "svg" else {}
+        # No dates: the same model draws the same file.
+        metadata = {"Date": None} if fmt == "svg" else {"CreationDate": None} if fmt == "pdf" else {}
         fig.savefig(path_or_file, format=fmt, dpi=150, metadata=metadata)
         plt.close(fig)
 
@@ -189,11 +190,11 @@ def main(argv=None):
     import argparse
     parser = argparse.ArgumentParser(prog="gpu_picture.py", description=__doc__.split("\n")[0])
     parser.add_argument("model", help="the JSON model memtopo draw builds")
-    parser.add_argument("-o", "--output", required=True, help="picture to write: .svg or .png")
+    parser.add_argument("-o", "--output", required=True, help="picture to write: .svg, .png or .pdf")
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     fmt = os.path.splitext(args.output)[1].lower().lstrip(".")
-    if fmt not in ("svg", "png"):
-        print(f"gpu_picture.py: -o {args.output}: write .svg or .png", file=sys.stderr)
+    if fmt not in ("svg", "png", "pdf"):
+        print(f"gpu_picture.py: -o {args.output}: write .svg, .png or .pdf", file=sys.stderr)
         return 2
     try:
         with open(args.model, encoding="utf-8") as f:

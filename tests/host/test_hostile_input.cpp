@@ -73,7 +73,7 @@ TEST_CASE("hostile: no command writes its output over one of its inputs", "[host
     CHECK(test::read_file(input) == kept);
   };
   refused("report " + quoted(topo) + " -o " + quoted(topo), topo, "the topology");
-  refused("export --format json -o " + quoted(topo) + " " + quoted(topo), topo, "the topology");
+  refused("export --format toml -o " + quoted(topo) + " " + quoted(topo), topo, "the topology");
   CHECK(test::read_file(topo) == before);
 
   test::write_file(dir / "cfg.toml", "[run]\nprobes = [\"t-basic/source\"]\n");

@@ -24,12 +24,19 @@ struct DrawArgs {
 int cmd_draw(const DrawArgs& a) {
   std::string ext = std::filesystem::path(a.output).extension().string();
   for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
+  // A file whose name says a format draw does not write is refused, never filled with text.
+  if (resolve_output(a.output.empty() ? "-" : a.output).kind == OutputKind::File && !ext.empty() && ext != ".svg" &&
+      ext != ".png" && ext != ".pdf" && ext != ".txt" && ext != ".text") {
+    std::cerr << "memtopo: draw -o " << a.output << ": draw writes text (-o F.txt, or stdout), SVG, PNG or PDF "
+              << "(-o F.svg, F.png, F.pdf); name the file by the format you want\n";
+    return kExitUsage;
+  }
   refuse_output_over_inputs("-o", a.output, {{"the topology", a.file}});
   const auto doc = read_topology_or_report(a.file, "memtopo draw draws a topology file");
   if (!doc) return kExitUsage;
   const OutputTarget out = resolve_output(a.output.empty() ? "-" : a.output);
   const GpuDrawing drawing = gpu_drawing(*doc);
-  if (ext == ".svg" || ext == ".png") {
+  if (ext == ".svg" || ext == ".png" || ext == ".pdf") {
     const TempFolder scratch("memtopo-draw");
     const std::filesystem::path model = scratch.path / "model.json";
     write_output(resolve_output(model.string()), gpu_drawing_json(drawing));
@@ -48,9 +55,9 @@ int cmd_draw(const DrawArgs& a) {
 
 ExtraCommand add_draw_command(CLI::App& app) {
   auto args = std::make_shared<DrawArgs>();
-  CLI::App* sub = app.add_subcommand("draw", "Draw the GPU's memory hierarchy from a topology file: text, or a picture with -o F.svg / F.png");
+  CLI::App* sub = app.add_subcommand("draw", "Draw the GPU's memory hierarchy from a topology file: text, or a picture with -o F.svg / F.png / F.pdf");
   sub->add_option("file", args->file, "Topology file (TOML or JSON)")->required();
-  sub->add_option("-o,--output", args->output, "File to write (replaced atomically): .svg or .png a picture, else text; - or none: stdout");
+  sub->add_option("-o,--output", args->output, "File to write (replaced atomically): .svg, .png or .pdf a picture, .txt or no extension text; - or none: stdout");
   return {sub, [args] { return cmd_draw(*args); }};
 }
 

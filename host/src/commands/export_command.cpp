@@ -2,6 +2,7 @@
 // the cache and latency lines of a gpgpusim.config; `--schema` writes the topology JSON Schema (docs/host.md, "export").
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -44,9 +45,25 @@ TopologyFormat chosen_format(const ExportArgs& a) {
       throw UsageError("export: --accel-sim and --format " + a.format + " ask for different forms; give one of them");
     format = TopologyFormat::AccelSim;
   }
+  // The format the output's name says: .json, .toml, .csv, .config (gpgpusim.config).
+  std::string ext = std::filesystem::path(a.output).extension().string();
+  for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
+  const std::map<std::string, TopologyFormat> by_name{{".json", TopologyFormat::Json},
+                                                      {".toml", TopologyFormat::Toml},
+                                                      {".csv", TopologyFormat::Csv},
+                                                      {".config", TopologyFormat::AccelSim}};
+  const auto named = by_name.find(ext);
+  std::error_code ec;  // a device or a FIFO (an existing file that is not regular) has no format in its name
+  const bool to_stdout = a.output.empty() || a.output == "-" ||
+                         (std::filesystem::exists(a.output, ec) && !std::filesystem::is_regular_file(a.output, ec));
+  if (!to_stdout && named == by_name.end())
+    throw UsageError("export -o " + a.output + ": the name says no format export writes; name it .json, .toml, .csv "
+                     "or .config (Accel-Sim), or write to stdout with --format");
+  if (format && !to_stdout && named->second != *format)
+    throw UsageError("export -o " + a.output + ": the name says " + ext.substr(1) + ", the options another format; "
+                     "name the file by the format you ask for");
   if (format) return *format;
-  if (ends_with(a.output, ".csv")) return TopologyFormat::Csv;
-  return ends_with(a.output, ".toml") ? TopologyFormat::Toml : TopologyFormat::Json;
+  return to_stdout ? TopologyFormat::Json : named->second;
 }
 
 // Whether the file passes the topology schema; each error is reported with its line.

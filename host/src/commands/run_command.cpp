@@ -33,6 +33,20 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// A topology file named as another format (t.csv, t.txt) is refused before measuring: run
+// writes TOML or JSON, and a name without an extension gets TOML.
+void refuse_misnamed_output(const RunArgs& a, const OutputTarget& out) {
+  if (out.kind != OutputKind::File) return;
+  std::string ext = std::filesystem::path(a.output).extension().string();
+  for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
+  if (!ext.empty() && ext != ".toml" && ext != ".json")
+    throw UsageError("-o " + a.output + ": run writes a topology as .toml or .json; name the file so (memtopo export "
+                     "converts a topology to CSV or Accel-Sim)");
+  if (!a.format.empty() && !ext.empty() && ext.substr(1) != a.format)
+    throw UsageError("-o " + a.output + ": the name says " + ext.substr(1) + ", --format " + a.format +
+                     "; name the file by the format you ask for");
+}
+
 // Progress on stderr: one line per probe; on a terminal the line is updated in place. Probes
 // that run at once (--jobs) each keep their own prefix; the line shows the last one heard from.
 class StderrProgress : public RunObserver {
@@ -151,6 +165,7 @@ int cmd_run(const RunArgs& a) {
     throw UsageError("--resume: -o " + a.output + " is not a regular file, so no journal is kept for it; "
                      "resume needs a file output");
   refuse_overwriting_inputs(a, cfg, reg);
+  refuse_misnamed_output(a, out);
   const Selection sel = effective_selection(a, cfg);
   if (make_plan(reg, sel).steps.empty())  // plan errors before the device is opened
     throw UsageError(reg.probes().empty() ? "no probes found (memtopo list shows where it looks; --plugin-path adds a folder)"
