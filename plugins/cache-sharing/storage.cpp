@@ -98,7 +98,7 @@ void measure_storage(memtopo::Context& ctx) {
     c1_tex = pair.shared(c1, tex, rows);
   } catch (const memtopo::NotDeterminable& e) {
     constant_unknown = e.what();
-    ctx.warn("constant_l1.storage not determined: " + constant_unknown);
+    ctx.info("constant_l1.storage not determined: " + constant_unknown);
   }
   ctx.raw("pairs",
           {"pair", "victim_bytes", "filler_bytes", "own_filler_bytes", "hit_median", "after_fill_median",

@@ -159,7 +159,7 @@ void measure_spectrum(memtopo::Context& ctx) {
     if (!ctx.backend().has(cap)) throw memtopo::Skip(std::string("the backend runs no ") + what);
   const SpectrumInputs in = inputs(ctx);
   const SpectrumDesign d = design_spectrum(in);
-  for (const std::string& n : d.notes) ctx.warn(n);
+  for (const std::string& n : d.notes) ctx.info(n);  // a limit of the design, kept in the result's note
   ctx.progress(0.1, "the chase");
   const auto chase = memtopo::recipes::from_byte_offsets(d.offsets, d.footprint_bytes);
   memtopo::Job job;

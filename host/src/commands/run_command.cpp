@@ -47,38 +47,36 @@ void refuse_misnamed_output(const RunArgs& a, const OutputTarget& out) {
                      "; name the file by the format you ask for");
 }
 
-// Progress on stderr: one line per probe; on a terminal the line is updated in place. Probes
-// that run at once (--jobs) each keep their own prefix; the line shows the last one heard from.
+// Progress on stderr: on a terminal one line updated in place (the probe, its share done, its
+// stage); into a file or a pipe one line per probe as it ends, numbered in the order probes end,
+// so that a log reads in order whatever ran at once (--jobs).
 class StderrProgress : public RunObserver {
  public:
   explicit StderrProgress(bool quiet) : quiet_(quiet), tty_(::isatty(STDERR_FILENO) != 0) {}
   void probe_started(size_t index, size_t total, const std::string& probe) override {
     Running& r = running_[probe];
     r.prefix = "[" + std::to_string(index) + "/" + std::to_string(total) + "] " + probe;
-    r.last_stage.clear();
-    if (quiet_) return;
-    if (tty_) std::fprintf(stderr, "\r\033[K%s", r.prefix.c_str());
-    else std::fprintf(stderr, "%s\n", r.prefix.c_str());
+    total_ = total;
+    if (quiet_ || !tty_) return;
+    std::fprintf(stderr, "\r\033[K%s", r.prefix.c_str());
     std::fflush(stderr);
   }
   void progress(const std::string& probe, double fraction, const std::string& stage) override {
     auto it = running_.find(probe);
-    if (quiet_ || it == running_.end()) return;
-    Running& r = it->second;
-    if (tty_) {
-      std::fprintf(stderr, "\r\033[K%s %3d%% %s", r.prefix.c_str(), static_cast<int>(fraction * 100 + 0.5), stage.c_str());
-    } else if (stage != r.last_stage) {
-      std::fprintf(stderr, "%s: %s\n", r.prefix.c_str(), stage.c_str());
-    }
-    r.last_stage = stage;
+    if (quiet_ || !tty_ || it == running_.end()) return;
+    std::fprintf(stderr, "\r\033[K%s %3d%% %s", it->second.prefix.c_str(), static_cast<int>(fraction * 100 + 0.5),
+                 stage.c_str());
     std::fflush(stderr);
   }
   void probe_finished(const ProbeOutcome& o) override {
     auto it = running_.find(o.probe);
     if (it == running_.end()) return;  // settled without running: the log said why
+    ++ended_;
     if (!quiet_) {
+      const std::string line = tty_ ? it->second.prefix
+                                    : "[" + std::to_string(ended_) + "/" + std::to_string(total_) + "] " + o.probe;
       if (tty_) std::fprintf(stderr, "\r\033[K");
-      std::fprintf(stderr, "%s: %s (%.3f s)\n", it->second.prefix.c_str(), status_name(o.status), o.duration_s);
+      std::fprintf(stderr, "%s: %s (%.3f s)\n", line.c_str(), status_name(o.status), o.duration_s);
       std::fflush(stderr);
     }
     running_.erase(it);
@@ -86,9 +84,10 @@ class StderrProgress : public RunObserver {
 
  private:
   struct Running {
-    std::string prefix, last_stage;
+    std::string prefix;
   };
   bool quiet_, tty_;
+  size_t total_ = 0, ended_ = 0;
   std::map<std::string, Running> running_;  // probe -> its line
 };
 

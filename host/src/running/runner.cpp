@@ -176,6 +176,7 @@ const mt_host_api kHostApi = {sizeof(mt_host_api), &ProbeHost::get_input,  &Prob
 struct Unmet {
   std::string reason;  // empty: every required key is there
   bool by_failure = false;
+  bool expected = false;  // a result (a key not determinable), not a problem to act on
 };
 
 // Why `step` cannot run given what ran before it.
@@ -191,9 +192,10 @@ Unmet unmet_input(const PlanStep& step, const Plan& plan, const std::map<std::st
     const ProbeOutcome& o = d->second;
     if (o.status == Status::Ok) return {"needs " + key + ", which its provider " + name + " did not report"};
     if (o.status == Status::NotDeterminable)
-      return {"needs " + key + ", which its provider " + name + " could not determine: " + o.reason};
-    return {"needs " + key + ", whose provider " + name + " " + status_name(o.status) + ": " + o.reason,
-            o.status == Status::Failed || o.caused_by_failure};
+      return {"needs " + key + ", which its provider " + name + " could not determine: " + o.reason, false, true};
+    const bool failed = o.status == Status::Failed || o.caused_by_failure;
+    return {"needs " + key + ", whose provider " + name + " " + status_name(o.status) + ": " + o.reason, failed,
+            !failed};  // a provider skipped for a reason of its own, said where it was skipped
   }
   return {};
 }
@@ -267,9 +269,11 @@ ProbeOutcome run_probe(const ProbeInfo& p, const mt_device_info& device, const m
     spdlog::debug("{}: {} result(s) discarded because the probe did not succeed", p.name, host.results.size());
   }
   if (outcome.status == Status::Failed) spdlog::error("{}: failed: {}", p.name, outcome.reason);
-  else if (outcome.status == Status::Skipped) spdlog::warn("{}: skipped: {}", p.name, outcome.reason);
+  // What a probe could not determine is a result, in the file and the summary's count: said
+  // without -q, never a warning (a warning asks a person to act).
+  else if (outcome.status == Status::Skipped) spdlog::info("{}: skipped: {}", p.name, outcome.reason);
   else if (outcome.status == Status::NotDeterminable)
-    spdlog::warn("{}: not determinable: {}{}", p.name, outcome.reason,
+    spdlog::info("{}: not determinable: {}{}", p.name, outcome.reason,
                  outcome.results.empty() ? "" : " (" + std::to_string(outcome.results.size()) + " result(s) kept)");
   return outcome;
 }
@@ -316,7 +320,9 @@ std::optional<ProbeOutcome> outcome_without_running(const PlanStep& step, const 
   outcome.caused_by_failure = why.by_failure;
   // A backend or compute capability the device lacks is what the probe declared: the
   // file, the summary and `plan` say so; -q keeps it off the terminal.
-  if (!need.empty() && why.reason == need) spdlog::info("{}: skipped: {}", p.name, why.reason);
+  // A need the device lacks, or a provider that could not determine its key: said without -q
+  // only; a missing or failed provider is a warning.
+  if (why.expected || (!need.empty() && why.reason == need)) spdlog::info("{}: skipped: {}", p.name, why.reason);
   else spdlog::warn("{}: skipped: {}", p.name, why.reason);
   return outcome;
 }

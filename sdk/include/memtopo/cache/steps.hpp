@@ -100,7 +100,7 @@ double load_to_use_cycles(const Measurer& m, const recipes::Chase& chase, const 
 template <class T>
 void report(const Context& ctx, const std::string& key, const Measured<T>& m) {
   if (!m.found) {
-    if (!m.note.empty()) ctx.warn(key + " not determined: " + m.note);
+    if (!m.note.empty()) ctx.info(key + " not determined: " + m.note);
     return;
   }
   ctx.result(key, m.value, ResultInfo{m.confidence, m.bound, m.note});
