@@ -153,6 +153,14 @@ TEST_CASE("list and plan", "[host][cli]") {
   CHECK(t.output.find("1. t-basic/source  2.5 s  (pulled in") != std::string::npos);
   CHECK(t.output.find("time: about 2.5 s, the durations " + earlier.string() + " recorded for 1 of the 2 probes (the "
                       "others: not in it") != std::string::npos);
+  CHECK(t.output.find("recorded on") == std::string::npos);  // no device named: nothing to tell apart
+  // Another device's durations: the line says whose they are.
+  const auto gpu = dir / "gpu.toml";
+  test::write_file(gpu, "[meta]\nschema_version = 1\nbackend = \"cuda\"\ndevice_name = \"NVIDIA H100\"\n"
+                        "[probes.\"t-basic/source\"]\nversion = \"1.0.0\"\nstatus = \"ok\"\nduration_s = 2.5\n");
+  const auto other = run_memtopo("plan --device sim" + kGood + " --only t-basic/consumer --timings " + q(gpu));
+  INFO(other.output);
+  CHECK(other.output.find("recorded on NVIDIA H100 (cuda), not on this device") != std::string::npos);
   test::write_file(earlier, "[meta]\nschema_version = 1\n");
   CHECK(run_memtopo("plan" + kGood + " --timings " + q(earlier)).exit_code == 2);
   const auto m = run_memtopo("plan --plugin-path " + q(test::plugin_set("missing")));

@@ -148,7 +148,10 @@ int cmd_plan(const PlanArgs& a) {
   const DeviceFacts facts = device_facts(device->info());
   const Plan plan = make_plan(reg, sel, &facts);
   print_plan(plan, recorded, std::cout);
-  std::cout << plan_time_line(plan, cfg, a.timings, recorded) << "\n";
+  const mt_device_info& info = device->info();
+  const std::string here = std::string(info.name, strnlen(info.name, sizeof info.name)) + " (" +
+                           std::string(info.backend, strnlen(info.backend, sizeof info.backend)) + ")";
+  std::cout << plan_time_line(plan, cfg, a.timings, recorded, here) << "\n";
   return kExitOk;
 }
 

@@ -59,8 +59,10 @@ struct PlanArgs : SelectionArgs {
 // plan --timings (plan_timing.cpp): each probe's duration_s in a topology file `run` wrote, and
 // the plan's time line: about the recorded total, or at most the time limits without a file.
 std::map<std::string, double> recorded_durations(const std::string& file);
+// `this_device`: "NAME (backend)", as recorded_device() names the one a file was measured on.
 std::string plan_time_line(const Plan& plan, const Config& cfg, const std::string& timings_file,
-                           const std::map<std::string, double>& recorded);
+                           const std::map<std::string, double>& recorded, const std::string& this_device);
+std::string recorded_device(const std::string& file);
 std::string seconds_text(double s);  // "2.5 s", "27 s"
 
 struct RunArgs : SelectionArgs {

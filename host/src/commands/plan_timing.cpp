@@ -23,6 +23,14 @@ std::map<std::string, double> recorded_durations(const std::string& file) {
   return out;
 }
 
+std::string recorded_device(const std::string& file) {
+  const std::optional<toml::table> doc = read_topology_or_report(file, "plan --timings reads the [probes] of a run");
+  if (!doc) return "";
+  const std::string name = (*doc)["meta"]["device_name"].value_or((*doc)["device"]["name"].value_or(std::string()));
+  const std::string backend = (*doc)["meta"]["backend"].value_or(std::string());
+  return backend.empty() ? name : name + " (" + backend + ")";
+}
+
 std::string seconds_text(double s) {
   std::ostringstream o;
   if (s >= 1e6) o << std::setprecision(3) << s << " s";  // a recorded 1e308 s: an exponent, not 309 digits
@@ -31,7 +39,7 @@ std::string seconds_text(double s) {
 }
 
 std::string plan_time_line(const Plan& plan, const Config& cfg, const std::string& timings_file,
-                           const std::map<std::string, double>& recorded) {
+                           const std::map<std::string, double>& recorded, const std::string& this_device) {
   RunSettings settings;  // the config's limits, as run applies them
   settings.time_limit_s = cfg.time_limit_s.value_or(0);
   settings.probe_time_limits_s = cfg.probe_time_limits_s;
@@ -52,6 +60,9 @@ std::string plan_time_line(const Plan& plan, const Config& cfg, const std::strin
   std::string line = "time: about " + seconds_text(total) + ", the durations " + timings_file + " recorded for " +
                      std::to_string(known) + " of the " + std::to_string(to_run) + " probes";
   if (known < to_run) line += " (the others: not in it, up to their time limits)";
+  // Another GPU's durations say little about this one's (a simulated H100 takes minutes a probe).
+  if (const std::string there = recorded_device(timings_file); !there.empty() && there != this_device)
+    line += "; recorded on " + there + ", not on this device, " + this_device + ": its times, not this one's";
   return line + "; a run adds the device's start and, per probe, a worker's (docs/host.md, \"Isolation\")";
 }
 

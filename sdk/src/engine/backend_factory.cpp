@@ -30,6 +30,8 @@ std::unique_ptr<Device> open_device(const std::string& spec, std::string* fallba
     if (path.empty()) throw Error("--device sim: needs a file name after the colon (sim:FILE)");
     return open_sim(path, replay);
   }
+  if (spec == "cuda" && cuda_built() && cuda_device_count() == 0)  // as cuda:0 says it, not the driver's words
+    throw Error("--device cuda: this host has 0 CUDA GPUs; use --device sim for the simulated GPU");
   if (spec == "cuda") return open_cuda(0);
   if (spec.rfind("cuda:", 0) == 0) {
     const std::string n = spec.substr(5);
