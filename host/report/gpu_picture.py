@@ -26,7 +26,7 @@ LINE_IN = 0.19          # one line of 8.5 pt text
 CHARS_PER_LINE = 160    # of a full-width box at 8.5 pt
 MAX_BOXES = 32          # boxes in a row (GPCs, a level's instances); the rest counted in the last
 MAX_LINES = 8           # lines of one text; the model's lists are capped (draw_model.cpp)
-COLOURS = {"chip": "#f4f4f4", "gpc": "#e3e9f5", "sm": "#dbe8f7", "shared": "#dff0d8", "dram": "#f5e6cc",
+COLOURS = {"chip": "#f4f4f4", "gpcs": "#e3e9f5", "sm": "#dbe8f7", "chip_wide": "#dff0d8", "memory": "#f5e6cc",
            "instance": "#c9e3bf", "banner": "#b00020"}
 
 
@@ -130,7 +130,7 @@ def gpc_row(c, model, x, w):
     c.y += 0.05
     if counts:
         boxes(c, [f"GPC {k}: {n} SMs" for k, n in enumerate(counts[:MAX_BOXES])], len(counts), x, c.y, w, 0.36,
-              COLOURS["gpc"], "#5b6f9a", "GPCs")
+              COLOURS["gpcs"], "#5b6f9a", "GPCs")
         c.y += 0.44
 
 
@@ -166,8 +166,8 @@ def draw(model):
             c.y += height + 0.08
         c.items.insert(0, ("box", inner_x, sm_top, inner_w, c.y - sm_top, "#eef4fb", "#7a8fb0"))
         c.y += 0.1
-    for level in model.get("shared", []):
-        level_box(c, level, inner_x, inner_w, COLOURS["dram"] if level["label"] == "DRAM" else COLOURS["shared"])
+    for level in model.get("chip_wide", []):
+        level_box(c, level, inner_x, inner_w, COLOURS["memory"] if level["label"] == "DRAM" else COLOURS["chip_wide"])
     c.items.insert(0, ("box", x, top, w, c.y - top + 0.02, COLOURS["chip"], "#333333"))
     c.y += 0.04
     return c

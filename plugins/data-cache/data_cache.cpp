@@ -89,6 +89,7 @@ std::vector<Probe> all_probes() {
   // other physical pages in each run, and the L2 sweep's footprints move with the pages
   // (docs/cache-probes.md, step 3, "Which pages").
   l1d.own_process_steps = {"geometry"};
+  l1d.eviction_ways_key = "l1d.eviction_set_ways";  // data_cache::l1d_eviction_sets provides it
   for (auto& p : memtopo::cache::element_probes(l1d)) probes.push_back(std::move(p));
   memtopo::cache::ElementSpec l2{"data-cache", "l2", "L2 cache", l2_target, {}, {}, false, true};
   l2.size_candidates = data_cache::l2_size_candidates;

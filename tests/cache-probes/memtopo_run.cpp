@@ -2,7 +2,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdlib>
+#include <vector>
 
 namespace fs = std::filesystem;
 
@@ -11,7 +13,14 @@ namespace probetest {
 fs::path device_file(const std::string& name) { return fs::path(MEMTOPO_SOURCE_DIR) / "examples/devices" / name; }
 
 fs::path test_device_file(const std::string& name) {
-  return fs::path(MEMTOPO_SOURCE_DIR) / "tests/cache-probes/devices" / name;
+  // Each plugin folder keeps the devices its tests need (plugins/<name>/tests/devices/).
+  std::vector<fs::path> plugins;
+  for (const auto& d : fs::directory_iterator(fs::path(MEMTOPO_SOURCE_DIR) / "plugins")) plugins.push_back(d.path());
+  std::sort(plugins.begin(), plugins.end());
+  for (const fs::path& p : plugins)
+    if (fs::exists(p / "tests/devices" / name)) return p / "tests/devices" / name;
+  FAIL("no plugins/*/tests/devices/" << name);
+  return {};
 }
 
 fs::path scratch(const std::string& name) {

@@ -12,7 +12,7 @@
 namespace probetest {
 
 std::filesystem::path device_file(const std::string& name);  // examples/devices/<name>
-// tests/cache-probes/devices/<name>: devices unlike the shipped ones, private to the tests so
+// plugins/*/tests/devices/<name>: devices unlike the shipped ones, private to the tests so
 // that they stay a test of the probes' generality.
 std::filesystem::path test_device_file(const std::string& name);
 std::filesystem::path scratch(const std::string& name);      // a file under the build tree

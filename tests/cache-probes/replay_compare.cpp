@@ -10,13 +10,12 @@
 // - victim probabilities: within four standard errors of the census (a few hundred evictions);
 // - the footprints of a sweep: within its grid (1/8 of the size past the size, 1/8 octave for
 //   the L2 levels);
-// - rates a search finds (streams, the rooflines' load peaks): within 6 %, for the search
-//   stops within 5 % of a peak and the replay's peak is A's measured rate; Little's-law
-//   estimates (loads in flight, loads per kcycle): within 5 % (one chain's latency pays TLB
-//   misses that the queued loads share, docs/mlp.md: kepler-like's DRAM estimates move by up
-//   to 3 % from a description to its replay); shared-memory rates: 1 %;
+// - what a plugin declares of its own keys in plugins/<name>/tests/replay.toml (rates a search
+//   finds, Little's-law estimates, what its kernels measure: replay_rules.hpp), which this
+//   file reads without naming a plugin or its elements;
 // and the keys the simulator does not reproduce are named in `not_compared` with the reason.
 #include "replay_compare.hpp"
+#include "replay_rules.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -90,8 +89,9 @@ class Comparer {
       for (const auto& [k, v] : keys.is_table() ? *keys.as_table() : kNone) {
         const toml::node* ba = a_["provenance"][e.str()][k.str()]["bound"].node();
         const toml::node* bb = b_["provenance"][e.str()][k.str()]["bound"].node();
-        // A lower bound on the loads in flight replays as the limit itself, which B then finds.
-        if (e.str() == "mlp" && text(ba) == "\"at_least\"") continue;
+        // A lower bound a plugin declares replayed as the limit itself, which B then finds.
+        const ReplayRule* rule = replay_rules().find(std::string(e.str()) + "." + std::string(k.str()));
+        if (rule && rule->at_least == "value" && text(ba) == "\"at_least\"") continue;
         if (bb && text(ba) != text(bb))
           mismatch(std::string(e.str()) + "." + std::string(k.str()) + " bound", ba, bb, "exact");
       }
@@ -130,36 +130,26 @@ class Comparer {
     return k.size() >= end.size() && k.compare(k.size() - end.size(), end.size(), end) == 0;
   }
 
-  // Stream rates replay as the peaks; which of the points on a plateau was best depends on the
-  // replayed latencies behind Little's law.
-  void throughput(const std::string& what, const std::string& k, const toml::node* x, const toml::node* y) {
-    if (ends_with(k, "_config"))
-      return skip(what, "which configuration of a plateau is best follows the replayed latencies");
-    within(what, x, y, std::max(1e-9, 0.06 * std::abs(number(x))), "6 %");
+  static std::string percent(double tolerance) { return std::to_string(int(std::lround(tolerance * 100))) + " %"; }
+
+  // Every value of an array (or the one value) within `tolerance` of A's.
+  void each(const std::string& what, const toml::node* x, const toml::node* y, double tolerance) {
+    const std::vector<double> va = x && x->is_array() ? numbers(x) : std::vector<double>{number(x)};
+    const std::vector<double> vb = y && y->is_array() ? numbers(y) : std::vector<double>{number(y)};
+    bool ok = va.size() == vb.size();
+    for (size_t i = 0; ok && i < va.size(); ++i) ok = std::fabs(va[i] - vb[i]) <= tolerance * std::fabs(va[i]);
+    if (!ok) mismatch(what, x, y, percent(tolerance) + " each");
   }
 
-  // What probe kernels measure through the replayed queues and rates.
-  void kernel_rates(const std::string& e, const std::string& k, const toml::node* x, const toml::node* y) {
+  // A key of a plugin that declares how its keys replay (replay_rules.hpp).
+  void by_rule(const ReplayRule& r, const std::string& e, const std::string& k, const toml::node* x, const toml::node* y) {
     const std::string what = e + "." + k;
-    if (ends_with(k, "_cycles")) return cycles(e, k, x, y);
-    if (e == "roofline" && ends_with(k, "_peak_ops_per_cycle_per_sm"))
-      return within(what, x, y, 0.06 * std::abs(number(x)), "6 %");
-    if (e == "roofline")
-      return skip(what, "the fewest warps or chains within 95 % of a peak moves by a step of its grid when the "
-                        "peak moves within its tolerance");
-    if (e == "mlp") return within(what, x, y, 0.05 * std::abs(number(x)), "5 %");
-    if (e == "shared" && text(a_["provenance"][e][k]["bound"].node()) == "\"at_least\"")
-      return skip(what, "a lower bound in A (the probe's warps did not reach a peak); the simulator prices no "
-                        "shared-memory pipe, so its bound follows the replayed latency");
-    if (ends_with(k, "_gbps") || ends_with(k, "bytes_per_cycle")) {
-      const std::vector<double> va = x && x->is_array() ? numbers(x) : std::vector<double>{number(x)};
-      const std::vector<double> vb = y && y->is_array() ? numbers(y) : std::vector<double>{number(y)};
-      const double tol = e == "shared" ? 0.01 : 0.06;
-      bool ok = va.size() == vb.size();
-      for (size_t i = 0; ok && i < va.size(); ++i) ok = std::fabs(va[i] - vb[i]) <= tol * std::fabs(va[i]);
-      if (!ok) mismatch(what, x, y, std::to_string(int(tol * 100)) + " % each");
-      return;
-    }
+    if (r.compare == "skip") return skip(what, r.why);
+    if (r.at_least == "skip" && text(a_["provenance"][e][k]["bound"].node()) == "\"at_least\"") return skip(what, r.why);
+    if (r.compare == "cycles") return cycles(e, k, x, y, r.slack_from);
+    if (r.compare == "relative")
+      return within(what, x, y, std::max(1e-9, r.tolerance * std::abs(number(x))), percent(r.tolerance));
+    if (r.compare == "each") return each(what, x, y, r.tolerance);
     exact(what, x, y);
   }
 
@@ -168,17 +158,12 @@ class Comparer {
     if (e == "device") return exact(what, x, y);
     // A file measured before a probe added a key: B's key is new, not a disagreement.
     if (!x && y) return skip(what, "only in B: a key added since A was measured");
-    if (e == "spectrum")
-      return skip(what, "the latency spectrum is what one chase meets; the replay pools near and far .ca L2 hits "
-                        "(rule 7) and has no timing cost");
-    if (e == "throughput") return throughput(what, k, x, y);
+    if (const ReplayRule* r = replay_rules().find(what)) return by_rule(*r, e, k, x, y);
     // Parities of an index that is not linear (sets no power of two) replay as the simulator's
     // "mixed" hash, which has none; an index the parities name whole replays as its set_hash.
     if (k == "set_index_parities" && x && !y && !a_has(e, "set_hash"))
       return skip(what, "the GPU's partial XOR index; a set count that is not a power of two replays as the "
                         "simulator's non-linear hash (docs/simulator.md)");
-    if (e == "mlp" || e == "roofline" || e == "dsmem" || (e == "shared" && ends_with(k, "bytes_per_cycle")))
-      return kernel_rates(e, k, x, y);
     if (early_.count(e) && kFromFirstMiss.count(k))
       return skip(what, "measured from A's first miss, which other traffic made come before the size; the replay "
                         "has the size and no such traffic");
@@ -255,10 +240,10 @@ class Comparer {
     if (!ok) mismatch(what, x, y, "four standard errors of the censuses");
   }
 
-  // A level two probes measured: the constant L1's miss penalty (eight SMs, random lines) and
-  // the L1.5's hit latency (one SM, a stride chase). The simulator serves one L1.5 latency on
-  // the constant path, L1 latency + penalty, so A's own disagreement is allowed on top.
-  void cycles(const std::string& e, const std::string& k, const toml::node* x, const toml::node* y) {
+  // slack_from: a level two probes measured, whose value the simulator serves as the sum of
+  // these keys (replay_rules.hpp): A's own disagreement with that sum is allowed on top.
+  void cycles(const std::string& e, const std::string& k, const toml::node* x, const toml::node* y,
+              const std::vector<std::string>& slack_from = {}) {
     if (x && x->is_array()) {  // a curve of cycles (the shared memory's latency per conflict degree)
       const std::vector<double> va = numbers(x), vb = numbers(y);
       bool ok = va.size() == vb.size();
@@ -268,11 +253,16 @@ class Comparer {
     }
     double tol = std::max(0.03 * std::fabs(number(x)), 0.5);
     std::string how = "3 % or half a cycle";
-    const double pen = a_num("constant_l1", "miss_penalty_cycles");
-    if (e == "constant_l15" && k == "latency_cycles" && !std::isnan(pen)) {
-      const double own = std::fabs(number(x) - a_num("constant_l1", "latency_cycles") - pen);
-      tol += own;
-      how += ", plus A's own disagreement with constant_l1 latency + miss penalty";
+    double sum = 0;
+    std::string terms;
+    for (const std::string& key : slack_from) {
+      const auto dot = key.find('.');
+      sum += a_num(key.substr(0, dot), key.substr(dot + 1).c_str());
+      terms += (terms.empty() ? "" : " + ") + key;
+    }
+    if (!slack_from.empty() && !std::isnan(sum)) {
+      tol += std::fabs(number(x) - sum);
+      how += ", plus A's own disagreement with " + terms;
     }
     within(e + "." + k, x, y, tol, how);
   }

@@ -13,6 +13,7 @@
 #include "../shipped/shipped_run.hpp"
 #include "memtopo_run.hpp"
 #include "replay_compare.hpp"
+#include "replay_rules.hpp"
 
 namespace fs = std::filesystem;
 using probetest::compare_replay;
@@ -56,22 +57,24 @@ TEST_CASE("every committed measured topology replays and measures back to itself
     DYNAMIC_SECTION(f.filename().string()) {
       toml::table a = toml::parse_file(f.string());
       std::string only = probetest::probes_of(a);
-      // Measured before global-throughput/l1-streams had the L1 series: streams wrote it.
-      if (only.find("global-throughput/streams") != std::string::npos &&
-          only.find("global-throughput/l1-streams") == std::string::npos)
-        only += ",global-throughput/l1-streams";
+      // A probe a plugin runs beside another (tests/replay.toml's also_run), where A predates it.
+      for (const auto& [probe, with] : probetest::replay_rules().also_run)
+        if (only.find(probe) != std::string::npos && only.find(with) == std::string::npos) only += "," + with;
       INFO("the probes that measured it, from its [probes] table: " << only);
       REQUIRE(!only.empty());
-      // A GPU's topology replays its structure; the probes that measure rates with kernels of
-      // every resident thread (132 SMs x 2048 on an H100: minutes of simulated contexts on one
-      // core), the loads in flight (DRAM queues the simulator does not price as a GPU's) and
-      // what the simulator cannot run are left out, with the keys they wrote.
+      // A GPU's topology replays its structure; the probes the plugins leave out of a GPU's
+      // replay (tests/replay.toml's skip_on_gpu: kernels of every resident thread, queues the
+      // simulator does not price as a GPU's, what it cannot run) are left out, with their keys.
       std::string skip;
       if (a["meta"]["backend"].value_or(std::string()) == "cuda") {
-        skip = "global-throughput/streams,global-throughput/l1-streams,occupancy-roofline,hopper-dsmem,hopper-tma,"
-               "tlb/mapped-levels,mlp";
-        probetest::drop_probes(a, {"global-throughput/streams", "global-throughput/l1-streams", "occupancy-roofline/",
-                                   "hopper-dsmem/", "hopper-tma/", "tlb/mapped-levels", "mlp/"});
+        const probetest::ReplayRules& rules = probetest::replay_rules();
+        for (size_t i = 0; i < rules.skip_on_gpu.size(); ++i) {
+          const std::string& p = rules.skip_on_gpu[i];
+          // --skip takes a plugin by its name: "mlp/" (every probe of mlp) is "mlp".
+          skip += (skip.empty() ? "" : ",") + (p.back() == '/' ? p.substr(0, p.size() - 1) : p);
+          UNSCOPED_INFO("left out of the replay: " << p << ": " << rules.skip_on_gpu_why[i]);
+        }
+        probetest::drop_probes(a, rules.skip_on_gpu);
       }
       const toml::table b = probetest::run_memtopo(f, "replay-measured-" + f.stem().string(), only, skip);
       check(compare_replay(a, b));

@@ -206,7 +206,7 @@ int cmd_validate(const std::string& file, const std::vector<std::string>& plugin
 std::string list_entry_error(const std::string& value) {
   if (!value.empty() && value.front() != ',' && value.back() != ',' && value.find(",,") == std::string::npos) return "";
   return "'" + value + "' has an empty entry; name probes, plugins or result keys separated by commas (e.g. "
-         "PLUGIN,PLUGIN/PROBE,l2.size_bytes)";
+         "PLUGIN,PLUGIN/PROBE,ELEMENT.KEY)";
 }
 
 // A value of --raw-dir: "" would silently mean "no raw series".

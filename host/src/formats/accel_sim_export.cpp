@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "memtopo_host/key_map.hpp"
 #include "memtopo_host/topology_export.hpp"
 
 namespace memtopo::host {
@@ -23,6 +24,11 @@ namespace memtopo::host {
 namespace {
 
 constexpr const char* kNotMeasured = "default: not measured by memtopo";
+
+// The elements and keys read, by role (host/data/key_map.toml, [accel_sim]): a cache element's
+// keys are the cache procedure's parts (".line_bytes").
+const std::string& element(const char* role) { return mapped("accel_sim.elements", role); }
+const std::string& key(const char* role) { return mapped("accel_sim.keys", role); }
 
 bool is_power_of_two(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 
@@ -218,30 +224,30 @@ std::optional<int64_t> slice_ways(int64_t lines, std::optional<int64_t> measured
 // the driver's L2 size to 2 %, it filled one partition, and GPGPU-Sim's L2, sliced by address
 // over every memory sub-partition with no copies, holds all of them.
 std::pair<int64_t, std::string> l2_partition_factor(const Topology& t, int64_t size) {
-  const auto parts = t.integer("l2.partitions");
+  const auto parts = t.integer(key("l2_partitions"));
   if (!parts || *parts < 2) return {1, ""};
-  const auto copies = t.integer("l2.far_copy_bytes");
-  const auto api = t.integer("l2.api_size_bytes") ? t.integer("l2.api_size_bytes") : t.integer("device.l2_bytes");
+  const auto copies = t.integer(key("l2_far_copy"));
+  const auto api = t.integer(key("l2_api_size")) ? t.integer(key("l2_api_size")) : t.integer("device.l2_bytes");
   const bool api_agrees = api && std::llabs(*parts * size - *api) <= *api / 50;
   if (!(copies && *copies > 0) && !api_agrees) return {1, ""};
-  return {*parts, " x l2.partitions (one partition's: " +
-                      std::string(copies && *copies > 0 ? "l2.far_copy_bytes > 0" : "partitions x size is the API's") +
-                      ")"};
+  return {*parts, " x " + key("l2_partitions") + " (one partition's: " +
+                      (copies && *copies > 0 ? key("l2_far_copy") + " > 0" : "partitions x size is the API's") + ")"};
 }
 
 L2Plan plan_l2(const Topology& t) {
   L2Plan plan;
   memory_channels(t, plan);
-  const auto line = t.integer("l2.line_bytes");
-  const auto size = t.integer("l2.size_bytes");
+  const std::string& e = element("l2_cache");
+  const auto line = t.integer(e + ".line_bytes");
+  const auto size = t.integer(e + ".size_bytes");
   if (!line || !size || *line <= 0 || *size <= 0) {
-    plan.why_not = "needs l2.size_bytes and l2.line_bytes";
+    plan.why_not = "needs " + e + ".size_bytes and " + e + ".line_bytes";
     return plan;
   }
   // The measured geometry's capacity where it agrees with the size (the sets need not be a
   // power of two: each slice holds a share of them).
-  const auto sets = t.integer("l2.sets");
-  auto ways = t.integer("l2.ways");
+  const auto sets = t.integer(e + ".sets");
+  auto ways = t.integer(e + ".ways");
   if (ways && !(sets && *sets > 0 && *ways > 0 && agrees_with_size(*sets * *ways * *line, size, *line))) ways.reset();
   const auto [factor, per_partition] = l2_partition_factor(t, *size);
   const int64_t capacity = (ways ? *sets * *ways * *line : *size) * factor;
@@ -262,13 +268,13 @@ L2Plan plan_l2(const Topology& t) {
     plan.n_mem = n_mem;
     const std::string share = " / (" + std::to_string(slices) + " sub-partitions)";
     plan.slice = Geometry{lines / *w, *line, *w,
-                          ways ? "l2.sets" + per_partition + share + ", l2.line_bytes, l2.ways"
-                               : "l2.size_bytes" + t.bound_note("l2.size_bytes") + per_partition + share +
-                                     " in l2.line_bytes lines, " + std::to_string(*w) + " ways (default: not measured)"};
+                          ways ? e + ".sets" + per_partition + share + ", " + e + ".line_bytes, " + e + ".ways"
+                               : e + ".size_bytes" + t.bound_note(e + ".size_bytes") + per_partition + share + " in " +
+                                     e + ".line_bytes lines, " + std::to_string(*w) + " ways (default: not measured)"};
     return plan;
   }
   plan.why_not = "the L2 (" + std::to_string(capacity) + " bytes) does not split into " +
-                 "sub-partitions of a power-of-two number of sets of l2.line_bytes lines";
+                 "sub-partitions of a power-of-two number of sets of " + e + ".line_bytes lines";
   return plan;
 }
 
@@ -315,8 +321,8 @@ struct UnifiedL1 {
   std::vector<int64_t> shared_options;  // sorted, distinct
 };
 std::optional<UnifiedL1> unified_l1(const Topology& t) {
-  const auto shared = t.integers("shared.carveout_sm_shared_bytes");
-  const auto l1 = t.integers("shared.carveout_l1d_size_bytes");
+  const auto shared = t.integers(key("carveout_shared"));
+  const auto l1 = t.integers(key("carveout_l1"));
   if (shared.empty() || shared.size() != l1.size()) return std::nullopt;
   UnifiedL1 u;
   for (size_t i = 0; i < shared.size(); ++i) {
@@ -338,109 +344,119 @@ void write_unified_l1(ConfigWriter& w, const std::optional<UnifiedL1>& u, const 
   if (u && dl1_kib > 0 && (u->bytes / 1024) % dl1_kib == 0) {
     std::string list;
     for (int64_t s : u->shared_options) list += (list.empty() ? "" : ",") + std::to_string(s / 1024);
-    w.option("-gpgpu_adaptive_cache_config", "1", "shared.carveout_sm_shared_bytes (the L1 shrinks as shared memory grows)");
+    w.option("-gpgpu_adaptive_cache_config", "1", key("carveout_shared") + " (the L1 shrinks as shared memory grows)");
     w.option("-gpgpu_unified_l1d_size", std::to_string(u->bytes / 1024),
-             "KiB: largest shared.carveout_l1d_size_bytes + shared.carveout_sm_shared_bytes");
-    w.option("-gpgpu_shmem_option", list, "KiB: shared.carveout_sm_shared_bytes");
+             "KiB: largest " + key("carveout_l1") + " + " + key("carveout_shared"));
+    w.option("-gpgpu_shmem_option", list, "KiB: " + key("carveout_shared"));
     w.option("-gpgpu_l1_cache_write_ratio", "25", std::string(kNotMeasured) + " (Accel-Sim's SM86 and SM90 configs)");
     return;
   }
   w.option("-gpgpu_adaptive_cache_config", "0",
            std::string(kNotMeasured) + (u ? " (the unified size is no multiple of the dl1's: the L1 keeps the dl1 geometry)"
-                                          : " (no shared.carveout_* levels in whole KiB: the L1 keeps the dl1 geometry)"));
+                                          : " (no carveout levels (" + key("carveout_shared") +
+                                                ") in whole KiB: the L1 keeps the dl1 geometry)"));
   w.option("-gpgpu_unified_l1d_size", std::to_string(dl1_kib), "KiB: the dl1 size, so that the L1 is the dl1 geometry");
 }
 
 void write_l1(ConfigWriter& w, const Topology& t) {
   w.section("L1 data cache");
+  const std::string& e = element("l1_cache");
   std::string why;
-  auto g = cache_geometry(t, "l1d", 4, &why);
+  auto g = cache_geometry(t, e, 4, &why);
   const std::optional<UnifiedL1> unified = unified_l1(t);
   if (g && unified && unified->bytes % (g->sets * g->line) == 0) {
     // The dl1 as the whole unified storage, so that the adaptive L1 scales its ways.
     g->ways = unified->bytes / (g->sets * g->line);
-    g->source = "the unified L1 and shared storage (largest shared.carveout_l1d_size_bytes + "
-                "shared.carveout_sm_shared_bytes) as " + std::to_string(g->sets) + " sets of l1d.line_bytes (from " +
-                g->source + ")";
+    g->source = "the unified L1 and shared storage (largest " + key("carveout_l1") + " + " + key("carveout_shared") +
+                ") as " + std::to_string(g->sets) + " sets of " + e + ".line_bytes (from " + g->source + ")";
   }
   if (g) {
     const int64_t port = g->line % 32 == 0 ? 32 : g->line;
-    const std::string value = geometry_text(cache_type(t, "l1d", g->line), *g) + "," + replacement_char(t, "l1d") +
-                              ":T:m:L:" + set_index_char(t, "l1d") + ",A:512:64,16:0," + std::to_string(port);
+    const std::string value = geometry_text(cache_type(t, e, g->line), *g) + "," + replacement_char(t, e) +
+                              ":T:m:L:" + set_index_char(t, e) + ",A:512:64,16:0," + std::to_string(port);
     w.option("-gpgpu_cache:dl1", value,
-             g->source + present_keys(t, "l1d", true) +
+             g->source + present_keys(t, e, true) +
                  "; write-through, queues: default (Accel-Sim's SM90_H100)");
     write_unified_l1(w, unified, *g);
   } else {
     w.left_out("-gpgpu_cache:dl1", why);
   }
-  if (const auto lat = t.number("l1d.latency_cycles"); lat && std::llround(*lat) > 0)
-    w.option("-gpgpu_l1_latency", cycles_text(*lat), "l1d.latency_cycles" + t.bound_note("l1d.latency_cycles"));
+  const std::string latency = e + ".latency_cycles";
+  if (const auto lat = t.number(latency); lat && std::llround(*lat) > 0)
+    w.option("-gpgpu_l1_latency", cycles_text(*lat), latency + t.bound_note(latency));
   else
-    w.left_out("-gpgpu_l1_latency", "needs l1d.latency_cycles");
-  if (const auto present = t.boolean("l1d.present"))
-    w.option("-gpgpu_gmem_skip_L1D", *present ? "0" : "1", "l1d.present (global loads through L1)");
+    w.left_out("-gpgpu_l1_latency", "needs " + latency);
+  if (const auto present = t.boolean(key("l1_present")))
+    w.option("-gpgpu_gmem_skip_L1D", *present ? "0" : "1", key("l1_present") + " (global loads through L1)");
 }
 
 void write_shared(ConfigWriter& w, const Topology& t) {
   w.section("shared memory");
   struct Item {
     const char* option;
-    const char* key;
+    std::string key;
   };
   for (const Item& i : {Item{"-gpgpu_shmem_size", "device.shared_per_sm_bytes"},
                         Item{"-gpgpu_shmem_per_block", "device.shared_per_block_bytes"},
-                        Item{"-gpgpu_shmem_num_banks", "shared.banks"}}) {
+                        Item{"-gpgpu_shmem_num_banks", key("shared_banks")}}) {
     if (const auto v = t.integer(i.key); v && *v > 0) w.option(i.option, std::to_string(*v), i.key);
-    else w.left_out(i.option, std::string("needs ") + i.key);
+    else w.left_out(i.option, "needs " + i.key);
   }
-  if (const auto lat = t.number("shared.latency_cycles"); lat && std::llround(*lat) > 0)
-    w.option("-gpgpu_smem_latency", cycles_text(*lat), "shared.latency_cycles");
+  const std::string& latency = key("shared_latency");
+  if (const auto lat = t.number(latency); lat && std::llround(*lat) > 0)
+    w.option("-gpgpu_smem_latency", cycles_text(*lat), latency);
   else
-    w.left_out("-gpgpu_smem_latency", "needs shared.latency_cycles");
+    w.left_out("-gpgpu_smem_latency", "needs " + latency);
 }
 
 // The ROP latency is what an L2 hit adds to an L1 hit and the DRAM latency what a DRAM access
 // adds to an L2 hit, as Accel-Sim's tuner derives them (l2_lat.cu, mem_lat.cu).
+void write_memory_latencies(ConfigWriter& w, const Topology& t, const std::string& l1, const std::string& l2) {
+  const std::string l1_pen = l1 + ".miss_penalty_cycles", l1_hit = l1 + ".latency_cycles";
+  const std::string l2_pen = l2 + ".miss_penalty_cycles", l2_hit = l2 + ".latency_cycles";
+  const auto l1_penalty = t.number(l1_pen);
+  const auto l1_lat = t.number(l1_hit);
+  const auto l2_lat = t.number(l2_hit);
+  if (l1_penalty && std::llround(*l1_penalty) > 0)
+    w.option("-gpgpu_l2_rop_latency", cycles_text(*l1_penalty), l1_pen + " (L2 hit minus L1 hit)");
+  else if (l1_lat && l2_lat && std::llround(*l2_lat - *l1_lat) > 0)
+    w.option("-gpgpu_l2_rop_latency", cycles_text(*l2_lat - *l1_lat), l2_hit + " - " + l1_hit);
+  else
+    w.left_out("-gpgpu_l2_rop_latency", "needs " + l1_pen + ", or " + l2_hit + " and " + l1_hit);
+  const std::string &dram_by_loads = key("dram_latency_by_loads"), &l2_by_loads = key("l2_latency_by_loads");
+  const auto l2_penalty = t.number(l2_pen);
+  const auto loads_dram = t.number(dram_by_loads);
+  const auto loads_l2 = t.number(l2_by_loads);
+  if (l2_penalty && std::llround(*l2_penalty) > 0)
+    w.option("-dram_latency", cycles_text(*l2_penalty), l2_pen + " (DRAM access minus L2 hit)");
+  else if (loads_dram && loads_l2 && std::llround(*loads_dram - *loads_l2) > 0)
+    w.option("-dram_latency", cycles_text(*loads_dram - *loads_l2), dram_by_loads + " - " + l2_by_loads);
+  else
+    w.left_out("-dram_latency", "needs " + l2_pen + ", or " + dram_by_loads + " and " + l2_by_loads);
+}
+
 void write_l2(ConfigWriter& w, const Topology& t, const L2Plan& l2) {
   w.section("L2 cache (one memory sub-partition) and memory latencies");
+  const std::string &e = element("l2_cache"), &l1 = element("l1_cache");
   if (l2.slice) {
     const Geometry& g = *l2.slice;
     const int64_t port = g.line % 32 == 0 ? 32 : g.line;
     w.option("-gpgpu_cache:dl2",
-             geometry_text(cache_type(t, "l2", g.line), g) + "," + replacement_char(t, "l2") + ":B:m:L:" +
-                 set_index_char(t, "l2") + ",A:192:4,32:0," + std::to_string(port),
-             g.source + present_keys(t, "l2", true) +
-                 "; write-back, queues: default (Accel-Sim's tuner)");
+             geometry_text(cache_type(t, e, g.line), g) + "," + replacement_char(t, e) + ":B:m:L:" +
+                 set_index_char(t, e) + ",A:192:4,32:0," + std::to_string(port),
+             g.source + present_keys(t, e, true) + "; write-back, queues: default (Accel-Sim's tuner)");
   } else {
     w.left_out("-gpgpu_cache:dl2", l2.why_not);
   }
-  const auto parts = t.integer("l2.partitions");
-  const auto near = t.number("l2.latency_cycles"), far = t.number("l2.far_latency_cycles");
+  const auto parts = t.integer(key("l2_partitions"));
+  const auto near = t.number(e + ".latency_cycles"), far = t.number(key("l2_far_latency"));
   if (parts && *parts > 1)
-    w.raw("# the L2's " + std::to_string(*parts) + " partitions (l2.partitions" +
+    w.raw("# the L2's " + std::to_string(*parts) + " partitions (" + key("l2_partitions") +
           (near && far ? ": a hit " + cycles_text(*near) + " cycles from the near one, " + cycles_text(*far) +
                              " from the far one" : std::string()) +
           ") have no counterpart: GPGPU-Sim's L2 is one distance from every SM, the near hit below");
   w.option("-gpgpu_cache:dl2_texture_only", "0", std::string(kNotMeasured) + " (the L2 caches every access)");
-  const auto l1_penalty = t.number("l1d.miss_penalty_cycles");
-  const auto l1_lat = t.number("l1d.latency_cycles");
-  const auto l2_lat = t.number("l2.latency_cycles");
-  if (l1_penalty && std::llround(*l1_penalty) > 0)
-    w.option("-gpgpu_l2_rop_latency", cycles_text(*l1_penalty), "l1d.miss_penalty_cycles (L2 hit minus L1 hit)");
-  else if (l1_lat && l2_lat && std::llround(*l2_lat - *l1_lat) > 0)
-    w.option("-gpgpu_l2_rop_latency", cycles_text(*l2_lat - *l1_lat), "l2.latency_cycles - l1d.latency_cycles");
-  else
-    w.left_out("-gpgpu_l2_rop_latency", "needs l1d.miss_penalty_cycles, or l2.latency_cycles and l1d.latency_cycles");
-  const auto l2_penalty = t.number("l2.miss_penalty_cycles");
-  const auto mlp_dram = t.number("mlp.sm_dram_latency_cycles");
-  const auto mlp_l2 = t.number("mlp.sm_l2_latency_cycles");
-  if (l2_penalty && std::llround(*l2_penalty) > 0)
-    w.option("-dram_latency", cycles_text(*l2_penalty), "l2.miss_penalty_cycles (DRAM access minus L2 hit)");
-  else if (mlp_dram && mlp_l2 && std::llround(*mlp_dram - *mlp_l2) > 0)
-    w.option("-dram_latency", cycles_text(*mlp_dram - *mlp_l2), "mlp.sm_dram_latency_cycles - mlp.sm_l2_latency_cycles");
-  else
-    w.left_out("-dram_latency", "needs l2.miss_penalty_cycles, or mlp.sm_dram_latency_cycles and mlp.sm_l2_latency_cycles");
+  write_memory_latencies(w, t, l1, e);
 }
 
 // Texture and constant caches: read-only, with the queues of Accel-Sim's SM90_H100 config (the
@@ -449,12 +465,12 @@ void write_read_only(ConfigWriter& w, const Topology& t) {
   w.section("texture and constant caches");
   struct Cache {
     const char* option;
-    const char* element;
+    std::string element;
     const char* policies;  // after the replacement policy, before the set index
     const char* queues;
   };
-  for (const Cache& c : {Cache{"-gpgpu_tex_cache:l1", "texture", ":R:m:N:", ",T:512:8,128:2"},
-                         Cache{"-gpgpu_const_cache:l1", "constant_l1", ":R:f:N:", ",S:2:64,4"}}) {
+  for (const Cache& c : {Cache{"-gpgpu_tex_cache:l1", element("texture_cache"), ":R:m:N:", ",T:512:8,128:2"},
+                         Cache{"-gpgpu_const_cache:l1", element("constant_cache"), ":R:f:N:", ",S:2:64,4"}}) {
     std::string why;
     const auto g = cache_geometry(t, c.element, 4, &why);
     if (!g) {

@@ -391,7 +391,7 @@ std::optional<std::string> check_key(const std::string& key) {
   static const std::regex pattern("^[a-z][a-z0-9_]*\\.[a-z][a-z0-9_]*$");
   if (!std::regex_match(key, pattern))
     return "'" + key + "' is not a result key: keys are element.key, both parts [a-z][a-z0-9_]* "
-           "(e.g. l1d.line_bytes)";
+           "(e.g. cache.line_bytes)";
   const std::string element = key.substr(0, key.find('.'));
   if (element == "meta" || element == "provenance" || element == "probes" || element == "sim")
     return "'" + key + "' uses the reserved table name '" + element + "'";

@@ -1,4 +1,5 @@
 #include "memtopo_host/summary.hpp"
+#include "memtopo_host/key_map.hpp"
 #include "memtopo_host/terminal_text.hpp"
 
 #include <algorithm>
@@ -94,56 +95,31 @@ std::string plain_label(const std::string& key) {
   return key;
 }
 
-struct Known {
-  const char* key;
-  const char* label;  // "" : the value alone
-  const char* prefix;  // before the value ("+" for a penalty)
-};
-
-// Known keys in the order they are shown. Sets and ways are joined ("sets x ways 4 x 16").
-const Known kKnown[] = {
-    {"name", "", ""},
-    {"compute_capability", "cc", ""},
-    {"sm_count", "SMs", ""},
-    {"sm_clock_khz", "clock", ""},
-    {"global_memory_bytes", "memory", ""},
-    {"size_bytes", "size", ""},
-    {"line_bytes", "line", ""},
-    {"fetch_granularity_bytes", "sector", ""},
-    {"latency_cycles", "hit", ""},
-    {"far_latency_cycles", "far hit", ""},
-    {"miss_penalty_cycles", "miss", "+"},
-    {"sets", "", ""},
-    {"ways", "", ""},
-    {"set_mapping", "mapping", ""},
-    {"replacement_policy", "policy", ""},
-    {"partitions", "partitions", ""},
-};
-
+// The key parts shown first, in the mapping file's order (host/data/key_map.toml, [summary]).
+// Sets and ways are joined ("sets x ways 4 x 16").
 bool is_known(const std::string& key) {
-  return std::any_of(std::begin(kKnown), std::end(kKnown), [&](const Known& k) { return key == k.key; });
+  const auto& known = summary_known_keys();
+  return std::any_of(known.begin(), known.end(), [&](const KnownKey& k) { return key == k.part; });
 }
 
 bool is_headline(const ResultRecord& r) { return (r.key_flags & MT_KEY_HEADLINE) != 0; }
 
-// The known items of one element, in kKnown order.
+// The known items of one element, in the mapping file's order.
 std::vector<std::string> known_items(const Table& t) {
   std::vector<std::string> items;
-  auto value = [&](const char* key) { return format_value(key, *t.at(key)); };
-  for (const auto& k : kKnown) {
-    const std::string key = k.key;
+  auto value = [&](const std::string& key) { return format_value(key, *t.at(key)); };
+  for (const auto& k : summary_known_keys()) {
+    const std::string& key = k.part;
     if (!t.count(key)) continue;
     if (key == "sets" || key == "ways") {
       const bool both = t.count("sets") && t.count("ways");
       if (both && key == "sets") items.push_back("sets x ways " + value("sets") + " x " + value("ways"));
-      if (!both) items.push_back(key + " " + value(k.key));
+      if (!both) items.push_back(key + " " + value(key));
       continue;
     }
     // A hit is a cache's; a level without a size (DRAM, shared memory) has a latency.
-    std::string label = k.label;
-    if (!t.count("size_bytes") && (key == "latency_cycles" || key == "far_latency_cycles"))
-      label = key == "latency_cycles" ? "latency" : "far latency";
-    items.push_back((label.empty() ? "" : label + " ") + k.prefix + value(k.key));
+    const std::string& label = !t.count("size_bytes") && !k.without_size.empty() ? k.without_size : k.label;
+    items.push_back((label.empty() ? "" : label + " ") + k.prefix + value(key));
   }
   // "present = false" says more than every other key; "true" goes without saying.
   if (auto it = t.find("present"); it != t.end() && it->second->value.type == MT_VALUE_BOOL)
@@ -222,7 +198,7 @@ struct RowKey {
 };
 std::vector<RowKey> row_keys(const std::string& element, const std::vector<std::map<std::string, Table>>& tables) {
   std::vector<RowKey> rows;
-  for (const Known& k : kKnown) rows.push_back({k.key, k.label, k.prefix});
+  for (const KnownKey& k : summary_known_keys()) rows.push_back({k.part, k.label, k.prefix});
   std::set<std::string> headline;
   for (const auto& t : tables)
     if (auto e = t.find(element); e != t.end())

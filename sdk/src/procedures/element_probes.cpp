@@ -82,14 +82,16 @@ void report_carveout(Context& ctx, const std::string& element, int32_t percent) 
 }
 
 // Where strides cannot see the sets (a set index hashed from many address bits), the ways of
-// minimal eviction sets, when a probe of the element's plugin found them
-// (<element>.eviction_set_ways), and the size give sets and ways; false when there are none.
-bool geometry_from_eviction_sets(Context& ctx, const std::string& e, int64_t size_bytes, int64_t line_bytes,
+// minimal eviction sets, when a probe of the element's plugin found them (spec.eviction_ways_key),
+// and the size give sets and ways; false when there are none.
+bool geometry_from_eviction_sets(Context& ctx, const ElementSpec& spec, int64_t size_bytes, int64_t line_bytes,
                                  const std::string& strides) {
-  const auto ways = ctx.try_input<int64_t>(e + ".eviction_set_ways");
+  if (spec.eviction_ways_key.empty()) return false;
+  const std::string& e = spec.element;
+  const auto ways = ctx.try_input<int64_t>(spec.eviction_ways_key);
   if (!ways || *ways < 1 || line_bytes < 1 || size_bytes / line_bytes < *ways) return false;
   const int64_t lines = size_bytes / line_bytes, sets = (lines + *ways / 2) / *ways;
-  const std::string how = "from the ways of minimal eviction sets (" + e + ".eviction_set_ways) and " +
+  const std::string how = "from the ways of minimal eviction sets (" + spec.eviction_ways_key + ") and " +
                           std::to_string(lines) + " lines" +
                           (sets * *ways == lines ? "" : " (" + std::to_string(sets * *ways) + " as whole sets)") +
                           "; strides: " + strides;
@@ -151,13 +153,18 @@ std::vector<std::string> storage_uses(const ElementSpec& spec) {
   return keys;
 }
 
+std::vector<std::string> eviction_uses(const ElementSpec& spec) {
+  if (spec.eviction_ways_key.empty()) return {};
+  return {spec.eviction_ways_key};
+}
+
 // The geometry step: the stride scan, else the element's eviction sets, else the storage it
 // shares.
 void measure_geometry(Context& ctx, Measurer& m, const ElementSpec& spec, const std::string& first_key) {
   const std::string& e = spec.element;
   const int64_t size = ctx.input<int64_t>(first_key), line = ctx.input<int64_t>(e + ".line_bytes");
   const GeometryResult r = find_geometry(m, size, line);
-  if (!r.sets.found && geometry_from_eviction_sets(ctx, e, size, line, r.sets.note)) return;
+  if (!r.sets.found && geometry_from_eviction_sets(ctx, spec, size, line, r.sets.note)) return;
   if (!r.sets.found && geometry_from_storage(ctx, spec, size, line, r.sets.note)) return;
   report(ctx, e + ".set_mapping", r.set_mapping);
   report(ctx, e + ".sets", r.sets);
@@ -244,7 +251,7 @@ std::vector<Probe> element_probes(const ElementSpec& spec) {
   probes.back()
       .provides({e + ".sets", e + ".ways", e + ".set_mapping"})
       .requires_keys(with(size_req, {first_key, e + ".line_bytes"}))
-      .uses(with(with(uses, {e + ".eviction_set_ways"}), storage_uses(spec)));
+      .uses(with(with(uses, eviction_uses(spec)), storage_uses(spec)));
 
   probes.push_back(element_probe(spec, "policy", "replacement policy", false, [e](Context& ctx, Measurer& m) {
     const PolicyResult r =

@@ -48,6 +48,10 @@ struct ElementSpec {
   // at its own line (within 1 %), with both in the note.
   std::string storage_key;
   std::vector<std::string> storage_elements;
+  // A key of the element's plugin that holds the ways of its minimal eviction sets (data-cache:
+  // "l1d.eviction_set_ways"); empty: none. Where strides cannot see the sets, the geometry
+  // probe takes the sets and ways from it and the size. Named by the plugin, not the SDK.
+  std::string eviction_ways_key;
 };
 std::vector<Probe> element_probes(const ElementSpec& spec);
 

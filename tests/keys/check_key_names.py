@@ -1,0 +1,179 @@
+#!/usr/bin/env python3
+"""No file of the host or the SDK's library names a plugin or a plugin key, but the one
+mapping file (host/data/key_map.toml, docs/key-map.md): issue 52, item 4.
+
+The names come from the plugins themselves: `memtopo list --format json` (plugin names and
+the keys each probe provides), and the plugin folders' sources (folder names; keys in
+`.key(`, `.provides({`, `ctx.result(`), so that a plugin this build leaves out (the Hopper
+ones without CUDA) counts too. Comments are skipped: a key as an example in a comment names
+nothing the code depends on. What counts as naming one, in code and string literals:
+  - a plugin name in quotes, or before a '/' ("data-cache", "mlp/loads-in-flight");
+  - a provided key whole ("l2.partitions");
+  - an element in quotes, or before a '.' in quotes ("l1d", "l2.x");
+  - a key's part with an underscore in quotes ("far_copy_bytes") unless the mapping file lists
+    it as a part the SDK's own procedures write for any element ([vocabulary] cache_procedure).
+The [device] table is left out: its keys are the fields of the ABI's mt_device_info, which
+the host itself writes for a run's identity.
+And the mapping file stays true: every key and element a role of it maps to is one a plugin
+declares. Exit 0 when none is found and the map holds, 1 (with each finding) otherwise."""
+import argparse
+import io
+import json
+import re
+import subprocess
+import sys
+import tokenize
+import tomllib
+from pathlib import Path
+
+# Folders checked, relative to the source tree. sdk/src/sim, cuda and engine are the engine
+# (its simulated-device description has its own key vocabulary, docs/simulator.md), not what
+# plugins link; data files other than the mapping are measurements (fleet_spreads.toml).
+CHECKED = ["host/src", "host/include", "host/report", "host/python/memtopo", "host/main.cpp",
+           "sdk/src/procedures", "sdk/src/analysis"]
+SUFFIXES = {".cpp", ".hpp", ".h", ".cuh", ".cu", ".in", ".py"}
+
+
+def strip_cpp_comments(text):
+    """The text with // and /* */ comments blanked (strings and characters kept)."""
+    out, i, n = [], 0, len(text)
+    while i < n:
+        c = text[i]
+        if text.startswith("//", i):
+            j = text.find("\n", i)
+            i = n if j < 0 else j
+        elif text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+            out.append("\n" * text.count("\n", i, j))
+            i = j
+        elif text.startswith('R"', i):  # a raw string: up to its own delimiter
+            m = re.match(r'R"([^(]*)\(', text[i:])
+            end = text.find(")" + m.group(1) + '"', i) if m else -1
+            j = n if end < 0 else end + len(m.group(1)) + 2
+            out.append(text[i:j])
+            i = j
+        elif c in "\"'":
+            j = i + 1
+            while j < n and text[j] != c and text[j] != "\n":
+                j += 2 if text[j] == "\\" else 1
+            out.append(text[i:j + 1])
+            i = j + 1
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def strip_python_comments(text):
+    """The text less comments and docstrings (a string that is a statement of its own)."""
+    lines = text.splitlines(keepends=True)
+    drop = []  # (start, end) positions
+    prev = tokenize.NEWLINE
+    for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+        if tok.type == tokenize.COMMENT:
+            drop.append((tok.start, tok.end))
+        elif tok.type == tokenize.STRING and prev in (tokenize.NEWLINE, tokenize.NL, tokenize.INDENT, tokenize.DEDENT):
+            drop.append((tok.start, tok.end))
+        if tok.type not in (tokenize.COMMENT, tokenize.NL):
+            prev = tok.type
+    for (r0, c0), (r1, c1) in reversed(drop):
+        if r0 == r1:
+            lines[r0 - 1] = lines[r0 - 1][:c0] + lines[r0 - 1][c1:]
+        else:
+            lines[r0 - 1] = lines[r0 - 1][:c0] + "\n"
+            for r in range(r0, r1 - 1):
+                lines[r] = "\n"
+            lines[r1 - 1] = lines[r1 - 1][c1:]
+    return "".join(lines)
+
+
+KEY = r'"([a-z][a-z0-9_]*\.[a-z][a-z0-9_]*)"'
+
+
+def from_sources(root):
+    """Plugin names (folders with a CMakeLists.txt) and the keys their sources declare."""
+    plugins, keys = set(), set()
+    for d in sorted((root / "plugins").iterdir()):
+        if not (d / "CMakeLists.txt").is_file():
+            continue
+        plugins.add(d.name)
+        for f in d.glob("*"):
+            if f.suffix not in SUFFIXES:
+                continue
+            text = strip_cpp_comments(f.read_text())
+            keys.update(re.findall(r"(?:\.key\(|ctx\.result\()\s*" + KEY, text))
+            for block in re.findall(r"\.provides\(\{([^}]*)\}", text):
+                keys.update(re.findall(KEY, block))
+    return plugins, keys
+
+
+def patterns(listing, vocabulary, sources):
+    plugins = sorted({p["plugin"] for p in listing["probes"]} | sources[0])
+    keys = sorted({k for p in listing["probes"] for k in p["provides"]} | sources[1])
+    keys = [k for k in keys if not k.startswith("device.")]
+    elements = sorted({k.split(".")[0] for k in keys})
+    parts = sorted({k.split(".", 1)[1] for k in keys if "_" in k.split(".", 1)[1]} - set(vocabulary))
+    out = []
+    for p in plugins:
+        out.append(("plugin " + p, re.compile(r"[\"'/]" + re.escape(p) + r"(?=[\"'/])")))
+    for k in keys:
+        out.append(("key " + k, re.compile(r"(?<![\w.])" + re.escape(k) + r"(?![\w])")))
+    for e in elements:
+        out.append(("element " + e, re.compile(r"[\"']" + re.escape(e) + r"(?=[\"'.])")))
+    for k in parts:
+        out.append(("key part " + k, re.compile(r"[\"'.]" + re.escape(k) + r"(?=[\"'])")))
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--memtopo", required=True)
+    ap.add_argument("--source-dir", required=True)
+    args = ap.parse_args()
+    root = Path(args.source_dir)
+    mapping = tomllib.loads((root / "host/data/key_map.toml").read_text())
+    vocabulary = mapping.get("vocabulary", {}).get("cache_procedure", [])
+    listing = json.loads(subprocess.run([args.memtopo, "list", "--format", "json"], check=True,
+                                        capture_output=True, text=True).stdout)
+    pats = patterns(listing, vocabulary, from_sources(root))
+    hits = 0
+    files = []
+    for c in CHECKED:
+        p = root / c
+        if not p.exists():  # a folder moved: say so rather than check nothing
+            print(f"{c}: not found; update CHECKED in tests/keys/check_key_names.py")
+            return 1
+        files += [p] if p.is_file() else sorted(f for f in p.rglob("*") if f.suffix in SUFFIXES)
+    for f in files:
+        text = f.read_text()
+        code = strip_python_comments(text) if f.suffix == ".py" else strip_cpp_comments(text)
+        for lineno, line in enumerate(code.splitlines(), 1):
+            for what, rx in pats:
+                if rx.search(line):
+                    print(f"{f.relative_to(root)}:{lineno}: names {what}: {line.strip()[:100]}")
+                    hits += 1
+    print(f"{len(files)} files checked against {len(pats)} names; {hits} found outside host/data/key_map.toml")
+    stale = stale_roles(mapping, listing, from_sources(root)[1])
+    for s in stale:
+        print("host/data/key_map.toml: " + s)
+    return 1 if hits or stale else 0
+
+
+def stale_roles(mapping, listing, source_keys):
+    """Roles whose key or element no plugin declares (a renamed key left behind)."""
+    keys = {k for p in listing["probes"] for k in p["provides"]} | source_keys
+    elements = {k.split(".")[0] for k in keys}
+    out = []
+    for top, sections in mapping.items():
+        for name, roles in sections.items() if isinstance(sections, dict) else []:
+            for role, value in roles.items() if isinstance(roles, dict) else []:
+                if name == "keys" and value not in keys:
+                    out.append(f"[{top}.{name}] {role} = {value!r}: no plugin declares that key")
+                if name == "elements" and value not in elements:
+                    out.append(f"[{top}.{name}] {role} = {value!r}: no plugin declares keys of that element")
+    return out
+
+
+if __name__ == "__main__":
+    sys.exit(main())
