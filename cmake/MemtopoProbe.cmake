@@ -5,7 +5,8 @@
 # own build, and <build>/plugins out of tree.
 # Builds one probe plugin: a loadable module whose file stem is <plugin-name> (no "lib"
 # prefix), which the host requires. Symbols are hidden except the entry point, so that
-# inline statics of one plugin never merge with another's.
+# inline statics of one plugin never merge with another's. memtopo::analysis is a static
+# library: its code is compiled into the plugin, which needs no memtopo library at run time.
 #
 # `.cu` sources (a probe's own kernels) are compiled by nvcc into a fat binary of memtopo's
 # architectures (MEMTOPO_DEFAULT_CUDA_ARCHITECTURES) unless CUDA_ARCHITECTURES names others
@@ -66,8 +67,7 @@ function(_memtopo_add_probe name)
     CXX_STANDARD 20
     CXX_STANDARD_REQUIRED ON
     CXX_VISIBILITY_PRESET hidden
-    VISIBILITY_INLINES_HIDDEN ON
-    INSTALL_RPATH "$ORIGIN/../..")
+    VISIBILITY_INLINES_HIDDEN ON)
   set(cu ${ARG_SOURCES})
   list(FILTER cu INCLUDE REGEX "\\.cu$")
   get_property(langs GLOBAL PROPERTY ENABLED_LANGUAGES)

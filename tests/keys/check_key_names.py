@@ -26,9 +26,8 @@ import tokenize
 import tomllib
 from pathlib import Path
 
-# Folders checked, relative to the source tree. sdk/src/sim, cuda and engine are the engine
-# (its simulated-device description has its own key vocabulary, docs/simulator.md), not what
-# plugins link; data files other than the mapping are measurements (fleet_spreads.toml).
+# Folders checked, relative to the source tree. engine/ (the simulator, the CUDA backend) is
+# left out: its simulated-device description has its own key vocabulary (docs/simulator.md); data files other than the mapping are measurements (fleet_spreads.toml).
 CHECKED = ["host/src", "host/include", "host/report", "host/python/memtopo", "host/main.cpp",
            "sdk/src/procedures", "sdk/src/analysis"]
 SUFFIXES = {".cpp", ".hpp", ".h", ".cuh", ".cu", ".in", ".py"}
