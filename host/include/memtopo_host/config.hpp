@@ -9,9 +9,11 @@
 #include <vector>
 
 #include "memtopo_host/registry.hpp"
-#include "memtopo_host/runner.hpp"
 
 namespace memtopo::host {
+
+// The longest time limit a config may set (about 11.6 days): far below what the clocks hold.
+constexpr double kMaxTimeLimitS = 1e6;
 
 struct Config {
   std::filesystem::path file;

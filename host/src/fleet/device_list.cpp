@@ -8,7 +8,7 @@
 #include <map>
 #include <set>
 
-#include "commands/cli_internal.hpp"
+#include "base/usage_error.hpp"
 #include "memtopo/engine.hpp"
 
 namespace memtopo::host::cli {

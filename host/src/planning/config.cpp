@@ -12,7 +12,6 @@
 #include "memtopo/errors.hpp"
 #include "memtopo_host/nesting.hpp"
 #include "memtopo_host/plan.hpp"
-#include "memtopo_host/probe_executor.hpp"
 #include "memtopo_host/schema.hpp"
 
 namespace memtopo::host {

@@ -11,7 +11,7 @@
 #include <spdlog/spdlog.h>
 
 #include "memtopo_host/child_process.hpp"
-#include "memtopo_host/journal.hpp"
+#include "memtopo_host/outcome_json.hpp"
 #include "running/worker_process.hpp"
 
 namespace memtopo::host {
