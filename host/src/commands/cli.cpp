@@ -18,6 +18,7 @@
 #include "memtopo_host/terminal_text.hpp"
 #include "memtopo_host/validate.hpp"
 #include "output/run_output.hpp"
+#include "planning/device_spec.hpp"
 
 namespace memtopo::host {
 

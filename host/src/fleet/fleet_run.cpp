@@ -27,6 +27,7 @@
 #include "output/raw_dir.hpp"
 #include "memtopo/engine.hpp"
 #include "fleet/device_list.hpp"
+#include "planning/device_spec.hpp"
 #include "fleet/fleet_run.hpp"
 #include "memtopo_host/child_process.hpp"
 #include "memtopo_host/fleet.hpp"

@@ -5,13 +5,14 @@
 #include <spdlog/spdlog.h>
 
 #include "base/usage_error.hpp"
+#include "planning/device_spec.hpp"
 
 namespace memtopo::host {
 
 std::unique_ptr<engine::Device> open_device_arg(const SelectionRequest& a, const Config& cfg,
                                                 const engine::ReplayMap& replay) {
   const std::string device_arg = !a.device.empty() ? a.device : cfg.device.value_or("auto");
-  if (device_arg == "all" || device_arg.find(',') != std::string::npos)
+  if (names_several_devices(device_arg))
     throw UsageError("--device " + device_arg + ": names several devices; this command takes one (memtopo run "
                      "measures several at once)");
   std::unique_ptr<engine::Device> device;

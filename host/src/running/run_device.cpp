@@ -1,4 +1,5 @@
 #include "running/run_device.hpp"
+#include "planning/device_spec.hpp"
 #include "running/open_device.hpp"
 
 #include <algorithm>
@@ -23,7 +24,8 @@ RunSettings run_settings(const RunRequest& a, const Config& cfg) {
 RunDevice open_run_device(const RunRequest& a, const Config& cfg, const Registry& reg, const RunSettings& settings,
                           bool isolated, const std::atomic<int>* stop_requests) {
   const std::string spec = !a.device.empty() ? a.device : cfg.device.value_or("auto");
-  (void)run_jobs(a, cfg, spec.rfind("cuda", 0) == 0 ? "cuda" : "sim", isolated);  // refused before a device opens
+  const auto parsed = parse_device_spec(spec);
+  (void)run_jobs(a, cfg, parsed && parsed->kind == DeviceSpec::Kind::Cuda ? "cuda" : "sim", isolated);  // refused before a device opens
   RunDevice d;
   if (!isolated) {
     d.in_process = open_device_arg(a, cfg, reg.replay_map());
