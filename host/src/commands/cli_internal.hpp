@@ -16,12 +16,12 @@
 
 #include <toml++/toml.h>
 
+#include "base/usage_error.hpp"
 #include "memtopo/engine.hpp"
 #include "memtopo_host/config.hpp"
 #include "memtopo_host/key_policy.hpp"
 #include "memtopo_host/plan.hpp"
 #include "memtopo_host/registry.hpp"
-#include "base/usage_error.hpp"
 #include "output/output_file.hpp"
 #include "planning/run_request.hpp"
 #include "running/open_device.hpp"

@@ -13,20 +13,20 @@
 #include <spdlog/spdlog.h>
 
 #include "commands/cli_internal.hpp"
-#include "output/raw_dir.hpp"
 #include "fleet/fleet_run.hpp"
 #include "memtopo_host/device_identity.hpp"
-#include "memtopo_host/gpu_state.hpp"
-#include "memtopo_host/terminal_text.hpp"
-#include "running/run_device.hpp"
-#include "running/stop_signals.hpp"
 #include "memtopo_host/document.hpp"
+#include "memtopo_host/gpu_state.hpp"
 #include "memtopo_host/journal.hpp"
 #include "memtopo_host/runner.hpp"
+#include "memtopo_host/terminal_text.hpp"
 #include "output/output_file.hpp"
+#include "output/raw_dir.hpp"
 #include "output/resume.hpp"
 #include "output/run_lock.hpp"
 #include "output/run_output.hpp"
+#include "running/run_device.hpp"
+#include "running/stop_signals.hpp"
 
 namespace memtopo::host::cli {
 

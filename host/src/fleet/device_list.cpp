@@ -9,8 +9,8 @@
 #include <set>
 
 #include "base/usage_error.hpp"
-#include "planning/device_spec.hpp"
 #include "memtopo/engine.hpp"
+#include "planning/device_spec.hpp"
 
 namespace memtopo::host::cli {
 

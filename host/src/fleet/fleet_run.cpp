@@ -24,17 +24,17 @@
 #include <spdlog/spdlog.h>
 
 #include "base/usage_error.hpp"
-#include "output/raw_dir.hpp"
-#include "memtopo/engine.hpp"
 #include "fleet/device_list.hpp"
-#include "planning/device_spec.hpp"
 #include "fleet/fleet_run.hpp"
+#include "fleet/mpi_session.hpp"
+#include "memtopo/engine.hpp"
 #include "memtopo_host/child_process.hpp"
 #include "memtopo_host/fleet.hpp"
 #include "memtopo_host/summary.hpp"
 #include "memtopo_host/terminal_text.hpp"
-#include "fleet/mpi_session.hpp"
 #include "output/output_file.hpp"
+#include "output/raw_dir.hpp"
+#include "planning/device_spec.hpp"
 #include "running/signal_relay.hpp"
 #include "running/tied_child.hpp"
 

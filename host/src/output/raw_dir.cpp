@@ -9,8 +9,8 @@
 #include <string>
 
 #include "base/usage_error.hpp"
-#include "output/raw_dir.hpp"
 #include "output/new_file.hpp"
+#include "output/raw_dir.hpp"
 
 namespace memtopo::host::cli {
 

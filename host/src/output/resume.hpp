@@ -11,11 +11,11 @@
 
 #include "base/usage_error.hpp"
 #include "memtopo_host/config.hpp"
-#include "planning/run_request.hpp"
 #include "memtopo_host/document.hpp"
 #include "memtopo_host/journal.hpp"
 #include "memtopo_host/runner.hpp"
 #include "output/output_file.hpp"
+#include "planning/run_request.hpp"
 
 namespace memtopo::host::cli {
 

@@ -4,10 +4,10 @@
 
 #include <string>
 
-#include "planning/run_request.hpp"
 #include "memtopo_host/document.hpp"
 #include "output/output_file.hpp"
 #include "output/resume.hpp"
+#include "planning/run_request.hpp"
 
 namespace memtopo::host::cli {
 

@@ -1,12 +1,13 @@
 #include "running/run_device.hpp"
-#include "planning/device_spec.hpp"
-#include "running/open_device.hpp"
 
 #include <algorithm>
 #include <filesystem>
 #include <thread>
 
 #include <spdlog/spdlog.h>
+
+#include "planning/device_spec.hpp"
+#include "running/open_device.hpp"
 
 namespace memtopo::host::cli {
 

@@ -12,8 +12,8 @@
 #include "memtopo/engine.hpp"
 #include "memtopo_host/config.hpp"
 #include "memtopo_host/registry.hpp"
-#include "planning/run_request.hpp"
 #include "memtopo_host/worker.hpp"
+#include "planning/run_request.hpp"
 
 namespace memtopo::host::cli {
 
