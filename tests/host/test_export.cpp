@@ -290,7 +290,7 @@ TEST_CASE("run --format json: a fallback keeps the TOML text under a TOML name",
   namespace cli = memtopo::host::cli;
   test::TempDir dir("export-fallback");
   fs::create_directories(dir / "gone");
-  cli::RunArgs args;
+  RunRequest args;
   args.output = (dir / "gone" / "out.json").string();
   args.quiet = true;
   const cli::OutputTarget target = cli::resolve_output(args.output);

@@ -156,7 +156,7 @@ TEST_CASE("hostile fleet: a TMPDIR that does not exist gives a message, never an
 TEST_CASE("hostile: every exception reaching the top level gets a message and an exit status",
           "[host][hostile][cli]") {
   using memtopo::host::cli::report_unexpected_error;
-  namespace c = memtopo::host::cli;
+  namespace c = memtopo::host;  // the exit statuses (base/usage_error.hpp)
   CHECK(report_unexpected_error(std::make_exception_ptr(std::bad_alloc())) == c::kExitIncomplete);
   CHECK(report_unexpected_error(std::make_exception_ptr(std::out_of_range("stoi"))) == c::kExitIncomplete);
   CHECK(report_unexpected_error(std::make_exception_ptr(

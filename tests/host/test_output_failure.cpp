@@ -74,7 +74,7 @@ TEST_CASE("output check: a topology that fails the host's own check is not writt
   test::TempDir dir("invalid-output");
   const fs::path out = dir / "t.toml";
   test::write_file(out, "# an earlier complete output\n");
-  cli::RunArgs args;
+  RunRequest args;
   args.output = out.string();
   args.quiet = true;
   const cli::OutputTarget target = cli::resolve_output(args.output);

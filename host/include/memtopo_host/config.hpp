@@ -9,9 +9,11 @@
 #include <vector>
 
 #include "memtopo_host/registry.hpp"
-#include "memtopo_host/runner.hpp"
 
 namespace memtopo::host {
+
+// The longest time limit a config may set (about 11.6 days): far below what the clocks hold.
+constexpr double kMaxTimeLimitS = 1e6;
 
 struct Config {
   std::filesystem::path file;
@@ -33,11 +35,6 @@ struct ConfigError : std::runtime_error {
   std::vector<std::string> messages;
 };
 
-// "" when `spec` has one of the forms --device and [run] device take (auto, cuda, cuda:N, sim,
-// sim:FILE), else what is wrong, naming the forms.
-std::string device_spec_error(const std::string& spec);
-// The same for what `run` takes: one device, "all", or a comma list of devices.
-std::string device_arg_error(const std::string& value);
 // `value` with each sim:NAME (no slash, no extension, no such file here) replaced by the preset
 // of that name (sim:<prefix>/share/memtopo/devices/NAME.toml). A name no preset has sets
 // `*error` to what is wrong, listing the presets, and returns `value` unchanged.

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "memtopo_host/outcome_json.hpp"
 #include "memtopo_host/runner.hpp"
 
 namespace memtopo::host {
@@ -20,10 +21,6 @@ constexpr int kJournalFormat = 2;
 
 // OUT.toml -> OUT.toml.journal
 std::filesystem::path journal_path_for(const std::filesystem::path& output);
-
-nlohmann::json outcome_to_json(const ProbeOutcome& o);
-// Throws std::runtime_error when the record is malformed.
-ProbeOutcome outcome_from_json(const nlohmann::json& j);
 
 class JournalWriter {
  public:

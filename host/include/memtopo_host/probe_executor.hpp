@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "memtopo_host/config.hpp"
 #include "memtopo_host/runner.hpp"
 
 namespace memtopo::host {
@@ -76,8 +77,6 @@ struct TimeLimit {
   std::string source;  // "[probes.\"x/y\"] time_limit_s", "[run] time_limit_s", "declared budget", "default"
 };
 constexpr double kDefaultTimeLimitS = 600;
-// The longest time limit a config may set (about 11.6 days): far below what the clocks hold.
-constexpr double kMaxTimeLimitS = 1e6;
 TimeLimit time_limit_for(const ProbeInfo& probe, const RunSettings& settings);
 
 }  // namespace memtopo::host

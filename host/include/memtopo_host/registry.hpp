@@ -14,6 +14,9 @@ namespace memtopo::host {
 
 namespace fs = std::filesystem;
 
+// Option values set in the config file: probe name -> option name -> value.
+using OptionOverrides = std::map<std::string, std::map<std::string, Value>>;
+
 struct OptionSpec {
   std::string name;
   mt_value_type type = MT_VALUE_NONE;

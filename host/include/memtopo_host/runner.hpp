@@ -50,9 +50,6 @@ struct ProbeOutcome {
   std::vector<std::string> raw_write_errors;
 };
 
-// Option values set in the config file: probe name -> option name -> value.
-using OptionOverrides = std::map<std::string, std::map<std::string, Value>>;
-
 // Receives progress for display.
 struct RunObserver {
   virtual ~RunObserver() = default;

@@ -38,8 +38,6 @@ struct SummaryTable {
   std::vector<std::vector<std::string>> plain;
 };
 SummaryTable summary_table(const std::vector<SummaryColumn>& columns);
-// Rows of cells as columns two spaces apart, each as wide as its widest cell.
-std::string aligned_table(const std::vector<std::vector<std::string>>& rows);
 
 // Value formatting used by the summary (exposed for tests):
 // 245760 -> "240 KiB", 1536 -> "1536 B"; whole GiB/MiB/KiB only.

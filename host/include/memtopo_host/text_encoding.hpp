@@ -26,4 +26,8 @@ std::string utf8_escaped(const std::string& text);
 // is no UTF-8) as U+FFFD, so the document stays well-formed.
 std::string xml_escaped(const std::string& text);
 
+bool is_valid_utf8(const std::string& s);
+// `s` with every invalid UTF-8 sequence replaced by U+FFFD.
+std::string valid_utf8(const std::string& s);
+
 }  // namespace memtopo::host

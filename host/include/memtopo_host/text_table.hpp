@@ -1,4 +1,4 @@
-// The plain-text tables memtopo diff and memtopo fleet print: values shortened for a cell,
+// The plain-text tables memtopo prints (diff, fleet, compare, the run summary): values shortened for a cell,
 // percentages with their sign, columns aligned.
 #pragma once
 
@@ -15,8 +15,9 @@ std::string shown_number(double v);
 std::string shown_value(const nlohmann::json& v);
 // "+7.2 %", "-0.031 %".
 std::string shown_percent(double p);
-// Rows of cells, columns padded to their widest cell, two spaces apart, indented by two.
-std::string aligned(const std::vector<std::vector<std::string>>& rows);
+// Rows of cells, columns padded to their widest cell, two spaces apart, each line indented by
+// `indent` (two under a heading of diff and fleet; none in the summary and compare).
+std::string aligned(const std::vector<std::vector<std::string>>& rows, size_t indent = 2);
 
 // "1 GPU", "3 GPUs": a count and the noun that goes with it.
 inline std::string counted(size_t n, const char* one, const char* many) {

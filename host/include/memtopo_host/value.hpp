@@ -1,4 +1,5 @@
-// Host-side values: an owning copy of mt_value, and the rules result keys obey.
+// Host-side values: an owning copy of mt_value and its text, TOML and JSON forms (value.cpp,
+// value_text.cpp, value_json.cpp); the rules result keys obey are key_rules.hpp.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +11,8 @@
 #include <toml++/toml.h>
 
 #include "memtopo/abi.h"
+#include "memtopo_host/key_rules.hpp"
+#include "memtopo_host/text_encoding.hpp"
 
 namespace memtopo::host {
 
@@ -53,9 +56,6 @@ std::optional<Value> from_toml(const toml::node& node, mt_value_type type, std::
 std::string to_toml_literal(const Value& v);
 // Escapes `s`; bytes that are not UTF-8 become U+FFFD, so the literal is always valid TOML.
 std::string toml_string_literal(const std::string& s);
-bool is_valid_utf8(const std::string& s);
-// `s` with every invalid UTF-8 sequence replaced by U+FFFD.
-std::string valid_utf8(const std::string& s);
 std::string format_double(double d);
 
 nlohmann::json to_json(const Value& v);
@@ -65,23 +65,6 @@ std::optional<Value> from_json(const nlohmann::json& j, mt_value_type type);
 // float FLOAT_ARRAY, ...); nothing for null, objects and mixed arrays.
 std::optional<Value> from_json_inferred(const nlohmann::json& j);
 
-// "l1d.line_bytes": nothing when valid, else what is wrong.
-std::optional<std::string> check_key(const std::string& key);
-// Unit-suffix rules (docs/format.md): `_bytes`, `_bits`, `_khz` hold integers >= 0, `_cycles`,
-// `_gbps`, `_s` numbers >= 0 (or arrays of them). Floats must be finite (no NaN, no inf) and
-// strings valid UTF-8, whatever the key. Nothing when `v` fits `key`.
-std::optional<std::string> check_value_for_key(const std::string& key, const Value& v);
-
-// Every MT_KEY_* bit this host knows: a plugin declaring others is refused, a journal's are masked.
-constexpr uint32_t kKnownKeyFlags =
-    MT_KEY_IDENTITY | MT_KEY_SETTING | MT_KEY_VARIES | MT_KEY_ESTIMATE | MT_KEY_HEADLINE | MT_KEY_CONFIGURATION;
-
-// The unit a key's name carries ("bytes" for l1d.size_bytes), or "" when it has none.
-std::string unit_of_key(const std::string& key);
-// Whether a declared unit and type (mt_key_desc) agree with the key's name: the unit must be
-// the one its suffix names ("" without a suffix), the type one that suffix allows. Nothing
-// when they agree, else what to change.
-std::optional<std::string> check_key_declaration(const std::string& key, mt_value_type type, const std::string& unit);
 // Whether `type` is one of the value types of abi.h.
 bool is_value_type(mt_value_type type);
 

@@ -17,6 +17,8 @@
 #include "memtopo_host/schema.hpp"
 #include "memtopo_host/terminal_text.hpp"
 #include "memtopo_host/validate.hpp"
+#include "output/run_output.hpp"
+#include "planning/device_spec.hpp"
 
 namespace memtopo::host {
 
@@ -84,29 +86,11 @@ std::vector<std::string> split_lists(const std::vector<std::string>& values) {
   return out;
 }
 
-Selection effective_selection(const SelectionArgs& a, const Config& cfg) {
+Selection effective_selection(const SelectionRequest& a, const Config& cfg) {
   Selection sel;
   sel.only = a.only.empty() ? cfg.probes : split_lists(a.only);
   sel.skip = a.skip.empty() ? cfg.skip : split_lists(a.skip);
   return sel;
-}
-
-std::unique_ptr<engine::Device> open_device_arg(const SelectionArgs& a, const Config& cfg,
-                                                const engine::ReplayMap& replay) {
-  const std::string device_arg = !a.device.empty() ? a.device : cfg.device.value_or("auto");
-  if (device_arg == "all" || device_arg.find(',') != std::string::npos)
-    throw UsageError("--device " + device_arg + ": names several devices; this command takes one (memtopo run "
-                     "measures several at once)");
-  std::unique_ptr<engine::Device> device;
-  std::string fallback;
-  try {
-    device = engine::open_device(device_arg, &fallback, replay);
-  } catch (const std::exception& e) {
-    throw UsageError(std::string("cannot open device: ") + e.what());
-  }
-  if (!fallback.empty())
-    spdlog::warn("no GPU to measure ({}): measuring the built-in simulated GPU instead (backend = \"sim\")", fallback);
-  return device;
 }
 
 namespace {
@@ -137,7 +121,7 @@ void print_plan(const Plan& plan, const std::map<std::string, double>& recorded,
   }
 }
 
-int cmd_plan(const PlanArgs& a) {
+int cmd_plan(const PlanRequest& a) {
   Registry reg = load_registry(a.plugin_paths, true);
   Config cfg = maybe_load_config(a.config, reg);
   const Selection sel = effective_selection(a, cfg);
@@ -230,8 +214,8 @@ struct CliArgs {
   std::vector<std::string> list_paths;
   bool list_verbose = false;
   std::string list_format = "text";
-  PlanArgs plan;
-  RunArgs run;
+  PlanRequest plan;
+  RunRequest run;
   std::string validate_file;
   bool validate_device = false;
   std::vector<std::string> validate_paths;
@@ -251,7 +235,7 @@ std::unique_ptr<CLI::App> make_app(CliArgs& args) {
   auto add_plugin_path = [](CLI::App* sub, std::vector<std::string>& v) {
     sub->add_option("--plugin-path", v, "Folder to search for probe plugins first (repeatable)");
   };
-  auto add_selection = [&](CLI::App* sub, SelectionArgs& s) {
+  auto add_selection = [&](CLI::App* sub, SelectionRequest& s) {
     sub->add_option("--config", s.config, "Config file (TOML; docs/host.md)");
     sub->add_option("--device", s.device,
                     "auto (default), cuda, cuda:N, sim, sim:FILE, sim:PRESET (kepler-like, ...); for `run` also "

@@ -16,27 +16,21 @@
 
 #include <toml++/toml.h>
 
+#include "base/usage_error.hpp"
 #include "memtopo/engine.hpp"
 #include "memtopo_host/config.hpp"
 #include "memtopo_host/key_policy.hpp"
 #include "memtopo_host/plan.hpp"
 #include "memtopo_host/registry.hpp"
 #include "output/output_file.hpp"
+#include "planning/run_request.hpp"
+#include "running/open_device.hpp"
 
 namespace CLI {
 class App;
 }
 
 namespace memtopo::host::cli {
-
-constexpr int kExitOk = 0;
-constexpr int kExitIncomplete = 1;
-constexpr int kExitUsage = 2;
-
-// A usage or configuration problem: message printed, exit 2, nothing run or written.
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
 
 // Any other exception that reaches the top level (unexpected_error.cpp): its message on
 // stderr; exit 2 for a file-system problem (a missing TMPDIR), 1 for the rest. Never an abort.
@@ -47,15 +41,6 @@ int report_unexpected_error(std::exception_ptr error);
 // CLI::Range lets NaN through (it compares neither below nor above a bound).
 std::function<std::string(const std::string&)> number_between(double low, double high, const std::string& what);
 
-struct SelectionArgs {
-  std::string config, device;
-  std::vector<std::string> only, skip, plugin_paths;
-};
-
-struct PlanArgs : SelectionArgs {
-  std::string timings;  // --timings: a topology whose [probes] durations estimate the plan's time
-};
-
 // plan --timings (plan_timing.cpp): each probe's duration_s in a topology file `run` wrote, and
 // the plan's time line: about the recorded total, or at most the time limits without a file.
 std::map<std::string, double> recorded_durations(const std::string& file);
@@ -65,36 +50,14 @@ std::string plan_time_line(const Plan& plan, const Config& cfg, const std::strin
 std::string recorded_device(const std::string& file);
 std::string seconds_text(double s);  // "2.5 s", "27 s"
 
-struct RunArgs : SelectionArgs {
-  std::string raw_dir, output;
-  std::string format;  // --format: "toml", "json", or "" (from OUT's name: run_output.cpp)
-  bool resume = false, quiet = false, verbose = false;
-  bool no_isolation = false;  // run the probes in this process (docs/host.md, "Isolation")
-  bool verify = false;        // --verify: check values by the GPU's hardware counters
-  unsigned jobs = 0;          // --jobs: probes at once on the simulated GPU (0: by the cores)
-  std::string device_label;   // [meta] device_label: the node's name of the GPU (a fleet run's member)
-};
-
 void setup_logging(bool quiet, bool verbose);
 // Loads plugins from --plugin-path folders and the default places; a missing folder is a
 // usage error. With `report_errors`, each refused file is logged as a warning.
 Registry load_registry(const std::vector<std::string>& plugin_paths, bool report_errors);
 Config maybe_load_config(const std::string& path, const Registry& reg);
 // The command line replaces the config's lists.
-Selection effective_selection(const SelectionArgs& a, const Config& cfg);
-// Opens --device (or the config's, or auto); a device that cannot be opened is a usage error.
-// `replay`: what measured keys replay as, where the device is a measured topology
-// (Registry::replay_map).
-std::unique_ptr<engine::Device> open_device_arg(const SelectionArgs& a, const Config& cfg,
-                                                const engine::ReplayMap& replay = {});
-
-// The raw-series folder (--raw-dir, else [run] raw_dir; empty: none), created and checked
-// writable before anything is measured; a usage error names it otherwise (raw_dir.cpp).
-std::filesystem::path prepare_raw_dir(const RunArgs& a, const Config& cfg);
-// The raw-series folder as named (--raw-dir, else [run] raw_dir), not yet made; empty: none.
-std::filesystem::path raw_dir_of(const RunArgs& a, const Config& cfg);
-
-int cmd_run(const RunArgs& a);
+Selection effective_selection(const SelectionRequest& a, const Config& cfg);
+int cmd_run(const RunRequest& a);
 // memtopo list (list_command.cpp): `format` "text" or "json".
 int cmd_list(const std::vector<std::string>& plugin_paths, bool verbose, const std::string& format);
 
@@ -107,8 +70,6 @@ std::optional<toml::table> read_topology_or_report(const std::string& file, cons
 // "a,b" -> a, b for each value of a repeatable option (--only, --skip); empty entries are
 // refused by the option's own check.
 std::vector<std::string> split_lists(const std::vector<std::string>& values);
-// A --format value `run` refuses ("" when it is toml or json): the message names the formats.
-std::string run_format_error(const std::string& value);
 
 // --tolerance-percent and --profile of diff and fleet (compare_options.cpp).
 struct CompareArgs {
@@ -160,7 +121,7 @@ struct ExtraCommand {
 ExtraCommand add_diff_command(CLI::App& app);    // diff_command.cpp
 ExtraCommand add_export_command(CLI::App& app);  // export_command.cpp
 ExtraCommand add_report_command(CLI::App& app);  // report_command.cpp
-ExtraCommand add_fleet_command(CLI::App& app);   // fleet/fleet_command.cpp
+ExtraCommand add_fleet_command(CLI::App& app);   // fleet_command.cpp
 ExtraCommand add_compare_command(CLI::App& app);  // compare_command.cpp
 ExtraCommand add_draw_command(CLI::App& app);     // draw_command.cpp
 

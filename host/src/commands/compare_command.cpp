@@ -15,10 +15,12 @@
 #include <CLI/CLI.hpp>
 
 #include "commands/cli_internal.hpp"
+#include "commands/subcommand.hpp"
 #include "memtopo_host/csv.hpp"
 #include "memtopo_host/fleet.hpp"
 #include "memtopo_host/summary.hpp"
 #include "memtopo_host/terminal_text.hpp"
+#include "memtopo_host/text_table.hpp"
 #include "memtopo_host/value.hpp"
 #include "output/output_file.hpp"
 
@@ -163,7 +165,7 @@ std::string wrapped_table(std::vector<std::vector<std::string>> rows, size_t wid
       for (size_t c = first; c < last && c < row.size(); ++c) part.push_back(row[c]);
       block.push_back(std::move(part));
     }
-    out += (out.empty() ? "" : "\n") + aligned_table(block);
+    out += (out.empty() ? "" : "\n") + aligned(block, 0);
     first = last;
   }
   return out;
@@ -198,14 +200,15 @@ int cmd_compare(const CompareCmdArgs& a) {
 }  // namespace
 
 ExtraCommand add_compare_command(CLI::App& app) {
-  auto args = std::make_shared<CompareCmdArgs>();
-  CLI::App* sub = app.add_subcommand(
-      "compare", "Headline values of several topology files side by side, with ratios to the first");
-  sub->add_option("files", args->files, "Two or more topology files (TOML or JSON)")->required();
-  sub->add_option("--format", args->format, "text (default), markdown or csv")
-      ->check(CLI::IsMember({"text", "markdown", "csv"}));
-  sub->add_option("-o,--output", args->output, "File to write (replaced atomically); - or none: stdout");
-  return {sub, [args] { return cmd_compare(*args); }};
+  const auto options = [](CLI::App* sub, CompareCmdArgs& a) {
+    sub->add_option("files", a.files, "Two or more topology files (TOML or JSON)")->required();
+    add_format_option(sub, a.format, "text (default), markdown or csv", {"text", "markdown", "csv"});
+    add_output_option(sub, a.output);
+  };
+  return subcommand<CompareCmdArgs>(
+      app, "compare",
+      "Headline values of several topology files side by side, with ratios to the first",
+      options, cmd_compare);
 }
 
 }  // namespace memtopo::host::cli

@@ -12,6 +12,7 @@
 #include <CLI/CLI.hpp>
 
 #include "commands/cli_internal.hpp"
+#include "commands/subcommand.hpp"
 #include "memtopo_host/terminal_text.hpp"
 #include "memtopo_host/topology_diff.hpp"
 
@@ -58,17 +59,19 @@ int cmd_diff(const DiffArgs& args) {
 }  // namespace
 
 ExtraCommand add_diff_command(CLI::App& app) {
-  auto args = std::make_shared<DiffArgs>();
-  CLI::App* sub = app.add_subcommand(
-      "diff", "Compare two topology files: values beyond the tolerance, keys in one only, probe versions (exit 1 if any)");
-  sub->add_option("A", args->a, "The first topology file (before)")->required();
-  sub->add_option("B", args->b, "The second topology file (after)")->required();
-  sub->add_option("--format", args->format, "text (default) or json")->check(CLI::IsMember({"text", "json"}));
-  add_compare_options(sub, args->compare);
-  sub->add_option("--only", args->only, "Compare only these element tables (comma-separated or repeated: l1d,l2)")
-      ->allow_extra_args(false)
-      ->check(only_entry_error);
-  return {sub, [args] { return cmd_diff(*args); }};
+  const auto options = [](CLI::App* sub, DiffArgs& a) {
+    sub->add_option("A", a.a, "The first topology file (before)")->required();
+    sub->add_option("B", a.b, "The second topology file (after)")->required();
+    add_format_option(sub, a.format, "text (default) or json", {"text", "json"});
+    add_compare_options(sub, a.compare);
+    sub->add_option("--only", a.only, "Compare only these element tables (comma-separated or repeated: l1d,l2)")
+        ->allow_extra_args(false)
+        ->check(only_entry_error);
+  };
+  return subcommand<DiffArgs>(
+      app, "diff",
+      "Compare two topology files: values beyond the tolerance, keys in one only, probe versions (exit 1 if any)",
+      options, cmd_diff);
 }
 
 }  // namespace memtopo::host::cli

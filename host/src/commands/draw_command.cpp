@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 
 #include "commands/cli_internal.hpp"
+#include "commands/subcommand.hpp"
 #include "memtopo_host/draw.hpp"
 #include "output/output_file.hpp"
 
@@ -54,11 +55,16 @@ int cmd_draw(const DrawArgs& a) {
 }  // namespace
 
 ExtraCommand add_draw_command(CLI::App& app) {
-  auto args = std::make_shared<DrawArgs>();
-  CLI::App* sub = app.add_subcommand("draw", "Draw the GPU's memory hierarchy from a topology file: text, or a picture with -o F.svg / F.png / F.pdf");
-  sub->add_option("file", args->file, "Topology file (TOML or JSON)")->required();
-  sub->add_option("-o,--output", args->output, "File to write (replaced atomically): .svg, .png or .pdf a picture, .txt or no extension text; - or none: stdout");
-  return {sub, [args] { return cmd_draw(*args); }};
+  const auto options = [](CLI::App* sub, DrawArgs& a) {
+    sub->add_option("file", a.file, "Topology file (TOML or JSON)")->required();
+    add_output_option(sub, a.output,
+                      "File to write (replaced atomically): .svg, .png or .pdf a picture, .txt or no extension text; - "
+                      "or none: stdout");
+  };
+  return subcommand<DrawArgs>(
+      app, "draw",
+      "Draw the GPU's memory hierarchy from a topology file: text, or a picture with -o F.svg / F.png / F.pdf",
+      options, cmd_draw);
 }
 
 }  // namespace memtopo::host::cli

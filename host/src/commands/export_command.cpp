@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include "commands/cli_internal.hpp"
+#include "commands/subcommand.hpp"
 #include "memtopo/engine.hpp"
 #include "memtopo/errors.hpp"
 #include "memtopo_host/schema.hpp"
@@ -150,18 +151,21 @@ int cmd_export(const ExportArgs& a) {
 }  // namespace
 
 ExtraCommand add_export_command(CLI::App& app) {
-  auto args = std::make_shared<ExportArgs>();
-  CLI::App* sub = app.add_subcommand("export", "Write a topology file as JSON, TOML, CSV or gpgpusim.config lines");
-  sub->add_option("file", args->file, "Topology TOML file to read");
-  sub->add_option("--format", args->format,
-                  "json, toml, csv or accel-sim (default: csv or toml when -o ends in .csv or .toml, else json)")
-      ->check(export_format_error);
-  sub->add_flag("--accel-sim", args->accel_sim, "Same as --format accel-sim: gpgpusim.config lines (docs/accel-sim.md)");
-  sub->add_option("--base", args->base,
-                  "With --accel-sim: a complete gpgpusim.config whose values the topology's replace (docs/accel-sim.md)");
-  sub->add_flag("--schema", args->schema, "Write the topology JSON Schema (reads no file)");
-  sub->add_option("-o,--output", args->output, "File to write (replaced atomically); - or none: stdout");
-  return {sub, [args] { return cmd_export(*args); }};
+  const auto options = [](CLI::App* sub, ExportArgs& a) {
+    sub->add_option("file", a.file, "Topology TOML file to read");
+    sub->add_option("--format", a.format,
+                    "json, toml, csv or accel-sim (default: csv or toml when -o ends in .csv or .toml, else json)")
+        ->check(export_format_error);
+    sub->add_flag("--accel-sim", a.accel_sim, "Same as --format accel-sim: gpgpusim.config lines (docs/accel-sim.md)");
+    sub->add_option("--base", a.base,
+                    "With --accel-sim: a complete gpgpusim.config whose values the topology's replace (docs/accel-sim.md)");
+    sub->add_flag("--schema", a.schema, "Write the topology JSON Schema (reads no file)");
+    add_output_option(sub, a.output);
+  };
+  return subcommand<ExportArgs>(
+      app, "export",
+      "Write a topology file as JSON, TOML, CSV or gpgpusim.config lines",
+      options, cmd_export);
 }
 
 }  // namespace memtopo::host::cli

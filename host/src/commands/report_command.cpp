@@ -14,6 +14,7 @@
 #include <toml++/toml.h>
 
 #include "commands/cli_internal.hpp"
+#include "commands/subcommand.hpp"
 #include "memtopo_host/draw.hpp"
 #include "memtopo_host/fleet.hpp"
 #include "memtopo_host/schema.hpp"
@@ -84,13 +85,15 @@ int cmd_report(const ReportArgs& a) {
 }  // namespace
 
 ExtraCommand add_report_command(CLI::App& app) {
-  auto args = std::make_shared<ReportArgs>();
-  CLI::App* sub = app.add_subcommand(
-      "report", "Write one self-contained HTML page: every value, its provenance, a plot of every raw series");
-  sub->add_option("topology", args->topology, "Topology TOML file (memtopo run -o)")->required();
-  sub->add_option("--raw-dir", args->raw_dir, "The run's --raw-dir: every CSV series in it is plotted");
-  sub->add_option("-o,--output", args->output, "HTML file to write")->required();
-  return {sub, [args] { return cmd_report(*args); }};
+  const auto options = [](CLI::App* sub, ReportArgs& a) {
+    sub->add_option("topology", a.topology, "Topology TOML file (memtopo run -o)")->required();
+    sub->add_option("--raw-dir", a.raw_dir, "The run's --raw-dir: every CSV series in it is plotted");
+    add_output_option(sub, a.output, "HTML file to write")->required();
+  };
+  return subcommand<ReportArgs>(
+      app, "report",
+      "Write one self-contained HTML page: every value, its provenance, a plot of every raw series",
+      options, cmd_report);
 }
 
 }  // namespace memtopo::host::cli

@@ -15,17 +15,18 @@
 #include "commands/cli_internal.hpp"
 #include "fleet/fleet_run.hpp"
 #include "memtopo_host/device_identity.hpp"
-#include "memtopo_host/gpu_state.hpp"
-#include "memtopo_host/terminal_text.hpp"
-#include "running/run_device.hpp"
-#include "running/stop_signals.hpp"
 #include "memtopo_host/document.hpp"
+#include "memtopo_host/gpu_state.hpp"
 #include "memtopo_host/journal.hpp"
 #include "memtopo_host/runner.hpp"
+#include "memtopo_host/terminal_text.hpp"
 #include "output/output_file.hpp"
+#include "output/raw_dir.hpp"
 #include "output/resume.hpp"
-#include "running/run_lock.hpp"
+#include "output/run_lock.hpp"
 #include "output/run_output.hpp"
+#include "running/run_device.hpp"
+#include "running/stop_signals.hpp"
 
 namespace memtopo::host::cli {
 
@@ -35,7 +36,7 @@ namespace {
 
 // A topology file named as another format (t.csv, t.txt) is refused before measuring: run
 // writes TOML or JSON, and a name without an extension gets TOML.
-void refuse_misnamed_output(const RunArgs& a, const OutputTarget& out) {
+void refuse_misnamed_output(const RunRequest& a, const OutputTarget& out) {
   if (out.kind != OutputKind::File) return;
   std::string ext = std::filesystem::path(a.output).extension().string();
   for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
@@ -92,7 +93,7 @@ class StderrProgress : public RunObserver {
 };
 
 // What `run` reads and must never overwrite: the config, the device description, the plugins.
-std::vector<NamedInput> run_inputs(const RunArgs& a, const Config& cfg, const Registry& reg) {
+std::vector<NamedInput> run_inputs(const RunRequest& a, const Config& cfg, const Registry& reg) {
   std::vector<NamedInput> inputs{{"--config", a.config}};
   const std::string device = !a.device.empty() ? a.device : cfg.device.value_or("");
   if (device.rfind("sim:", 0) == 0) inputs.push_back({"the device description of --device", device.substr(4)});
@@ -102,7 +103,7 @@ std::vector<NamedInput> run_inputs(const RunArgs& a, const Config& cfg, const Re
 }
 
 // Before anything is measured: -o and --raw-dir are none of the inputs, nor each other.
-void refuse_overwriting_inputs(const RunArgs& a, const Config& cfg, const Registry& reg) {
+void refuse_overwriting_inputs(const RunRequest& a, const Config& cfg, const Registry& reg) {
   std::vector<NamedInput> inputs = run_inputs(a, cfg, reg);
   refuse_output_over_inputs("-o", a.output, inputs);
   const fs::path raw = raw_dir_of(a, cfg);
@@ -149,7 +150,7 @@ RunReport measure(const Plan& plan, RunDevice& device, RunSettings& settings, Jo
 
 }  // namespace
 
-int cmd_run(const RunArgs& a) {
+int cmd_run(const RunRequest& a) {
   // A folder is the output of a fleet run (one file per GPU); anything else is checked first.
   // A fleet member's -o is a name its fleet run chose in a shared folder: never followed.
   const OutputNamedBy named_by = std::getenv(kFleetMemberVariable) ? OutputNamedBy::Memtopo : OutputNamedBy::User;

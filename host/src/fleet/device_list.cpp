@@ -8,8 +8,9 @@
 #include <map>
 #include <set>
 
-#include "commands/cli_internal.hpp"
+#include "base/usage_error.hpp"
 #include "memtopo/engine.hpp"
+#include "planning/device_spec.hpp"
 
 namespace memtopo::host::cli {
 
@@ -66,13 +67,6 @@ void make_stems_distinct(std::vector<FleetDevice>& devices) {
   }
 }
 
-int parse_int(const char* text, int fallback) {
-  if (!text) return fallback;
-  char* end = nullptr;
-  const long v = std::strtol(text, &end, 10);
-  return end && *end == '\0' && v >= 0 && v < 1 << 20 ? static_cast<int>(v) : fallback;
-}
-
 }  // namespace
 
 std::string file_name_part(const std::string& raw) {
@@ -92,10 +86,6 @@ std::string host_file_name() {
   return file_name_part(buf);
 }
 
-bool names_several_devices(const std::string& device) {
-  return device == "all" || device.find(',') != std::string::npos;
-}
-
 std::vector<FleetDevice> expand_devices(const std::string& device, const std::string& host) {
   const std::vector<std::string> visible = visible_entries();
   std::vector<FleetDevice> out;
@@ -110,18 +100,19 @@ std::vector<FleetDevice> expand_devices(const std::string& device, const std::st
   }
   for (const auto& entry : split(device, ',')) {
     if (entry.empty()) throw UsageError("--device " + device + ": an empty entry; separate devices by single commas");
-    if (const std::string problem = device_spec_error(entry); !problem.empty() || entry == "auto")
+    const auto spec = parse_device_spec(entry);
+    if (!spec || spec->kind == DeviceSpec::Kind::Auto)
       throw UsageError("--device " + device + ": " +
-                       (entry == "auto" ? "'auto' cannot be one of several devices; name each" : problem));
-    if (entry == "cuda" || entry.rfind("cuda:", 0) == 0) {
-      const int ordinal = entry == "cuda" ? 0 : parse_int(entry.c_str() + 5, -1);
+                       (spec ? "'auto' cannot be one of several devices; name each" : device_spec_error(entry)));
+    if (spec->kind == DeviceSpec::Kind::Cuda) {
+      const int ordinal = spec->ordinal;
       const int count = engine::cuda_device_count();
       if (ordinal < 0 || ordinal >= count)
         throw UsageError("--device " + entry + ": there is no such GPU; this host has " + std::to_string(count) +
                          " CUDA GPU(s)");
       out.push_back(cuda_device(ordinal, visible, host));
     } else {
-      const std::string path = entry == "sim" ? "" : entry.substr(4);
+      const std::string& path = spec->file;
       const std::string stem = path.empty() ? "sim" : "sim-" + sim_stem(path);
       out.push_back({entry, stem, "", host + "-" + stem});
     }

@@ -27,9 +27,6 @@ std::string file_name_part(const std::string& raw);
 // tests; docs/fleet.md).
 std::string host_file_name();
 
-// Whether `--device` names several devices: "all" or a comma list.
-bool names_several_devices(const std::string& device);
-
 // "all" (every CUDA GPU this process may use), "cuda:0,cuda:3", "sim:a.toml,sim:b.toml" or one
 // device, as FleetDevices named after `host` (already a file_name_part), each stem distinct:
 // where two would be equal, each of them gets "-1", "-2", ... in list order, skipping any

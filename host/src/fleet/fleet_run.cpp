@@ -23,16 +23,18 @@
 
 #include <spdlog/spdlog.h>
 
-#include "commands/cli_internal.hpp"
-#include "memtopo/engine.hpp"
+#include "base/usage_error.hpp"
 #include "fleet/device_list.hpp"
 #include "fleet/fleet_run.hpp"
+#include "fleet/mpi_session.hpp"
+#include "memtopo/engine.hpp"
 #include "memtopo_host/child_process.hpp"
 #include "memtopo_host/fleet.hpp"
 #include "memtopo_host/summary.hpp"
 #include "memtopo_host/terminal_text.hpp"
-#include "fleet/mpi_session.hpp"
 #include "output/output_file.hpp"
+#include "output/raw_dir.hpp"
+#include "planning/device_spec.hpp"
 #include "running/signal_relay.hpp"
 #include "running/tied_child.hpp"
 
@@ -54,7 +56,7 @@ struct Member {
   int exit_code = -1;    // -1 until it ended; 128 + signal for a signal
 };
 
-std::vector<std::string> child_args(const RunArgs& a, const Member& m, const fs::path& raw) {
+std::vector<std::string> child_args(const RunRequest& a, const Member& m, const fs::path& raw) {
   std::vector<std::string> v{"run", "--device", m.device.spec, "--device-label", m.device.label, "-o",
                              m.output.string()};
   if (!a.config.empty()) v.insert(v.end(), {"--config", a.config});
@@ -74,7 +76,7 @@ std::vector<std::string> child_args(const RunArgs& a, const Member& m, const fs:
 
 // Runs at once: --jobs, else the CPUs this process may use (a 64-GPU list on a 16-core node
 // measures 16 at a time).
-size_t runs_at_once(const RunArgs& a) {
+size_t runs_at_once(const RunRequest& a) {
   if (a.jobs) return a.jobs;
   cpu_set_t set;
   if (::sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return static_cast<size_t>(CPU_COUNT(&set));
@@ -243,12 +245,12 @@ bool is_folder_output(const std::string& output) {
   return !output.empty() && (output.back() == '/' || fs::is_directory(output, ec));
 }
 
-bool wants_fleet_run(const RunArgs& a, const std::string& device) {
+bool wants_fleet_run(const RunRequest& a, const std::string& device) {
   if (std::getenv(kFleetMemberVariable)) return false;  // a member runs its one device
   return is_folder_output(a.output) || names_several_devices(device) || launch_rank() || mpi_world_size() > 1;
 }
 
-int run_fleet(const RunArgs& a, const Config& cfg, const std::string& device_arg) {
+int run_fleet(const RunRequest& a, const Config& cfg, const std::string& device_arg) {
   const auto start = std::chrono::steady_clock::now();
   if (!is_folder_output(a.output))
     throw UsageError("-o " + a.output + ": a run of several GPUs (or one rank of srun or mpirun) writes one topology "

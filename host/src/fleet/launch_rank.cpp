@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "commands/cli_internal.hpp"
+#include "base/usage_error.hpp"
 #include "fleet/device_list.hpp"
 
 namespace memtopo::host::cli {

@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include <nlohmann/json.hpp>
+
 namespace memtopo::host {
 
 CodePoint utf8_at(const std::string& text, size_t i) {
@@ -57,6 +59,21 @@ std::string xml_escaped(const std::string& text) {
     i += cp.length > 0 ? cp.length : 1;
   }
   return out;
+}
+
+bool is_valid_utf8(const std::string& s) {
+  try {
+    (void)nlohmann::json(s).dump();  // nlohmann's strict mode checks every sequence
+    return true;
+  } catch (const nlohmann::json::type_error&) {
+    return false;
+  }
+}
+
+std::string valid_utf8(const std::string& s) {
+  if (is_valid_utf8(s)) return s;
+  const std::string quoted = nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return nlohmann::json::parse(quoted).get<std::string>();
 }
 
 }  // namespace memtopo::host

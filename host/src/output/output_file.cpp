@@ -10,7 +10,7 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "commands/cli_internal.hpp"
+#include "base/usage_error.hpp"
 #include "memtopo_host/document.hpp"
 #include "output/new_file.hpp"
 

@@ -8,18 +8,19 @@
 #include <filesystem>
 #include <string>
 
-#include "commands/cli_internal.hpp"
+#include "base/usage_error.hpp"
 #include "output/new_file.hpp"
+#include "output/raw_dir.hpp"
 
 namespace memtopo::host::cli {
 
 namespace fs = std::filesystem;
 
-fs::path raw_dir_of(const RunArgs& a, const Config& cfg) {
+fs::path raw_dir_of(const RunRequest& a, const Config& cfg) {
   return !a.raw_dir.empty() ? fs::path(a.raw_dir) : fs::path(cfg.raw_dir.value_or(""));
 }
 
-fs::path prepare_raw_dir(const RunArgs& a, const Config& cfg) {
+fs::path prepare_raw_dir(const RunRequest& a, const Config& cfg) {
   const bool from_command_line = !a.raw_dir.empty();
   const fs::path dir = raw_dir_of(a, cfg);
   if (dir.empty()) return dir;

@@ -102,7 +102,7 @@ nlohmann::json journal_header(const Meta& meta, const nlohmann::json& identity) 
           {"created_utc", meta.created_utc},   {"device", identity}};
 }
 
-JournalState open_journal(const RunArgs& a, const OutputTarget& out, const Registry& reg, const Plan& plan,
+JournalState open_journal(const RunRequest& a, const OutputTarget& out, const Registry& reg, const Plan& plan,
                           const nlohmann::json& header, RunSettings& settings, JournalWriter& journal) {
   JournalState js;
   if (out.kind != OutputKind::File) return js;  // resume is refused earlier for these

@@ -9,11 +9,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "commands/cli_internal.hpp"
+#include "base/usage_error.hpp"
+#include "memtopo_host/config.hpp"
 #include "memtopo_host/document.hpp"
 #include "memtopo_host/journal.hpp"
 #include "memtopo_host/runner.hpp"
 #include "output/output_file.hpp"
+#include "planning/run_request.hpp"
 
 namespace memtopo::host::cli {
 
@@ -29,7 +31,7 @@ struct JournalState {
 // Starts a new journal (an earlier one is kept as OUT.journal.prev) or, with --resume, checks
 // the journal's device against `header`'s and puts its kept outcomes in settings.already_done.
 // Every problem is a UsageError, before anything is measured.
-JournalState open_journal(const RunArgs& a, const OutputTarget& out, const Registry& reg, const Plan& plan,
+JournalState open_journal(const RunRequest& a, const OutputTarget& out, const Registry& reg, const Plan& plan,
                           const nlohmann::json& header, RunSettings& settings, JournalWriter& journal);
 
 // Appends each finished probe to the journal; never throws. After the first failure nothing

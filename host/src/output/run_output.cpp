@@ -23,7 +23,7 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 }
 
 // The form of -o: --format, else json for a name ending in .json, else toml.
-TopologyFormat output_format(const RunArgs& a) {
+TopologyFormat output_format(const RunRequest& a) {
   if (!a.format.empty()) return a.format == "json" ? TopologyFormat::Json : TopologyFormat::Toml;
   return ends_with(a.output, ".json") ? TopologyFormat::Json : TopologyFormat::Toml;
 }
@@ -57,7 +57,7 @@ std::string where_kept(const JournalState& js, const JournalRecorder& recorder) 
 
 // Where the TOML text goes when -o does not take it (write_fallback): for JSON output a target
 // named as TOML, so out.json's fallbacks are out.json.partial.toml and memtopo-PID-out.json.toml.
-OutputTarget fallback_target(const RunArgs& a, const OutputTarget& out) {
+OutputTarget fallback_target(const RunRequest& a, const OutputTarget& out) {
   OutputTarget t = out;
   if (output_format(a) == TopologyFormat::Json && t.kind == OutputKind::File) t.path += ".toml";
   return t;
@@ -111,7 +111,7 @@ void warn_contradictions(const Plan& plan, const std::string& text) {
   }
 }
 
-void report_end(const RunArgs& a, const OutputTarget& out, const std::string& written, const Plan& plan,
+void report_end(const RunRequest& a, const OutputTarget& out, const std::string& written, const Plan& plan,
                 const RunReport& report, const std::string& text, int* status) {
   // What was measured, for a reader; on stderr when stdout carries the topology.
   std::FILE* summary_to = writes_to_stdout(out) ? stderr : stdout;
@@ -141,7 +141,7 @@ std::string run_format_error(const std::string& value) {
   return "'" + value + "' is not a format run writes; use toml or json (memtopo export converts a topology to others)";
 }
 
-int finish(const RunArgs& a, const OutputTarget& out, const Plan& plan, const Meta& meta, const RunReport& report,
+int finish(const RunRequest& a, const OutputTarget& out, const Plan& plan, const Meta& meta, const RunReport& report,
            const JournalState& js, const JournalRecorder& recorder) {
   std::string text;    // TOML: also the form of the partial file and of fallbacks
   std::string output;  // in the form of -o (--format)

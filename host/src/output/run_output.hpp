@@ -2,15 +2,20 @@
 // settle the journal, report. Not installed.
 #pragma once
 
-#include "commands/cli_internal.hpp"
+#include <string>
+
 #include "memtopo_host/document.hpp"
 #include "output/output_file.hpp"
 #include "output/resume.hpp"
+#include "planning/run_request.hpp"
 
 namespace memtopo::host::cli {
 
 // Returns the exit status (docs/host.md, "Exit status").
-int finish(const RunArgs& a, const OutputTarget& out, const Plan& plan, const Meta& meta, const RunReport& report,
+// A --format value `run` refuses ("" when it is toml or json): the message names the formats.
+std::string run_format_error(const std::string& value);
+
+int finish(const RunRequest& a, const OutputTarget& out, const Plan& plan, const Meta& meta, const RunReport& report,
            const JournalState& js, const JournalRecorder& recorder);
 
 }  // namespace memtopo::host::cli

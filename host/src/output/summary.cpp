@@ -1,6 +1,7 @@
 #include "memtopo_host/summary.hpp"
 #include "memtopo_host/key_map.hpp"
 #include "memtopo_host/terminal_text.hpp"
+#include "memtopo_host/text_table.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -292,23 +293,6 @@ SummaryTable summary_table(const std::vector<SummaryColumn>& columns) {
   return out;
 }
 
-std::string aligned_table(const std::vector<std::vector<std::string>>& rows) {
-  std::vector<size_t> width;
-  for (const auto& row : rows)
-    for (size_t i = 0; i < row.size(); ++i) {
-      if (width.size() <= i) width.push_back(0);
-      width[i] = std::max(width[i], row[i].size());
-    }
-  std::string out;
-  for (const auto& row : rows) {
-    std::string line;
-    for (size_t i = 0; i < row.size(); ++i)
-      line += row[i] + (i + 1 < row.size() ? std::string(width[i] - row[i].size() + 2, ' ') : "");
-    out += line + "\n";
-  }
-  return out;
-}
-
 std::string render_summary_columns(const std::vector<SummaryColumn>& columns) {
   const SummaryTable t = summary_table(columns);
   std::vector<std::vector<std::string>> rows{{""}};
@@ -317,7 +301,7 @@ std::string render_summary_columns(const std::vector<SummaryColumn>& columns) {
   std::vector<std::string> tally{"probes"};
   for (const auto& c : columns) tally.push_back(c.tally);
   rows.push_back(std::move(tally));
-  return aligned_table(rows);
+  return aligned(rows, 0);
 }
 
 std::string render_summary(const std::vector<ProbeOutcome>& outcomes) {

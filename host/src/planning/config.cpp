@@ -1,18 +1,17 @@
 #include "memtopo_host/config.hpp"
+#include "planning/device_spec.hpp"
 
 #include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <fstream>
 #include <optional>
-#include <regex>
 #include <sstream>
 
 #include "memtopo/engine.hpp"
 #include "memtopo/errors.hpp"
 #include "memtopo_host/nesting.hpp"
 #include "memtopo_host/plan.hpp"
-#include "memtopo_host/probe_executor.hpp"
 #include "memtopo_host/schema.hpp"
 
 namespace memtopo::host {
@@ -208,26 +207,6 @@ Config parse_config(const std::string& text, const std::string& name, const Regi
   if (cfg.raw_dir && std::filesystem::path(*cfg.raw_dir).is_relative())
     cfg.raw_dir = (std::filesystem::path(name).parent_path() / *cfg.raw_dir).lexically_normal().string();
   return cfg;
-}
-
-std::string device_spec_error(const std::string& spec) {
-  static const std::regex forms("^(auto|cuda|cuda:[0-9]+|sim|sim:.+)$");
-  if (std::regex_match(spec, forms)) return "";
-  return "'" + spec + "' is not a device; use auto, cuda, cuda:N (N a GPU number), sim or sim:FILE (a device description)";
-}
-
-// A value of --device: one device, or (for run) "all" or a comma list of devices.
-std::string device_arg_error(const std::string& value) {
-  if (value == "all") return "";
-  if (value.find(',') == std::string::npos) return device_spec_error(value);
-  for (size_t start = 0; start <= value.size();) {
-    const size_t end = std::min(value.find(',', start), value.size());
-    const std::string entry = value.substr(start, end - start);
-    if (entry.empty()) return "'" + value + "' has an empty entry; separate devices by single commas";
-    if (const std::string problem = device_spec_error(entry); !problem.empty()) return problem;
-    start = end + 1;
-  }
-  return "";
 }
 
 Config load_config(const std::filesystem::path& file, const Registry& registry) {

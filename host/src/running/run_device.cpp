@@ -6,11 +6,14 @@
 
 #include <spdlog/spdlog.h>
 
+#include "planning/device_spec.hpp"
+#include "running/open_device.hpp"
+
 namespace memtopo::host::cli {
 
-bool isolation_wanted(const RunArgs& a, const Config& cfg) { return !a.no_isolation && cfg.isolation.value_or(true); }
+bool isolation_wanted(const RunRequest& a, const Config& cfg) { return !a.no_isolation && cfg.isolation.value_or(true); }
 
-RunSettings run_settings(const RunArgs& a, const Config& cfg) {
+RunSettings run_settings(const RunRequest& a, const Config& cfg) {
   RunSettings settings;
   settings.options = cfg.options;
   settings.raw_dir = !a.raw_dir.empty() ? std::filesystem::path(a.raw_dir) : std::filesystem::path(cfg.raw_dir.value_or(""));
@@ -19,10 +22,11 @@ RunSettings run_settings(const RunArgs& a, const Config& cfg) {
   return settings;
 }
 
-RunDevice open_run_device(const RunArgs& a, const Config& cfg, const Registry& reg, const RunSettings& settings,
+RunDevice open_run_device(const RunRequest& a, const Config& cfg, const Registry& reg, const RunSettings& settings,
                           bool isolated, const std::atomic<int>* stop_requests) {
   const std::string spec = !a.device.empty() ? a.device : cfg.device.value_or("auto");
-  (void)run_jobs(a, cfg, spec.rfind("cuda", 0) == 0 ? "cuda" : "sim", isolated);  // refused before a device opens
+  const auto parsed = parse_device_spec(spec);
+  (void)run_jobs(a, cfg, parsed && parsed->kind == DeviceSpec::Kind::Cuda ? "cuda" : "sim", isolated);  // refused before a device opens
   RunDevice d;
   if (!isolated) {
     d.in_process = open_device_arg(a, cfg, reg.replay_map());
@@ -70,7 +74,7 @@ void RunDevice::stop_workers() {
   for (auto& w : more_workers) w->stop();
 }
 
-unsigned run_jobs(const RunArgs& a, const Config& cfg, const std::string& backend, bool isolated) {
+unsigned run_jobs(const RunRequest& a, const Config& cfg, const std::string& backend, bool isolated) {
   const unsigned asked = a.jobs > 0 ? a.jobs : cfg.jobs.value_or(0);
   const std::string what = a.jobs > 0 ? "--jobs " + std::to_string(a.jobs) : "[run] jobs = " + std::to_string(asked);
   if (asked > 1 && !isolated)

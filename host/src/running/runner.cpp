@@ -1,9 +1,7 @@
 #include "memtopo_host/runner.hpp"
-#include "memtopo_host/csv.hpp"
-#include "memtopo_host/document.hpp"
 #include "memtopo_host/probe_executor.hpp"
 #include "memtopo_host/result_check.hpp"
-#include "output/plot_hints.hpp"
+#include "output/raw_series.hpp"
 #include "running/plan_steps.hpp"
 
 #include <algorithm>
@@ -137,26 +135,8 @@ struct ProbeHost {
       spdlog::error("{}: {}", p.name, h.raw_write_errors.back());
       return 1;
     }
-    std::string folder;  // "plugin/l1d-line" -> "plugin__l1d-line"
-    for (char c : p.name) folder += c == '/' ? std::string("__") : std::string(1, c);
-    const auto dir = h.raw_dir / folder;
-    std::error_code ec;
-    std::filesystem::create_directories(dir, ec);
-    if (!ec)
-      if (const std::string e = write_plot_hints(dir, p); !e.empty()) spdlog::warn("{}: {}", p.name, e);
-    const auto file = dir / (std::string(series) + ".csv");
-    std::string text;
-    for (size_t c = 0; c < columns; ++c) text += (c ? "," : "") + csv_field(column_names[c] ? column_names[c] : "");
-    text += "\n";
-    for (size_t r = 0; r < rows; ++r) {
-      for (size_t c = 0; c < columns; ++c) text += (c ? "," : "") + format_double(data[r * columns + c]);
-      text += "\n";
-    }
-    try {
-      if (ec) throw std::runtime_error("cannot write " + file.string() + ": " + ec.message());
-      write_atomically(file, text);  // a new file renamed into place, never through a link
-    } catch (const std::exception& e) {
-      h.raw_write_errors.push_back(e.what());
+    if (auto error = write_raw_series(h.raw_dir, p, series, column_names, columns, data, rows)) {
+      h.raw_write_errors.push_back(*error);
       spdlog::error("{}: raw series {}: {}", p.name, series, h.raw_write_errors.back());
       return 1;
     }

@@ -11,7 +11,8 @@
 #include <spdlog/spdlog.h>
 
 #include "memtopo_host/child_process.hpp"
-#include "memtopo_host/journal.hpp"
+#include "memtopo_host/outcome_json.hpp"
+#include "planning/device_spec.hpp"
 #include "running/worker_process.hpp"
 
 namespace memtopo::host {
@@ -110,7 +111,8 @@ WorkerDevice WorkerExecutor::start() {
   // A new worker after a crash must open the same device, not resolve "auto" again.
   const std::string backend = d.info.backend;
   if (backend == "cuda") setup_.device_spec = "cuda:" + std::to_string(d.info.ordinal);
-  else if (setup_.device_spec.rfind("sim:", 0) != 0) setup_.device_spec = "sim";
+  else if (const auto spec = parse_device_spec(setup_.device_spec); !spec || spec->file.empty())
+    setup_.device_spec = "sim";
   return d;
 }
 

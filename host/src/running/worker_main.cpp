@@ -11,7 +11,7 @@
 #include <spdlog/spdlog.h>
 
 #include "memtopo/engine.hpp"
-#include "memtopo_host/journal.hpp"
+#include "memtopo_host/outcome_json.hpp"
 #include "running/worker_process.hpp"
 
 namespace memtopo::host {

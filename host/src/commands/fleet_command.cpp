@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 
 #include "commands/cli_internal.hpp"
+#include "commands/subcommand.hpp"
 #include "memtopo_host/fleet.hpp"
 #include "memtopo_host/terminal_text.hpp"
 
@@ -89,20 +90,21 @@ int cmd_fleet(const FleetArgs& a) {
 }  // namespace
 
 ExtraCommand add_fleet_command(CLI::App& app) {
-  auto args = std::make_shared<FleetArgs>();
-  CLI::App* sub = app.add_subcommand(
-      "fleet", "Compare the topologies of many GPUs: the one that differs from its siblings (exit 1 if any)");
-  sub->add_option("paths", args->paths, "Folders of topologies (memtopo run -o DIR/) or topology files")->required();
-  sub->add_option("--format", args->format, "text (default), json or junit")
-      ->check(CLI::IsMember({"text", "json", "junit"}));
-  sub->add_option("-o,--output", args->output, "File to write (default: stdout); with --report, the HTML page");
-  sub->add_option("--reference", args->reference, "A known-good topology every GPU is compared with as well");
-  sub->add_option("--spread-factor", args->spread_factor,
-                  "Robust standard deviations a value must lie from its group's median to be flagged (default 5)")
-      ->check(number_between(1, 100, "a spread factor from 1 to 100; give e.g. 5"));
-  sub->add_flag("--report", args->report, "Write one offline HTML page (-o): a plot of every key that varies");
-  add_compare_options(sub, args->compare);
-  return {sub, [args] { return cmd_fleet(*args); }};
+  const auto options = [](CLI::App* sub, FleetArgs& a) {
+    sub->add_option("paths", a.paths, "Folders of topologies (memtopo run -o DIR/) or topology files")->required();
+    add_format_option(sub, a.format, "text (default), json or junit", {"text", "json", "junit"});
+    add_output_option(sub, a.output, "File to write (default: stdout); with --report, the HTML page");
+    sub->add_option("--reference", a.reference, "A known-good topology every GPU is compared with as well");
+    sub->add_option("--spread-factor", a.spread_factor,
+                    "Robust standard deviations a value must lie from its group's median to be flagged (default 5)")
+        ->check(number_between(1, 100, "a spread factor from 1 to 100; give e.g. 5"));
+    sub->add_flag("--report", a.report, "Write one offline HTML page (-o): a plot of every key that varies");
+    add_compare_options(sub, a.compare);
+  };
+  return subcommand<FleetArgs>(
+      app, "fleet",
+      "Compare the topologies of many GPUs: the one that differs from its siblings (exit 1 if any)",
+      options, cmd_fleet);
 }
 
 }  // namespace memtopo::host::cli

@@ -1,4 +1,4 @@
-#include "running/run_lock.hpp"
+#include "output/run_lock.hpp"
 
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -8,7 +8,7 @@
 #include <cstring>
 #include <string>
 
-#include "commands/cli_internal.hpp"
+#include "base/usage_error.hpp"
 #include "output/new_file.hpp"
 
 namespace memtopo::host::cli {

@@ -33,7 +33,7 @@ std::string shown_percent(double p) {
   return buf;
 }
 
-std::string aligned(const std::vector<std::vector<std::string>>& rows) {
+std::string aligned(const std::vector<std::vector<std::string>>& rows, size_t indent) {
   std::vector<size_t> width;
   for (const auto& row : rows)
     for (size_t c = 0; c < row.size(); ++c) {
@@ -42,8 +42,9 @@ std::string aligned(const std::vector<std::vector<std::string>>& rows) {
     }
   std::string out;
   for (const auto& row : rows) {
-    std::string line = " ";
-    for (size_t c = 0; c < row.size(); ++c) line += " " + row[c] + (c + 1 < row.size() ? std::string(width[c] - row[c].size() + 1, ' ') : "");
+    std::string line(indent, ' ');
+    for (size_t c = 0; c < row.size(); ++c)
+      line += row[c] + (c + 1 < row.size() ? std::string(width[c] - row[c].size() + 2, ' ') : "");
     out += line + "\n";
   }
   return out;

@@ -1,0 +1,17 @@
+// The raw-series folder of `memtopo run` (--raw-dir, else [run] raw_dir). Not installed.
+#pragma once
+
+#include <filesystem>
+
+#include "memtopo_host/config.hpp"
+#include "planning/run_request.hpp"
+
+namespace memtopo::host::cli {
+
+// The folder created and checked writable before anything is measured (empty: none); a usage
+// error names it otherwise.
+std::filesystem::path prepare_raw_dir(const RunRequest& a, const Config& cfg);
+// The folder as named, not yet made; empty: none.
+std::filesystem::path raw_dir_of(const RunRequest& a, const Config& cfg);
+
+}  // namespace memtopo::host::cli
