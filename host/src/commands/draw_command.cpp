@@ -23,8 +23,7 @@ struct DrawArgs {
 // -o gpu.svg or gpu.png: the picture, drawn on matplotlib by host/report/gpu_picture.py from
 // the model the text is drawn from; anything else: the text.
 int cmd_draw(const DrawArgs& a) {
-  std::string ext = std::filesystem::path(a.output).extension().string();
-  for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
+  const std::string ext = lowercase_extension(a.output);
   // A file whose name says a format draw does not write is refused, never filled with text.
   if (resolve_output(a.output.empty() ? "-" : a.output).kind == OutputKind::File && !ext.empty() && ext != ".svg" &&
       ext != ".png" && ext != ".pdf" && ext != ".txt" && ext != ".text") {

@@ -47,8 +47,7 @@ TopologyFormat chosen_format(const ExportArgs& a) {
     format = TopologyFormat::AccelSim;
   }
   // The format the output's name says: .json, .toml, .csv, .config (gpgpusim.config).
-  std::string ext = std::filesystem::path(a.output).extension().string();
-  for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
+  const std::string ext = lowercase_extension(a.output);
   const std::map<std::string, TopologyFormat> by_name{{".json", TopologyFormat::Json},
                                                       {".toml", TopologyFormat::Toml},
                                                       {".csv", TopologyFormat::Csv},

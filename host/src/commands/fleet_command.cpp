@@ -2,7 +2,6 @@
 // when no GPU is flagged, 1 when one is, 2 for bad input (a file that is no topology, nothing
 // to compare, a bad profile).
 #include <chrono>
-#include <filesystem>
 #include <iostream>
 #include <memory>
 
@@ -12,6 +11,7 @@
 #include "commands/subcommand.hpp"
 #include "memtopo_host/fleet.hpp"
 #include "memtopo_host/terminal_text.hpp"
+#include "output/output_file.hpp"
 
 namespace memtopo::host::cli {
 
@@ -45,8 +45,7 @@ int cmd_fleet(const FleetArgs& a) {
   options.spread_factor = a.spread_factor;
   if (a.report && a.output.empty()) throw UsageError("fleet --report: name the HTML page to write with -o fleet.html");
   const OutputTarget out = resolve_output(a.output.empty() ? "-" : a.output);
-  std::string ext = std::filesystem::path(a.output).extension().string();
-  for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
+  const std::string ext = lowercase_extension(a.output);
   if (a.report && out.kind == OutputKind::File && ext != ".html" && ext != ".htm")
     throw UsageError("fleet --report -o " + a.output + ": the report is one HTML page; name it .html");
   std::vector<NamedInput> inputs;

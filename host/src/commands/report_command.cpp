@@ -57,8 +57,7 @@ OutputTarget check_paths(const ReportArgs& a) {
     throw UsageError("--raw-dir " + a.raw_dir + ": not a folder; name the folder `memtopo run --raw-dir` wrote");
   OutputTarget out = resolve_output(a.output);
   refuse_output_over_inputs("-o", a.output, report_inputs(a));
-  std::string ext = fs::path(a.output).extension().string();
-  for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
+  const std::string ext = lowercase_extension(a.output);
   if (out.kind == OutputKind::File && ext != ".html" && ext != ".htm")
     throw UsageError("report -o " + a.output + ": a report is one HTML page; name it .html (memtopo draw -o F.pdf "
                      "draws the picture as PDF)");

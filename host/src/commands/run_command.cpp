@@ -38,8 +38,7 @@ namespace {
 // writes TOML or JSON, and a name without an extension gets TOML.
 void refuse_misnamed_output(const RunRequest& a, const OutputTarget& out) {
   if (out.kind != OutputKind::File) return;
-  std::string ext = std::filesystem::path(a.output).extension().string();
-  for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
+  const std::string ext = lowercase_extension(a.output);
   if (!ext.empty() && ext != ".toml" && ext != ".json")
     throw UsageError("-o " + a.output + ": run writes a topology as .toml or .json; name the file so (memtopo export "
                      "converts a topology to CSV or Accel-Sim)");

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -184,6 +185,12 @@ std::string write_fallback(const OutputTarget& target, bool beside, const std::s
     failures->push_back(e.what());
   }
   return "";
+}
+
+std::string lowercase_extension(const std::string& path) {
+  std::string ext = std::filesystem::path(path).extension().string();
+  for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return ext;
 }
 
 }  // namespace memtopo::host::cli

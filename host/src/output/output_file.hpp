@@ -31,6 +31,10 @@ enum class OutputNamedBy { User, Memtopo };
 // Checks -o before anything runs; throws UsageError for "", a folder, or a missing folder.
 OutputTarget resolve_output(const std::string& arg, OutputNamedBy named_by = OutputNamedBy::User);
 
+// The extension of `path` in lower case (".pdf" for "GPU.PDF"), "" for none: the format an
+// output's name says (docs/host.md, "Output names").
+std::string lowercase_extension(const std::string& path);
+
 // An input of a command, for the check below: what names it ("--config", "the topology") and
 // its path.
 struct NamedInput {
