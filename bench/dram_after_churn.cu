@@ -28,6 +28,8 @@
 
 namespace {
 
+// A copy of the driver table of memtopo/device/virtual_memory.hpp, on purpose: the programs of
+// bench/ are plain CUDA checks, independent of memtopo's SDK.
 struct Driver {
   PFN_cuMemCreate_v10020 create = nullptr;
   PFN_cuMemRelease_v10020 release = nullptr;

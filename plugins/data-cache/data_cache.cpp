@@ -18,7 +18,8 @@ namespace an = memtopo::analysis;
 using memtopo::Context;
 using memtopo::Probe;
 
-constexpr uint64_t KiB = 1024, MiB = 1024 * KiB;
+using memtopo::analysis::KiB;
+using memtopo::analysis::MiB;
 
 memtopo::cache::Target l1d_target(const Context&) {
   memtopo::cache::Target t;

@@ -228,14 +228,15 @@ memtopo::Probe l1d_eviction_sets() {
       .option("buffer_bytes", MT_VALUE_INT, "16777216", "the buffer the lines are drawn from (its address bits are searched)")
       .range("65536", "1073741824")
       .option("passes", MT_VALUE_INT, "4",
-              "passes over a candidate set per test (x is loaded after the first; an H200's L1 keeps x through one more)")
+              "passes over a candidate set per test (x is loaded after the first; with fewer the L1 may keep x)")
       .range("2", "16")
       .option("trials", MT_VALUE_INT, "3", "trials per test (majority)")
       .range("1", "15")
-      .option("max_tests", MT_VALUE_INT, "400", "tests per target before its reduction stops (about 75 find a set of 4 ways)")
+      .option("max_tests", MT_VALUE_INT, "400",
+              "tests per target before its reduction stops (docs/cache-probes.md, \"Eviction sets\")")
       .range("1", "1000000")
       .option("max_pool_loads", MT_VALUE_FLOAT, "400",
-              "lines loaded per target, in pools, before its reduction stops (12 ways took about 100, 16 ways 260)")
+              "lines loaded per target, in pools, before its reduction stops (more ways need more: docs/cache-probes.md)")
       .range("1", "100000")
       .option("carveout_percent", MT_VALUE_INT, "0", "shared-memory carveout (0: the largest L1, as l1d.size_bytes)")
       .range("0", "100")

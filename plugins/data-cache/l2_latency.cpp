@@ -16,7 +16,8 @@ using memtopo::Probe;
 
 namespace {
 
-constexpr uint64_t KiB = 1024, MiB = 1024 * KiB;
+using memtopo::analysis::KiB;
+using memtopo::analysis::MiB;
 
 // Fine-grained .cg loads of `arrays` chases of one footprint on SMs 0, 1, ... pooled, and
 // the same footprint's load-to-use time (a pointer chase on the same SMs). An L2 hit takes

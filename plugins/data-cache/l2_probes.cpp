@@ -16,7 +16,8 @@ using memtopo::Probe;
 
 namespace {
 
-constexpr uint64_t KiB = 1024, MiB = 1024 * KiB;
+using memtopo::analysis::KiB;
+using memtopo::analysis::MiB;
 
 // The load-to-use time of a pointer chase (.cg) over a random order of a footprint's lines
 // after one warm-up pass, 4096 to 65536 timed loads. (Fewer timed loads are not faster for

@@ -22,7 +22,8 @@ namespace {
 
 namespace an = memtopo::analysis;
 
-constexpr uint64_t KiB = 1024, MiB = 1024 * KiB;
+using memtopo::analysis::KiB;
+using memtopo::analysis::MiB;
 // Without a measured L1 size: the L1 shares one array with shared memory on every GPU since
 // Volta, so shared memory plus 64 KiB bounds it (Kepler's 48 KiB L1 beside 48 KiB too).
 constexpr uint64_t kL1SlackBytes = 64 * KiB, kL1FloorBytes = 128 * KiB;

@@ -28,8 +28,8 @@ memtopo::Probe latency() {
       .key("tma.latency_sizes_bytes", MT_VALUE_INT_ARRAY, "bytes", "copy sizes of the bulk latency arrays")
       .key("tma.bulk_l2_latency_cycles", MT_VALUE_FLOAT_ARRAY, "cycles", "cp.async.bulk issue to completion, source in L2")
       // From DRAM the copies fall in two levels, lines homed near and far, whose shares are the
-      // buffer's pages' (the near share of 256 B tiles 0.57 in two runs of an H100, 0.70 in a
-      // third): any centre of them moves with the run (docs/format.md, "Values that vary").
+      // buffer's pages': any centre of them moves with the run (docs/format.md, "Values that
+      // vary"; the shares seen: docs/results/h100.md, "Figures behind comments").
       .key("tma.bulk_dram_latency_cycles", MT_VALUE_FLOAT_ARRAY, "cycles",
            "cp.async.bulk issue to completion, source in DRAM (interquartile mean)", MT_KEY_VARIES)
       .key("tma.tensor_tile_bytes", MT_VALUE_INT_ARRAY, "bytes", "tile sizes (float tiles) of the tensor latency arrays")
@@ -77,8 +77,8 @@ memtopo::Probe throughput() {
     const std::string s = scope, who = s == "sm" ? "one SM" : "all SMs together";
     p.key("tma." + s + "_bulk_gbps", MT_VALUE_FLOAT_ARRAY, "gbps", who + ", cp.async.bulk, per transfer size")
         .key("tma." + s + "_ldgsts_gbps", MT_VALUE_FLOAT_ARRAY, "gbps", who + ", cp.async (LDGSTS), per transfer size")
-        // All SMs' ld + st copies of 64 KiB sit on the knee between 5 and 7.3 TB/s on an H100: 6329,
-        // 6520, 6575 GB/s in three runs (docs/format.md, "Values that vary").
+        // All SMs' ld + st copies of 64 KiB sit on the knee of the rate, where it moves between
+        // runs (docs/format.md, "Values that vary"; docs/results/h100.md, "Validity").
         .key("tma." + s + "_ld_st_gbps", MT_VALUE_FLOAT_ARRAY, "gbps", who + ", ld.global + st.shared, per transfer size",
              s == "gpu" ? MT_KEY_VARIES : 0u)
         .key("tma." + s + "_bulk_beats_ldgsts_from_bytes", MT_VALUE_INT, "bytes",

@@ -105,8 +105,8 @@ struct Runner {
   unsigned shared_bytes;  // dynamic shared memory of every launch: one block per SM
   memtopo::device::Buffer<unsigned long long>& out;
 
-  // The median of three windows: one window of one SM moved 4 % at one size between an H100's
-  // runs, where its neighbours stayed within 1 %.
+  // The median of three windows: one window of one SM moved at one size between runs where its
+  // neighbours did not (docs/results/h100.md, "Validity": tma.sm_bulk_gbps).
   double gbps(const Point& p) const {
     double w[3] = {window_gbps(p), window_gbps(p), window_gbps(p)};
     std::sort(w, w + 3);

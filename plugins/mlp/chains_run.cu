@@ -54,10 +54,9 @@ void launch_chains(const memtopo::Context& ctx, const ChainsLaunch& l, const cha
 
 ChainsRun run_chains(const memtopo::Context& ctx, const ChainsLaunch& l) {
   md::Buffer<char> lines(ctx, l.footprint_bytes);
-  // Written before it is read, as an application's data is: the lines of a buffer nothing
-  // ever wrote read some 75 cycles faster from DRAM on an H100 and an H200, so the chains
-  // measured whether an earlier probe had written the buffer the pool gave (docs/mlp.md,
-  // "The buffer").
+  // Written before it is read, as an application's data is: a buffer nothing ever wrote reads
+  // faster from DRAM, so the chains measured whether an earlier probe had written the buffer
+  // the pool gave (docs/mlp.md, "The buffer"; docs/results/h100.md, "Figures behind comments").
   lines.zero();
   md::Buffer<unsigned long long> out(ctx, 4ull * l.warps * 32);
   out.zero();

@@ -6,14 +6,12 @@
 // coalesced into a larger one. The
 // cycles per load against N show a level where the pages outgrow a TLB level (sweep_levels).
 // docs/tlb.md.
-#include <cuda.h>
-#include <cudaTypedefs.h>
-
 #include <algorithm>
 #include <string>
 #include <vector>
 
 #include <memtopo/device/kernel.hpp>
+#include <memtopo/device/virtual_memory.hpp>
 #include <memtopo/probe.hpp>
 
 #include "probes.hpp"
@@ -35,11 +33,6 @@ __global__ void chase_pages(unsigned long long start, unsigned warm, unsigned st
   out[1] = p;  // keeps the chase
 }
 
-template <class F>
-F driver(const char* name) {
-  return reinterpret_cast<F>(memtopo::device::driver_function(name, 10020));
-}
-
 void check(CUresult r, const char* what) {
   if (r != CUDA_SUCCESS) throw memtopo::Error(std::string(what) + " failed (CUresult " + std::to_string(int(r)) + ")");
 }
@@ -54,33 +47,29 @@ class AliasedPages {
     prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
     prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
     prop.location.id = device;
+    const memtopo::device::VirtualMemoryDriver& d = memtopo::device::virtual_memory_driver();
     size_t g = 0;
-    check(driver<PFN_cuMemGetAllocationGranularity_v10020>("cuMemGetAllocationGranularity")(
-              &g, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM),
-          "cuMemGetAllocationGranularity");
+    check(d.granularity(&g, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM), "cuMemGetAllocationGranularity");
     block_ = g;
     if (!per_block_ || per_block_ > block_ / kLine) per_block_ = block_ / kLine;
     const uint64_t blocks = (pages_ + per_block() - 1) / per_block();
-    const auto create = driver<PFN_cuMemCreate_v10020>("cuMemCreate");
     for (uint64_t b = 0; b < blocks; ++b) {
       handles_.push_back(0);
-      check(create(&handles_.back(), block_, &prop, 0), "cuMemCreate");
+      check(d.create(&handles_.back(), block_, &prop, 0), "cuMemCreate");
     }
-    check(driver<PFN_cuMemAddressReserve_v10020>("cuMemAddressReserve")(&base_, pages_ * block_, block_, 0, 0),
-          "cuMemAddressReserve");
-    const auto map = driver<PFN_cuMemMap_v10020>("cuMemMap");
+    check(d.reserve(&base_, pages_ * block_, block_, 0, 0), "cuMemAddressReserve");
     for (uint64_t k = 0; k < pages_; ++k, ++mapped_)
-      check(map(base_ + k * block_, block_, 0, handles_[k / per_block()], 0), "cuMemMap");
+      check(d.map(base_ + k * block_, block_, 0, handles_[k / per_block()], 0), "cuMemMap");
     CUmemAccessDesc access{};
     access.location = prop.location;
     access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
-    check(driver<PFN_cuMemSetAccess_v10020>("cuMemSetAccess")(base_, pages_ * block_, &access, 1), "cuMemSetAccess");
+    check(d.set_access(base_, pages_ * block_, &access, 1), "cuMemSetAccess");
   }
   ~AliasedPages() {
-    const auto unmap = driver<PFN_cuMemUnmap_v10020>("cuMemUnmap");
-    for (uint64_t k = 0; k < mapped_; ++k) unmap(base_ + k * block_, block_);
-    if (base_) driver<PFN_cuMemAddressFree_v10020>("cuMemAddressFree")(base_, pages_ * block_);
-    for (CUmemGenericAllocationHandle h : handles_) driver<PFN_cuMemRelease_v10020>("cuMemRelease")(h);
+    const memtopo::device::VirtualMemoryDriver& d = memtopo::device::virtual_memory_driver();
+    for (uint64_t k = 0; k < mapped_; ++k) d.unmap(base_ + k * block_, block_);
+    if (base_) d.address_free(base_, pages_ * block_);
+    for (CUmemGenericAllocationHandle h : handles_) d.release(h);
   }
   AliasedPages(const AliasedPages&) = delete;
   AliasedPages& operator=(const AliasedPages&) = delete;

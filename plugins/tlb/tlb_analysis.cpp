@@ -30,8 +30,8 @@ SweepLevels sweep_levels(const std::vector<uint64_t>& pages, const std::vector<d
     return out;
   }
   // A chase of a few loads touches a few L2 lines, whose slices decide its cycles: the first
-  // eight points may lie above the first level (one line 10 % above on the H100) or a little
-  // below it and still belong to it. Fewer pages never miss more, so a point above cannot be
+  // eight points may lie above the first level (on an H100 one did, docs/results/h100.md,
+  // "Figures behind comments") or a little below it and still belong to it. Fewer pages never miss more, so a point above cannot be
   // an earlier TLB level.
   std::vector<an::Plateau> levels_fixed = levels;
   const auto& f = levels_fixed.front();
@@ -60,9 +60,9 @@ SweepLevels sweep_levels(const std::vector<uint64_t>& pages, const std::vector<d
   return out;
 }
 
-// A TLB miss adds tens of cycles to an L2 hit or more (7 % and up on the simulated devices); an
-// H100's sweep showed a step of 8 cycles over 259 (3.1 %) that came back when measured again in
-// one run of eleven: the L2 slices a few more pages' lines land in, not a TLB level.
+// A TLB miss adds tens of cycles to an L2 hit or more (7 % and up on the simulated devices); a
+// smaller step that came back when measured again in one H100 run was the L2 slices a few more
+// pages' lines land in, not a TLB level (docs/results/h100.md, "Validity": tlb.level_count).
 constexpr double kLeastStep = 0.05;
 
 bool step_stands_out(const std::vector<double>& sweep_cycles, double lower, double upper, double k) {

@@ -6,11 +6,14 @@
 #include <cstdint>
 #include <vector>
 
+#include <memtopo/analysis/units.hpp>
 #include <memtopo/probe.hpp>
 
 namespace tlb {
 
-constexpr uint64_t KiB = 1024, MiB = 1024 * KiB, GiB = 1024 * MiB;
+using memtopo::analysis::GiB;
+using memtopo::analysis::KiB;
+using memtopo::analysis::MiB;
 
 // Bytes between loads that visit `loads` consecutive pages of `page_bytes`: a page, a 4 KiB
 // chunk and a line while the loads stay within their pages (neighbouring loads then fall into

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include <toml++/toml.h>
 
@@ -21,6 +22,14 @@ std::filesystem::path scratch(const std::string& name);      // a file under the
 // (REQUIREs that it wrote one). `tag` names the output and log files in scratch().
 toml::table run_memtopo(const std::filesystem::path& device, const std::string& tag, const std::string& only,
                         const std::string& skip = "");
+
+// The integers of a TOML array (-1 for an element that is not one); empty when not an array.
+inline std::vector<int64_t> ints(const toml::node_view<const toml::node>& v) {
+  std::vector<int64_t> out;
+  if (const toml::array* a = v.as_array())
+    for (const auto& e : *a) out.push_back(e.value_or(int64_t(-1)));
+  return out;
+}
 
 // Measurement noise on: two cycles either way, and rare outliers of 2000 cycles.
 void add_noise(toml::table& t, int64_t seed);

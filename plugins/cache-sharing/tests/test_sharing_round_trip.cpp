@@ -75,12 +75,7 @@ TEST_CASE("cache-sharing storage on a device without constant caches", "[sharing
 
 namespace {
 
-std::vector<int64_t> ints(const toml::node_view<const toml::node>& v) {
-  std::vector<int64_t> out;
-  if (const toml::array* a = v.as_array())
-    for (const auto& e : *a) out.push_back(e.value_or(int64_t(-1)));
-  return out;
-}
+using probetest::ints;
 
 // The partition map the description implies: [sim.l2] near_partition, or SM s near partition
 // s x partitions / sm_count; the address chunk of interleave_bytes, [sim.l2] interleave (default

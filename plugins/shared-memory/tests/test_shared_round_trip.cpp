@@ -13,12 +13,7 @@
 
 namespace {
 
-std::vector<int64_t> ints(const toml::node_view<const toml::node>& v) {
-  std::vector<int64_t> out;
-  if (const toml::array* a = v.as_array())
-    for (const auto& e : *a) out.push_back(e.value_or(int64_t(-1)));
-  return out;
-}
+using probetest::ints;
 
 void compare_shared(const toml::table& ref, const toml::table& got) {
   CHECK(got["shared"]["banks"].value<int64_t>() == ref["shared"]["banks"].value<int64_t>());

@@ -1,7 +1,12 @@
-// Unit conversions for probes that time with the SM clock.
+// Units for probes: binary byte units, and conversions for probes that time with the SM clock.
 #pragma once
 
+#include <cstdint>
+
 namespace memtopo::analysis {
+
+// Byte units for sizes and footprints, defined once for every plugin.
+inline constexpr uint64_t KiB = 1024, MiB = 1024 * KiB, GiB = 1024 * MiB;
 
 // Throughput in GB/s (1e9 bytes per second) of `bytes` moved in `cycles` of an SM clock
 // running at `clock_mhz`; 0 when no cycles passed.
