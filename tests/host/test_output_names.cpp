@@ -77,3 +77,24 @@ TEST_CASE("output names: run writes .toml or .json, fleet --report HTML", "[host
   CHECK(has(page.output, "name it .html"));
   CHECK_FALSE(fs::exists(dir / "f.pdf"));
 }
+
+TEST_CASE("output names: compare and fleet write the format the name says", "[host][compare][fleet][names]") {
+  test::TempDir dir("names-compare");
+  const std::string two = " " + quoted(kH100) + " " + quoted(kH100);
+  REQUIRE(run_memtopo("compare -o " + quoted(dir / "c.csv") + two).exit_code == 0);
+  CHECK(has(test::read_file(dir / "c.csv"), ","));
+  REQUIRE(run_memtopo("compare -o " + quoted(dir / "c.md") + two).exit_code == 0);
+  CHECK(has(test::read_file(dir / "c.md"), "|"));
+  const auto odd = run_memtopo("compare -o " + quoted(dir / "c.pdf") + two);
+  CHECK(odd.exit_code == 2);
+  CHECK(has(odd.output, "the name says no format compare writes"));
+  const auto both = run_memtopo("compare --format csv -o " + quoted(dir / "c.txt") + two);
+  CHECK(both.exit_code == 2);
+  CHECK(has(both.output, "the name says text, --format csv"));
+  REQUIRE(run_memtopo("fleet -o " + quoted(dir / "f.json") + " " + quoted(kH100)).exit_code <= 1);
+  CHECK(test::read_file(dir / "f.json").rfind("{", 0) == 0);
+  const auto junit = run_memtopo("fleet --format junit -o " + quoted(dir / "f.txt") + " " + quoted(kH100));
+  CHECK(junit.exit_code == 2);
+  CHECK_FALSE(fs::exists(dir / "c.pdf"));
+  CHECK_FALSE(fs::exists(dir / "f.txt"));
+}

@@ -31,7 +31,7 @@ namespace fs = std::filesystem;
 
 struct CompareCmdArgs {
   std::vector<std::string> files;
-  std::string format = "text", output;
+  std::string format, output;  // format "": the one -o names, else text
 };
 
 constexpr size_t kTextColumns = 160;  // the text form's width, whatever the number of files
@@ -177,6 +177,10 @@ int cmd_compare(const CompareCmdArgs& a) {
   std::vector<NamedInput> inputs;
   for (const auto& f : a.files) inputs.push_back({"a topology", f});
   refuse_output_over_inputs("-o", a.output, inputs);
+  const OutputTarget out = resolve_output(a.output.empty() ? "-" : a.output);
+  const std::string format = format_for_output(
+      "compare", a.output, out, a.format,
+      {{".txt", "text"}, {".text", "text"}, {".md", "markdown"}, {".markdown", "markdown"}, {".csv", "csv"}}, "text");
   const std::vector<std::string> labels = labels_of(a.files);
   std::vector<SummaryColumn> columns;
   for (size_t i = 0; i < a.files.size(); ++i) {
@@ -185,11 +189,11 @@ int cmd_compare(const CompareCmdArgs& a) {
   }
   const SummaryTable table = summary_table(columns);
   const auto rows = cells(table, columns);
-  const std::string text = a.format == "markdown" ? markdown(rows)
-                           : a.format == "csv"    ? csv(table)
-                                                  : wrapped_table(rows, kTextColumns);
+  const std::string text = format == "markdown" ? markdown(rows)
+                           : format == "csv"    ? csv(table)
+                                                : wrapped_table(rows, kTextColumns);
   try {
-    write_output(resolve_output(a.output.empty() ? "-" : a.output), text);
+    write_output(out, text);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "memtopo: %s\n", e.what());
     return kExitIncomplete;

@@ -19,7 +19,7 @@ namespace {
 
 struct FleetArgs {
   std::vector<std::string> paths;
-  std::string format = "text", output, reference;
+  std::string format, output, reference;  // format "": the one -o names, else text
   CompareArgs compare;
   double spread_factor = 5;
   bool report = false;
@@ -52,6 +52,10 @@ int cmd_fleet(const FleetArgs& a) {
   for (const auto& p : a.paths) inputs.push_back({"an input", p});
   inputs.push_back({"--reference", a.reference});
   refuse_output_over_inputs("-o", a.output, inputs);
+  const std::string format =
+      a.report ? a.format
+               : format_for_output("fleet", a.output, out, a.format,
+                                   {{".txt", "text"}, {".text", "text"}, {".json", "json"}, {".xml", "junit"}}, "text");
   if (!a.reference.empty()) {
     try {
       options.reference = read_fleet_member(a.reference);
@@ -76,7 +80,7 @@ int cmd_fleet(const FleetArgs& a) {
     if (page != kExitOk) return page;
   } else {
     try {
-      write_output(out, render(report, a.format));
+      write_output(out, render(report, format));
     } catch (const std::exception& e) {
       std::cerr << "memtopo fleet: " << e.what() << "\n";
       return kExitIncomplete;

@@ -187,6 +187,24 @@ std::string write_fallback(const OutputTarget& target, bool beside, const std::s
   return "";
 }
 
+std::string format_for_output(const std::string& command, const std::string& output, const OutputTarget& target,
+                              const std::string& asked, const std::map<std::string, std::string>& by_name,
+                              const std::string& fallback) {
+  const std::string ext = lowercase_extension(output);
+  if (target.kind != OutputKind::File || ext.empty()) return asked.empty() ? fallback : asked;
+  const auto named = by_name.find(ext);
+  if (named == by_name.end()) {
+    std::string names;
+    for (const auto& [e, f] : by_name) names += (names.empty() ? "" : ", ") + e;
+    throw UsageError(command + " -o " + output + ": the name says no format " + command + " writes; name it " + names +
+                     ", or give no extension");
+  }
+  if (!asked.empty() && asked != named->second)
+    throw UsageError(command + " -o " + output + ": the name says " + named->second + ", --format " + asked +
+                     "; name the file by the format you ask for");
+  return named->second;
+}
+
 std::string lowercase_extension(const std::string& path) {
   std::string ext = std::filesystem::path(path).extension().string();
   for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,14 @@ OutputTarget resolve_output(const std::string& arg, OutputNamedBy named_by = Out
 // The extension of `path` in lower case (".pdf" for "GPU.PDF"), "" for none: the format an
 // output's name says (docs/host.md, "Output names").
 std::string lowercase_extension(const std::string& path);
+
+// The format a file output writes: the one its name says (`by_name`: extension -> format),
+// `asked` (--format) or `fallback` for standard output, a device or a name without an
+// extension. Throws UsageError for a name that says another format than `asked`, or one that
+// says no format `command` writes.
+std::string format_for_output(const std::string& command, const std::string& output, const OutputTarget& target,
+                              const std::string& asked, const std::map<std::string, std::string>& by_name,
+                              const std::string& fallback);
 
 // An input of a command, for the check below: what names it ("--config", "the topology") and
 // its path.
