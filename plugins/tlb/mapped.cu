@@ -110,6 +110,23 @@ class AliasedPages {
   CUdeviceptr base_ = 0;
 };
 
+// The driver's mapping granularity (bytes of each physical block) on `device`.
+uint64_t mapping_granularity(int device) {
+  CUmemAllocationProp prop{};
+  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  prop.location.id = device;
+  size_t g = 0;
+  check(memtopo::device::virtual_memory_driver().granularity(&g, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM),
+        "cuMemGetAllocationGranularity");
+  return g;
+}
+
+// Pages of `page_bytes` that cover the device's memory, at least 2.
+uint64_t memory_pages(const mt_device_info& d, uint64_t page_bytes) {
+  return std::max<uint64_t>(2, (uint64_t(std::max<int64_t>(d.global_memory_bytes, 0)) + page_bytes - 1) / page_bytes);
+}
+
 double cycles_per_load(const AliasedPages& m, uint64_t n, unsigned long long* out, uint64_t stride = 1) {
   m.link(n, stride);
   const uint64_t cycle = n * m.rounds(n);
@@ -123,8 +140,10 @@ double cycles_per_load(const AliasedPages& m, uint64_t n, unsigned long long* ou
 
 void measure_mapped(memtopo::Context& ctx) {
   memtopo::device::use_cuda_device(ctx, "chase_pages");
-  const uint64_t max_pages = uint64_t(ctx.option<int64_t>("max_pages"));
-  if (max_pages < 2) throw memtopo::Error("option max_pages: " + std::to_string(max_pages) + "; at least 2");
+  const int64_t asked = ctx.option<int64_t>("max_pages");
+  if (asked == 1) throw memtopo::Error("option max_pages: 1; at least 2 (or 0: the device's memory)");
+  // 0: as many pages as the device's memory has; a program without aliases has no more.
+  const uint64_t max_pages = asked ? uint64_t(asked) : memory_pages(ctx.device(), mapping_granularity(ctx.device().ordinal));
   AliasedPages m(ctx.device().ordinal, max_pages, uint64_t(std::max<int64_t>(0, ctx.option<int64_t>("pages_per_block"))));
   memtopo::device::Buffer<unsigned long long> out(ctx, 2);
   const std::vector<uint64_t> grid = page_grid(max_pages);
@@ -203,8 +222,9 @@ memtopo::Probe mapped_levels_probe() {
       .key("tlb.mapped_miss_penalty_cycles", MT_VALUE_FLOAT_ARRAY, "cycles", "per level, the cycles the next level adds")
       .key("tlb.mapped_reach_bytes", MT_VALUE_INT, "bytes",
            "at least: the pages chased x page bytes, where no further level showed")
-      .option("max_pages", MT_VALUE_INT, "65536", "most aliased pages chased (128 GiB of address space at 2 MiB)")
-      .range("2", "1048576")
+      .option("max_pages", MT_VALUE_INT, "0",
+              "most aliased pages chased (0: as many as cover the device's memory)")
+      .range("0", "1048576")
       .option("pages_per_block", MT_VALUE_INT, "0",
               "pages that alias one physical block (0: one per line of the block, 16384 at 2 MiB)")
       .range("0", "1048576")

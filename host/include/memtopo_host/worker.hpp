@@ -85,6 +85,8 @@ class WorkerExecutor final : public BackgroundExecutor {
     Clock::time_point t0, deadline, stop_deadline = Clock::time_point::max();
   };
   bool restart();
+  void spawn_spare();
+  void await_spare();
   // One look at the worker: the outcome once the probe ended (ok, failed, killed or interrupted).
   std::optional<ProbeOutcome> step(Pending& p, int wait_ms);
   ProbeOutcome worker_died(const ProbeInfo& probe, ProbeOutcome outcome, int wait_status);
@@ -92,6 +94,7 @@ class WorkerExecutor final : public BackgroundExecutor {
   WorkerSetup setup_;
   const std::atomic<int>* stop_requests_;
   std::unique_ptr<WorkerProcess> worker_;
+  std::unique_ptr<WorkerProcess> spare_;  // opened beside a probe of its own process, for the next
   std::string last_death_;  // "t-faults/crash crashed with SIGSEGV (signal 11)"
   std::string gave_up_;     // set once no new worker could open the device
   bool worker_used_ = false;  // the current worker has run a probe

@@ -96,7 +96,10 @@ WorkerDevice await_hello(WorkerProcess& worker) {
 WorkerExecutor::WorkerExecutor(WorkerSetup setup, const std::atomic<int>* stop_requests)
     : setup_(std::move(setup)), stop_requests_(stop_requests) {}
 
-WorkerExecutor::~WorkerExecutor() { stop(); }
+WorkerExecutor::~WorkerExecutor() {
+  stop();
+  if (spare_) spare_->finish(5);
+}
 
 WorkerDevice WorkerExecutor::start() {
   worker_ = WorkerProcess::spawn(setup_);
@@ -114,6 +117,24 @@ WorkerDevice WorkerExecutor::start() {
   else if (const auto spec = parse_device_spec(setup_.device_spec); !spec || spec->file.empty())
     setup_.device_spec = "sim";
   return d;
+}
+
+void WorkerExecutor::spawn_spare() {
+  try {
+    spare_ = WorkerProcess::spawn(setup_);
+  } catch (const std::exception& e) {
+    spdlog::debug("no spare worker: {}", e.what());
+  }
+}
+
+void WorkerExecutor::await_spare() {
+  if (!spare_) return;
+  try {
+    (void)await_hello(*spare_);
+  } catch (const std::exception& e) {
+    spare_.reset();  // the next probe starts a worker of its own
+    spdlog::debug("no spare worker: {}", e.what());
+  }
 }
 
 void WorkerExecutor::stop() {
@@ -151,7 +172,16 @@ void WorkerExecutor::begin(const ProbeInfo& probe, const std::map<std::string, R
     stop();
     last_death_ = "ending the worker before " + probe.name + " (it runs in a process of its own)";
   }
+  if (gave_up_.empty() && !worker_ && spare_) {
+    worker_ = std::move(spare_);
+    worker_used_ = false;
+  }
+  // The worker for the probes after one of its own process opens the device beside that one's,
+  // before it measures: the spare only waits while the probe runs.
+  const bool spare_wanted = gave_up_.empty() && probe.own_process && !spare_ && !worker_;
+  if (spare_wanted) spawn_spare();
   if (gave_up_.empty() && !worker_) restart();
+  if (spare_wanted) await_spare();
   if (!gave_up_.empty()) {
     p.outcome.reason = gave_up_;
     p.ended = true;
