@@ -170,7 +170,10 @@ Unmet unmet_input(const PlanStep& step, const Plan& plan, const std::map<std::st
     auto d = done.find(name);
     if (d == done.end()) return {"needs " + key + ", whose provider " + name + " did not run"};
     const ProbeOutcome& o = d->second;
-    if (o.status == Status::Ok) return {"needs " + key + ", which its provider " + name + " did not report"};
+    // A provider that ran and left the key out measured that it has no value here (a TLB level
+    // past its sweep, a cache the device lacks): a result, as a key it could not determine.
+    if (o.status == Status::Ok)
+      return {"needs " + key + ", which its provider " + name + " did not report", false, true};
     if (o.status == Status::NotDeterminable)
       return {"needs " + key + ", which its provider " + name + " could not determine: " + o.reason, false, true};
     const bool failed = o.status == Status::Failed || o.caused_by_failure;

@@ -118,8 +118,10 @@ void report_size(Context& ctx, Measurer& m, const std::string& key, const Measur
 // one geometry. Only where they hold this path's size at its own line, within 1 % (the
 // geometry's own rounding to whole sets): a path whose line is longer than the storage's
 // (the H100's texture path, 256 B blocks in the 128 B-line L1) holds its lines otherwise.
+// A storage whose geometry does not hold this path's lines is a finding (said in `why_not`,
+// which the not-determinable reason carries), not a problem to warn about.
 bool geometry_from_storage(Context& ctx, const ElementSpec& spec, int64_t size_bytes, int64_t line_bytes,
-                           const std::string& strides) {
+                           const std::string& strides, std::string& why_not) {
   if (spec.storage_key.empty() || line_bytes < 1) return false;
   const auto o = ctx.try_input<std::string>(spec.storage_key);
   if (!o || std::find(spec.storage_elements.begin(), spec.storage_elements.end(), *o) == spec.storage_elements.end())
@@ -129,9 +131,10 @@ bool geometry_from_storage(Context& ctx, const ElementSpec& spec, int64_t size_b
   const std::string e = spec.element, shape = std::to_string(*sets) + " sets x " + std::to_string(*ways) + " ways";
   const double held = double(*sets) * double(*ways) * double(line_bytes);
   if (std::fabs(held - double(size_bytes)) > 0.01 * double(size_bytes)) {
-    ctx.warn(e + " shares the storage of " + *o + " (" + spec.storage_key + "), but " + *o + "'s " + shape + " of " +
-             std::to_string(line_bytes) + " B lines (" + e + ".line_bytes) hold " + std::to_string(int64_t(held)) +
-             " B, not its " + std::to_string(size_bytes) + " B: its sets are not " + *o + "'s");
+    why_not = e + " shares the storage of " + *o + " (" + spec.storage_key + "), but " + *o + "'s " + shape + " of " +
+              std::to_string(line_bytes) + " B lines (" + e + ".line_bytes) hold " + std::to_string(int64_t(held)) +
+              " B, not its " + std::to_string(size_bytes) + " B: its sets are not " + *o + "'s";
+    ctx.info(why_not);
     return false;
   }
   const std::string mapping = ctx.try_input<std::string>(*o + ".set_mapping").value_or("hashed");
@@ -165,11 +168,13 @@ void measure_geometry(Context& ctx, Measurer& m, const ElementSpec& spec, const 
   const int64_t size = ctx.input<int64_t>(first_key), line = ctx.input<int64_t>(e + ".line_bytes");
   const GeometryResult r = find_geometry(m, size, line);
   if (!r.sets.found && geometry_from_eviction_sets(ctx, spec, size, line, r.sets.note)) return;
-  if (!r.sets.found && geometry_from_storage(ctx, spec, size, line, r.sets.note)) return;
+  std::string not_storage;
+  if (!r.sets.found && geometry_from_storage(ctx, spec, size, line, r.sets.note, not_storage)) return;
   report(ctx, e + ".set_mapping", r.set_mapping);
   report(ctx, e + ".sets", r.sets);
   report(ctx, e + ".ways", r.ways);
-  if (!r.sets.found) throw NotDeterminable("sets and ways: " + r.sets.note);
+  if (!r.sets.found)
+    throw NotDeterminable("sets and ways: " + r.sets.note + (not_storage.empty() ? "" : "; " + not_storage));
 }
 
 }  // namespace

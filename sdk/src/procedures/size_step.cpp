@@ -247,15 +247,22 @@ SizeResult size_from_window(const SizeSearch::Window& w, uint64_t stride) {
           : "largest footprint without capacity misses (stride " + fmt_bytes(stride) + "); ";
   res.size_bytes.note = how + (cc.confirmed ? "change at the size confirmed, KS p=" + std::to_string(cc.ks.p_value)
                                             : "change at the size not confirmed: " + cc.reason);
-  // Gradual transition: the first footprint whose miss fraction reaches 95 % of the largest.
+  // Gradual transition: where the miss fraction reaches 95 % of the largest, interpolated
+  // between the footprints either side: the first footprint past it jumps a grid step (1/8 of
+  // the size) when the fraction before it is near the mark in one run and not in another.
   const double top = *std::max_element(res.miss_fractions.begin(), res.miss_fractions.end());
+  const double mark = 0.95 * top;
   for (size_t i = pos + 1; i < w.sizes.size(); ++i) {
-    if (res.miss_fractions[i] < 0.95 * top) continue;
-    if (w.sizes[i] > w.sizes[pos] + 4 * stride) {
+    if (res.miss_fractions[i] < mark) continue;
+    const double f0 = res.miss_fractions[i - 1], f1 = res.miss_fractions[i];
+    const double x0 = double(w.sizes[i - 1]), x1 = double(w.sizes[i]);
+    const double at = f1 > f0 ? x0 + (x1 - x0) * std::clamp((mark - f0) / (f1 - f0), 0.0, 1.0) : x1;
+    const uint64_t crossing = std::max<uint64_t>(stride, uint64_t(at / double(stride) + 0.5) * stride);
+    if (crossing > w.sizes[pos] + 4 * stride) {
       res.full_miss_bytes.found = true;
-      res.full_miss_bytes.value = static_cast<int64_t>(w.sizes[i]);
+      res.full_miss_bytes.value = static_cast<int64_t>(crossing);
       res.full_miss_bytes.confidence = res.size_bytes.confidence;
-      res.full_miss_bytes.note = "first footprint where the miss fraction reaches 95 % of its plateau";
+      res.full_miss_bytes.note = "footprint where the miss fraction reaches 95 % of its plateau (interpolated)";
     }
     break;
   }
