@@ -136,9 +136,9 @@ TEST_CASE("draw: a run of few probes names them and what was not measured", "[ho
   const auto r = test::run_memtopo("draw '" + (dir / "few.toml").string() + "'");
   INFO(r.output);
   REQUIRE(r.exit_code == 0);
-  CHECK(r.output.find("probes run         device-info/properties") != std::string::npos);
-  CHECK(r.output.find("not measured") != std::string::npos);
-  CHECK(r.output.find("none of the 1 probes this run selected measures them") != std::string::npos);
+  CHECK(r.output.find("├── probes run    device-info/properties\n") != std::string::npos);
+  CHECK(r.output.find("├── not measured  GPCs, SM map, L1 data, texture, read-only") != std::string::npos);
+  CHECK(r.output.find("(the one probe this run selected does not measure them)") != std::string::npos);
 }
 
 // The H100 run with `gpcs` GPCs of one SM each (issue 50: 20,000 GPCs took 69 s and 12 MB).

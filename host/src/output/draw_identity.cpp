@@ -137,7 +137,8 @@ void add_not_measured(const Doc& d, GpuDrawing& g) {
   if (p.v.empty()) return;
   size_t probes = 0;
   if (const toml::table* t = d.t["probes"].as_table()) probes = t->size();
-  p.add("(none of the " + std::to_string(probes) + " probes this run selected measures them)");
+  p.add(probes == 1 ? "(the one probe this run selected does not measure them)"
+                     : "(none of the " + std::to_string(probes) + " probes this run selected measures them)");
   g.facts.push_back({"not measured", p.v, "info", {}});
 }
 

@@ -47,7 +47,7 @@ DrawNode l1_path(const Doc& d, const std::string& l1) {
 
 // The SRAM's own values: its bytes (L1 plus shared memory, the same at every carveout setting on
 // the GPUs measured), and the carveout's settings.
-std::vector<std::string> sram_parts(const Doc& d, const Carveout& c, const std::vector<std::string>& paths) {
+std::vector<std::string> sram_parts(const Carveout& c, const std::vector<std::string>& paths) {
   Parts p;
   if (c.known()) {
     int64_t lo = INT64_MAX, hi = 0;
@@ -96,7 +96,7 @@ void add_per_sm(const Doc& d, GpuDrawing& g) {
   if (sram.children.size() > 1) {
     std::vector<std::string> names;
     for (const DrawNode& n : sram.children) names.push_back(n.label);
-    sram.parts = sram_parts(d, c, names);
+    sram.parts = sram_parts(c, names);
     g.per_sm.push_back(std::move(sram));
   } else {
     for (DrawNode& n : sram.children) own.insert(own.begin(), std::move(n));
