@@ -48,14 +48,17 @@ std::vector<std::string> wrap(const std::vector<std::string>& parts, size_t widt
                               const std::string& tail, bool part_per_line) {
   std::vector<std::string> lines;
   std::string line;
-  for (const std::string& part : parts)
-    for (const std::string& piece : pieces(part, width - tail.size())) {
-      if (!line.empty() && (part_per_line || display_columns(line + sep + piece + tail) > width)) {
-        lines.push_back(line + tail);
+  for (const std::string& part : parts) {
+    const auto split = pieces(part, width - tail.size());
+    for (size_t k = 0; k < split.size(); ++k) {
+      // The pieces of one part follow each other on lines of their own, with no separator.
+      if (k > 0 || (!line.empty() && (part_per_line || display_columns(line + sep + split[k] + tail) > width))) {
+        if (!line.empty()) lines.push_back(line + (k > 0 ? "" : tail));
         line.clear();
       }
-      line += (line.empty() ? "" : sep) + piece;
+      line += (line.empty() ? "" : sep) + split[k];
     }
+  }
   if (!line.empty()) lines.push_back(line);
   return lines;
 }
