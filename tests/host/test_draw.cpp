@@ -1,9 +1,12 @@
 // memtopo draw: the GPU's hierarchy as text (docs/host.md, "memtopo draw"), golden files of the
 // committed H100 run and of a measured simulated device.
+#include <sstream>
+
 #include <toml++/toml.h>
 
 #include "helpers.hpp"
 #include "memtopo_host/draw.hpp"
+#include "memtopo_host/text_encoding.hpp"
 
 namespace fs = std::filesystem;
 
@@ -48,17 +51,94 @@ TEST_CASE("draw: the model the picture is drawn from holds each level and its in
   const auto doc = toml::parse_file((fs::path(MEMTOPO_SOURCE_DIR) / "tests/report/inputs/h100/topology.toml").string());
   const memtopo::host::GpuDrawing g = memtopo::host::gpu_drawing(doc);
   CHECK(g.title == "NVIDIA H100 80GB HBM3");
-  CHECK(g.gpc_bound == ">= ");
   CHECK(g.gpc_sm_counts.size() == 8);
-  REQUIRE(g.per_sm.size() == 6);
-  CHECK(g.per_sm[1].label == "L1 data");
-  REQUIRE(g.shared.size() == 3);
+  // One SRAM (texture.storage = readonly.storage = "l1d", the carveout) with its four paths.
+  REQUIRE(g.per_sm.size() == 2);
+  CHECK(g.per_sm[0].label == "SRAM");
+  CHECK(g.per_sm[0].kind == "storage");
+  std::vector<std::string> paths;
+  for (const auto& n : g.per_sm[0].children) paths.push_back(n.label);
+  CHECK(paths == std::vector<std::string>{"L1 data", "texture", "read-only", "shared memory"});
+  CHECK(g.per_sm[1].label == "constant L1");
+  REQUIRE(g.shared.size() == 4);
   CHECK(g.shared[1].label == "L2");
-  CHECK(g.shared[1].instances_sm_counts == std::vector<int64_t>{66, 66});
-  CHECK(g.shared[0].instances_sm_counts.size() == 8);
+  REQUIRE(g.shared[1].children.size() == 2);
+  CHECK(g.shared[1].children[0].parts == std::vector<std::string>{"25 MiB", "66 SMs near"});
+  // The SM map: a cell per SM; the L1.5 groups split the SMs as the GPCs do.
+  REQUIRE(g.strips.size() == 3);
+  CHECK(g.strips[0].cells.size() == 132);
+  CHECK(g.strips[1].label == "L2 partition");
+  CHECK(g.strips[2].same_as == "GPC");
+  CHECK(g.sm_clock_mhz == 1980);
+  REQUIRE(g.ladder.size() == 6);
+  CHECK(g.ladder.front().label == "shared memory");
+  CHECK(g.ladder.back().label == "DRAM");
   const std::string json = memtopo::host::gpu_drawing_json(g);
   CHECK(json.find("\"label\" : \"L2\"") != std::string::npos);
-  CHECK(json.find("\"gpc_sm_counts\" : [") != std::string::npos);
+  CHECK(json.find("\"strips\" : [") != std::string::npos);
+}
+
+// The done-when list of issue 53, item 4, on the committed H100 run.
+TEST_CASE("draw: the H100 text shows rates, the ladder in ns, TLB, MLP, identity and a legend", "[host][draw]") {
+  const auto r = test::run_memtopo("draw '" + (fs::path(MEMTOPO_SOURCE_DIR) / "tests/report/inputs/h100/topology.toml").string() + "'");
+  REQUIRE(r.exit_code == 0);
+  for (const char* s :
+       {"├── SRAM", "L1 data", "texture", "read-only", "shared memory", "carveout 9 settings",  // one SRAM, its paths
+        "50 MiB in all = 2 partitions x 25 MiB", "partition 0  25 MiB, 66 SMs near",          // L2 per partition, total
+        "29.45 TB/s in all", "read 12.33 TB/s, write 3.92 TB/s", "read 3.20 TB/s = 95 % of 3.35 TB/s",  // rates
+        "32.0 cyc     16.2 ns", "280.4 cyc    141.6 ns", "~524.2 cyc    264.7 ns", "576.5 cyc    291.2 ns",  // ladder
+        "page 2 MiB", "reach 65.2 GiB", "per SM 434 to L2", "DSMEM",                           // TLB, MLP, DSMEM
+        "0011223344 5566770011", "L1.5 group    the GPCs' split",                               // the SM map
+        "UUID GPU-2de06feb-a3d5-24a0-88a9-70e856c87a05", "PCI bus 0000:00:06.0", "CUDA driver 13.0",
+        "2026-11-23 05:22 UTC", "55 probes: 41 ok", "└── legend", "API "})
+    CHECK(r.output.find(s) != std::string::npos);
+}
+
+TEST_CASE("draw: text lines are at most 120 display columns, a wide device name included", "[host][draw]") {
+  using memtopo::host::display_columns;
+  CHECK(display_columns("├── L2") == 6);
+  CHECK(display_columns("\xe6\xbc\xa2\xe5\xad\x97") == 4);  // two CJK characters, 2 columns each
+  CHECK(display_columns("e\xcc\x81") == 1);                    // e and a combining acute accent
+  const fs::path src(MEMTOPO_SOURCE_DIR);
+  std::string h100 = test::read_file(src / "tests/report/inputs/h100/topology.toml");
+  const std::string name = "name = \"NVIDIA H100 80GB HBM3\"";
+  std::string wide;
+  for (int i = 0; i < 90; ++i) wide += "\xe6\xbc\xa2";  // 180 columns of one name
+  h100.replace(h100.find(name), name.size(), "name = \"" + wide + "\"");
+  test::TempDir dir("draw-columns");
+  test::write_file(dir / "wide.toml", h100);
+  for (const fs::path& topology : {src / "tests/report/inputs/h100/topology.toml", src / "tests/sim/measured/hopper-like-sim.toml",
+                                   src / "tests/sim/measured/h100-sxm.toml", dir / "wide.toml"}) {
+    const auto r = test::run_memtopo("draw '" + topology.string() + "'");
+    REQUIRE(r.exit_code == 0);
+    std::istringstream lines(r.output);
+    size_t n = 0;
+    for (std::string line; std::getline(lines, line); ++n) {
+      INFO(topology << ": " << line);
+      CHECK(display_columns(line) <= memtopo::host::kDrawColumns);
+    }
+    CHECK(n > 20);
+  }
+}
+
+// An acceptance run (configs/acceptance.toml) measures a few values: the drawing names its
+// probes and says what they did not measure, not a GPU without caches.
+TEST_CASE("draw: a run of few probes names them and what was not measured", "[host][draw]") {
+  std::string h100 = test::read_file(fs::path(MEMTOPO_SOURCE_DIR) / "tests/report/inputs/h100/topology.toml");
+  // Keep [meta], [device] and the probe table of device-info only.
+  const std::string probe = "\n[probes.\"device-info/properties\"]";
+  const size_t cut = h100.find("\n[constant_l1]");
+  const size_t at = h100.find(probe);
+  REQUIRE((cut != std::string::npos && at != std::string::npos));
+  const std::string small = h100.substr(0, cut) + h100.substr(at, h100.find("\n[", at + 1) - at) + "\n";
+  test::TempDir dir("draw-few");
+  test::write_file(dir / "few.toml", small);
+  const auto r = test::run_memtopo("draw '" + (dir / "few.toml").string() + "'");
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.output.find("├── probes run    device-info/properties\n") != std::string::npos);
+  CHECK(r.output.find("├── not measured  GPCs, SM map, L1 data, texture, read-only") != std::string::npos);
+  CHECK(r.output.find("(the one probe this run selected does not measure them)") != std::string::npos);
 }
 
 // The H100 run with `gpcs` GPCs of one SM each (issue 50: 20,000 GPCs took 69 s and 12 MB).

@@ -26,6 +26,14 @@ std::string utf8_escaped(const std::string& text);
 // is no UTF-8) as U+FFFD, so the document stays well-formed.
 std::string xml_escaped(const std::string& text);
 
+// The columns `text` takes on a terminal: a wide (East Asian) character 2, a combining mark or
+// zero-width character 0, any other character and each byte that starts no valid sequence 1.
+// `memtopo draw` keeps its lines within a width by this count.
+size_t display_columns(const std::string& text);
+// The longest start of `text` that fits `columns`, cut between characters (at least one
+// character, so that a loop over it ends).
+size_t prefix_fitting(const std::string& text, size_t columns);
+
 bool is_valid_utf8(const std::string& s);
 // `s` with every invalid UTF-8 sequence replaced by U+FFFD.
 std::string valid_utf8(const std::string& s);

@@ -25,6 +25,44 @@ CodePoint utf8_at(const std::string& text, size_t i) {
   return {value, length};
 }
 
+namespace {
+
+// Wide: the East Asian Wide and Fullwidth blocks and emoji; zero: combining marks, zero-width
+// spaces and joiners, variation selectors. Unicode's tables in short: a name drawn in a
+// terminal lines up within a column or two.
+size_t columns_of(char32_t c) {
+  if ((c >= 0x0300 && c <= 0x036F) || (c >= 0x200B && c <= 0x200F) || (c >= 0xFE00 && c <= 0xFE0F)) return 0;
+  const bool wide = (c >= 0x1100 && c <= 0x115F) || (c >= 0x2E80 && c <= 0xA4CF) || (c >= 0xAC00 && c <= 0xD7A3) ||
+                    (c >= 0xF900 && c <= 0xFAFF) || (c >= 0xFE30 && c <= 0xFE4F) || (c >= 0xFF00 && c <= 0xFF60) ||
+                    (c >= 0xFFE0 && c <= 0xFFE6) || (c >= 0x1F300 && c <= 0x1F64F) || (c >= 0x1F900 && c <= 0x1F9FF) ||
+                    (c >= 0x20000 && c <= 0x3FFFD);
+  return wide ? 2 : 1;
+}
+
+}  // namespace
+
+size_t display_columns(const std::string& text) {
+  size_t columns = 0;
+  for (size_t i = 0; i < text.size();) {
+    const CodePoint cp = utf8_at(text, i);
+    columns += cp.length == 0 ? 1 : columns_of(cp.value);
+    i += cp.length == 0 ? 1 : cp.length;
+  }
+  return columns;
+}
+
+size_t prefix_fitting(const std::string& text, size_t columns) {
+  size_t used = 0, i = 0;
+  while (i < text.size()) {
+    const CodePoint cp = utf8_at(text, i);
+    const size_t len = cp.length == 0 ? 1 : cp.length, w = cp.length == 0 ? 1 : columns_of(cp.value);
+    if (i > 0 && used + w > columns) break;
+    used += w;
+    i += len;
+  }
+  return i;
+}
+
 std::string utf8_escaped(const std::string& text) {
   std::string out;
   for (size_t i = 0; i < text.size();) {
