@@ -17,6 +17,7 @@
 #include "memtopo_host/device_identity.hpp"
 #include "memtopo_host/document.hpp"
 #include "memtopo_host/gpu_state.hpp"
+#include "memtopo_host/throttle_watch.hpp"
 #include "memtopo_host/journal.hpp"
 #include "memtopo_host/runner.hpp"
 #include "memtopo_host/terminal_text.hpp"
@@ -136,9 +137,32 @@ void set_device_identity(Meta& meta, const mt_device_info& info) {
 
 // Runs the plan (stop signals are caught by the caller's StopSignals); each finished probe
 // goes to the journal at once.
-RunReport measure(const Plan& plan, RunDevice& device, RunSettings& settings, JournalRecorder& journal, bool quiet) {
+// Progress to the terminal, and each probe's start and end to the throttle watch.
+class WatchedProgress final : public RunObserver {
+ public:
+  WatchedProgress(RunObserver& shown, ThrottleWatch& watch) : shown_(shown), watch_(watch) {}
+  void probe_started(size_t index, size_t total, const std::string& probe) override {
+    watch_.probe_started();
+    shown_.probe_started(index, total, probe);
+  }
+  void progress(const std::string& probe, double fraction, const std::string& stage) override {
+    shown_.progress(probe, fraction, stage);
+  }
+  void probe_finished(const ProbeOutcome& outcome) override {
+    watch_.probe_finished(outcome.probe);
+    shown_.probe_finished(outcome);
+  }
+
+ private:
+  RunObserver& shown_;
+  ThrottleWatch& watch_;
+};
+
+RunReport measure(const Plan& plan, RunDevice& device, RunSettings& settings, JournalRecorder& journal, bool quiet,
+                  ThrottleWatch& watch) {
   settings.on_finished = [&](const ProbeOutcome& o) { journal.record(o); };
-  StderrProgress progress(quiet);
+  StderrProgress shown(quiet);
+  WatchedProgress progress(shown, watch);
   settings.observer = &progress;
   settings.cancel = &StopSignals::cancel();
   RunReport report = device.worker ? run_plan(plan, device.info, device.workers(), settings)
@@ -202,9 +226,11 @@ int cmd_run(const RunRequest& a) {
   JournalRecorder recorder(js.path.empty() ? nullptr : &journal);
   // Held until the output is written: a second signal then still leaves a complete file.
   StopSignals signals(isolated);
-  const RunReport report = measure(plan, device, settings, recorder, a.quiet);
+  ThrottleWatch watch(device.info);
+  const RunReport report = measure(plan, device, settings, recorder, a.quiet, watch);
   journal.close();
   for (auto& entry : read_gpu_state(device.info, "end")) meta.gpu_state.push_back(std::move(entry));
+  for (auto& entry : watch.entries()) meta.gpu_state.push_back(std::move(entry));
   warn_about_state(meta.gpu_state);
   return finish(a, out, plan, meta, report, js, recorder);
 }

@@ -1,6 +1,6 @@
 #include "memtopo_host/gpu_state.hpp"
 
-#include <dlfcn.h>
+#include "formats/nvml_library.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -10,44 +10,11 @@ namespace memtopo::host {
 
 namespace {
 
-// The NVML C interface, declared here: only stable entry points of the driver's
-// libnvidia-ml.so.1, each looked up by name and skipped where the driver lacks it.
-using nvml_device = void*;
-using nvml_return = int;  // 0: success
-constexpr nvml_return kNvmlSuccess = 0, kNvmlInsufficientSize = 7;
-constexpr unsigned kClockSm = 1, kClockMem = 2;
-
-struct Nvml {
-  void* lib = nullptr;
-  nvml_device device = nullptr;
-  template <typename F>
-  F fn(const char* name) const {
-    return lib ? reinterpret_cast<F>(::dlsym(lib, name)) : nullptr;
-  }
-};
-
 // Throttle ("clocks event") reason bits, as nvml.h defines them.
 const std::pair<unsigned long long, const char*> kReasons[] = {
     {0x1, "gpu_idle"},          {0x2, "applications_clocks_setting"}, {0x4, "sw_power_cap"},
     {0x8, "hw_slowdown"},       {0x10, "sync_boost"},                 {0x20, "sw_thermal_slowdown"},
     {0x40, "hw_thermal_slowdown"}, {0x80, "hw_power_brake_slowdown"}, {0x100, "display_clock_setting"}};
-
-// Opens NVML and the device with this PCI bus id; empty Nvml (lib null) when either fails.
-Nvml open_nvml(const std::string& pci_bus_id, std::string* why) {
-  Nvml n;
-  n.lib = ::dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (!n.lib) {
-    *why = "no NVML (libnvidia-ml.so.1 not found)";
-    return n;
-  }
-  auto init = n.fn<nvml_return (*)()>("nvmlInit_v2");
-  auto by_bus = n.fn<nvml_return (*)(const char*, nvml_device*)>("nvmlDeviceGetHandleByPciBusId_v2");
-  if (!init || !by_bus || init() != kNvmlSuccess || by_bus(pci_bus_id.c_str(), &n.device) != kNvmlSuccess) {
-    *why = "NVML does not know the GPU at " + pci_bus_id;
-    n.lib = nullptr;  // the library stays loaded (libraries are never unloaded before exit)
-  }
-  return n;
-}
 
 void add_uint(const Nvml& n, GpuState& s, const std::string& key, const char* fn_name, unsigned arg, double scale) {
   unsigned v = 0;
@@ -165,6 +132,7 @@ std::vector<std::string> gpu_state_key_order() {
     for (const char* k : {"throttle_reasons", "temperature_c", "sm_clock_mhz", "power_draw_w", "utilization_percent",
                           "compute_processes"})
       keys.push_back(std::string(when) + k);
+  for (const char* k : {"throttled_probes", "throttled_during"}) keys.push_back(k);  // throttle_watch.hpp
   return keys;
 }
 
@@ -205,6 +173,19 @@ std::vector<std::string> gpu_state_warnings(const nlohmann::json& state) {
           list += (list.empty() ? "" : ", ") + reason.get<std::string>();
       if (!list.empty()) out.push_back("clocks held back at the " + w + ": " + list);
     }
+  }
+  if (auto probes = state.find("throttled_probes"); probes != state.end() && probes->is_array() && !probes->empty()) {
+    const auto during = state.find("throttled_during");
+    std::string list;
+    for (size_t i = 0; i < probes->size() && i < 3; ++i) {
+      const auto& p = (*probes)[i];
+      list += (i ? "; " : "") + (p.is_string() ? p.get<std::string>() : std::string("?"));
+      if (during != state.end() && during->is_array() && i < during->size() && (*during)[i].is_string())
+        list += " (" + (*during)[i].get<std::string>() + ")";
+    }
+    if (probes->size() > 3) list += "; " + std::to_string(probes->size() - 3) + " more";
+    out.push_back("clocks held back while " + std::to_string(probes->size()) + " probe" +
+                  (probes->size() == 1 ? "" : "s") + " measured: " + list);
   }
   if (const double u = number("start_utilization_percent"); u > 10)
     out.push_back("not idle at the start: " + std::to_string(static_cast<int>(u)) + " % utilization");
