@@ -12,4 +12,5 @@
 #include "memtopo/analysis/levels.hpp"
 #include "memtopo/analysis/robust.hpp"
 #include "memtopo/analysis/search.hpp"
+#include "memtopo/analysis/stopping.hpp"
 #include "memtopo/analysis/units.hpp"
