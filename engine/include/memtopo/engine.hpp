@@ -26,11 +26,9 @@ class Device {
   // Empty while the device is usable; else the error that poisons it for this process (CUDA:
   // a sticky error such as an illegal address, which every later call returns).
   virtual std::string sticky_error() const { return {}; }
-  // Called before each probe, so that a probe measures the same whichever probes ran before
-  // it in this process (and a run's probes may run in several processes): the simulated GPU
-  // goes back to the state it was opened in; a CUDA GPU frees the buffers earlier probes held
-  // (each probe's are new) and has its L2 read over with twice its size of zeros, so that it
-  // holds none of their lines (docs/measurement.md, "Start state").
+  // Called before each probe. The simulated GPU goes back to the state it was opened in, so
+  // that a probe measures the same whichever probes ran before it in this process (and a
+  // run's probes may run in several processes); a real GPU keeps its state.
   virtual void begin_probe() {}
 };
 

@@ -47,22 +47,6 @@ CudaEngine::CudaEngine(int ordinal, const mt_device_info& info) : ordinal_(ordin
 CudaEngine::~CudaEngine() {
   for (DeviceBuffer& b : lent_) pool_.give_back(b);
   if (control_) cudaFree(control_);
-  if (l2_sweep_) cudaFree(l2_sweep_);
-}
-
-void CudaEngine::begin_probe() {
-  // Buffers a probe left lent are its own to free; none outlives it into the next probe.
-  for (DeviceBuffer& b : lent_) pool_.give_back(b);
-  lent_.clear();
-  pool_.trim();
-  if (info_.l2_bytes <= 0) return;
-  if (!l2_sweep_) {  // allocated and zeroed once: later sweeps only read, so its lines stay clean
-    l2_sweep_words_ = 2 * uint64_t(info_.l2_bytes) / 4;
-    check(cudaMalloc(reinterpret_cast<void**>(&l2_sweep_), l2_sweep_words_ * 4 + 4), "cudaMalloc");
-    check(cudaMemset(l2_sweep_, 0, l2_sweep_words_ * 4 + 4), "cudaMemset");
-  }
-  check(launch_l2_sweep(l2_sweep_, l2_sweep_words_, l2_sweep_ + l2_sweep_words_, 4 * sm_slots_), "the L2 sweep");
-  check(cudaDeviceSynchronize(), "the L2 sweep");
 }
 
 uint32_t CudaEngine::max_dynamic_shared() const {

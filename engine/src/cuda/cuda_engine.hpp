@@ -33,9 +33,6 @@ class CudaEngine {
   // return of measure.h.
   void run_jobs(mt_job* const* jobs, size_t count);
   double timing_overhead();
-  // The state every probe starts from (engine::Device::begin_probe): buffers no earlier probe
-  // held (the pool emptied) and an L2 that holds none of their lines.
-  void begin_probe();
   // A buffer from the pool for a probe's own kernels, and its return.
   void* alloc_buffer(uint64_t bytes);
   void free_buffer(void* data);
@@ -73,8 +70,6 @@ class CudaEngine {
   void* control_ = nullptr;         // claim tables and job descriptors of one launch
   uint64_t control_bytes_ = 0;
   std::optional<double> overhead_;  // timing_overhead, measured once
-  uint32_t* l2_sweep_ = nullptr;    // zeros, twice the L2, read to displace its lines
-  uint64_t l2_sweep_words_ = 0;
   std::mutex mutex_;
   CuptiCounts counters_{ordinal_};
 };

@@ -177,19 +177,6 @@ class CudaDevice final : public Device {
   const mt_backend* backend() const override { return &backend_; }
   const mt_device_info& info() const override { return info_; }
   std::string description() const override { return "cuda:" + std::to_string(ordinal_); }
-  void begin_probe() override {
-    try {
-      std::lock_guard<std::mutex> lock(engine_->mutex());
-      cuda::check(cudaSetDevice(ordinal_), "cudaSetDevice");
-      const auto t0 = std::chrono::steady_clock::now();
-      engine_->begin_probe();
-      if (std::getenv("MEMTOPO_TRACE_JOBS"))
-        std::fprintf(stderr, "trace begin_probe: ms=%.3f\n",
-                     std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-    } catch (const std::exception& e) {  // the probe's own first call reports a broken device
-      std::fprintf(stderr, "memtopo: the start state of the next probe: %s\n", e.what());
-    }
-  }
   std::string sticky_error() const override {
     if (cudaSetDevice(ordinal_) == cudaSuccess && cudaDeviceSynchronize() == cudaSuccess) return {};
     cudaGetLastError();  // clears an error that is not sticky

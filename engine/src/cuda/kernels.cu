@@ -110,11 +110,6 @@ cudaError_t launch_constant_base(unsigned long long* out) {
   return cudaGetLastError();
 }
 
-cudaError_t launch_l2_sweep(const uint32_t* words, uint64_t count, uint32_t* sink, uint32_t blocks) {
-  l2_sweep_kernel<<<blocks, 256>>>(words, count, sink);
-  return cudaGetLastError();
-}
-
 cudaError_t launch_smid_count(uint32_t* out_nsmid) {
   smid_count_kernel<<<1, 1>>>(out_nsmid);
   return cudaGetLastError();

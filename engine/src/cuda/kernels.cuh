@@ -160,7 +160,6 @@ cudaError_t launch_stride_fill(uint32_t* buffer, uint64_t elems, uint64_t stride
 // visited elements as the index form is.
 cudaError_t launch_stride_pointer_fill(uint32_t* buffer, uint64_t elems, uint64_t stride, uint64_t start,
                                        uint64_t count);
-cudaError_t launch_l2_sweep(const uint32_t* words, uint64_t count, uint32_t* sink, uint32_t blocks);
 cudaError_t launch_smid_count(uint32_t* out_nsmid);
 // The const-space address of the __constant__ chase buffer, written to `out` (device memory).
 cudaError_t launch_constant_base(unsigned long long* out);

@@ -43,15 +43,6 @@ __global__ void stride_pointer_fill_kernel(uint32_t* buffer, uint64_t elems, uin
   }
 }
 
-// Reads one word of every 32-byte sector of `words` through the L2 only (ld.global.cg), so
-// that the L2 holds these lines and none of an earlier probe's (the start state, docs/measurement.md).
-__global__ void l2_sweep_kernel(const uint32_t* words, uint64_t count, uint32_t* sink) {
-  uint32_t x = 0;
-  for (uint64_t k = (blockIdx.x * uint64_t(blockDim.x) + threadIdx.x) * 8; k < count; k += uint64_t(gridDim.x) * blockDim.x * 8)
-    x ^= __ldcg(words + k);
-  if (x == 0xdeadbeefu) *sink = x;  // keeps the loads; the buffer is zeros, so never stored
-}
-
 __global__ void smid_count_kernel(uint32_t* out) { *out = device::nsmid(); }
 
 // The const-space address of the chase buffer (constant pointer chases store addresses).
