@@ -45,6 +45,16 @@ struct Plan {
   bool exact_clock = false;
 };
 
+// The simulated GPU prices every sector a pass reads, so its passes over the L2 and the L1
+// grow with the SMs: past 16 SMs (an H100 replay's 132) they are cut in proportion, to at
+// least 4, and the shared-inputs point reads at most this much a pass. Its exact clock needs
+// no long window; the shipped devices (8 to 12 SMs) keep theirs.
+constexpr uint32_t kSimulatedSms = 16;
+constexpr uint64_t kSimulatedSharedPassBytes = uint64_t(16) << 20;
+uint64_t simulated_passes(uint64_t passes, uint32_t sms) {
+  return sms <= kSimulatedSms ? passes : std::max<uint64_t>(4, passes * kSimulatedSms / sms);
+}
+
 uint64_t round_bytes(const StreamConfig& c) { return uint64_t(c.threads) * c.ilp * c.width_bytes; }
 
 // The bytes a point sweeps: the level's footprint (the L1's: half of it on every SM, in whole
@@ -128,7 +138,7 @@ StreamLaunch launch_of(const Series& s, const StreamConfig& c, const Plan& plan)
     // in a long stream; reads miss on cold lines as well). The L2 and the L1: a warm pass inside
     // the timed launch (the simulated SMs' caches start each launch empty) and more timed ones.
     l.warmup_passes = s.where == Where::Dram && s.op == MT_SWEEP_READ ? 0 : 1;
-    l.passes = s.where == Where::Dram ? 1 : s.where == Where::L2 ? 8 : 16;
+    l.passes = s.where == Where::Dram ? 1 : simulated_passes(s.where == Where::L2 ? 8 : 16, plan.sms);
     l.inner_warm_passes = s.where == Where::Dram ? 0 : 1;
   }
   // A point that writes over part of the L2 series' footprint keeps its bytes per window: the
@@ -231,6 +241,9 @@ Measured measure_series(memtopo::Context& ctx, const Series& s, const Plan& plan
     one.blocks_per_sm = 2;
     one.ilp = 2;
     one.footprint_bytes = plan.l2_bytes / 4;
+    if (plan.exact_clock)  // whole rounds of 8 KiB (256 threads, ILP 2, 16 B)
+      one.footprint_bytes = std::min<uint64_t>(
+          one.footprint_bytes, kSimulatedSharedPassBytes / (uint64_t(one.blocks_per_sm) * plan.sms) / 8192 * 8192);
     for (const StreamConfig& c : plan.exact_clock ? std::vector<StreamConfig>{one} : other_shapes(s, plan, space.max_warps_per_sm))
       if (fits(s, c, plan)) m.points.push_back({c, measure(c)});
     settle_best(ctx, s, plan, m, per_cycle);

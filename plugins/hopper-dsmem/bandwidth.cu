@@ -15,6 +15,11 @@ namespace hopper_dsmem {
 namespace {
 
 constexpr unsigned kBufferBytes = 64 * 1024;
+// The simulated GPU gives each SM its own cluster port and shared memory, so that the blocks
+// reading those are alike on every SM: at most this many SMs' blocks time them there (an H100
+// replay's 132 SMs cost a simulated thread each of 1024 per block). The L2's rate, which every
+// SM shares, keeps every SM.
+constexpr unsigned kSimulatedSms = 16;
 constexpr unsigned kThreads = 1024;
 enum Source : int { kPeer = 0, kOwn = 1, kL2 = 2 };
 
@@ -107,18 +112,26 @@ void measure_bandwidth(memtopo::Context& ctx) {
                              memtopo::analysis::percentile(per_sm, 10), memtopo::analysis::percentile(per_sm, 90)});
     return m;
   };
+  const bool sim = memtopo::device::simulated(ctx);
+  const unsigned sms = unsigned(ctx.device().sm_count), own_blocks = sim ? std::min(sms, kSimulatedSms) : sms;
+  auto clusters_of = [&](int64_t s) {
+    const unsigned resident_clusters = unsigned(std::max<int64_t>(resident.at(size_t(s - 1)), 1));
+    return sim ? std::min(resident_clusters, std::max(1u, kSimulatedSms / unsigned(s))) : resident_clusters;
+  };
   for (size_t w = 0; w < widths.size(); ++w) {
     for (int64_t s : sizes) {
-      const double m = median_of({widths[w], kPeer, unsigned(s)}, unsigned(std::max<int64_t>(resident.at(size_t(s - 1)), 1)));
+      const double m = median_of({widths[w], kPeer, unsigned(s)}, clusters_of(s));
       peer[w] = std::max(peer[w], m);
       if (widths[w] == 16) by_cluster.push_back(m);
     }
-    own.push_back(median_of({widths[w], kOwn, 1}, unsigned(ctx.device().sm_count)));
-    l2.push_back(median_of({widths[w], kL2, 1}, unsigned(ctx.device().sm_count)));
+    own.push_back(median_of({widths[w], kOwn, 1}, own_blocks));
+    l2.push_back(median_of({widths[w], kL2, 1}, sms));
   }
   ctx.raw("sweeps", {"source", "width_bytes", "cluster_blocks", "blocks", "median_gbps", "p10_gbps", "p90_gbps"}, rows);
-  const std::string how = "median over the blocks of one resident wave, 1024 threads each sweeping 64 KiB " +
+  std::string how = "median over the blocks of one resident wave, 1024 threads each sweeping 64 KiB " +
                           std::to_string(rounds) + " times; widths 4, 8, 16 B";
+  if (sim && sms > kSimulatedSms)
+    how += " (shared memory: the blocks of at most " + std::to_string(kSimulatedSms) + " SMs, alike on the simulated GPU)";
   ctx.result("dsmem.bandwidth_widths_bytes", std::vector<int64_t>(widths.begin(), widths.end()));
   ctx.result("dsmem.bandwidth_cluster_blocks", sizes);
   ctx.result("dsmem.sm_to_sm_gbps", peer,

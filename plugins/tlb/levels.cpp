@@ -172,6 +172,12 @@ void measure_levels(memtopo::Context& ctx) {
                                    "no further latency level kept up to " + std::to_string(searched) +
                                        " B of chase (at most three quarters of the device memory): a further TLB "
                                        "level, if any, reaches at least that far; " + note});
+  // No level missed (an H100 within 59 GiB): its entries and page size are a result that
+  // cannot be had, said once here; tlb/sets and tlb/l1d-virtual are then skipped as expected.
+  if (found == 0)
+    throw memtopo::NotDeterminable("no TLB level: no chase up to " + std::to_string(searched) +
+                                   " B missed a translation, so the L1 TLB's entries and page size are not measured "
+                                   "(its reach is at least that; tlb.level_count and tlb.l1_reach_bytes kept)");
 }
 
 }  // namespace

@@ -42,7 +42,9 @@ class Gpu {
   Served served() const { return served_; }
 
   // What each level served since the GPU was built, counted as the hardware counters count it
-  // (mt_counts): sectors looked up, one a load here; DRAM in bytes of the sectors it moved.
+  // (mt_counts): 32 B sectors looked up (a job's load is one; a probe kernel looks up the L2's
+  // fetch granularity at once, an H100's 64 B two); DRAM in bytes it moved, an L2 miss the L2's
+  // fetch granularity.
   struct Counts {
     uint64_t l1_load = 0, l1_load_hit = 0, l2_read = 0, l2_read_hit = 0, l2_write = 0;
     uint64_t dram_read_bytes = 0, dram_write_bytes = 0;
@@ -54,14 +56,17 @@ class Gpu {
 
   // A store of one sector through the L2 (a write request): it allocates and looks up as a
   // load does, and counts as an L2 write; what DRAM later receives is count_dram_write's.
-  int64_t store(uint32_t sm, uint64_t addr) {
+  int64_t store(uint32_t sm, uint64_t addr, uint32_t counted_sectors = 1) {
+    weight_ = counted_sectors;
     storing_ = true;
     const int64_t cycles = below_sm(sm, addr, cg_);
     storing_ = false;
     return cycles;
   }
 
-  int64_t load(uint32_t sm, uint32_t lane, mt_space space, uint64_t addr) {
+  // `counted_sectors`: the 32 B sectors this lookup stands for in the counts.
+  int64_t load(uint32_t sm, uint32_t lane, mt_space space, uint64_t addr, uint32_t counted_sectors = 1) {
+    weight_ = counted_sectors;
     served_ = Served::Sm;
     switch (space) {
       case MT_SPACE_SHARED:
@@ -76,7 +81,7 @@ class Gpu {
         return load_through(storage_cache(model_.texture_storage, sm, lane), sm, addr, tex_, tex_unit_bytes_);
       case MT_SPACE_GLOBAL_CG:
       default:
-        ++counts_.l1_load;  // .cg loads look the L1 up too, and miss by design
+        counts_.l1_load += weight_;  // .cg loads look the L1 up too, and miss by design
         return below_sm(sm, addr, cg_);
     }
   }
@@ -153,9 +158,9 @@ class Gpu {
   // the path's own line spans several lines of a storage it shares (docs/simulator.md).
   int64_t load_through(Cache* first, uint32_t sm, uint64_t addr, const PathLatency& p, uint32_t unit_bytes) {
     const bool global = &p == &ca_;
-    counts_.l1_load += global ? 1 : 0;
+    counts_.l1_load += global ? weight_ : 0;
     if (first && first->access(addr)) {
-      counts_.l1_load_hit += global ? 1 : 0;
+      counts_.l1_load_hit += global ? weight_ : 0;
       return p.first + (model_.tlb_on_l1_hit ? translate(sm, addr) : 0);
     }
     if (first && unit_bytes) {
@@ -181,22 +186,22 @@ class Gpu {
       l2_access(kForeignBase + traffic_rng_.below(kForeignLines) * model_.l2.geometry.line_bytes);
     const uint32_t near = model_.l2_near_partition[sm];
     const bool far = l2_partition(addr) != near;
-    ++(storing_ ? counts_.l2_write : counts_.l2_read);
+    (storing_ ? counts_.l2_write : counts_.l2_read) += weight_;
     // The near partition's copy of a far line answers first; looking it up leaves one there.
     served_ = Served::L2;
     // Where far lines are copied near, the SM's request is looked up (and counted) in the near
     // partition; a line found only in its home partition is a miss there, as an H100 counts it.
     const bool via_near = far && model_.l2_far_copies_near;
     if (via_near && l2_touch(near, addr)) {
-      counts_.l2_read_hit += storing_ ? 0 : 1;
+      counts_.l2_read_hit += storing_ ? 0 : weight_;
       return cycles + p.l2_near;
     }
     if (l2_access(addr)) {
-      counts_.l2_read_hit += storing_ || via_near ? 0 : 1;
+      counts_.l2_read_hit += storing_ || via_near ? 0 : weight_;
       return cycles + (far ? p.l2_far : p.l2_near);
     }
     served_ = Served::Dram;
-    counts_.dram_read_bytes += storing_ ? 0 : kCountedSectorBytes;
+    counts_.dram_read_bytes += storing_ ? 0 : model_.l2.geometry.sector_bytes;
     return cycles + (far ? p.dram_far : p.dram_near);
   }
 
@@ -243,6 +248,7 @@ class Gpu {
   Served served_ = Served::Sm;
   Counts counts_;
   bool storing_ = false;  // below_sm walks a store
+  uint32_t weight_ = 1;   // counted sectors of the lookup under way
   bool track_evictions_ = false;
   std::vector<uint64_t> l2_evicted_;
   Rng replacement_rng_, noise_rng_, traffic_rng_, stray_rng_;

@@ -55,6 +55,21 @@ TEST_CASE("a DRAM rate above the theoretical peak is not reported as a fraction 
                        Catch::Contains("check the device's memory clock and bus width"));
 }
 
+// An L2 that fetches 64 B sectors (an H100's) moves 64 B from DRAM per miss, two of the 32 B
+// sectors the SMs look up: the counters must count what DRAM moved, which is what the stream read.
+TEST_CASE("DRAM reads of an L2 with 64 B sectors are counted as the stream's bytes", "[throughput][sim]") {
+  const std::string file = probetest::write_variant("hopper-like.toml", "l2-sectors-64", [](toml::table& t) {
+    t["l2"].as_table()->insert_or_assign("fetch_granularity_bytes", 64);
+  });
+  const toml::table got = probetest::run_memtopo(file, "streams-l2-sectors-64", "global-throughput/streams");
+  CHECK(got["probes"]["global-throughput/streams"]["status"].value<std::string>() == "ok");
+  CHECK(got["throughput"]["dram_read_bytes_per_second"].value_or(0.0) > 1e11);
+  CHECK(got["provenance"]["throughput"]["dram_read_bytes_per_second"]["verified"].value<std::string>() == "counters");
+  std::ifstream log(probetest::scratch("streams-l2-sectors-64.log"));
+  const std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+  CHECK_THAT(text, !Catch::Contains("disagree"));
+}
+
 // Windows short against what each costs besides its passes (the launch, the first loads'
 // latency, the last ones' drain): DRAM streams 1 MiB behind a latency of 900 cycles. Timed by
 // one window, DRAM read 13 % below its peak and the L2 and L1 by events 15 to 24 % below

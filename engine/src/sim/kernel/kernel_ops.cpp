@@ -84,6 +84,7 @@ KernelRuntime::KernelRuntime(Gpu& gpu) : gpu_(gpu), stacks_(kStackBytes) {
   auto log2 = [](uint64_t v) { return uint32_t(63 - __builtin_clzll(std::max<uint64_t>(v, 1))); };
   sector_shift_ = log2(std::max<uint32_t>(m.l2.geometry.sector_bytes, 4));
   line_shift_ = std::max(log2(m.l2.geometry.line_bytes), sector_shift_);
+  counted_sectors_ = std::max<uint32_t>(1, (uint32_t(1) << sector_shift_) / Gpu::kCountedSectorBytes);
   request_shift_ = std::max(line_shift_, 7u);
   const double ghz = m.info.sm_clock_khz > 0 ? double(m.info.sm_clock_khz) / 1e6 : 1.0;
   issue_.assign(sms, Server(double(std::max(m.warp_schedulers, 1u))));  // a warp instruction per scheduler and cycle

@@ -32,7 +32,7 @@ void KernelRuntime::request_lines(uint32_t sm, uint32_t lane, mt_space space, do
     int served = 0;
     size_t n = 0;
     for (; i < sectors_.size() && sectors_[i] >> request_shift_ == l; ++i, ++n) {
-      latency = std::max(latency, gpu_.load(sm, lane, space, sectors_[i]));
+      latency = std::max(latency, gpu_.load(sm, lane, space, sectors_[i], counted_sectors_));
       served = std::max(served, served_rank(gpu_.served()));
     }
     write_back_evicted(issued);
@@ -89,7 +89,7 @@ double KernelRuntime::store_sectors(uint32_t sm, double issued) {
     const uint64_t r = sectors_[i] >> request_shift_;
     size_t n = 0, hits = 0;
     for (; i < sectors_.size() && sectors_[i] >> request_shift_ == r; ++i, ++n) {
-      gpu_.store(sm, sectors_[i]);
+      gpu_.store(sm, sectors_[i], counted_sectors_);
       hits += gpu_.served() == Gpu::Served::Dram ? 0 : 1;
       dirty_.insert(sectors_[i] >> line_shift_);  // line numbers, as the L2 reports what it evicts
     }

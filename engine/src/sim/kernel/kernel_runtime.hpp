@@ -277,6 +277,7 @@ class KernelRuntime {
   std::vector<uint64_t> lane_addresses_;
   mutable std::vector<std::pair<uint64_t, uint64_t>> bank_pairs_;
   uint32_t sector_shift_ = 5, line_shift_ = 7;  // the L2's sectors and lines (powers of two)
+  uint32_t counted_sectors_ = 1;                 // 32 B sectors in one of the L2's (the counts' unit)
   // What one request to the L2 carries: the sectors of one 128-byte block (a warp's coalesced
   // lanes), or of one L2 line where lines are longer. [sim.memory]'s requests in flight count these.
   uint32_t request_shift_ = 7;
