@@ -84,7 +84,7 @@ TEST_CASE("draw: the H100 text shows rates, the ladder in ns, TLB, MLP, identity
   REQUIRE(r.exit_code == 0);
   for (const char* s :
        {"├── SRAM", "L1 data", "texture", "read-only", "shared memory", "carveout 9 settings",  // one SRAM, its paths
-        "50 MiB in all = 2 partitions x 25 MiB", "partition 0  25 MiB, 66 SMs near",          // L2 per partition, total
+        "2 partitions, API 50 MiB in all", "partition 0  25 MiB, 66 SMs near",                  // L2 per partition, total
         "29.45 TB/s in all", "read 12.33 TB/s, write 3.92 TB/s", "read 3.20 TB/s = 95 % of 3.35 TB/s",  // rates
         "32.0 cyc     16.2 ns", "280.4 cyc    141.6 ns", "~524.2 cyc    264.7 ns", "576.5 cyc    291.2 ns",  // ladder
         "page 2 MiB", "reach 65.2 GiB", "per SM 434 to L2", "DSMEM",                           // TLB, MLP, DSMEM

@@ -110,7 +110,7 @@ class Commands(unittest.TestCase):
         with open(svg, encoding="utf-8") as f:
             picture = f.read()
         for text in ("SRAM", "one storage: L1 data, texture, read-only and shared memory", "carveout 9 settings",
-                     "50 MiB in all = 2 partitions x 25 MiB", "partition 0: 25 MiB, 66 SMs near",
+                     "2 partitions, API 50 MiB in all", "partition 0: 25 MiB, 66 SMs near",
                      "29.45 TB/s in all", "read 12.33 TB/s", "95 % of 3.35 TB/s", "32.0 cyc = 16.2 ns",
                      "280.4 cyc = 141.6 ns", "576.5 cyc = 291.2 ns", "reach 65.2 GiB", "loads in flight",
                      "L2 partition", "GPC 7: 18 SMs", "UUID GPU-2de06feb-a3d5-24a0-88a9-70e856c87a05",
