@@ -307,6 +307,18 @@ TEST_CASE("fleet: an integer estimate one unit off and a list's medians as its e
   CHECK(r.gpus[4].findings[0].expected == nlohmann::json{32.0, 280.0, 560.0});
 }
 
+TEST_CASE("fleet: an index array differs by how many entries changed, not by a percentage", "[fleet]") {
+  std::vector<FleetMember> m;
+  for (int i = 0; i < 4; ++i)
+    m.push_back(member("n" + std::to_string(i), {{"l2.near_partition_of_sm", {0, 0, 1, 1}}}));
+  m.back().values[0].second.value = nlohmann::json{1, 0, 1, 0};
+  const FleetReport r = compare_fleet(m, FleetOptions{});
+  REQUIRE(r.gpus[3].flagged());
+  const std::string text = render_fleet_text(r);
+  CHECK(text.find("2 of 4 entries changed") != std::string::npos);
+  CHECK(text.find("-100.0 %") == std::string::npos);
+}
+
 TEST_CASE("GPU state: memory faults are warned, past repairs are not", "[fleet][state]") {
   nlohmann::json healthy = {{"ecc_enabled", true},          {"ecc_corrected_errors", 12},
                             {"ecc_uncorrected_errors", 0},  {"retired_pages", 0},

@@ -90,6 +90,11 @@ DiffSide diff_side(const std::string& file, const toml::table& doc);
 
 // The aligned text report (docs/host.md shows one) and the --format json object.
 std::string render_diff_text(const TopologyDiff& diff, const DiffSide& a, const DiffSide& b);
+// Arrays of integers of one length (indices, counts: which partition each SM is near): how
+// many entries differ, since a percentage of an index means nothing; -1 for anything else.
+long changed_entries(const nlohmann::json& a, const nlohmann::json& b);
+// "3 of 132 entries changed", or empty where changed_entries is -1.
+std::string changed_entries_text(const nlohmann::json& a, const nlohmann::json& b);
 // Keys in a fixed order ("equal" first), for people reading it too.
 nlohmann::ordered_json diff_to_json(const TopologyDiff& diff, const DiffSide& a, const DiffSide& b);
 

@@ -27,18 +27,6 @@ const char* type_of(const json& v) {
                                                          : "other";
 }
 
-// Arrays of integers (indices, counts: which partition each SM is near) differ by how many
-// entries changed; a percentage of an index means nothing. -1 for anything else.
-long changed_entries(const json& a, const json& b) {
-  if (!a.is_array() || !b.is_array() || a.size() != b.size() || a.empty()) return -1;
-  long changed = 0;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (!a[i].is_number_integer() || !b[i].is_number_integer()) return -1;
-    changed += a[i] != b[i];
-  }
-  return changed;
-}
-
 std::string change_text(const KeyDifference& d) {
   switch (d.kind) {
     case DiffKind::type: return std::string(type_of(d.a)) + " -> " + type_of(d.b);
@@ -47,8 +35,7 @@ std::string change_text(const KeyDifference& d) {
   }
   if (d.a.is_array() && d.b.is_array() && d.a.size() != d.b.size())
     return "length " + std::to_string(d.a.size()) + " -> " + std::to_string(d.b.size());
-  if (const long n = changed_entries(d.a, d.b); n >= 0)
-    return std::to_string(n) + " of " + std::to_string(d.a.size()) + (d.a.size() == 1 ? " entry" : " entries") + " changed";
+  if (const std::string n = changed_entries_text(d.a, d.b); !n.empty()) return n;
   if (d.change_percent) return (d.a.is_array() ? "up to " : "") + shown_percent(*d.change_percent);
   return "changed";
 }
@@ -117,6 +104,22 @@ std::string summary_line(const TopologyDiff& d) {
 double rounded(double percent) { return std::round(percent * 1e4) / 1e4; }
 
 }  // namespace
+
+long changed_entries(const json& a, const json& b) {
+  if (!a.is_array() || !b.is_array() || a.size() != b.size() || a.empty()) return -1;
+  long changed = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (!a[i].is_number_integer() || !b[i].is_number_integer()) return -1;
+    changed += a[i] != b[i];
+  }
+  return changed;
+}
+
+std::string changed_entries_text(const json& a, const json& b) {
+  const long n = changed_entries(a, b);
+  if (n < 0) return "";
+  return std::to_string(n) + " of " + std::to_string(a.size()) + (a.size() == 1 ? " entry" : " entries") + " changed";
+}
 
 std::string render_diff_text(const TopologyDiff& diff, const DiffSide& a, const DiffSide& b) {
   const size_t file_width = std::max(a.file.size(), b.file.size());

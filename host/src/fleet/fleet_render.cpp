@@ -6,6 +6,7 @@
 #include "memtopo_host/terminal_text.hpp"
 #include "memtopo_host/text_encoding.hpp"
 #include "memtopo_host/text_table.hpp"
+#include "memtopo_host/topology_diff.hpp"
 
 namespace memtopo::host {
 
@@ -27,8 +28,15 @@ std::string expected_text(const FleetFinding& f) {
   return f.against == "reference" ? s + " (reference)" : s;
 }
 
+// An index array's change is how many entries differ, not a percentage (topology_diff.hpp).
+std::string change_of(const FleetFinding& f) {
+  if (const std::string n = changed_entries_text(f.value, f.expected); !n.empty()) return n;
+  return f.deviation_percent ? shown_percent(*f.deviation_percent) : "";
+}
+
 std::string deviation_text(const FleetFinding& f) {
-  std::string s = f.deviation_percent ? shown_percent(*f.deviation_percent) : f.kind == "value" ? "" : f.kind;
+  std::string s = change_of(f);
+  if (s.empty() && f.kind != "value") s = f.kind;
   return f.counts ? s : s + (s.empty() ? "" : " ") + "(varies: not flagged)";
 }
 
@@ -84,7 +92,7 @@ void render_group(const FleetReport& r, const FleetGroup& g, std::string& out) {
 
 std::string finding_line(const FleetFinding& f) {
   std::string line = f.key + ": " + value_text(f) + ", expected " + expected_text(f);
-  if (f.deviation_percent) line += " (" + shown_percent(*f.deviation_percent) + ")";
+  if (const std::string change = change_of(f); !change.empty()) line += " (" + change + ")";
   return line + (f.counts ? "" : " [varies: not flagged]");
 }
 
