@@ -250,7 +250,12 @@ SizeResult size_from_window(const SizeSearch::Window& w, uint64_t stride) {
   // Gradual transition: where the miss fraction reaches 95 % of the largest, interpolated
   // between the footprints either side: the first footprint past it jumps a grid step (1/8 of
   // the size) when the fraction before it is near the mark in one run and not in another.
-  const double top = *std::max_element(res.miss_fractions.begin(), res.miss_fractions.end());
+  // The plateau is the median of the largest footprints' fractions (up to four past the size),
+  // not the largest fraction, which one noisy point raises and the mark with it.
+  const size_t tail = std::min<size_t>(4, res.miss_fractions.size() - pos - 1);
+  const double top = tail ? an::median(std::vector<double>(res.miss_fractions.end() - std::ptrdiff_t(tail),
+                                                              res.miss_fractions.end()))
+                          : *std::max_element(res.miss_fractions.begin(), res.miss_fractions.end());
   const double mark = 0.95 * top;
   for (size_t i = pos + 1; i < w.sizes.size(); ++i) {
     if (res.miss_fractions[i] < mark) continue;
@@ -262,7 +267,7 @@ SizeResult size_from_window(const SizeSearch::Window& w, uint64_t stride) {
       res.full_miss_bytes.found = true;
       res.full_miss_bytes.value = static_cast<int64_t>(crossing);
       res.full_miss_bytes.confidence = res.size_bytes.confidence;
-      res.full_miss_bytes.note = "footprint where the miss fraction reaches 95 % of its plateau (interpolated)";
+      res.full_miss_bytes.note = "footprint where the miss fraction reaches 95 % of its plateau (the median of the largest footprints' fractions), interpolated";
     }
     break;
   }
