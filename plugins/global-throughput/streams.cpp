@@ -36,6 +36,19 @@ struct Series {
   }
 };
 
+// Where the next fresh lines start: each DRAM launch's buffers lie past an untouched buffer of
+// this size (StreamLaunch::ahead_bytes), which then grows by what the launch took; past
+// `wrap_bytes` it starts over, whose lines many L2s' worth of lines since have evicted.
+struct FreshLines {
+  uint64_t next = 0, wrap_bytes = 0;
+  uint64_t take(uint64_t span) {
+    if (next + span > wrap_bytes) next = 0;
+    const uint64_t at = next;
+    next += span;
+    return at;
+  }
+};
+
 struct Plan {
   uint64_t dram_bytes = 0, l2_bytes = 0, l1_budget_bytes = 0;  // footprints (L1: per SM)
   uint32_t sms = 1;
@@ -43,7 +56,16 @@ struct Plan {
   // replaces lines by its policy only, so a footprint four times the L2 misses it in all but 2 %
   // of loads even where the policy is random (a quarter above it would do under LRU).
   bool exact_clock = false;
+  // The simulated GPU where four times the L2 is more than kSimulatedDramBytes: the DRAM points'
+  // fresh lines (else null).
+  FreshLines* fresh = nullptr;
 };
+
+// The simulated GPU prices every sector a pass moves, and four times an H100 replay's 50 MiB L2
+// took about 20 s a point. Where that is more than this, a DRAM point streams this much over
+// lines no earlier window of the probe touched: they miss the L2 as the far lines of a long
+// stream do (the shipped devices' L2s of 2 MiB and less keep four times theirs).
+constexpr uint64_t kSimulatedDramBytes = uint64_t(16) << 20;
 
 // The simulated GPU prices every sector a pass reads, so its passes over the L2 and the L1
 // grow with the SMs: past 16 SMs (an H100 replay's 132) they are cut in proportion, to at
@@ -160,8 +182,27 @@ StreamLaunch launch_of(const Series& s, const StreamConfig& c, const Plan& plan)
     l.short_passes = l.passes;
     l.short_footprint_bytes = l.footprint_bytes / 4;
   }
+  if (plan.fresh && s.where == Where::Dram) {
+    // Fresh lines miss without a warm pass, and a warm pass over them would leave the timed
+    // one L2 hits: the L2's dirty lines are the stream's before (warm_for_writes).
+    l.warmup_passes = 0;
+    l.ahead_bytes = plan.fresh->take(stream_span_bytes(l));
+  }
   return l;
 }
+
+// Before the first series that writes, on fresh lines: twice the L2 written, so that the L2
+// holds dirty lines, as a long stream leaves it, and each written line costs DRAM a write-back.
+void warm_for_writes(const memtopo::Context& ctx, const Plan& plan, uint64_t l2_bytes) {
+  StreamLaunch l;
+  l.op = MT_SWEEP_WRITE;
+  l.blocks = 8 * plan.sms;
+  l.footprint_bytes = 2 * l2_bytes;
+  l.warmup_passes = 0;
+  l.ahead_bytes = plan.fresh->take(stream_span_bytes(l));
+  run_stream(ctx, l);
+}
+
 
 struct Measured {
   std::vector<StreamPoint> points;
@@ -226,6 +267,9 @@ Measured measure_series(memtopo::Context& ctx, const Series& s, const Plan& plan
   if (d.max_blocks_per_sm > 0) space.max_blocks_per_sm = uint32_t(d.max_blocks_per_sm);
   if (d.max_threads_per_block > 0) space.max_threads_per_block = uint32_t(d.max_threads_per_block);
   space.allowed = [&](const StreamConfig& c) { return fits(s, c, plan); };
+  // Past 16 simulated SMs no block sizes and widths beside the best: the simulated GPU prices
+  // a warp's accesses alike in any block, and each point costs in proportion to the SMs.
+  space.refine = !plan.exact_clock || plan.sms <= kSimulatedSms;
   Measured m;
   std::vector<double> per_cycle;
   auto measure = [&](const StreamConfig& c) {
@@ -343,6 +387,14 @@ void measure_streams(memtopo::Context& ctx, bool l1) {
   plan.l2_bytes = l2 / 4;
   plan.dram_bytes = plan.exact_clock ? 4 * l2 : std::max<uint64_t>(32 * l2, uint64_t(1) << 30);
   if (d.global_memory_bytes > 0) plan.dram_bytes = std::min<uint64_t>(plan.dram_bytes, uint64_t(d.global_memory_bytes) / 4);
+  FreshLines fresh;
+  if (plan.exact_clock && plan.dram_bytes > kSimulatedDramBytes) {
+    plan.dram_bytes = kSimulatedDramBytes;
+    // Sixteen L2s of lines before the addresses come back, within a quarter of the memory.
+    fresh.wrap_bytes = std::max<uint64_t>(16 * l2, 8 * kSimulatedDramBytes);
+    if (d.global_memory_bytes > 0) fresh.wrap_bytes = std::min<uint64_t>(fresh.wrap_bytes, uint64_t(d.global_memory_bytes) / 4);
+    plan.fresh = &fresh;
+  }
   if (l1) plan.l1_budget_bytes = uint64_t(std::max<int64_t>(ctx.input<int64_t>("l1d.size_bytes"), 0)) / 2;
   if (l1 && plan.l1_budget_bytes == 0) throw memtopo::Skip("l1d.size_bytes is 0: no L1 to stream from");
   const std::vector<Series> all =
@@ -354,9 +406,14 @@ void measure_streams(memtopo::Context& ctx, bool l1) {
   double theoretical = 0;
   if (!l1 && d.memory_clock_khz > 0 && d.memory_bus_width_bits > 0)
     theoretical = 2.0 * double(d.memory_clock_khz) * 1e3 * double(d.memory_bus_width_bits) / 8;  // two transfers a clock
+  bool warmed = false;
   for (size_t i = 0; i < all.size(); ++i) {
     const Series& s = all[i];
     ctx.progress(double(i) / double(all.size()), s.name);
+    if (plan.fresh && s.where == Where::Dram && s.op != MT_SWEEP_READ && !warmed) {
+      warm_for_writes(ctx, plan, l2);
+      warmed = true;
+    }
     const Measured m = measure_series(ctx, s, plan);
     if (m.points.empty()) continue;
     ctx.raw(s.name, {"blocks_per_sm", "threads", "ilp", "width_bytes", "bytes_per_second", "bytes_per_cycle",

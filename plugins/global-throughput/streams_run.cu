@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <vector>
 
 #include <memtopo/device/kernel.hpp>
@@ -207,6 +208,13 @@ StreamRun run_width(const memtopo::Context& ctx, const StreamLaunch& l, const Bu
 
 }  // namespace
 
+uint64_t stream_span_bytes(const StreamLaunch& l) {
+  constexpr uint64_t kAlign = uint64_t(2) << 20;
+  const uint64_t buffer = (l.footprint_bytes + l.short_footprint_bytes + kAlign - 1) / kAlign * kAlign;
+  // src and dst, then the clocks and the sink.
+  return (l.op == MT_SWEEP_COPY ? 2 : 1) * buffer + 2 * kAlign;
+}
+
 StreamRun run_stream(const memtopo::Context& ctx, const StreamLaunch& in) {
   StreamLaunch l = in;
   const uint64_t round = stream_round_bytes(l);
@@ -231,6 +239,8 @@ StreamRun run_stream(const memtopo::Context& ctx, const StreamLaunch& in) {
   const bool two = l.shape != StreamShape::Grid && l.short_passes > 0 && short_slice > 0 &&
                    (!apart || slice >= 4 * round) && short_pass_bytes * l.short_passes < pass_bytes * l.passes;
   const uint64_t buffer = bytes + (two && apart ? short_pass_bytes : 0);
+  std::optional<md::Buffer<char>> ahead;  // never touched: it only moves the others' addresses
+  if (l.ahead_bytes) ahead.emplace(ctx, l.ahead_bytes);
   md::Buffer<char> src(ctx, buffer);
   src.zero();
   md::Buffer<char> dst(ctx, l.op == MT_SWEEP_COPY ? buffer : 1);

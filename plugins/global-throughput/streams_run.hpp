@@ -39,6 +39,10 @@ struct StreamLaunch {
   // the difference of the two (bytes, events, SMs' spans): what every window costs besides its
   // passes cancels.
   uint64_t short_passes = 0, short_footprint_bytes = 0;
+  // An untouched buffer of this many bytes allocated ahead of the footprint (0: none): the
+  // simulated GPU places buffers first-fit, so a point's buffers take the addresses of the
+  // point before, whose lines its L2 may still hold; past this the lines are fresh.
+  uint64_t ahead_bytes = 0;
 };
 
 struct StreamRun {
@@ -56,6 +60,10 @@ struct StreamRun {
 
 // Bytes of one round: every thread's accesses once.
 inline uint64_t stream_round_bytes(const StreamLaunch& l) { return uint64_t(l.threads) * l.ilp * l.width_bytes; }
+
+// At least the device addresses a launch's buffers span (each rounded up to 2 MiB on the
+// simulated GPU): where the next fresh lines start.
+uint64_t stream_span_bytes(const StreamLaunch& l);
 
 StreamRun run_stream(const memtopo::Context& ctx, const StreamLaunch& l);
 

@@ -53,7 +53,7 @@ std::vector<StreamPoint> search_surface(const SearchSpace& space,
     if (best < kLevelsOff * last_best) break;
     last_best = std::max(last_best, best);
   }
-  if (points.empty()) return points;
+  if (points.empty() || !space.refine) return points;
   const StreamConfig top = points[best_point(points)].config;
   for (uint32_t threads : {128u, 512u, 1024u}) {
     if (top.warps_per_sm() * 32 % threads) continue;

@@ -33,12 +33,14 @@ struct SearchSpace {
   uint32_t max_threads_per_block = 1024;
   // Configurations the footprint cannot take (an L1 slice too small for a round), skipped.
   std::function<bool(const StreamConfig&)> allowed = [](const StreamConfig&) { return true; };
+  // Whether other block sizes and widths follow the best warps and ILP.
+  bool refine = true;
 };
 
 // Measures configurations until the answer is clear: at 16-byte accesses, warps per SM double
 // at each ILP until the rate levels off (under 2 % more), ILP doubles until its best levels
-// off; then, at the best warps and ILP, other block sizes and the 8- and 4-byte widths. Points
-// in the order measured.
+// off; then (SearchSpace::refine), at the best warps and ILP, other block sizes and the 8- and
+// 4-byte widths. Points in the order measured.
 std::vector<StreamPoint> search_surface(const SearchSpace& space,
                                         const std::function<double(const StreamConfig&)>& measure);
 

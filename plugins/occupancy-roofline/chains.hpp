@@ -45,6 +45,8 @@ struct ChainArgs {
   // launch's chain count (GlobalLoadDram).
   const unsigned long long* dram_rows = nullptr;
   unsigned long long dram_row_mask = 0;
+  // Blocks on SMs at or past this return at once (0: none): Records::read leaves them out.
+  unsigned sms = 0;
 };
 
 // One warp's clock record: its SM, its start and its end (read by Records::read).

@@ -27,7 +27,8 @@ std::vector<WarpRecord> Records::read(size_t warps) const {
   const std::vector<unsigned long long> words = buffer_.download();
   std::vector<WarpRecord> out;
   for (size_t w = 0; w < warps && 3 * w + 2 < words.size(); ++w)
-    out.push_back({uint32_t(words[3 * w]), uint64_t(words[3 * w + 1]), uint64_t(words[3 * w + 2])});
+    if (words[3 * w + 2] != 0)  // a cleared record: its block wrote none (ChainArgs::sms)
+      out.push_back({uint32_t(words[3 * w]), uint64_t(words[3 * w + 1]), uint64_t(words[3 * w + 2])});
   return out;
 }
 
