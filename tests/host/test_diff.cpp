@@ -340,6 +340,24 @@ TEST_CASE("diff: an array of integers differs by how many entries changed, not b
   CHECK(doc["differences"][0]["relative_change_percent"].is_null());
 }
 
+TEST_CASE("diff: two runs of one model compare a key by the model's measured spread", "[host][diff]") {
+  test::TempDir dir("diff-spreads");
+  const std::string meta = "[meta]\nschema_version = 1\ntool_version = \"0.1.0\"\ncreated_utc = 2026-11-21T16:00:00Z\n"
+                           "backend = \"cuda\"\ndevice_spec = \"cuda:0\"\nabi = \"3.4\"\n"
+                           "[device]\nname = \"NVIDIA H100 80GB HBM3\"\n";
+  // tma.bulk_l2_latency_cycles spreads over 7 % across healthy H100s (host/data/fleet_spreads.toml).
+  test::write_file(dir / "a.toml", meta + "[tma]\nbulk_l2_latency_cycles = [300.0, 310.0]\n");
+  test::write_file(dir / "b.toml", meta + "[tma]\nbulk_l2_latency_cycles = [315.0, 310.0]\n");
+  const auto r = test::run_memtopo("diff a.toml b.toml", dir.path);
+  INFO(r.output);
+  CHECK(r.exit_code == 0);
+  CHECK(test::has(r.output, "or the measured spread of NVIDIA H100 80GB HBM3 where wider"));
+  const auto strict = test::run_memtopo("diff --tolerance-percent 3 a.toml b.toml", dir.path);  // the user's own
+  INFO(strict.output);
+  CHECK(strict.exit_code == 1);
+  CHECK_FALSE(test::has(strict.output, "measured spread"));
+}
+
 TEST_CASE("compare: five files fit 160 columns, the key column in every block", "[host][compare]") {
   const fs::path src(MEMTOPO_SOURCE_DIR);
   test::TempDir dir("compare-five");

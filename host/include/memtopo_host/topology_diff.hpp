@@ -23,6 +23,9 @@ struct DiffOptions {
   // Element tables to compare ("l2"); empty: all. Probes are then limited to those that
   // measured a key of these tables in either file.
   std::vector<std::string> only;
+  // Where both files are of one GPU model the fleet's table lists, its measured spreads have
+  // widened the policy's tolerances (as memtopo fleet's): that model, for the output.
+  std::string spreads_model;
 };
 
 // A DiffOptions the two files cannot honour (--only names a table neither file has).
@@ -64,6 +67,7 @@ struct OneSidedKey {
 
 struct TopologyDiff {
   double tolerance_percent = 3;
+  std::string spreads_model;  // DiffOptions::spreads_model
   size_t compared = 0;  // keys present in both files
   std::vector<KeyDifference> differences;
   // Differences in keys whose class or profile rule says they do not count: shown, not counted.

@@ -13,6 +13,7 @@
 
 #include "commands/cli_internal.hpp"
 #include "commands/subcommand.hpp"
+#include "memtopo_host/fleet.hpp"
 #include "memtopo_host/terminal_text.hpp"
 #include "memtopo_host/topology_diff.hpp"
 
@@ -42,6 +43,17 @@ int cmd_diff(const DiffArgs& args) {
   const std::optional<toml::table> b = read_topology_or_report(args.b, hint);
   if (!a || !b) return kExitUsage;
   options.only = split_lists(args.only);
+  // Two runs of one model: a key that healthy GPUs of it spread more than the tolerance over is
+  // compared as memtopo fleet compares it (host/data/fleet_spreads.toml); --tolerance keeps its own.
+  const std::string model_a = (*a)["device"]["name"].value_or(std::string()),
+                    model_b = (*b)["device"]["name"].value_or(std::string());
+  if (!args.compare.tolerance_percent && !model_a.empty() && model_a == model_b) {
+    const auto& spreads = shipped_spreads(model_a);
+    if (!spreads.empty()) {
+      options.policy = options.policy.with_least_tolerances(spreads);
+      options.spreads_model = model_a;
+    }
+  }
   TopologyDiff diff;
   try {
     diff = diff_topologies(*a, *b, options);

@@ -86,7 +86,9 @@ std::string probe_state(const std::optional<std::string>& version, const std::op
 std::string summary_line(const TopologyDiff& d) {
   char tolerance[40];
   std::snprintf(tolerance, sizeof tolerance, "%g", d.tolerance_percent);
-  const std::string tally = "(" + counted(d.compared, "key", "keys") + " compared, tolerance " + tolerance + " %)";
+  std::string tally = "(" + counted(d.compared, "key", "keys") + " compared, tolerance " + tolerance + " %";
+  if (!d.spreads_model.empty()) tally += ", or the measured spread of " + terminal_text(d.spreads_model) + " where wider";
+  tally += ")";
   if (d.equal()) return "equal within tolerance " + tally + "\n";
   std::vector<std::string> parts;
   if (!d.differences.empty()) parts.push_back(counted(d.differences.size(), "key differs", "keys differ"));
@@ -187,6 +189,7 @@ nlohmann::ordered_json diff_to_json(const TopologyDiff& diff, const DiffSide& a,
                       {"b_status", optional_text(p.b_status)}});
   return ojson{{"equal", diff.equal()},
                {"tolerance_percent", diff.tolerance_percent},
+               {"spreads_model", diff.spreads_model},
                {"compared", diff.compared},
                {"a", side(a)},
                {"b", side(b)},

@@ -222,6 +222,7 @@ TopologyDiff diff_topologies(const toml::table& a, const toml::table& b, const D
   const std::set<std::string> selected = selected_elements(elements_a, elements_b, options.only);
   TopologyDiff out;
   out.tolerance_percent = options.policy.default_tolerance();
+  out.spreads_model = options.spreads_model;
   const Element none;
   for (const auto& name : selected) {
     const auto ea = elements_a.find(name), eb = elements_b.find(name);
