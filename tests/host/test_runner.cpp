@@ -382,3 +382,26 @@ TEST_CASE("probes on several executors: each after its providers, outcomes as on
   }
   CHECK(finished.size() == size_t(quick.begun + slow.begun));  // the journal hook once per probe run
 }
+
+TEST_CASE("time limits: a simulated GPU of many SMs scales the declared budget", "[host][runner]") {
+  mt_device_info gpu{}, small{}, large{};
+  std::snprintf(gpu.backend, sizeof gpu.backend, "cuda");
+  gpu.sm_count = 132;
+  std::snprintf(small.backend, sizeof small.backend, "sim");
+  small.sm_count = 12;
+  large = small;
+  large.sm_count = 132;
+  CHECK(memtopo::host::budget_scale_for(gpu) == 1);
+  CHECK(memtopo::host::budget_scale_for(small) == 1);
+  CHECK(memtopo::host::budget_scale_for(large) == Approx(8.25));
+  memtopo::host::ProbeInfo probe;
+  probe.name = "t/p";
+  probe.budget_s = 30;
+  memtopo::host::RunSettings settings;
+  settings.budget_scale = memtopo::host::budget_scale_for(large);
+  const auto limit = memtopo::host::time_limit_for(probe, settings);
+  CHECK(limit.seconds == Approx(247.5));
+  CHECK(limit.source.find("x 8.25 for a simulated GPU of more than 16 SMs") != std::string::npos);
+  settings.time_limit_s = 10;  // a limit the user set is the user's
+  CHECK(memtopo::host::time_limit_for(probe, settings).seconds == 10);
+}

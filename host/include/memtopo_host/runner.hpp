@@ -58,6 +58,13 @@ struct RunObserver {
   virtual void probe_finished(const ProbeOutcome& /*outcome*/) {}
 };
 
+// SMs of a simulated device that the probes' declared budgets hold for (the shipped ones have
+// 8 to 12); a replayed H100 has 132.
+constexpr int kBudgetSimulatedSms = 16;
+// RunSettings::budget_scale for `device`: 1 on a GPU, sm_count / kBudgetSimulatedSms on a
+// simulated device of more SMs.
+double budget_scale_for(const mt_device_info& device);
+
 struct RunSettings {
   OptionOverrides options;
   std::filesystem::path raw_dir;  // empty: raw series are dropped
@@ -73,6 +80,10 @@ struct RunSettings {
   // [run] time_limit_s for every probe, [probes."<name>"] time_limit_s for one.
   double time_limit_s = 0;
   std::map<std::string, double> probe_time_limits_s;
+  // What a probe's declared budget is multiplied by: a budget holds for a GPU and for a
+  // simulated device of up to kBudgetSimulatedSms SMs; the simulated GPU simulates every SM, so
+  // its work, and the wall time it takes, grows with them (budget_scale_for).
+  double budget_scale = 1;
 };
 
 struct RunReport {

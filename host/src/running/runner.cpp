@@ -5,6 +5,7 @@
 #include "running/plan_steps.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -261,10 +262,22 @@ ProbeOutcome run_probe(const ProbeInfo& p, const mt_device_info& device, const m
   return outcome;
 }
 
+double budget_scale_for(const mt_device_info& device) {
+  if (std::strcmp(device.backend, "sim") != 0 || device.sm_count <= kBudgetSimulatedSms) return 1;
+  return double(device.sm_count) / kBudgetSimulatedSms;
+}
+
 TimeLimit time_limit_for(const ProbeInfo& probe, const RunSettings& settings) {
   if (auto it = settings.probe_time_limits_s.find(probe.name); it != settings.probe_time_limits_s.end() && it->second > 0)
     return {it->second, "[probes.\"" + probe.name + "\"] time_limit_s"};
   if (settings.time_limit_s > 0) return {settings.time_limit_s, "[run] time_limit_s"};
+  if (probe.budget_s > 0 && settings.budget_scale > 1) {
+    char scale[32];
+    std::snprintf(scale, sizeof scale, "%.2f", settings.budget_scale);
+    return {std::min(probe.budget_s * settings.budget_scale, kMaxTimeLimitS),
+            "the probe's declared budget x " + std::string(scale) + " for a simulated GPU of more than " +
+                std::to_string(kBudgetSimulatedSms) + " SMs"};
+  }
   if (probe.budget_s > 0) return {std::min(probe.budget_s, kMaxTimeLimitS), "the probe's declared budget"};
   return {kDefaultTimeLimitS, "the default"};
 }
