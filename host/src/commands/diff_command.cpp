@@ -47,7 +47,10 @@ int cmd_diff(const DiffArgs& args) {
   // compared as memtopo fleet compares it (host/data/fleet_spreads.toml); --tolerance keeps its own.
   const std::string model_a = (*a)["device"]["name"].value_or(std::string()),
                     model_b = (*b)["device"]["name"].value_or(std::string());
-  if (!args.compare.tolerance_percent && !model_a.empty() && model_a == model_b) {
+  // GPUs only: a simulated replay carries the model's name but none of its spread.
+  const bool gpus = (*a)["meta"]["backend"].value_or(std::string()) == "cuda" &&
+                    (*b)["meta"]["backend"].value_or(std::string()) == "cuda";
+  if (!args.compare.tolerance_percent && gpus && !model_a.empty() && model_a == model_b) {
     const auto& spreads = shipped_spreads(model_a);
     if (!spreads.empty()) {
       options.policy = options.policy.with_least_tolerances(spreads);
