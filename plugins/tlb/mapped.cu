@@ -37,20 +37,32 @@ void check(CUresult r, const char* what) {
   if (r != CUDA_SUCCESS) throw memtopo::Error(std::string(what) + " failed (CUresult " + std::to_string(int(r)) + ")");
 }
 
+// Physical blocks in `device`'s memory, pinned.
+CUmemAllocationProp device_blocks(int device) {
+  CUmemAllocationProp prop{};
+  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  prop.location.id = device;
+  return prop;
+}
+
+// The driver's mapping granularity: bytes of each physical block.
+uint64_t mapping_granularity(const CUmemAllocationProp& prop) {
+  size_t g = 0;
+  check(memtopo::device::virtual_memory_driver().granularity(&g, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM),
+        "cuMemGetAllocationGranularity");
+  return g;
+}
+
 // Physical blocks, each mapped at block / line consecutive virtual pages one block apart;
 // unmapped and freed on destruction.
 class AliasedPages {
  public:
   // `aliases`: pages aliasing one block (0: as many as it has lines).
   AliasedPages(int device, uint64_t pages, uint64_t aliases) : pages_(pages), per_block_(aliases) {
-    CUmemAllocationProp prop{};
-    prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
-    prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-    prop.location.id = device;
+    const CUmemAllocationProp prop = device_blocks(device);
     const memtopo::device::VirtualMemoryDriver& d = memtopo::device::virtual_memory_driver();
-    size_t g = 0;
-    check(d.granularity(&g, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM), "cuMemGetAllocationGranularity");
-    block_ = g;
+    block_ = mapping_granularity(prop);
     if (!per_block_ || per_block_ > block_ / kLine) per_block_ = block_ / kLine;
     const uint64_t blocks = (pages_ + per_block() - 1) / per_block();
     for (uint64_t b = 0; b < blocks; ++b) {
@@ -110,18 +122,6 @@ class AliasedPages {
   CUdeviceptr base_ = 0;
 };
 
-// The driver's mapping granularity (bytes of each physical block) on `device`.
-uint64_t mapping_granularity(int device) {
-  CUmemAllocationProp prop{};
-  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
-  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-  prop.location.id = device;
-  size_t g = 0;
-  check(memtopo::device::virtual_memory_driver().granularity(&g, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM),
-        "cuMemGetAllocationGranularity");
-  return g;
-}
-
 // Pages of `page_bytes` that cover the device's memory, at least 2.
 uint64_t memory_pages(const mt_device_info& d, uint64_t page_bytes) {
   return std::max<uint64_t>(2, (uint64_t(std::max<int64_t>(d.global_memory_bytes, 0)) + page_bytes - 1) / page_bytes);
@@ -143,7 +143,8 @@ void measure_mapped(memtopo::Context& ctx) {
   const int64_t asked = ctx.option<int64_t>("max_pages");
   if (asked == 1) throw memtopo::Error("option max_pages: 1; at least 2 (or 0: the device's memory)");
   // 0: as many pages as the device's memory has; a program without aliases has no more.
-  const uint64_t max_pages = asked ? uint64_t(asked) : memory_pages(ctx.device(), mapping_granularity(ctx.device().ordinal));
+  const uint64_t max_pages =
+      asked ? uint64_t(asked) : memory_pages(ctx.device(), mapping_granularity(device_blocks(ctx.device().ordinal)));
   AliasedPages m(ctx.device().ordinal, max_pages, uint64_t(std::max<int64_t>(0, ctx.option<int64_t>("pages_per_block"))));
   memtopo::device::Buffer<unsigned long long> out(ctx, 2);
   const std::vector<uint64_t> grid = page_grid(max_pages);
