@@ -1,8 +1,12 @@
 // hopper-dsmem/latency: a dependent load from another block's shared memory (mapa and
 // ld.shared::cluster) at every rank distance of the largest cluster, against the block's own.
+#include <algorithm>
+#include <chrono>
 #include <string>
 #include <vector>
 
+#include <memtopo/analysis/robust.hpp>
+#include <memtopo/analysis/stopping.hpp>
 #include <memtopo/device/kernel.hpp>
 #include <memtopo/probe.hpp>
 
@@ -68,22 +72,37 @@ void measure_latency(memtopo::Context& ctx) {
   memtopo::device::Buffer<int> sms(ctx, cfg.grid.x);
   std::vector<ChaseSample> samples, local;
   std::vector<double> rows;
-  const int repeats = int(ctx.option<int64_t>("repeats"));
-  for (int rep = 0; rep < repeats; ++rep) {
+  // Launches repeat until the median remote latency is stable (the framework's stopping rule),
+  // at least `repeats` of them: one launch's clusters share its clocks and placement.
+  memtopo::analysis::StopRule rule;
+  rule.min_samples = size_t(ctx.option<int64_t>("repeats"));
+  rule.max_samples = std::max(rule.min_samples, size_t(ctx.option<int64_t>("max_repeats")));
+  rule.max_relative_noise = ctx.option<double>("max_noise_percent") / 100.0;
+  rule.max_seconds = 2.0;
+  int64_t rep = 0;
+  auto one_launch = [&]() {
     memtopo::device::launch<peer_chase>(ctx, "peer_chase", cfg, warm, loads, out.get(), sms.get());
     const std::vector<unsigned long long> cycles = out.download();
     const std::vector<int> sm = sms.download();
+    std::vector<double> remote;
     for (unsigned c = 0; c < clusters; ++c) {
       for (unsigned d = 0; d <= size; ++d) {
         const double per_load = double(cycles[c * (size + 1) + d]) / loads;
-        const int64_t cluster = int64_t(rep) * clusters + c;
+        const int64_t cluster = rep * clusters + c;
         (d < size ? samples : local).push_back({cluster, int64_t(d), per_load});
+        if (d > 0 && d < size) remote.push_back(per_load);
         const int peer = d < size ? sm[c * size + d] : sm[c * size];
         rows.insert(rows.end(), {double(cluster), d < size ? double(d) : -1.0, double(sm[c * size]), double(peer),
                                  per_load});
       }
     }
-  }
+    ++rep;
+    return remote.empty() ? 0.0 : memtopo::analysis::median(remote);
+  };
+  const auto start = std::chrono::steady_clock::now();
+  const memtopo::analysis::StopResult stop = memtopo::analysis::repeat_until_stable(one_launch, rule, [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  });
   ctx.raw("chases", {"cluster", "distance", "sm", "peer_sm", "cycles_per_load"}, rows);
   const std::vector<DistanceLatency> by = latency_by_distance(samples);
   const std::vector<DistanceLatency> own = latency_by_distance(local);
@@ -92,7 +111,8 @@ void measure_latency(memtopo::Context& ctx) {
   std::vector<double> medians;
   for (const DistanceLatency& d : by) medians.push_back(d.median_cycles);
   const std::string how = std::to_string(loads) + " dependent loads per chase, " + std::to_string(samples.size() / size) +
-                          " clusters of " + std::to_string(size) + " blocks";
+                          " clusters of " + std::to_string(size) + " blocks in " + std::to_string(rep) +
+                          " launches (" + stop.why + ")";
   ctx.result("dsmem.remote_latency_cycles", peer->median_cycles,
              {0.95, memtopo::Bound::Exact,
               "median over rank distances 1.." + std::to_string(size - 1) + " of ld.shared::cluster into another " +

@@ -50,8 +50,13 @@ memtopo::Probe latency() {
       .requires_keys({"dsmem.max_cluster_blocks", "dsmem.resident_clusters"})
       .option("loads", MT_VALUE_INT, "512", "dependent loads timed per chase")
       .range("1", "65536")
-      .option("repeats", MT_VALUE_INT, "3", "launches, each with every resident cluster chasing")
+      .option("repeats", MT_VALUE_INT, "3", "launches at least, each with every resident cluster chasing")
       .range("1", "1000")
+      .option("max_repeats", MT_VALUE_INT, "12", "launches at most, while the median remote latency is not stable")
+      .range("1", "1000")
+      .option("max_noise_percent", MT_VALUE_FLOAT, "0.2",
+              "stable: the median's noise (MAD over sqrt(n)) of the launches' medians, relative")
+      .range("0", "100")
       .replays("dsmem.remote_latency_cycles", "sim.cluster.remote_latency_cycles")
       .replays("dsmem.local_cluster_latency_cycles", "sim.cluster.local_latency_cycles")
       .key("dsmem.remote_latency_cycles", MT_VALUE_FLOAT, "cycles",
