@@ -11,6 +11,7 @@
 #include <memtopo/probe.hpp>
 #include <memtopo/recipes.hpp>
 
+#include "eviction_sets.hpp"
 #include "l2_probes.hpp"
 
 namespace {
@@ -83,7 +84,7 @@ Probe l1d_present() {
 
 std::vector<Probe> all_probes() {
   std::vector<Probe> probes{l1d_present(), data_cache::l2_levels(), data_cache::l2_latency(),
-                           data_cache::l1d_eviction_sets()};
+                           data_cache::l1d_eviction_sets(), data_cache::l2_eviction_sets()};
   memtopo::cache::ElementSpec l1d{"data-cache", "l1d", "L1 data cache", l1d_target, {"l1d.present"}, {}};
   l1d.carveout_option = true;  // the L1 shares its storage with shared memory
   // Its own worker, for the probes after it: after it in one process l2-size's buffer gets
@@ -95,6 +96,7 @@ std::vector<Probe> all_probes() {
   memtopo::cache::ElementSpec l2{"data-cache", "l2", "L2 cache", l2_target, {}, {}, false, true};
   l2.size_candidates = data_cache::l2_size_candidates;
   l2.candidate_uses = {"l2.api_size_bytes", "l2.partitions"};
+  l2.eviction_ways_key = "l2.eviction_set_ways";  // data_cache::l2_eviction_sets provides it
   for (auto& p : memtopo::cache::element_probes(l2)) probes.push_back(std::move(p));
   return probes;
 }

@@ -1,11 +1,11 @@
-// The eviction-set kernel of data-cache/l1d-eviction-sets (docs/cache-probes.md, "Eviction
-// sets and the set-index function"): each block claims an SM of its own and reduces the
-// candidate pool of one target line x to a minimal eviction set by group testing, all on the
-// device, so that one launch finds the sets of many targets at once.
+// The eviction-set kernel of data-cache/l1d-eviction-sets and l2-eviction-sets
+// (docs/cache-probes.md, "Eviction sets and the set-index function"): each block claims an SM
+// of its own and reduces the candidate pool of one target line x to a minimal eviction set by
+// group testing, all on the device, so that one launch finds the sets of many targets at once.
 //
-// "S evicts x": the block loads S (every line .ca), thread 0 loads x, the block loads S again
-// passes - 1 times, and thread 0 times x once more; a miss of the L1 (slower than the
-// calibrated threshold) means S holds at least as many lines of x's set as the set has ways
+// "S evicts x": the block loads S (every line .ca, or .cg for the L2), thread 0 loads x, the
+// block loads S again passes - 1 times, and thread 0 times x once more; a miss of the cache
+// under test (slower than the calibrated threshold) means S holds at least as many lines of x's set as the set has ways
 // (under LRU-like replacement: x was the set's newest line before the later passes). Each test
 // is the majority of `trials`. The reduction sweeps over S in G groups (8 first) and drops
 // every group whose removal still evicts x; a sweep that removes less than half doubles G,
@@ -40,7 +40,13 @@ struct EvictionArgs {
   uint32_t sm_slots;
   uint32_t* next_target;    // zeroed ticket counter
   unsigned long long* out;  // target_count * kOutStride words
-  uint32_t zero;            // 0, unknown to the compiler (timed_ca, load_pass)
+  uint32_t zero;            // 0, unknown to the compiler (timed_load, load_pass)
+  // 0: S and x load .ca, the L1 is under test; 1: .cg, the L2 (through the SM's near partition).
+  uint32_t cg;
+  // The hit/miss threshold: this many thousandths of the way from the slowest calibration hit
+  // to the calibration miss (the least miss for the L1; the second least for the L2, whose
+  // calibration lines may already be in it).
+  uint32_t threshold_permille;
 };
 
 namespace detail {
@@ -49,11 +55,16 @@ MEMTOPO_INLINE unsigned long long line_address(const EvictionArgs& a, uint32_t l
   return a.buf + (unsigned long long)line * a.line_bytes;
 }
 
+MEMTOPO_INLINE uint32_t load_line(const EvictionArgs& a, unsigned long long address) {
+  namespace md = memtopo::device;
+  return a.cg ? md::load<md::Path::GlobalCg>(address, 0) : md::load<md::Path::GlobalCa>(address, 0);
+}
+
 MEMTOPO_INLINE uint32_t list_at(const uint32_t* list, uint32_t i) {
   return memtopo::device::load<memtopo::device::Path::GlobalCg>(reinterpret_cast<unsigned long long>(list + i), 0);
 }
 
-// One pass of the block over S without [skip_begin, skip_end), .ca loads, then a barrier.
+// One pass of the block over S without [skip_begin, skip_end), then a barrier.
 // Each thread uses its loads' values before the barrier (keep_if with the run-time zero): the
 // loads cannot be dropped, and every line of the pass is in the L1 before anything after it.
 MEMTOPO_INLINE uint32_t load_pass(const EvictionArgs& a, const uint32_t* s, uint32_t n, uint32_t skip_begin,
@@ -62,19 +73,19 @@ MEMTOPO_INLINE uint32_t load_pass(const EvictionArgs& a, const uint32_t* s, uint
   const uint32_t kept = n - (skip_end - skip_begin);
   for (uint32_t i = memtopo::device::thread_index(); i < kept; i += memtopo::device::block_threads()) {
     const uint32_t j = i < skip_begin ? i : i + (skip_end - skip_begin);
-    acc += memtopo::device::load<memtopo::device::Path::GlobalCa>(line_address(a, list_at(s, j)), 0);
+    acc += load_line(a, line_address(a, list_at(s, j)));
   }
   memtopo::device::keep_if(acc, a.next_target, a.zero);
   memtopo::device::sync_block();
   return acc;
 }
 
-// Raw cycles of one .ca load of `address` by the calling thread. The address depends on the
+// Raw cycles of one load of `address` by the calling thread. The address depends on the
 // first clock read (`zero` is 0 at run time, unknown to the compiler), so that the load, whose
 // address is otherwise known early, cannot be scheduled before the timing starts.
-MEMTOPO_INLINE uint32_t timed_ca(unsigned long long address, unsigned long long slot, uint32_t zero) {
+MEMTOPO_INLINE uint32_t timed_load(const EvictionArgs& a, unsigned long long address, unsigned long long slot) {
   const unsigned long long t0 = memtopo::device::clock_now();
-  const uint32_t v = memtopo::device::load<memtopo::device::Path::GlobalCa>(address + (t0 & zero), 0);
+  const uint32_t v = load_line(a, address + (t0 & a.zero));
   return uint32_t(memtopo::device::clock_after(v, slot) - t0);
 }
 
@@ -89,25 +100,36 @@ MEMTOPO_INLINE void reduce_target(const EvictionArgs& a, uint32_t ticket, unsign
   uint32_t* s = a.lists + size_t(ticket) * a.pool;
   const uint32_t x_line = detail::list_at(a.targets, ticket);
   const unsigned long long x = detail::line_address(a, x_line);
-  // The threshold between a hit of this L1 and a miss that hits the L2 (as an evicted x
-  // does): four pool lines, each first loaded .cg (into the L2, not the L1), then timed .ca
-  // twice, a miss and a hit.
+  // The threshold between a hit and a miss of the cache under test, from four pool lines
+  // each timed twice, a miss and a hit. For the L1 each is first loaded .cg (into the L2, not
+  // the L1): its miss hits the L2, as an evicted x does. For the L2 the first load goes to
+  // memory; one of the four may already be in the L2, so the second least miss counts, and
+  // the hit is x's own.
   if (lead) {
-    uint32_t miss = 0xffffffffu, hit = 0;
+    uint32_t miss = 0xffffffffu, second = 0xffffffffu, hit = 0;
     for (uint32_t i = 0; i < 4 && i < a.pool; ++i) {
       const unsigned long long p = detail::line_address(a, detail::list_at(s, i));
       // Waited for (its value stored) before the timing starts.
-      memtopo::device::clock_after(memtopo::device::load<memtopo::device::Path::GlobalCg>(p, 0), slot);
-      const uint32_t m = detail::timed_ca(p, slot, a.zero);
-      const uint32_t h = detail::timed_ca(p, slot, a.zero);
+      if (!a.cg) memtopo::device::clock_after(memtopo::device::load<memtopo::device::Path::GlobalCg>(p, 0), slot);
+      const uint32_t m = detail::timed_load(a, p, slot);
+      const uint32_t h = detail::timed_load(a, p, slot);
       memtopo::device::store_cg(out + kCalibration + i, (unsigned long long)m);
       memtopo::device::store_cg(out + kCalibration + 4 + i, (unsigned long long)h);
+      second = m < miss ? miss : (m < second ? m : second);
       miss = m < miss ? m : miss;
       hit = h > hit ? h : hit;
     }
+    if (a.cg && second != 0xffffffffu) miss = second;
+    // The L2's hit is x's own, as near or far as x's home (a GPU may keep far lines only in
+    // their home partition): the lesser of two timed loads after one untimed.
+    if (a.cg) {
+      memtopo::device::clock_after(detail::load_line(a, x), slot);
+      const uint32_t h0 = detail::timed_load(a, x, slot), h1 = detail::timed_load(a, x, slot);
+      hit = h0 < h1 ? h0 : h1;
+    }
     memtopo::device::store_cg(out + kHitRaw, (unsigned long long)hit);
     memtopo::device::store_cg(out + kMissRaw, (unsigned long long)miss);
-    threshold = (hit + miss) / 2;
+    threshold = miss > hit ? hit + uint32_t((unsigned long long)(miss - hit) * a.threshold_permille / 1000) : hit;
   }
   memtopo::device::sync_block();
   uint32_t n = a.pool, tests = 0, acc = 0;
@@ -118,12 +140,12 @@ MEMTOPO_INLINE void reduce_target(const EvictionArgs& a, uint32_t ticket, unsign
       lines += (unsigned long long)(n - (skip_end - skip_begin)) * a.passes;
       acc += detail::load_pass(a, s, n, skip_begin, skip_end);
       if (lead) {
-        acc += memtopo::device::load<memtopo::device::Path::GlobalCa>(x, 0);
-        memtopo::device::keep_if(acc, a.next_target, a.zero);  // x is in the L1 before the next pass
+        acc += detail::load_line(a, x);
+        memtopo::device::keep_if(acc, a.next_target, a.zero);  // x is in the cache before the next pass
       }
       memtopo::device::sync_block();
       for (uint32_t p = 1; p < a.passes; ++p) acc += detail::load_pass(a, s, n, skip_begin, skip_end);
-      if (lead) verdict = detail::timed_ca(x, slot, a.zero) > threshold ? 1 : 0;
+      if (lead) verdict = detail::timed_load(a, x, slot) > threshold ? 1 : 0;
       memtopo::device::sync_block();
       (verdict ? yes : no) += 1;
       memtopo::device::sync_block();

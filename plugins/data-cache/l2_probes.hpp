@@ -11,8 +11,6 @@ namespace data_cache {
 
 memtopo::Probe l2_levels();
 memtopo::Probe l2_latency();
-// data-cache/l1d-eviction-sets (l1d_eviction.cu).
-memtopo::Probe l1d_eviction_sets();
 std::vector<memtopo::cache::SizeCandidate> l2_size_candidates(const memtopo::Context& ctx);
 
 }  // namespace data_cache

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <optional>
 
 #include "memtopo/cache/element.hpp"
 
@@ -167,7 +168,14 @@ void measure_geometry(Context& ctx, Measurer& m, const ElementSpec& spec, const 
   const std::string& e = spec.element;
   const int64_t size = ctx.input<int64_t>(first_key), line = ctx.input<int64_t>(e + ".line_bytes");
   const GeometryResult r = find_geometry(m, size, line);
-  if (!r.sets.found && geometry_from_eviction_sets(ctx, spec, size, line, r.sets.note)) return;
+  // Eviction sets count the ways directly; strides that see other ways read a hash's pattern.
+  const auto eviction_ways = spec.eviction_ways_key.empty() ? std::nullopt : ctx.try_input<int64_t>(spec.eviction_ways_key);
+  const bool strides_disagree = r.ways.found && eviction_ways && *eviction_ways != r.ways.value;
+  const std::string strides_note =
+      strides_disagree ? std::to_string(r.sets.value) + " sets of " + std::to_string(r.ways.value) +
+                             " ways, which the eviction sets refute (" + r.sets.note + ")"
+                       : r.sets.note;
+  if ((!r.sets.found || strides_disagree) && geometry_from_eviction_sets(ctx, spec, size, line, strides_note)) return;
   std::string not_storage;
   if (!r.sets.found && geometry_from_storage(ctx, spec, size, line, r.sets.note, not_storage)) return;
   report(ctx, e + ".set_mapping", r.set_mapping);
