@@ -47,12 +47,16 @@ def plot_heatmap(series, topo, hint):
     """The best `value` of each (y, x) cell over the other columns; marked cells outlined."""
     xs, ys, vs = series.column(hint.x), series.column(hint.y), series.column(hint.value)
     rows, cols = sorted(set(ys)), sorted(set(xs))
+    row_of, col_of = {r: i for i, r in enumerate(rows)}, {c: j for j, c in enumerate(cols)}
     grid = np.full((len(rows), len(cols)), np.nan)
     for x, y, v in zip(xs, ys, vs):
-        i, j = rows.index(y), cols.index(x)
+        i, j = row_of[y], col_of[x]
         grid[i, j] = v if math.isnan(grid[i, j]) else max(grid[i, j], v)
     scale = 1e9 if np.nanmax(grid) >= 1e9 else 1.0
-    fig = Figure(figsize=(7.2, 1.9 + 0.45 * len(rows)))
+    # A grid of hundreds of rows or columns (an SM x line map) is an image: no label per cell,
+    # matplotlib's own ticks, and a fixed height.
+    large = len(rows) > 24 or len(cols) > 48
+    fig = Figure(figsize=(7.2, 4.8 if large else 1.9 + 0.45 * len(rows)))
     ax = fig.subplots()
     image = ax.imshow(np.ma.masked_invalid(grid / scale), cmap="viridis", aspect="auto", origin="lower",
                       vmin=0, vmax=np.nanmax(grid) / scale)  # from zero: a flat surface looks flat
@@ -60,13 +64,14 @@ def plot_heatmap(series, topo, hint):
     bar = fig.colorbar(image, ax=ax, label=plain(f"best {hint.value}{unit}"))
     bar.formatter.set_useOffset(False)
     ax.grid(False)
-    ax.set_xticks(range(len(cols)), [short_number(c) for c in cols])
-    ax.set_yticks(range(len(rows)), [short_number(r) for r in rows])
-    ax.set_xlabel(plain(hint.x))
-    ax.set_ylabel(plain(hint.y))
+    if not large:
+        ax.set_xticks(range(len(cols)), [short_number(c) for c in cols])
+        ax.set_yticks(range(len(rows)), [short_number(r) for r in rows])
+    ax.set_xlabel(plain(hint.x) + ("" if not large or cols == list(range(len(cols))) else " (rank)"))
+    ax.set_ylabel(plain(hint.y) + ("" if not large or rows == list(range(len(rows))) else " (rank)"))
     top = np.nanmax(grid)
     for (i, j), v in np.ndenumerate(grid):
-        if not math.isnan(v):
+        if not math.isnan(v) and not large:
             ax.text(j, i, short_number(v / scale, 3), ha="center", va="center", fontsize=7,
                     color="black" if v > 0.6 * top else "white")
     entries = 0

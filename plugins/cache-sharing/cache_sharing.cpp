@@ -147,7 +147,8 @@ memtopo::Probe storage_probe();
 memtopo::Probe instances_probe();
 memtopo::Probe l2_partitions_probe();
 memtopo::Probe l2_far_copies_probe();
+memtopo::Probe l2_slice_map_probe();
 }  // namespace cache_sharing
 
-MEMTOPO_PLUGIN("cache-sharing", "1.1.0", groups_probe(), cache_sharing::storage_probe(), cache_sharing::instances_probe(),
-               cache_sharing::l2_partitions_probe(), cache_sharing::l2_far_copies_probe())
+MEMTOPO_PLUGIN("cache-sharing", "1.2.0", groups_probe(), cache_sharing::storage_probe(), cache_sharing::instances_probe(),
+               cache_sharing::l2_partitions_probe(), cache_sharing::l2_far_copies_probe(), cache_sharing::l2_slice_map_probe())

@@ -1,5 +1,7 @@
 // memtopo draw: the GPU's hierarchy as text (docs/host.md, "memtopo draw"), golden files of the
 // committed H100 run and of a measured simulated device.
+#include <algorithm>
+#include <fstream>
 #include <sstream>
 
 #include <toml++/toml.h>
@@ -161,4 +163,32 @@ TEST_CASE("draw: 20,000 GPCs give bounded text: the first counts and how many th
   REQUIRE(r.exit_code == 0);
   CHECK(r.output.find("(20000 in all)") != std::string::npos);
   CHECK(r.output.size() < 8000);  // the H100's drawing is about 2 KB; 20,000 counts were 40 KB more
+}
+
+// Issue 54, item 2: the L2 slice map on the SM strip and its gap under the L2, from the keys
+// key_map.toml names, on the H100 run with a slice map added.
+TEST_CASE("draw: the L2 slice classes are a strip of the SM map, their gap a value of the L2", "[host][draw]") {
+  toml::table doc = toml::parse_file((fs::path(MEMTOPO_SOURCE_DIR) / "tests/report/inputs/h100/topology.toml").string());
+  toml::array classes;
+  for (int s = 0; s < 132; ++s) classes.push_back(int64_t((s / 2) % 2));
+  toml::table* l2 = doc["l2"].as_table();
+  REQUIRE(l2);
+  l2->insert_or_assign("slice_class_of_sm", classes);
+  l2->insert_or_assign("slice_class_sm_counts", toml::array{int64_t(66), int64_t(66)});
+  l2->insert_or_assign("slice_class_gap_cycles", 28.0);
+  l2->insert_or_assign("slice_line_granule_bytes", int64_t(256));
+  const memtopo::host::GpuDrawing g = memtopo::host::gpu_drawing(doc);
+  REQUIRE(g.strips.size() == 4);
+  CHECK(g.strips[3].label == "L2 slice class");
+  CHECK(g.strips[3].cells.size() == 132);
+  CHECK(g.strips[3].cells[2] == 1);
+  CHECK(g.strips[3].same_as.empty());  // pairs alternating: not the GPCs' split nor the partitions'
+  const auto& parts = g.shared[1].parts;
+  CHECK(std::find(parts.begin(), parts.end(), "slice classes of 66/66 SMs, +28.0 cyc across (lines by 256 B)") !=
+        parts.end());
+  test::TempDir dir("draw-slices");
+  std::ofstream(dir / "t.toml") << doc;
+  const auto r = test::run_memtopo("draw '" + (dir / "t.toml").string() + "'");
+  INFO(r.output);
+  CHECK(r.output.find("L2 slice class  0011001100 1100110011") != std::string::npos);
 }

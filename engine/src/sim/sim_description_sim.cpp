@@ -221,6 +221,29 @@ bool far_copies_near(Reader& s_l2) {
   return s_l2.boolean("far_copies_near").value_or(copy_bytes && *copy_bytes > 0);
 }
 
+// The slice map: a class per SM, a line class by the parity of masked granule-index bits,
+// and the cycles an L2 hit costs more across classes. All four together, or none.
+static void read_l2_slices(Reader& s_l2, Model& m) {
+  const auto classes = s_l2.integers("slice_class_of_sm");
+  const auto cycles = s_l2.cycles("slice_cycles");
+  const auto mask = s_l2.integer("slice_line_mask");
+  const auto granule = s_l2.integer("slice_granule_bytes");
+  if (!classes) {
+    if (cycles || mask || granule) s_l2.fail("slice_class_of_sm", "is needed by the other slice_ keys");
+    return;
+  }
+  if (classes->size() != uint64_t(m.info.sm_count))
+    s_l2.fail("slice_class_of_sm", "needs one entry per SM (" + std::to_string(m.info.sm_count) + ")");
+  for (int64_t c : *classes) {
+    if (c != 0 && c != 1) s_l2.fail("slice_class_of_sm", "holds classes 0 and 1 only");
+    m.l2_slice_class_of_sm.push_back(uint32_t(c));
+  }
+  m.l2_slice_granule_bytes = power_of_two(s_l2, "slice_granule_bytes", granule, 256);
+  if (mask && *mask <= 0) s_l2.fail("slice_line_mask", "must select at least one bit");
+  m.l2_slice_line_mask = uint64_t(mask.value_or(1));
+  m.l2_slice_cycles = cycles.value_or(0);
+}
+
 void read_l2_placement(Reader& s_l2, Model& m) {
   const uint32_t sm_count = uint32_t(m.info.sm_count);
   m.l2_interleave_bytes = power_of_two(s_l2, "interleave_bytes", s_l2.integer("interleave_bytes"), 4096);
@@ -246,6 +269,7 @@ void read_l2_placement(Reader& s_l2, Model& m) {
   } else {  // the first SMs are near partition 0, the next ones near partition 1, ...
     for (uint32_t s = 0; s < sm_count; ++s) m.l2_near_partition.push_back(uint32_t(uint64_t(s) * m.l2_partitions / sm_count));
   }
+  read_l2_slices(s_l2, m);
 }
 
 void read_sim_tlb(Reader& s_tlb, Model& m) {

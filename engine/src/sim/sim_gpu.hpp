@@ -194,17 +194,24 @@ class Gpu {
     const bool via_near = far && model_.l2_far_copies_near;
     if (via_near && l2_touch(near, addr)) {
       counts_.l2_read_hit += storing_ ? 0 : weight_;
-      return cycles + p.l2_near;
+      return cycles + p.l2_near + slice_cycles(sm, addr);
     }
     if (l2_access(addr)) {
       counts_.l2_read_hit += storing_ || via_near ? 0 : weight_;
-      return cycles + (far ? p.l2_far : p.l2_near);
+      return cycles + (far ? p.l2_far : p.l2_near) + slice_cycles(sm, addr);
     }
     served_ = Served::Dram;
     counts_.dram_read_bytes += storing_ ? 0 : model_.l2.geometry.sector_bytes;
     return cycles + (far ? p.dram_far : p.dram_near);
   }
 
+  // What an L2 hit costs more where the SM's slice class differs from the line's.
+  int64_t slice_cycles(uint32_t sm, uint64_t addr) const {
+    if (model_.l2_slice_class_of_sm.empty()) return 0;
+    const uint64_t unit = addr / model_.l2_slice_granule_bytes;
+    const uint32_t line_class = uint32_t(__builtin_parityll(unit & model_.l2_slice_line_mask));
+    return model_.l2_slice_class_of_sm[sm] != line_class ? model_.l2_slice_cycles : 0;
+  }
   uint32_t l2_partition(uint64_t addr) const {
     uint64_t chunk = addr >> interleave_shift_;
     const uint64_t n = l2_.size();

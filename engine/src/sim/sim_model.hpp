@@ -84,6 +84,13 @@ struct Model {
   // (docs/results/h100.md).
   double l2_foreign_lines_per_kcycle = 0.0;
   std::vector<uint32_t> l2_near_partition;   // per SM
+  // [sim.l2] slice map (docs/simulator.md): an L2 hit costs l2_slice_cycles more where the SM's
+  // class differs from the line's, the parity of the address's granule index masked by
+  // l2_slice_line_mask. Empty l2_slice_class_of_sm: no such term.
+  std::vector<uint32_t> l2_slice_class_of_sm;
+  uint64_t l2_slice_granule_bytes = 256;
+  uint64_t l2_slice_line_mask = 1;
+  int64_t l2_slice_cycles = 0;
 
   bool tlb_present = false;
   TlbLevel tlb_l1, tlb_l2;

@@ -49,7 +49,9 @@ std::vector<std::string> l2_size_parts(const Doc& d, const std::string& l2, doub
 
 void add_l2(const Doc& d, GpuDrawing& g) {
   const std::string& l2 = element("l2_cache");
-  if (!d.has(l2, "size_bytes") && !d.has(l2, "latency_cycles") && !d.has(key("l2_read_rate"))) return;
+  if (!d.has(l2, "size_bytes") && !d.has(l2, "latency_cycles") && !d.has(key("l2_read_rate")) &&
+      !d.has(key("l2_slice_gap")))
+    return;
   double per_partition = 0;
   auto p = l2_size_parts(d, l2, per_partition);
   for (auto& s : cache_parts(d, l2, false)) p.push_back(s.rfind("hit ", 0) == 0 ? s + " near" : s);
@@ -57,6 +59,12 @@ void add_l2(const Doc& d, GpuDrawing& g) {
   if (d.has(key("l2_interleave")))
     p.push_back("interleave " + d.text(key("l2_interleave")) +
                 (d.has(key("l2_granule")) ? " by " + bytes_text(*d.num(key("l2_granule"))) : ""));
+  if (auto gap = d.num(key("l2_slice_gap"))) {
+    const auto sms = d.ints(key("l2_slice_class_sms"));
+    const auto granule = d.num(key("l2_slice_granule"));
+    p.push_back("slice classes" + (sms.empty() ? "" : " of " + joined(sms) + " SMs") + ", +" + cycles_text(*gap) +
+                " across" + (granule ? " (lines by " + d.mark(key("l2_slice_granule")) + bytes_text(*granule) + ")" : ""));
+  }
   if (auto r = d.num(key("l2_read_rate"))) p.push_back("read " + rate_text(*r));
   if (auto r = d.num(key("l2_write_rate"))) p.push_back("write " + rate_text(*r));
   DrawNode node{"L2", p, "cache", {}};

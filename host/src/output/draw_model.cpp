@@ -22,8 +22,8 @@ void add_legend(GpuDrawing& g) {
     l.emplace_back("cyc", "cycles of the SM clock; ns at its " + draw::printf_text("%.0f MHz", g.sm_clock_mhz));
   l.emplace_back("TB/s, GB/s", "10^12, 10^9 bytes per second; B/cyc: bytes per SM cycle");
   if (!g.strips.empty())
-    l.emplace_back("0-9 A-Z ?", "SM map (under SMs): one character per SM, SM 0 first, 10 a group: its GPC, L2 partition or L1.5 "
-                   "group (A = 10), ? unknown");
+    l.emplace_back("0-9 A-Z ?", "SM map (under SMs): one character per SM, SM 0 first, 10 a group: its GPC, L2 partition, L1.5 "
+                   "group or L2 slice class (A = 10), ? unknown");
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // The SMs of `memtopo draw` (docs/host.md): how many in how many GPCs, and the SM map, a strip
 // of one cell per SM for each way the topology groups the SMs (GPC, near L2 partition, constant
-// L1.5 group). Two groupings that split the SMs alike are drawn once and said to be the same:
+// L1.5 group, L2 slice class). Two groupings that split the SMs alike are drawn once and said to be the same:
 // on an H100 the L1.5 groups are the GPCs, and drawing both looked like two findings.
 #include <algorithm>
 #include <map>
@@ -47,7 +47,8 @@ void add_sm_map(const Doc& d, GpuDrawing& g) {
   const std::vector<std::pair<std::string, std::vector<int64_t>>> maps = {
       {"GPC", d.ints(key("gpc_of_sm"))},
       {"L2 partition", d.ints(key("l2_partition_of_sm"))},
-      {"L1.5 group", d.ints(key("constant_l15_group_of_sm"))}};
+      {"L1.5 group", d.ints(key("constant_l15_group_of_sm"))},
+      {"L2 slice class", d.ints(key("l2_slice_class_of_sm"))}};
   size_t longest = 0;
   for (const auto& [name, cells] : maps) {
     if (cells.empty()) continue;
