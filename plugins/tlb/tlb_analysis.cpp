@@ -20,6 +20,9 @@ std::vector<uint64_t> page_grid(uint64_t max_pages) {
   return g;
 }
 
+// How far below a level one chase's few L2 lines may read (see sweep_levels).
+constexpr double kSliceSpread = 0.12;
+
 SweepLevels sweep_levels(const std::vector<uint64_t>& pages, const std::vector<double>& cycles) {
   SweepLevels out;
   // A TLB miss adds tens of cycles to a few hundred: 3 % tells the levels apart, and two points
@@ -31,12 +34,14 @@ SweepLevels sweep_levels(const std::vector<uint64_t>& pages, const std::vector<d
   }
   // A chase of a few loads touches a few L2 lines, whose slices decide its cycles: the first
   // eight points may lie above the first level (on an H100 one did, docs/results/h100.md,
-  // "Figures behind comments") or a little below it and still belong to it. Fewer pages never miss more, so a point above cannot be
-  // an earlier TLB level.
+  // "Figures behind comments") or below it by up to the gap between the L2's slice classes
+  // (l2.slice_class_gap_cycles, about 11 % of a near hit on an H100 and an H200) and still
+  // belong to it. Fewer pages never miss more, so a point above cannot be an earlier TLB level;
+  // one below is a level only where two or more points form it (a plateau of its own).
   std::vector<an::Plateau> levels_fixed = levels;
   const auto& f = levels_fixed.front();
   bool scatter = f.first > 0 && f.first <= 8;
-  for (size_t i = 0; scatter && i < f.first; ++i) scatter = cycles[i] >= 0.95 * f.median;
+  for (size_t i = 0; scatter && i < f.first; ++i) scatter = cycles[i] >= (1 - kSliceSpread) * f.median;
   if (scatter) levels_fixed.front().first = 0;
   if (levels_fixed.front().first != 0) {
     out.reason = "the smallest page counts do not form a level (" + std::to_string(cycles.front()) + " cycles at " +
