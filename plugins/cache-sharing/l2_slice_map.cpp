@@ -117,6 +117,7 @@ void measure_slice_map(memtopo::Context& ctx) {
   const uint64_t lines = uint64_t(ctx.option<int64_t>("lines"));
   const uint64_t stride = uint64_t(ctx.option<int64_t>("stride_bytes"));
   const uint64_t repeats = uint64_t(ctx.option<int64_t>("repeats"));
+  if (stride % 32) throw memtopo::Error("stride_bytes " + std::to_string(stride) + " is no multiple of 32 B (a sector)");
   const Matrix m = read_matrix(ctx, lines, stride, repeats);
   for (size_t s = 0; s < m.sm_of_row.size(); ++s)
     if (m.sm_of_row[s] != int32_t(s)) throw memtopo::NotDeterminable("the job of SM " + std::to_string(s) + " ran on SM " + std::to_string(m.sm_of_row[s]));
