@@ -71,7 +71,8 @@ void write_series(const memtopo::Context& ctx, const Matrix& m, const cache_shar
       rows.insert(rows.end(), {double(s), double(l), double(rank), double(map.class_of_line[l]), m.cycles[s][l],
                                m.cycles[s][l] - least});
     }
-  ctx.raw("sm-by-line", {"sm", "line", "line_by_class", "line_class", "cycles", "cycles_above_least"}, rows);
+  // scripts/l2-slice-model reads this file as it reads the bench's (sm, line, repeat_min).
+  ctx.raw("sm-by-line", {"sm", "line", "line_by_class", "line_class", "repeat_min_cycles", "cycles_above_least"}, rows);
 }
 
 void store(memtopo::Context& ctx, const cache_sharing::SliceMap& map, uint64_t lines, uint64_t stride) {
