@@ -39,6 +39,9 @@ Matrix read_matrix(const memtopo::Context& ctx, uint64_t lines, uint64_t stride,
   const auto r = ctx.backend().run(jobs);
   Matrix m;
   for (size_t s = 0; s < r.size(); ++s) {
+    if (r[s].latency.size() != repeats * lines)
+      throw memtopo::Error("SM " + std::to_string(s) + "'s job returned " + std::to_string(r[s].latency.size()) +
+                           " samples of " + std::to_string(repeats * lines));
     std::vector<double> least(lines, 1e300);
     for (size_t k = 0; k < r[s].latency.size(); ++k)
       least[k % lines] = std::min(least[k % lines], double(r[s].latency[k]));
