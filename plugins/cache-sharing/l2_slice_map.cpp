@@ -39,6 +39,9 @@ Matrix read_matrix(const memtopo::Context& ctx, uint64_t lines, uint64_t stride,
   const auto r = ctx.backend().run(jobs);
   Matrix m;
   for (size_t s = 0; s < r.size(); ++s) {
+    if (r[s].latency.size() != repeats * lines)
+      throw memtopo::Error("SM " + std::to_string(s) + "'s job returned " + std::to_string(r[s].latency.size()) +
+                           " samples of " + std::to_string(repeats * lines));
     std::vector<double> least(lines, 1e300);
     for (size_t k = 0; k < r[s].latency.size(); ++k)
       least[k % lines] = std::min(least[k % lines], double(r[s].latency[k]));
@@ -71,7 +74,8 @@ void write_series(const memtopo::Context& ctx, const Matrix& m, const cache_shar
       rows.insert(rows.end(), {double(s), double(l), double(rank), double(map.class_of_line[l]), m.cycles[s][l],
                                m.cycles[s][l] - least});
     }
-  ctx.raw("sm-by-line", {"sm", "line", "line_by_class", "line_class", "cycles", "cycles_above_least"}, rows);
+  // scripts/l2-slice-model reads this file as it reads the bench's (sm, line, repeat_min).
+  ctx.raw("sm-by-line", {"sm", "line", "line_by_class", "line_class", "repeat_min_cycles", "cycles_above_least"}, rows);
 }
 
 void store(memtopo::Context& ctx, const cache_sharing::SliceMap& map, uint64_t lines, uint64_t stride) {
@@ -117,6 +121,7 @@ void measure_slice_map(memtopo::Context& ctx) {
   const uint64_t lines = uint64_t(ctx.option<int64_t>("lines"));
   const uint64_t stride = uint64_t(ctx.option<int64_t>("stride_bytes"));
   const uint64_t repeats = uint64_t(ctx.option<int64_t>("repeats"));
+  if (stride % 32) throw memtopo::Error("stride_bytes " + std::to_string(stride) + " is no multiple of 32 B (a sector)");
   const Matrix m = read_matrix(ctx, lines, stride, repeats);
   for (size_t s = 0; s < m.sm_of_row.size(); ++s)
     if (m.sm_of_row[s] != int32_t(s)) throw memtopo::NotDeterminable("the job of SM " + std::to_string(s) + " ran on SM " + std::to_string(m.sm_of_row[s]));

@@ -106,6 +106,33 @@ with tempfile.TemporaryDirectory() as raw:
         check(titles == ["width bytes 4", "width bytes 8", "width bytes 16"], f"DSMEM panel titles: {titles}")
         check("global memory via L2" in legend_texts(fig), f"DSMEM legend: {legend_texts(fig)}")
 
+# A heat map of an SM x line grid (cache-sharing/l2-slice-map's series): an image of 132 x 2048
+# cells without a label per cell, the classes' checkerboard in its values.
+with tempfile.TemporaryDirectory() as raw:
+    folder = os.path.join(raw, "cache-sharing__l2-slice-map")
+    os.makedirs(folder)
+    hint = {"series": "sm-by-line", "kind": "heatmap", "x": "line_by_class", "y": "sm", "value": "cycles_above_least"}
+    with open(os.path.join(folder, "plots.json"), "w") as f:
+        json.dump({"probe": "cache-sharing/l2-slice-map", "plots": [hint]}, f)
+    with open(os.path.join(folder, "sm-by-line.csv"), "w") as f:
+        f.write("sm,line_by_class,cycles_above_least\n")
+        for sm in range(132):
+            for line in range(2048):
+                f.write(f"{sm},{line},{28 if (sm // 16) % 2 != (line >= 1024) else 0}\n")
+    grid = series_mod.discover(raw)[0]
+    draw = plot_special.special_plot(grid)
+    check(draw is not None, "the slice map's heat map hint is drawn as a heat map")
+    if draw:
+        fig, _ = draw(grid, topo)
+        ax = fig.axes[0]
+        check(len(ax.texts) == 0, f"a 132 x 2048 heat map labels its cells: {len(ax.texts)} texts")
+        images = ax.get_images()
+        shape = images[0].get_array().shape if images else None
+        check(shape == (132, 2048), f"the heat map's image is {shape}, not 132 x 2048")
+        if images:
+            a = images[0].get_array()
+            check(a[0][0] == 0 and a[16][0] == 28 and a[0][1024] == 28, "the heat map's cells hold the grid")
+
 for p in problems:
     print("FAIL:", p)
 print("plot hints:", "ok" if not problems else f"{len(problems)} problems")
