@@ -6,6 +6,7 @@
 // to run (address-space randomization), and hashed sets, partitions and TLB sets would make a
 // kernel's timing change with them.
 #include <algorithm>
+#include <bit>
 #include <cstdlib>
 #include <cstring>
 
@@ -17,6 +18,7 @@ namespace memtopo::sim::kernel {
 namespace {
 
 constexpr uint64_t kAlign = uint64_t(2) << 20;
+constexpr uint64_t kMostAlign = uint64_t(1) << 30;
 // Host memory the simulated GPU lends at most, whatever its description says it has.
 constexpr uint64_t kMostHostBytes = uint64_t(16) << 30;
 // Where probe kernels' buffers lie on the simulated GPU: far above the engine's chase arrays,
@@ -43,16 +45,22 @@ void* KernelRuntime::alloc(uint64_t bytes) {
     throw Error("the simulated GPU lends probe kernels at most " + std::to_string(most >> 20) + " MiB; " +
                 std::to_string(buffer_bytes_ >> 20) + " MiB are lent and " + std::to_string(rounded >> 20) +
                 " MiB more were asked for");
-  // Large aligned blocks come from fresh zero pages: untouched parts cost no host memory.
-  void* p = std::aligned_alloc(kAlign, rounded);
+  // Host and simulated addresses share their alignment up to the buffer's size (1 GiB at most),
+  // so that a probe aligning a pointer within its buffer lands on the same simulated address in
+  // every run (the host's addresses change from run to run). Large aligned blocks come from
+  // fresh zero pages: untouched parts cost no host memory.
+  const uint64_t align = std::clamp<uint64_t>(std::bit_floor(rounded), kAlign, kMostAlign);
+  void* p = nullptr;
+  if (posix_memalign(&p, align, rounded) != 0) p = nullptr;
   if (!p) throw Error("no host memory for a simulated buffer of " + std::to_string(rounded >> 20) + " MiB");
   std::memset(p, 0, std::min<uint64_t>(rounded, kAlign));
   // The lowest simulated range free for it: the same sequence of allocations and frees gives
   // the same addresses in every run.
+  auto aligned = [&](uint64_t a) { return (a + align - 1) / align * align; };
   uint64_t place = kDeviceBase;
   for (const auto& [base, bytes] : devices_) {
     if (place + rounded <= base) break;
-    place = std::max(place, base + bytes);
+    place = aligned(std::max(place, base + bytes));
   }
   devices_[place] = rounded;
   buffers_[reinterpret_cast<uint64_t>(p)] = {rounded, place};
