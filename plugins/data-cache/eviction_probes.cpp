@@ -64,9 +64,6 @@ memtopo::Probe l2_eviction_sets() {
       .key("l2.set_hash", MT_VALUE_STRING_ARRAY, "",
            "the set index, one entry per index bit, each an XOR of address bits (\"7^12\"), tested on predictions")
       .requires_keys({"l2.size_bytes", "l2.line_bytes"})
-      .backends(MT_BACKEND_CUDA,
-                "the simulated GPU's L2 gives other minimal sets from run to run (docs/cache-probes.md, "
-                "\"L2 eviction sets\")")
       .budget_seconds(60);
   // A target at a time (the L2 is shared), a block of 1024 threads loading S; a far hit counts
   // as a miss: the threshold lies 30 % of the way from a near hit to memory.

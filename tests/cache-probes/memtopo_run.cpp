@@ -29,12 +29,14 @@ fs::path scratch(const std::string& name) {
   return dir / name;
 }
 
-toml::table run_memtopo(const fs::path& device, const std::string& tag, const std::string& only, const std::string& skip) {
+toml::table run_memtopo(const fs::path& device, const std::string& tag, const std::string& only, const std::string& skip,
+                        const std::string& extra) {
   const fs::path out = scratch(tag + ".toml");
   fs::remove(out);
   const std::string cmd = std::string(MEMTOPO_BINARY_DIR) + "/bin/memtopo run -q --device sim:" + device.string() +
                           (only.empty() ? std::string() : " --only " + only) +
-                          (skip.empty() ? std::string() : " --skip " + skip) + " -o " + out.string() + " 2>" +
+                          (skip.empty() ? std::string() : " --skip " + skip) + (extra.empty() ? "" : " " + extra) +
+                          " -o " + out.string() + " 2>" +
                           scratch(tag + ".log").string();
   const int rc = std::system(cmd.c_str());
   INFO("command: " << cmd);

@@ -18,10 +18,10 @@ std::filesystem::path device_file(const std::string& name);  // examples/devices
 std::filesystem::path test_device_file(const std::string& name);
 std::filesystem::path scratch(const std::string& name);      // a file under the build tree
 
-// `memtopo run -q --device sim:<device> [--only <only>]`; returns the topology it wrote
-// (REQUIREs that it wrote one). `tag` names the output and log files in scratch().
+// `memtopo run -q --device sim:<device> [--only <only>] [--skip <skip>] [<extra>]`; returns the
+// topology it wrote (REQUIREs that it wrote one). `tag` names the output and log files in scratch().
 toml::table run_memtopo(const std::filesystem::path& device, const std::string& tag, const std::string& only,
-                        const std::string& skip = "");
+                        const std::string& skip = "", const std::string& extra = "");
 
 // The integers of a TOML array (-1 for an element that is not one); empty when not an array.
 inline std::vector<int64_t> ints(const toml::node_view<const toml::node>& v) {

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <bit>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -103,4 +104,34 @@ TEST_CASE("eviction sets under random replacement report no ways and no function
   CHECK(!got["l1d"]["eviction_set_ways"]);
   CHECK(!got["l1d"]["set_hash"]);
   CHECK(got["probes"]["data-cache/l1d-eviction-sets"]["status"].value_or<std::string>("") == "not_determinable");
+}
+
+TEST_CASE("L2 eviction sets of one SM's .cg loads give the ways, the sets and the index", "[cache][sim][eviction]") {
+  // Two partitions of 512 sets (4 KiB chunks alternate); each set index bit an XOR of three bits
+  // of the address within its partition, whose bits 12 and up are the address's 13 and up.
+  const uint64_t domain = (uint64_t(1) << 26) - 128;  // the probe's 64 MiB buffer: 32 times the L2
+  auto address_bit = [](int local_bit) { return uint64_t(1) << (local_bit < 12 ? local_bit : local_bit + 1); };
+  std::vector<uint64_t> truth{uint64_t(1) << 12};  // the partition
+  const std::string dev = write_variant("hopper-like.toml", "l2-xor3", [&](toml::table& t) {
+    toml::array hash;
+    for (int i = 0; i < 9; ++i) {
+      hash.push_back(toml::array{8 + i, 13 + i, 19 + i});
+      truth.push_back((address_bit(8 + i) | address_bit(13 + i) | address_bit(19 + i)) & domain);
+    }
+    t["sim"]["l2"].as_table()->insert_or_assign("set_hash", hash);
+  });
+  const auto config = probetest::scratch("l2-eviction.toml");
+  std::ofstream(config) << "[probes.\"data-cache/l2-eviction-sets\"]\ntargets = 8\n";
+  const toml::table got =
+      probetest::run_memtopo(dev, "l2-xor3", "data-cache/l2-eviction-sets", "", "--config " + config.string());
+  CHECK(got["l2"]["eviction_set_ways"].value<int64_t>() == 16);
+  CHECK(got["l2"]["total_sets"].value<int64_t>() == 1024);
+  CHECK(same_span(masks_of(got["l2"]["set_hash"]), truth));
+}
+
+TEST_CASE("L2 eviction sets are left out of a default run", "[cache][sim][eviction]") {
+  const toml::table got = probetest::run_memtopo(probetest::device_file("hopper-like.toml"), "l2-eviction-default",
+                                                 "data-cache/l2-eviction-sets");
+  CHECK(!got["l2"]["eviction_set_ways"]);
+  CHECK(got["probes"]["data-cache/l2-eviction-sets"]["status"].value_or<std::string>("") == "skipped");
 }
