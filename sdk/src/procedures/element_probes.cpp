@@ -4,6 +4,7 @@
 #include <cmath>
 #include <functional>
 #include <optional>
+#include <utility>
 
 #include "memtopo/cache/element.hpp"
 
@@ -82,18 +83,32 @@ void report_carveout(Context& ctx, const std::string& element, int32_t percent) 
                                     : "carveout the size was measured at (0: the least shared memory the kernel allows)"});
 }
 
+// The size whose lines the sets hold: the element's size where a later step measured it (the
+// occupancy's, not the first miss, which moves with the buffer's pages), or a candidate size
+// within 3 % of it (a whole partition, of which one SM may keep a few percent fewer lines).
+std::pair<int64_t, std::string> size_for_sets(const Context& ctx, const ElementSpec& spec, int64_t first_size) {
+  const std::string& e = spec.element;
+  const int64_t measured = ctx.try_input<int64_t>(e + ".size_bytes").value_or(first_size);
+  if (spec.size_candidates)
+    for (const SizeCandidate& c : spec.size_candidates(ctx))
+      if (c.bytes > 0 && std::abs(double(measured - c.bytes)) <= 0.03 * double(c.bytes))
+        return {c.bytes, c.source + " (" + std::to_string(c.bytes) + " B; " + std::to_string(measured) + " B measured)"};
+  return {measured, std::to_string(measured) + " B measured"};
+}
+
 // Where strides cannot see the sets (a set index hashed from many address bits), the ways of
 // minimal eviction sets, when a probe of the element's plugin found them (spec.eviction_ways_key),
 // and the size give sets and ways; false when there are none.
-bool geometry_from_eviction_sets(Context& ctx, const ElementSpec& spec, int64_t size_bytes, int64_t line_bytes,
+bool geometry_from_eviction_sets(Context& ctx, const ElementSpec& spec, int64_t first_size, int64_t line_bytes,
                                  const std::string& strides) {
   if (spec.eviction_ways_key.empty()) return false;
   const std::string& e = spec.element;
   const auto ways = ctx.try_input<int64_t>(spec.eviction_ways_key);
+  const auto [size_bytes, size_text] = size_for_sets(ctx, spec, first_size);
   if (!ways || *ways < 1 || line_bytes < 1 || size_bytes / line_bytes < *ways) return false;
   const int64_t lines = size_bytes / line_bytes, sets = (lines + *ways / 2) / *ways;
   const std::string how = "from the ways of minimal eviction sets (" + spec.eviction_ways_key + ") and " +
-                          std::to_string(lines) + " lines" +
+                          std::to_string(lines) + " lines of " + size_text +
                           (sets * *ways == lines ? "" : " (" + std::to_string(sets * *ways) + " as whole sets)") +
                           "; strides: " + strides;
   ctx.result(e + ".sets", sets, ResultInfo{0.8, Bound::Exact, how});
@@ -160,6 +175,12 @@ std::vector<std::string> storage_uses(const ElementSpec& spec) {
 std::vector<std::string> eviction_uses(const ElementSpec& spec) {
   if (spec.eviction_ways_key.empty()) return {};
   return {spec.eviction_ways_key};
+}
+
+// What size_for_sets reads beyond the first miss, where the eviction sets may give the sets.
+std::vector<std::string> sets_size_uses(const ElementSpec& spec) {
+  if (spec.eviction_ways_key.empty() || !spec.size_by_occupancy) return {};
+  return with({spec.element + ".size_bytes"}, spec.candidate_uses);
 }
 
 // The geometry step: the stride scan, else the element's eviction sets, else the storage it
@@ -264,7 +285,7 @@ std::vector<Probe> element_probes(const ElementSpec& spec) {
   probes.back()
       .provides({e + ".sets", e + ".ways", e + ".set_mapping"})
       .requires_keys(with(size_req, {first_key, e + ".line_bytes"}))
-      .uses(with(with(uses, eviction_uses(spec)), storage_uses(spec)));
+      .uses(with(with(with(uses, eviction_uses(spec)), storage_uses(spec)), sets_size_uses(spec)));
 
   probes.push_back(element_probe(spec, "policy", "replacement policy", false, [e](Context& ctx, Measurer& m) {
     const PolicyResult r =
