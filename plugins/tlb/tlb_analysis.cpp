@@ -22,6 +22,8 @@ std::vector<uint64_t> page_grid(uint64_t max_pages) {
 
 // How far below a level one chase's few L2 lines may read (see sweep_levels).
 constexpr double kSliceSpread = 0.12;
+// The points of the page grid (1 to 32 pages) that may scatter before the first level.
+constexpr size_t kScatterPoints = 16;
 
 SweepLevels sweep_levels(const std::vector<uint64_t>& pages, const std::vector<double>& cycles) {
   SweepLevels out;
@@ -32,15 +34,16 @@ SweepLevels sweep_levels(const std::vector<uint64_t>& pages, const std::vector<d
     out.reason = "no two neighbouring page counts cost the same: no latency level";
     return out;
   }
-  // A chase of a few loads touches a few L2 lines, whose slices decide its cycles: the first
-  // eight points may lie above the first level (on an H100 one did, docs/results/h100.md,
+  // A chase of a few loads touches a few L2 lines, whose slices decide its cycles: the points
+  // up to 32 pages may lie above the first level (on an H100 one did, docs/results/h100.md,
   // "Figures behind comments") or below it by up to the gap between the L2's slice classes
-  // (l2.slice_class_gap_cycles, about 11 % of a near hit on an H100 and an H200) and still
-  // belong to it. Fewer pages never miss more, so a point above cannot be an earlier TLB level;
-  // one below is a level only where two or more points form it (a plateau of its own).
+  // (l2.slice_class_gap_cycles, about 11 % of a near hit on an H100 and an H200; on an H200 the
+  // first points of a default run alternated between the classes) and still belong to it.
+  // Fewer pages never miss more, so a point above cannot be an earlier TLB level; points below
+  // are a level only where two or more form one (a plateau of its own, found first).
   std::vector<an::Plateau> levels_fixed = levels;
   const auto& f = levels_fixed.front();
-  bool scatter = f.first > 0 && f.first <= 8;
+  bool scatter = f.first > 0 && f.first < kScatterPoints;
   for (size_t i = 0; scatter && i < f.first; ++i) scatter = cycles[i] >= (1 - kSliceSpread) * f.median;
   if (scatter) levels_fixed.front().first = 0;
   if (levels_fixed.front().first != 0) {

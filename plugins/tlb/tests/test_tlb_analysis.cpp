@@ -95,6 +95,13 @@ TEST_CASE("tlb: a sweep whose first points are a lower level is not taken for sc
   REQUIRE(slice.cycles.size() == 1);
   CHECK(slice.cycles[0] == Approx(300));
   CHECK(tlb::sweep_levels(g, {240, 300, 300, 300, 300, 300}).cycles.empty());
+  // The first points alternating between two slice classes (about 11 % apart) before the level.
+  const auto grid = tlb::page_grid(64);
+  std::vector<double> alternating;
+  for (size_t i = 0; i < grid.size(); ++i) alternating.push_back(i < 9 ? (i % 2 ? 300.0 : 271.0) : 285.0);
+  const auto mixed = tlb::sweep_levels(grid, alternating);
+  REQUIRE(mixed.cycles.size() == 1);
+  CHECK(mixed.cycles[0] == Approx(285));
 }
 
 TEST_CASE("tlb: Mei and Chu's unequal L2 TLB sets come back from the misses per pass", "[tlb]") {
