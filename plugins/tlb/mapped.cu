@@ -1,12 +1,12 @@
 // tlb/mapped-levels (CUDA): the TLB levels of 2 MiB pages the driver cannot merge. Physical
 // blocks of the mapping granularity (2 MiB) are each mapped at many virtual pages one block
 // apart (cuMemCreate, cuMemAddressReserve, cuMemMap; page k maps block k / (block / line)), and
-// a pointer chase reads line k mod (block / line) of page k: the lines are distinct, all in the
-// L2, and every page needs its own translation, since pages that alias one block cannot be
-// coalesced into a larger one. The
-// cycles per load against N show a level where the pages outgrow a TLB level (sweep_levels).
-// docs/tlb.md.
+// a pointer chase reads line k mod (block / line) of page k, spread over the block (line()):
+// the lines are distinct, all in the L2, and every page needs its own translation, since pages
+// that alias one block cannot be coalesced into a larger one. The cycles per load against N
+// show a level where the pages outgrow a TLB level (sweep_levels). docs/tlb.md.
 #include <algorithm>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -22,6 +22,7 @@ namespace {
 
 constexpr uint64_t kLine = 128;
 constexpr uint64_t kMinLines = 64;  // lines a chase's time is made of at least
+constexpr uint64_t kLineSpread = 1031;  // lines between consecutive slots of a block (see line())
 
 __global__ void chase_pages(unsigned long long start, unsigned warm, unsigned steps, unsigned long long* out) {
   unsigned long long p = start;
@@ -90,7 +91,14 @@ class AliasedPages {
   // Round j of a chase over n pages `stride` pages apart: line (k + j n) mod per_block of page
   // k x stride. Rounds past the first read other lines of the same pages.
   unsigned long long slot(uint64_t k, uint64_t j, uint64_t n, uint64_t stride = 1) const {
-    return base_ + k * stride * block_ + ((k + j * n) % per_block()) * kLine;
+    return base_ + k * stride * block_ + line(k, j, n) * kLine;
+  }
+  // The line of slot (k, j) within its block: consecutive slots lie kLineSpread lines apart
+  // (odd, so every line of the block is reached once), so that a few pages' lines sample the
+  // whole block, its 4 KiB partition granules and 256 B slice units, not its first 8 KiB.
+  uint64_t line(uint64_t k, uint64_t j, uint64_t n) const {
+    const uint64_t spread = std::gcd(kLineSpread, per_block()) == 1 ? kLineSpread : 1;
+    return ((k + j * n) % per_block()) * spread % per_block();
   }
   // Rounds of a chase over n pages: enough that at least kMinLines lines make its time, since
   // a few lines' L2 slices (near or far, by where the block landed) would set it.
@@ -108,7 +116,7 @@ class AliasedPages {
       for (uint64_t k = (first + stride - 1) / stride; k * stride < end; ++k)
         for (uint64_t j = 0; j < r; ++j) {
           const uint64_t next_k = (k + 1) % n, next_j = next_k == 0 ? (j + 1) % r : j;
-          words[((k + j * n) % per_block()) * kLine / 8] = slot(next_k, next_j, n, stride);
+          words[line(k, j, n) * kLine / 8] = slot(next_k, next_j, n, stride);
         }
       memtopo::device::cuda_check(cudaMemcpy(reinterpret_cast<void*>(base_ + first * block_), words.data(), block_,
                                       cudaMemcpyHostToDevice),
