@@ -162,7 +162,9 @@ memtopo::Probe l2_slice_map_probe() {
            "the share of the latency left by an SM term plus a line term that the slice classes explain")
       .key("l2.slice_line_granule_bytes", MT_VALUE_INT, "bytes", "the aligned address unit over which a line's class is constant")
       .key("l2.slice_map_fingerprint", MT_VALUE_STRING, "",
-           "l2.slice_class_of_sm as hex, 4 SMs a digit: equal maps, equal text (memtopo fleet compares it exactly)")
+           "l2.slice_class_of_sm as hex, 4 SMs a digit: equal maps, equal text (like the GPCs, it differs "
+           "between healthy GPUs of one model)",
+           MT_KEY_CONFIGURATION)
       .not_replayed({"l2.slice_class_of_sm", "l2.slice_class_sm_counts", "l2.slice_line_class_fractions",
                      "l2.slice_same_class_hit_latency_cycles", "l2.slice_other_class_hit_latency_cycles",
                      "l2.slice_class_gap_cycles", "l2.slice_factor_variance_fraction", "l2.slice_line_granule_bytes",

@@ -140,21 +140,21 @@ std::string memtopo_output(const std::string& args, const std::string& tag) {
 
 }  // namespace
 
-TEST_CASE("memtopo fleet: equal slice maps pass, a changed map is flagged by its fingerprint", "[sharing][sim][slices][fleet]") {
+TEST_CASE("memtopo fleet: a moved slice map is configuration, shown and never flagged", "[sharing][sim][slices][fleet]") {
+  // Healthy GPUs of one model differ in it (floor sweeping moves the GPCs: two H100s and an
+  // H200 shared one map, a third H100 had another; docs/results/h100.md).
   const std::string same = slice_device("slices-fleet", {}, false);
   const std::string moved =
       slice_device("slices-fleet-moved", {0, 0, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0}, false);
   const std::filesystem::path dir = probetest::scratch("slices-fleet-out");
   std::filesystem::remove_all(dir);
   const std::string run = "run -q --only " + std::string(kProbe) + " -o " + dir.string() + "/ --device ";
-  memtopo_output(run + "sim:" + same + ",sim:" + same + ",sim:" + same, "slices-fleet-run");
-  const std::string healthy = memtopo_output("fleet --format json " + dir.string(), "slices-fleet-equal");
-  INFO(healthy);
-  CHECK(healthy.find("\"flagged\": 0") != std::string::npos);
-  std::filesystem::remove_all(dir);
-  memtopo_output(run + "sim:" + same + ",sim:" + same + ",sim:" + moved, "slices-fleet-run2");
+  memtopo_output(run + "sim:" + same + ",sim:" + same + ",sim:" + moved, "slices-fleet-run");
   const std::string odd = memtopo_output("fleet --format json " + dir.string(), "slices-fleet-odd");
   INFO(odd);
-  CHECK(odd.find("\"flagged\": 1") != std::string::npos);
-  CHECK(odd.find("\"key\": \"l2.slice_map_fingerprint\"") != std::string::npos);
+  CHECK(odd.find("\"flagged\": 0") != std::string::npos);
+  // Under the group's configuration, each map with the GPUs that have it.
+  const size_t config = odd.find("\"configuration\"");
+  REQUIRE(config != std::string::npos);
+  CHECK(odd.find("\"key\": \"l2.slice_map_fingerprint\"", config) != std::string::npos);
 }
