@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include <memtopo/analysis/counts.hpp>
 #include <memtopo/analysis/gf2.hpp>
 
 namespace data_cache {
@@ -103,6 +104,44 @@ std::vector<Prediction> predictions(const std::vector<uint64_t>& targets, const 
   for (const auto& p : out)
     if (p.pool.size() != ways) return {};
   return out;
+}
+
+PolicyFinding policy_of(const std::vector<std::vector<uint64_t>>& misses, uint32_t trials) {
+  PolicyFinding f;
+  if (misses.empty() || misses[0].size() < 2 || trials == 0) {
+    f.note = "no set of two or more ways to test";
+    return f;
+  }
+  const size_t ways = misses[0].size();
+  std::vector<double> counts(ways, 0.0);
+  for (const auto& m : misses)
+    for (size_t p = 0; p < ways && p < m.size(); ++p) counts[p] += double(m[p]);
+  const double per_position = double(trials) * double(misses.size());
+  for (double c : counts) f.victim_fractions.push_back(c / per_position);
+  // One position evicted in at least 90 % of the trials and every other kept in 90 %.
+  auto only = [&](size_t victim) {
+    for (size_t p = 0; p < ways; ++p)
+      if (p == victim ? f.victim_fractions[p] < 0.9 : f.victim_fractions[p] > 0.1) return false;
+    return true;
+  };
+  std::string fractions;
+  for (size_t p = 0; p < ways; ++p)
+    fractions += (p ? ", " : "") + std::to_string(int(f.victim_fractions[p] * 100 + 0.5)) + " %";
+  f.note = "after W + 1 lines of one set three times, E0 again and a new line: E0 .. E" + std::to_string(ways - 1) +
+           " missed in " + fractions + " of " + std::to_string(int(per_position)) + " trials each (" +
+           std::to_string(misses.size()) + " sets)";
+  double evicted = 0;
+  for (double v : f.victim_fractions) evicted += v;
+  if (evicted < 0.5) {  // a new line must have evicted one of them in most trials
+    f.note += ": fewer misses than one a trial, no victim to name";
+    return f;
+  }
+  f.found = true;
+  if (only(1)) f.policy = "lru";
+  else if (only(0)) f.policy = "fifo";
+  else if (memtopo::analysis::chi_square_uniform(counts, ways).p_value > 0.01) f.policy = "random";
+  else f.policy = "non_uniform";
+  return f;
 }
 
 }  // namespace data_cache

@@ -20,6 +20,7 @@ struct EvictionSet {
   uint32_t sm = 0;
   bool separated = true;              // the calibration told a hit from a miss
   std::vector<uint32_t> calibration;  // raw cycles: four misses, then four hits
+  uint32_t threshold = 0;             // the kernel's: slower than this is a miss
 };
 
 struct WaysFinding {
@@ -67,5 +68,15 @@ struct Prediction {
 };
 std::vector<Prediction> predictions(const std::vector<uint64_t>& targets, const std::vector<uint64_t>& parities,
                                     uint32_t ways, const LineSpace& space, std::mt19937_64& rng);
+
+// The replacement within one set (eviction_policy.cuh): per set found, per fill position
+// E0 .. E(W-1), how many of `trials` probes of it missed after E0 was used again and x came in.
+struct PolicyFinding {
+  bool found = false;
+  std::string policy;                   // "lru", "fifo", "random" or "non_uniform"
+  std::vector<double> victim_fractions;  // per position, of all trials
+  std::string note;
+};
+PolicyFinding policy_of(const std::vector<std::vector<uint64_t>>& misses, uint32_t trials);
 
 }  // namespace data_cache

@@ -6,6 +6,11 @@
 namespace data_cache {
 namespace {
 
+constexpr const char* kPolicyHelp =
+    "replacement within one set of the eviction sets: lru, fifo, random or non_uniform (docs/cache-probes.md)";
+constexpr const char* kVictimsHelp =
+    "per fill position of a set, the share of trials whose new line evicted it after the first was used again";
+
 // The options both probes read, with each cache's defaults.
 memtopo::Probe& common_options(memtopo::Probe& p, const char* targets, const char* buffer_bytes,
                                const char* max_tests) {
@@ -33,8 +38,11 @@ memtopo::Probe& common_options(memtopo::Probe& p, const char* targets, const cha
 memtopo::Probe l1d_eviction_sets() {
   memtopo::Probe p("data-cache/l1d-eviction-sets");
   p.summary("L1 ways from minimal eviction sets; the set index as XOR parities of address bits")
-      .provides({"l1d.eviction_set_ways", "l1d.set_index_parities", "l1d.set_hash"})
+      .provides({"l1d.eviction_set_ways", "l1d.set_index_parities", "l1d.set_hash", "l1d.eviction_set_policy",
+                 "l1d.eviction_set_victim_fractions"})
       .key("l1d.eviction_set_ways", MT_VALUE_INT, "", "lines of most minimal eviction sets: the ways of a set")
+      .key("l1d.eviction_set_policy", MT_VALUE_STRING, "", kPolicyHelp)
+      .key("l1d.eviction_set_victim_fractions", MT_VALUE_FLOAT_ARRAY, "", kVictimsHelp)
       .key("l1d.set_index_parities", MT_VALUE_STRING_ARRAY, "",
            "XOR parities of address bits (\"7^12\") equal within every eviction set found: the linear part of the index")
       .key("l1d.set_hash", MT_VALUE_STRING_ARRAY, "",
@@ -55,9 +63,12 @@ memtopo::Probe l1d_eviction_sets() {
 memtopo::Probe l2_eviction_sets() {
   memtopo::Probe p("data-cache/l2-eviction-sets");
   p.summary("L2 ways from minimal eviction sets of one SM's .cg loads; the sets over all partitions")
-      .provides({"l2.eviction_set_ways", "l2.total_sets", "l2.set_index_parities", "l2.set_hash"})
+      .provides({"l2.eviction_set_ways", "l2.total_sets", "l2.set_index_parities", "l2.set_hash",
+                 "l2.eviction_set_policy", "l2.eviction_set_victim_fractions"})
       .key("l2.eviction_set_ways", MT_VALUE_INT, "",
            "lines of most minimal eviction sets of one SM's .cg loads: the ways of a set of the partition it fills")
+      .key("l2.eviction_set_policy", MT_VALUE_STRING, "", kPolicyHelp)
+      .key("l2.eviction_set_victim_fractions", MT_VALUE_FLOAT_ARRAY, "", kVictimsHelp)
       .key("l2.total_sets", MT_VALUE_INT, "", "sets of all partitions: the device's L2 size (the API's) in lines over the ways")
       .key("l2.set_index_parities", MT_VALUE_STRING_ARRAY, "",
            "XOR parities of virtual address bits (\"7^12\") equal within every eviction set found")

@@ -14,6 +14,7 @@
 
 #include "eviction_analysis.hpp"
 #include "eviction_kernel.cuh"
+#include "eviction_policy.cuh"
 #include "eviction_sets.hpp"
 
 namespace data_cache {
@@ -78,6 +79,8 @@ std::vector<EvictionSet> reduce_launch(const memtopo::Context& ctx, const Settin
     s.lines_loaded = r[kLines];
     for (uint64_t i = 0; i < r[kSetLines] && i < kMaxSetLines; ++i) s.lines.push_back(r[kOutHeader + i]);
     for (int i = 0; i < 8; ++i) s.calibration.push_back(uint32_t(r[kCalibration + i]));
+    const uint64_t hit = r[kHitRaw], miss = r[kMissRaw];
+    s.threshold = uint32_t(miss > hit ? hit + (miss - hit) * level.threshold_permille / 1000 : hit);
     // No hit/miss separation: the verdicts mean nothing, the target counts as not reduced.
     if (r[kHitRaw] + 8 > r[kMissRaw]) s.pool_evicts = s.complete = false, s.separated = false;
   }
@@ -151,6 +154,62 @@ void draw(uint32_t count, uint32_t pool, uint64_t lines, std::mt19937_64& rng, s
     targets.push_back(drawn[0]);
     pools.emplace_back(drawn.begin() + 1, drawn.end());
   }
+}
+
+// The replacement within up to 8 complete sets of `ways` lines (eviction_policy.cuh), each on
+// an SM of its own (one launch per set for a shared cache).
+PolicyFinding test_policy(const memtopo::Context& ctx, const EvictionLevel& level, const LineSpace& space,
+                          const std::vector<EvictionSet>& sets, uint32_t ways, uint32_t trials) {
+  namespace dev = memtopo::device;
+  std::vector<const EvictionSet*> chosen;
+  for (const auto& s : sets)
+    if (s.complete && s.lines.size() == ways && chosen.size() < 8) chosen.push_back(&s);
+  if (chosen.empty() || ways > kMaxPolicyWays) return {};
+  std::vector<std::vector<uint64_t>> misses;
+  const size_t per_launch = level.one_target_at_a_time ? 1 : chosen.size();
+  for (size_t first = 0; first < chosen.size(); first += per_launch) {
+    const uint32_t count = uint32_t(std::min(per_launch, chosen.size() - first));
+    std::vector<uint32_t> lines, thresholds;
+    for (uint32_t t = 0; t < count; ++t) {
+      const EvictionSet& s = *chosen[first + t];
+      lines.push_back(uint32_t(s.target));
+      for (uint64_t l : s.lines) lines.push_back(uint32_t(l));
+      thresholds.push_back(s.threshold);
+    }
+    dev::Buffer<uint32_t> lbuf(ctx, lines.size()), tbuf(ctx, count), next(ctx, 1);
+    const uint32_t slots = uint32_t(std::max(ctx.device().sm_count, 1)) * 2;
+    dev::Buffer<int32_t> owner(ctx, slots);
+    dev::Buffer<unsigned long long> out(ctx, size_t(count) * ways);
+    lbuf.upload(lines);
+    tbuf.upload(thresholds);
+    next.zero();
+    owner.zero();
+    out.zero();
+    PolicyArgs a{space.base, space.line_bytes, lbuf.get(), tbuf.get(), ways,      count, trials,
+                 level.l2_path ? 1u : 0u,       owner.get(),     slots,      next.get(), out.get(), 0};
+    dev::LaunchConfig cfg;
+    cfg.grid = {level.one_target_at_a_time ? 1u : uint32_t(std::max(ctx.device().sm_count, 1))};
+    cfg.block = {32};
+    cfg.warmup_launches = 0;
+    dev::launch<eviction_policy>(ctx, "eviction_policy", cfg, a);
+    const auto o = out.download();
+    for (uint32_t t = 0; t < count; ++t) misses.emplace_back(o.begin() + size_t(t) * ways, o.begin() + size_t(t + 1) * ways);
+  }
+  std::vector<double> rows;
+  for (size_t t = 0; t < misses.size(); ++t)
+    for (size_t p = 0; p < misses[t].size(); ++p)
+      rows.insert(rows.end(), {double(chosen[t]->target), double(p), double(misses[t][p]), double(trials),
+                               double(chosen[t]->threshold)});
+  ctx.raw(level.element + "_eviction_policy", {"target_line", "position", "misses", "trials", "threshold_cycles"}, rows);
+  return policy_of(misses, trials);
+}
+
+void report_policy(memtopo::Context& ctx, const EvictionLevel& level, const LineSpace& space,
+                   const std::vector<EvictionSet>& sets, uint32_t ways) {
+  const PolicyFinding p = test_policy(ctx, level, space, sets, ways, 16);
+  if (!p.found) return;
+  ctx.result(level.element + ".eviction_set_policy", p.policy, {0.8, memtopo::Bound::Exact, p.note});
+  ctx.result(level.element + ".eviction_set_victim_fractions", p.victim_fractions, {0.8, memtopo::Bound::Exact, p.note});
 }
 
 struct Findings {
@@ -236,9 +295,14 @@ void measure_eviction_sets(memtopo::Context& ctx, const EvictionLevel& level) {
   if (!w.found) throw memtopo::NotDeterminable(w.note);
   const std::vector<uint64_t> set_counts = set_counts_of(level, line, cache_lines, w.ways);
   const IndexFinding& f = found.index;
-  const memtopo::ResultInfo ways_info{0.9, memtopo::Bound::Exact, w.note};
-  if (w.counted()) ctx.result(e + ".eviction_set_ways", int64_t(w.ways), ways_info);
-  if (w.counted()) report_total_sets(ctx, level, line, w.ways);
+  // The ways, the sets over all partitions and the replacement within the sets.
+  auto report_ways = [&] {
+    ctx.result(e + ".eviction_set_ways", int64_t(w.ways), {0.9, memtopo::Bound::Exact, w.note});
+    report_total_sets(ctx, level, line, w.ways);
+    ctx.progress(0.75, "replacement within the sets found");
+    report_policy(ctx, level, space, found.sets, w.ways);
+  };
+  if (w.counted()) report_ways();
   const std::string unconfirmed = "; two sets of one size, which random replacement gives by chance, and no set-index "
                                   "function on them whose predictions came true: the ways are not reported";
   const std::string span_text = std::to_string(f.differences) + " differences of congruent lines span " +
@@ -266,8 +330,7 @@ void measure_eviction_sets(memtopo::Context& ctx, const EvictionLevel& level) {
   const std::string failed = "set-index function: the parities' predictions came true " + std::to_string(right) +
                              " times of " + std::to_string(of) + "; " + span_text;
   if (right != of && !w.counted()) throw memtopo::NotDeterminable(w.note + unconfirmed + "; " + failed);
-  if (!w.counted()) ctx.result(e + ".eviction_set_ways", int64_t(w.ways), ways_info);
-  if (!w.counted()) report_total_sets(ctx, level, line, w.ways);
+  if (!w.counted()) report_ways();
   if (!f.parities.empty()) ctx.result(e + ".set_index_parities", texts(f.parities), parities_info);
   if (right != of) throw memtopo::NotDeterminable(failed);
   ctx.result(e + ".set_hash", texts(f.parities),

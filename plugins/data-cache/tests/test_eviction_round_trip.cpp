@@ -69,6 +69,12 @@ TEST_CASE("eviction sets name the ways and the XOR set index that strides cannot
   const toml::table got = probetest::run_memtopo(dev, "xor3", kProbes);
   CHECK(got["l1d"]["eviction_set_ways"].value<int64_t>() == 12);
   CHECK(same_span(masks_of(got["l1d"]["set_hash"]), truth));
+  // LRU within the sets: a new line evicts E1, E0 having been used again.
+  CHECK(got["l1d"]["eviction_set_policy"].value<std::string>() == "lru");
+  const auto victims = got["l1d"]["eviction_set_victim_fractions"].as_array();
+  REQUIRE(victims);
+  CHECK(victims->size() == 12);
+  CHECK(victims->at(1).value_or(0.0) == Approx(1.0));
   // The geometry from the eviction sets, as strides cannot give it.
   CHECK(got["l1d"]["sets"].value<int64_t>() == 32);
   CHECK(got["l1d"]["ways"].value<int64_t>() == 12);
@@ -127,6 +133,7 @@ TEST_CASE("L2 eviction sets of one SM's .cg loads give the ways, the sets and th
   CHECK(got["l2"]["eviction_set_ways"].value<int64_t>() == 16);
   CHECK(got["l2"]["total_sets"].value<int64_t>() == 1024);
   CHECK(same_span(masks_of(got["l2"]["set_hash"]), truth));
+  CHECK(got["l2"]["eviction_set_policy"].value<std::string>() == "lru");
 }
 
 TEST_CASE("L2 eviction sets are left out of a default run", "[cache][sim][eviction]") {
