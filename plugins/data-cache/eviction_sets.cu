@@ -37,6 +37,18 @@ Settings settings_of(const memtopo::Context& ctx, const EvictionLevel& level) {
                   carveout,                                 ctx.option<double>("max_pool_loads")};
 }
 
+// The SM claim table and the ticket counter of one launch of the eviction kernels, zeroed.
+struct Tickets {
+  explicit Tickets(const memtopo::Context& ctx)
+      : slots(uint32_t(std::max(ctx.device().sm_count, 1)) * 2), next(ctx, 1), owner(ctx, slots) {
+    next.zero();
+    owner.zero();
+  }
+  uint32_t slots;  // smid may exceed the SM count
+  memtopo::device::Buffer<uint32_t> next;
+  memtopo::device::Buffer<int32_t> owner;
+};
+
 // Runs the kernel on `pools` (one per target, all of `pool` lines) and reads the sets back.
 // A shared cache (one_target_at_a_time) gets one launch of one block per target.
 std::vector<EvictionSet> reduce_launch(const memtopo::Context& ctx, const Settings& st, const EvictionLevel& level,
@@ -46,18 +58,15 @@ std::vector<EvictionSet> reduce_launch(const memtopo::Context& ctx, const Settin
   const uint32_t count = uint32_t(targets.size()), pool = uint32_t(pools.empty() ? 0 : pools[0].size());
   std::vector<uint32_t> t32(targets.begin(), targets.end()), l32;
   for (const auto& p : pools) l32.insert(l32.end(), p.begin(), p.end());
-  dev::Buffer<uint32_t> tbuf(ctx, count), lists(ctx, l32.size()), next(ctx, 1);
-  const uint32_t slots = uint32_t(std::max(ctx.device().sm_count, 1)) * 2;  // smid may exceed the SM count
-  dev::Buffer<int32_t> owner(ctx, slots);
+  dev::Buffer<uint32_t> tbuf(ctx, count), lists(ctx, l32.size());
+  Tickets tickets(ctx);
   dev::Buffer<unsigned long long> out(ctx, size_t(count) * kOutStride);
   tbuf.upload(t32);
   lists.upload(l32);
-  next.zero();
-  owner.zero();
   out.zero();
   EvictionArgs a{space.base,   space.line_bytes, tbuf.get(), lists.get(), pool,      count, st.passes,
                  st.trials,    st.max_tests,     (unsigned long long)(st.max_pool_loads * pool),
-                 owner.get(),  slots,            next.get(),  out.get(), 0,
+                 tickets.owner.get(), tickets.slots, tickets.next.get(), out.get(), 0,
                  level.l2_path ? 1u : 0u, level.threshold_permille};
   dev::LaunchConfig cfg;
   cfg.grid = {level.one_target_at_a_time ? 1u : uint32_t(std::max(ctx.device().sm_count, 1))};
@@ -176,17 +185,14 @@ PolicyFinding test_policy(const memtopo::Context& ctx, const EvictionLevel& leve
       for (uint64_t l : s.lines) lines.push_back(uint32_t(l));
       thresholds.push_back(s.threshold);
     }
-    dev::Buffer<uint32_t> lbuf(ctx, lines.size()), tbuf(ctx, count), next(ctx, 1);
-    const uint32_t slots = uint32_t(std::max(ctx.device().sm_count, 1)) * 2;
-    dev::Buffer<int32_t> owner(ctx, slots);
+    dev::Buffer<uint32_t> lbuf(ctx, lines.size()), tbuf(ctx, count);
+    Tickets tickets(ctx);
     dev::Buffer<unsigned long long> out(ctx, size_t(count) * ways);
     lbuf.upload(lines);
     tbuf.upload(thresholds);
-    next.zero();
-    owner.zero();
     out.zero();
-    PolicyArgs a{space.base, space.line_bytes, lbuf.get(), tbuf.get(), ways,      count, trials,
-                 level.l2_path ? 1u : 0u,       owner.get(),     slots,      next.get(), out.get(), 0};
+    PolicyArgs a{space.base,   space.line_bytes, lbuf.get(),          tbuf.get(),    ways,      count, trials,
+                 level.l2_path ? 1u : 0u,        tickets.owner.get(), tickets.slots, tickets.next.get(), out.get(), 0};
     dev::LaunchConfig cfg;
     cfg.grid = {level.one_target_at_a_time ? 1u : uint32_t(std::max(ctx.device().sm_count, 1))};
     cfg.block = {32};
