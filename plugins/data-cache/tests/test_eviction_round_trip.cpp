@@ -142,3 +142,26 @@ TEST_CASE("L2 eviction sets are left out of a default run", "[cache][sim][evicti
   CHECK(!got["l2"]["eviction_set_ways"]);
   CHECK(got["probes"]["data-cache/l2-eviction-sets"]["status"].value_or<std::string>("") == "skipped");
 }
+
+TEST_CASE("the L2's geometry takes the eviction sets' ways over the strides' reading of a hash", "[cache][sim][eviction]") {
+  // A 1 MiB Hopper-like L2 of 2 x 256 sets whose index bits XOR three address bits each: strides
+  // see a plateau that is no set (on this device, 2 "sets" of 4096 lines).
+  const std::string dev = write_variant("hopper-like.toml", "l2-xor3-small", [&](toml::table& t) {
+    toml::array hash;
+    for (int i = 0; i < 8; ++i) hash.push_back(toml::array{8 + i, 13 + i, 19 + i});
+    t["device"].as_table()->insert_or_assign("l2_bytes", 1048576);
+    t["l2"].as_table()->insert_or_assign("size_bytes", 1048576);
+    t["l2"].as_table()->insert_or_assign("sets", 512);
+    t["sim"]["l2"].as_table()->insert_or_assign("set_hash", hash);
+  });
+  const auto config = probetest::scratch("l2-eviction-small.toml");
+  std::ofstream(config) << "[probes.\"data-cache/l2-eviction-sets\"]\ntargets = 8\n";
+  const toml::table got = probetest::run_memtopo(dev, "l2-xor3-small", "data-cache/l2-eviction-sets,data-cache/l2-geometry",
+                                                 "", "--config " + config.string());
+  CHECK(got["l2"]["eviction_set_ways"].value<int64_t>() == 16);
+  CHECK(got["l2"]["ways"].value<int64_t>() == 16);
+  CHECK(got["l2"]["sets"].value<int64_t>() == 512);
+  CHECK(got["l2"]["set_mapping"].value<std::string>() == "hashed");
+  const std::string how = got["provenance"]["l2"]["sets"]["note"].value_or<std::string>("");
+  CHECK(how.find("which the eviction sets refute") != std::string::npos);
+}
