@@ -167,8 +167,8 @@ void draw(uint32_t count, uint32_t pool, uint64_t lines, std::mt19937_64& rng, s
 
 // The replacement within up to 8 complete sets of `ways` lines (eviction_policy.cuh), each on
 // an SM of its own (one launch per set for a shared cache).
-PolicyFinding test_policy(const memtopo::Context& ctx, const EvictionLevel& level, const LineSpace& space,
-                          const std::vector<EvictionSet>& sets, uint32_t ways, uint32_t trials) {
+PolicyFinding test_policy(const memtopo::Context& ctx, const Settings& st, const EvictionLevel& level,
+                          const LineSpace& space, const std::vector<EvictionSet>& sets, uint32_t ways, uint32_t trials) {
   namespace dev = memtopo::device;
   std::vector<const EvictionSet*> chosen;
   for (const auto& s : sets)
@@ -196,6 +196,7 @@ PolicyFinding test_policy(const memtopo::Context& ctx, const EvictionLevel& leve
     dev::LaunchConfig cfg;
     cfg.grid = {level.one_target_at_a_time ? 1u : uint32_t(std::max(ctx.device().sm_count, 1))};
     cfg.block = {32};
+    cfg.shared_carveout_percent = st.carveout;  // the L1 of the reductions: its sets are theirs
     cfg.warmup_launches = 0;
     dev::launch<eviction_policy>(ctx, "eviction_policy", cfg, a);
     const auto o = out.download();
@@ -210,9 +211,9 @@ PolicyFinding test_policy(const memtopo::Context& ctx, const EvictionLevel& leve
   return policy_of(misses, trials);
 }
 
-void report_policy(memtopo::Context& ctx, const EvictionLevel& level, const LineSpace& space,
+void report_policy(memtopo::Context& ctx, const Settings& st, const EvictionLevel& level, const LineSpace& space,
                    const std::vector<EvictionSet>& sets, uint32_t ways) {
-  const PolicyFinding p = test_policy(ctx, level, space, sets, ways, 16);
+  const PolicyFinding p = test_policy(ctx, st, level, space, sets, ways, 16);
   if (!p.found) return;
   ctx.result(level.element + ".eviction_set_policy", p.policy, {0.8, memtopo::Bound::Exact, p.note});
   ctx.result(level.element + ".eviction_set_victim_fractions", p.victim_fractions, {0.8, memtopo::Bound::Exact, p.note});
@@ -306,7 +307,7 @@ void measure_eviction_sets(memtopo::Context& ctx, const EvictionLevel& level) {
     ctx.result(e + ".eviction_set_ways", int64_t(w.ways), {0.9, memtopo::Bound::Exact, w.note});
     report_total_sets(ctx, level, line, w.ways);
     ctx.progress(0.75, "replacement within the sets found");
-    report_policy(ctx, level, space, found.sets, w.ways);
+    report_policy(ctx, st, level, space, found.sets, w.ways);
   };
   if (w.counted()) report_ways();
   const std::string unconfirmed = "; two sets of one size, which random replacement gives by chance, and no set-index "
