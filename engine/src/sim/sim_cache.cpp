@@ -68,8 +68,18 @@ uint32_t Cache::choose_victim(uint32_t ways) {
       return ways - 1;
     }
     default:
-      return 0;  // LRU and FIFO choose in access()
+      return 0;  // LRU, FIFO and SRRIP choose in access()
   }
+}
+
+uint32_t Cache::srrip_victim(uint32_t base, uint32_t ways) {
+  uint64_t most = 0;
+  for (uint32_t w = 0; w < ways; ++w) most = std::max(most, stamp_[base + w]);
+  // Ageing every way until one predicts a distant re-use, in one step.
+  for (uint32_t w = 0; w < ways; ++w) stamp_[base + w] += kSrripDistant - most;
+  for (uint32_t w = 0; w < ways; ++w)
+    if (stamp_[base + w] == kSrripDistant) return w;
+  return 0;
 }
 
 }  // namespace memtopo::sim

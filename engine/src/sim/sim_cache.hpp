@@ -103,6 +103,7 @@ class Cache {
   // A lookup of `line` that fetches `sector_bit` (0: none); true when it was already valid.
   bool access_line(uint64_t line, uint64_t index_addr, uint64_t sector_bit) {
     if (line == mru_line_) {  // the line used last is resident and already the most recent
+      if (policy_ == Policy::Srrip) stamp_[mru_index_] = 0;
       if (sectors_[mru_index_] & sector_bit) return true;
       sectors_[mru_index_] |= sector_bit;
       return false;
@@ -120,6 +121,7 @@ class Cache {
       const uint64_t t = tag_[i];
       if (t == key) {
         if (policy_ == Policy::Lru) stamp_[i] = ++clock_;
+        if (policy_ == Policy::Srrip) stamp_[i] = 0;  // predicted near re-use
         mru_line_ = line;
         mru_index_ = i;
         if (sectors_[i] & sector_bit) return true;
@@ -134,12 +136,14 @@ class Cache {
       }
     }
     uint32_t victim = invalid;
-    if (victim == UINT32_MAX)
-      victim = (policy_ == Policy::Lru || policy_ == Policy::Fifo) ? oldest : base + choose_victim(ways);
+    if (victim == UINT32_MAX) {
+      if (policy_ == Policy::Lru || policy_ == Policy::Fifo) victim = oldest;
+      else victim = base + (policy_ == Policy::Srrip ? srrip_victim(base, ways) : choose_victim(ways));
+    }
     if ((tag_[victim] >> kEpochShift) == epoch_now_) evicted_ = tag_[victim] & ((uint64_t(1) << kEpochShift) - 1);
     tag_[victim] = key;
     sectors_[victim] = sector_bit;
-    stamp_[victim] = ++clock_;
+    stamp_[victim] = policy_ == Policy::Srrip ? kSrripFill : ++clock_;
     mru_line_ = line;
     mru_index_ = victim;
     return false;
@@ -161,6 +165,9 @@ class Cache {
     return uint32_t(index_line % sets_);
   }
   uint32_t choose_victim(uint32_t ways);  // random and non_uniform
+  uint32_t srrip_victim(uint32_t base, uint32_t ways);
+  // Srrip's stamps are re-reference predictions: 0 near, kSrripFill a fill's, kSrripDistant the victim's.
+  static constexpr uint64_t kSrripFill = 2, kSrripDistant = 3;
 
   Policy policy_;
   uint32_t line_shift_, sector_shift_;

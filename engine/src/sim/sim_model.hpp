@@ -12,7 +12,9 @@
 
 namespace memtopo::sim {
 
-enum class Policy { Lru, Fifo, Random, NonUniform };
+// Srrip: static re-reference interval prediction, 2 bits (Jaleel et al. 2010, "hit priority"):
+// a fill predicts 2, a hit 0; the victim is the first way at 3, after aging all ways until one is.
+enum class Policy { Lru, Fifo, Random, NonUniform, Srrip };
 
 // Structure of one set-associative cache (or TLB level: line = page).
 struct CacheGeometry {

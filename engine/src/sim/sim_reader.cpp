@@ -171,7 +171,8 @@ Policy read_policy(Reader& r, const char* key) {
   if (*s == "fifo") return Policy::Fifo;
   if (*s == "random") return Policy::Random;
   if (*s == "non_uniform") return Policy::NonUniform;
-  r.fail(key, "\"" + *s + "\" is not a replacement policy; use \"lru\", \"fifo\", \"random\" or \"non_uniform\"");
+  if (*s == "srrip") return Policy::Srrip;
+  r.fail(key, "\"" + *s + "\" is not a replacement policy; use \"lru\", \"fifo\", \"random\", \"non_uniform\" or \"srrip\"");
 }
 
 std::string geometry_text(uint64_t sets, uint64_t ways, uint32_t line) {
