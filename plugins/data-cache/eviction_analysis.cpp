@@ -106,7 +106,8 @@ std::vector<Prediction> predictions(const std::vector<uint64_t>& targets, const 
   return out;
 }
 
-PolicyFinding policy_of(const std::vector<std::vector<uint64_t>>& misses, uint32_t trials) {
+PolicyFinding policy_of(const std::vector<std::vector<uint64_t>>& misses, const std::vector<uint64_t>& scan_misses,
+                        uint32_t trials) {
   PolicyFinding f;
   if (misses.empty() || misses[0].size() < 2 || trials == 0) {
     f.note = "no set of two or more ways to test";
@@ -130,8 +131,22 @@ PolicyFinding policy_of(const std::vector<std::vector<uint64_t>>& misses, uint32
   f.note = "after W + 1 lines of one set three times, E0 again and a new line: E0 .. E" + std::to_string(ways - 1) +
            " missed in " + fractions + " of " + std::to_string(int(per_position)) + " trials each (" +
            std::to_string(misses.size()) + " sets)";
+  // The scan trial: LRU, FIFO and random replacement evict a re-used x after W new lines.
+  double scan_missed = 0;
+  for (uint64_t m : scan_misses) scan_missed += double(m);
+  const double scan_trials = double(trials) * double(scan_misses.size());
+  const bool keeps_reused = scan_trials > 0 && scan_missed <= 0.1 * scan_trials;
+  if (scan_trials > 0)
+    f.note += "; x used twice, then E0 .. E" + std::to_string(ways - 1) + " once: x missed in " +
+              std::to_string(int(scan_missed)) + " of " + std::to_string(int(scan_trials)) + " trials";
   double evicted = 0;
   for (double v : f.victim_fractions) evicted += v;
+  if (keeps_reused) {
+    f.found = true;
+    f.policy = "keeps_reused";
+    f.note += ": the set keeps re-used lines, which LRU, FIFO and random replacement evict";
+    return f;
+  }
   if (evicted < 0.5) {  // a new line must have evicted one of them in most trials
     f.note += ": fewer misses than one a trial, no victim to name";
     return f;

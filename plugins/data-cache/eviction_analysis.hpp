@@ -70,13 +70,15 @@ std::vector<Prediction> predictions(const std::vector<uint64_t>& targets, const 
                                     uint32_t ways, const LineSpace& space, std::mt19937_64& rng);
 
 // The replacement within one set (eviction_policy.cuh): per set found, per fill position
-// E0 .. E(W-1), how many of `trials` probes of it missed after E0 was used again and x came in.
+// E0 .. E(W-1), how many of `trials` probes of it missed after E0 was used again and x came in;
+// per set, how many of `trials` scan trials (x re-used, then W new lines) x missed in.
 struct PolicyFinding {
   bool found = false;
-  std::string policy;                   // "lru", "fifo", "random" or "non_uniform"
+  std::string policy;                   // "lru", "fifo", "random", "non_uniform" or "keeps_reused"
   std::vector<double> victim_fractions;  // per position, of all trials
   std::string note;
 };
-PolicyFinding policy_of(const std::vector<std::vector<uint64_t>>& misses, uint32_t trials);
+PolicyFinding policy_of(const std::vector<std::vector<uint64_t>>& misses, const std::vector<uint64_t>& scan_misses,
+                        uint32_t trials);
 
 }  // namespace data_cache

@@ -6,6 +6,9 @@
 // every load misses, and the set ends holding E0 .. E(W-1), E0 the oldest), then E0 again (a
 // hit), then x (a miss that evicts one line), then one timed load of E[p]. LRU evicts E1 (E0
 // was used again), FIFO E0 (the first filled); other policies other lines or a spread.
+// Position W, the scan trial: x twice (re-used), E0 .. E(W-1) once each, then x timed. LRU,
+// FIFO and random replacement evict x (W new lines after it); a policy that keeps re-used
+// lines keeps it.
 #pragma once
 
 #include <memtopo/device/kernel.hpp>
@@ -26,7 +29,7 @@ struct PolicyArgs {
   int32_t* sm_owner;
   uint32_t sm_slots;
   uint32_t* next_target;
-  unsigned long long* out;  // per target `ways` miss counts
+  unsigned long long* out;  // per target `ways` + 1 miss counts (positions, then the scan trial)
   uint32_t zero;
 };
 
@@ -57,6 +60,17 @@ MEMTOPO_INLINE bool policy_trial(const PolicyArgs& a, const uint32_t* set, uint3
   return memtopo::device::clock_after(w, slot) - t0 > threshold;
 }
 
+// One scan trial: true when x missed after it was re-used and W new lines of its set came.
+MEMTOPO_INLINE bool scan_trial(const PolicyArgs& a, const uint32_t* set, uint32_t threshold, unsigned long long slot) {
+  const uint32_t x = read_cg(set);
+  uint32_t v = policy_load(a, x, x & a.zero);
+  v += policy_load(a, x, v);
+  for (uint32_t i = 1; i <= a.ways; ++i) v += policy_load(a, read_cg(set + i), v);
+  const unsigned long long t0 = memtopo::device::clock_after(v, slot);
+  const uint32_t w = policy_load(a, x, uint32_t(t0));
+  return memtopo::device::clock_after(w, slot) - t0 > threshold;
+}
+
 }  // namespace detail
 
 // One block per SM (as eviction_sets); thread 0 of each runs the trials of its targets.
@@ -70,11 +84,15 @@ MEMTOPO_KERNEL void eviction_policy(PolicyArgs a) {
     ticket = memtopo::device::atomic_add(a.next_target, 1u);
     if (ticket >= a.target_count) return;
     const uint32_t* set = a.lines + size_t(ticket) * (a.ways + 1);
-    for (uint32_t p = 0; p < a.ways && p < kMaxPolicyWays; ++p) {
+    const uint32_t threshold = detail::read_cg(a.thresholds + ticket);
+    for (uint32_t p = 0; p <= a.ways && p <= kMaxPolicyWays; ++p) {
       unsigned long long misses = 0;
-      const uint32_t threshold = detail::read_cg(a.thresholds + ticket);
-      for (uint32_t t = 0; t < a.trials; ++t) misses += detail::policy_trial(a, set, p, threshold, slot) ? 1 : 0;
-      memtopo::device::store_cg(a.out + size_t(ticket) * a.ways + p, misses);
+      for (uint32_t t = 0; t < a.trials; ++t) {
+        const bool missed =
+            p < a.ways ? detail::policy_trial(a, set, p, threshold, slot) : detail::scan_trial(a, set, threshold, slot);
+        misses += missed ? 1 : 0;
+      }
+      memtopo::device::store_cg(a.out + size_t(ticket) * (a.ways + 1) + p, misses);
     }
   }
 }

@@ -175,6 +175,7 @@ PolicyFinding test_policy(const memtopo::Context& ctx, const Settings& st, const
     if (s.complete && s.lines.size() == ways && chosen.size() < 8) chosen.push_back(&s);
   if (chosen.empty() || ways > kMaxPolicyWays) return {};
   std::vector<std::vector<uint64_t>> misses;
+  std::vector<uint64_t> scan_misses;
   const size_t per_launch = level.one_target_at_a_time ? 1 : chosen.size();
   for (size_t first = 0; first < chosen.size(); first += per_launch) {
     const uint32_t count = uint32_t(std::min(per_launch, chosen.size() - first));
@@ -187,7 +188,7 @@ PolicyFinding test_policy(const memtopo::Context& ctx, const Settings& st, const
     }
     dev::Buffer<uint32_t> lbuf(ctx, lines.size()), tbuf(ctx, count);
     Tickets tickets(ctx);
-    dev::Buffer<unsigned long long> out(ctx, size_t(count) * ways);
+    dev::Buffer<unsigned long long> out(ctx, size_t(count) * (ways + 1));
     lbuf.upload(lines);
     tbuf.upload(thresholds);
     out.zero();
@@ -200,23 +201,30 @@ PolicyFinding test_policy(const memtopo::Context& ctx, const Settings& st, const
     cfg.warmup_launches = 0;
     dev::launch<eviction_policy>(ctx, "eviction_policy", cfg, a);
     const auto o = out.download();
-    for (uint32_t t = 0; t < count; ++t) misses.emplace_back(o.begin() + size_t(t) * ways, o.begin() + size_t(t + 1) * ways);
+    for (uint32_t t = 0; t < count; ++t) {
+      const auto first_of_set = o.begin() + size_t(t) * (ways + 1);
+      misses.emplace_back(first_of_set, first_of_set + ways);
+      scan_misses.push_back(first_of_set[ways]);
+    }
   }
+  // Position W is the scan trial's x.
   std::vector<double> rows;
   for (size_t t = 0; t < misses.size(); ++t)
-    for (size_t p = 0; p < misses[t].size(); ++p)
-      rows.insert(rows.end(), {double(chosen[t]->target), double(p), double(misses[t][p]), double(trials),
+    for (size_t p = 0; p <= misses[t].size(); ++p)
+      rows.insert(rows.end(), {double(chosen[t]->target), double(p),
+                               double(p < misses[t].size() ? misses[t][p] : scan_misses[t]), double(trials),
                                double(chosen[t]->threshold)});
   ctx.raw(level.element + "_eviction_policy", {"target_line", "position", "misses", "trials", "threshold_cycles"}, rows);
-  return policy_of(misses, trials);
+  return policy_of(misses, scan_misses, trials);
 }
 
 void report_policy(memtopo::Context& ctx, const Settings& st, const EvictionLevel& level, const LineSpace& space,
                    const std::vector<EvictionSet>& sets, uint32_t ways) {
   const PolicyFinding p = test_policy(ctx, st, level, space, sets, ways, 16);
-  if (!p.found) return;
-  ctx.result(level.element + ".eviction_set_policy", p.policy, {0.8, memtopo::Bound::Exact, p.note});
-  ctx.result(level.element + ".eviction_set_victim_fractions", p.victim_fractions, {0.8, memtopo::Bound::Exact, p.note});
+  // The fractions are measured even where they name no policy (the note says why).
+  if (!p.victim_fractions.empty())
+    ctx.result(level.element + ".eviction_set_victim_fractions", p.victim_fractions, {0.8, memtopo::Bound::Exact, p.note});
+  if (p.found) ctx.result(level.element + ".eviction_set_policy", p.policy, {0.8, memtopo::Bound::Exact, p.note});
 }
 
 struct Findings {

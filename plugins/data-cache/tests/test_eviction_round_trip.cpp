@@ -81,6 +81,22 @@ TEST_CASE("eviction sets name the ways and the XOR set index that strides cannot
   CHECK(got["l1d"]["set_mapping"].value<std::string>() == "hashed");
 }
 
+TEST_CASE("eviction sets name a replacement that keeps re-used lines, as LRU's test cannot", "[cache][sim][eviction]") {
+  // The XOR index above, SRRIP replacement: a line used twice outlives W new ones of its set.
+  const std::string dev = write_variant("kepler-like.toml", "xor3-srrip", [&](toml::table& t) {
+    toml::array hash;
+    for (int i = 0; i < 5; ++i) hash.push_back(toml::array{7 + i, 12 + i, 17 + i});
+    t["sim"]["l1d"].as_table()->insert_or_assign("set_hash", hash);
+    t["l1d"].as_table()->insert_or_assign("replacement_policy", "srrip");
+  });
+  const toml::table got = probetest::run_memtopo(dev, "xor3-srrip", kProbes);
+  CHECK(got["l1d"]["eviction_set_ways"].value<int64_t>() == 12);
+  CHECK(got["l1d"]["eviction_set_policy"].value<std::string>() == "keeps_reused");
+  const std::string note =
+      got["provenance"]["l1d"]["eviction_set_policy"]["note"].value_or<std::string>("");
+  CHECK(note.find("x missed in 0 of") != std::string::npos);
+}
+
 TEST_CASE("eviction sets of a modulo or non-linear index give the ways and no made-up function", "[cache][sim][eviction]") {
   // 24 sets: modulo (strides see them) or a multiplicative hash (nothing linear in it).
   const std::string mapping = GENERATE(as<std::string>{}, "modulo", "mixed");
