@@ -156,6 +156,17 @@ int main(int argc, char** argv) {
       b.insert(b.end(), {e[0], x, t});
       add("(x, E0..E3) x3, E0, x, " + name_of(t), b, flush);
     }
+  // The probe's scan trial: x re-used, then k new lines (E, then the flood's lines), x timed.
+  std::vector<unsigned> fresh_lines(e);
+  fresh_lines.insert(fresh_lines.end(), f.begin(), f.end());
+  for (bool flush : {true, false})
+    for (unsigned k : {4u, 6u, 8u, 12u, 16u, 24u}) {
+      if (flush && k > 8) continue;  // the flood's lines are the new ones
+      std::vector<unsigned> b{x, x};
+      b.insert(b.end(), fresh_lines.begin(), fresh_lines.begin() + k);
+      b.push_back(x);
+      add("scan: x, x, " + std::to_string(k) + " new lines, x", b, flush);
+    }
   // All trials of a sequence in a row, so that a trial starts where the one before left off.
   std::vector<unsigned> program, begin{0};
   for (const auto& q : seqs)
