@@ -7,7 +7,7 @@ namespace data_cache {
 namespace {
 
 constexpr const char* kPolicyHelp =
-    "replacement within one set of the eviction sets: lru, fifo, random or non_uniform (docs/cache-probes.md)";
+    "replacement within one set of the eviction sets: keeps_reused, lru, fifo, random or non_uniform (docs/cache-probes.md)";
 constexpr const char* kVictimsHelp =
     "per fill position of a set, the share of trials whose new line evicted it after the first was used again";
 

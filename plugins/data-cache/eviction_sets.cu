@@ -13,6 +13,7 @@
 #include <memtopo/probe.hpp>
 
 #include "eviction_analysis.hpp"
+#include "eviction_count.hpp"
 #include "eviction_kernel.cuh"
 #include "eviction_policy.cuh"
 #include "eviction_sets.hpp"
@@ -218,9 +219,7 @@ PolicyFinding test_policy(const memtopo::Context& ctx, const Settings& st, const
   return policy_of(misses, scan_misses, trials);
 }
 
-void report_policy(memtopo::Context& ctx, const Settings& st, const EvictionLevel& level, const LineSpace& space,
-                   const std::vector<EvictionSet>& sets, uint32_t ways) {
-  const PolicyFinding p = test_policy(ctx, st, level, space, sets, ways, 16);
+void report_policy(memtopo::Context& ctx, const EvictionLevel& level, const PolicyFinding& p) {
   // The fractions are measured even where they name no policy (the note says why).
   if (!p.victim_fractions.empty())
     ctx.result(level.element + ".eviction_set_victim_fractions", p.victim_fractions, {0.8, memtopo::Bound::Exact, p.note});
@@ -312,10 +311,17 @@ void measure_eviction_sets(memtopo::Context& ctx, const EvictionLevel& level) {
   const IndexFinding& f = found.index;
   // The ways, the sets over all partitions and the replacement within the sets.
   auto report_ways = [&] {
-    ctx.result(e + ".eviction_set_ways", int64_t(w.ways), {0.9, memtopo::Bound::Exact, w.note});
-    report_total_sets(ctx, level, line, w.ways);
     ctx.progress(0.75, "replacement within the sets found");
-    report_policy(ctx, st, level, space, found.sets, w.ways);
+    const PolicyFinding policy = test_policy(ctx, st, level, space, found.sets, w.ways, 16);
+    memtopo::ResultInfo ways_info{0.9, memtopo::Bound::Exact, w.note};
+    std::string refuted;
+    if (level.l2_path && !verify_l2_ways(ctx, space, found.sets, w.ways, policy.policy, ways_info, refuted)) {
+      ctx.warn(e + ".eviction_set_ways not reported: " + refuted);
+      throw memtopo::NotDeterminable(refuted);
+    }
+    ctx.result(e + ".eviction_set_ways", int64_t(w.ways), ways_info);
+    report_total_sets(ctx, level, line, w.ways);
+    report_policy(ctx, level, policy);
   };
   if (w.counted()) report_ways();
   const std::string unconfirmed = "; two sets of one size, which random replacement gives by chance, and no set-index "

@@ -150,6 +150,11 @@ TEST_CASE("L2 eviction sets of one SM's .cg loads give the ways, the sets and th
   CHECK(got["l2"]["total_sets"].value<int64_t>() == 1024);
   CHECK(same_span(masks_of(got["l2"]["set_hash"]), truth));
   CHECK(got["l2"]["eviction_set_policy"].value<std::string>() == "lru");
+  // The counters: x with its 16 lines hit nowhere, x with 15 of them everywhere.
+  const auto ways_provenance = got["provenance"]["l2"]["eviction_set_ways"];
+  CHECK(ways_provenance["verified"].value_or<std::string>("") == "counters");
+  INFO(ways_provenance["verify_note"].value_or<std::string>(""));
+  CHECK(ways_provenance["verify_note"].value_or<std::string>("").find("(0 %), believed at most 5 %") != std::string::npos);
 }
 
 TEST_CASE("L2 eviction sets are left out of a default run", "[cache][sim][eviction]") {
