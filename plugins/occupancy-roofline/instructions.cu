@@ -1,5 +1,5 @@
-// occupancy-roofline/instructions: Lemeire's occupancy roofline and pipeline latencies (paper
-// 004) per instruction type. Every thread runs `ilp` independent chains of one instruction type,
+// occupancy-roofline/instructions and /loads: Lemeire's occupancy roofline and pipeline
+// latencies (paper 004) per compute instruction type and per load type. Every thread runs `ilp` independent chains of one instruction type,
 // each step depending on the last; one block per SM (two of up to 32 warps each past 32 warps),
 // every warp timed by %clock64 from a block barrier to its chains' last results. An adaptive
 // sweep (roofline_analysis.cpp) picks the points. docs/occupancy-roofline.md.
@@ -156,14 +156,18 @@ std::unique_ptr<DramWindows> dram_windows(const memtopo::Context& ctx, const std
   return std::make_unique<DramWindows>(ctx, kDramLoadsPerThread);
 }
 
-std::vector<const OpInfo*> selected_ops(const memtopo::Context& ctx) {
+// The types the `ops` option names, each of this probe's family (loads or compute types).
+std::vector<const OpInfo*> selected_ops(const memtopo::Context& ctx, bool loads) {
   std::vector<const OpInfo*> out;
   for (const std::string& name : ctx.option<std::vector<std::string>>("ops")) {
     const OpInfo* o = find_op(name);
-    if (!o) {
+    if (!o || is_load(o->op) != loads) {
       std::string known;
-      for (const OpInfo& k : ops()) known += (known.empty() ? "" : ", ") + std::string(k.name);
-      throw memtopo::Error("option ops: unknown instruction type '" + name + "' (known: " + known + ")");
+      for (const OpInfo& k : ops())
+        if (is_load(k.op) == loads) known += (known.empty() ? "" : ", ") + std::string(k.name);
+      const std::string other = !o ? "" : loads ? " (a compute type: occupancy-roofline/instructions measures it)"
+                                                : " (a load type: occupancy-roofline/loads measures it)";
+      throw memtopo::Error("option ops: unknown instruction type '" + name + "'" + other + " (known: " + known + ")");
     }
     out.push_back(o);
   }
@@ -196,16 +200,16 @@ void store_summary(memtopo::Context& ctx, const OpInfo& o, const Summary& s) {
                   issue_bound});
 }
 
-}  // namespace
-
-void measure_instructions(memtopo::Context& ctx) {
+// The sweep of every chosen type of one family: the compute types (a GPU only: the probe
+// declares so) or the load types (a GPU or the simulated GPU).
+void measure_family(memtopo::Context& ctx, bool loads) {
   const mt_device_info& dev = ctx.device();
   // 0: 4096 on a GPU; 128, one loop trip, on the simulated GPU, whose clock has no noise to average.
   const int64_t configured = ctx.option<int64_t>("instructions_per_thread");
   const int ops_per_thread_option = int(configured ? configured : md::simulated(ctx) ? int64_t(kBodyOps) : 4096);
   const unsigned iterations = unsigned(std::max<int64_t>(1, ops_per_thread_option / int64_t(kBodyOps)));
   const double ops_per_thread = double(iterations) * kBodyOps;
-  const std::vector<const OpInfo*> chosen = selected_ops(ctx);
+  const std::vector<const OpInfo*> chosen = selected_ops(ctx, loads);
 
   md::Buffer<unsigned long long> ring(ctx, size_t(kGlobalRingRows) * 32);
   ring.upload(global_ring(ring.get()));
@@ -231,12 +235,12 @@ void measure_instructions(memtopo::Context& ctx) {
   settings.max_warps = dev.max_threads_per_sm / kWarpSize;
   std::vector<double> rows;
   std::vector<std::string> undetermined;
-  std::string not_simulated;
   for (size_t n = 0; n < chosen.size() && !ctx.cancelled(); ++n) {
     const OpInfo& o = *chosen[n];
     ctx.progress(double(n) / double(chosen.size()), o.name);
     if (md::simulated(ctx) && !with_chain(o.op, [](auto kind) { return decltype(kind)::type::kSimulated; })) {
-      not_simulated += (not_simulated.empty() ? "" : ", ") + std::string(o.name);
+      undetermined.push_back(std::string(o.name) + ": the simulated GPU models the memory hierarchy, not the "
+                                                   "instruction pipelines (docs/simulator.md, \"Probe kernels\")");
       continue;
     }
     if (dev.cc_major < o.min_cc_major) {
@@ -279,14 +283,16 @@ void measure_instructions(memtopo::Context& ctx) {
   ctx.raw("instructions", {"op", "warps", "ilp", "ops_per_cycle_per_sm", "cycles_per_op", "sms"}, rows);
   ctx.raw("device", {"max_warps_per_sm", "sm_count", "instructions_per_thread"},
           {double(settings.max_warps), double(dev.sm_count), ops_per_thread});
-  if (!not_simulated.empty())
-    undetermined.push_back(not_simulated + ": the simulated GPU models the memory hierarchy, not the instruction "
-                                           "pipelines (docs/simulator.md, \"Probe kernels\")");
   if (!undetermined.empty()) {
     std::string why;
     for (const std::string& u : undetermined) why += (why.empty() ? "" : "; ") + u;
     throw memtopo::NotDeterminable(why);
   }
 }
+
+}  // namespace
+
+void measure_instructions(memtopo::Context& ctx) { measure_family(ctx, false); }
+void measure_loads(memtopo::Context& ctx) { measure_family(ctx, true); }
 
 }  // namespace occupancy_roofline

@@ -5,7 +5,8 @@
 
 namespace occupancy_roofline {
 
-void measure_instructions(memtopo::Context& ctx);
+void measure_instructions(memtopo::Context& ctx);  // the compute types
+void measure_loads(memtopo::Context& ctx);         // the load types
 void measure_divergence(memtopo::Context& ctx);
 
 }  // namespace occupancy_roofline

@@ -31,6 +31,16 @@ const OpInfo* find_op(const std::string& name) {
   return nullptr;
 }
 
+bool is_load(Op op) {
+  switch (op) {
+    case Op::SharedLoad:
+    case Op::GlobalLoadL1:
+    case Op::GlobalLoadL2:
+    case Op::GlobalLoadDram: return true;
+    default: return false;
+  }
+}
+
 double cycles_per_op(const Point& p) { return p.ops_per_cycle > 0 ? p.warps * kWarpSize / p.ops_per_cycle : 0.0; }
 
 BlockShape block_shape(int warps_per_sm, int max_block_warps) {

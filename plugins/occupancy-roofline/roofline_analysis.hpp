@@ -39,6 +39,10 @@ struct OpInfo {
 };
 const std::vector<OpInfo>& ops();
 const OpInfo* find_op(const std::string& name);
+// A load type (a pointer chain through shared memory or a level of the global memory), which
+// occupancy-roofline/loads measures and the simulated GPU models; otherwise a compute type,
+// which occupancy-roofline/instructions measures on a GPU only.
+bool is_load(Op op);
 
 // One point of a roofline: `warps` per SM, each thread `ilp` independent dependent chains,
 // thread instructions per cycle per SM.

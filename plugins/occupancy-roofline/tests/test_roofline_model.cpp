@@ -215,6 +215,14 @@ TEST_CASE("roofline: every instruction type has a key name and its PTX", "[roofl
   CHECK(find_op("fp8") == nullptr);
 }
 
+TEST_CASE("roofline: the load types are the four pointer chains, the rest compute types", "[roofline]") {
+  // occupancy-roofline/loads measures these (on the simulated GPU too); /instructions the rest.
+  std::set<std::string> loads;
+  for (const OpInfo& o : ops())
+    if (is_load(o.op)) loads.insert(o.name);
+  CHECK(loads == std::set<std::string>{"shared_load", "global_load_l1", "global_load_l2", "global_load_dram"});
+}
+
 TEST_CASE("roofline: the ops are listed in the order of the op column", "[roofline]") {
   // The plot hint names the op column's values 0, 1, ... by ops()' names in this order.
   for (size_t i = 0; i < ops().size(); ++i) CHECK(int(ops()[i].op) == int(i));
