@@ -83,16 +83,23 @@ TEST_CASE("a probe's time limit: its config entry, then [run], then its declared
           "[host][worker]") {
   const ProbeInfo& hang = faults_probe("t-faults/hang");
   const ProbeInfo& budgeted = faults_probe("t-faults/over-budget");
-  CHECK(budgeted.budget_s == 1);
+  CHECK(budgeted.budget_s == 0.25);
   RunSettings s;
-  CHECK(time_limit_for(hang, s).seconds == kDefaultTimeLimitS);
-  CHECK(time_limit_for(budgeted, s).seconds == 1);
-  CHECK(time_limit_for(budgeted, s).source == "the probe's declared budget");
+  // A sanitized build multiplies budgets and the default (kSanitizedBudgetScale), not the
+  // user's limits.
+  const double scale = build_budget_scale();
+  CHECK(time_limit_for(hang, s).seconds == kDefaultTimeLimitS * scale);
+  CHECK(time_limit_for(budgeted, s).seconds == 0.25 * scale);
+  CHECK(time_limit_for(budgeted, s).source.rfind("the probe's declared budget", 0) == 0);
+  CHECK_FALSE(time_limit_for(budgeted, s).cpu_time);
+  s.cpu_time_limits = true;  // the simulated GPU: budgets count CPU time, the user's limits not
+  CHECK(time_limit_for(budgeted, s).cpu_time);
   s.time_limit_s = 30;
   CHECK(time_limit_for(budgeted, s).seconds == 30);
   s.probe_time_limits_s["t-faults/over-budget"] = 5;
   CHECK(time_limit_for(budgeted, s).seconds == 5);
   CHECK(time_limit_for(budgeted, s).source == "[probes.\"t-faults/over-budget\"] time_limit_s");
+  CHECK_FALSE(time_limit_for(budgeted, s).cpu_time);
   CHECK(time_limit_for(hang, s).seconds == 30);
 }
 
@@ -138,7 +145,7 @@ TEST_CASE("list -v shows a probe's declared time budget", "[host][worker][cli]")
   const auto r = test::run_memtopo("list -v --plugin-path '" + test::plugin_set("faults").string() + "'");
   CHECK(r.exit_code == 0);
   CHECK(std::regex_search(r.output, std::regex("t-faults/over-budget +1\\.0\\.0  ")));
-  CHECK(r.output.find("    budget: 1 s (time limit unless the config sets time_limit_s)") != std::string::npos);
+  CHECK(r.output.find("    budget: 0.25 s (time limit unless the config sets time_limit_s)") != std::string::npos);
 }
 
 TEST_CASE("a probe of its own process: a new worker before it and after it", "[host][worker]") {

@@ -1,11 +1,13 @@
 // t-faults: one probe per way a probe can misbehave (crash, abort, exit, hang, escaping
-// exceptions, NaN, a failed allocation), a good one and a slow one that honours cancelled().
+// exceptions, NaN, a failed allocation, a sleep or a spin past a budget), a good one and a slow
+// one that honours cancelled().
 // Written against the C ABI directly: several of them break its rules on purpose.
 #include <unistd.h>
 
 #include <chrono>
 #include <cmath>
 #include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
@@ -43,6 +45,13 @@ int run_exit(const mt_context*, void*, char*, size_t) { std::exit(0); }
 int run_hang(const mt_context* ctx, void*, char*, size_t) {
   say(ctx, "hanging (cancelled() is not polled)");
   while (true) std::this_thread::sleep_for(std::chrono::seconds(1));
+}
+
+// Busy without end (the CPU time a simulated GPU's work takes), never polling cancelled().
+int run_spin(const mt_context* ctx, void*, char*, size_t) {
+  say(ctx, "spinning (cancelled() is not polled)");
+  volatile uint64_t x = 1;
+  while (true) x = x * 6364136223846793005ull + 1;
 }
 
 int run_throw(const mt_context*, void*, char*, size_t) { throw std::runtime_error("thrown across the C boundary"); }
@@ -128,9 +137,12 @@ extern "C" MEMTOPO_EXPORT const mt_plugin_desc* memtopo_plugin_entry(uint32_t, u
       probe("t-faults/good", &run_good, kGood),
       probe("t-faults/hang", &run_hang),
       probe("t-faults/nan", &run_nan, kNan),
-      probe("t-faults/over-budget", &run_hang, kNone, nullptr, 0, /*budget_s=*/1),
+      // Declared budgets, on the simulated GPU limits of CPU time: the one that sleeps meets the
+      // wall clock's backstop, the one that spins its CPU time.
+      probe("t-faults/over-budget", &run_hang, kNone, nullptr, 0, /*budget_s=*/0.25),
       // Uses t.good_bytes so that it runs after good whatever the names.
       probe("t-faults/slow", &run_slow, kSlow, kSlowOptions, 1, 0, kGoodInput),
+      probe("t-faults/spin", &run_spin, kNone, nullptr, 0, /*budget_s=*/0.25),
       probe("t-faults/throw", &run_throw),
   };
   static const mt_plugin_desc desc = {sizeof(mt_plugin_desc), MEMTOPO_ABI_MAJOR, MEMTOPO_ABI_MINOR, "t-faults",

@@ -75,8 +75,19 @@ RunReport run_plan(const Plan& plan, const mt_device_info& device, const std::ve
 struct TimeLimit {
   double seconds = 0;
   std::string source;  // "[probes.\"x/y\"] time_limit_s", "[run] time_limit_s", "declared budget", "default"
+  // Seconds of the worker's CPU time, not of the clock on the wall (RunSettings::cpu_time_limits).
+  bool cpu_time = false;
 };
 constexpr double kDefaultTimeLimitS = 600;
+// A limit in CPU time also ends a worker that has taken this many times its seconds on the
+// clock: a probe that waits (a deadlock) uses no CPU time. Wide, since on a busy machine a
+// worker gets a share of a core.
+constexpr double kWallPerCpuTimeLimit = 10;
+// In a build with AddressSanitizer, what a declared budget (or the default) is multiplied by:
+// the sanitized simulator runs several times slower than the build the budgets were set for.
+constexpr double kSanitizedBudgetScale = 8;
+// What this build multiplies declared budgets by: kSanitizedBudgetScale or 1.
+double build_budget_scale();
 TimeLimit time_limit_for(const ProbeInfo& probe, const RunSettings& settings);
 
 }  // namespace memtopo::host

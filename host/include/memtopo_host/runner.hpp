@@ -84,6 +84,10 @@ struct RunSettings {
   // simulated device of up to kBudgetSimulatedSms SMs; the simulated GPU simulates every SM, so
   // its work, and the wall time it takes, grows with them (budget_scale_for).
   double budget_scale = 1;
+  // Time limits count the worker's CPU time, not the clock on the wall: on the simulated GPU,
+  // whose work is the CPU's, so that a busy machine (other processes, --jobs workers on fewer
+  // cores) does not bring a probe to its limit (docs/host.md, "Isolation").
+  bool cpu_time_limits = false;
 };
 
 struct RunReport {

@@ -82,6 +82,9 @@ class WorkerExecutor final : public BackgroundExecutor {
     bool ended = false;  // the outcome is decided (no worker could start)
     double limit_s = 0;
     std::string limit_source;
+    // A limit in CPU time: the worker's CPU seconds when the probe began; `deadline` is then
+    // the backstop on the wall clock (kWallPerCpuTimeLimit).
+    std::optional<double> cpu0;
     Clock::time_point t0, deadline, stop_deadline = Clock::time_point::max();
   };
   bool restart();

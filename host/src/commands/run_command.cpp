@@ -201,6 +201,7 @@ int cmd_run(const RunRequest& a) {
   engine::set_hardware_counters(a.verify || cfg.verify.value_or(false));  // before a worker forks
   RunDevice device = open_run_device(a, cfg, reg, settings, isolated, &StopSignals::count());
   settings.budget_scale = budget_scale_for(device.info);
+  settings.cpu_time_limits = std::string(device.info.backend) == "sim";
   const DeviceFacts facts = device_facts(device.info);
   const Plan plan = make_plan(reg, sel, &facts);
 

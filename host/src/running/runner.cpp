@@ -267,19 +267,50 @@ double budget_scale_for(const mt_device_info& device) {
   return double(device.sm_count) / kBudgetSimulatedSms;
 }
 
+double build_budget_scale() {
+#if defined(__SANITIZE_ADDRESS__)
+  return kSanitizedBudgetScale;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+  return kSanitizedBudgetScale;
+#else
+  return 1;
+#endif
+#else
+  return 1;
+#endif
+}
+
+namespace {
+
+// A declared budget (or the default) as this build and device take it: times the device's
+// scale, times kSanitizedBudgetScale in a sanitized build. A budget is the work its author
+// expects, the CPU's on the simulated GPU: there it is a limit of CPU time.
+TimeLimit scaled_budget(double seconds, std::string source, const RunSettings& settings) {
+  char scale[32];
+  if (settings.budget_scale > 1) {
+    std::snprintf(scale, sizeof scale, "%.2f", settings.budget_scale);
+    seconds *= settings.budget_scale;
+    source += " x " + std::string(scale) + " for a simulated GPU of more than " + std::to_string(kBudgetSimulatedSms) +
+              " SMs";
+  }
+  if (build_budget_scale() > 1) {
+    std::snprintf(scale, sizeof scale, "%g", build_budget_scale());
+    seconds *= build_budget_scale();
+    source += " x " + std::string(scale) + " for a build with AddressSanitizer";
+  }
+  return {std::min(seconds, kMaxTimeLimitS), source, settings.cpu_time_limits};
+}
+
+}  // namespace
+
+// A limit the user set is the user's: seconds on the clock, as set.
 TimeLimit time_limit_for(const ProbeInfo& probe, const RunSettings& settings) {
   if (auto it = settings.probe_time_limits_s.find(probe.name); it != settings.probe_time_limits_s.end() && it->second > 0)
     return {it->second, "[probes.\"" + probe.name + "\"] time_limit_s"};
   if (settings.time_limit_s > 0) return {settings.time_limit_s, "[run] time_limit_s"};
-  if (probe.budget_s > 0 && settings.budget_scale > 1) {
-    char scale[32];
-    std::snprintf(scale, sizeof scale, "%.2f", settings.budget_scale);
-    return {std::min(probe.budget_s * settings.budget_scale, kMaxTimeLimitS),
-            "the probe's declared budget x " + std::string(scale) + " for a simulated GPU of more than " +
-                std::to_string(kBudgetSimulatedSms) + " SMs"};
-  }
-  if (probe.budget_s > 0) return {std::min(probe.budget_s, kMaxTimeLimitS), "the probe's declared budget"};
-  return {kDefaultTimeLimitS, "the default"};
+  if (probe.budget_s > 0) return scaled_budget(probe.budget_s, "the probe's declared budget", settings);
+  return scaled_budget(kDefaultTimeLimitS, "the default", settings);
 }
 
 RunReport run_plan(const Plan& plan, const mt_device_info& device, const mt_backend* backend, RunSettings& settings) {

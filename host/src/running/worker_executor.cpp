@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <csignal>
 #include <chrono>
+#include <limits>
 #include <cstdio>
 #include <stdexcept>
 
@@ -35,6 +36,23 @@ double seconds_since(Clock::time_point t0) { return std::chrono::duration<double
 int ms_until(Clock::time_point t) {
   const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(t - Clock::now()).count();
   return ms < 0 ? 0 : ms > 200 ? 200 : static_cast<int>(ms);
+}
+
+// CPU seconds a probe has left of a limit in CPU time; infinite without one, or where the
+// worker's CPU time cannot be read (the wall clock's backstop then ends it).
+double cpu_time_left(const std::optional<double>& cpu0, double limit_s, const WorkerProcess& worker) {
+  const std::optional<double> now = cpu0 ? worker.cpu_seconds() : std::nullopt;
+  if (!now) return std::numeric_limits<double>::infinity();
+  return limit_s - (*now - *cpu0);
+}
+
+// "30 s", "30 s of CPU time", or the wall clock's backstop of a CPU limit.
+std::string time_limit_text(double limit_s, bool cpu_limit, bool cpu_spent) {
+  if (!cpu_limit) return seconds_text(limit_s) + " s";
+  if (cpu_spent) return seconds_text(limit_s) + " s of CPU time";
+  return seconds_text(std::min(limit_s * kWallPerCpuTimeLimit, kMaxTimeLimitS)) + " s on the clock, " +
+         seconds_text(kWallPerCpuTimeLimit) + " times its limit of " + seconds_text(limit_s) +
+         " s of CPU time, which it did not use up: it waited";
 }
 
 // The last line of output, short, for a reason; the log gets the whole tail.
@@ -196,7 +214,9 @@ void WorkerExecutor::begin(const ProbeInfo& probe, const std::map<std::string, R
   p.limit_s = limit.seconds;
   p.limit_source = limit.source;
   p.t0 = Clock::now();
-  p.deadline = p.t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(limit.seconds));
+  if (limit.cpu_time) p.cpu0 = worker_->cpu_seconds();
+  const double wall_s = p.cpu0 ? std::min(limit.seconds * kWallPerCpuTimeLimit, kMaxTimeLimitS) : limit.seconds;
+  p.deadline = p.t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(wall_s));
   pending_ = std::move(p);
 }
 
@@ -245,10 +265,11 @@ std::optional<ProbeOutcome> WorkerExecutor::step(Pending& p, int wait_ms) {
   const auto now = Clock::now();
   if (now >= p.stop_deadline)
     return interrupted("it did not return within " + seconds_text(kStopGraceS) + " s of the stop signal");
-  if (now >= p.deadline) {
+  const double cpu_left_s = cpu_time_left(p.cpu0, p.limit_s, *worker_);
+  if (now >= p.deadline || cpu_left_s <= 0) {
     worker_->kill_and_wait();
     outcome.duration_s = seconds_since(p.t0);
-    outcome.reason = "exceeded its time limit of " + seconds_text(p.limit_s) + " s (from " + p.limit_source +
+    outcome.reason = "exceeded its time limit of " + time_limit_text(p.limit_s, bool(p.cpu0), cpu_left_s <= 0) + " (from " + p.limit_source +
                      "; set time_limit_s in [probes.\"" + probe.name + "\"] to change it)";
     log_failure(probe.name, outcome.reason, worker_->tail());
     last_death_ = probe.name + " exceeding its time limit";
@@ -256,7 +277,9 @@ std::optional<ProbeOutcome> WorkerExecutor::step(Pending& p, int wait_ms) {
     return std::move(outcome);
   }
   nlohmann::json msg;
-  const int wait = std::min({wait_ms, ms_until(p.deadline), ms_until(p.stop_deadline)});
+  // The CPU time left bounds the wait too: the worker's threads cannot use more in less time.
+  const int cpu_wait_ms = int(std::min(cpu_left_s * 1000.0 + 1, double(wait_ms)));
+  const int wait = std::min({wait_ms, cpu_wait_ms, ms_until(p.deadline), ms_until(p.stop_deadline)});
   const auto event = worker_->next(msg, wait);
   if (event == WorkerProcess::Event::Idle) return std::nullopt;
   if (event == WorkerProcess::Event::Closed) {

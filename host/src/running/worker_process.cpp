@@ -14,6 +14,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <stdexcept>
 #include <vector>
 
@@ -191,6 +192,13 @@ void WorkerProcess::drain_output(double timeout_s) {
     pollfd p{output_fd_, POLLIN, 0};
     if (::poll(&p, 1, static_cast<int>(left.count())) > 0) read_output();
   }
+}
+
+std::optional<double> WorkerProcess::cpu_seconds() const {
+  clockid_t clock;
+  timespec t{};
+  if (waited_ || pid_ <= 0 || clock_getcpuclockid(pid_, &clock) != 0 || clock_gettime(clock, &t) != 0) return std::nullopt;
+  return double(t.tv_sec) + double(t.tv_nsec) * 1e-9;
 }
 
 void WorkerProcess::signal(int sig) {

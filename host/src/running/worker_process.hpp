@@ -6,6 +6,7 @@
 
 #include <deque>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -37,6 +38,9 @@ class WorkerProcess {
   Event next(nlohmann::json& message, int timeout_ms);
 
   void signal(int sig);
+  // The CPU time the worker has used so far (all its threads), in seconds; nullopt once it has
+  // ended or where the system cannot tell.
+  std::optional<double> cpu_seconds() const;
   // Ends the worker at once (SIGKILL); returns its wait status.
   int kill_and_wait();
   // Closes the command pipe and waits up to `timeout_s` for the worker to end (then kills
