@@ -38,13 +38,18 @@ def value_text(v):
 
 
 def finding_html(f):
-    text = f"{f['key']}: {value_text(f['value'])} (expected {value_text(f['expected'])}"
+    # A list judged by its worst element shows that element (fleet.json's "element").
+    if f.get("element") is not None:
+        text = (f"{f['key']}[{f['element']}]: {value_text(f['element_value'])} "
+                f"(expected {value_text(f['element_expected'])}")
+    else:
+        text = f"{f['key']}: {value_text(f['value'])} (expected {value_text(f['expected'])}"
     if f.get("deviation_percent") is not None:
         text += f", {f['deviation_percent']:+.1f} %"
     if f["against"] == "reference":
         text += ", vs reference"
     if not f["flagged"]:
-        text += ", varies: not flagged"
+        text += f", {f.get('not_flagged') or 'varies'}: not flagged"
     css = "" if f["flagged"] else " class='varies'"
     return f"<div{css}>{E(text)})</div>"
 

@@ -326,8 +326,9 @@ TEST_CASE("diff: an array of integers differs by how many entries changed, not b
   test::TempDir dir("diff-index");
   const std::string meta = "[meta]\nschema_version = 1\ntool_version = \"0.1.0\"\ncreated_utc = 2026-11-21T16:00:00Z\n"
                            "backend = \"sim\"\ndevice_spec = \"sim\"\nabi = \"3.3\"\n";
-  test::write_file(dir / "a.toml", meta + "[l2]\nnear_partition_of_sm = [0, 0, 1, 1]\n");
-  test::write_file(dir / "b.toml", meta + "[l2]\nnear_partition_of_sm = [1, 0, 1, 0]\n");
+  // A key no probe declares (l2.near_partition_of_sm is configuration: never counted).
+  test::write_file(dir / "a.toml", meta + "[l2]\nhome_slice_of_sm = [0, 0, 1, 1]\n");
+  test::write_file(dir / "b.toml", meta + "[l2]\nhome_slice_of_sm = [1, 0, 1, 0]\n");
   const auto text = test::run_memtopo("diff a.toml b.toml", dir.path);
   INFO(text.output);
   CHECK(text.exit_code == 1);

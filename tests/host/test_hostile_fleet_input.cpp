@@ -278,10 +278,12 @@ TEST_CASE("hostile fleet: JUnit XML stays well-formed with any name", "[host][ho
   std::string base = sim_topology_text(dir);
   base = std::regex_replace(base, std::regex("\nname = \"[^\"]*\""), "\nname = \"GPU \\uFFFE\\uFFFF \\u0001 \\u001b[2J <x>\"");
   base = std::regex_replace(base, std::regex("\nhost = \"[^\"]*\""), "\nhost = \"node\\uFFFF\"");
+  // Two GPUs alike and one of another L2 size: that one is flagged (of two, neither would be).
   test::write_file(dir / "a.toml", gpu_file(base, "GPU-a"));
+  test::write_file(dir / "c.toml", gpu_file(base, "GPU-c"));
   test::write_file(dir / "b.toml", gpu_file(base, "GPU-b", "1048576"));
   const auto r = run_memtopo("fleet --format junit -o " + quoted(dir / "f.xml") + " " + quoted(dir / "a.toml") + " " +
-                             quoted(dir / "b.toml"));
+                             quoted(dir / "b.toml") + " " + quoted(dir / "c.toml"));
   INFO(r.output);
   CHECK(r.exit_code == 1);
   const std::string xml = test::read_file(dir / "f.xml");

@@ -70,7 +70,16 @@ struct FleetFinding {
   nlohmann::json expected;   // the group's median or most common value, or the reference's
   std::optional<double> deviation_percent;  // (value - expected) / |expected|, numbers only
   std::string against = "group";  // group or reference
-  bool counts = true;        // false: a key known to vary, reported and not flagged
+  bool counts = true;        // false: reported, not flagged; `not_flagged` says why
+  // Why a difference is reported and not flagged: "varies" (the key is known to vary between
+  // runs), "no majority" (no value is held by more than half the group), "structure: ..." (a
+  // list of another length: more or fewer levels found), "comes and goes" (present on some
+  // GPUs only, its probe ok on all). Empty where it counts.
+  std::string not_flagged;
+  // A list is judged by its worst element: its index, and that element's value and expected
+  // value (deviation_percent is the element's). Unset for scalars and whole-list differences.
+  std::optional<size_t> element;
+  nlohmann::json element_value, element_expected;
 };
 
 struct FleetGpu {

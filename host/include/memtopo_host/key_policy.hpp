@@ -4,6 +4,8 @@
 // "Tolerance profiles"). One rule set for both commands.
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -41,6 +43,8 @@ struct KeyDeclared {
 };
 // The entry's declaration; an empty one for null or an entry without them.
 KeyDeclared declared_in(const nlohmann::json* provenance_entry);
+// What a key's MT_KEY_* flags declare (mt_key_desc::flags), as a provenance entry records it.
+KeyDeclared declared_by_flags(uint32_t flags);
 
 // A profile that cannot be used: "FILE:LINE: what; what to do".
 struct ProfileError : std::runtime_error {
@@ -72,8 +76,14 @@ class KeyPolicy {
   // shipped table, fleet_spreads.hpp) widens the tolerance, never narrows it.
   KeyPolicy with_least_tolerances(const std::vector<std::pair<std::string, double>>& spreads) const;
 
+  // This policy with what the probes of this build declare of their keys, applied as a file's
+  // own declarations are: a file of an older build, which recorded fewer classes (a key
+  // declared configuration since), is compared by today's declarations too.
+  KeyPolicy with_declarations(std::map<std::string, KeyDeclared> declared) const;
+
   // The rule for `key` ("l2.latency_cycles"), given what the compared files declare of it: a
-  // class or `varies` any of them records applies, then the profile's rules.
+  // class or `varies` any of them, or this build's probes, declare applies, then the profile's
+  // rules.
   KeyRule rule(const std::string& key, const std::vector<KeyDeclared>& declared) const;
 
  private:
@@ -86,6 +96,7 @@ class KeyPolicy {
   };
   double default_tolerance_ = 3;
   std::vector<Pattern> patterns_;
+  std::map<std::string, KeyDeclared> declared_;  // by this build's probes
 };
 
 // "a.b.c" matches "a.*" and "*.c": `*` is any run of characters, everything else literal.

@@ -1,6 +1,7 @@
 // The options memtopo diff and memtopo fleet share: --tolerance-percent and --profile, read
 // into one KeyPolicy (key_policy.hpp), so both commands judge a key alike.
 #include <cmath>
+#include <map>
 
 #include <CLI/CLI.hpp>
 
@@ -47,7 +48,13 @@ KeyPolicy key_policy_of(const CompareArgs& args) {
     }
   }
   if (args.tolerance_percent) policy.set_default_tolerance(*args.tolerance_percent);
-  return policy;
+  // What the installed probes declare of their keys applies to files of any build.
+  std::map<std::string, KeyDeclared> declared;
+  const Registry installed = load_registry({}, false);
+  for (const ProbeInfo& p : installed.probes())
+    for (const KeySpec& k : p.keys)
+      if (k.flags) declared[k.key] = declared_by_flags(k.flags);
+  return policy.with_declarations(std::move(declared));
 }
 
 }  // namespace memtopo::host::cli

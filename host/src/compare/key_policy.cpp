@@ -5,6 +5,7 @@
 
 #include <toml++/toml.h>
 
+#include "memtopo/abi.h"
 #include "memtopo/engine.hpp"
 #include "memtopo/errors.hpp"
 #include "memtopo_host/nesting.hpp"
@@ -113,14 +114,33 @@ KeyDeclared declared_in(const nlohmann::json* e) {
   return d;
 }
 
+KeyDeclared declared_by_flags(uint32_t flags) {
+  KeyDeclared d;
+  if (flags & MT_KEY_IDENTITY) d.key_class = KeyClass::identity;
+  else if (flags & MT_KEY_SETTING) d.key_class = KeyClass::setting;
+  else if (flags & MT_KEY_CONFIGURATION) d.key_class = KeyClass::configuration;
+  d.varies = (flags & MT_KEY_VARIES) != 0;
+  d.estimate = (flags & MT_KEY_ESTIMATE) != 0;
+  d.headline = (flags & MT_KEY_HEADLINE) != 0;
+  return d;
+}
+
+KeyPolicy KeyPolicy::with_declarations(std::map<std::string, KeyDeclared> declared) const {
+  KeyPolicy out = *this;
+  out.declared_ = std::move(declared);
+  return out;
+}
+
 KeyRule KeyPolicy::rule(const std::string& key, const std::vector<KeyDeclared>& declared) const {
   KeyRule out;
   out.tolerance_percent = default_tolerance_;
-  for (const KeyDeclared& d : declared) {
+  auto apply = [&](const KeyDeclared& d) {
     if (d.key_class && *d.key_class != KeyClass::measurement) out.key_class = *d.key_class;
     out.varies = out.varies || d.varies;
     out.estimate = out.estimate || d.estimate;
-  }
+  };
+  for (const KeyDeclared& d : declared) apply(d);
+  if (const auto it = declared_.find(key); it != declared_.end()) apply(it->second);
   for (const auto& p : patterns_) {
     if (!glob_match(p.glob, key)) continue;
     if (p.key_class) out.key_class = *p.key_class;

@@ -1,5 +1,7 @@
-// The fleet comparison: per GPU model, every key against the group's most common value
-// (discrete) or its median and robust spread (continuous); probes whose status differs; and,
+// The fleet comparison: per GPU model, every key against the group's majority value
+// (discrete) or its median and robust spread (continuous; a list by its worst element); probes
+// whose status differs; a tie, a list of another length (structure) and a key present on some
+// GPUs only are reported, never flagged; and,
 // with --reference, every key against a known-good topology (docs/fleet.md, "How a GPU is
 // flagged").
 #include <algorithm>
@@ -100,12 +102,18 @@ std::string mode_of(const std::vector<std::string>& texts) {
   return best;
 }
 
-// Whether the mode is held by more than any other value (a tie has no majority to trust).
-bool unique_mode(const std::vector<std::string>& texts, const std::string& mode) {
-  std::map<std::string, size_t> count;
-  for (const auto& t : texts) ++count[t];
-  const size_t m = count[mode];
-  return std::count_if(count.begin(), count.end(), [&](const auto& c) { return c.second == m; }) == 1;
+// Whether the mode is held by more than half of the texts: a tie, or a plurality of three or
+// more values, has no majority to judge the others by.
+bool majority(const std::vector<std::string>& texts, const std::string& mode) {
+  return 2 * size_t(std::count(texts.begin(), texts.end(), mode)) > texts.size();
+}
+
+// Why a difference is reported, not flagged: the reason of FleetFinding::not_flagged.
+constexpr const char* kNoMajority = "no majority";
+constexpr const char* kComesAndGoes = "comes and goes";
+
+std::string structure_reason(size_t length, size_t expected_length) {
+  return "structure: " + std::to_string(length) + " elements against " + std::to_string(expected_length);
 }
 
 struct KeyJudge {
@@ -117,22 +125,44 @@ struct KeyJudge {
   std::vector<FleetGpu>& gpus;
   FleetGroup::Series* series;
 
-  void add(size_t member, FleetFinding f) const {
+  // A difference; `not_flagged` non-empty: reported, not flagged, for that reason (a key that
+  // varies is never flagged).
+  void add(size_t member, FleetFinding f, std::string not_flagged = "") const {
     f.key = key;
-    f.counts = !rule.varies;
+    if (rule.varies && not_flagged.empty()) not_flagged = "varies";
+    f.counts = not_flagged.empty();
+    f.not_flagged = std::move(not_flagged);
     gpus[member].findings.push_back(std::move(f));
   }
   const FlatValue* at(size_t m) const { return row[static_cast<size_t>(c.slot[m])]; }
 
+  // A key some GPUs have and others not, their probe ok on all (a failed probe is the probe's
+  // finding): reported. No probe declares yet that it writes a key in every run.
   void presence() const {
     size_t present = 0;
     for (size_t m : c.reference) present += at(m) != nullptr;
     for (size_t m : c.judged) {
       const bool has = at(m) != nullptr, most_have = 2 * present > c.reference.size();
       const bool few_have = 2 * present < c.reference.size();
-      if (!has && (most_have || !few_have)) add(m, {"", "missing", nullptr, nullptr, std::nullopt});
-      if (has && (few_have || !most_have)) add(m, {"", "extra", at(m)->value, nullptr, std::nullopt});
+      if (!has && (most_have || !few_have)) add(m, {"", "missing", nullptr, nullptr, std::nullopt}, kComesAndGoes);
+      if (has && (few_have || !most_have)) add(m, {"", "extra", at(m)->value, nullptr, std::nullopt}, kComesAndGoes);
     }
+  }
+
+  // The most common length of the reference's lists (0 where the key is no list).
+  size_t common_length() const {
+    std::vector<std::string> lengths;
+    for (size_t m : c.reference)
+      if (at(m) && at(m)->value.is_array()) lengths.push_back(std::to_string(at(m)->value.size()));
+    return lengths.empty() ? 0 : std::stoul(mode_of(lengths));
+  }
+
+  // A list of another length than the group's: more or fewer levels, parts or entries found.
+  // Reported, never a fault on its own; true where `m`'s value is such a list.
+  bool structure(size_t m, size_t length) const {
+    if (!at(m) || !at(m)->value.is_array() || at(m)->value.size() == length) return false;
+    add(m, {"", "value", at(m)->value, nullptr, std::nullopt}, structure_reason(at(m)->value.size(), length));
+    return true;
   }
 
   void bounds() const {
@@ -151,25 +181,28 @@ struct KeyJudge {
       if (at(m)) texts.push_back(at(m)->value.dump());
     if (texts.empty()) return;
     const std::string mode = mode_of(texts);
-    const json expected = unique_mode(texts, mode) ? json::parse(mode) : json(nullptr);
+    const bool decided = majority(texts, mode);
+    const json expected = decided ? json::parse(mode) : json(nullptr);
+    const size_t length = common_length();
+    const bool lists = json::parse(mode).is_array();
     for (size_t m : c.judged) {
-      if (!at(m) || at(m)->value.dump() == mode) continue;
+      if (!at(m) || at(m)->value.dump() == mode || (lists && structure(m, length))) continue;
       const json& v = at(m)->value;
       std::optional<double> d;
       if (v.is_number() && expected.is_number()) d = deviation(v.get<double>(), expected.get<double>());
-      add(m, {"", "value", v, expected, d});
+      add(m, {"", "value", v, expected, d}, decided ? "" : kNoMajority);
     }
   }
 
   // Scalars, or arrays element by element (arrays of another length differ as discrete values).
   void continuous() const {
-    size_t length = 0;
     bool arrays = false;
     for (size_t m : c.reference)
-      if (at(m)) arrays = at(m)->value.is_array(), length = arrays ? at(m)->value.size() : 1;
+      if (at(m)) arrays = arrays || at(m)->value.is_array();
+    const size_t length = arrays ? common_length() : 1;
     for (size_t m : c.judged)
-      if (at(m) && (at(m)->value.is_array() != arrays || (arrays && at(m)->value.size() != length)))
-        add(m, {"", "value", at(m)->value, nullptr, std::nullopt});
+      if (at(m) && at(m)->value.is_array() != arrays) add(m, {"", "value", at(m)->value, nullptr, std::nullopt});
+      else if (arrays) structure(m, length);
     auto element = [&](size_t m, size_t i) -> std::optional<double> {
       if (!at(m)) return std::nullopt;
       const json& v = arrays ? (at(m)->value.size() == length ? at(m)->value[i] : json(nullptr)) : at(m)->value;
@@ -181,8 +214,15 @@ struct KeyJudge {
     for (size_t m : c.reference)
       if (at(m)) integers = integers && !is_continuous(at(m)->value);
     const double least = integers ? 1.0 : 0.0;
-    std::map<size_t, std::pair<double, Outlier>> worst;  // member -> (|deviation|, outlier)
-    json medians = json::array();                         // an array's expected value: its medians
+    // Per member its worst element beyond tolerance and spread: by relative deviation, so that
+    // a list of latencies from 30 to 600 cycles is judged by the element most off for its size.
+    struct Worst {
+      double score = 0;
+      double expected = 0;
+      size_t index = 0;
+    };
+    std::map<size_t, Worst> worst;
+    json medians = json::array();  // an array's expected value: its medians
     for (size_t i = 0; i < length; ++i) {
       std::vector<double> ref, judged;
       std::vector<size_t> who;
@@ -198,17 +238,23 @@ struct KeyJudge {
       const auto out = continuous_outliers(ref, judged, rule.tolerance_percent, spread_factor, least);
       for (size_t k = 0; k < who.size(); ++k) {
         const double d = std::fabs(judged[k] - out[k].expected);
-        if (out[k].off && (!worst.count(who[k]) || d > worst[who[k]].first)) worst[who[k]] = {d, out[k]};
+        const double score = out[k].expected != 0 ? d / std::fabs(out[k].expected) : d;
+        if (out[k].off && (!worst.count(who[k]) || score > worst[who[k]].score))
+          worst[who[k]] = {score, out[k].expected, i};
       }
       if (!arrays) record_series(ref);
     }
     for (const auto& [m, w] : worst) {
       const json& v = at(m)->value;
-      if (arrays) {
-        add(m, {"", "value", v, medians, std::nullopt});
+      if (!arrays) {
+        add(m, {"", "value", v, w.expected, deviation(v.get<double>(), w.expected)});
         continue;
       }
-      add(m, {"", "value", v, w.second.expected, deviation(v.get<double>(), w.second.expected)});
+      FleetFinding f{"", "value", v, medians, deviation(v[w.index].get<double>(), w.expected)};
+      f.element = w.index;
+      f.element_value = v[w.index];
+      f.element_expected = w.expected;
+      add(m, std::move(f));
     }
   }
 
@@ -267,8 +313,9 @@ size_t judge_keys(const Cohort& c, const FleetOptions& o, const KeyPolicy& polic
   return compared;
 }
 
-// Probes whose "version status" differs from the group's most common. A probe all of whose
-// keys vary between runs is reported, not flagged, like its keys.
+// Probes whose "version status" differs from the group's majority. A probe all of whose keys
+// vary between runs is reported, not flagged, like its keys; so is every difference where no
+// status is held by more than half the group.
 void judge_probes(const Cohort& c, const FleetOptions& o, std::vector<FleetGpu>& gpus) {
   std::set<std::string> names, steady, with_keys;
   for (size_t m : c.reference) {
@@ -289,10 +336,14 @@ void judge_probes(const Cohort& c, const FleetOptions& o, std::vector<FleetGpu>&
     std::vector<std::string> states;
     for (size_t m : c.reference) states.push_back(state(m, p));
     const std::string mode = mode_of(states);
-    for (size_t m : c.judged)
-      if (state(m, p) != mode)
-        gpus[m].findings.push_back({"probe " + p, "probe", state(m, p), mode, std::nullopt, "group",
-                                    steady.count(p) > 0 || !with_keys.count(p)});
+    const bool decided = majority(states, mode);
+    for (size_t m : c.judged) {
+      if (state(m, p) == mode) continue;
+      FleetFinding f{"probe " + p, "probe", state(m, p), decided ? json(mode) : json(nullptr), std::nullopt, "group"};
+      f.not_flagged = !decided ? kNoMajority : steady.count(p) > 0 || !with_keys.count(p) ? "" : "varies";
+      f.counts = f.not_flagged.empty();
+      gpus[m].findings.push_back(std::move(f));
+    }
   }
 }
 

@@ -23,13 +23,17 @@ std::string shown_for(const FleetFinding& f, const nlohmann::json& v) {
   return format_json_value(f.key, v);
 }
 
+// A list judged by its worst element shows that element: "[37] 215 cycles" against "208 cycles".
 std::string expected_text(const FleetFinding& f) {
-  std::string s = f.expected.is_null() ? (f.kind == "value" ? "(no majority)" : "-") : shown_for(f, f.expected);
+  std::string s = f.element                ? shown_for(f, f.element_expected)
+                  : f.expected.is_null()   ? (f.not_flagged == "no majority" ? "(no majority)" : "-")
+                                           : shown_for(f, f.expected);
   return f.against == "reference" ? s + " (reference)" : s;
 }
 
 // An index array's change is how many entries differ, not a percentage (topology_diff.hpp).
 std::string change_of(const FleetFinding& f) {
+  if (f.element) return f.deviation_percent ? shown_percent(*f.deviation_percent) : "";
   if (const std::string n = changed_entries_text(f.value, f.expected); !n.empty()) return n;
   return f.deviation_percent ? shown_percent(*f.deviation_percent) : "";
 }
@@ -37,10 +41,13 @@ std::string change_of(const FleetFinding& f) {
 std::string deviation_text(const FleetFinding& f) {
   std::string s = change_of(f);
   if (s.empty() && f.kind != "value") s = f.kind;
-  return f.counts ? s : s + (s.empty() ? "" : " ") + "(varies: not flagged)";
+  return f.counts ? s : s + (s.empty() ? "" : " ") + "(" + f.not_flagged + ": not flagged)";
 }
 
-std::string value_text(const FleetFinding& f) { return f.value.is_null() ? "-" : shown_for(f, f.value); }
+std::string value_text(const FleetFinding& f) {
+  if (f.element) return "[" + std::to_string(*f.element) + "] " + shown_for(f, f.element_value);
+  return f.value.is_null() ? "-" : shown_for(f, f.value);
+}
 
 std::string member_name(const FleetMember& m) {
   return terminal_text(m.host) + " " + terminal_text(m.device) + (m.uuid.empty() ? "" : " " + short_uuid(m.uuid));
@@ -93,7 +100,7 @@ void render_group(const FleetReport& r, const FleetGroup& g, std::string& out) {
 std::string finding_line(const FleetFinding& f) {
   std::string line = f.key + ": " + value_text(f) + ", expected " + expected_text(f);
   if (const std::string change = change_of(f); !change.empty()) line += " (" + change + ")";
-  return line + (f.counts ? "" : " [varies: not flagged]");
+  return line + (f.counts ? "" : " [" + f.not_flagged + ": not flagged]");
 }
 
 ojson finding_json(const FleetFinding& f) {
@@ -103,7 +110,11 @@ ojson finding_json(const FleetFinding& f) {
                {"expected", ojson::parse(f.expected.dump())},
                {"deviation_percent", f.deviation_percent ? ojson(*f.deviation_percent) : ojson(nullptr)},
                {"against", f.against},
-               {"flagged", f.counts}};
+               {"flagged", f.counts},
+               {"not_flagged", f.not_flagged},
+               {"element", f.element ? ojson(*f.element) : ojson(nullptr)},
+               {"element_value", ojson::parse(f.element_value.dump())},
+               {"element_expected", ojson::parse(f.element_expected.dump())}};
 }
 
 }  // namespace
