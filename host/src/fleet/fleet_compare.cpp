@@ -182,9 +182,10 @@ struct KeyJudge {
     if (texts.empty()) return;
     const std::string mode = mode_of(texts);
     const bool decided = majority(texts, mode);
-    const json expected = decided ? json::parse(mode) : json(nullptr);
+    const json mode_value = json::parse(mode);
+    const json expected = decided ? mode_value : json(nullptr);
     const size_t length = common_length();
-    const bool lists = json::parse(mode).is_array();
+    const bool lists = mode_value.is_array();
     for (size_t m : c.judged) {
       if (!at(m) || at(m)->value.dump() == mode || (lists && structure(m, length))) continue;
       const json& v = at(m)->value;
@@ -194,7 +195,7 @@ struct KeyJudge {
     }
   }
 
-  // Scalars, or arrays element by element (arrays of another length differ as discrete values).
+  // Scalars, or arrays element by element (an array of another length than most is structure).
   void continuous() const {
     bool arrays = false;
     for (size_t m : c.reference)

@@ -269,15 +269,16 @@ std::optional<ProbeOutcome> WorkerExecutor::step(Pending& p, int wait_ms) {
   if (now >= p.deadline || cpu_left_s <= 0) {
     worker_->kill_and_wait();
     outcome.duration_s = seconds_since(p.t0);
-    outcome.reason = "exceeded its time limit of " + time_limit_text(p.limit_s, bool(p.cpu0), cpu_left_s <= 0) + " (from " + p.limit_source +
-                     "; set time_limit_s in [probes.\"" + probe.name + "\"] to change it)";
+    outcome.reason = "exceeded its time limit of " + time_limit_text(p.limit_s, bool(p.cpu0), cpu_left_s <= 0) +
+                     " (from " + p.limit_source + "; set time_limit_s in [probes.\"" + probe.name + "\"] to change it)";
     log_failure(probe.name, outcome.reason, worker_->tail());
     last_death_ = probe.name + " exceeding its time limit";
     worker_.reset();
     return std::move(outcome);
   }
   nlohmann::json msg;
-  // The CPU time left bounds the wait too: the worker's threads cannot use more in less time.
+  // The CPU time left bounds the wait too: a worker of one thread (the simulated GPU's) cannot
+  // use it up sooner.
   const int cpu_wait_ms = int(std::min(cpu_left_s * 1000.0 + 1, double(wait_ms)));
   const int wait = std::min({wait_ms, cpu_wait_ms, ms_until(p.deadline), ms_until(p.stop_deadline)});
   const auto event = worker_->next(msg, wait);
