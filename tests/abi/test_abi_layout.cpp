@@ -308,6 +308,9 @@ static_assert(MT_COUNT_L1 == 1 && MT_COUNT_L2_READ == 2 && MT_COUNT_L2_HIT == 4 
 static_assert(MT_KEY_IDENTITY == 1u && MT_KEY_SETTING == 2u && MT_KEY_VARIES == 4u && MT_KEY_ESTIMATE == 8u &&
               MT_KEY_HEADLINE == 16u && MT_KEY_CONFIGURATION == 32u);
 static_assert(MEMTOPO_ABI_MINOR >= 4, "MT_KEY_CONFIGURATION came with 3.4");
+// 3.5: how the fleet judges a key (docs/fleet.md, "Rated keys").
+static_assert(MT_KEY_RATED == 64u && MT_KEY_STRUCTURE == 128u && MT_KEY_ALWAYS == 256u);
+static_assert(MEMTOPO_ABI_MINOR >= 5, "MT_KEY_RATED, MT_KEY_STRUCTURE and MT_KEY_ALWAYS came with 3.5");
 
 TEST_CASE("abi: the layout of ABI 3 is the one plugins were built against", "[abi]") {
   // The assertions above are the test; this states the version they hold for.

@@ -110,6 +110,9 @@ std::string render_topology(const Meta& meta, const std::vector<ProbeOutcome>& o
       if (rec->key_flags & MT_KEY_VARIES) inl += ", varies = true";
       if (rec->key_flags & MT_KEY_ESTIMATE) inl += ", estimate = true";
       if (rec->key_flags & MT_KEY_HEADLINE) inl += ", headline = true";
+      if (rec->key_flags & MT_KEY_RATED) inl += ", rated = true";
+      if (rec->key_flags & MT_KEY_STRUCTURE) inl += ", structure = true";
+      if (rec->key_flags & MT_KEY_ALWAYS) inl += ", always = true";
       if (!rec->verified.empty()) {
         inl += ", verified = " + toml_string_literal(rec->verified);
         if (rec->verified == "counters") inl += ", counted_bytes = " + format_double(rec->counted_bytes);

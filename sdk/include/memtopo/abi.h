@@ -24,7 +24,7 @@ extern "C" {
 #endif
 
 #define MEMTOPO_ABI_MAJOR 3
-#define MEMTOPO_ABI_MINOR 4
+#define MEMTOPO_ABI_MINOR 5
 
 /* Name of the single exported entry point of a plugin library. */
 #define MEMTOPO_ENTRY_POINT_NAME "memtopo_plugin_entry"
@@ -239,6 +239,19 @@ typedef struct mt_key_desc {
  * sweeping: the SMs of each GPC, which SMs share a near L2 partition or a constant L1.5, and
  * what follows from them): shown as the GPU's configuration, never a difference (3.4). */
 #define MT_KEY_CONFIGURATION 32u
+/* The probe's noise model for this measurement (3.5): its runs on GPUs of one model stay within
+ * the fleet's default tolerance (3 %) of each other, so a deviation beyond it is a finding even
+ * on a model no measured spread table covers. Without it (and without a table, a tolerance
+ * profile or an exact comparison) `memtopo fleet` reports a deviation as unrated, never a
+ * fault. Integers compared for equality (sizes, counts) need no rating. */
+#define MT_KEY_RATED 64u
+/* The key counts or names what a probe found (levels, modes): a GPU that finds another
+ * structure is reported with its values, never flagged for this key alone (3.5). */
+#define MT_KEY_STRUCTURE 128u
+/* The probe writes this key in every run that ends ok (or marks the probe not determinable):
+ * a GPU whose file lacks it while most of its group has it is flagged. Without it a key
+ * present on some GPUs only is reported (3.5). */
+#define MT_KEY_ALWAYS 256u
 
 /* How the report draws one of the probe's raw series (put_raw), where a line plot of its
  * columns would hide what it shows (docs/report.md, "Plot hints"). Key names may hold
