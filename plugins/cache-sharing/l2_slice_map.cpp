@@ -150,8 +150,11 @@ memtopo::Probe l2_slice_map_probe() {
       .key("l2.slice_class_of_sm", MT_VALUE_INT_ARRAY, "",
            "per SM, its L2 slice class: the side of the SMs x lines latency factor (0: SM 0's)", MT_KEY_CONFIGURATION)
       .key("l2.slice_class_sm_counts", MT_VALUE_INT_ARRAY, "", "SMs of slice class 0 and 1", MT_KEY_CONFIGURATION)
+      // Which lines are class 0 follows the buffer's physical addresses (the slice hash), which
+      // another allocation changes (docs/format.md, "Values that vary").
       .key("l2.slice_line_class_fractions", MT_VALUE_FLOAT_ARRAY, "",
-           "the fractions of the lines read that class-0 SMs read faster (class 0) and slower (class 1)")
+           "the fractions of the lines read that class-0 SMs read faster (class 0) and slower (class 1)",
+           MT_KEY_VARIES)
       .key("l2.slice_same_class_hit_latency_cycles", MT_VALUE_FLOAT_ARRAY, "cycles",
            "per SM, the median near L2 hit (least of repeat .cg reads) of the lines of its own class")
       .key("l2.slice_other_class_hit_latency_cycles", MT_VALUE_FLOAT_ARRAY, "cycles",

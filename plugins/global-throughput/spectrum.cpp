@@ -219,7 +219,7 @@ memtopo::Probe latency_spectrum_probe() {
            MT_KEY_VARIES)
       .key("spectrum.level_names", MT_VALUE_STRING_ARRAY, "",
            "each level's name: l1, l2, tlb_miss, dram, with _near/_far or _1, _2 where a kind has several; other",
-           MT_KEY_HEADLINE)
+           MT_KEY_HEADLINE | MT_KEY_STRUCTURE)
       .key("spectrum.timing_cost_cycles", MT_VALUE_FLOAT, "cycles",
            "what a timed sample adds to a load-to-use latency: the L1 level against a pointer chase",
            MT_KEY_VARIES)

@@ -439,7 +439,10 @@ void add_series_keys(memtopo::Probe& p, std::vector<std::string>& keys, const st
                                     "inputs; merged requests: not the L2's bandwidth), by events"
                               : s == "l2_read" ? "best L2 read rate of all SMs, each SM its own lines, by events"
                                                : "best " + s + " rate of all SMs, by events";
-  p.key(k + "_bytes_per_second", MT_VALUE_FLOAT, "", meaning, headline ? MT_KEY_HEADLINE : 0u)
+  // DRAM rates stay within 2 % over healthy GPUs of a model (docs/fleet.md, "Rated keys"); the
+  // L1 and L2 rates spread wider: only a measured table rates them.
+  const uint32_t rated = s.rfind("dram", 0) == 0 ? MT_KEY_RATED : 0u;
+  p.key(k + "_bytes_per_second", MT_VALUE_FLOAT, "", meaning, (headline ? MT_KEY_HEADLINE : 0u) | rated)
       .key(k + "_best_config", MT_VALUE_STRING, "", "the configuration of the best rate", MT_KEY_SETTING)
       .key(k + "_min95_config", MT_VALUE_STRING, "", "fewest bytes in flight per SM within 95 % of the best",
            MT_KEY_SETTING);
@@ -469,10 +472,12 @@ memtopo::Probe streams_probe() {
                            "throughput.dram_read_fraction_of_theoretical", "throughput.dram_write_fraction_of_theoretical"});
   p.key("throughput.l2_read_bytes_per_cycle", MT_VALUE_FLOAT, "", "best L2 read rate of all SMs per SM cycle")
       .key("throughput.l2_write_bytes_per_cycle", MT_VALUE_FLOAT, "", "best L2 write rate of all SMs per SM cycle")
-      .key("throughput.dram_theoretical_bytes_per_second", MT_VALUE_FLOAT, "", "memory clock x 2 x bus width")
+      .key("throughput.dram_theoretical_bytes_per_second", MT_VALUE_FLOAT, "", "memory clock x 2 x bus width",
+           MT_KEY_RATED)
       .key("throughput.dram_read_fraction_of_theoretical", MT_VALUE_FLOAT, "", "best DRAM read rate over the theoretical",
-           MT_KEY_HEADLINE)
-      .key("throughput.dram_write_fraction_of_theoretical", MT_VALUE_FLOAT, "", "best DRAM write rate over the theoretical");
+           MT_KEY_HEADLINE | MT_KEY_RATED)
+      .key("throughput.dram_write_fraction_of_theoretical", MT_VALUE_FLOAT, "", "best DRAM write rate over the theoretical",
+           MT_KEY_RATED);
   // The simulator's peak rates; the others follow from them.
   for (const char* k : {"l2_read_bytes_per_cycle", "l2_write_bytes_per_cycle"})
     p.replays(std::string("throughput.") + k, std::string("sim.memory.") + k);

@@ -190,7 +190,7 @@ memtopo::Probe levels_probe() {
                  "tlb.l2_miss_penalty_cycles"})
       .not_replayed({"tlb.level_count", "tlb.l1_reach_bytes", "tlb.l2_reach_bytes"})  // entries x page_bytes
       .key("tlb.level_count", MT_VALUE_INT, "", "TLB levels whose reach a chase exceeds (at least, when bounded)",
-           MT_KEY_HEADLINE);
+           MT_KEY_HEADLINE | MT_KEY_STRUCTURE);
   for (const char* l : {"l1", "l2"}) {
     const std::string k = std::string("tlb.") + l + "_";
     p.key(k + "page_bytes", MT_VALUE_INT, "bytes", "bytes one entry maps")

@@ -225,7 +225,7 @@ memtopo::Probe mapped_levels_probe() {
                      "tlb.mapped_miss_penalty_cycles", "tlb.mapped_reach_bytes"})
       .key("tlb.mapped_page_bytes", MT_VALUE_INT, "bytes", "the mapping granularity: bytes of each aliased page")
       .key("tlb.mapped_level_count", MT_VALUE_INT, "", "latency levels past the first in the sweep of aliased pages",
-           MT_KEY_HEADLINE)
+           MT_KEY_HEADLINE | MT_KEY_STRUCTURE)
       .key("tlb.mapped_entries", MT_VALUE_INT_ARRAY, "",
            "per level, the most aliased pages still on it (entries of that TLB level, at page granularity)")
       .key("tlb.mapped_miss_penalty_cycles", MT_VALUE_FLOAT_ARRAY, "cycles", "per level, the cycles the next level adds")

@@ -257,11 +257,12 @@ std::vector<Probe> element_probes(const ElementSpec& spec) {
               ctx.input<int64_t>(e + ".line_bytes"), candidates ? candidates(ctx) : std::vector<SizeCandidate>{});
           report_size(ctx, m, e + ".size_bytes", r.size_bytes, true, ctx.input<int64_t>(e + ".line_bytes"));
         }));
-    // Lines held, to the line where no candidate agrees: an estimate, compared within a tolerance.
+    // Lines held, to the line where no candidate agrees: an estimate, compared within a tolerance,
+    // which holds over healthy GPUs of a model (rated: docs/fleet.md, "Rated keys").
     probes.back()
         .provides({e + ".size_bytes"})
         .key(e + ".size_bytes", MT_VALUE_INT, "bytes", "lines held under random loads, every set full, times the line",
-             MT_KEY_ESTIMATE)
+             MT_KEY_ESTIMATE | MT_KEY_RATED)
         .requires_keys(with(size_req, {first_key, e + ".line_bytes"}))
         .uses(with(with(uses, {e + ".full_miss_bytes"}), spec.candidate_uses));
   }
