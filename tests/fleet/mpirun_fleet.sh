@@ -12,7 +12,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_va
 set +e
 # The acceptance run's probes (configs/acceptance.toml) and the L2's first miss.
 mpirun --oversubscribe --bind-to none -n 4 "$exe" run -q \
-  --only device-info,global-throughput/streams,global-throughput/latency-spectrum,mlp,tlb/levels,data-cache/l2-size --device "$devices" -o "$work/out/" \
+  --only device-info,global-throughput/streams,global-throughput/latency-spectrum,mlp,tlb/levels,data-cache/l2-size,data-cache/l2-occupancy --device "$devices" -o "$work/out/" \
   >"$work/log.txt" 2>&1
 rc=$?
 set -e

@@ -21,7 +21,9 @@ FleetMember gpu(const std::string& host, std::vector<std::pair<std::string, json
   m.host = host;
   m.device = "cuda:0";
   m.model = m.group = "GPU X";
-  for (auto& [k, v] : values) m.values.push_back({k, FlatValue{v, "exact", "", {}}});
+  KeyDeclared rated;  // as a probe's noise model rates it; the tests of rating clear it
+  rated.rated = true;
+  for (auto& [k, v] : values) m.values.push_back({k, FlatValue{v, "exact", "", rated}});
   std::sort(m.values.begin(), m.values.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   return m;
 }
@@ -150,4 +152,109 @@ TEST_CASE("fleet verdicts: this build's key classes apply to a file of an older 
   CHECK(policy.rule("gpc.sm_counts", {}).key_class == KeyClass::configuration);
   CHECK(policy.rule("gpc.count", {}).key_class == KeyClass::measurement);
   CHECK(declared_by_flags(MT_KEY_VARIES | MT_KEY_ESTIMATE).varies);
+}
+
+namespace {
+
+// Five GPUs of one model: the last one's L2 latency 10 % higher, declared as `declared` says.
+std::vector<FleetMember> latency_fleet(const std::string& model, KeyDeclared declared) {
+  std::vector<FleetMember> m;
+  for (int i = 0; i < 5; ++i) {
+    m.push_back(gpu("n" + std::to_string(i), {{"l2.latency_cycles", i == 4 ? 308.0 : 280.0}}));
+    m.back().model = m.back().group = model;
+    m.back().values[0].second.declared = declared;
+  }
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("fleet verdicts: a float flags only where its tolerance is rated, else it is reported", "[fleet]") {
+  const FleetReport unrated = compare_fleet(latency_fleet("GPU X", {}), FleetOptions{});
+  INFO(render_fleet_text(unrated));
+  CHECK(unrated.flagged() == 0);
+  const FleetFinding* f = finding(unrated, 4, "l2.latency_cycles");
+  REQUIRE(f);
+  CHECK(f->not_flagged == "unrated");
+  CHECK(*f->deviation_percent == Approx(10.0));
+  CHECK(render_fleet_text(unrated).find("+10.0 % (unrated: not flagged)") != std::string::npos);
+  // The probe's noise model rates it.
+  KeyDeclared rated;
+  rated.rated = true;
+  CHECK(compare_fleet(latency_fleet("GPU X", rated), FleetOptions{}).flagged() == 1);
+  // So does an operator's tolerance for it in a profile; a profile may also unrate a key.
+  FleetOptions profiled;
+  profiled.policy = KeyPolicy::from_profile_text("[keys.\"l2.latency_cycles\"]\ntolerance_percent = 5\n", "p.toml");
+  CHECK(compare_fleet(latency_fleet("GPU X", {}), profiled).flagged() == 1);
+  FleetOptions unrating;
+  unrating.policy = KeyPolicy::from_profile_text("[keys.\"l2.*\"]\nrated = false\n", "p.toml");
+  CHECK(compare_fleet(latency_fleet("GPU X", rated), unrating).flagged() == 0);
+  // Sizes and counts are compared exactly: rated without a declaration.
+  std::vector<FleetMember> sizes;
+  for (int i = 0; i < 4; ++i) {
+    sizes.push_back(gpu("n" + std::to_string(i), {{"l2.size_bytes", i == 3 ? 13107200 : 26214400}}));
+    sizes.back().values[0].second.declared = {};
+  }
+  CHECK(compare_fleet(sizes, FleetOptions{}).flagged() == 1);
+}
+
+TEST_CASE("fleet verdicts: the shipped table rates a model's keys from enough GPUs and runs", "[fleet]") {
+  // The table's models: each of them from at least the minimum, so each rates what it lists.
+  for (const char* model : {"NVIDIA H100 80GB HBM3", "NVIDIA H200"}) {
+    const ShippedSpreads& table = shipped_spreads(model);
+    INFO(model);
+    CHECK(table.gpus >= kRatingMinGpus);
+    CHECK(table.runs >= kRatingMinRuns);
+    CHECK(table.rates());
+  }
+  // l2.latency_cycles is in the H100's table: rated there, its least tolerance (above 3 %) kept.
+  const FleetReport h100 = compare_fleet(latency_fleet("NVIDIA H100 80GB HBM3", {}), FleetOptions{});
+  CHECK(h100.flagged() == 1);
+  FleetOptions no_table;
+  no_table.shipped_spreads = false;
+  CHECK(compare_fleet(latency_fleet("NVIDIA H100 80GB HBM3", {}), no_table).flagged() == 0);
+  // A table of too few GPUs widens tolerances but rates nothing.
+  const KeyPolicy few = KeyPolicy().with_least_tolerances({{"l2.latency_cycles", 4.0}}, false);
+  CHECK_FALSE(few.rule("l2.latency_cycles", {}).rated);
+  CHECK(few.rule("l2.latency_cycles", {}).tolerance_percent == 4.0);
+  CHECK(KeyPolicy().with_least_tolerances({{"l2.latency_cycles", 4.0}}, true).rule("l2.latency_cycles", {}).rated);
+  CHECK_FALSE(ShippedSpreads{{}, kRatingMinGpus - 1, 100}.rates());
+  CHECK_FALSE(ShippedSpreads{{}, 100, kRatingMinRuns - 1}.rates());
+}
+
+TEST_CASE("fleet verdicts: a count of levels found is structure, reported and not flagged", "[fleet]") {
+  KeyDeclared structure;
+  structure.structure = true;
+  std::vector<FleetMember> m;
+  for (int i = 0; i < 4; ++i) {
+    m.push_back(gpu("n" + std::to_string(i), {{"tlb.level_count", i == 3 ? 3 : 2}}));
+    m.back().values[0].second.declared = structure;
+  }
+  const FleetReport r = compare_fleet(m, FleetOptions{});
+  CHECK(r.flagged() == 0);
+  const FleetFinding* f = finding(r, 3, "tlb.level_count");
+  REQUIRE(f);
+  CHECK(f->not_flagged == "structure");
+  CHECK(declared_by_flags(MT_KEY_STRUCTURE).structure);
+  for (auto& g : m) g.values[0].second.declared = {};  // undeclared: an exact count, flagged
+  CHECK(compare_fleet(m, FleetOptions{}).flagged() == 1);
+}
+
+TEST_CASE("fleet verdicts: a key declared always written is a finding where it is missing", "[fleet]") {
+  KeyDeclared always;
+  always.always = true;
+  std::vector<FleetMember> m;
+  for (int i = 0; i < 4; ++i) m.push_back(gpu("n" + std::to_string(i), {{"l2.size_bytes", 26214400}}));
+  for (int i = 0; i < 3; ++i) m[size_t(i)].values.push_back({"dram.latency_cycles", FlatValue{json(530.0), "exact", "", always}});
+  const FleetReport r = compare_fleet(m, FleetOptions{});
+  CHECK(r.flagged() == 1);
+  const FleetFinding* f = finding(r, 3, "dram.latency_cycles");
+  REQUIRE(f);
+  CHECK(f->kind == "missing");
+  CHECK(f->counts);
+  CHECK(declared_by_flags(MT_KEY_ALWAYS).always);
+  // Present on half the group only: no majority to miss it by, reported.
+  m[2].values.pop_back();
+  const FleetReport half = compare_fleet(m, FleetOptions{});
+  CHECK(half.flagged() == 0);
 }

@@ -33,6 +33,8 @@ struct FleetMember {
   std::string host;    // [meta].host
   std::string created_utc;  // [meta].created_utc: the newest of one GPU's files is counted
   std::string device;  // [meta].device_label, else device_spec ("cuda:3")
+  std::string device_spec;  // [meta].device_spec: how the run named the device ("cuda:0", "sim:FILE")
+  std::string backend;      // [meta].backend: "cuda" or "sim"
   std::string uuid;    // [device].uuid, "" for a simulated GPU
   std::string model;   // "NVIDIA H100 80GB HBM3" ([device].name)
   std::string group;   // model, compute capability, SMs, memory: "NVIDIA H100 80GB HBM3, cc 9.0, 132 SMs, 80 GiB"
@@ -55,8 +57,11 @@ FleetMember fleet_member_of(const std::string& file, const std::string& text);
 // bounds and its tally of probe statuses ("41 ok, 6 not_determinable"); a file that cannot be
 // read gives a column without values whose tally says why.
 SummaryColumn summary_column_of(const std::string& file, const std::string& label);
+// The folder under a fleet's folder where `fleet --confirm` writes what it measured again.
+constexpr const char* kConfirmFolder = "memtopo-confirm";
+
 // The topology files named: each FILE, each *.toml / *.json under each DIR (recursively, less
-// *.partial.toml and memtopo's own fleet outputs), in name order. Read in parallel; those that
+// *.partial.toml, memtopo's own fleet outputs and kConfirmFolder), in name order. Read in parallel; those that
 // cannot be read are listed in *errors. Each GPU is counted once: a file named twice, and all
 // but the newest file of one device UUID, are dropped with a note in *notes (when given).
 std::vector<FleetMember> read_fleet(const std::vector<std::string>& paths, std::vector<std::string>* errors,
@@ -73,13 +78,18 @@ struct FleetFinding {
   bool counts = true;        // false: reported, not flagged; `not_flagged` says why
   // Why a difference is reported and not flagged: "varies" (the key is known to vary between
   // runs), "no majority" (no value is held by more than half the group), "structure: ..." (a
-  // list of another length: more or fewer levels found), "comes and goes" (present on some
-  // GPUs only, its probe ok on all). Empty where it counts.
+  // list of another length: more or fewer levels found), "structure" (a key that counts or
+  // names what was found), "comes and goes" (present on some GPUs only, its probe ok on all,
+  // not declared always written), "unrated" (a float whose tolerance no table, profile or
+  // probe rates for the model). Empty where it counts.
   std::string not_flagged;
   // A list is judged by its worst element: its index, and that element's value and expected
   // value (deviation_percent is the element's). Unset for scalars and whole-list differences.
   std::optional<size_t> element;
   nlohmann::json element_value, element_expected;
+  // With `fleet --confirm`: what measuring again said ("confirmed in 2 of 2 measurements: ...",
+  // "not reproduced: ..."); empty where the finding was not measured again.
+  std::string confirmation;
 };
 
 struct FleetGpu {
@@ -123,9 +133,19 @@ struct FleetOptions {
   bool shipped_spreads = true;
 };
 
-// The shipped least tolerance of each key for a GPU model (host/data/fleet_spreads.toml, from
-// the measured spreads of healthy GPUs' runs); empty for a model it does not list.
-const std::vector<std::pair<std::string, double>>& shipped_spreads(const std::string& model);
+// The shipped table's entry for a GPU model (host/data/fleet_spreads.toml, from the measured
+// spreads of healthy GPUs' runs): each key it measured with its least tolerance. A table of at
+// least kRatingMinGpus GPUs and kRatingMinRuns runs rates its keys (they may flag a GPU);
+// a smaller one only widens tolerances.
+struct ShippedSpreads {
+  std::vector<std::pair<std::string, double>> least_tolerance_percent;
+  size_t gpus = 0, runs = 0;
+  bool rates() const;
+};
+constexpr size_t kRatingMinGpus = 4;
+constexpr size_t kRatingMinRuns = 12;
+// Empty for a model the table does not list.
+const ShippedSpreads& shipped_spreads(const std::string& model);
 
 struct FleetReport {
   std::vector<FleetMember> members;

@@ -29,6 +29,12 @@ struct KeyRule {
   bool ignore = false;  // not compared at all
   bool estimate = false;  // an integer compared like a float (within the tolerance), not for equality
   double tolerance_percent = 3;  // for floats: |a - b| <= P % of the larger magnitude
+  // Whether the tolerance of a float (or an estimate) is known to hold for GPUs of the model:
+  // from a measured spread table, a tolerance profile's rule for the key or the probe's noise
+  // model (MT_KEY_RATED). `memtopo fleet` flags only rated deviations; the rest it reports.
+  bool rated = false;
+  bool structure = false;  // counts or names what was found (MT_KEY_STRUCTURE): reported only
+  bool always = false;     // written in every ok run (MT_KEY_ALWAYS): its absence is a finding
 
   // Whether a difference in this key makes two topologies differ (diff's exit 1, fleet's flag).
   bool counts() const { return !ignore && !varies && key_class == KeyClass::measurement; }
@@ -40,6 +46,9 @@ struct KeyDeclared {
   bool varies = false;
   bool estimate = false;
   bool headline = false;  // shown first by the summary and compare, never a comparison rule
+  bool rated = false;
+  bool structure = false;
+  bool always = false;
 };
 // The entry's declaration; an empty one for null or an entry without them.
 KeyDeclared declared_in(const nlohmann::json* provenance_entry);
@@ -62,6 +71,8 @@ class KeyPolicy {
   //   [keys."*_config"]           class = "setting"   # or "identity", "measurement"
   //   [keys."device.sm_clock_khz"] ignore = true
   //   [keys."*_in_flight"]        estimate = true     # integers within the tolerance
+  //   [keys."l2.slice_*"]         rated = false       # never flag a deviation of these
+  // A rule's tolerance_percent rates the keys it matches (the operator measured it).
   // `*` matches any run of characters; every rule a key matches applies, later ones over
   // earlier ones. Throws ProfileError.
   static KeyPolicy from_profile(const std::string& path);
@@ -74,7 +85,8 @@ class KeyPolicy {
   // This policy with a least tolerance for each key of `spreads` (key -> percent), below every
   // rule of its own: a key's measured spread between runs and GPUs of one model (the fleet's
   // shipped table, fleet_spreads.hpp) widens the tolerance, never narrows it.
-  KeyPolicy with_least_tolerances(const std::vector<std::pair<std::string, double>>& spreads) const;
+  // With `rates`, each of those keys is rated (a table from enough GPUs and runs).
+  KeyPolicy with_least_tolerances(const std::vector<std::pair<std::string, double>>& spreads, bool rates = false) const;
 
   // This policy with what the probes of this build declare of their keys, applied as a file's
   // own declarations are: a file of an older build, which recorded fewer classes (a key
@@ -90,7 +102,7 @@ class KeyPolicy {
   struct Pattern {
     std::string glob;
     std::optional<KeyClass> key_class;
-    std::optional<bool> varies, ignore, estimate;
+    std::optional<bool> varies, ignore, estimate, rated;
     std::optional<double> tolerance_percent;
     std::optional<double> least_tolerance_percent;  // a floor, after every other rule
   };

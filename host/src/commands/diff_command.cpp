@@ -51,7 +51,7 @@ int cmd_diff(const DiffArgs& args) {
   const bool gpus = (*a)["meta"]["backend"].value_or(std::string()) == "cuda" &&
                     (*b)["meta"]["backend"].value_or(std::string()) == "cuda";
   if (!args.compare.tolerance_percent && gpus && !model_a.empty() && model_a == model_b) {
-    const auto& spreads = shipped_spreads(model_a);
+    const auto& spreads = shipped_spreads(model_a).least_tolerance_percent;
     if (!spreads.empty()) {
       options.policy = options.policy.with_least_tolerances(spreads);
       options.spreads_model = model_a;

@@ -2,6 +2,8 @@
 // when no GPU is flagged, 1 when one is, 2 for bad input (a file that is no topology, nothing
 // to compare, a bad profile).
 #include <chrono>
+#include <ctime>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
@@ -9,6 +11,7 @@
 
 #include "commands/cli_internal.hpp"
 #include "commands/subcommand.hpp"
+#include "fleet/fleet_confirm.hpp"
 #include "memtopo_host/fleet.hpp"
 #include "memtopo_host/terminal_text.hpp"
 #include "output/output_file.hpp"
@@ -23,7 +26,25 @@ struct FleetArgs {
   CompareArgs compare;
   double spread_factor = 5;
   bool report = false;
+  bool confirm = false;
 };
+
+// Where --confirm keeps what it measured: kConfirmFolder/<time> under the first folder named
+// (beside the first file named), each run in a folder of its own.
+std::filesystem::path confirm_folder(const std::vector<std::string>& paths) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path first(paths.front());
+  const fs::path base = fs::is_directory(first, ec) ? first : first.parent_path();
+  const auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", std::gmtime(&now));
+  const fs::path dir = (base.empty() ? fs::path(".") : base) / kConfirmFolder / stamp;
+  fs::create_directories(dir, ec);
+  if (ec) throw UsageError("fleet --confirm: cannot make " + dir.string() + " for the measurements again: " +
+                           ec.message() + "; name a folder you can write");
+  return dir;
+}
 
 std::string render(const FleetReport& r, const std::string& format) {
   if (format == "json") return fleet_to_json(r).dump(2) + "\n";
@@ -73,7 +94,12 @@ int cmd_fleet(const FleetArgs& a) {
                  "or the files\n";
     return kExitUsage;
   }
-  const FleetReport report = compare_fleet(std::move(members), options);
+  FleetReport report = compare_fleet(std::move(members), options);
+  if (a.confirm && report.flagged()) {
+    const ConfirmSettings settings{this_host_name(), confirm_folder(a.paths), run_confirmation};
+    for (const auto& line : confirm_findings(report, options, settings))
+      std::cerr << "confirm: " << terminal_text(line) << "\n";
+  }
   if (a.report) {
     std::cout << terminal_lines(render_fleet_text(report));
     const int page = write_fleet_page(report, out);
@@ -102,6 +128,9 @@ ExtraCommand add_fleet_command(CLI::App& app) {
                     "Robust standard deviations a value must lie from its group's median to be flagged (default 5)")
         ->check(number_between(1, 100, "a spread factor from 1 to 100; give e.g. 5"));
     sub->add_flag("--report", a.report, "Write one offline HTML page (-o): a plot of every key that varies");
+    sub->add_flag("--confirm", a.confirm,
+                  "Measure again, on this host, the probes behind each flagged GPU's findings on that GPU and on an "
+                  "unflagged sibling; keep the findings that show again");
     add_compare_options(sub, a.compare);
   };
   return subcommand<FleetArgs>(

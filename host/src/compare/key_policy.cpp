@@ -78,21 +78,22 @@ KeyPolicy KeyPolicy::from_profile_text(const std::string& text, const std::strin
       for (const auto& [glob, body] : *node.as_table()) {
         const std::string g(glob.str()), where = "[keys.\"" + g + "\"]";
         const toml::table* t = body.as_table();
-        if (!t) r.fail(body, where + " must be a table of rules (tolerance_percent, varies, ignore, class)");
-        Pattern p{g, {}, {}, {}, {}, {}};
+        if (!t) r.fail(body, where + " must be a table of rules (tolerance_percent, rated, varies, ignore, estimate, class)");
+        Pattern p{g, {}, {}, {}, {}, {}, {}, {}};
         for (const auto& [rk, rn] : *t) {
           const std::string rule(rk.str());
           if (rule == "tolerance_percent") p.tolerance_percent = r.tolerance(rn, where + " tolerance_percent");
           else if (rule == "varies") p.varies = r.boolean(rn, where + " varies");
           else if (rule == "ignore") p.ignore = r.boolean(rn, where + " ignore");
           else if (rule == "estimate") p.estimate = r.boolean(rn, where + " estimate");
+          else if (rule == "rated") p.rated = r.boolean(rn, where + " rated");
           else if (rule == "class") {
             const auto c = rn.as_string() ? class_from_text(rn.as_string()->get()) : std::nullopt;
             if (!c) r.fail(rn, where + " class must be \"measurement\", \"identity\", \"setting\" or \"configuration\"");
             p.key_class = c;
           } else {
             r.fail(rn, "unknown rule '" + rule + "' in " + where +
-                           " (known: tolerance_percent, varies, ignore, estimate, class)");
+                           " (known: tolerance_percent, rated, varies, ignore, estimate, class)");
           }
         }
         policy.patterns_.push_back(std::move(p));
@@ -111,6 +112,9 @@ KeyDeclared declared_in(const nlohmann::json* e) {
   if (auto v = e->find("varies"); v != e->end() && v->is_boolean()) d.varies = v->get<bool>();
   if (auto v = e->find("estimate"); v != e->end() && v->is_boolean()) d.estimate = v->get<bool>();
   if (auto v = e->find("headline"); v != e->end() && v->is_boolean()) d.headline = v->get<bool>();
+  if (auto v = e->find("rated"); v != e->end() && v->is_boolean()) d.rated = v->get<bool>();
+  if (auto v = e->find("structure"); v != e->end() && v->is_boolean()) d.structure = v->get<bool>();
+  if (auto v = e->find("always"); v != e->end() && v->is_boolean()) d.always = v->get<bool>();
   return d;
 }
 
@@ -122,6 +126,9 @@ KeyDeclared declared_by_flags(uint32_t flags) {
   d.varies = (flags & MT_KEY_VARIES) != 0;
   d.estimate = (flags & MT_KEY_ESTIMATE) != 0;
   d.headline = (flags & MT_KEY_HEADLINE) != 0;
+  d.rated = (flags & MT_KEY_RATED) != 0;
+  d.structure = (flags & MT_KEY_STRUCTURE) != 0;
+  d.always = (flags & MT_KEY_ALWAYS) != 0;
   return d;
 }
 
@@ -138,6 +145,9 @@ KeyRule KeyPolicy::rule(const std::string& key, const std::vector<KeyDeclared>& 
     if (d.key_class && *d.key_class != KeyClass::measurement) out.key_class = *d.key_class;
     out.varies = out.varies || d.varies;
     out.estimate = out.estimate || d.estimate;
+    out.rated = out.rated || d.rated;
+    out.structure = out.structure || d.structure;
+    out.always = out.always || d.always;
   };
   for (const KeyDeclared& d : declared) apply(d);
   if (const auto it = declared_.find(key); it != declared_.end()) apply(it->second);
@@ -147,7 +157,8 @@ KeyRule KeyPolicy::rule(const std::string& key, const std::vector<KeyDeclared>& 
     if (p.varies) out.varies = *p.varies;
     if (p.ignore) out.ignore = *p.ignore;
     if (p.estimate) out.estimate = *p.estimate;
-    if (p.tolerance_percent) out.tolerance_percent = *p.tolerance_percent;
+    if (p.tolerance_percent) out.tolerance_percent = *p.tolerance_percent, out.rated = true;
+    if (p.rated) out.rated = *p.rated;
   }
   for (const auto& p : patterns_)
     if (p.least_tolerance_percent && glob_match(p.glob, key))
@@ -155,12 +166,14 @@ KeyRule KeyPolicy::rule(const std::string& key, const std::vector<KeyDeclared>& 
   return out;
 }
 
-KeyPolicy KeyPolicy::with_least_tolerances(const std::vector<std::pair<std::string, double>>& spreads) const {
+KeyPolicy KeyPolicy::with_least_tolerances(const std::vector<std::pair<std::string, double>>& spreads,
+                                           bool rates) const {
   KeyPolicy out = *this;
   for (const auto& [key, percent] : spreads) {
     Pattern p;
     p.glob = key;
     p.least_tolerance_percent = percent;
+    if (rates) p.rated = true;
     out.patterns_.insert(out.patterns_.begin(), std::move(p));
   }
   return out;

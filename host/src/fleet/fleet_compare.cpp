@@ -1,7 +1,8 @@
 // The fleet comparison: per GPU model, every key against the group's majority value
 // (discrete) or its median and robust spread (continuous; a list by its worst element); probes
-// whose status differs; a tie, a list of another length (structure) and a key present on some
-// GPUs only are reported, never flagged; and,
+// whose status differs; a tie, a list of another length or a key declared structure, a key
+// present on some GPUs only (unless declared always written) and a float no table, profile or
+// probe rates are reported, never flagged; and,
 // with --reference, every key against a known-good topology (docs/fleet.md, "How a GPU is
 // flagged").
 #include <algorithm>
@@ -111,6 +112,8 @@ bool majority(const std::vector<std::string>& texts, const std::string& mode) {
 // Why a difference is reported, not flagged: the reason of FleetFinding::not_flagged.
 constexpr const char* kNoMajority = "no majority";
 constexpr const char* kComesAndGoes = "comes and goes";
+constexpr const char* kUnrated = "unrated";
+constexpr const char* kStructure = "structure";
 
 std::string structure_reason(size_t length, size_t expected_length) {
   return "structure: " + std::to_string(length) + " elements against " + std::to_string(expected_length);
@@ -126,10 +129,11 @@ struct KeyJudge {
   FleetGroup::Series* series;
 
   // A difference; `not_flagged` non-empty: reported, not flagged, for that reason (a key that
-  // varies is never flagged).
+  // varies, or counts what was found, is never flagged).
   void add(size_t member, FleetFinding f, std::string not_flagged = "") const {
     f.key = key;
     if (rule.varies && not_flagged.empty()) not_flagged = "varies";
+    if (rule.structure && not_flagged.empty()) not_flagged = kStructure;
     f.counts = not_flagged.empty();
     f.not_flagged = std::move(not_flagged);
     gpus[member].findings.push_back(std::move(f));
@@ -137,14 +141,15 @@ struct KeyJudge {
   const FlatValue* at(size_t m) const { return row[static_cast<size_t>(c.slot[m])]; }
 
   // A key some GPUs have and others not, their probe ok on all (a failed probe is the probe's
-  // finding): reported. No probe declares yet that it writes a key in every run.
+  // finding): reported, unless its probe declares it written in every run and most GPUs have it.
   void presence() const {
     size_t present = 0;
     for (size_t m : c.reference) present += at(m) != nullptr;
     for (size_t m : c.judged) {
       const bool has = at(m) != nullptr, most_have = 2 * present > c.reference.size();
       const bool few_have = 2 * present < c.reference.size();
-      if (!has && (most_have || !few_have)) add(m, {"", "missing", nullptr, nullptr, std::nullopt}, kComesAndGoes);
+      if (!has && (most_have || !few_have))
+        add(m, {"", "missing", nullptr, nullptr, std::nullopt}, rule.always && most_have ? "" : kComesAndGoes);
       if (has && (few_have || !most_have)) add(m, {"", "extra", at(m)->value, nullptr, std::nullopt}, kComesAndGoes);
     }
   }
@@ -247,15 +252,17 @@ struct KeyJudge {
     }
     for (const auto& [m, w] : worst) {
       const json& v = at(m)->value;
+      // Only a tolerance measured or declared for the model decides; the rest informs.
+      const char* rating = rule.rated ? "" : kUnrated;
       if (!arrays) {
-        add(m, {"", "value", v, w.expected, deviation(v.get<double>(), w.expected)});
+        add(m, {"", "value", v, w.expected, deviation(v.get<double>(), w.expected)}, rating);
         continue;
       }
       FleetFinding f{"", "value", v, medians, deviation(v[w.index].get<double>(), w.expected)};
       f.element = w.index;
       f.element_value = v[w.index];
       f.element_expected = w.expected;
-      add(m, std::move(f));
+      add(m, std::move(f), rating);
     }
   }
 
@@ -366,7 +373,9 @@ std::map<std::string, std::string> reference_group_of(const std::map<std::string
 }
 
 KeyPolicy policy_of(const FleetOptions& o, const std::string& model) {
-  return o.shipped_spreads ? o.policy.with_least_tolerances(shipped_spreads(model)) : o.policy;
+  if (!o.shipped_spreads) return o.policy;
+  const ShippedSpreads& table = shipped_spreads(model);
+  return o.policy.with_least_tolerances(table.least_tolerance_percent, table.rates());
 }
 
 // Every GPU against the reference alone: its values are the statistics (a median of one).

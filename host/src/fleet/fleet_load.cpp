@@ -128,8 +128,10 @@ FleetMember fleet_member_of(const std::string& file, const std::string& text) {
   m.file = file;
   m.host = text_at(doc, "meta", "host");
   m.created_utc = text_at(doc, "meta", "created_utc");
+  m.device_spec = text_at(doc, "meta", "device_spec");
+  m.backend = text_at(doc, "meta", "backend");
   m.device = text_at(doc, "meta", "device_label");
-  if (m.device.empty()) m.device = text_at(doc, "meta", "device_spec");
+  if (m.device.empty()) m.device = m.device_spec;
   // [meta] names the GPU whatever probes ran; [device] only where device-info ran.
   m.uuid = text_at(doc, "device", "uuid");
   if (m.uuid.empty()) m.uuid = text_at(doc, "meta", "device_uuid");
@@ -171,8 +173,11 @@ std::vector<FleetMember> read_fleet(const std::vector<std::string>& paths, std::
       continue;
     }
     std::vector<std::string> found;
-    for (auto it = fs::recursive_directory_iterator(p, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
-      if (it->is_regular_file(ec) && is_topology_file(it->path())) found.push_back(it->path().string());
+    for (auto it = fs::recursive_directory_iterator(p, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+      // What `fleet --confirm` measured again: part of no GPU's run (fleet_confirm.hpp).
+      if (it->is_directory(ec) && it->path().filename() == kConfirmFolder) it.disable_recursion_pending();
+      else if (it->is_regular_file(ec) && is_topology_file(it->path())) found.push_back(it->path().string());
+    }
     if (ec) errors->push_back(p + ": cannot list the folder: " + ec.message());
     std::sort(found.begin(), found.end());
     if (found.empty()) errors->push_back(p + ": holds no topology files (*.toml, *.json)");

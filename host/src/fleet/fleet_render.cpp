@@ -41,7 +41,9 @@ std::string change_of(const FleetFinding& f) {
 std::string deviation_text(const FleetFinding& f) {
   std::string s = change_of(f);
   if (s.empty() && f.kind != "value") s = f.kind;
-  return f.counts ? s : s + (s.empty() ? "" : " ") + "(" + f.not_flagged + ": not flagged)";
+  if (!f.counts) s += std::string(s.empty() ? "" : " ") + "(" + f.not_flagged + ": not flagged)";
+  if (!f.confirmation.empty()) s += std::string(s.empty() ? "" : "; ") + terminal_text(f.confirmation);
+  return s;
 }
 
 std::string value_text(const FleetFinding& f) {
@@ -100,6 +102,7 @@ void render_group(const FleetReport& r, const FleetGroup& g, std::string& out) {
 std::string finding_line(const FleetFinding& f) {
   std::string line = f.key + ": " + value_text(f) + ", expected " + expected_text(f);
   if (const std::string change = change_of(f); !change.empty()) line += " (" + change + ")";
+  if (!f.confirmation.empty()) line += "; " + f.confirmation;
   return line + (f.counts ? "" : " [" + f.not_flagged + ": not flagged]");
 }
 
@@ -114,7 +117,8 @@ ojson finding_json(const FleetFinding& f) {
                {"not_flagged", f.not_flagged},
                {"element", f.element ? ojson(*f.element) : ojson(nullptr)},
                {"element_value", ojson::parse(f.element_value.dump())},
-               {"element_expected", ojson::parse(f.element_expected.dump())}};
+               {"element_expected", ojson::parse(f.element_expected.dump())},
+               {"confirmation", f.confirmation}};
 }
 
 }  // namespace

@@ -12,7 +12,7 @@ std::string_view fleet_spreads_text();  // fleet_spreads_text.cpp, generated
 
 namespace {
 
-using Table = std::map<std::string, std::vector<std::pair<std::string, double>>>;
+using Table = std::map<std::string, ShippedSpreads>;
 
 Table parse_spreads() {
   Table out;
@@ -20,20 +20,25 @@ Table parse_spreads() {
   const toml::table* models = doc["models"].as_table();
   if (!models) return out;
   for (const auto& [model, body] : *models) {
-    const toml::table* least = body.as_table() ? (*body.as_table())["least_tolerance_percent"].as_table() : nullptr;
+    const toml::table* entry = body.as_table();
+    const toml::table* least = entry ? (*entry)["least_tolerance_percent"].as_table() : nullptr;
     if (!least) continue;
-    auto& keys = out[std::string(model.str())];
+    ShippedSpreads& s = out[std::string(model.str())];
+    s.gpus = static_cast<size_t>((*entry)["gpus"].value_or(int64_t{0}));
+    s.runs = static_cast<size_t>((*entry)["runs"].value_or(int64_t{0}));
     for (const auto& [key, value] : *least)
-      if (auto v = value.value<double>()) keys.emplace_back(std::string(key.str()), *v);
+      if (auto v = value.value<double>()) s.least_tolerance_percent.emplace_back(std::string(key.str()), *v);
   }
   return out;
 }
 
 }  // namespace
 
-const std::vector<std::pair<std::string, double>>& shipped_spreads(const std::string& model) {
+bool ShippedSpreads::rates() const { return gpus >= kRatingMinGpus && runs >= kRatingMinRuns; }
+
+const ShippedSpreads& shipped_spreads(const std::string& model) {
   static const Table table = parse_spreads();
-  static const std::vector<std::pair<std::string, double>> none;
+  static const ShippedSpreads none;
   const auto it = table.find(model);
   return it == table.end() ? none : it->second;
 }
