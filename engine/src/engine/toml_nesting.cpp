@@ -13,7 +13,8 @@ namespace {
 // Index just past the string that starts at text[i] (a quote), counting its line breaks.
 size_t skip_toml_string(std::string_view text, size_t i, size_t& line) {
   const char quote = text[i];
-  const bool multi = text.compare(i, 3, std::string(3, quote)) == 0;
+  const char triple[3] = {quote, quote, quote};  // no allocation: thousands of strings a file
+  const bool multi = text.substr(i, 3) == std::string_view(triple, 3);
   const std::string_view end = multi ? std::string_view(quote == '"' ? "\"\"\"" : "'''") : std::string_view(&text[i], 1);
   for (size_t k = i + (multi ? 3 : 1); k < text.size(); ++k) {
     if (text[k] == '\n') {
