@@ -258,3 +258,35 @@ TEST_CASE("fleet verdicts: a key declared always written is a finding where it i
   const FleetReport half = compare_fleet(m, FleetOptions{});
   CHECK(half.flagged() == 0);
 }
+
+TEST_CASE("method changes: another major version of a key's probe is no difference but a note", "[fleet][diff]") {
+  CHECK(method_change("global-throughput/streams", "1.0.0", "2.0.0") == "method changed (global-throughput/streams 1 -> 2)");
+  CHECK(method_change("global-throughput/streams", "2.0.0", "2.3.1").empty());
+  CHECK(method_change("global-throughput/streams", "", "2.0.0").empty());
+  // The committed simulated run, and one of the next major with another DRAM read rate.
+  namespace fs = std::filesystem;
+  const std::string text =
+      test::read_file(fs::path(MEMTOPO_SOURCE_DIR) / "tests" / "sim" / "measured" / "hopper-like-sim.toml");
+  const std::string streams = "[probes.\"global-throughput/streams\"]\nversion = \"";
+  const size_t at = text.find(streams);
+  REQUIRE(at != std::string::npos);
+  std::string next = text;
+  next.replace(at + streams.size(), 1, "9");  // "1.0.0" -> "9.0.0"
+  const std::string rate = "\ndram_read_bytes_per_second = ";
+  const size_t r = next.find(rate);
+  REQUIRE(r != std::string::npos);
+  next.insert(r + rate.size(), "1");  // another rate, as another method reads
+  test::TempDir dir("method-change");
+  test::write_file(dir / "old.toml", text);
+  test::write_file(dir / "new.toml", next);
+  const auto d = test::run_memtopo("diff " + test::quoted(dir / "old.toml") + " " + test::quoted(dir / "new.toml"));
+  INFO(d.output);
+  CHECK(test::has(d.output, "method changed (global-throughput/streams 1 -> 9)"));
+  const auto c = test::run_memtopo("compare " + test::quoted(dir / "old.toml") + " " + test::quoted(dir / "new.toml"));
+  INFO(c.output);
+  CHECK(c.exit_code == 0);
+  CHECK(test::has(c.output, "method changed (global-throughput/streams 1 -> 9)"));
+  CHECK(read_fleet_member((dir / "new.toml").string()).probes.size() > 0);
+  CHECK(method_change(read_fleet_member((dir / "old.toml").string()), read_fleet_member((dir / "new.toml").string()),
+                      "throughput.dram_read_bytes_per_second") == "method changed (global-throughput/streams 1 -> 9)");
+}

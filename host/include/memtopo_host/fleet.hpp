@@ -133,6 +133,10 @@ struct FleetOptions {
   bool shipped_spreads = true;
 };
 
+// Where the probe that measured `key` has another major version in `b` than in `a`: "method
+// changed (global-throughput/streams 1 -> 2)" (key_policy.hpp); else "".
+std::string method_change(const FleetMember& a, const FleetMember& b, const std::string& key);
+
 // The shipped table's entry for a GPU model (host/data/fleet_spreads.toml, from the measured
 // spreads of healthy GPUs' runs): each key it measured with its least tolerance. A table of at
 // least kRatingMinGpus GPUs and kRatingMinRuns runs rates its keys (they may flag a GPU);

@@ -111,6 +111,12 @@ class KeyPolicy {
   std::map<std::string, KeyDeclared> declared_;  // by this build's probes
 };
 
+// A probe's major version is its method (docs/writing-a-probe.md, "Versions"): where the probe
+// ran as version_a ("1.0.0") in one file and version_b ("2.1.0") in another of another major,
+// "method changed (global-throughput/streams 1 -> 2)", which diff, compare and fleet --reference
+// show instead of a change or a finding; else "".
+std::string method_change(const std::string& probe, const std::string& version_a, const std::string& version_b);
+
 // "a.b.c" matches "a.*" and "*.c": `*` is any run of characters, everything else literal.
 bool glob_match(const std::string& glob, const std::string& text);
 

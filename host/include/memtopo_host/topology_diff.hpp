@@ -48,7 +48,8 @@ struct KeyDifference {
   // (b - a) / |a| in percent, for numbers (arrays of equal length: the element that changed
   // most); none where a is 0 or the values are not numbers.
   std::optional<double> change_percent;
-  // Why it does not count: "identity", "setting" or "varies" (KeyRule); "" when it counts.
+  // Why it does not count: "identity", "setting", "configuration", "varies" (KeyRule) or "method
+  // changed (probe 1 -> 2)" (key_policy.hpp); "" when it counts.
   std::string reason;
 };
 

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -58,16 +59,37 @@ std::vector<std::string> labels_of(const std::vector<std::string>& files) {
   return out;
 }
 
+// Per row and later file, "method changed (probe 1 -> 2)" where the key's probe ran as another
+// major version there than in the first file: no ratio between two methods.
+using MethodChanges = std::vector<std::vector<std::string>>;
+MethodChanges method_changes(const SummaryTable& t, const std::vector<std::string>& files) {
+  std::vector<std::optional<FleetMember>> members;
+  for (const auto& f : files) {
+    try {
+      members.emplace_back(read_fleet_member(f));
+    } catch (const std::exception&) {
+      members.emplace_back();
+    }
+  }
+  MethodChanges out(t.rows.size(), std::vector<std::string>(files.size()));
+  for (size_t r = 0; r < t.rows.size(); ++r)
+    for (size_t c = 1; c < files.size(); ++c)
+      if (members[0] && members[c]) out[r][c] = method_change(*members[0], *members[c], t.keys[r]);
+  return out;
+}
+
 // The table as cells: header, then a row per key with each file's value and, after the
-// values, each later file's ratio to the first.
-std::vector<std::vector<std::string>> cells(const SummaryTable& t, const std::vector<SummaryColumn>& columns) {
+// values, each later file's ratio to the first (or that the method changed).
+std::vector<std::vector<std::string>> cells(const SummaryTable& t, const std::vector<SummaryColumn>& columns,
+                                            const MethodChanges& changed) {
   std::vector<std::string> header{"key"};
   header.insert(header.end(), t.header.begin(), t.header.end());
   for (size_t c = 1; c < t.header.size(); ++c) header.push_back(t.header[c] + " / " + t.header[0]);
   std::vector<std::vector<std::string>> out{header};
   for (size_t r = 0; r < t.rows.size(); ++r) {
     std::vector<std::string> row = t.rows[r];
-    for (size_t c = 1; c < t.header.size(); ++c) row.push_back(ratio_text(t.numbers[r][0], t.numbers[r][c]));
+    for (size_t c = 1; c < t.header.size(); ++c)
+      row.push_back(!changed[r][c].empty() ? changed[r][c] : ratio_text(t.numbers[r][0], t.numbers[r][c]));
     out.push_back(std::move(row));
   }
   std::vector<std::string> tally{"probes"};
@@ -99,7 +121,7 @@ std::string markdown(const std::vector<std::vector<std::string>>& rows) {
 
 // CSV for a spreadsheet: the key and its unit, then each file's value in that unit (numbers; a
 // list's joined by ';'), then each later file's ratio to the first.
-std::string csv(const SummaryTable& t) {
+std::string csv(const SummaryTable& t, const MethodChanges& changed) {
   std::vector<std::string> header{"key", "unit"};
   header.insert(header.end(), t.header.begin(), t.header.end());
   for (size_t c = 1; c < t.header.size(); ++c) header.push_back(t.header[c] + " / " + t.header[0]);
@@ -109,7 +131,9 @@ std::string csv(const SummaryTable& t) {
     row.insert(row.end(), t.plain[r].begin(), t.plain[r].end());
     for (size_t c = 1; c < t.header.size(); ++c) {
       const double first = t.numbers[r][0], other = t.numbers[r][c];
-      row.push_back(std::isfinite(first) && std::isfinite(other) && first != 0 ? shown_csv_number(other / first) : "");
+      row.push_back(!changed[r][c].empty()                                        ? changed[r][c]
+                    : std::isfinite(first) && std::isfinite(other) && first != 0 ? shown_csv_number(other / first)
+                                                                                 : "");
     }
     rows.push_back(std::move(row));
   }
@@ -188,9 +212,10 @@ int cmd_compare(const CompareCmdArgs& a) {
     columns.push_back(summary_column_of(a.files[i], labels[i]));
   }
   const SummaryTable table = summary_table(columns);
-  const auto rows = cells(table, columns);
+  const MethodChanges changed = method_changes(table, a.files);
+  const auto rows = cells(table, columns, changed);
   const std::string text = format == "markdown" ? markdown(rows)
-                           : format == "csv"    ? csv(table)
+                           : format == "csv"    ? csv(table, changed)
                                                 : wrapped_table(rows, kTextColumns);
   try {
     write_output(out, text);

@@ -140,7 +140,7 @@ std::string render_diff_text(const TopologyDiff& diff, const DiffSide& a, const 
     for (const auto& d : diff.not_counted)
       rows.push_back({d.key, shown_bounded(d.a, d.a_bound), shown_bounded(d.b, d.b_bound),
                       d.reason == "varies" ? "varies between runs" : d.reason});
-    out += "not counted (identities, settings, keys known to vary):\n" + aligned(rows);
+    out += "not counted (identities, settings, keys known to vary, method changes):\n" + aligned(rows);
   }
   render_only_in("A", diff.only_in_a, diff.tables_only_in_a, out);
   render_only_in("B", diff.only_in_b, diff.tables_only_in_b, out);

@@ -179,6 +179,12 @@ KeyPolicy KeyPolicy::with_least_tolerances(const std::vector<std::pair<std::stri
   return out;
 }
 
+std::string method_change(const std::string& probe, const std::string& version_a, const std::string& version_b) {
+  const std::string major_a = version_a.substr(0, version_a.find('.')), major_b = version_b.substr(0, version_b.find('.'));
+  if (major_a.empty() || major_b.empty() || major_a == major_b) return "";
+  return "method changed (" + probe + " " + major_a + " -> " + major_b + ")";
+}
+
 bool glob_match(const std::string& glob, const std::string& text) {
   // Iterative wildcard match: the last '*' seen absorbs characters on a mismatch.
   size_t g = 0, t = 0, star = std::string::npos, mark = 0;

@@ -124,6 +124,20 @@ struct Documents {
   const json& b;
 };
 
+// "method changed (...)" where the key's probe ran as another major version in each file.
+std::string method_change_of(const Documents& docs, const std::string& element, const std::string& key) {
+  auto probe_and_version = [&](const json& doc) -> std::pair<std::string, std::string> {
+    const json* entry = provenance_entry(doc, element, key);
+    const json* probe = entry ? member(entry, "probe") : nullptr;
+    if (!probe || !probe->is_string()) return {};
+    const json* version = member(member(member(&doc, "probes"), probe->get<std::string>()), "version");
+    return {probe->get<std::string>(), version && version->is_string() ? version->get<std::string>() : ""};
+  };
+  const auto [probe_a, version_a] = probe_and_version(docs.a);
+  const auto [probe_b, version_b] = probe_and_version(docs.b);
+  return probe_a.empty() || probe_a != probe_b ? "" : method_change(probe_a, version_a, version_b);
+}
+
 // Why a difference in a key with this rule does not count ("" when it counts).
 std::string not_counted_reason(const KeyRule& rule) {
   if (rule.key_class != KeyClass::measurement) return key_class_name(rule.key_class);
@@ -150,6 +164,8 @@ void diff_element(const std::string& name, const Element& a, const Element& b, c
     if (c.equal && bound_a == bound_b) continue;
     KeyDifference d{full_key(name, key), va, vb->second, std::move(bound_a), std::move(bound_b),
                     c.equal ? DiffKind::bound : c.kind, c.change_percent, not_counted_reason(rule)};
+    if (const std::string changed = method_change_of(docs, name, key); !changed.empty() && d.reason.empty())
+      d.reason = changed;
     (d.reason.empty() ? out.differences : out.not_counted).push_back(std::move(d));
   }
   for (const auto& [key, vb] : b) {

@@ -378,6 +378,12 @@ KeyPolicy policy_of(const FleetOptions& o, const std::string& model) {
   return o.policy.with_least_tolerances(table.least_tolerance_percent, table.rates());
 }
 
+std::string version_of(const FleetMember& m, const std::string& probe) {
+  for (const auto& [name, state] : m.probes)
+    if (name == probe) return state.substr(0, state.find(' '));
+  return "";
+}
+
 // Every GPU against the reference alone: its values are the statistics (a median of one).
 void compare_with_reference(FleetReport& r, const FleetOptions& o) {
   const size_t n = r.members.size();
@@ -392,6 +398,9 @@ void compare_with_reference(FleetReport& r, const FleetOptions& o) {
   for (size_t m = 0; m < n; ++m)
     for (auto& f : found[m].findings) {
       f.against = "reference";
+      // A reference measured by another major version of the key's probe: another method.
+      if (const std::string changed = method_change(*o.reference, r.members[m], f.key); !changed.empty())
+        f.counts = false, f.not_flagged = changed;
       r.gpus[m].findings.push_back(std::move(f));
     }
 }
@@ -427,6 +436,12 @@ void flag_state(FleetReport& r) {
 }
 
 }  // namespace
+
+std::string method_change(const FleetMember& a, const FleetMember& b, const std::string& key) {
+  const FlatValue *va = a.find(key), *vb = b.find(key);
+  if (!va || !vb || va->probe.empty() || va->probe != vb->probe) return "";
+  return method_change(va->probe, version_of(a, va->probe), version_of(b, vb->probe));
+}
 
 FleetReport compare_fleet(std::vector<FleetMember> members, const FleetOptions& options) {
   FleetReport r;
