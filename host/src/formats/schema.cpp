@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <mutex>
-#include <regex>
 #include <sstream>
 
 #include <valijson/adapters/nlohmann_json_adapter.hpp>
@@ -279,26 +279,33 @@ bool is_probe_name(const std::string& s) {
 void check_topology_names(const nlohmann::json& doc, std::vector<SchemaError>& out) {
   const char* rule = "key names are [a-z][a-z0-9_]* (lower case, digits, '_')";
   if (!doc.is_object()) return;
-  for (const auto& [table, body] : doc.items()) {
-    auto tp = [&table] { return "/" + escape_pointer_token(table); };
+  // Pointers are built only for a name that fails (thousands of keys a file pass).
+  auto pointer = [](std::initializer_list<const std::string*> parts) {
+    std::string p;
+    for (const std::string* part : parts) p += "/" + escape_pointer_token(*part);
+    return p;
+  };
+  for (auto t = doc.begin(); t != doc.end(); ++t) {
+    const std::string& table = t.key();
     if (!is_key_name(table)) {
-      out.push_back({tp(), std::string("bad table name: ") + rule});
+      out.push_back({pointer({&table}), std::string("bad table name: ") + rule});
       continue;
     }
-    if (!body.is_object() || table == "meta" || table == "sim") continue;
-    for (const auto& [key, value] : body.items()) {
-      auto kp = [&] { return tp() + "/" + escape_pointer_token(key); };
+    if (!t->is_object() || table == "meta" || table == "sim") continue;
+    for (auto k = t->begin(); k != t->end(); ++k) {
+      const std::string& key = k.key();
       if (table == "probes") {
-        if (!is_probe_name(key)) out.push_back({kp(), "bad probe name: probe names are \"<plugin>/<probe>\""});
+        if (!is_probe_name(key)) out.push_back({pointer({&table, &key}), "bad probe name: probe names are \"<plugin>/<probe>\""});
         continue;
       }
       if (!is_key_name(key)) {
-        out.push_back({kp(), std::string("bad key name: ") + rule});
+        out.push_back({pointer({&table, &key}), std::string("bad key name: ") + rule});
         continue;
       }
-      if (table == "provenance" && value.is_object())
-        for (const auto& [k2, v2] : value.items())
-          if (!is_key_name(k2)) out.push_back({kp() + "/" + escape_pointer_token(k2), std::string("bad key name: ") + rule});
+      if (table == "provenance" && k->is_object())
+        for (auto e = k->begin(); e != k->end(); ++e)
+          if (!is_key_name(e.key()))
+            out.push_back({pointer({&table, &key, &e.key()}), std::string("bad key name: ") + rule});
     }
   }
 }
