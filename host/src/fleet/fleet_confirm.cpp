@@ -189,7 +189,10 @@ std::vector<std::string> confirm_findings(FleetReport& r, const FleetOptions& o,
       lines.push_back(name + ": not measured again (" + (control ? "no probe" : "no control") + ")");
       continue;
     }
-    const fs::path stem = s.folder / fs::path(member.file).stem();
+    // Two folders may hold files of one name: each GPU's measurements again get names of their own.
+    fs::path stem = s.folder / fs::path(member.file).stem();
+    for (int n = 2; fs::exists(stem.string() + "-again.toml"); ++n)
+      stem = s.folder / (fs::path(member.file).stem().string() + "-" + std::to_string(n));
     const ConfirmRun own{&member, probes, fs::path(stem.string() + "-again.toml")};
     const ConfirmRun ctl{&r.members[*control], probes, fs::path(stem.string() + "-control.toml")};
     const int own_rc = s.runner(own), ctl_rc = s.runner(ctl);
