@@ -2,7 +2,7 @@
 # loading errors and runs on the simulated GPU with this host: inputs, options, key flags, a raw
 # series and a timed chase all cross the boundary as a binary of that release sends them. Run by
 # ctest (cmake -P). Inputs: MEMTOPO (the executable), PLUGIN_DIR (holds abi-baseline.so),
-# WORK_DIR, ABI_VERSION (the release: 3.4, 3.5).
+# WORK_DIR, ABI_VERSION (the release: 3.4, 3.5, 3.6).
 include(${CMAKE_CURRENT_LIST_DIR}/../cmake/out_of_tree_steps.cmake)
 file(REMOVE_RECURSE ${WORK_DIR})
 file(MAKE_DIRECTORY ${WORK_DIR})
@@ -30,6 +30,12 @@ if(ABI_VERSION VERSION_GREATER_EQUAL 3.5)
   if(NOT topo MATCHES "chase_cycles = { probe = \"abi-baseline/chase\"[^}]*rated = true" OR
      NOT topo MATCHES "twice_sm_count = { probe = \"abi-baseline/sm-count\"[^}]*structure = true, always = true")
     message(FATAL_ERROR "the ${ABI_VERSION} plugin's rated, structure and always flags are not in the provenance:\n${topo}")
+  endif()
+endif()
+# 3.6: a key without a value, recorded with its reason.
+if(ABI_VERSION VERSION_GREATER_EQUAL 3.6)
+  if(NOT topo MATCHES "\\[probes.\"abi-baseline/chase\".absent\\]\n\"abi_baseline.far_chase_cycles\" = \"no far chase in this plugin\"")
+    message(FATAL_ERROR "the ${ABI_VERSION} plugin's absent key is not in the file:\n${topo}")
   endif()
 endif()
 file(GLOB raw ${WORK_DIR}/raw/*chase*)

@@ -30,7 +30,7 @@ static_assert(offsetof(mt_result_info, note) == 24);
 static_assert(offsetof(mt_result_info, verified) == 32);  // 3.3
 static_assert(offsetof(mt_result_info, counted_bytes) == 40);
 static_assert(offsetof(mt_result_info, verify_note) == 48);
-static_assert(sizeof(mt_host_api) == 64);
+static_assert(sizeof(mt_host_api) == 72);
 static_assert(offsetof(mt_host_api, struct_size) == 0);
 static_assert(offsetof(mt_host_api, get_input) == 8);
 static_assert(offsetof(mt_host_api, get_option) == 16);
@@ -39,6 +39,7 @@ static_assert(offsetof(mt_host_api, progress) == 32);
 static_assert(offsetof(mt_host_api, put_result) == 40);
 static_assert(offsetof(mt_host_api, put_raw) == 48);
 static_assert(offsetof(mt_host_api, cancelled) == 56);
+static_assert(offsetof(mt_host_api, put_absent) == 64);  // since 3.6
 static_assert(sizeof(mt_device_info) == 496);
 static_assert(offsetof(mt_device_info, struct_size) == 0);
 static_assert(offsetof(mt_device_info, name) == 4);
@@ -311,6 +312,7 @@ static_assert(MEMTOPO_ABI_MINOR >= 4, "MT_KEY_CONFIGURATION came with 3.4");
 // 3.5: how the fleet judges a key (docs/fleet.md, "Rated keys").
 static_assert(MT_KEY_RATED == 64u && MT_KEY_STRUCTURE == 128u && MT_KEY_ALWAYS == 256u);
 static_assert(MEMTOPO_ABI_MINOR >= 5, "MT_KEY_RATED, MT_KEY_STRUCTURE and MT_KEY_ALWAYS came with 3.5");
+static_assert(MEMTOPO_ABI_MINOR >= 6, "mt_host_api::put_absent came with 3.6");
 
 TEST_CASE("abi: the layout of ABI 3 is the one plugins were built against", "[abi]") {
   // The assertions above are the test; this states the version they hold for.

@@ -80,6 +80,7 @@ static_assert(same<decltype(mt_host_api::put_result),
 static_assert(same<decltype(mt_host_api::put_raw), int (*)(void*, const char*, const char* const*, size_t,
                                                            const double*, size_t)>);
 static_assert(same<decltype(mt_host_api::cancelled), int (*)(void*)>);
+static_assert(same<decltype(mt_host_api::put_absent), int (*)(void*, const char*, const char*)>);
 
 static_assert(same<decltype(mt_backend::run_jobs), int (*)(void*, mt_job* const*, size_t, char*, size_t)>);
 static_assert(same<decltype(mt_backend::timing_overhead), int (*)(void*, double*, char*, size_t)>);

@@ -1,4 +1,6 @@
 // The topology writer (golden file), atomic writing, the journal.
+#include <algorithm>
+
 #include "helpers.hpp"
 #include "memtopo_host/document.hpp"
 #include "memtopo_host/journal.hpp"
@@ -160,4 +162,29 @@ TEST_CASE("a not determinable probe: its kept results and its status are written
   CHECK(back.reason == nd.reason);
   REQUIRE(back.results.size() == 1);
   CHECK(back.results[0].value.s == "hashed");
+}
+
+TEST_CASE("keys without a value are written with their reasons, journaled and valid", "[host][document][absent]") {
+  ProbeOutcome o;
+  o.probe = "data-cache/l2-latency";
+  o.version = "1.0.0";
+  o.status = Status::Ok;
+  o.duration_s = 0.5;
+  o.results = {rec(o.probe, "l2.latency_cycles", Value::of_float(260), 0.9)};
+  o.absent_keys = {{"l2.far_latency_cycles", "one partition: \"no\" far line"}, {"dram.latency_cycles", "most loads hit"}};
+  const std::string text = render_topology(fixed_meta(), {o});
+  CHECK(text.find("[probes.\"data-cache/l2-latency\".absent]\n\"dram.latency_cycles\" = \"most loads hit\"\n") !=
+        std::string::npos);
+  const auto doc = toml::parse(text);
+  CHECK(validate_topology(toml_to_json(doc)).empty());
+  CHECK(doc["probes"]["data-cache/l2-latency"]["absent"]["l2.far_latency_cycles"].value<std::string>() ==
+        "one partition: \"no\" far line");
+  CHECK(outcome_from_json(outcome_to_json(o)).absent_keys == o.absent_keys);
+
+  toml::table bad = doc;
+  bad["probes"].as_table()->get_as<toml::table>("data-cache/l2-latency")->get_as<toml::table>("absent")->insert("L2", "x");
+  const auto errors = validate_topology(toml_to_json(bad));
+  CHECK(std::any_of(errors.begin(), errors.end(), [](const SchemaError& e) {
+    return e.path == "/probes/data-cache~1l2-latency/absent/L2" && e.message.find("bad key name") != std::string::npos;
+  }));
 }

@@ -5,6 +5,7 @@
 
 #include "helpers.hpp"
 #include "memtopo_host/probe_executor.hpp"
+#include "memtopo_host/result_check.hpp"
 #include "memtopo_host/runner.hpp"
 
 using namespace memtopo::host;
@@ -404,4 +405,51 @@ TEST_CASE("time limits: a simulated GPU of many SMs scales the declared budget",
   CHECK(limit.source.find("x 8.25 for a simulated GPU of more than 16 SMs") != std::string::npos);
   settings.time_limit_s = 10;  // a limit the user set is the user's
   CHECK(memtopo::host::time_limit_for(probe, settings).seconds == 10);
+}
+
+TEST_CASE("every declared key of a probe that keeps results is stored or absent with its reason",
+          "[host][runner][absent]") {
+  Registry reg;
+  reg.load_directory(test::plugin_set("absent"));
+  REQUIRE(reg.errors().empty());
+  const Plan plan = make_plan(reg, {});
+  const auto device = fake_device();
+  RunSettings s;
+  std::map<std::string, ProbeOutcome> journaled;
+  s.on_finished = [&](const ProbeOutcome& o) { journaled[o.probe] = o; };
+  const RunReport r = run_plan(plan, device, nullptr, s);
+
+  const auto& level = outcome(r, "t-absent/level");
+  REQUIRE(level.status == Status::Ok);
+  CHECK(result(level, "t.near_cycles"));
+  CHECK(level.absent_keys == std::map<std::string, std::string>{{"t.far_cycles", "one partition: no far line"},
+                                                               {"t.unsaid_bytes", kNoReasonGiven}});
+  // The journal holds what the file will: the host's account included.
+  CHECK(journaled.at("t-absent/level").absent_keys == level.absent_keys);
+  // A dependent of the absent key says why.
+  const auto& user = outcome(r, "t-absent/far-user");
+  CHECK(user.status == Status::Skipped);
+  CHECK(user.reason == "needs t.far_cycles, which its provider t-absent/level did not measure: one partition: no far line");
+  // A key is stored or absent; only a provided key is absent. Failed probes keep neither.
+  const auto& both = outcome(r, "t-absent/stored-then-absent");
+  CHECK(both.status == Status::Failed);
+  CHECK(both.absent_keys.empty());
+  const auto& foreign = outcome(r, "t-absent/foreign");
+  CHECK(foreign.status == Status::Failed);
+  CHECK(foreign.reason.find("t.near_cycles") != std::string::npos);
+}
+
+TEST_CASE("account_for_declared_keys: a not determinable probe's unsaid keys take its reason", "[host][runner][absent]") {
+  ProbeInfo p;
+  p.name = "t/x";
+  p.provided = {"t.a_bytes", "t.b_bytes", "t.c_bytes"};
+  ProbeOutcome o = journaled("t/x", "1.0.0", Status::NotDeterminable, "t.a_bytes", 1);
+  o.reason = "the sets are hashed";
+  o.absent_keys = {{"t.b_bytes", "its own reason"}, {"t.a_bytes", "stored after all"}};
+  account_for_declared_keys(p, o);
+  CHECK(o.absent_keys ==
+        std::map<std::string, std::string>{{"t.b_bytes", "its own reason"}, {"t.c_bytes", "the sets are hashed"}});
+  o.status = Status::Skipped;
+  account_for_declared_keys(p, o);
+  CHECK(o.absent_keys.empty());
 }

@@ -42,6 +42,9 @@ struct ProbeOutcome {
   std::string reason;   // why it failed, was skipped or could not determine; empty when ok
   double duration_s = 0;
   std::vector<ResultRecord> results;  // only for probes whose status keeps_results
+  // The probe's declared keys without a value in `results`, and why (put_absent, or the host's
+  // account_for_declared_keys): every declared key of a probe that keeps results is in one.
+  std::map<std::string, std::string> absent_keys;
   // Skipped because a probe it needs failed (directly or down a chain of skips): counts as a
   // failure for the exit status, unlike skips for a declared reason.
   bool caused_by_failure = false;

@@ -159,8 +159,10 @@ std::string expected_topology(const std::vector<std::string>& parts) {
     if (k == "status") return "\"ok\", \"not_determinable\", \"failed\" or \"skipped\"";
     if (k == "duration_s") return "a number >= 0";
     if (k == "version" || k == "reason") return "a string";
+    if (k == "absent") return "a table of \"<element>.<key>\" = \"why it has no value\"";
     return "";
   }
+  if (parts.size() == 4 && parts[0] == "probes" && parts[2] == "absent") return "a non-empty string: why the key has no value";
   if (parts.size() == 2 && is_element_table(parts[0])) {
     const std::string& k = parts[1];
     if (ends_with(k, "_bytes") || ends_with(k, "_bits") || ends_with(k, "_khz"))
@@ -176,7 +178,7 @@ std::string expected_topology(const std::vector<std::string>& parts) {
 size_t report_depth(const std::vector<std::string>& parts) {
   if (parts.empty()) return 0;
   if (parts[0] == "provenance") return 4;
-  if (parts[0] == "probes") return 3;
+  if (parts[0] == "probes") return parts.size() > 3 && parts[2] == "absent" ? 4 : 3;
   if (parts[0] == "sim") return 1;
   return 2;  // meta and element tables
 }
@@ -276,6 +278,25 @@ bool is_probe_name(const std::string& s) {
   return slash != std::string::npos && slash > 0 && slash + 1 < s.size() && s.find('/', slash + 1) == std::string::npos;
 }
 
+// "element.key": two key names joined by one '.'.
+bool is_result_key(const std::string& s) {
+  const size_t dot = s.find('.');
+  return dot != std::string::npos && is_key_name(s.substr(0, dot)) && is_key_name(s.substr(dot + 1));
+}
+
+// [probes."<plugin>/<probe>".absent]: its names are result keys.
+void check_absent_key_names(const nlohmann::json& entry, const std::string& table, const std::string& probe,
+                            std::vector<SchemaError>& out) {
+  if (!entry.is_object()) return;
+  auto absent = entry.find("absent");
+  if (absent == entry.end() || !absent->is_object()) return;
+  for (auto a = absent->begin(); a != absent->end(); ++a)
+    if (!is_result_key(a.key()))
+      out.push_back({"/" + escape_pointer_token(table) + "/" + escape_pointer_token(probe) + "/absent/" +
+                         escape_pointer_token(a.key()),
+                     "bad key name: an absent key is \"<element>.<key>\", each part [a-z][a-z0-9_]*"});
+}
+
 void check_topology_names(const nlohmann::json& doc, std::vector<SchemaError>& out) {
   const char* rule = "key names are [a-z][a-z0-9_]* (lower case, digits, '_')";
   if (!doc.is_object()) return;
@@ -296,6 +317,7 @@ void check_topology_names(const nlohmann::json& doc, std::vector<SchemaError>& o
       const std::string& key = k.key();
       if (table == "probes") {
         if (!is_probe_name(key)) out.push_back({pointer({&table, &key}), "bad probe name: probe names are \"<plugin>/<probe>\""});
+        check_absent_key_names(*k, table, key, out);
         continue;
       }
       if (!is_key_name(key)) {

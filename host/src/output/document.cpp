@@ -129,6 +129,11 @@ std::string render_topology(const Meta& meta, const std::vector<ProbeOutcome>& o
     line("status", std::string("\"") + status_name(o->status) + "\"");
     line("reason", toml_string_literal(o->reason));
     line("duration_s", format_double(o->duration_s));
+    // Every declared key without a value, and why: a key does not come and go unsaid.
+    if (!o->absent_keys.empty()) {
+      out += "\n[probes." + toml_string_literal(name) + ".absent]\n";
+      for (const auto& [key, why] : o->absent_keys) line(toml_string_literal(key), toml_string_literal(why));
+    }
   }
   return out;
 }

@@ -1,6 +1,7 @@
 // A probe's outcome as JSON: what a worker sends the host and what the journal holds.
 #include "memtopo_host/outcome_json.hpp"
 
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -39,6 +40,7 @@ nlohmann::json outcome_to_json(const ProbeOutcome& o) {
   j["duration_s"] = o.duration_s;
   // Travels from a worker to the host, where it decides the exit status (docs/host.md).
   if (!o.raw_write_errors.empty()) j["raw_write_errors"] = o.raw_write_errors;
+  if (!o.absent_keys.empty()) j["absent_keys"] = o.absent_keys;
   j["results"] = nlohmann::json::array();
   for (const auto& r : o.results) {
     // The type travels with the value: 2.0 must come back as a float, not an integer.
@@ -68,6 +70,7 @@ ProbeOutcome outcome_from_json(const nlohmann::json& j) {
     o.reason = j.at("reason").get<std::string>();
     o.duration_s = j.at("duration_s").get<double>();
     if (j.contains("raw_write_errors")) o.raw_write_errors = j.at("raw_write_errors").get<std::vector<std::string>>();
+    if (j.contains("absent_keys")) o.absent_keys = j.at("absent_keys").get<std::map<std::string, std::string>>();
     for (const auto& r : j.at("results")) {
       ResultRecord rec;
       rec.key = r.at("key").get<std::string>();

@@ -9,6 +9,7 @@
 #include <cstddef>
 
 #include "memtopo_host/probe_executor.hpp"
+#include "memtopo_host/result_check.hpp"
 #include "running/plan_steps.hpp"
 
 namespace memtopo::host {
@@ -127,12 +128,14 @@ class ParallelRun {
       if (!o) continue;
       const size_t i = running_[e];
       running_[e] = kIdle;
+      account_for_declared_keys(*plan_.steps[i].probe, *o);
       if (settings_.on_finished) settings_.on_finished(*o);
       settle(i, std::move(*o), false);
     }
   }
 
   void settle(size_t i, ProbeOutcome o, bool journaled) {
+    account_for_declared_keys(*plan_.steps[i].probe, o);
     for (const auto& r : o.results) results_[r.key] = r;
     if (!journaled && settings_.observer) settings_.observer->probe_finished(o);
     finished_[o.probe] = o;

@@ -46,6 +46,18 @@ std::optional<std::string> check_result(const ProbeInfo& probe, ResultRecord& re
   return std::nullopt;
 }
 
+std::optional<std::string> check_absent(const ProbeInfo& probe, const std::string& key, const std::string& reason,
+                                        const std::vector<ResultRecord>& stored,
+                                        const std::map<std::string, std::string>& absent_before) {
+  if (std::find(probe.provided.begin(), probe.provided.end(), key) == probe.provided.end())
+    return key + " is not in the probe's provided keys";
+  for (const auto& r : stored)
+    if (r.key == key) return key + " was stored by this probe: a key is stored or absent";
+  if (absent_before.count(key)) return key + " was already recorded absent by this probe";
+  if (reason.empty()) return key + ": an absent key needs a reason";
+  return std::nullopt;
+}
+
 std::optional<std::string> check_outcome(const ProbeInfo& probe, ProbeOutcome& outcome) {
   if (!(outcome.duration_s >= 0 && std::isfinite(outcome.duration_s)))
     return "duration_s must be a number of seconds >= 0";
@@ -54,7 +66,33 @@ std::optional<std::string> check_outcome(const ProbeInfo& probe, ProbeOutcome& o
     if (auto bad = check_result(probe, r, stored)) return bad;
     stored.push_back(r);
   }
+  std::map<std::string, std::string> absent;
+  for (const auto& [key, reason] : outcome.absent_keys) {
+    if (auto bad = check_absent(probe, key, reason, stored, absent)) return bad;
+    absent[key] = reason;
+  }
   return std::nullopt;
+}
+
+const char* const kNoReasonGiven = "not measured; the probe gave no reason";
+
+void account_for_declared_keys(const ProbeInfo& probe, ProbeOutcome& outcome) {
+  if (!keeps_results(outcome.status)) {
+    outcome.absent_keys.clear();
+    return;
+  }
+  for (const auto& key : probe.provided) {
+    const bool stored = std::any_of(outcome.results.begin(), outcome.results.end(),
+                                    [&](const ResultRecord& r) { return r.key == key; });
+    if (stored) {
+      outcome.absent_keys.erase(key);
+      continue;
+    }
+    if (outcome.absent_keys.count(key)) continue;
+    outcome.absent_keys[key] = outcome.status == Status::NotDeterminable && !outcome.reason.empty()
+                                   ? outcome.reason
+                                   : std::string(kNoReasonGiven);
+  }
 }
 
 }  // namespace memtopo::host

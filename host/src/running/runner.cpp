@@ -34,6 +34,7 @@ struct ProbeHost {
   const std::map<std::string, ResultRecord>* inputs = nullptr;  // results of earlier ok probes
   std::map<std::string, Value> options;
   std::vector<ResultRecord> results;
+  std::map<std::string, std::string> absent;  // key -> why it has no value (put_absent)
   std::filesystem::path raw_dir;
   std::vector<std::string> raw_write_errors;
   const std::atomic<bool>* cancel = nullptr;
@@ -111,8 +112,25 @@ struct ProbeHost {
       rec.counted_bytes = info->counted_bytes;
       if (info->verify_note) rec.verify_note = info->verify_note;
     }
+    if (h.absent.count(k)) return refuse(k + " was recorded absent by this probe");
     if (auto bad = check_result(p, rec, h.results)) return refuse(*bad);
     h.results.push_back(std::move(rec));
+    return 0;
+  }
+
+  static int put_absent(void* host, const char* key, const char* reason) {
+    auto& h = of(host);
+    const auto& p = *h.probe;
+    if (!key || !reason) {
+      spdlog::error("{}: absent key refused: null key or reason", p.name);
+      return 1;
+    }
+    if (auto bad = check_absent(p, key, reason, h.results, h.absent)) {
+      spdlog::error("{}: absent key refused: {}", p.name, *bad);
+      return 1;
+    }
+    h.absent[key] = reason;
+    spdlog::debug("{}: {} absent: {}", p.name, key, reason);
     return 0;
   }
 
@@ -152,7 +170,7 @@ struct ProbeHost {
 
 const mt_host_api kHostApi = {sizeof(mt_host_api), &ProbeHost::get_input,  &ProbeHost::get_option,
                               &ProbeHost::log,      &ProbeHost::progress,   &ProbeHost::put_result,
-                              &ProbeHost::put_raw,  &ProbeHost::cancelled};
+                              &ProbeHost::put_raw,  &ProbeHost::cancelled,    &ProbeHost::put_absent};
 
 struct Unmet {
   std::string reason;  // empty: every required key is there
@@ -173,10 +191,18 @@ Unmet unmet_input(const PlanStep& step, const Plan& plan, const std::map<std::st
     const ProbeOutcome& o = d->second;
     // A provider that ran and left the key out measured that it has no value here (a TLB level
     // past its sweep, a cache the device lacks): a result, as a key it could not determine.
-    if (o.status == Status::Ok)
-      return {"needs " + key + ", which its provider " + name + " did not report", false, true};
-    if (o.status == Status::NotDeterminable)
-      return {"needs " + key + ", which its provider " + name + " could not determine: " + o.reason, false, true};
+    if (o.status == Status::Ok) {
+      auto why = o.absent_keys.find(key);
+      return {"needs " + key + ", which its provider " + name + " did not measure" +
+                  (why != o.absent_keys.end() ? ": " + why->second : std::string()),
+              false, true};
+    }
+    if (o.status == Status::NotDeterminable) {
+      auto why = o.absent_keys.find(key);
+      return {"needs " + key + ", which its provider " + name +
+                  " could not determine: " + (why != o.absent_keys.end() ? why->second : o.reason),
+              false, true};
+    }
     const bool failed = o.status == Status::Failed || o.caused_by_failure;
     return {"needs " + key + ", whose provider " + name + " " + status_name(o.status) + ": " + o.reason, failed,
             !failed};  // a provider skipped for a reason of its own, said where it was skipped
@@ -249,6 +275,7 @@ ProbeOutcome run_probe(const ProbeInfo& p, const mt_device_info& device, const m
   outcome.raw_write_errors = std::move(host.raw_write_errors);
   if (keeps_results(outcome.status)) {
     outcome.results = std::move(host.results);
+    outcome.absent_keys = std::move(host.absent);
   } else if (!host.results.empty()) {
     spdlog::debug("{}: {} result(s) discarded because the probe did not succeed", p.name, host.results.size());
   }
@@ -375,6 +402,7 @@ RunReport run_plan(const Plan& plan, const mt_device_info& device, ProbeExecutor
     if (settled) {
       outcome = std::move(*settled);
       if (from_journal(outcome, settings)) {
+        account_for_declared_keys(p, outcome);
         for (const auto& r : outcome.results) results[r.key] = r;
         finished[p.name] = outcome;
         report.outcomes.push_back(std::move(outcome));
@@ -384,6 +412,7 @@ RunReport run_plan(const Plan& plan, const mt_device_info& device, ProbeExecutor
     } else {
       if (settings.observer) settings.observer->probe_started(index, total, p.name);
       outcome = executor.run(p, results, settings);
+      account_for_declared_keys(p, outcome);
       for (const auto& r : outcome.results) results[r.key] = r;
       if (settings.on_finished) settings.on_finished(outcome);
     }
@@ -430,7 +459,11 @@ std::vector<std::string> missing_requested_keys(const Plan& plan, const std::vec
     if (found) continue;
     std::string why;
     if (!by) why = "its provider " + provider + " is excluded by skip";
-    else if (by->status == Status::Ok) why = "its provider " + provider + " did not report it";
+    else if (by->status == Status::Ok) {
+      auto absent = by->absent_keys.find(key);
+      why = "its provider " + provider + " did not measure it" +
+            (absent != by->absent_keys.end() ? ": " + absent->second : std::string());
+    }
     else if (by->status == Status::NotDeterminable) why = "its provider " + provider + " could not determine it: " + by->reason;
     else why = "its provider " + provider + " " + status_name(by->status) + ": " + by->reason;
     out.push_back(key + " was asked for but not measured: " + why);

@@ -24,7 +24,7 @@ extern "C" {
 #endif
 
 #define MEMTOPO_ABI_MAJOR 3
-#define MEMTOPO_ABI_MINOR 5
+#define MEMTOPO_ABI_MINOR 6
 
 /* Name of the single exported entry point of a plugin library. */
 #define MEMTOPO_ENTRY_POINT_NAME "memtopo_plugin_entry"
@@ -127,6 +127,11 @@ typedef struct mt_host_api {
                  const double* data, size_t rows);
   /* Non-zero once the user asked to stop (Ctrl-C); a probe should return soon. */
   int (*cancelled)(void* host);
+  /* Since 3.6. Say why a declared key has no value in this run (the level is absent, the
+   * data cannot settle it): the file records the reason beside the probe's status. A key is
+   * either stored or absent, once. Returns 0 on success, non-zero when refused (the host logs
+   * why). A host older than 3.6 has no such member (check struct_size). */
+  int (*put_absent)(void* host, const char* key, const char* reason);
 } mt_host_api;
 
 /* ---------------------------------------------------------------- device */

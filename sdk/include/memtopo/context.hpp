@@ -100,6 +100,21 @@ class Context {
     put(key, v, info);
   }
 
+  // A declared key with no value in this run, and why (a level this device lacks, data that
+  // cannot settle it): recorded in the file beside the probe's status (docs/format.md). A key
+  // is stored or absent, once each run. A host older than ABI 3.6 only logs the reason.
+  void absent(const std::string& key, const std::string& reason) const {
+    const std::string why = reason.empty() ? "not determined (no reason given)" : reason;
+    if (c_->api->struct_size < offsetof(mt_host_api, put_absent) + sizeof(c_->api->put_absent) ||
+        !c_->api->put_absent) {
+      info(key + " absent: " + why);
+      return;
+    }
+    if (c_->api->put_absent(c_->host, key.c_str(), why.c_str()) != 0)
+      throw Error("the host refused to record " + key +
+                  " as absent (the host's log says why: a key the probe does not provide, or one stored before)");
+  }
+
   // The data series behind a result, written as CSV under --raw-dir.
   void raw(const std::string& series, const std::vector<std::string>& columns,
            const std::vector<double>& row_major) const {

@@ -96,11 +96,11 @@ LatencyResult find_latency(Measurer& m, int64_t size_bytes, int64_t line_bytes);
 // of `sms` SMs at once (-1 entries: any free SM); the median over them.
 double load_to_use_cycles(const Measurer& m, const recipes::Chase& chase, const std::vector<int32_t>& sms);
 
-// Writes a Measured value under `key` (nothing when not found; a warning with the reason).
+// Writes a Measured value under `key`; one not found is recorded absent with its note.
 template <class T>
 void report(const Context& ctx, const std::string& key, const Measured<T>& m) {
   if (!m.found) {
-    if (!m.note.empty()) ctx.info(key + " not determined: " + m.note);
+    ctx.absent(key, m.note.empty() ? "not determined" : m.note);
     return;
   }
   ctx.result(key, m.value, ResultInfo{m.confidence, m.bound, m.note});
