@@ -216,6 +216,13 @@ void measure_partitions(memtopo::Context& ctx) {
                                      std::to_string(homes.size()) + ")"};
     ctx.result("l2.partition_granule_bytes", int64_t(il.granule_bytes), gi);
     ctx.result("l2.partition_interleave", std::string(il.alternating ? "alternating" : "hashed"), gi);
+  } else {
+    const std::string why = groups.size() < 2 ? "one partition: no home changes"
+                                              : "no region's first reads changed home in two levels (" +
+                                                    std::to_string(clean) + " clean of " + std::to_string(homes.size()) +
+                                                    ")";
+    ctx.absent("l2.partition_granule_bytes", why);
+    ctx.absent("l2.partition_interleave", why);
   }
 }
 

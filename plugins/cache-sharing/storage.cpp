@@ -116,6 +116,8 @@ void measure_storage(memtopo::Context& ctx) {
   ctx.result("readonly.storage", std::string(ro_l1 ? "l1d" : ro_tex ? "texture" : "own"), info);
   if (constant_unknown.empty())
     ctx.result("constant_l1.storage", std::string(c1_l1 ? "l1d" : c1_tex ? "texture" : "own"), info);
+  else
+    ctx.absent("constant_l1.storage", constant_unknown);
 }
 
 }  // namespace

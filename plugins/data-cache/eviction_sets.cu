@@ -221,9 +221,12 @@ PolicyFinding test_policy(const memtopo::Context& ctx, const Settings& st, const
 
 void report_policy(memtopo::Context& ctx, const EvictionLevel& level, const PolicyFinding& p) {
   // The fractions are measured even where they name no policy (the note says why).
+  const std::string why = p.note.empty() ? "not measured" : p.note;
   if (!p.victim_fractions.empty())
     ctx.result(level.element + ".eviction_set_victim_fractions", p.victim_fractions, {0.8, memtopo::Bound::Exact, p.note});
+  else ctx.absent(level.element + ".eviction_set_victim_fractions", why);
   if (p.found) ctx.result(level.element + ".eviction_set_policy", p.policy, {0.8, memtopo::Bound::Exact, p.note});
+  else ctx.absent(level.element + ".eviction_set_policy", why);
 }
 
 struct Findings {

@@ -131,6 +131,7 @@ Probe l2_levels() {
       .run([](Context& ctx) {
         const uint64_t api = ctx.device().l2_bytes > 0 ? uint64_t(ctx.device().l2_bytes) : 0;
         if (api) ctx.result("l2.api_size_bytes", int64_t(api));
+        else ctx.absent("l2.api_size_bytes", "the backend reports no L2 size for this device");
         const uint64_t line = uint64_t(ctx.try_input<int64_t>("l2.line_bytes").value_or(128));
         const uint64_t lo = std::max<uint64_t>(2 * uint64_t(ctx.try_input<int64_t>("l1d.size_bytes").value_or(0)), 64 * KiB);
         // Past 1.5x the API's size only until the last level is a plateau (DRAM begins

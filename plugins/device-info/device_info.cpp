@@ -39,8 +39,11 @@ memtopo::Probe device_properties() {
         ctx.result("device.max_threads_per_sm", d.max_threads_per_sm);
         ctx.result("device.max_threads_per_block", d.max_threads_per_block);
         ctx.result("device.max_blocks_per_sm", d.max_blocks_per_sm);
+        const std::string lacks = std::string("the ") + d.backend + " backend has none for this device";
         if (d.uuid[0]) ctx.result("device.uuid", std::string(d.uuid));
+        else ctx.absent("device.uuid", lacks);
         if (d.pci_bus_id[0]) ctx.result("device.pci_bus_id", std::string(d.pci_bus_id));
+        else ctx.absent("device.pci_bus_id", lacks);
       });
 }
 

@@ -140,8 +140,12 @@ void store_results(const memtopo::Context& ctx, const Spectrum& s, const memtopo
   ctx.result("spectrum.timing_cost_cycles", s.timing_cost_cycles, info);
   ctx.result("spectrum.loads", int64_t(s.loads), info);
   ctx.result("spectrum.outlier_share", s.loads ? double(s.outliers) / double(s.loads) : 0.0, info);
+  std::string found;
+  for (const std::string& n : names) found += (found.empty() ? "" : ", ") + n;
+  const std::string none = "the spectrum has no such level (its levels: " + (found.empty() ? "none" : found) + ")";
   auto put = [&](const std::string& key, const SpectrumLevel* l) {
     if (l) ctx.result("spectrum." + key, l->latency_cycles, info);
+    else ctx.absent("spectrum." + key, none);
   };
   put("l1_latency_cycles", s.first(Segment::L1));
   put("l2_latency_cycles", s.first(Segment::L2));
@@ -152,6 +156,9 @@ void store_results(const memtopo::Context& ctx, const Spectrum& s, const memtopo
   const SpectrumLevel *tlb = s.first(Segment::Tlb), *l2 = s.first(Segment::L2);
   if (tlb && l2 && tlb->latency_cycles > l2->latency_cycles)
     ctx.result("spectrum.tlb_miss_penalty_cycles", tlb->latency_cycles - l2->latency_cycles, info);
+  else
+    ctx.absent("spectrum.tlb_miss_penalty_cycles",
+               !tlb || !l2 ? none + ": it needs a TLB-miss and an L2 level" : "the TLB-miss level is not slower than the L2's");
 }
 
 void measure_spectrum(memtopo::Context& ctx) {

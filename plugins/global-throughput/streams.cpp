@@ -349,23 +349,45 @@ void report_series(memtopo::Context& ctx, const Series& s, const Measured& m) {
   ctx.result(k + "_best_config", m.points[best].config.text(), {0.8, memtopo::Bound::Exact, of});
   ctx.result(k + "_min95_config", m.points[small].config.text(),
              {0.8, memtopo::Bound::Exact, "the fewest bytes in flight per SM within 95 % of the best (" + of + ")"});
-  if (!reported) return;
-  if (s.where == Where::L2 && !s.shared_inputs) ctx.result(k + "_bytes_per_cycle", m.best_per_cycle, cyc);
-  if (s.where == Where::L1) ctx.result(k + "_bytes_per_cycle_per_sm", m.best_per_cycle, cyc);
+  const std::string cycle_key = s.where == Where::L2 && !s.shared_inputs ? k + "_bytes_per_cycle"
+                                : s.where == Where::L1                    ? k + "_bytes_per_cycle_per_sm"
+                                                                          : std::string();
+  if (!reported) {
+    const std::string why = "the hardware counters of its best point disagree with what the stream moved (" +
+                            m.check.verdict.disagreement + ")";
+    ctx.absent(k + "_bytes_per_second", why);
+    if (!cycle_key.empty()) ctx.absent(cycle_key, why);
+    return;
+  }
+  if (!cycle_key.empty()) ctx.result(cycle_key, m.best_per_cycle, cyc);
+}
+
+// Every key of a series that measured no point.
+void absent_series(memtopo::Context& ctx, const Series& s, const std::string& why) {
+  const std::string k = std::string("throughput.") + s.name;
+  for (const char* suffix : {"_bytes_per_second", "_best_config", "_min95_config"}) ctx.absent(k + suffix, why);
+  if (s.where == Where::L2 && !s.shared_inputs) ctx.absent(k + "_bytes_per_cycle", why);
+  if (s.where == Where::L1) ctx.absent(k + "_bytes_per_cycle_per_sm", why);
+  if (s.where == Where::Dram && (s.op == MT_SWEEP_READ || s.op == MT_SWEEP_WRITE))
+    ctx.absent(k + "_fraction_of_theoretical", why);
 }
 
 
 // A DRAM rate over the theoretical peak is no measurement of DRAM: the description's clock or
 // bus width is wrong (a simulated device's made-up [device] table), or a cache absorbed the
 // stream. The rate stays; its fraction is refused with the reason.
+constexpr const char* kNoTheoretical = "the device reports no memory clock or bus width";
+
 void report_fraction(memtopo::Context& ctx, const std::string& name, double rate, double theoretical) {
   const double fraction = rate / theoretical;
   if (fraction > 1.0) {
-    ctx.warn("throughput." + name + "_fraction_of_theoretical not reported: the best rate, " +
-             std::to_string(rate / 1e9) + " GB/s, is " + std::to_string(int(fraction * 100 + 0.5)) +
-             " % of the theoretical " + std::to_string(theoretical / 1e9) +
-             " GB/s (device.memory_clock_khz x 2 x memory_bus_width_bits / 8): check the device's memory clock and bus "
-             "width, or whether a cache held the stream");
+    const std::string why = "the best rate, " + std::to_string(rate / 1e9) + " GB/s, is " +
+                            std::to_string(int(fraction * 100 + 0.5)) + " % of the theoretical " +
+                            std::to_string(theoretical / 1e9) +
+                            " GB/s (device.memory_clock_khz x 2 x memory_bus_width_bits / 8)";
+    ctx.warn("throughput." + name + "_fraction_of_theoretical not reported: " + why +
+             ": check the device's memory clock and bus width, or whether a cache held the stream");
+    ctx.absent("throughput." + name + "_fraction_of_theoretical", why);
     return;
   }
   ctx.result("throughput." + name + "_fraction_of_theoretical", fraction,
@@ -415,18 +437,27 @@ void measure_streams(memtopo::Context& ctx, bool l1) {
       warmed = true;
     }
     const Measured m = measure_series(ctx, s, plan);
-    if (m.points.empty()) continue;
+    if (m.points.empty()) {
+      absent_series(ctx, s, "no configuration of the series ran");
+      continue;
+    }
     ctx.raw(s.name, {"blocks_per_sm", "threads", "ilp", "width_bytes", "bytes_per_second", "bytes_per_cycle",
                      "elapsed_ns", "cycles", "resident_blocks_per_sm"},
             m.rows);
     report_series(ctx, s, m);
     const bool refuted = m.check.counted && m.check.verdict.complete && !m.check.agrees;
-    if (theoretical > 0 && !refuted && (s.op == MT_SWEEP_READ || s.op == MT_SWEEP_WRITE) && s.where == Where::Dram)
-      report_fraction(ctx, s.name, m.rows[kColumns * best_point(m.points) + 4], theoretical);
+    if ((s.op == MT_SWEEP_READ || s.op == MT_SWEEP_WRITE) && s.where == Where::Dram) {
+      const std::string fraction_key = std::string("throughput.") + s.name + "_fraction_of_theoretical";
+      if (theoretical <= 0) ctx.absent(fraction_key, kNoTheoretical);
+      else if (refuted) ctx.absent(fraction_key, "its rate disagrees with the hardware counters");
+      else report_fraction(ctx, s.name, m.rows[kColumns * best_point(m.points) + 4], theoretical);
+    }
   }
   if (theoretical > 0)
     ctx.result("throughput.dram_theoretical_bytes_per_second", theoretical,
                {1.0, memtopo::Bound::Exact, "device.memory_clock_khz x 2 transfers x memory_bus_width_bits / 8"});
+  else if (!l1)
+    ctx.absent("throughput.dram_theoretical_bytes_per_second", kNoTheoretical);
 }
 
 // The keys of one series: the rate (a headline one for `headline`), its configuration and the

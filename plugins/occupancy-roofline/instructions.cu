@@ -174,6 +174,11 @@ std::vector<const OpInfo*> selected_ops(const memtopo::Context& ctx, bool loads)
   return out;
 }
 
+// Every key of a type not measured in this run, with the reason.
+void absent_type(memtopo::Context& ctx, const OpInfo& o, const std::string& why) {
+  for (const std::string& suffix : key_suffixes()) ctx.absent(std::string("roofline.") + o.name + "_" + suffix, why);
+}
+
 void store_summary(memtopo::Context& ctx, const OpInfo& o, const Summary& s) {
   const std::string k = std::string("roofline.") + o.name + "_", sass = std::string(o.sass) + " (" + o.ptx + ")";
   const std::string ridge = std::to_string(s.ridge_warps) + " warps per SM at ILP " + std::to_string(s.ridge_ilp);
@@ -187,6 +192,10 @@ void store_summary(memtopo::Context& ctx, const OpInfo& o, const Summary& s) {
   if (s.ilp1_ridge_warps)
     ctx.result(k + "ilp1_ridge_warps_per_sm", int64_t(*s.ilp1_ridge_warps),
                {0.9, memtopo::Bound::Exact, "fewest warps per SM reaching 95 % of the peak with one chain per thread"});
+  else
+    ctx.absent(k + "ilp1_ridge_warps_per_sm",
+               "one chain per thread reaches 95 % of the peak at no warp count measured (the peak needs ILP " +
+                   std::to_string(s.ridge_ilp) + ")");
   ctx.result(k + "completion_latency_cycles", s.completion_latency_cycles,
              {0.9, memtopo::Bound::Exact, sass + ": cycles per dependent instruction, one warp, one chain"});
   const std::string issue_bound = !s.issue_latency_at_most ? ""
@@ -210,6 +219,9 @@ void measure_family(memtopo::Context& ctx, bool loads) {
   const unsigned iterations = unsigned(std::max<int64_t>(1, ops_per_thread_option / int64_t(kBodyOps)));
   const double ops_per_thread = double(iterations) * kBodyOps;
   const std::vector<const OpInfo*> chosen = selected_ops(ctx, loads);
+  for (const OpInfo& o : ops())
+    if (is_load(o.op) == loads && std::find(chosen.begin(), chosen.end(), &o) == chosen.end())
+      absent_type(ctx, o, "not among the types the ops option names");
 
   md::Buffer<unsigned long long> ring(ctx, size_t(kGlobalRingRows) * 32);
   ring.upload(global_ring(ring.get()));
@@ -239,17 +251,23 @@ void measure_family(memtopo::Context& ctx, bool loads) {
     const OpInfo& o = *chosen[n];
     ctx.progress(double(n) / double(chosen.size()), o.name);
     if (md::simulated(ctx) && !with_chain(o.op, [](auto kind) { return decltype(kind)::type::kSimulated; })) {
-      undetermined.push_back(std::string(o.name) + ": the simulated GPU models the memory hierarchy, not the "
-                                                   "instruction pipelines (docs/simulator.md, \"Probe kernels\")");
+      const std::string why = "the simulated GPU models the memory hierarchy, not the instruction pipelines "
+                              "(docs/simulator.md, \"Probe kernels\")";
+      undetermined.push_back(std::string(o.name) + ": " + why);
+      absent_type(ctx, o, why);
       continue;
     }
     if (dev.cc_major < o.min_cc_major) {
-      ctx.info(std::string(o.name) + " left out: " + o.ptx + " needs compute capability " +
-               std::to_string(o.min_cc_major) + ".0");
+      const std::string why = std::string(o.ptx) + " needs compute capability " + std::to_string(o.min_cc_major) + ".0";
+      ctx.info(std::string(o.name) + " left out: " + why);
+      absent_type(ctx, o, why);
       continue;
     }
     const bool from_dram = o.op == Op::GlobalLoadDram;
-    if (from_dram && !dram) continue;
+    if (from_dram && !dram) {
+      absent_type(ctx, o, "its rows take more than a quarter of the device memory");
+      continue;
+    }
     ChainArgs op_args = args;
     if (from_dram) op_args.iterations = kDramLoadsPerThread / kBodyOps;
     const double op_ops_per_thread = double(op_args.iterations) * kBodyOps;
@@ -275,6 +293,7 @@ void measure_family(memtopo::Context& ctx, bool loads) {
     const auto summary = summarize(sweep(measure, settings), settings);
     if (!summary) {
       undetermined.push_back(std::string(o.name) + ": one warp of one chain did not launch");
+      absent_type(ctx, o, "one warp of one chain did not launch");
       continue;
     }
     store_summary(ctx, o, *summary);

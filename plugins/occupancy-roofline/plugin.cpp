@@ -21,9 +21,7 @@ memtopo::Probe roofline_probe(const std::string& name, bool loads) {
   std::string all;
   for (const OpInfo* o : family) {
     const std::string k = std::string("roofline.") + o->name + "_";
-    for (const char* suffix : {"peak_ops_per_cycle_per_sm", "ridge_warps_per_sm", "ridge_ilp", "ilp1_ridge_warps_per_sm",
-                               "completion_latency_cycles", "issue_latency_cycles"})
-      keys.push_back(k + suffix);
+    for (const std::string& suffix : occupancy_roofline::key_suffixes()) keys.push_back(k + suffix);
     all += (all.empty() ? "" : ",") + std::string(o->name);
   }
   std::vector<std::string> names(occupancy_roofline::ops().size());

@@ -8,6 +8,13 @@
 
 namespace occupancy_roofline {
 
+const std::vector<std::string>& key_suffixes() {
+  static const std::vector<std::string> suffixes{"peak_ops_per_cycle_per_sm", "ridge_warps_per_sm",
+                                                 "ridge_ilp",                 "ilp1_ridge_warps_per_sm",
+                                                 "completion_latency_cycles", "issue_latency_cycles"};
+  return suffixes;
+}
+
 const std::vector<OpInfo>& ops() {
   static const std::vector<OpInfo> table = {
       {Op::Ffma, "ffma", "fma.rn.f32", "FFMA", 0},

@@ -43,6 +43,8 @@ const OpInfo* find_op(const std::string& name);
 // occupancy-roofline/loads measures and the simulated GPU models; otherwise a compute type,
 // which occupancy-roofline/instructions measures on a GPU only.
 bool is_load(Op op);
+// The keys of one type: "roofline.<name>_" + each suffix.
+const std::vector<std::string>& key_suffixes();
 
 // One point of a roofline: `warps` per SM, each thread `ilp` independent dependent chains,
 // thread instructions per cycle per SM.

@@ -172,6 +172,13 @@ void measure_levels(memtopo::Context& ctx) {
                                    "no further latency level kept up to " + std::to_string(searched) +
                                        " B of chase (at most three quarters of the device memory): a further TLB "
                                        "level, if any, reaches at least that far; " + note});
+  for (size_t k = found + 1; k <= 2; ++k) {
+    const std::string p = "tlb.l" + std::to_string(k) + "_";
+    const std::string why = "the sweep kept " + std::to_string(found) + " TLB level(s) up to " +
+                            std::to_string(searched) + " B of chase";
+    for (const char* key : {"page_bytes", "entries", "miss_penalty_cycles"}) ctx.absent(p + key, why);
+    if (!(bound && k == found + 1)) ctx.absent(p + "reach_bytes", why);
+  }
   // No level missed (an H100 within 59 GiB): its entries and page size are a result that
   // cannot be had, said once here; tlb/sets and tlb/l1d-virtual are then skipped as expected.
   if (found == 0)

@@ -297,6 +297,11 @@ std::vector<Probe> element_probes(const ElementSpec& spec) {
     if (!r.victim_probabilities.empty())
       ctx.result(e + ".victim_probabilities", r.victim_probabilities,
                  ResultInfo{r.policy.confidence, Bound::Exact, "per fill position, from the victim census"});
+    else
+      ctx.absent(e + ".victim_probabilities",
+                 r.policy.found ? "misses are periodic (" + r.policy.value +
+                                      "): victims are counted only where the misses are aperiodic"
+                                : "no victim census: " + (r.policy.note.empty() ? "policy not determined" : r.policy.note));
     if (!r.policy.found) throw NotDeterminable("replacement policy: " + r.policy.note);
   }));
   probes.back()
