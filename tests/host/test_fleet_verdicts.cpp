@@ -116,6 +116,14 @@ TEST_CASE("fleet verdicts: a key present on some GPUs only comes and goes, repor
   REQUIRE(f);
   CHECK(f->kind == "missing");
   CHECK(f->not_flagged == "comes and goes");
+  CHECK(f->absent_reason.empty());
+  // Where the file says why (its probe's [probes."..".absent]), the report does.
+  m[3].absent = {{"tlb.l1_reach_bytes", "the sweep kept 1 TLB level(s)"}};
+  const FleetReport said = compare_fleet(m, FleetOptions{});
+  REQUIRE(finding(said, 3, "tlb.l1_reach_bytes"));
+  CHECK(finding(said, 3, "tlb.l1_reach_bytes")->absent_reason == "the sweep kept 1 TLB level(s)");
+  CHECK(render_fleet_text(said).find("- (absent: the sweep kept 1 TLB level(s))") != std::string::npos);
+  CHECK(fleet_to_json(said)["gpus"][3]["findings"][0]["absent_reason"] == "the sweep kept 1 TLB level(s)");
 }
 
 TEST_CASE("fleet verdicts: probe statuses without a majority flag nobody", "[fleet]") {

@@ -43,9 +43,12 @@ struct FleetMember {
   std::string like;
   std::vector<std::pair<std::string, FlatValue>> values;   // element keys, sorted by key
   std::vector<std::pair<std::string, std::string>> probes;  // probe -> "version status", sorted
+  // Keys a probe recorded absent ([probes."..".absent]) -> why, sorted by key.
+  std::vector<std::pair<std::string, std::string>> absent;
   std::vector<std::string> state_warnings;  // from [meta.gpu_state]: throttling, not idle, ...
 
   const FlatValue* find(const std::string& key) const;
+  std::string absent_reason(const std::string& key) const;  // "" where the file gives none
 };
 
 // Reads one topology file (TOML or JSON as `memtopo run` writes them); throws
@@ -90,6 +93,8 @@ struct FleetFinding {
   // With `fleet --confirm`: what measuring again said ("confirmed in 2 of 2 measurements: ...",
   // "not reproduced: ..."); empty where the finding was not measured again.
   std::string confirmation;
+  // A missing key: why its file has no value, as its probe recorded it ("" where it did not).
+  std::string absent_reason;
 };
 
 struct FleetGpu {

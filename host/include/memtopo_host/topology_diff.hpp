@@ -64,6 +64,8 @@ struct OneSidedKey {
   std::string key;  // "l2.far_latency_cycles"
   nlohmann::json value;
   std::string bound;
+  // Why the other file has no value, from its probe's [probes."..".absent] ("" if not said).
+  std::string absent_reason;
 };
 
 struct TopologyDiff {

@@ -75,7 +75,11 @@ void render_only_in(const char* side, const std::vector<OneSidedKey>& keys, cons
   }
   for (const auto& k : keys)
     if (std::none_of(tables.begin(), tables.end(), [&](const std::string& t) { return in_table(k, t); }))
-      out += "  " + k.key + " = " + shown_bounded(k.value, k.bound) + "\n";
+      out += "  " + k.key + " = " + shown_bounded(k.value, k.bound) +
+             (k.absent_reason.empty() ? std::string()
+                                      : std::string("  (") + (side[0] == 'A' ? "B" : "A") +
+                                            ": absent: " + terminal_text(k.absent_reason) + ")") +
+             "\n";
 }
 
 std::string probe_state(const std::optional<std::string>& version, const std::optional<std::string>& status) {
@@ -177,7 +181,11 @@ nlohmann::ordered_json diff_to_json(const TopologyDiff& diff, const DiffSide& a,
   };
   auto one_sided = [](const std::vector<OneSidedKey>& keys) {
     ojson list = ojson::array();
-    for (const auto& k : keys) list.push_back({{"key", k.key}, {"value", ojson::parse(k.value.dump())}, {"bound", k.bound}});
+    for (const auto& k : keys) {
+      ojson entry{{"key", k.key}, {"value", ojson::parse(k.value.dump())}, {"bound", k.bound}};
+      if (!k.absent_reason.empty()) entry["absent_reason"] = k.absent_reason;
+      list.push_back(std::move(entry));
+    }
     return list;
   };
   ojson probes = ojson::array();

@@ -144,6 +144,15 @@ std::string not_counted_reason(const KeyRule& rule) {
   return rule.varies ? "varies" : "";
 }
 
+// Why `doc` has no value for `key`: the reason its probe recorded under [probes."..".absent].
+std::string absent_reason(const json& doc, const std::string& key) {
+  const json* probes = member(&doc, "probes");
+  if (!probes || !probes->is_object()) return "";
+  for (const auto& [_, entry] : probes->items())
+    if (const json* why = member(member(&entry, "absent"), key); why && why->is_string()) return why->get<std::string>();
+  return "";
+}
+
 void diff_element(const std::string& name, const Element& a, const Element& b, const Documents& docs,
                   const KeyPolicy& policy, TopologyDiff& out) {
   auto rule_of = [&](const std::string& key) {
@@ -155,7 +164,9 @@ void diff_element(const std::string& name, const Element& a, const Element& b, c
     if (rule.ignore) continue;
     const auto vb = b.find(key);
     if (vb == b.end()) {
-      if (rule.counts()) out.only_in_a.push_back({full_key(name, key), va, bound_of(docs.a, name, key)});
+      if (rule.counts())
+        out.only_in_a.push_back(
+            {full_key(name, key), va, bound_of(docs.a, name, key), absent_reason(docs.b, full_key(name, key))});
       continue;
     }
     ++out.compared;
@@ -170,7 +181,9 @@ void diff_element(const std::string& name, const Element& a, const Element& b, c
   }
   for (const auto& [key, vb] : b) {
     if (a.count(key)) continue;
-    if (rule_of(key).counts()) out.only_in_b.push_back({full_key(name, key), vb, bound_of(docs.b, name, key)});
+    if (rule_of(key).counts())
+      out.only_in_b.push_back(
+          {full_key(name, key), vb, bound_of(docs.b, name, key), absent_reason(docs.a, full_key(name, key))});
   }
 }
 

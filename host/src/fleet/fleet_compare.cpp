@@ -148,8 +148,11 @@ struct KeyJudge {
     for (size_t m : c.judged) {
       const bool has = at(m) != nullptr, most_have = 2 * present > c.reference.size();
       const bool few_have = 2 * present < c.reference.size();
-      if (!has && (most_have || !few_have))
-        add(m, {"", "missing", nullptr, nullptr, std::nullopt}, rule.always && most_have ? "" : kComesAndGoes);
+      if (!has && (most_have || !few_have)) {
+        FleetFinding missing{"", "missing", nullptr, nullptr, std::nullopt};
+        missing.absent_reason = c.all[m].absent_reason(key);
+        add(m, std::move(missing), rule.always && most_have ? "" : kComesAndGoes);
+      }
       if (has && (few_have || !most_have)) add(m, {"", "extra", at(m)->value, nullptr, std::nullopt}, kComesAndGoes);
     }
   }

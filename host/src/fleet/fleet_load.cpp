@@ -33,6 +33,12 @@ const FlatValue* FleetMember::find(const std::string& key) const {
   return it != values.end() && it->first == key ? &it->second : nullptr;
 }
 
+std::string FleetMember::absent_reason(const std::string& key) const {
+  const auto it = std::lower_bound(absent.begin(), absent.end(), key,
+                                   [](const auto& e, const std::string& k) { return e.first < k; });
+  return it != absent.end() && it->first == key ? it->second : std::string();
+}
+
 namespace {
 
 std::string text_at(const json& doc, const char* table, const char* key) {
@@ -156,8 +162,13 @@ FleetMember fleet_member_of(const std::string& file, const std::string& text) {
   }
   std::sort(m.values.begin(), m.values.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   if (auto probes = doc.find("probes"); probes != doc.end() && probes->is_object())
-    for (const auto& [name, entry] : probes->items())
+    for (const auto& [name, entry] : probes->items()) {
       m.probes.emplace_back(name, text_at(*probes, name.c_str(), "version") + " " + text_at(*probes, name.c_str(), "status"));
+      if (auto absent = entry.find("absent"); entry.is_object() && absent != entry.end() && absent->is_object())
+        for (const auto& [key, why] : absent->items())
+          if (why.is_string()) m.absent.emplace_back(key, why.get<std::string>());
+    }
+  std::sort(m.absent.begin(), m.absent.end());
   if (auto meta = doc.find("meta"); meta->contains("gpu_state")) m.state_warnings = gpu_state_warnings((*meta)["gpu_state"]);
   m.like = like_of(doc, m.probes);
   return m;

@@ -48,7 +48,8 @@ std::string deviation_text(const FleetFinding& f) {
 
 std::string value_text(const FleetFinding& f) {
   if (f.element) return "[" + std::to_string(*f.element) + "] " + shown_for(f, f.element_value);
-  return f.value.is_null() ? "-" : shown_for(f, f.value);
+  if (f.value.is_null()) return f.absent_reason.empty() ? "-" : "- (absent: " + terminal_text(f.absent_reason) + ")";
+  return shown_for(f, f.value);
 }
 
 std::string member_name(const FleetMember& m) {
@@ -118,7 +119,8 @@ ojson finding_json(const FleetFinding& f) {
                {"element", f.element ? ojson(*f.element) : ojson(nullptr)},
                {"element_value", ojson::parse(f.element_value.dump())},
                {"element_expected", ojson::parse(f.element_expected.dump())},
-               {"confirmation", f.confirmation}};
+               {"confirmation", f.confirmation},
+               {"absent_reason", f.absent_reason}};
 }
 
 }  // namespace
