@@ -97,6 +97,14 @@ std::vector<Probe> all_probes() {
   l2.size_candidates = data_cache::l2_size_candidates;
   l2.candidate_uses = {"l2.api_size_bytes", "l2.partitions"};
   l2.eviction_ways_key = "l2.eviction_set_ways";  // data_cache::l2_eviction_sets provides it
+  // Hashed homes spread a stride's lines over every partition: the scan would count one set of
+  // all partitions' ways (docs/cache-probes.md, "L2: sets and ways").
+  l2.strides_blind = [](const memtopo::Context& ctx) -> std::string {
+    if (ctx.try_input<std::string>("l2.partition_interleave").value_or("") != "hashed") return "";
+    return "the partitions' homes are hashed (l2.partition_interleave): lines a stride apart spread over every "
+           "partition, so no stride singles out one set";
+  };
+  l2.geometry_uses = {"l2.partition_interleave"};
   for (auto& p : memtopo::cache::element_probes(l2)) probes.push_back(std::move(p));
   return probes;
 }

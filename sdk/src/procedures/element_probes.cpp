@@ -188,7 +188,10 @@ std::vector<std::string> sets_size_uses(const ElementSpec& spec) {
 void measure_geometry(Context& ctx, Measurer& m, const ElementSpec& spec, const std::string& first_key) {
   const std::string& e = spec.element;
   const int64_t size = ctx.input<int64_t>(first_key), line = ctx.input<int64_t>(e + ".line_bytes");
-  const GeometryResult r = find_geometry(m, size, line);
+  const std::string blind = spec.strides_blind ? spec.strides_blind(ctx) : std::string();
+  GeometryResult r;
+  if (blind.empty()) r = find_geometry(m, size, line);
+  else r.sets.note = r.ways.note = r.set_mapping.note = blind;
   // Eviction sets count the ways directly; strides that see other ways read a hash's pattern.
   const auto eviction_ways = spec.eviction_ways_key.empty() ? std::nullopt : ctx.try_input<int64_t>(spec.eviction_ways_key);
   const bool strides_disagree = r.ways.found && eviction_ways && *eviction_ways != r.ways.value;
@@ -288,7 +291,8 @@ std::vector<Probe> element_probes(const ElementSpec& spec) {
   probes.back()
       .provides({e + ".sets", e + ".ways", e + ".set_mapping"})
       .requires_keys(with(size_req, {first_key, e + ".line_bytes"}))
-      .uses(with(with(with(uses, eviction_uses(spec)), storage_uses(spec)), sets_size_uses(spec)));
+      .uses(with(with(with(with(uses, eviction_uses(spec)), storage_uses(spec)), sets_size_uses(spec)),
+                 spec.geometry_uses));
 
   probes.push_back(element_probe(spec, "policy", "replacement policy", false, [e](Context& ctx, Measurer& m) {
     const PolicyResult r =

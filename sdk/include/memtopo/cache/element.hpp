@@ -52,6 +52,12 @@ struct ElementSpec {
   // "l1d.eviction_set_ways"); empty: none. Where strides cannot see the sets, the geometry
   // probe takes the sets and ways from it and the size. Named by the plugin, not the SDK.
   std::string eviction_ways_key;
+  // Why a stride scan cannot single out one of this element's sets on this device (empty: it
+  // may), from keys named in geometry_uses (the L2: partition homes by a hash, where lines a
+  // stride apart spread over every partition). The geometry probe then skips the scan and takes
+  // the eviction sets or the shared storage where they exist, else is not determinable with it.
+  std::function<std::string(const Context&)> strides_blind;
+  std::vector<std::string> geometry_uses;
 };
 std::vector<Probe> element_probes(const ElementSpec& spec);
 
