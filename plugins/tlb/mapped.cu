@@ -6,6 +6,7 @@
 // that alias one block cannot be coalesced into a larger one. The cycles per load against N
 // show a level where the pages outgrow a TLB level (sweep_levels). docs/tlb.md.
 #include <algorithm>
+#include <chrono>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -153,7 +154,10 @@ void measure_mapped(memtopo::Context& ctx) {
   // 0: as many pages as the device's memory has; a program without aliases has no more.
   const uint64_t max_pages =
       asked ? uint64_t(asked) : memory_pages(ctx.device(), mapping_granularity(device_blocks(ctx.device().ordinal)));
+  const auto t0 = std::chrono::steady_clock::now();
   AliasedPages m(ctx.device().ordinal, max_pages, uint64_t(std::max<int64_t>(0, ctx.option<int64_t>("pages_per_block"))));
+  ctx.debug("mapped " + std::to_string(max_pages) + " pages in " +
+            std::to_string(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()) + " s");
   memtopo::device::Buffer<unsigned long long> out(ctx, 2);
   const std::vector<uint64_t> grid = page_grid(max_pages);
   std::vector<double> cycles, rows;
@@ -163,6 +167,8 @@ void measure_mapped(memtopo::Context& ctx) {
     rows.insert(rows.end(), {double(n), cycles.back()});
   }
   ctx.raw("sweep", {"pages", "cycles_per_load"}, rows);
+  ctx.debug("swept " + std::to_string(grid.size()) + " page counts by " +
+            std::to_string(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()) + " s");
   const SweepLevels lv = sweep_levels(grid, cycles);
   std::string note = std::to_string(m.block()) + "-byte blocks, each mapped at " + std::to_string(m.per_block()) +
                      " pages one block apart, 1 to " + std::to_string(max_pages) + " pages chased, levels at";
@@ -201,6 +207,8 @@ void measure_mapped(memtopo::Context& ctx) {
                memtopo::ResultInfo{0.8, memtopo::Bound::AtLeast,
                                    "no further level kept up to " + std::to_string(max_pages) + " aliased pages; " +
                                        note});
+  else
+    ctx.absent("tlb.mapped_reach_bytes", "the sweep ends on the rise of a level it found: no bound past it");
   std::vector<int64_t> entries;
   std::vector<double> penalties;
   for (size_t k = 0; k < found; ++k) {
@@ -210,6 +218,10 @@ void measure_mapped(memtopo::Context& ctx) {
   if (found) {
     ctx.result("tlb.mapped_entries", entries, info);
     ctx.result("tlb.mapped_miss_penalty_cycles", penalties, info);
+  } else {
+    const std::string why = "no level found up to " + std::to_string(max_pages) + " aliased pages (" + note + ")";
+    ctx.absent("tlb.mapped_entries", why);
+    ctx.absent("tlb.mapped_miss_penalty_cycles", why);
   }
 }
 
