@@ -48,7 +48,9 @@ std::vector<CarveoutRow> carveout_table(const std::vector<CarveoutLevel>& levels
                                         int64_t granule_bytes) {
   std::vector<CarveoutRow> rows;
   for (const CarveoutLevel& l : levels) {
-    const int64_t rounded = int64_t(std::llround(l.l1d_bytes / double(granule_bytes))) * granule_bytes;
+    // Not the nearest granule: lines held fall short of the capacity (kRoundUpFrom).
+    const int64_t rounded =
+        int64_t(std::floor(l.l1d_bytes / double(granule_bytes) + kRoundUpFrom)) * granule_bytes;
     if (!rows.empty() && rows.back().l1d_bytes == rounded) {
       rows.back().last_percent = l.last_percent;
       continue;

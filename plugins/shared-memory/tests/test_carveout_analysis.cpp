@@ -65,7 +65,7 @@ TEST_CASE("carveout: sampling error alone starts no level, one KiB apart is no l
   const auto close = shmem::group_levels(sweep({0, 512}, 1024, 64 * KiB, 0, 1));
   CHECK(close.size() == 1);
   // Levels the sweep told apart but that round to the same KiB merge in the table.
-  std::vector<shmem::CarveoutLevel> near{{0, 10, 48 * KiB + 300, 50}, {11, 100, 48 * KiB - 300, 50}};
+  std::vector<shmem::CarveoutLevel> near{{0, 10, 48 * KiB + 100, 50}, {11, 100, 48 * KiB - 300, 50}};
   const auto rows = shmem::carveout_table(near, 49152, 0, 49152);
   REQUIRE(rows.size() == 1);
   CHECK(rows[0].last_percent == 100);
@@ -79,4 +79,15 @@ TEST_CASE("carveout: a level's long run over-fills every set and reaches its err
   CHECK(0.4 * double(r.footprint_bytes) / std::sqrt(double(r.loads)) <= 128.0);
   CHECK(shmem::refine_run(1 * KiB, 128, 128, 1 << 23).loads == (1u << 16));       // at least 64 Ki loads
   CHECK(shmem::refine_run(64 * 1024 * KiB, 128, 128, 1 << 20).loads == (1u << 20));  // the cap holds
+}
+
+TEST_CASE("carveout: lines held short of a whole KiB round up to it, noise above stays", "[shared][carveout]") {
+  // An H100's level 7 read 52.49 to 52.82 KiB over twelve runs (capacity 53 KiB): every run 53.
+  for (double kib : {52.30, 52.49, 52.82, 53.0, 53.2}) {
+    INFO(kib << " KiB held");
+    const std::vector<shmem::CarveoutLevel> one{{0, 100, kib * KiB, 100}};
+    CHECK(shmem::carveout_table(one, 0, 0, 0)[0].l1d_bytes == 53 * 1024);
+  }
+  const std::vector<shmem::CarveoutLevel> below{{0, 100, 52.2 * KiB, 100}};
+  CHECK(shmem::carveout_table(below, 0, 0, 0)[0].l1d_bytes == 52 * 1024);
 }
