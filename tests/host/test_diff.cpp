@@ -1,6 +1,7 @@
 // `memtopo diff`: the comparison (tolerance, discrete values, bounds, types, keys in one file
 // only, probe versions) through the library, and the command's output against golden files
 // in tests/host/golden/diff/ (inputs there too: each *.toml changes one thing of base.toml).
+#include <regex>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -306,7 +307,14 @@ TEST_CASE("compare: headline values of three files side by side with ratios, as 
   CHECK(csv.output.find("\nl1d.size_bytes,bytes,246784,246784,262144,1,1.062") != std::string::npos);
   CHECK(csv.output.find(" cyc") == std::string::npos);
 
-  CHECK(test::run_memtopo("compare '" + (src / "tests/sim/measured/h100-sxm.toml").string() + "'").exit_code == 2);
+  // One file: the summary `memtopo run` printed, from the file.
+  const auto one = test::run_memtopo("compare '" + (src / "tests/sim/measured/h100-sxm.toml").string() + "'");
+  INFO(one.output);
+  CHECK(one.exit_code == 0);
+  CHECK(one.output.rfind("device ", 0) == 0);
+  CHECK(std::regex_search(one.output, std::regex("\nl1d +size [0-9]+ KiB  line [0-9]+ B")));
+  CHECK(std::regex_search(one.output, std::regex("\n[0-9]+ ok, [0-9]+ not determinable, [0-9]+ skipped, 0 failed\n$")));
+  CHECK(test::run_memtopo("compare").exit_code != 0);
   CHECK(test::run_memtopo("compare --format html" + files).exit_code == 2);
 }
 

@@ -195,9 +195,20 @@ std::string wrapped_table(std::vector<std::vector<std::string>> rows, size_t wid
   return out;
 }
 
+// One file as text: the summary `memtopo run` printed at its end, from the file alone (the
+// README's example is regenerated so, scripts/readme-example).
+std::string run_summary(const std::string& file) {
+  const SummaryColumn c = summary_column_of(file, "");
+  std::map<std::string, size_t> count;
+  for (const auto& [_, state] : read_fleet_member(file).probes) ++count[state.substr(state.rfind(' ') + 1)];
+  return render_summary(c.outcomes) + std::to_string(count["ok"]) + " ok, " + std::to_string(count["not_determinable"]) +
+         " not determinable, " + std::to_string(count["skipped"]) + " skipped, " + std::to_string(count["failed"]) +
+         " failed\n";
+}
+
 int cmd_compare(const CompareCmdArgs& a) {
-  if (a.files.size() < 2)
-    throw UsageError("compare: name two or more topology files (memtopo compare h100.toml h200.toml)");
+  if (a.files.empty())
+    throw UsageError("compare: name one topology file (its summary) or more (memtopo compare h100.toml h200.toml)");
   std::vector<NamedInput> inputs;
   for (const auto& f : a.files) inputs.push_back({"a topology", f});
   refuse_output_over_inputs("-o", a.output, inputs);
@@ -214,9 +225,10 @@ int cmd_compare(const CompareCmdArgs& a) {
   const SummaryTable table = summary_table(columns);
   const MethodChanges changed = method_changes(table, a.files);
   const auto rows = cells(table, columns, changed);
-  const std::string text = format == "markdown" ? markdown(rows)
-                           : format == "csv"    ? csv(table, changed)
-                                                : wrapped_table(rows, kTextColumns);
+  const std::string text = format == "markdown"  ? markdown(rows)
+                           : format == "csv"     ? csv(table, changed)
+                           : a.files.size() == 1 ? run_summary(a.files[0])
+                                                 : wrapped_table(rows, kTextColumns);
   try {
     write_output(out, text);
   } catch (const std::exception& e) {
@@ -230,13 +242,15 @@ int cmd_compare(const CompareCmdArgs& a) {
 
 ExtraCommand add_compare_command(CLI::App& app) {
   const auto options = [](CLI::App* sub, CompareCmdArgs& a) {
-    sub->add_option("files", a.files, "Two or more topology files (TOML or JSON)")->required();
+    sub->add_option("files", a.files,
+                    "Topology files (TOML or JSON); one alone: its summary as `memtopo run` printed it")
+        ->required();
     add_format_option(sub, a.format, "text (default), markdown or csv", {"text", "markdown", "csv"});
     add_output_option(sub, a.output);
   };
   return subcommand<CompareCmdArgs>(
       app, "compare",
-      "Headline values of several topology files side by side, with ratios to the first",
+      "Headline values of several topology files side by side, with ratios to the first (one file: its summary)",
       options, cmd_compare);
 }
 
