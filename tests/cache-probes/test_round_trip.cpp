@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 
 #include <toml++/toml.h>
@@ -102,12 +103,47 @@ TEST_CASE("cache probes recover every shipped simulated device", "[cache][sim]")
   compare(ref, got);
 }
 
+namespace {
+
+// The keys a run wrote ("l1d.sets"), and those its probes recorded absent, with why.
+std::map<std::string, std::string> written_keys(const toml::table& t, std::map<std::string, std::string>* absent) {
+  std::map<std::string, std::string> out;
+  for (auto&& [table, node] : t) {
+    const std::string name(table.str());
+    if (name == "probes" && node.is_table())
+      for (auto&& [probe, entry] : *node.as_table())
+        if (const toml::table* a = entry.as_table() ? (*entry.as_table())["absent"].as_table() : nullptr)
+          for (auto&& [key, why] : *a) (*absent)[std::string(key.str())] = why.value_or(std::string());
+    if (name == "meta" || name == "provenance" || name == "probes" || name == "sim" || !node.is_table()) continue;
+    for (auto&& [key, _] : *node.as_table()) out[name + "." + std::string(key.str())] = "";
+  }
+  return out;
+}
+
+}  // namespace
+
 TEST_CASE("cache probes give the same results with measurement noise on", "[cache][sim][noise]") {
   const std::string name = GENERATE("hopper-like.toml", "kepler-like.toml", "pascal-like.toml");
   INFO(name);
   const std::string noisy = write_variant(name, "noisy", [](toml::table& t) { add_noise(t, 7); });
-  compare(toml::parse_file(device_file(name).string()), measure(noisy, "noisy-" + name));
+  const toml::table got = measure(noisy, "noisy-" + name);
+  compare(toml::parse_file(device_file(name).string()), got);
+  // Noise moves values, never which keys a run writes: every key of the exact run is in the
+  // noisy one and no other (an absent key's reason says what went missing).
+  const fs::path exact_file = scratch("exact-" + name + ".toml");
+  const toml::table exact = fs::exists(exact_file) ? toml::parse_file(exact_file.string()) : measure(device_file(name), "exact-" + name);
+  std::map<std::string, std::string> absent_exact, absent_noisy;
+  const auto keys_exact = written_keys(exact, &absent_exact), keys_noisy = written_keys(got, &absent_noisy);
+  for (const auto& [key, _] : keys_exact) {
+    INFO(key << " absent with noise: " << (absent_noisy.count(key) ? absent_noisy[key] : "(no reason)"));
+    CHECK(keys_noisy.count(key));
+  }
+  for (const auto& [key, _] : keys_noisy) {
+    INFO(key << " absent without noise: " << (absent_exact.count(key) ? absent_exact[key] : "(no reason)"));
+    CHECK(keys_exact.count(key));
+  }
 }
+
 
 TEST_CASE("hit latencies under noise of a few cycles' mean and rare long outliers are the model's", "[cache][sim][noise]") {
   // Geometric noise of mean 4 cycles on every load (its lowest values near 0) and one load in
