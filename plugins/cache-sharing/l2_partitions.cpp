@@ -153,6 +153,8 @@ void store_one_partition(memtopo::Context& ctx, int32_t sms) {
   ctx.result("l2.partitions", int64_t(1), info);
   ctx.result("l2.near_partition_of_sm", std::vector<int64_t>(size_t(sms), 0), info);
   ctx.result("l2.partition_sm_counts", std::vector<int64_t>{sms}, info);
+  for (const char* key : {"l2.partition_granule_bytes", "l2.partition_interleave"})
+    ctx.absent(key, "one partition: no address changes home");
 }
 
 void measure_partitions(memtopo::Context& ctx) {
