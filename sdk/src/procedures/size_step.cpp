@@ -2,6 +2,7 @@
 // transition; a window of fine steps around it finds the size to the stride; footprints
 // past it show whether the transition is gradual (full_miss_bytes).
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 
 #include "memtopo/analysis.hpp"
@@ -281,11 +282,19 @@ SizeResult find_size(Measurer& m) {
   SizeSearch search(m);
   const an::SearchOptions so = search.options();
   m.ctx().progress(0.05, t.element + " size: doubling and bisection");
+  const auto t0 = std::chrono::steady_clock::now();
   const an::Bracket b = an::find_transition(
       an::BatchPredicate([&](const std::vector<uint64_t>& s) { return search.has_misses(s); }), so);
   if (!b.found) return size_as_bound(b, so, t);
+  const size_t bracket_launches = m.launches();
+  const double bracket_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   m.ctx().progress(0.5, t.element + " size: confirming sweep");
   const SizeSearch::Window w = t.shared_between_sms ? search.shared_window(b.low) : search.per_sm_window(b.low);
+  // Where the time goes (docs/results: the run time per model).
+  m.ctx().debug(t.element + " size: bracket " + std::to_string(bracket_launches) + " launches in " +
+                std::to_string(bracket_s) + " s, window and tail " + std::to_string(m.launches() - bracket_launches) +
+                " launches (" + std::to_string(w.sizes.size()) + " footprints) by " +
+                std::to_string(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()) + " s");
   std::vector<double> row;
   for (size_t i = 0; i < w.sizes.size(); ++i) {
     row.push_back(double(w.sizes[i]));
