@@ -29,6 +29,16 @@ fs::path scratch(const std::string& name) {
   return dir / name;
 }
 
+toml::table shared_run(const fs::path& device, const std::string& tag, const std::string& only) {
+  const fs::path dir = scratch(tag);
+  const std::string cmd = std::string(MEMTOPO_SOURCE_DIR) + "/tests/shipped/measured-run " + MEMTOPO_BINARY_DIR +
+                          "/bin/memtopo " + device.string() + " " + dir.string() + " --only " + only;
+  const int rc = std::system(cmd.c_str());
+  INFO("command: " << cmd << " (exit status " << rc << ")");
+  REQUIRE(fs::exists(dir / "topology.toml"));
+  return toml::parse_file((dir / "topology.toml").string());
+}
+
 toml::table run_memtopo(const fs::path& device, const std::string& tag, const std::string& only, const std::string& skip,
                         const std::string& extra) {
   const fs::path out = scratch(tag + ".toml");

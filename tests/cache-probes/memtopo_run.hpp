@@ -22,6 +22,9 @@ std::filesystem::path scratch(const std::string& name);      // a file under the
 // topology it wrote (REQUIREs that it wrote one). `tag` names the output and log files in scratch().
 toml::table run_memtopo(const std::filesystem::path& device, const std::string& tag, const std::string& only,
                         const std::string& skip = "", const std::string& extra = "");
+// The same `--only <only>` run measured once per build (tests/shipped/measured-run): tests that
+// read one run share it, a test that asks while another measures waits. `tag` names its folder.
+toml::table shared_run(const std::filesystem::path& device, const std::string& tag, const std::string& only);
 
 // The integers of a TOML array (-1 for an element that is not one); empty when not an array.
 inline std::vector<int64_t> ints(const toml::node_view<const toml::node>& v) {

@@ -28,9 +28,10 @@ using probetest::device_file;
 using probetest::scratch;
 using probetest::write_variant;
 
+const char* const kCacheProbes = "data-cache,texture-readonly,constant,cache-sharing/l2-partitions";
+
 // Runs the cache plugins on a simulated device; returns the topology written.
-toml::table measure(const fs::path& device, const std::string& tag,
-                    const std::string& only = "data-cache,texture-readonly,constant,cache-sharing/l2-partitions") {
+toml::table measure(const fs::path& device, const std::string& tag, const std::string& only = kCacheProbes) {
   return probetest::run_memtopo(device, tag, only);
 }
 
@@ -86,7 +87,7 @@ TEST_CASE("cache probes recover every shipped simulated device", "[cache][sim]")
   const std::string name = GENERATE("hopper-like.toml", "kepler-like.toml", "pascal-like.toml");
   INFO(name);
   const toml::table ref = toml::parse_file(device_file(name).string());
-  const toml::table got = measure(device_file(name), "exact-" + name);
+  const toml::table got = probetest::shared_run(device_file(name), "exact-" + name, kCacheProbes);
   // Minimal eviction sets name the ways of an LRU L1; under random replacement (Pascal-like)
   // they come out of many sizes and the probe says so.
   const bool lru_l1 = ref["l1d"]["replacement_policy"].value_or<std::string>("lru") == "lru";
@@ -130,8 +131,7 @@ TEST_CASE("cache probes give the same results with measurement noise on", "[cach
   compare(toml::parse_file(device_file(name).string()), got);
   // Noise moves values, never which keys a run writes: every key of the exact run is in the
   // noisy one and no other (an absent key's reason says what went missing).
-  const fs::path exact_file = scratch("exact-" + name + ".toml");
-  const toml::table exact = fs::exists(exact_file) ? toml::parse_file(exact_file.string()) : measure(device_file(name), "exact-" + name);
+  const toml::table exact = probetest::shared_run(device_file(name), "exact-" + name, kCacheProbes);
   std::map<std::string, std::string> absent_exact, absent_noisy;
   const auto keys_exact = written_keys(exact, &absent_exact), keys_noisy = written_keys(got, &absent_noisy);
   for (const auto& [key, _] : keys_exact) {
