@@ -6,14 +6,10 @@
 #include "helpers.hpp"
 #include "memtopo_host/result_check.hpp"
 
-namespace fs = std::filesystem;
-
 TEST_CASE("keys: a shipped device's default run leaves no declared key out without its reason", "[host][keys]") {
   const std::string name = GENERATE("hopper-like", "kepler-like", "pascal-like");
   INFO(name);
-  const shipped::Run run = shipped::measured_run(name);
-  REQUIRE(fs::exists(run.topology));
-  const toml::table topology = toml::parse_file(run.topology.string());
+  const toml::table topology = shipped::measured_topology(name);
   const toml::table* probes = topology["probes"].as_table();
   REQUIRE(probes);
   size_t absent = 0;

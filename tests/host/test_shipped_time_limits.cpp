@@ -7,14 +7,10 @@
 #include "../shipped/shipped_run.hpp"
 #include "helpers.hpp"
 
-namespace fs = std::filesystem;
-
 TEST_CASE("time limits: no probe of a shipped device's default run reaches its time limit", "[host][quiet]") {
   const std::string name = GENERATE("hopper-like", "kepler-like", "pascal-like");
   INFO(name);
-  const shipped::Run run = shipped::measured_run(name);
-  REQUIRE(fs::exists(run.topology));
-  const toml::table topology = toml::parse_file(run.topology.string());
+  const toml::table topology = shipped::measured_topology(name);
   const toml::table* probes = topology["probes"].as_table();
   REQUIRE(probes);
   size_t checked = 0;

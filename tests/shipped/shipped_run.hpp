@@ -8,6 +8,9 @@
 #include <filesystem>
 #include <string>
 
+#include <catch2/catch.hpp>
+#include <toml++/toml.h>
+
 namespace shipped {
 
 struct Run {
@@ -25,6 +28,13 @@ inline Run measured_run(const std::string& name) {
   Run r{dir / "topology.toml", dir / "raw", dir / "log", -1};
   if (rc != -1 && WIFEXITED(rc)) r.status = WEXITSTATUS(rc);
   return r;
+}
+
+// The topology `measured_run(name)` wrote, parsed (REQUIREs that it wrote one).
+inline toml::table measured_topology(const std::string& name) {
+  const Run run = measured_run(name);
+  REQUIRE(std::filesystem::exists(run.topology));
+  return toml::parse_file(run.topology.string());
 }
 
 }  // namespace shipped
