@@ -1,4 +1,5 @@
 #include "l2_probes.hpp"
+#include "l2_levels_analysis.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -115,10 +116,11 @@ class CoarseToFine {
 
 // Every latency level a footprint sweep shows beyond L1 (near and far L2 partitions, DRAM),
 // with the footprint where each begins: pointer chases over random line orders on a grid of
-// eight footprints per octave, coarse to fine. A level is a plateau of the load-to-use times;
-// it begins where the time has gone 1/8 of the way from the previous level to it, between the
-// two footprints either side. (The H100's plateaus end in creeps, where a first footprint past the
-// plateau moved between grid points from run to run.)
+// eight footprints per octave, coarse to fine. A level is a plateau of the load-to-use times
+// above the one before (l2_levels_analysis.cpp); it begins where the time has gone 1/8 of the
+// way from the previous level to it, between the two footprints either side. (The H100's
+// plateaus end in creeps, where a first footprint past the plateau moved between grid points
+// from run to run.)
 Probe l2_levels() {
   return Probe("data-cache/l2-levels")
       .summary("L2: latency levels of a footprint sweep beyond L1, and the API's L2 size")
@@ -153,24 +155,22 @@ Probe l2_levels() {
           row.push_back(lat[i]);
         }
         ctx.raw("l2-levels", {"footprint_bytes", "load_to_use_cycles"}, row);
-        const auto pl = an::plateaus(lat, 0.04, 3);
-        if (pl.empty()) throw memtopo::Error("no latency plateau in the L2 footprint sweep (see the raw l2-levels series)");
-        std::vector<double> levels;
-        std::vector<int64_t> starts;
-        for (const auto& p : pl) levels.push_back(p.median);
+        const FootprintLevels found = footprint_levels(std::vector<double>(sizes.begin(), sizes.end()), lat);
+        if (found.latencies_cycles.empty())
+          throw memtopo::Error("no latency plateau in the L2 footprint sweep (see the raw l2-levels series)");
         // 1/8 of the way up each ramp, between the footprints either side: the first footprint
         // past the mark moved a whole grid step (9 %) where one sat near it; the crossing moves
         // as the ramp does. Further up, a gradual ramp (random replacement) would put the
         // start well past the cache's size.
-        const std::vector<double> at(sizes.begin(), sizes.end());
-        for (double x : an::level_start_positions(lat, at, pl, 0.125))
+        std::vector<int64_t> starts;
+        for (double x : found.start_bytes)
           starts.push_back(int64_t(std::llround(x / double(line))) * int64_t(line));  // the first: the sweep's
         const memtopo::ResultInfo info{0.9, memtopo::Bound::Exact,
                                        "load-to-use times of pointer chases (.cg, random line order), footprints of a "
-                                       "grid of 8 per octave, coarse to fine; levels are plateaus within 4 %; a level "
+                                       "grid of 8 per octave, coarse to fine; levels are rising plateaus within 4 %; a level "
                                        "starts where the time has gone 1/8 of the way from the previous level to it "
                                        "(between the footprints either side, in log footprint)"};
-        ctx.result("l2.level_latencies_cycles", levels, info);
+        ctx.result("l2.level_latencies_cycles", found.latencies_cycles, info);
         ctx.result("l2.level_start_bytes", starts, info);
       });
 }

@@ -1,0 +1,46 @@
+#include "l2_levels_analysis.hpp"
+
+#include <cstddef>
+
+#include <memtopo/analysis.hpp>
+
+namespace data_cache {
+namespace an = memtopo::analysis;
+
+namespace {
+
+// Levels within 4 % are one (the H100's near L2 hits move between 270 and 283 cycles).
+constexpr double kTolerance = 0.04;
+// A level starts where the time has gone this far from the previous level to it.
+constexpr double kStartFraction = 0.125;
+
+double median_of(const std::vector<double>& v, size_t first, size_t last) {
+  return an::median(std::vector<double>(v.begin() + static_cast<std::ptrdiff_t>(first),
+                                        v.begin() + static_cast<std::ptrdiff_t>(last) + 1));
+}
+
+}  // namespace
+
+// A larger footprint never hits a nearer level more often, so a plateau no slower than the one
+// before it is that level again: the first footprints past the L1 can creep a few percent
+// above the near L2 and form a short plateau of their own (an H100 run: 282 cycles over three
+// footprints, then 270 to 274 up to 22 MB; docs/results/h100.md). Such plateaus are merged,
+// with the median of the whole span.
+FootprintLevels footprint_levels(const std::vector<double>& footprints, const std::vector<double>& cycles) {
+  FootprintLevels out;
+  std::vector<an::Plateau> rising;
+  for (const an::Plateau& p : an::plateaus(cycles, kTolerance, 3)) {
+    if (rising.empty() || p.median > rising.back().median * (1 + kTolerance)) {
+      rising.push_back(p);
+      continue;
+    }
+    rising.back().last = p.last;
+    rising.back().median = median_of(cycles, rising.back().first, p.last);
+  }
+  if (rising.empty()) return out;
+  for (const an::Plateau& p : rising) out.latencies_cycles.push_back(p.median);
+  out.start_bytes = an::level_start_positions(cycles, footprints, rising, kStartFraction);
+  return out;
+}
+
+}  // namespace data_cache
