@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <thread>
 
 #include "cuda_util.hpp"
 
@@ -10,10 +11,30 @@ namespace {
 
 // Buffers kept for reuse beyond this are freed when given back.
 constexpr uint64_t kMaxCachedBytes = uint64_t(8) << 30;
+// The pointer form of an array is written by up to this many host threads, each at least this
+// many element pairs (a few MiB of footprint).
+constexpr uint64_t kMaxFormThreads = 8;
+constexpr uint64_t kPairsPerThread = uint64_t(1) << 20;
 
 }  // namespace
 
 DevicePool::~DevicePool() { trim(); }
+
+void DevicePool::PinnedFree::operator()(uint32_t* p) const { cudaFreeHost(p); }
+
+uint32_t* DevicePool::staging(uint64_t words) {
+  if (words > staging_words_) {
+    // Headroom, so that a sweep of growing arrays pins memory a few times, not for each.
+    const uint64_t want = std::max(words + words / 2, 2 * staging_words_);
+    staging_.reset();
+    staging_words_ = 0;
+    void* p = nullptr;
+    check(cudaMallocHost(&p, want * 4), "cudaMallocHost");
+    staging_.reset(static_cast<uint32_t*>(p));
+    staging_words_ = want;
+  }
+  return staging_.get();
+}
 
 DeviceBuffer DevicePool::take(uint64_t bytes) {
   const uint64_t capacity = round_up(bytes ? bytes : 1, kArrayAlignment);
@@ -96,21 +117,33 @@ void DevicePool::trim() {
   cached_bytes_ = 0;
 }
 
-PointerForm pointer_form(const mt_chase_array& a, const uint32_t* device_base) {
-  // Each even element's 64-bit address of its next element, in one sequential pass into an
-  // uninitialised buffer (a walk of the chases or a zero-filled copy took three times as long
-  // on footprints of 100 MiB). Visited elements are even (engine/jobs.cpp), so the odd element
-  // a pointer's upper half covers is never read; an odd length lets the last pointer's upper
-  // half pass the array, into the buffer's 4 spare bytes.
-  PointerForm f;
-  f.words = a.elems + a.elems % 2;
-  f.data.reset(new uint32_t[f.words]);
-  for (uint64_t i = 0; i < a.elems; i += 2) {
-    const uint64_t address = reinterpret_cast<uint64_t>(device_base + a.next[i]);
-    f.data[i] = uint32_t(address);
-    f.data[i + 1] = uint32_t(address >> 32);
-  }
-  return f;
+uint64_t pointer_form_words(const mt_chase_array& a) { return a.elems + a.elems % 2; }
+
+uint64_t pointer_form(const mt_chase_array& a, const uint32_t* device_base, uint32_t* out) {
+  // Each even element's 64-bit address of its next element, in sequential passes over parts
+  // of the array on several host threads (on one thread, writing and checking the forms took
+  // a sixth of an L2 footprint sweep's time on an H100; docs/results/h100.md).
+  // Visited elements are even (engine/jobs.cpp), so the odd element a pointer's upper half
+  // covers is never read; an odd length lets the last pointer's upper half pass the array,
+  // into the buffer's 4 spare bytes.
+  const uint64_t pairs = (a.elems + 1) / 2;
+  const uint64_t parts = std::clamp<uint64_t>(pairs / kPairsPerThread, 1, kMaxFormThreads);
+  std::vector<uint64_t> first_bad(parts, a.elems);
+  auto form = [&](uint64_t part) {
+    const uint64_t end = std::min(a.elems, 2 * (pairs * (part + 1) / parts));
+    for (uint64_t i = 2 * (pairs * part / parts); i < end; i += 2) {
+      const uint32_t next = a.next[i];
+      if (next >= a.elems && first_bad[part] == a.elems) first_bad[part] = i;
+      const uint64_t address = reinterpret_cast<uint64_t>(device_base + next);
+      out[i] = uint32_t(address);
+      out[i + 1] = uint32_t(address >> 32);
+    }
+  };
+  std::vector<std::thread> helpers;
+  for (uint64_t part = 1; part < parts; ++part) helpers.emplace_back(form, part);
+  form(0);
+  for (std::thread& t : helpers) t.join();
+  return *std::min_element(first_bad.begin(), first_bad.end());
 }
 
 std::vector<uint32_t> expand_stride(const mt_chase_array& a) {
@@ -208,24 +241,29 @@ void CallArrays::need(const mt_chase_array* a, mt_space space, uint32_t start, u
 void CallArrays::upload() {
   for (Entry& e : entries_) {
     const mt_chase_array& a = *e.array;
-    if (a.kind == MT_ARRAY_EXPLICIT) {
-      // An index past the end would make the kernel read outside its buffer (and a fault
-      // poisons the whole CUDA context), so refuse it here.
+    // An index past the end would make the kernel read outside its buffer (and a fault
+    // poisons the whole CUDA context), so refuse it here. Where the array is only chased by
+    // address on a global path, its pointer form checks the elements it reads.
+    auto refuse = [&](uint64_t i) {
+      throw Error(e.where + ": element " + std::to_string(i) + " of the array holds " + std::to_string(a.next[i]) +
+                  ", past its " + std::to_string(a.elems) + " elements");
+    };
+    const bool pointers_only = e.global_pointers && !e.texture && !e.constant;
+    if (a.kind == MT_ARRAY_EXPLICIT && !pointers_only)
       for (uint64_t i = 0; i < a.elems; ++i)
-        if (a.next[i] >= a.elems)
-          throw Error(e.where + ": element " + std::to_string(i) + " of the array holds " + std::to_string(a.next[i]) +
-                      ", past its " + std::to_string(a.elems) + " elements");
-    }
+        if (a.next[i] >= a.elems) refuse(i);
     if (e.global) {
       // A pointer at the last element reaches 4 bytes past the array.
       e.buffer = pool_.take(a.elems * 4 + (e.global_pointers ? 4 : 0));
-      if (a.kind == MT_ARRAY_EXPLICIT) {
+      if (a.kind == MT_ARRAY_EXPLICIT && e.global_pointers) {
         // The pointer form is written from the host like the index form, so that both leave
         // the same lines in the caches (a kernel's writes would leave them dirty in the L2).
-        const PointerForm pointers = e.global_pointers ? pointer_form(a, e.buffer.data) : PointerForm{};
-        check(e.global_pointers ? cudaMemcpy(e.buffer.data, pointers.data.get(), pointers.words * 4, cudaMemcpyHostToDevice)
-                                : cudaMemcpy(e.buffer.data, a.next, a.elems * 4, cudaMemcpyHostToDevice),
-              "cudaMemcpy");
+        const uint64_t words = pointer_form_words(a);
+        uint32_t* staged = pool_.staging(words);
+        if (const uint64_t bad = pointer_form(a, e.buffer.data, staged); bad < a.elems) refuse(bad);
+        check(cudaMemcpy(e.buffer.data, staged, words * 4, cudaMemcpyHostToDevice), "cudaMemcpy");
+      } else if (a.kind == MT_ARRAY_EXPLICIT) {
+        check(cudaMemcpy(e.buffer.data, a.next, a.elems * 4, cudaMemcpyHostToDevice), "cudaMemcpy");
       }
       if (a.kind == MT_ARRAY_STRIDE) {
         // next[i] = (i + stride) % elems at the visited positions only: the cycle from each

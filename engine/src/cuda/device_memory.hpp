@@ -40,8 +40,16 @@ class DevicePool {
   // Whether the buffer at `data` is kept for reuse; the bytes kept.
   bool holds(const void* data) const;
   uint64_t cached_bytes() const { return cached_bytes_; }
+  // Pinned host memory of at least `words` 32-bit words for writing an array before its copy
+  // to the device, kept for the next call (valid until the next staging() call).
+  uint32_t* staging(uint64_t words);
 
  private:
+  struct PinnedFree {
+    void operator()(uint32_t* p) const;
+  };
+  std::unique_ptr<uint32_t, PinnedFree> staging_;
+  uint64_t staging_words_ = 0;
   std::multimap<uint64_t, DeviceBuffer> free_;  // by capacity
   uint64_t cached_bytes_ = 0;
   uint64_t give_backs_ = 0;
@@ -122,11 +130,10 @@ class CallArrays {
 // The full contents of a STRIDE array (for the small constant and shared paths).
 std::vector<uint32_t> expand_stride(const mt_chase_array& a);
 // The pointer form of an EXPLICIT array placed at `device_base` (MT_PATTERN_POINTERS on a
-// global path): the 64-bit address of the next element at each even element.
-struct PointerForm {
-  std::unique_ptr<uint32_t[]> data;
-  uint64_t words = 0;
-};
-PointerForm pointer_form(const mt_chase_array& a, const uint32_t* device_base);
+// global path): the 64-bit address of the next element at each even element, written to
+// `out` (pointer_form_words(a) words). Returns the first even element whose index is past the
+// array, or a.elems where there is none (odd elements are never chased in this form).
+uint64_t pointer_form_words(const mt_chase_array& a);
+uint64_t pointer_form(const mt_chase_array& a, const uint32_t* device_base, uint32_t* out);
 
 }  // namespace memtopo::cuda
