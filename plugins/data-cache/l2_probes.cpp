@@ -2,6 +2,7 @@
 #include "l2_levels_analysis.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <future>
 #include <map>
@@ -62,6 +63,8 @@ class CoarseToFine {
       measure({next});
       refine();
     }
+    ctx_.debug("l2 levels: " + std::to_string(got_.size()) + " footprints; chases " + std::to_string(chase_s_) +
+                " s, waiting for their random orders " + std::to_string(order_wait_s_) + " s");
     return times();
   }
 
@@ -74,11 +77,15 @@ class CoarseToFine {
     };
     std::future<memtopo::recipes::Chase> next = build(idx.front());
     for (size_t k = 0; k < idx.size(); ++k) {
+      const auto t0 = std::chrono::steady_clock::now();
       const memtopo::recipes::Chase chase = next.get();
+      const auto t1 = std::chrono::steady_clock::now();
       if (k + 1 < idx.size()) next = build(idx[k + 1]);
       ctx_.progress(double(got_.size()) / double(grid_.size()),
                     "L2 levels: " + std::to_string(grid_[idx[k]] >> 10) + " KiB");
       got_[idx[k]] = chase_time(ctx_, chase);
+      order_wait_s_ += std::chrono::duration<double>(t1 - t0).count();
+      chase_s_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
     }
   }
   // Grid points between measured neighbours more than 4 % apart, until there are none.
@@ -110,6 +117,7 @@ class CoarseToFine {
   const std::vector<uint64_t>& grid_;
   uint64_t line_;
   std::map<size_t, double> got_;
+  double chase_s_ = 0, order_wait_s_ = 0;
 };
 
 }  // namespace
