@@ -157,9 +157,14 @@ class Cache {
     }
     const uint64_t index_line = index_addr >> line_shift_;
     // Each run of `sets` consecutive lines fills every set once, rotated by a Fibonacci hash
-    // of the run's number: sizes stay exact, while carries keep any XOR of address bits and
-    // any stride from naming the sets (a hash like the H100 L1's, sets no power of two).
-    if (mixed_) return uint32_t((index_line + (((index_line / sets_) * 0x9E3779B97F4A7C15ull) >> 32)) % sets_);
+    // of the run's number modulo the ways: carries keep any XOR of address bits and any
+    // stride from naming the sets (a hash like the H100 L1's, sets no power of two), and
+    // sizes stay exact wherever a buffer starts: a footprint of at most ways x sets lines that
+    // spans ways + 1 runs begins and ends in runs of one rotation, whose parts do not overlap.
+    if (mixed_) {
+      const uint64_t rotation = (((index_line / sets_) % ways_ + 1) * 0x9E3779B97F4A7C15ull) >> 32;
+      return uint32_t((index_line + rotation) % sets_);
+    }
     if (!equal_sets_) return residue_set_[index_line % residue_set_.size()];
     if (sets_pow2_) return uint32_t(index_line & (sets_ - 1));
     return uint32_t(index_line % sets_);
