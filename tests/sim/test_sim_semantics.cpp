@@ -518,3 +518,35 @@ TEST_CASE("sim: loads per second (informational)", "[.][sim][perf]") {
                   << loads / s << " simulated loads per second");
   }
 }
+
+// A "mixed" index (sets no power of two, as an H100 L1's 482) fills every set evenly from the
+// start of a buffer, so a cyclic sweep of ways x sets lines hits on its second pass; the
+// carveout may leave fewer lines than sets, and then holds that many.
+TEST_CASE("sim: a mixed index holds ways x sets lines from a buffer's start, the carveout fewer", "[sim]") {
+  const std::string device = R"([device]
+sm_count = 4
+l2_bytes = 1048576
+[l1d]
+size_bytes = 246784
+line_bytes = 128
+sets = 482
+ways = 4
+set_mapping = "mixed"
+latency_cycles = 20
+[l2]
+ways = 16
+latency_cycles = 200
+[dram]
+latency_cycles = 400
+[sim]
+shared_sizes_bytes = [8192, 233472]
+carveout_l1d_size_bytes = [246784, 21504]
+carveout_percents = [0, 72]
+)";
+  auto d = open_text("mixed", device);
+  const uint64_t lines = 482 * 4;
+  CHECK(misses(fine(*d, MT_SPACE_GLOBAL_CA, lines * 128, 128, lines, lines, -1, 0).latency, 20) == 0);
+  CHECK(misses(fine(*d, MT_SPACE_GLOBAL_CA, (lines + 8) * 128, 128, lines + 8, lines + 8, -1, 0).latency, 20) > 0);
+  // 72 %: 168 lines of 128 B in 168 sets of one way: of the first 482 lines (one per set), 168 stay.
+  CHECK(misses(fine(*d, MT_SPACE_GLOBAL_CA, 482 * 128, 128, 482, 482, -1, 100).latency, 20) == 482 - 168);
+}

@@ -17,6 +17,8 @@ Cache::Cache(const CacheGeometry& g, Rng* replacement_rng)
       hash_(g.set_hash_masks),
       rng_(replacement_rng) {
   equal_sets_ = std::all_of(set_ways_.begin(), set_ways_.end(), [&](uint32_t w) { return w == set_ways_[0]; });
+  page_lines_shift_ = kPageShift > line_shift_ ? kPageShift - line_shift_ : 0;
+  page_lines_mask_ = (uint64_t(1) << page_lines_shift_) - 1;
   ways_ = set_ways_[0];
   uint32_t total = 0;
   for (uint32_t w : set_ways_) {

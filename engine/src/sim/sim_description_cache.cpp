@@ -283,6 +283,10 @@ CacheRead read_cache(Reader& r, ElementDefaults d, std::optional<uint64_t> defau
   if (e.geometry.line_bytes / e.geometry.sector_bytes > 64)
     r.fail("fetch_granularity_bytes", "more than 64 sectors per line are not supported");
   e.geometry.policy = read_policy(r, "replacement_policy");
+  // A measured cache whose replacement test said nothing, where its eviction sets found that
+  // it keeps a re-used line (the H100's L1): SRRIP's re-reference predictions do that.
+  if (prov.measured && !r.string("replacement_policy") && r.string("eviction_set_policy") == "keeps_reused")
+    e.geometry.policy = Policy::Srrip;
   e.latency_cycles = latency.value_or(d.latency_cycles);
   if (e.latency_cycles < 0) r.fail("latency_cycles", "must not be negative");
   if (penalty) {
