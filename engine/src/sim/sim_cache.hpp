@@ -62,9 +62,9 @@ class Cache {
     evicted_ = UINT64_MAX;
   }
   // Holds at most `lines` lines (the carveout shrinks the L1), spread over the sets: the
-  // first lines % sets sets keep one way more than the others; with fewer lines than sets the
-  // other sets hold none (an H100's L1 keeps 168 lines of 128 B beside the most shared memory,
-  // against 482 sets); 0: all.
+  // first lines % sets sets keep one way more than the others; with fewer lines than sets, the
+  // sets fold onto that many sets of one way (an H100's L1 keeps 168 lines of 128 B beside the
+  // most shared memory, against 482 sets, and holds 168 of any footprint); 0: all.
   void limit_lines(uint64_t lines) {
     way_limit_ = lines ? uint32_t(std::max<uint64_t>(1, lines) / sets_) : UINT32_MAX;
     extra_way_sets_ = lines ? uint32_t(std::max<uint64_t>(1, lines) % sets_) : 0;
@@ -110,12 +110,12 @@ class Cache {
       sectors_[mru_index_] |= sector_bit;
       return false;
     }
-    const uint32_t set = set_of(index_addr);
+    uint32_t set = set_of(index_addr);
+    if (way_limit_ == 0) set %= extra_way_sets_;  // fewer lines than sets: folded
     const uint32_t base = equal_sets_ ? set * ways_ : set_base_[set];
     uint32_t ways = equal_sets_ ? ways_ : set_ways_[set];
     if (ways > way_limit_) ways = way_limit_ + (set < extra_way_sets_ ? 1 : 0);
     if (set == lost_way_set_ && ways > 1) --ways;
-    if (ways == 0) return false;  // a set the carveout took whole: nothing stays
     // One pass: the hit, else the first invalid way and the oldest stamp (LRU/FIFO victim).
     const uint64_t key = line | (uint64_t(epoch_now_) << kEpochShift);
     uint32_t invalid = UINT32_MAX, oldest = base;
