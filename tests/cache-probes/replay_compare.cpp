@@ -179,7 +179,7 @@ class Comparer {
     if (k == "first_miss_bytes") return first_miss(e, x, y);
     if (k == "full_miss_bytes") return full_miss(e, x, y);
     if (k == "level_latencies_cycles" || k == "level_start_bytes") return levels(e, k, x, y);
-    if (k == "victim_probabilities") return victims(what, x, y);
+    if (k == "victim_probabilities" || ends_with(k, "victim_fractions")) return victims(what, x, y);
     if (k.size() > 7 && k.compare(k.size() - 7, 7, "_cycles") == 0) return cycles(e, k, x, y);
     exact(what, x, y);
   }
