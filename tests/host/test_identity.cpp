@@ -21,7 +21,7 @@ TEST_CASE("identity: a run of one test probe names the GPU in [meta]", "[host][i
   const toml::table t = toml::parse_file(out.string());
   CHECK_FALSE(t.contains("device"));
   CHECK(t["meta"]["device_name"].value_or(std::string()) == "NVIDIA H100 80GB HBM3");
-  CHECK(t["meta"]["device_uuid"].value_or(std::string()) == "GPU-af7431ce-f464-8419-be96-d053690ff93f");
+  CHECK(t["meta"]["device_uuid"].value_or(std::string()) == "GPU-f32de587-97d8-c79e-4791-9851e4d89506");
   CHECK(t["meta"]["device_pci_bus_id"].value_or(std::string()) == "0000:00:06.0");
   CHECK(run_memtopo("validate " + q(out)).exit_code == 0);
 }
