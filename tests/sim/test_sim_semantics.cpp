@@ -17,25 +17,17 @@ using namespace simtest;
 
 namespace {
 
-// 4 sets x 4 ways x 128 B; every miss goes to DRAM on a cold L2.
+// An L1 of 20 cycles described by `l1d` (keys of its table); every miss goes to DRAM on a
+// cold L2.
+std::string device_with_l1(const std::string& l1d, const std::string& sim = "") {
+  return "[device]\nsm_count = 4\nl2_bytes = 1048576\n[l1d]\n" + l1d +
+         "latency_cycles = 20\n[l2]\nways = 16\nlatency_cycles = 200\n[dram]\nlatency_cycles = 400\n[sim]\n" + sim;
+}
+
+// 4 sets x 4 ways x 128 B.
 std::string tiny_device(const std::string& policy, const std::string& sim = "") {
-  return R"([device]
-sm_count = 4
-l2_bytes = 1048576
-[l1d]
-size_bytes = 2048
-line_bytes = 128
-sets = 4
-ways = 4
-replacement_policy = ")" + policy + R"("
-latency_cycles = 20
-[l2]
-ways = 16
-latency_cycles = 200
-[dram]
-latency_cycles = 400
-[sim]
-)" + sim;
+  return device_with_l1("size_bytes = 2048\nline_bytes = 128\nsets = 4\nways = 4\nreplacement_policy = \"" + policy + "\"\n",
+                        sim);
 }
 
 // Element index of word `word` of line `line` (32 words of 4 B per 128 B line).
@@ -523,26 +515,9 @@ TEST_CASE("sim: loads per second (informational)", "[.][sim][perf]") {
 // start of a buffer, so a cyclic sweep of ways x sets lines hits on its second pass; the
 // carveout may leave fewer lines than sets, and then holds that many.
 TEST_CASE("sim: a mixed index holds ways x sets lines from a buffer's start, the carveout fewer", "[sim]") {
-  const std::string device = R"([device]
-sm_count = 4
-l2_bytes = 1048576
-[l1d]
-size_bytes = 246784
-line_bytes = 128
-sets = 482
-ways = 4
-set_mapping = "mixed"
-latency_cycles = 20
-[l2]
-ways = 16
-latency_cycles = 200
-[dram]
-latency_cycles = 400
-[sim]
-shared_sizes_bytes = [8192, 233472]
-carveout_l1d_size_bytes = [246784, 21504]
-carveout_percents = [0, 72]
-)";
+  const std::string device = device_with_l1(
+      "size_bytes = 246784\nline_bytes = 128\nsets = 482\nways = 4\nset_mapping = \"mixed\"\n",
+      "shared_sizes_bytes = [8192, 233472]\ncarveout_l1d_size_bytes = [246784, 21504]\ncarveout_percents = [0, 72]\n");
   auto d = open_text("mixed", device);
   const uint64_t lines = 482 * 4;
   CHECK(misses(fine(*d, MT_SPACE_GLOBAL_CA, lines * 128, 128, lines, lines, -1, 0).latency, 20) == 0);
