@@ -229,6 +229,28 @@ TEST_CASE("hostile fleet: each GPU counts once, so a duplicate cannot move the m
   for (const auto& gpu : json["gpus"]) CHECK(gpu["flagged"] == (gpu["uuid"] == "GPU-slow"));
 }
 
+// A host named fleetnode01 names its GPUs' files fleetnode01-*.toml; the report a fleet wrote
+// into the folder is known by what it holds and skipped, named, when the folder is read again.
+TEST_CASE("hostile fleet: files named fleet* are read, a fleet report in the folder is skipped", "[host][hostile][fleet]") {
+  test::TempDir dir("hostile-fleet-names");
+  const std::string base = sim_topology_text(dir);
+  test::write_file(dir / "fleetnode01-gpu0.toml", gpu_file(base, "GPU-fleet-0"));
+  test::write_file(dir / "fleetnode01-gpu1.toml", gpu_file(base, "GPU-fleet-1"));
+  const auto first = run_memtopo("fleet --format json -o " + quoted(dir / "fleet.json") + " " + quoted(dir.path));
+  INFO(first.output);
+  REQUIRE(first.exit_code == 0);
+  CHECK(nlohmann::json::parse(test::read_file(dir / "fleet.json"))["gpus"].size() == 2);
+  const auto again = run_memtopo("fleet " + quoted(dir.path));
+  INFO(again.output);
+  CHECK(again.exit_code == 0);
+  CHECK(has(again.output, "2 GPUs in 1 group, 0 flagged"));
+  CHECK(has(again.output, "fleet.json: a fleet report (`memtopo fleet --format json`), not a topology file: skipped"));
+  // Named on the command line, a report is no topology: an error naming it.
+  const auto named = run_memtopo("fleet " + quoted(dir / "fleet.json") + " " + quoted(dir / "fleetnode01-gpu0.toml"));
+  CHECK(named.exit_code != 0);
+  CHECK(has(named.output, "not a topology file"));
+}
+
 TEST_CASE("hostile fleet: NaN passes no range check", "[host][hostile][fleet]") {
   test::TempDir dir("hostile-nan-range");
   const auto fleet = run_memtopo("fleet --spread-factor nan " + quoted(dir.path));

@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <set>
 #include <stdexcept>
 #include <thread>
 
@@ -109,8 +110,18 @@ std::string like_of(const json& doc, const std::vector<std::pair<std::string, st
 bool is_topology_file(const fs::path& p) {
   const std::string name = p.filename().string();
   auto ends = [&](const std::string& s) { return name.size() >= s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0; };
-  if (ends(".partial.toml") || name.rfind("fleet", 0) == 0) return false;  // interrupted runs, fleet outputs
+  if (ends(".partial.toml")) return false;  // interrupted runs
   return ends(".toml") || ends(".json");
+}
+
+// `memtopo fleet --format json` (and `run --device all`'s fleet.json): a report, beside the
+// topologies it judged, not one of them. Known by what it holds, not by its name: a GPU's own
+// file may be called fleetnode01-gpu0.toml.
+struct FleetReportFile : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+bool is_fleet_report(const json& doc) {
+  return doc.is_object() && !doc.contains("meta") && doc.contains("gpus_total") && doc.contains("gpus");
 }
 
 }  // namespace
@@ -127,6 +138,8 @@ FleetMember read_fleet_member(const std::string& file) {
 
 FleetMember fleet_member_of(const std::string& file, const std::string& text) {
   const json doc = parse_document(file, text);
+  if (is_fleet_report(doc))
+    throw FleetReportFile(file + ": a fleet report (`memtopo fleet --format json`), not a topology file");
   if (!doc.is_object() || !doc.contains("meta") || !doc["meta"].is_object())
     throw std::runtime_error(file + ": not a topology file (no [meta] table); name files `memtopo run` wrote");
   refuse_invalid(doc, file);
@@ -177,6 +190,7 @@ FleetMember fleet_member_of(const std::string& file, const std::string& text) {
 std::vector<FleetMember> read_fleet(const std::vector<std::string>& paths, std::vector<std::string>* errors,
                                     std::vector<std::string>* notes) {
   std::vector<std::string> files;
+  std::set<std::string> listed;  // found in a folder, not named
   for (const auto& p : paths) {
     std::error_code ec;
     if (!fs::is_directory(p, ec)) {
@@ -192,16 +206,21 @@ std::vector<FleetMember> read_fleet(const std::vector<std::string>& paths, std::
     if (ec) errors->push_back(p + ": cannot list the folder: " + ec.message());
     std::sort(found.begin(), found.end());
     if (found.empty()) errors->push_back(p + ": holds no topology files (*.toml, *.json)");
+    listed.insert(found.begin(), found.end());
     files.insert(files.end(), found.begin(), found.end());
   }
   files = distinct_files(files, notes);
   std::vector<std::optional<FleetMember>> read(files.size());
   std::vector<std::string> why(files.size());
+  std::vector<char> report(files.size(), 0);
   std::atomic<size_t> next{0};
   auto work = [&] {
     for (size_t i = next++; i < files.size(); i = next++) {
       try {
         read[i] = read_fleet_member(files[i]);
+      } catch (const FleetReportFile& e) {
+        why[i] = e.what();
+        report[i] = 1;
       } catch (const std::exception& e) {
         why[i] = e.what();
       }
@@ -215,6 +234,7 @@ std::vector<FleetMember> read_fleet(const std::vector<std::string>& paths, std::
   std::vector<FleetMember> members;
   for (size_t i = 0; i < files.size(); ++i) {
     if (read[i]) members.push_back(std::move(*read[i]));
+    else if (report[i] && listed.count(files[i])) notes->push_back(why[i] + ": skipped");
     else errors->push_back(why[i]);
   }
   return one_member_per_gpu(std::move(members), notes);
@@ -245,7 +265,7 @@ SummaryColumn summary_column_of(const std::string& file, const std::string& labe
     for (const auto& [_, state] : f.probes) ++count[state.substr(state.rfind(' ') + 1)];
     for (const auto& [status, n] : count) c.tally += (c.tally.empty() ? "" : ", ") + std::to_string(n) + " " + status;
   } catch (const std::exception& e) {
-    c.tally = "unreadable: " + std::string(e.what());
+    c.tally = std::string(kUnreadable) + e.what();
   }
   return c;
 }
