@@ -67,6 +67,20 @@ TEST_CASE("diff: floats are equal within the relative tolerance, integers only w
   CHECK_FALSE(diff_topologies(a, one_more, DiffOptions{KeyPolicy(50), {}}).equal());
 }
 
+// No tolerance reaches from an infinite value to a finite one (every one did: inf times a
+// tolerance is inf), and equal infinities are equal.
+TEST_CASE("diff: an infinite value equals no finite one at any tolerance", "[host][diff]") {
+  const auto finite = topology("[l2]\nlatency_cycles = 200.0\n");
+  const auto inf = topology("[l2]\nlatency_cycles = inf\n");
+  const auto minus_inf = topology("[l2]\nlatency_cycles = -inf\n");
+  for (double percent : {3.0, 50.0, 1e6}) {
+    CHECK_FALSE(diff_topologies(finite, inf, DiffOptions{KeyPolicy(percent), {}}).equal());
+    CHECK_FALSE(diff_topologies(minus_inf, finite, DiffOptions{KeyPolicy(percent), {}}).equal());
+    CHECK_FALSE(diff_topologies(inf, minus_inf, DiffOptions{KeyPolicy(percent), {}}).equal());
+  }
+  CHECK(diff_topologies(inf, inf).equal());
+}
+
 TEST_CASE("diff: an integer estimate one unit apart is equal, two units apart is not", "[host][diff]") {
   // A count rounded from a measured rate (an H100's one-warp L2 loads in flight: 25 or 26 in
   // three runs) comes no closer than a unit, 4 % at 25.
@@ -365,6 +379,24 @@ TEST_CASE("diff: two runs of one model compare a key by the model's measured spr
   INFO(strict.output);
   CHECK(strict.exit_code == 1);
   CHECK_FALSE(test::has(strict.output, "measured spread"));
+}
+
+// A file the schema refuses (a provenance entry's `verified` no value it may hold) is named
+// with why and ends the command: never a column of dashes and exit 0.
+TEST_CASE("compare: a file the schema refuses is named with why, exit 2", "[host][compare]") {
+  test::TempDir dir("compare-invalid");
+  std::string text = test::read_file(golden_dir() / "base.toml");
+  text = std::regex_replace(text, std::regex("bound = \"at_least\" \\}"), "bound = \"at_least\", verified = \"bogus\" }");
+  REQUIRE(text.find("bogus") != std::string::npos);
+  test::write_file(dir / "bad.toml", text);
+  for (const std::string& files : {test::q(dir / "bad.toml"),
+                                   test::q(golden_dir() / "base.toml") + " " + test::q(dir / "bad.toml")}) {
+    const auto r = test::run_memtopo("compare " + files);
+    INFO(r.output);
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find("bad.toml") != std::string::npos);
+    CHECK(r.output.find("verified") != std::string::npos);
+  }
 }
 
 TEST_CASE("compare: five files fit 160 columns, the key column in every block", "[host][compare]") {

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -60,6 +61,9 @@ FleetMember fleet_member_of(const std::string& file, const std::string& text);
 // bounds and its tally of probe statuses ("41 ok, 6 not_determinable"); a file that cannot be
 // read gives a column without values whose tally says why.
 SummaryColumn summary_column_of(const std::string& file, const std::string& label);
+// How summary_column_of's tally begins for a file it could not read or that the schema refuses;
+// the reason follows.
+inline constexpr std::string_view kUnreadable = "unreadable: ";
 // The folder under a fleet's folder where `fleet --confirm` writes what it measured again.
 constexpr const char* kConfirmFolder = "memtopo-confirm";
 

@@ -221,6 +221,11 @@ int cmd_compare(const CompareCmdArgs& a) {
   for (size_t i = 0; i < a.files.size(); ++i) {
     if (!read_topology_or_report(a.files[i], "memtopo compare compares topology files")) return kExitUsage;
     columns.push_back(summary_column_of(a.files[i], labels[i]));
+    // A file the schema refuses is no column of dashes: named, with why, as diff does.
+    if (const std::string& t = columns.back().tally; t.rfind(kUnreadable, 0) == 0) {
+      std::fprintf(stderr, "memtopo compare: %s\n", t.substr(kUnreadable.size()).c_str());
+      return kExitUsage;
+    }
   }
   const SummaryTable table = summary_table(columns);
   const MethodChanges changed = method_changes(table, a.files);

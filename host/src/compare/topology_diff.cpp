@@ -84,6 +84,8 @@ std::optional<double> change_percent(double a, double b) {
 bool floats_close(double a, double b, double tolerance) {
   if (a == b) return true;  // also equal infinities
   if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
+  // Any tolerance of an infinite value would take every finite one.
+  if (std::isinf(a) || std::isinf(b)) return false;
   return std::fabs(a - b) <= tolerance * std::max(std::fabs(a), std::fabs(b));
 }
 
