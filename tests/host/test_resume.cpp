@@ -7,6 +7,8 @@
 
 #include <toml++/toml.h>
 
+#include <nlohmann/json.hpp>
+
 #include "helpers.hpp"
 #include "memtopo_host/journal.hpp"
 #include "memtopo_host/value.hpp"
@@ -206,6 +208,29 @@ TEST_CASE("resume: a journal of another device is refused with the differences n
     CHECK(test::read_file(out).find("value_bytes = 100") != std::string::npos);
   }
   CHECK(fs::exists(journal_path_for(out)) != fs::exists(out));  // refused runs keep the journal and write nothing
+}
+
+// The file names the build that wrote it: another build's journal is refused, naming both
+// builds; a journal whose header names no build (an older one) is resumed.
+TEST_CASE("resume: a journal of another build is refused, naming both", "[host][resume][identity]") {
+  test::TempDir dir("res-build");
+  const auto out = dir / "t.toml";
+  auto header = nlohmann::json::parse(test::journal_header_line());
+  header["tool_version"] = "9.9.9-otherbuild";
+  header["git_commit"] = "0123456789ab";
+  test::write_file(journal_path_for(out), header.dump() + "\n" + kSource);
+  const std::string resume = "run --resume --device sim" + kGood + " --only t-basic/source -o " + quoted(out);
+  const auto r = run_memtopo(resume);
+  INFO(r.output);
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find(":1: the journal was written by memtopo 9.9.9-otherbuild (0123456789ab), this is memtopo ") !=
+        std::string::npos);
+  CHECK_FALSE(fs::exists(out));
+  test::write_file(journal_path_for(out), test::journal_header_line() + kSource);
+  const auto old = run_memtopo(resume);
+  INFO(old.output);
+  CHECK(old.exit_code == 0);
+  CHECK(test::read_file(out).find("value_bytes = 100") != std::string::npos);
 }
 
 TEST_CASE("resume: a journal without the device's identity is refused", "[host][resume][identity]") {

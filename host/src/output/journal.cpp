@@ -128,7 +128,7 @@ JournalContents read_journal(std::istream& in, const std::string& path) {
                                  std::to_string(kJournalFormat) +
                                  "); it was written by another memtopo: resume with that one, or delete the journal");
       // Resume reads these as strings; any other type would escape it as a JSON type error.
-      for (const char* k : {"device_spec", "backend", "tool_version", "created_utc"})
+      for (const char* k : {"device_spec", "backend", "tool_version", "git_commit", "created_utc"})
         if (j.contains(k) && !j[k].is_string())
           throw std::runtime_error(path + ":1: the journal header's " + k +
                                    " is not a string; delete the journal or run without --resume");

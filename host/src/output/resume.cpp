@@ -32,6 +32,27 @@ void check_same_device(const fs::path& journal_path, const nlohmann::json& journ
                    "); use the same device, or run without --resume to measure this one");
 }
 
+// The build that journaled the measurements is the one the file will name: another build's
+// (a rebuilt memtopo, another commit) are not reused. A header without the fields (an older
+// journal) is taken as it is.
+void check_same_build(const fs::path& journal_path, const nlohmann::json& journal_header,
+                      const nlohmann::json& header) {
+  auto text = [](const nlohmann::json& h, const char* k) {
+    const auto it = h.find(k);
+    return it != h.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  auto build = [&](const nlohmann::json& h) {
+    return "memtopo " + text(h, "tool_version") + (text(h, "git_commit").empty() ? "" : " (" + text(h, "git_commit") + ")");
+  };
+  for (const char* k : {"tool_version", "git_commit"}) {
+    const std::string was = text(journal_header, k), now = text(header, k);
+    if (was.empty() || now.empty() || was == now) continue;
+    throw UsageError("--resume: " + journal_path.string() + ":1: the journal was written by " + build(journal_header) +
+                     ", this is " + build(header) + "; its measurements would be filed as this build's: resume with "
+                     "the build that wrote it, or run without --resume");
+  }
+}
+
 void start_new_journal(const fs::path& journal_path, const nlohmann::json& header, JournalWriter& journal) {
   std::error_code ec;
   if (fs::exists(journal_path, ec)) {
@@ -98,8 +119,9 @@ void report_reuse(const fs::path& journal_path, const Plan& plan, const RunSetti
 
 nlohmann::json journal_header(const Meta& meta, const nlohmann::json& identity) {
   return {{"memtopo_journal", kJournalFormat}, {"tool_version", meta.tool_version},
-          {"device_spec", meta.device_spec},   {"backend", meta.backend},
-          {"created_utc", meta.created_utc},   {"device", identity}};
+          {"git_commit", meta.git_commit},     {"device_spec", meta.device_spec},
+          {"backend", meta.backend},           {"created_utc", meta.created_utc},
+          {"device", identity}};
 }
 
 JournalState open_journal(const RunRequest& a, const OutputTarget& out, const Registry& reg, const Plan& plan,
@@ -127,6 +149,7 @@ JournalState open_journal(const RunRequest& a, const OutputTarget& out, const Re
     throw UsageError(std::string("--resume: ") + e.what());
   }
   for (const auto& w : jc.warnings) spdlog::warn("{}", w);
+  check_same_build(js.path, jc.header, header);
   check_same_device(js.path, jc.header, header);
   js.journaled = reuse_outcomes(jc, reg, settings);
   report_reuse(js.path, plan, settings);
