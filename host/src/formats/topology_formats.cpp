@@ -45,7 +45,8 @@ KeyOrder preferred_order(const Path& path) {
   if (path.empty()) return {{"meta", "device"}, {"provenance", "probes", "sim"}};
   if (path.size() == 1 && path[0] == "meta")
     return {{"schema_version", "tool_version", "git_commit", "created_utc", "host", "backend", "device_spec",
-             "driver_version", "runtime_version", "abi"},
+             "device_name", "device_uuid", "device_pci_bus_id", "driver_version", "runtime_version", "abi",
+             "device_label"},
             {}};
   if (path.size() == 2 && path[0] == "meta" && path[1] == "gpu_state") return {gpu_state_key_order(), {}};
   if (path.size() == 1 && path[0] == "provenance") return {{"device"}, {}};
