@@ -379,6 +379,15 @@ TEST_CASE("diff: two runs of one model compare a key by the model's measured spr
   INFO(strict.output);
   CHECK(strict.exit_code == 1);
   CHECK_FALSE(test::has(strict.output, "measured spread"));
+  // A run of some probes (--only) has no [device]: [meta] names the model, as for fleet.
+  const std::string only_meta = std::regex_replace(meta, std::regex("\\[device\\]\nname"), "device_name");
+  REQUIRE(only_meta.find("[device]") == std::string::npos);
+  test::write_file(dir / "a.toml", only_meta + "[tma]\nbulk_l2_latency_cycles = [300.0, 310.0]\n");
+  test::write_file(dir / "b.toml", only_meta + "[tma]\nbulk_l2_latency_cycles = [315.0, 310.0]\n");
+  const auto by_meta = test::run_memtopo("diff a.toml b.toml", dir.path);
+  INFO(by_meta.output);
+  CHECK(by_meta.exit_code == 0);
+  CHECK(test::has(by_meta.output, "or the measured spread of NVIDIA H100 80GB HBM3 where wider"));
 }
 
 // A file the schema refuses (a provenance entry's `verified` no value it may hold) is named

@@ -91,9 +91,11 @@ TopologyDiff diff_topologies(const toml::table& a, const toml::table& b, const D
 struct DiffSide {
   std::string file;     // as named on the command line
   nlohmann::json meta;  // its [meta] table
-  std::string device_name;  // [device].name, when the file has one
+  std::string device_name;  // model_name(): [device] name, else [meta] device_name
 };
 DiffSide diff_side(const std::string& file, const toml::table& doc);
+// The GPU model a topology names: [device] name where device-info ran, else [meta] device_name.
+std::string model_name(const toml::table& doc);
 
 // The aligned text report (docs/host.md shows one) and the --format json object.
 std::string render_diff_text(const TopologyDiff& diff, const DiffSide& a, const DiffSide& b);

@@ -45,8 +45,7 @@ int cmd_diff(const DiffArgs& args) {
   options.only = split_lists(args.only);
   // Two runs of one model: a key that healthy GPUs of it spread more than the tolerance over is
   // compared as memtopo fleet compares it (host/data/fleet_spreads.toml); --tolerance keeps its own.
-  const std::string model_a = (*a)["device"]["name"].value_or(std::string()),
-                    model_b = (*b)["device"]["name"].value_or(std::string());
+  const std::string model_a = model_name(*a), model_b = model_name(*b);
   // GPUs only: a simulated replay carries the model's name but none of its spread.
   const bool gpus = (*a)["meta"]["backend"].value_or(std::string()) == "cuda" &&
                     (*b)["meta"]["backend"].value_or(std::string()) == "cuda";

@@ -275,8 +275,14 @@ TopologyDiff diff_topologies(const toml::table& a, const toml::table& b, const D
 DiffSide diff_side(const std::string& file, const toml::table& doc) {
   DiffSide side{file, json::object(), ""};
   if (const toml::table* meta = doc["meta"].as_table()) side.meta = toml_to_json(*meta);
-  if (auto name = doc["device"]["name"].value<std::string>()) side.device_name = *name;
+  side.device_name = model_name(doc);
   return side;
+}
+
+std::string model_name(const toml::table& doc) {
+  // [meta] names the GPU whatever probes ran; [device] only where device-info ran (as fleet reads it).
+  if (auto name = doc["device"]["name"].value<std::string>()) return *name;
+  return doc["meta"]["device_name"].value_or(std::string());
 }
 
 }  // namespace memtopo::host
