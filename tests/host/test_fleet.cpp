@@ -11,6 +11,7 @@
 #include "helpers.hpp"
 #include "memtopo_host/fleet.hpp"
 #include "memtopo_host/gpu_state.hpp"
+#include "memtopo_host/schema.hpp"
 #include "run_helpers.hpp"
 
 namespace fs = std::filesystem;
@@ -341,4 +342,25 @@ TEST_CASE("GPU state: memory faults are warned, past repairs are not", "[fleet][
   CHECK(gpu_state_warnings(faulty).size() == 3);
   const auto order = gpu_state_key_order();
   CHECK(std::find(order.begin(), order.end(), "row_remap_failed") != order.end());
+}
+
+// A fault written with the wrong type ("12" errors, a "true" flag) would read as no fault: the
+// schema refuses the file instead, naming the field.
+TEST_CASE("GPU state: a field of the wrong type makes the file invalid, by key", "[fleet][state]") {
+  nlohmann::json doc = {{"meta",
+                         {{"schema_version", 1}, {"tool_version", "0.1.0"}, {"created_utc", "2026-11-21T16:00:00Z"},
+                          {"backend", "cuda"}, {"device_spec", "cuda:0"}, {"abi", "3.6"},
+                          {"gpu_state", {{"source", "nvml"}, {"ecc_enabled", true}, {"ecc_uncorrected_errors", 0},
+                                         {"start_temperature_c", 41.5}, {"start_throttle_reasons", {"gpu_idle"}}}}}}};
+  CHECK(validate_topology(doc).empty());
+  for (const auto& [key, bad] : std::vector<std::pair<std::string, nlohmann::json>>{
+           {"ecc_uncorrected_errors", "12"}, {"row_remap_failed", "true"}, {"ecc_enabled", 1},
+           {"power_limit_w", -700}, {"start_throttle_reasons", {1, 2}}}) {
+    nlohmann::json wrong = doc;
+    wrong["meta"]["gpu_state"][key] = bad;
+    const auto errors = validate_topology(wrong);
+    INFO(key << " = " << bad.dump());
+    REQUIRE_FALSE(errors.empty());
+    CHECK(errors.front().text().find("gpu_state") != std::string::npos);
+  }
 }
