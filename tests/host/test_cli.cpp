@@ -161,6 +161,16 @@ TEST_CASE("list and plan", "[host][cli]") {
   const auto other = run_memtopo("plan --device sim" + kGood + " --only t-basic/consumer --timings " + q(gpu));
   INFO(other.output);
   CHECK(other.output.find("recorded on NVIDIA H100 (cuda), not on this device") != std::string::npos);
+  // A negative or NaN duration is no time to add: refused naming the line and the key.
+  for (const std::string bad : {"-5.0", "nan"}) {
+    test::write_file(earlier, "[meta]\nschema_version = 1\n[probes.\"t-basic/source\"]\nversion = \"1.0.0\"\n"
+                              "status = \"ok\"\nduration_s = " + bad + "\n");
+    const auto r = run_memtopo("plan" + kGood + " --only t-basic/consumer --timings " + q(earlier));
+    INFO(r.output);
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find(earlier.string() + ":6: probes.\"t-basic/source\".duration_s is " + bad.substr(0, 2)) !=
+          std::string::npos);
+  }
   test::write_file(earlier, "[meta]\nschema_version = 1\n");
   CHECK(run_memtopo("plan" + kGood + " --timings " + q(earlier)).exit_code == 2);
   const auto m = run_memtopo("plan --plugin-path " + q(test::plugin_set("missing")));

@@ -1,5 +1,6 @@
 // `memtopo plan --timings TOPOLOGY`: how long the plan will take, from the durations an earlier
 // run recorded (its [probes] tables), and without one what the probes' time limits allow.
+#include <cmath>
 #include <iomanip>
 #include <map>
 #include <optional>
@@ -17,8 +18,18 @@ std::map<std::string, double> recorded_durations(const std::string& file) {
   std::map<std::string, double> out;
   if (const toml::table* probes = (*doc)["probes"].as_table())
     for (const auto& [name, entry] : *probes)
-      if (auto d = entry.as_table() ? (*entry.as_table())["duration_s"].value<double>() : std::nullopt)
+      if (auto d = entry.as_table() ? (*entry.as_table())["duration_s"].value<double>() : std::nullopt) {
+        // The schema's minimum: a negative or NaN time would make the estimate a lie ("about nan s").
+        if (!std::isfinite(*d) || *d < 0) {
+          const auto where = (*entry.as_table())["duration_s"].node()->source().begin;
+          std::ostringstream v;
+          v << *d;
+          throw UsageError("--timings " + file + ":" + std::to_string(where.line) + ": probes.\"" +
+                           std::string(name.str()) + "\".duration_s is " + v.str() +
+                           ": a duration is a finite number of seconds, 0 or more; name a topology `memtopo run` wrote");
+        }
         out[std::string(name.str())] = *d;
+      }
   if (out.empty()) throw UsageError("--timings " + file + ": records no probe's duration_s; name a topology `memtopo run` wrote");
   return out;
 }
