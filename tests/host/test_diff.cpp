@@ -369,22 +369,23 @@ TEST_CASE("diff: two runs of one model compare a key by the model's measured spr
                            "backend = \"cuda\"\ndevice_spec = \"cuda:0\"\nabi = \"3.4\"\n"
                            "[device]\nname = \"NVIDIA H100 80GB HBM3\"\n";
   // tma.bulk_l2_latency_cycles spreads over 7 % across healthy H100s (host/data/fleet_spreads.toml).
-  test::write_file(dir / "a.toml", meta + "[tma]\nbulk_l2_latency_cycles = [300.0, 310.0]\n");
-  test::write_file(dir / "b.toml", meta + "[tma]\nbulk_l2_latency_cycles = [315.0, 310.0]\n");
-  const auto r = test::run_memtopo("diff a.toml b.toml", dir.path);
+  auto diff_of = [&](const std::string& head, const std::string& options) {
+    test::write_file(dir / "a.toml", head + "[tma]\nbulk_l2_latency_cycles = [300.0, 310.0]\n");
+    test::write_file(dir / "b.toml", head + "[tma]\nbulk_l2_latency_cycles = [315.0, 310.0]\n");
+    return test::run_memtopo("diff " + options + "a.toml b.toml", dir.path);
+  };
+  const auto r = diff_of(meta, "");
   INFO(r.output);
   CHECK(r.exit_code == 0);
   CHECK(test::has(r.output, "or the measured spread of NVIDIA H100 80GB HBM3 where wider"));
-  const auto strict = test::run_memtopo("diff --tolerance-percent 3 a.toml b.toml", dir.path);  // the user's own
+  const auto strict = diff_of(meta, "--tolerance-percent 3 ");  // the user's own
   INFO(strict.output);
   CHECK(strict.exit_code == 1);
   CHECK_FALSE(test::has(strict.output, "measured spread"));
   // A run of some probes (--only) has no [device]: [meta] names the model, as for fleet.
   const std::string only_meta = std::regex_replace(meta, std::regex("\\[device\\]\nname"), "device_name");
   REQUIRE(only_meta.find("[device]") == std::string::npos);
-  test::write_file(dir / "a.toml", only_meta + "[tma]\nbulk_l2_latency_cycles = [300.0, 310.0]\n");
-  test::write_file(dir / "b.toml", only_meta + "[tma]\nbulk_l2_latency_cycles = [315.0, 310.0]\n");
-  const auto by_meta = test::run_memtopo("diff a.toml b.toml", dir.path);
+  const auto by_meta = diff_of(only_meta, "");
   INFO(by_meta.output);
   CHECK(by_meta.exit_code == 0);
   CHECK(test::has(by_meta.output, "or the measured spread of NVIDIA H100 80GB HBM3 where wider"));

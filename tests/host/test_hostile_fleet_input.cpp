@@ -233,12 +233,10 @@ TEST_CASE("hostile fleet: each GPU counts once, so a duplicate cannot move the m
 // into the folder is known by what it holds and skipped, named, when the folder is read again.
 TEST_CASE("hostile fleet: files named fleet* are read, a fleet report in the folder is skipped", "[host][hostile][fleet]") {
   test::TempDir dir("hostile-fleet-names");
-  const std::string base = sim_topology_text(dir);
-  test::write_file(dir / "fleetnode01-gpu0.toml", gpu_file(base, "GPU-fleet-0"));
-  test::write_file(dir / "fleetnode01-gpu1.toml", gpu_file(base, "GPU-fleet-1"));
-  const auto first = run_memtopo("fleet --format json -o " + quoted(dir / "fleet.json") + " " + quoted(dir.path));
-  INFO(first.output);
-  REQUIRE(first.exit_code == 0);
+  for (const char* gpu : {"0", "1"})
+    test::write_file(dir / ("fleetnode01-gpu" + std::string(gpu) + ".toml"),
+                     gpu_file(sim_topology_text(dir), "GPU-fleet-" + std::string(gpu)));
+  REQUIRE(run_memtopo("fleet --format json -o " + quoted(dir / "fleet.json") + " " + quoted(dir.path)).exit_code == 0);
   CHECK(nlohmann::json::parse(test::read_file(dir / "fleet.json"))["gpus"].size() == 2);
   const auto again = run_memtopo("fleet " + quoted(dir.path));
   INFO(again.output);
