@@ -264,6 +264,7 @@ TEST_CASE("diff: unreadable files and bad options exit 2 and say why", "[host][d
       {"--tolerance-percent -1 base.toml base.toml", "--tolerance-percent"},
       {"--tolerance-percent nan base.toml base.toml", "--tolerance-percent: 'nan' is not a percentage from 0 to 100"},
       {"--tolerance-percent 101 base.toml base.toml", "--tolerance-percent: '101' is not a percentage"},
+      {"--tolerance-percent 0x10 base.toml base.toml", "--tolerance-percent: '0x10' is not a percentage"},
       {"--only l3 base.toml base.toml", "--only l3: neither file has an element table [l3]"},
       {"--only , base.toml base.toml", "has an empty entry"},
   };

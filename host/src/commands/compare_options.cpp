@@ -18,6 +18,8 @@ std::function<std::string(const std::string&)> number_between(double low, double
       if (used != value.size()) v = std::nan("");
     } catch (const std::exception&) {
     }
+    // Decimal only: std::stod also reads hexadecimal (0x10 is 16) and inf.
+    if (value.find_first_not_of("0123456789.eE+-") != std::string::npos) v = std::nan("");
     if (v >= low && v <= high) return "";  // NaN fails both comparisons
     return "'" + value + "' is not " + what;
   };
