@@ -361,6 +361,12 @@ TEST_CASE("GPU state: a field of the wrong type makes the file invalid, by key",
     const auto errors = validate_topology(wrong);
     INFO(key << " = " << bad.dump());
     REQUIRE_FALSE(errors.empty());
-    CHECK(errors.front().text().find("gpu_state") != std::string::npos);
+    CHECK(errors.front().path == "/meta/gpu_state/" + key);
+    CHECK(errors.front().text().find("expected ") != std::string::npos);
   }
+  nlohmann::json not_table = doc;
+  not_table["meta"]["gpu_state"] = "broken";
+  const auto errors = validate_topology(not_table);
+  REQUIRE_FALSE(errors.empty());
+  CHECK(errors.front().message == "expected a table, [meta.gpu_state], got string \"broken\"");
 }

@@ -142,7 +142,16 @@ std::string expected_topology(const std::vector<std::string>& parts) {
     if (k == "created_utc") return "a UTC date-time such as 2026-01-31T12:00:00Z";
     if (k == "backend") return "\"cuda\" or \"sim\"";
     if (k == "driver_version" || k == "runtime_version" || k == "abi") return "a version string such as \"13.0\"";
+    if (k == "gpu_state") return "a table, [meta.gpu_state]";
     return "a string";
+  }
+  if (parts.size() == 3 && parts[0] == "meta" && parts[1] == "gpu_state") {
+    const std::string& k = parts[2];
+    if (ends_with(k, "_enabled") || ends_with(k, "_mode") || ends_with(k, "_pending") || ends_with(k, "_failed"))
+      return "true or false";
+    if (ends_with(k, "_reasons") || k == "throttled_probes" || k == "throttled_during") return "an array of strings";
+    if (k == "source" || k == "nvidia_driver_version") return "a string";
+    return "a number >= 0";
   }
   if (parts.size() == 4 && parts[0] == "provenance") {
     const std::string& k = parts[3];
@@ -180,6 +189,7 @@ size_t report_depth(const std::vector<std::string>& parts) {
   if (parts[0] == "provenance") return 4;
   if (parts[0] == "probes") return parts.size() > 3 && parts[2] == "absent" ? 4 : 3;
   if (parts[0] == "sim") return 1;
+  if (parts[0] == "meta" && parts.size() > 2 && parts[1] == "gpu_state") return 3;
   return 2;  // meta and element tables
 }
 
