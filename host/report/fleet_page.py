@@ -2,18 +2,17 @@
 and per model a plot of every key whose values spread over its GPUs, the flagged ones marked
 (docs/fleet.md). It reads the JSON `memtopo fleet --format json` writes."""
 
-import html
 import json
 
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
 from axes import set_axis
-from figure_text import plain
+from figure_text import page_text, plain
 from page_style import CSS, SCRIPT
 from render import svg_data_uri
 
-E = html.escape
+E = page_text
 
 
 class FleetInputError(Exception):

@@ -2,17 +2,17 @@
 (values, provenance, probes that could not settle a value, the plots of their series), the
 probes, and the series no element claims."""
 
-import html
 import re
 from datetime import datetime
 
 import value_matrix
+from figure_text import page_text
 from page_style import CSS, SCRIPT
 from topology import probe_elements
 from units import exact_text, format_value, short_number
 
 BOUND_SIGN = {"at_least": "≥", "at_most": "≤", "exact": "="}
-E = html.escape
+E = page_text
 
 
 def page(topo, items, elapsed_note="", picture=""):

@@ -1,13 +1,13 @@
 """Each raw series as the page shows it: a plot (an SVG image), a small table (one row, or cells
 that are not numbers), or the reason it could not be plotted."""
 
-import html
 import sys
 import traceback
 from dataclasses import dataclass
 
 import plot_generic
 import plot_special
+from figure_text import page_text
 from render import svg_data_uri
 
 TABLE_ROWS = 12
@@ -39,24 +39,24 @@ def _plot_item(series, topo):
     draw = plot_special.special_plot(series) or plot_generic.plot
     fig, markers = draw(series, topo)
     uri = svg_data_uri(fig)
-    path = html.escape(series.relative_path)
+    path = page_text(series.relative_path)
     rows = len(series.rows)
     marks = f"; {markers} marker{'s' if markers != 1 else ''} at the probe's results" if markers else ""
-    alt = html.escape(f"plot of {series.relative_path}: {', '.join(series.columns)}")
+    alt = page_text(f"plot of {series.relative_path}: {', '.join(series.columns)}")
     wide = ' class="wide"' if plot_special.is_wide(draw) else ""
     body = (f'<figure id="{_anchor(series)}"{wide}><img class="plot" data-series="{path}" alt="{alt}" src="{uri}">'
-            f"<figcaption><code>{path}</code>: {rows} rows, columns {html.escape(', '.join(series.columns))}"
+            f"<figcaption><code>{path}</code>: {rows} rows, columns {page_text(', '.join(series.columns))}"
             f"{marks}</figcaption></figure>")
     return Item(series, "plot", body, markers)
 
 
 def _table_html(series):
-    path = html.escape(series.relative_path)
+    path = page_text(series.relative_path)
     if not series.rows and not series.text_rows:  # a header only: a line, not an empty table
         return (f'<figure id="{_anchor(series)}" class="small-table" data-table-series="{path}"><figcaption>'
-                f"<code>{path}</code>: no rows (columns {html.escape(', '.join(series.columns))})</figcaption></figure>")
-    head = "".join(f"<th>{html.escape(c)}</th>" for c in series.columns)
-    body = "".join("<tr>" + "".join(f'<td class="num">{html.escape(c)}</td>' for c in row) + "</tr>"
+                f"<code>{path}</code>: no rows (columns {page_text(', '.join(series.columns))})</figcaption></figure>")
+    head = "".join(f"<th>{page_text(c)}</th>" for c in series.columns)
+    body = "".join("<tr>" + "".join(f'<td class="num">{page_text(c)}</td>' for c in row) + "</tr>"
                    for row in series.text_rows[:TABLE_ROWS])
     more = len(series.text_rows) - TABLE_ROWS
     tail = f"<p class='sub'>... {more} more rows</p>" if more > 0 else ""
@@ -66,9 +66,9 @@ def _table_html(series):
 
 
 def _error_html(series, why):
-    path = html.escape(series.relative_path)
+    path = page_text(series.relative_path)
     return (f'<figure id="{_anchor(series)}" data-error-series="{path}"><div class="box error">'
-            f"<code>{path}</code>: {html.escape(why)}</div></figure>")
+            f"<code>{path}</code>: {page_text(why)}</div></figure>")
 
 
 def _anchor(series):

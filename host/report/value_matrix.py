@@ -4,8 +4,7 @@ table: a row per operation, a column per metric. Found from the names alone: a m
 ending shared by at least three operations, so a new probe's keys of this form get the table;
 only where the table is nearly full and holds most of the element's keys."""
 
-import html
-
+from figure_text import page_text
 from units import format_value
 
 MIN_OPS = 3
@@ -14,7 +13,7 @@ MIN_CELLS = 12
 MIN_FILL = 0.8    # of the operations x metrics cells
 MIN_COVER = 0.75  # of the element's keys
 BOUND_SIGN = {"at_least": "≥ ", "at_most": "≤ "}
-E = html.escape
+E = page_text
 
 
 def split(infos):

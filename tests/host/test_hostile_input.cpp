@@ -186,7 +186,7 @@ TEST_CASE("hostile: raw-series columns are quoted CSV, spreadsheet formulas defu
   CHECK(r.exit_code == 1);  // the refused series name
   CHECK(has(r.output, "t-hostile/escape: raw series name '../../x' refused"));
   CHECK(test::read_file(dir / "raw" / "t-hostile__columns" / "curve.csv") ==
-        "'=cmd|' /C calc'!A0,\"x,y\n\"\"z\",'@sum,plain\n1.0,2.0,3.0,4.0\n");
+        "'=cmd|' /C calc'!A0,\"x,y\\x0a\"\"z\",'@sum,plain\n1.0,2.0,3.0,4.0\n");
   CHECK_FALSE(fs::exists(dir / "x.csv"));
   CHECK(has(test::read_file(dir / "o.toml"), "escape_bytes = 1"));  // the results are kept
 }

@@ -2,7 +2,8 @@
 """Hostile figures (issue 50). Names are not matplotlib math: a device, host or series name with
 `$` is drawn as written by every script that puts text from the data on a figure
 (host/report/figure_text.py), and `memtopo draw -o F.svg`, `memtopo report` and `memtopo fleet
---report` of a device named `GPU $\\frac{a}$ x` succeed. A picture of 20,000 GPCs is of bounded
+--report` of a device named `GPU $\\frac{a}$ x` succeed; control characters and HTML in a name
+reach a figure or a page as escapes (issue 65). A picture of 20,000 GPCs is of bounded
 size and says what it did not draw. Usage: check_hostile_figures.py --memtopo EXE --source-dir
 DIR. Exit 77 (skipped) without matplotlib."""
 
@@ -23,6 +24,9 @@ need("matplotlib")
 ARGS = None
 DOLLARS = "A $100 GPU costs $5 now"
 BROKEN_MATH = r"GPU $\frac{a}$ x"
+# A line break, a colour, a bell, a carriage return, HTML and a right-to-left override.
+CONTROLS = "H100\n-opt 99\x1b[31mRED\x07\r<script>x</script>|pipe\u202eexe"
+DRIVER = "580\x1b]0;title\x07<b>bold</b>&"
 
 
 def svgs_of(html):
@@ -34,7 +38,14 @@ def svgs_of(html):
 
 
 def toml_string(value):
-    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    """A TOML basic string: backslash and quote escaped, control characters as \\uXXXX."""
+    body = value.replace("\\", "\\\\").replace('"', '\\"')
+    return '"' + "".join(f"\\u{ord(c):04x}" if ord(c) < 0x20 or ord(c) == 0x7F else c for c in body) + '"'
+
+
+def raw_controls(text):
+    """Control characters (but tab, line feed, carriage return as the format's own) and U+202E."""
+    return [c for c in text if (ord(c) < 0x20 and c not in "\t\n\r") or ord(c) == 0x7F or c == "\u202e"]
 
 
 def with_name(text, device=None, host=None):
@@ -56,6 +67,12 @@ class Plain(unittest.TestCase):
             fig = Figure()
             fig.subplots().set_title(plain(s))
             self.assertIn(s, svgs_of(svg_data_uri(fig)), s)  # literal, dollars kept
+
+    def test_controls_are_shown_as_escapes(self):
+        from figure_text import page_text, plain, visible
+        self.assertEqual(visible("a\nb\x1b\x07\r\u202ec\x9b"), "a\\x0ab\\x1b\\x07\\x0d\\u202ec\\u009b")
+        self.assertEqual(plain("$\x1b"), "\\$\\x1b")
+        self.assertEqual(page_text("<b>\x07</b>&"), "&lt;b&gt;\\x07&lt;/b&gt;&amp;")
 
     def test_fleet_plot_names(self):
         import fleet_page
@@ -98,6 +115,41 @@ class Commands(unittest.TestCase):
             self.memtopo("report", topo, "-o", page)
             with open(page, encoding="utf-8") as f:
                 self.assertIn(device, svgs_of(f.read()))
+
+    def test_controls_in_names(self):
+        """A device name and a driver string with control characters and HTML (issue 65): the
+        SVG stays well-formed XML and the pages carry them as escapes, never raw."""
+        from xml.dom import minidom
+        text = with_name(self.h100, device=CONTROLS, host=CONTROLS)
+        text = text.replace("[device]\n", "[meta.gpu_state]\nsource = \"nvml\"\nnvidia_driver_version = " +
+                            toml_string(DRIVER) + "\n\n[device]\n", 1)
+        topo = self.write("t.toml", text)
+        svg = os.path.join(self.dir, "gpu.svg")
+        self.memtopo("draw", topo, "-o", svg)
+        with open(svg, encoding="utf-8") as f:
+            picture = f.read()
+        minidom.parseString(picture)  # raises on a character XML does not allow
+        self.assertEqual(raw_controls(picture), [])
+        self.assertIn("\\x1b[31mRED", picture)
+        page = os.path.join(self.dir, "page.html")
+        self.memtopo("report", topo, "-o", page)
+        with open(page, encoding="utf-8") as f:
+            html = f.read()
+        self.assertEqual(raw_controls(svgs_of(html)), [])
+        self.assertNotIn("<script>x", html)
+        self.assertNotIn("<b>bold", html)
+        fleet = os.path.join(self.dir, "fleet")
+        os.mkdir(fleet)
+        self.write(os.path.join("fleet", "a.toml"), text)
+        self.write(os.path.join("fleet", "b.toml"), self.h100.replace("GPU-", "GPU-1", 1))
+        page = os.path.join(self.dir, "fleet.html")
+        r = subprocess.run([ARGS.memtopo, "fleet", "--report", "-o", page, fleet], capture_output=True, text=True,
+                           timeout=600)
+        self.assertIn(r.returncode, (0, 1), r.stderr)
+        with open(page, encoding="utf-8") as f:
+            html = f.read()
+        self.assertEqual(raw_controls(svgs_of(html)), [])
+        self.assertNotIn("<script>x", html)
 
     def test_draw_h100_picture_holds_the_levels(self):
         """memtopo draw -o F.svg / F.png of the H100 run (issue 53, item 4): one SRAM with its

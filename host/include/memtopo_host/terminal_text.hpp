@@ -7,10 +7,16 @@
 
 namespace memtopo::host {
 
-// `text` with every C0 control character (line breaks and tabs included), DEL and every C1
-// control (U+0080..U+009F) replaced by \xNN or \uNNNN: one line, as printed in a table.
+// `text` with every C0 control character (line breaks and tabs included), DEL, every C1
+// control (U+0080..U+009F), every character that reorders text (U+202E and the other
+// bidirectional controls, U+2028, U+2029) replaced by \xNN or \uNNNN, and each byte that
+// starts no UTF-8 sequence by \xNN: one line, as printed in a table.
 std::string terminal_text(const std::string& text);
 // The same, but line breaks stay: for a message or a block of lines.
 std::string terminal_lines(const std::string& text);
+// One cell of a Markdown (CommonMark, GitHub) table: terminal_text, then | \ * ` [ ] and a
+// word-edge _ escaped with a backslash, < > & as entities, so that a name is text, never a
+// column break, emphasis, a link or HTML.
+std::string markdown_cell(const std::string& text);
 
 }  // namespace memtopo::host

@@ -100,15 +100,10 @@ std::vector<std::vector<std::string>> cells(const SummaryTable& t, const std::ve
 }
 
 std::string markdown(const std::vector<std::vector<std::string>>& rows) {
-  auto escaped = [](const std::string& s) {
-    std::string out;
-    for (char c : s) out += c == '|' ? std::string("\\\\|") : std::string(1, c);
-    return out;
-  };
   std::string out;
   for (size_t r = 0; r < rows.size(); ++r) {
     out += "|";
-    for (const auto& cell : rows[r]) out += " " + escaped(cell) + " |";
+    for (const auto& cell : rows[r]) out += " " + markdown_cell(cell) + " |";
     out += "\n";
     if (r == 0) {
       out += "|";

@@ -11,6 +11,7 @@
 #include "commands/cli_internal.hpp"
 #include "commands/subcommand.hpp"
 #include "memtopo_host/draw.hpp"
+#include "memtopo_host/terminal_text.hpp"
 #include "output/output_file.hpp"
 
 namespace memtopo::host::cli {
@@ -43,7 +44,7 @@ int cmd_draw(const DrawArgs& a) {
     return write_script_output("draw", "gpu_picture.py", {model.string()}, out, "gpu" + ext, false);
   }
   try {
-    write_output(out, draw_text(drawing));
+    write_output(out, terminal_lines(draw_text(drawing)));
   } catch (const std::exception& e) {
     std::cerr << "memtopo: " << e.what() << "\n";
     return kExitIncomplete;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "memtopo_host/terminal_text.hpp"
 #include "memtopo_host/topology_export.hpp"
 
 namespace memtopo::host {
@@ -49,7 +50,8 @@ std::string accel_sim_on_base(const std::string& base, const std::string& base_n
       not_written.push_back(line);
     }
   }
-  std::string out = "# " + base_name + " with the values of a memtopo topology (memtopo export --accel-sim --base)\n" +
+  std::string out = "# " + terminal_text(base_name) +
+                    " with the values of a memtopo topology (memtopo export --accel-sim --base)\n" +
                     "# a line marked 'memtopo:' replaces the base's value; the base's own line follows it as a comment\n";
   std::set<std::string> placed;  // options the output sets by now
   for (const std::string& line : lines_of(base)) {
@@ -66,7 +68,7 @@ std::string accel_sim_on_base(const std::string& base, const std::string& base_n
   std::string rest;
   for (const std::string& option : order)
     if (!placed.count(option)) rest += measured[option] + "\n";
-  if (!rest.empty()) out += "\n# memtopo: options " + base_name + " does not set\n" + rest;
+  if (!rest.empty()) out += "\n# memtopo: options " + terminal_text(base_name) + " does not set\n" + rest;
   if (!not_written.empty()) {
     out += "\n# memtopo: options the topology does not determine (the base's values stay)\n";
     for (const std::string& line : not_written) out += line + "\n";

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "memtopo_host/key_map.hpp"
+#include "memtopo_host/terminal_text.hpp"
 #include "memtopo_host/topology_export.hpp"
 
 namespace memtopo::host {
@@ -90,17 +91,21 @@ class Topology {
   const toml::table& doc_;
 };
 
-// The config text: sections of `-option value  # source` lines.
+// The config text: sections of `-option value  # source` lines. Every line passes through
+// terminal_text: a line break in a device or file name would start a live option line.
 class ConfigWriter {
  public:
-  void raw(const std::string& line) { out_ += line + "\n"; }
-  void section(const std::string& title) { out_ += "\n# " + title + "\n"; }
+  void raw(const std::string& line) { out_ += terminal_text(line) + "\n"; }
+  void section(const std::string& title) {
+    out_ += "\n";
+    raw("# " + title);
+  }
   void option(const std::string& name, const std::string& value, const std::string& source) {
     std::string line = name + " " + value;
     if (line.size() < 48) line.resize(48, ' ');
-    out_ += line + "  # " + source + "\n";
+    raw(line + "  # " + source);
   }
-  void left_out(const std::string& name, const std::string& why) { out_ += "# not written: " + name + ": " + why + "\n"; }
+  void left_out(const std::string& name, const std::string& why) { raw("# not written: " + name + ": " + why); }
   std::string text() const { return out_; }
 
  private:

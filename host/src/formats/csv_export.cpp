@@ -1,18 +1,20 @@
 // A topology as one flat CSV table (docs/host.md, "export"): one row per measured value with
 // its element, key, unit (from the key's name), bound, confidence, probe and note, for
-// spreadsheets and data frames. RFC 4180: comma-separated, fields with a comma, quote or line
-// break quoted, quotes doubled; arrays in one field, elements separated by ';'.
+// spreadsheets and data frames. RFC 4180: comma-separated, fields with a comma or a quote
+// quoted, quotes doubled, control characters as escapes; arrays in one field, elements
+// separated by ';'.
 #include <charconv>
 #include <string>
 
 #include "memtopo_host/csv.hpp"
+#include "memtopo_host/terminal_text.hpp"
 #include "memtopo_host/topology_export.hpp"
 #include "memtopo_host/value.hpp"
 
 namespace memtopo::host {
 
 std::string csv_field(const std::string& text) {
-  std::string s = text;
+  std::string s = terminal_text(text);
   if (!s.empty() && (s[0] == '=' || s[0] == '+' || s[0] == '-' || s[0] == '@')) s.insert(s.begin(), '\'');
   if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
   std::string quoted = "\"";
@@ -63,7 +65,7 @@ void element_rows(const toml::table& doc, const std::string& element, const std:
     const toml::table* prov = provenance_of(doc, element, key);
     const bool text = v.is_string() || (v.is_array() && v.as_array()->is_homogeneous(toml::node_type::string));
     out += csv_field(element) + "," + csv_field(key) + "," + (text ? csv_field(scalar_text(v)) : scalar_text(v)) +
-           "," + unit_of_key(key) + "," + csv_field(text_at(prov, "bound")) + "," + text_at(prov, "confidence") +
+           "," + csv_field(unit_of_key(key)) + "," + csv_field(text_at(prov, "bound")) + "," + text_at(prov, "confidence") +
            "," + csv_field(text_at(prov, "probe")) + "," + csv_field(text_at(prov, "note")) + "\n";
   }
 }

@@ -11,6 +11,7 @@
 #include <toml++/toml.h>
 
 #include "memtopo_host/draw.hpp"
+#include "memtopo_host/terminal_text.hpp"
 
 namespace memtopo::host::draw {
 
@@ -55,9 +56,11 @@ std::string cycles_text(double cycles);  // "280.4 cyc"
 std::string sm_list(const std::vector<int64_t>& sms);  // "124-131", or "3, 7, 9"
 
 // The parts of one level, built in order; an absent value adds nothing.
+// A fact's parts, each shown as terminal_text: a driver string or a throttle reason from the
+// file reaches the terminal and the picture with its control characters as escapes.
 struct Parts {
   std::vector<std::string> v;
-  void add(std::string s) { v.push_back(std::move(s)); }
+  void add(const std::string& s) { v.push_back(terminal_text(s)); }
 };
 
 // The cache procedure's values of a cache element (size unless with_size is false).

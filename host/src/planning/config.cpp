@@ -13,6 +13,7 @@
 #include "memtopo_host/nesting.hpp"
 #include "memtopo_host/plan.hpp"
 #include "memtopo_host/schema.hpp"
+#include "memtopo_host/terminal_text.hpp"
 
 namespace memtopo::host {
 
@@ -28,8 +29,9 @@ struct Checker {
   std::string name;
   std::vector<std::string> errors;
 
+  // A message quotes names from the file (probes, keys): as terminal_text, never raw.
   void error(const toml::node& at, const std::string& message) {
-    errors.push_back(name + ":" + std::to_string(at.source().begin.line) + ": " + message);
+    errors.push_back(terminal_text(name + ":" + std::to_string(at.source().begin.line) + ": " + message));
   }
 
   // A time limit: a number of seconds > 0 and at most kMaxTimeLimitS (a limit the clock
