@@ -92,3 +92,54 @@ TEST_CASE("output check: a topology that fails the host's own check is not writt
   CHECK(test::read_file(out) == "# an earlier complete output\n");
   CHECK_FALSE(fs::exists(dir / "t.partial.toml"));
 }
+
+// Under a file-size limit with SIGXFSZ at its default (a shell's `ulimit -f`, no trap): memtopo
+// ignores the signal itself, so each command ends with a message and exit 1, not by the
+// signal; the earlier output stays and no temporary file is left beside it.
+TEST_CASE("file-size limit: each writer says so, the earlier output stays, no temporary file",
+          "[host][output][diskfull]") {
+  test::TempDir dir("out-fsize");
+  const std::string topology = (fs::path(MEMTOPO_SOURCE_DIR) / "tests/sim/measured/h100-sxm.toml").string();
+  const std::vector<std::pair<std::string, std::string>> commands = {
+      {"out.csv", "export -o out.csv \"" + topology + "\""},
+      {"out.svg", "draw -o out.svg \"" + topology + "\""},
+      {"out.html", "report -o out.html \"" + topology + "\""},
+      {"out.toml", "run --device sim --only device-info -o out.toml"}};
+  for (const auto& [name, command] : commands) {
+    test::write_file(dir / name, "earlier\n");
+    const auto r = test::run_shell_stdout("ulimit -f 2; cd " + dir.path.string() + " && TMPDIR=" +
+                                          dir.path.string() + " \"$EXE\" " + command + " 2>&1");
+    INFO(command << "\n" << r.output);
+    if (name == "out.svg" && test::has(r.output, "matplotlib")) continue;  // no matplotlib: said so
+    CHECK(r.exit_code == 1);
+    CHECK((test::has(r.output, "File too large") || test::has(r.output, "was not written")));
+    if (name != "out.toml") CHECK(test::read_file(dir / name) == "earlier\n");
+    for (const auto& e : fs::directory_iterator(dir.path))
+      CHECK(e.path().filename().string().find(".tmp.") == std::string::npos);
+  }
+}
+
+TEST_CASE("file-size limit 0: the run stops before measuring and leaves no empty lock file",
+          "[host][output][diskfull]") {
+  test::TempDir dir("out-fsize0");
+  const auto r = test::run_shell_stdout("ulimit -f 0; cd " + dir.path.string() +
+                                        " && \"$EXE\" run --device sim --only device-info -o t.toml 2>&1");
+  INFO(r.output);
+  CHECK(r.exit_code == 2);
+  CHECK(test::has(r.output, "cannot write the lock file"));
+  CHECK(fs::is_empty(dir.path));
+}
+
+TEST_CASE("file-size limit 0: a run of several devices says it wrote no topology", "[host][output][diskfull][fleet]") {
+  test::TempDir dir("out-fsize-fleet");
+  const auto r = test::run_shell_stdout("ulimit -f 0; cd " + dir.path.string() +
+                                        " && \"$EXE\" run -q --device sim,sim --only device-info -o out/ 2>&1");
+  INFO(r.output);
+  CHECK(r.exit_code == 2);
+  CHECK(test::has(r.output, "2 GPU(s) in "));
+  CHECK(test::has(r.output, "; wrote no topology into out/"));
+  const auto ok = test::run_shell_stdout("cd " + dir.path.string() +
+                                         " && \"$EXE\" run -q --device sim,sim --only device-info -o out/ 2>&1");
+  CHECK(ok.exit_code == 0);
+  CHECK(test::has(ok.output, "; wrote out/"));
+}

@@ -2,6 +2,7 @@
 #include "memtopo_host/version.hpp"
 
 #include <algorithm>
+#include <csignal>
 #include <filesystem>
 #include <iostream>
 #include <optional>
@@ -369,6 +370,9 @@ int parse_and_dispatch(int argc, char** argv) {
 
 // The one top-level handler: memtopo's own errors above, every other exception here.
 int run_cli(int argc, char** argv) {
+  // Past a file-size limit (ulimit -f) a write fails with EFBIG, which every writer reports,
+  // instead of SIGXFSZ ending the process mid-line; the workers and scripts inherit it.
+  std::signal(SIGXFSZ, SIG_IGN);
   try {
     return cli::parse_and_dispatch(argc, argv);
   } catch (...) {

@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -229,6 +230,15 @@ int write_fleet_summary(const fs::path& dir, const std::vector<std::string>& fil
   return report.flagged() ? kExitIncomplete : kExitOk;
 }
 
+// Members whose topology this run wrote (an older file of the same name does not count).
+size_t written_since(const std::vector<Member>& members, fs::file_time_type from) {
+  std::error_code ec;
+  return size_t(std::count_if(members.begin(), members.end(), [&](const Member& m) {
+    const auto t = fs::last_write_time(m.output, ec);
+    return !ec && t >= from;
+  }));
+}
+
 int combined_exit(const std::vector<Member>& members) {
   bool all_usage = !members.empty(), any = false;
   for (const auto& m : members) {
@@ -252,6 +262,8 @@ bool wants_fleet_run(const RunRequest& a, const std::string& device) {
 
 int run_fleet(const RunRequest& a, const Config& cfg, const std::string& device_arg) {
   const auto start = std::chrono::steady_clock::now();
+  // A second early: file times come from a coarser clock than this one.
+  const auto files_from = fs::file_time_type::clock::now() - std::chrono::seconds(1);
   if (!is_folder_output(a.output))
     throw UsageError("-o " + a.output + ": a run of several GPUs (or one rank of srun or mpirun) writes one topology "
                      "per GPU into a folder; name it with a trailing slash, e.g. -o topologies/");
@@ -278,7 +290,12 @@ int run_fleet(const RunRequest& a, const Config& cfg, const std::string& device_
   for (const auto& m : members) columns.push_back(column_of(m));
   std::fputs(render_summary_columns(columns).c_str(), stdout);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::fprintf(stderr, "%zu GPU(s) in %.1f s; wrote %s\n", members.size(), seconds, dir.string().c_str());
+  const size_t written = written_since(members, files_from);
+  const std::string what = written == members.size() ? "wrote " + dir.string()
+                           : written == 0               ? "wrote no topology into " + dir.string()
+                                          : "wrote " + std::to_string(written) + " of " +
+                                                std::to_string(members.size()) + " topologies into " + dir.string();
+  std::fprintf(stderr, "%zu GPU(s) in %.1f s; %s\n", members.size(), seconds, terminal_text(what).c_str());
   int code = combined_exit(members);
   if (mpi) {
     std::string mine;

@@ -60,8 +60,10 @@ OutputLock::OutputLock(const fs::path& output) : owner_(::getpid()), path_(lock_
     }
     const std::string pid = std::to_string(owner_) + "\n";
     if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, pid.data(), pid.size(), 0) != static_cast<ssize_t>(pid.size())) {
+      const int err = errno;
+      ::unlink(path_.c_str());  // locked and still at its name: ours, and no empty lock file stays
       ::close(fd);
-      throw UsageError("cannot write the lock file " + path_.string() + ": " + std::strerror(errno));
+      throw UsageError("cannot write the lock file " + path_.string() + ": " + std::strerror(err));
     }
     fd_ = fd;
     return;
