@@ -213,6 +213,11 @@ def chip_wide(c, model, x, w):
         c.y += h + 0.07
 
 
+def rung_number(v):
+    """One decimal, or past a million an exponent (1e+308), as the text drawing shows it."""
+    return f"{v:.1f}" if abs(v) < 1e6 else f"{v:.3g}"
+
+
 def ladder(c, model, x, y, w):
     """Load-to-use of each level as a bar on a linear scale of cycles (the steps are the point),
     with cycles and ns."""
@@ -231,8 +236,8 @@ def ladder(c, model, x, y, w):
         frac = max(r["cycles"], 0.0) / top if top > 0 else 0.0
         c.text(x, y, r["label"], size=7.5)
         c.box(x + label_w, y, max(bar_w * frac, 0.02), 0.13, "#8fb3d9", edge="#5b7fa8")
-        ns = f" = {r['cycles'] * 1000 / mhz:.1f} ns" if mhz else ""
-        c.text(x + label_w + bar_w + 0.05, y, f"{r['mark']}{r['cycles']:.1f} cyc{ns}", size=7.5)
+        ns = f" = {rung_number(r['cycles'] / (mhz / 1000))} ns" if mhz else ""
+        c.text(x + label_w + bar_w + 0.05, y, f"{r['mark']}{rung_number(r['cycles'])} cyc{ns}", size=7.5)
         y += 0.18
     return y
 

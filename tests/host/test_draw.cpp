@@ -109,8 +109,19 @@ TEST_CASE("draw: text lines are at most 120 display columns, a wide device name 
   h100.replace(h100.find(name), name.size(), "name = \"" + wide + "\"");
   test::TempDir dir("draw-columns");
   test::write_file(dir / "wide.toml", h100);
+  // Wide characters in every name the drawing shows, and a latency of 1e308 (an exponent).
+  std::string measured = test::read_file(src / "tests/sim/measured/h100-sxm.toml");
+  for (const std::string& from : {"NVIDIA H100 80GB HBM3\"", "host = \"vm\"", "580.159.04"}) {
+    const size_t at = measured.find(from);
+    REQUIRE(at != std::string::npos);
+    measured.insert(at + (from[0] == 'h' ? 8 : 0), wide);
+  }
+  const size_t l1 = measured.find("latency_cycles = 32.0", measured.find("\n[l1d]"));
+  REQUIRE(l1 != std::string::npos);
+  measured.replace(l1, 21, "latency_cycles = 1e308");
+  test::write_file(dir / "wide-measured.toml", measured);
   for (const fs::path& topology : {src / "tests/report/inputs/h100/topology.toml", src / "tests/sim/measured/hopper-like-sim.toml",
-                                   src / "tests/sim/measured/h100-sxm.toml", dir / "wide.toml"}) {
+                                   src / "tests/sim/measured/h100-sxm.toml", dir / "wide.toml", dir / "wide-measured.toml"}) {
     const auto r = test::run_memtopo("draw '" + topology.string() + "'");
     REQUIRE(r.exit_code == 0);
     std::istringstream lines(r.output);
@@ -121,6 +132,9 @@ TEST_CASE("draw: text lines are at most 120 display columns, a wide device name 
     }
     CHECK(n > 20);
   }
+  const auto big = test::run_memtopo("draw '" + (dir / "wide-measured.toml").string() + "'");
+  CHECK(test::has(big.output, "1e+308 cyc"));
+  CHECK_FALSE(test::has(big.output, "inf ns"));
 }
 
 // An acceptance run (configs/acceptance.toml) measures a few values: the drawing names its

@@ -3,6 +3,7 @@
 // one level in one column, values wrapped onto continuation lines so that no line is wider than
 // kDrawColumns display columns (a 241-column L2 line wrapped wherever the terminal cut it).
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -129,13 +130,20 @@ TextNode sm_map(const GpuDrawing& g) {
   return map;
 }
 
+// A rung's cycles or ns: one decimal, or past a million an exponent (1e+308), so that its
+// unit stays in the column (docs/host.md, "Numbers keep their units").
+std::string rung_number(double v) { return draw::printf_text(std::fabs(v) < 1e6 ? "%.1f" : "%.3g", v); }
+
 TextNode ladder(const GpuDrawing& g) {
   TextNode t{"latencies", {"load to use"}, false, {}};
   if (g.sm_clock_mhz > 0) t.parts.push_back(draw::printf_text("ns at the %.0f MHz SM clock", g.sm_clock_mhz));
   for (const DrawRung& r : g.ladder) {
-    const std::string cycles = r.mark + draw::printf_text("%.1f", r.cycles);
+    const std::string cycles = r.mark + rung_number(r.cycles);
     std::string v = spaces(cycles.size() < 8 ? 8 - cycles.size() : 0) + cycles + " cyc";
-    if (g.sm_clock_mhz > 0) v += draw::printf_text("  %7.1f ns", r.cycles * 1000 / g.sm_clock_mhz);
+    if (g.sm_clock_mhz > 0) {
+      const std::string ns = rung_number(r.cycles / (g.sm_clock_mhz / 1000));  // no overflow near DBL_MAX
+      v += spaces(ns.size() < 9 ? 9 - ns.size() : 0) + ns + " ns";
+    }
     t.children.push_back({r.label, {v}, false, {}});
   }
   return t;
