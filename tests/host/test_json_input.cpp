@@ -65,3 +65,19 @@ TEST_CASE("json input: what JSON has and TOML has not is named by its key path",
   CHECK(d.exit_code == 2);
   CHECK(test::has(d.output, "nested deeper than"));
 }
+
+TEST_CASE("json input: a schema error names the file and the key path, never line 0", "[host][json][hostile]") {
+  Twins t;
+  std::string text = test::read_file(t.json);
+  const std::string from = "\"schema_version\": 1";
+  REQUIRE(text.find(from) != std::string::npos);
+  text.replace(text.find(from), from.size(), "\"schema_version\": 0");
+  test::write_file(t.dir / "bad.json", text);
+  for (const std::string& command : {std::string("validate "), "export --format toml -o " + q(t.dir / "x.toml") + " "}) {
+    const auto r = run_memtopo(command + q(t.dir / "bad.json"));
+    INFO(r.output);
+    CHECK(r.exit_code != 0);
+    CHECK(test::has(r.output, "bad.json: /meta/schema_version: expected an integer >= 1"));
+    CHECK_FALSE(test::has(r.output, ":0:"));
+  }
+}

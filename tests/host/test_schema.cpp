@@ -120,3 +120,15 @@ TEST_CASE("validation with a key catalog: declared keys checked, unknown tables 
                                           "/tma/latency_cycles: x/tma declares float (cycles), got string \"slow\"",
                                           "/l1d/size_bytes: expected an integer >= 0 or an array of them, got integer -1"});
 }
+
+TEST_CASE("a text value longer than 4096 characters is refused, naming its key", "[host][schema][hostile]") {
+  CHECK(errors_for(replace(kGoodTopology, "name = \"x\"", "name = \"" + std::string(4096, 'f') + "\"")).empty());
+  const auto longer = errors_for(replace(kGoodTopology, "name = \"x\"", "name = \"" + std::string(100000, 'f') + "\""));
+  REQUIRE(longer.size() == 1);
+  CHECK(longer[0].rfind("/device/name: expected an integer, float, string (at most 4096 characters) or boolean", 0) == 0);
+  CHECK(longer[0].find("got string of 100000 bytes \"fff") != std::string::npos);
+  CHECK(longer[0].size() < 400);  // the message shows the start of the value, not all of it
+  const auto in_array = errors_for(replace(kGoodTopology, "sm_count = 8", "tags = [\"" + std::string(5000, 'a') + "\"]"));
+  REQUIRE(in_array.size() == 1);
+  CHECK(in_array[0].rfind("/device/tags", 0) == 0);
+}

@@ -36,5 +36,8 @@ std::vector<std::string> split_json_pointer(const std::string& pointer);
 
 // The TOML node at a JSON pointer path (for line numbers), or null.
 const toml::node* node_at(const toml::table& root, const std::string& pointer);
+// Where a message about `pointer` points: "FILE:LINE" for a file read as TOML, "FILE" for one
+// read as JSON (its values carry no line; the key path in the message says where).
+std::string position_of(const std::string& file, const toml::table& root, const std::string& pointer);
 
 }  // namespace memtopo::host

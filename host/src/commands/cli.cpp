@@ -167,13 +167,12 @@ int cmd_validate(const std::string& file, const std::vector<std::string>& plugin
   const Validation v = validate_with_plugins(toml_to_json(root), KeyCatalog::of(reg));
   for (const auto& n : v.not_checked) std::cout << file << ": not checked: " << n << "\n";
   for (const auto& e : v.errors) {
-    const toml::node* at = node_at(root, e.path);
-    std::cerr << file << ":" << (at ? at->source().begin.line : 1) << ": " << e.text() << "\n";
+    std::cerr << position_of(file, root, e.path) << ": " << e.text() << "\n";
   }
   for (const auto& c : v.contradictions) {
     const std::string& a = c.invariant.spec.a;
-    const toml::node* at = node_at(root, "/" + a.substr(0, a.find('.')) + "/" + a.substr(a.find('.') + 1));
-    std::cerr << file << ":" << (at ? at->source().begin.line : 1) << ": contradiction: " << c.text << "\n";
+    const std::string pointer = "/" + a.substr(0, a.find('.')) + "/" + a.substr(a.find('.') + 1);
+    std::cerr << position_of(file, root, pointer) << ": contradiction: " << c.text << "\n";
   }
   if (!v.errors.empty() || !v.contradictions.empty()) {
     if (!root.contains("meta") && root.contains("device"))

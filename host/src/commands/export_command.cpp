@@ -70,8 +70,7 @@ TopologyFormat chosen_format(const ExportArgs& a) {
 bool valid_topology(const std::string& file, const toml::table& doc) {
   const auto errors = validate_topology(toml_to_json(doc));
   for (const auto& e : errors) {
-    const toml::node* at = node_at(doc, e.path);
-    std::cerr << file << ":" << (at ? at->source().begin.line : 1) << ": " << e.text() << "\n";
+    std::cerr << position_of(file, doc, e.path) << ": " << e.text() << "\n";
   }
   if (!errors.empty())
     std::cerr << file << ": not a valid topology file, so nothing was written (`memtopo validate " << file

@@ -121,6 +121,7 @@ std::string value_summary(const nlohmann::json& v) {
   std::string out = json_type(v);
   if (v.is_primitive()) {
     std::string text = v.dump();
+    if (v.is_string() && text.size() > 40) out += " of " + std::to_string(v.get_ref<const std::string&>().size()) + " bytes";
     if (text.size() > 40) text = text.substr(0, 37) + "...";
     out += " " + text;
   }
@@ -177,7 +178,7 @@ std::string expected_topology(const std::vector<std::string>& parts) {
     if (ends_with(k, "_bytes") || ends_with(k, "_bits") || ends_with(k, "_khz"))
       return "an integer >= 0 or an array of them";
     if (ends_with(k, "_cycles") || ends_with(k, "_gbps") || ends_with(k, "_s")) return "a number >= 0 or an array of them";
-    return "an integer, float, string or boolean, or an array of one of these";
+    return "an integer, float, string (at most 4096 characters) or boolean, or an array of one of these";
   }
   return "";
 }
@@ -410,6 +411,12 @@ const toml::node* node_at(const toml::table& root, const std::string& pointer) {
     if (!cur) return nullptr;
   }
   return cur;
+}
+
+std::string position_of(const std::string& file, const toml::table& root, const std::string& pointer) {
+  const toml::node* at = node_at(root, pointer);
+  const auto line = at ? at->source().begin.line : root.source().begin.line;
+  return line > 0 ? file + ":" + std::to_string(line) : file;
 }
 
 }  // namespace memtopo::host
