@@ -81,3 +81,27 @@ TEST_CASE("json input: a schema error names the file and the key path, never lin
     CHECK_FALSE(test::has(r.output, ":0:"));
   }
 }
+
+TEST_CASE("json input: told from TOML by content: a byte order mark, a .JSON name; NaN with its line",
+          "[host][json][hostile]") {
+  Twins t;
+  const std::string json = test::read_file(t.json);
+  test::write_file(t.dir / "bom.json", "\xEF\xBB\xBF" + json);
+  CHECK(run_memtopo("validate " + q(t.dir / "bom.json")).exit_code == 0);
+  test::fs::create_directory(t.dir / "fleet");
+  test::write_file(t.dir / "fleet" / "GPU.JSON", json);
+  const auto fleet = run_memtopo("fleet " + q(t.dir / "fleet"));
+  INFO(fleet.output);
+  CHECK(fleet.exit_code == 0);
+  CHECK(test::has(fleet.output, "1 GPU in 1 group"));
+  std::string nan = json;
+  const size_t at = nan.find("\"schema_version\": 1");
+  REQUIRE(at != std::string::npos);
+  nan.replace(at, 19, "\"schema_version\": NaN");
+  test::write_file(t.dir / "nan.json", nan);
+  const auto r = run_memtopo("validate " + q(t.dir / "nan.json"));
+  INFO(r.output);
+  CHECK(r.exit_code == 2);
+  const size_t line = size_t(std::count(nan.begin(), nan.begin() + std::ptrdiff_t(at), '\n')) + 1;
+  CHECK(test::has(r.output, "nan.json:" + std::to_string(line) + ": not valid JSON (syntax error"));
+}

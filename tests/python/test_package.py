@@ -135,10 +135,15 @@ class Hostile(unittest.TestCase):
                  "g.toml": ("[meta]\n[probes]\n'a/b' = 1\n", r'\[probes."a/b"\]: a int')}
         for name, (text, pattern) in cases.items():
             (self.d / name).write_text(text)
-            self.refused(self.d / name, pattern)
+            if name.endswith(".json"):  # JSON by content only from a '{': told so here
+                with self.assertRaisesRegex(ValueError, pattern):
+                    memtopo.loads(text, "json", name)
+                self.refused(self.d / name, "not valid TOML")  # as memtopo reads it
+            else:
+                self.refused(self.d / name, pattern)
 
     def test_deep_nesting(self):
-        (self.d / "deep.json").write_text("[" * 50000 + "]" * 50000)
+        (self.d / "deep.json").write_text('{"x": ' + "[" * 50000 + "]" * 50000 + "}")
         self.refused(self.d / "deep.json", "nest")
         (self.d / "deep.toml").write_text("x = " + "[" * 5000 + "]" * 5000 + "\n")
         self.refused(self.d / "deep.toml", "nest")
@@ -148,6 +153,35 @@ class Hostile(unittest.TestCase):
     def test_not_utf8(self):
         (self.d / "latin.toml").write_bytes(b"[meta]\nname = '\xe9'\n")
         self.refused(self.d / "latin.toml", "not UTF-8")
+
+
+class Agreement(unittest.TestCase):
+    """The Python reader and memtopo judge the shared corpus alike (issue 65): each file under
+    reader-corpus/good read by both, each under reader-corpus/bad refused by both."""
+
+    def test_corpus(self):
+        corpus = Path(ARGS.source_dir) / "tests" / "python" / "reader-corpus"
+        for verdict in ("good", "bad"):
+            files = sorted((corpus / verdict).iterdir())
+            self.assertGreater(len(files), 4)
+            for f in files:
+                with self.subTest(file=f.name):
+                    try:
+                        memtopo.load(f)
+                        python_reads = True
+                    except ValueError:
+                        python_reads = False
+                    r = subprocess.run([ARGS.memtopo, "validate", str(f)], capture_output=True, text=True)
+                    self.assertEqual(python_reads, verdict == "good", f"Python: {f}")
+                    self.assertEqual(r.returncode == 0, verdict == "good", f"memtopo validate {f}: {r.stderr}")
+
+    def test_format_by_content(self):
+        self.assertTrue(memtopo.is_json("\ufeff \n{}"))
+        self.assertFalse(memtopo.is_json("[meta]\n"))
+        with self.assertRaisesRegex(ValueError, "NaN"):
+            memtopo.loads('{"meta": {}, "l2": {"size_bytes": NaN}}')
+        with self.assertRaisesRegex(ValueError, "/l2/size_bytes: nan is not a finite number"):
+            memtopo.loads("[meta]\n[l2]\nsize_bytes = nan\n")
 
 
 class Frames(unittest.TestCase):
@@ -185,5 +219,6 @@ if __name__ == "__main__":
     else:
         suite = unittest.defaultTestLoader.loadTestsFromTestCase(Package)
         suite.addTests(unittest.defaultTestLoader.loadTestsFromTestCase(Hostile))
+        suite.addTests(unittest.defaultTestLoader.loadTestsFromTestCase(Agreement))
     result = unittest.TextTestRunner(verbosity=2).run(suite)
     sys.exit(0 if result.wasSuccessful() else 1)

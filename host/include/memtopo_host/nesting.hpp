@@ -16,7 +16,13 @@ using engine::toml_too_deep_at;
 using engine::toml_too_deep_message;
 
 // JSON `text` parsed, nested at most kMaxNesting deep. Throws std::runtime_error
-// "ORIGIN: not valid JSON ..." or "ORIGIN: nested deeper than 64 levels ..." for `origin`.
+// "ORIGIN:LINE: not valid JSON (...)" (NaN and Infinity included: JSON has neither) or
+// "ORIGIN: nested deeper than 64 levels ..." for `origin`.
 nlohmann::json parse_json_bounded(const std::string& text, const std::string& origin);
+
+// Whether `text` is a JSON topology rather than TOML: its first character past white space
+// (and a UTF-8 byte order mark) is '{'. Every reader decides by content, not by the file's
+// name (a .JSON or a .txt name reads the same).
+bool looks_like_json(const std::string& text);
 
 }  // namespace memtopo::host

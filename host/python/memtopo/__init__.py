@@ -9,6 +9,7 @@ description, [sim]. `load` reads the TOML `memtopo run` writes or its JSON form.
 from __future__ import annotations
 
 import json
+import math
 import os
 import stat
 import tomllib
@@ -16,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-__all__ = ["Topology", "load", "loads", "unit_of_key", "to_frame", "ROW_FIELDS"]
+__all__ = ["Topology", "load", "loads", "is_json", "unit_of_key", "to_frame", "ROW_FIELDS"]
 __version__ = "0.1.0"
 
 # The tables that are not memory elements (docs/format.md).
@@ -155,17 +156,52 @@ def _check_shape(tables: Any, source: str) -> None:
             _need_table(entry, f"provenance.{element}.{key}", source)
 
 
-def loads(text: str, fmt: str = "toml", source: str = "") -> Topology:
-    """A topology from text: fmt 'toml' or 'json'. Anything that is not a topology raises
-    ValueError (syntax, a non-table where a table belongs, nesting deeper than MAX_DEPTH)."""
-    if fmt not in ("toml", "json"):
+def _no_constant(name: str) -> float:
+    raise ValueError(f"{name} (JSON has no {name}; a topology holds finite numbers only)")
+
+
+def _first_unreadable(value: Any, path: str = "") -> str | None:
+    """Where `value` holds what no topology holds, as "KEY PATH: why", or None (iterative): a
+    NaN or an infinity (TOML has them, a topology never), a null (TOML has none)."""
+    stack = [(value, path)]
+    while stack:
+        v, p = stack.pop()
+        if isinstance(v, float) and not math.isfinite(v):
+            return f"{p or '/'}: {v} is not a finite number; a topology holds finite numbers only"
+        if v is None:
+            return f"{p or '/'}: null (TOML has no null); remove the key"
+        if isinstance(v, dict):
+            stack.extend((c, f"{p}/{k}") for k, c in reversed(list(v.items())))
+        elif isinstance(v, list):
+            stack.extend((c, f"{p}/{i}") for i, c in reversed(list(enumerate(v))))
+    return None
+
+
+def is_json(text: str) -> bool:
+    """Whether `text` is a topology's JSON form rather than TOML, as the C++ reader decides: its
+    first character past white space (and a byte order mark) is '{'."""
+    return text.lstrip("\ufeff").lstrip(" \t\r\n").startswith("{")
+
+
+def loads(text: str, fmt: str = "", source: str = "") -> Topology:
+    """A topology from text: fmt 'toml' or 'json', or '' to tell them apart as `memtopo` does
+    (is_json). A leading byte order mark is skipped. Anything that is not a topology raises
+    ValueError (syntax, NaN or an infinity anywhere, a non-table where a table belongs, nesting
+    deeper than MAX_DEPTH)."""
+    if fmt not in ("", "toml", "json"):
         raise ValueError(f"format {fmt!r}: use 'toml' or 'json'")
+    text = text[1:] if text.startswith("\ufeff") else text
+    fmt = fmt or ("json" if is_json(text) else "toml")
     try:
-        tables = tomllib.loads(text) if fmt == "toml" else json.loads(text)
+        tables = tomllib.loads(text) if fmt == "toml" else json.loads(text, parse_constant=_no_constant)
     except (tomllib.TOMLDecodeError, json.JSONDecodeError) as e:
         raise ValueError(f"{source or 'text'}: not valid {fmt.upper()}: {e}") from e
+    except ValueError as e:  # a NaN or Infinity literal
+        raise ValueError(f"{source or 'text'}: not valid JSON: {e}") from e
     except RecursionError as e:
         raise ValueError(f"{source or 'text'}: nests too deeply to read; no topology does") from e
+    if isinstance(tables, dict) and (problem := _first_unreadable(tables)) is not None:
+        raise ValueError(f"{source or 'text'}: {problem}")
     return Topology(tables, source)
 
 
@@ -202,16 +238,16 @@ def _read_bounded(path: Path) -> bytes:
 
 
 def load(path: str | Path) -> Topology:
-    """A topology file: JSON when its name ends in .json, TOML otherwise. Only a regular file
-    of at most MAX_FILE_BYTES is read; anything else raises ValueError naming the file."""
+    """A topology file, TOML or its JSON form told apart by content as `memtopo` does (the
+    name's extension does not matter). Only a regular file of at most MAX_FILE_BYTES is read;
+    anything else raises ValueError naming the file."""
     path = Path(path)
-    fmt = "json" if path.suffix == ".json" else "toml"
     data = _read_bounded(path)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         raise ValueError(f"{path}: not UTF-8 (byte {e.start}); not a topology file") from e
-    return loads(text, fmt, str(path))
+    return loads(text, "", str(path))
 
 
 def to_frame(topologies: Topology | Iterable[Topology]):

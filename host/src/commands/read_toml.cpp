@@ -54,14 +54,15 @@ std::unique_ptr<toml::node> json_to_node(const nlohmann::json& j, const std::str
   }
 }
 
-bool looks_like_json(const std::string& text) {
-  const size_t first = text.find_first_not_of(" \t\r\n");
-  return first != std::string::npos && text[first] == '{';
-}
-
 std::optional<toml::table> json_as_toml(const std::string& text, const std::string& file) {
+  nlohmann::json j;
   try {
-    const nlohmann::json j = parse_json_bounded(text, file);
+    j = parse_json_bounded(text, file);  // its messages name the file
+  } catch (const std::runtime_error& e) {
+    std::cerr << terminal_text(e.what()) << "\n";
+    return std::nullopt;
+  }
+  try {
     return std::move(*json_to_node(j, "", 0)->as_table());
   } catch (const std::runtime_error& e) {
     std::cerr << terminal_text(file + ": " + e.what()) << "\n";

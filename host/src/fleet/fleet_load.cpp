@@ -2,6 +2,7 @@
 // provenance classes, read in parallel (thousands of files; docs/fleet.md, "Scale").
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -75,7 +76,7 @@ std::string group_of(const json& doc, const std::string& model) {
 // The file's JSON form, nested at most kMaxNesting deep (nesting.hpp): deeper files overflowed
 // the stack of the reader that met them first.
 json parse_document(const std::string& file, const std::string& text) {
-  if (file.size() > 5 && file.compare(file.size() - 5, 5, ".json") == 0) return parse_json_bounded(text, file);
+  if (looks_like_json(text)) return parse_json_bounded(text, file);
   if (const auto line = toml_too_deep_at(text)) throw std::runtime_error(toml_too_deep_message(file, *line));
   try {
     return toml_to_json(toml::parse(text, file));
@@ -108,7 +109,8 @@ std::string like_of(const json& doc, const std::vector<std::pair<std::string, st
 }
 
 bool is_topology_file(const fs::path& p) {
-  const std::string name = p.filename().string();
+  std::string name = p.filename().string();  // .TOML and .JSON as well: names from other systems
+  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return char(std::tolower(c)); });
   auto ends = [&](const std::string& s) { return name.size() >= s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0; };
   if (ends(".partial.toml")) return false;  // interrupted runs
   return ends(".toml") || ends(".json");
