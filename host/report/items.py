@@ -40,12 +40,13 @@ def _plot_item(series, topo):
     fig, markers = draw(series, topo)
     uri = svg_data_uri(fig)
     path = page_text(series.relative_path)
-    rows = len(series.rows)
+    rows = (f"{len(series.rows)} of {series.total_rows} rows (evenly spaced)" if series.total_rows > len(series.rows)
+            else f"{len(series.rows)} rows")
     marks = f"; {markers} marker{'s' if markers != 1 else ''} at the probe's results" if markers else ""
     alt = page_text(f"plot of {series.relative_path}: {', '.join(series.columns)}")
     wide = ' class="wide"' if plot_special.is_wide(draw) else ""
     body = (f'<figure id="{_anchor(series)}"{wide}><img class="plot" data-series="{path}" alt="{alt}" src="{uri}">'
-            f"<figcaption><code>{path}</code>: {rows} rows, columns {page_text(', '.join(series.columns))}"
+            f"<figcaption><code>{path}</code>: {rows}, columns {page_text(', '.join(series.columns))}"
             f"{marks}</figcaption></figure>")
     return Item(series, "plot", body, markers)
 
@@ -58,7 +59,7 @@ def _table_html(series):
     head = "".join(f"<th>{page_text(c)}</th>" for c in series.columns)
     body = "".join("<tr>" + "".join(f'<td class="num">{page_text(c)}</td>' for c in row) + "</tr>"
                    for row in series.text_rows[:TABLE_ROWS])
-    more = len(series.text_rows) - TABLE_ROWS
+    more = series.total_rows - TABLE_ROWS
     tail = f"<p class='sub'>... {more} more rows</p>" if more > 0 else ""
     why = "one row" if len(series.rows) == 1 else "cells that are not numbers"
     return (f'<figure id="{_anchor(series)}" class="small-table" data-table-series="{path}"><table><tr>{head}</tr>'

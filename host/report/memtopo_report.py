@@ -4,8 +4,9 @@
 
     python3 memtopo_report.py TOPOLOGY [--raw-dir DIR] -o report.html
 
-Exit status: 0 written; 1 written, but a series could not be plotted (or another error);
-2 bad input (topology unreadable, --raw-dir not a folder, output folder missing). The page is
+Exit status: 0 written; 3 written, with a box in place of each series that could not be read
+or plotted (memtopo then replaces its output and exits 1); 1 another error, nothing written; 2
+bad input (topology unreadable, --raw-dir not a folder, output folder missing). The page is
 written to a temporary file beside the output and renamed over it: never half a report."""
 
 import argparse
@@ -17,7 +18,7 @@ import time
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree or the install
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-EXIT_OK, EXIT_INCOMPLETE, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_INCOMPLETE, EXIT_USAGE, EXIT_WITH_BOXES = 0, 1, 2, 3
 
 
 def parse_args(argv):
@@ -156,7 +157,7 @@ def main(argv=None):
     if not args.raw_dir:
         summary += " (no --raw-dir: values only, no plots)"
     say(args, summary)
-    return EXIT_INCOMPLETE if errors else EXIT_OK
+    return EXIT_WITH_BOXES if errors else EXIT_OK
 
 
 if __name__ == "__main__":

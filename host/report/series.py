@@ -9,6 +9,11 @@ from dataclasses import dataclass, field
 
 import topology
 
+# Rows of one series the report reads at most (evenly spaced over a longer file): the slice
+# map's grid of 132 SMs x 2048 lines whole; rows kept as text for a table: its first few.
+MAX_ROWS = 1_000_000
+TEXT_ROWS = 64
+
 
 @dataclass
 class Series:
@@ -17,8 +22,9 @@ class Series:
     path: str
     columns: list = field(default_factory=list)
     rows: list = field(default_factory=list)     # lists of float (None where not a number)
-    text_rows: list = field(default_factory=list)  # the cells as written
+    text_rows: list = field(default_factory=list)  # the first TEXT_ROWS rows' cells as written
     problem: str = ""        # why it cannot be read, if it cannot
+    total_rows: int = 0      # rows in the file; more than len(rows) where a long series was sampled
 
     @property
     def probe(self):
@@ -66,19 +72,33 @@ def read(path, raw_dir):
     except topology.InputError as e:
         series.problem = str(e)
         return series
+    text = data.decode("utf-8", errors="replace")
+    # A long series keeps every k-th row (MAX_ROWS at most): a 3-million-row file would take
+    # gigabytes as lists of cells, and a plot shows no more.
+    stride = max(1, math.ceil(text.count("\n") / MAX_ROWS))
+    header, kept, ragged = None, [], False
     try:
-        text = data.decode("utf-8", errors="replace")
-        table = [row for row in csv.reader(io.StringIO(text, newline="")) if row]
+        for row in csv.reader(io.StringIO(text, newline="")):
+            if not row:
+                continue
+            if header is None:
+                header = row
+                continue
+            ragged = ragged or len(row) != len(header)
+            if series.total_rows % stride == 0:
+                kept.append([_number(c) for c in row])
+                if len(series.text_rows) < TEXT_ROWS:
+                    series.text_rows.append(row)
+            series.total_rows += 1
     except csv.Error as e:
         series.problem = f"not a CSV file: {e}"
         return series
-    if not table:
+    if header is None:
         series.problem = "empty file"
         return series
-    series.columns = [c.strip() for c in table[0]]
-    series.text_rows = table[1:]
-    series.rows = [[_number(c) for c in row] for row in table[1:]]
-    if any(len(r) != len(series.columns) for r in series.rows):
+    series.columns = [c.strip() for c in header]
+    series.rows = kept
+    if ragged:
         series.problem = "rows with a different number of cells than the header"
     return series
 

@@ -1,6 +1,7 @@
 """The topology file as the report reads it: element tables, per-key provenance, probe
 outcomes (docs/format.md)."""
 
+import json
 import os
 import stat
 import tomllib
@@ -85,15 +86,29 @@ def read_input_bytes(path, what):
         raise InputError(f"{path}: cannot read: {e.strerror}")
 
 
+def _no_json_constant(name):
+    raise ValueError(f"{name} is no JSON value (a topology holds finite numbers only)")
+
+
 def load(path):
     """Reads and organises `path`; InputError when it cannot, or when it holds nothing to report."""
     data = read_input_bytes(path, "a topology file written by `memtopo run`")
     try:
-        root = tomllib.loads(data.decode("utf-8"))
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise InputError(f"{path}: is not UTF-8 text; name a topology file written by `memtopo run`")
-    except tomllib.TOMLDecodeError as e:
-        raise InputError(f"{path}: TOML syntax error: {e}")
+    text = text[1:] if text.startswith("\ufeff") else text
+    # The JSON form (`run --format json`) as every command tells it apart: by content.
+    if text.lstrip(" \t\r\n").startswith("{"):
+        try:
+            root = json.loads(text, parse_constant=_no_json_constant)
+        except ValueError as e:  # json.JSONDecodeError included
+            raise InputError(f"{path}: not valid JSON: {e}")
+    else:
+        try:
+            root = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as e:
+            raise InputError(f"{path}: TOML syntax error: {e}")
     if not isinstance(root.get("meta"), dict):
         hint = (" (it looks like a simulated device description: `memtopo run --device sim:FILE` measures it)"
                 if "device" in root else "")

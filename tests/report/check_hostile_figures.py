@@ -3,7 +3,7 @@
 `$` is drawn as written by every script that puts text from the data on a figure
 (host/report/figure_text.py), and `memtopo draw -o F.svg`, `memtopo report` and `memtopo fleet
 --report` of a device named `GPU $\\frac{a}$ x` succeed; control characters and HTML in a name
-reach a figure or a page as escapes (issue 65). A picture of 20,000 GPCs is of bounded
+reach a figure or a page as escapes, and report reads the JSON form (issue 65). A picture of 20,000 GPCs is of bounded
 size and says what it did not draw. Usage: check_hostile_figures.py --memtopo EXE --source-dir
 DIR. Exit 77 (skipped) without matplotlib."""
 
@@ -73,6 +73,27 @@ class Plain(unittest.TestCase):
         self.assertEqual(visible("a\nb\x1b\x07\r\u202ec\x9b"), "a\\x0ab\\x1b\\x07\\x0d\\u202ec\\u009b")
         self.assertEqual(plain("$\x1b"), "\\$\\x1b")
         self.assertEqual(page_text("<b>\x07</b>&"), "&lt;b&gt;\\x07&lt;/b&gt;&amp;")
+
+    def test_long_series_sampled(self):
+        """A raw series past series.MAX_ROWS rows is read as at most that many evenly spaced
+        rows, the total kept for the caption (issue 65: 3 M rows took 2 GB)."""
+        import series
+        most = series.MAX_ROWS
+        series.MAX_ROWS = 100_000  # the rule at a tenth of the size, for a quick test
+        self.addCleanup(setattr, series, "MAX_ROWS", most)
+        with tempfile.TemporaryDirectory() as d:
+            folder = os.path.join(d, "p__q")
+            os.mkdir(folder)
+            path = os.path.join(folder, "long.csv")
+            with open(path, "w", encoding="utf-8") as f:
+                f.write("x,y\n" + "".join(f"{i},{2 * i}\n" for i in range(250_000)))
+            s = series.read(path, d)
+            self.assertEqual(s.total_rows, 250_000)
+            self.assertLessEqual(len(s.rows), series.MAX_ROWS)
+            self.assertGreater(len(s.rows), series.MAX_ROWS // 2)
+            self.assertEqual(s.rows[1][0] - s.rows[0][0], 3.0)  # every third row
+            self.assertTrue(s.plottable())
+            self.assertEqual(len(s.text_rows), series.TEXT_ROWS)
 
     def test_fleet_plot_names(self):
         import fleet_page
@@ -150,6 +171,37 @@ class Commands(unittest.TestCase):
             html = f.read()
         self.assertEqual(raw_controls(svgs_of(html)), [])
         self.assertNotIn("<script>x", html)
+
+    def test_report_of_json_form(self):
+        """report reads a topology's JSON form, told apart by content as every command does
+        (issue 65: "TOML syntax error at line 1"), under any name."""
+        topo = self.write("h100.toml", self.h100)
+        as_json = os.path.join(self.dir, "h100.JSON")
+        self.memtopo("export", "--format", "json", "-o", as_json, topo)
+        page = os.path.join(self.dir, "page.html")
+        self.memtopo("report", as_json, "-o", page)
+        with open(page, encoding="utf-8") as f:
+            self.assertIn("NVIDIA H100 80GB HBM3", f.read())
+
+    def test_bad_series_are_boxes(self):
+        """An empty and a ragged CSV under --raw-dir: the page is written with a box saying why
+        for each, the good series plotted, and memtopo report exits 1 (issue 65)."""
+        topo = self.write("h100.toml", self.h100)
+        raw = os.path.join(self.dir, "raw", "data-cache__l2-size")
+        os.makedirs(raw)
+        self.write(os.path.join(raw, "good.csv"), "footprint_bytes,cycles\n1,2\n2,3\n3,5\n4,8\n")
+        self.write(os.path.join(raw, "empty.csv"), "")
+        self.write(os.path.join(raw, "ragged.csv"), "a,b\n1,2\n2\n3,5,7\n")
+        page = os.path.join(self.dir, "page.html")
+        r = subprocess.run([ARGS.memtopo, "report", topo, "--raw-dir", os.path.join(self.dir, "raw"), "-o", page],
+                           capture_output=True, text=True, timeout=600)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("2 not shown", r.stdout + r.stderr)
+        with open(page, encoding="utf-8") as f:
+            html = f.read()
+        self.assertIn("empty file", html)
+        self.assertIn("rows with a different number of cells than the header", html)
+        self.assertIn("good", html)
 
     def test_draw_h100_picture_holds_the_levels(self):
         """memtopo draw -o F.svg / F.png of the H100 run (issue 53, item 4): one SRAM with its

@@ -106,6 +106,10 @@ std::optional<fs::path> find_script(const std::string& name, std::vector<std::st
 }
 
 // The script's exit status as this command's: 0 written, 2 bad input, anything else 1.
+// The report script's status for a page it wrote with a box in place of a series it could not
+// read or plot (memtopo_report.py): the page replaces the output, and the command exits 1.
+constexpr int kScriptWroteWithBoxes = 3;
+
 int script_exit(const std::optional<int>& status, const std::string& python) {
   if (!status) {
     std::cerr << "memtopo: cannot start " << python << "\n";
@@ -113,7 +117,7 @@ int script_exit(const std::optional<int>& status, const std::string& python) {
   }
   if (WIFEXITED(*status)) {
     const int code = WEXITSTATUS(*status);
-    return code == kExitOk || code == kExitUsage ? code : kExitIncomplete;
+    return code == kExitOk || code == kExitUsage || code == kScriptWroteWithBoxes ? code : kExitIncomplete;
   }
   std::cerr << "memtopo: the script " << describe_wait_status(*status) << "; nothing was written\n";
   return kExitIncomplete;
@@ -160,9 +164,11 @@ int write_script_output(const std::string& command, const std::string& name,
   if (with_summary) argv.insert(argv.end(), {"--shown-as", out.shown(), "--summary-file", summary.string()});
   argv.insert(argv.end(), script_args.begin(), script_args.end());
   const int status = script_exit(run_program(argv, false), *python);
-  // Only a script that succeeded and a file that ends as its kind ends replace the output: a
-  // failing script leaves an earlier good picture or page as it was.
-  if (status != kExitOk) {
+  // Only a script that succeeded (or wrote its page with boxes for bad series) and a file that
+  // ends as its kind ends replace the output: a failing script leaves an earlier good picture
+  // or page as it was.
+  const bool with_boxes = status == kScriptWroteWithBoxes;
+  if (status != kExitOk && !with_boxes) {
     if (status != kExitUsage) std::cerr << "memtopo: " << name << " failed; " << out.shown() << " was not written\n";
     return status;
   }
@@ -177,7 +183,7 @@ int write_script_output(const std::string& command, const std::string& name,
     std::cerr << "memtopo: " << e.what() << "; nothing was written\n";
     return kExitIncomplete;
   }
-  return status;
+  return with_boxes ? kExitIncomplete : status;
 }
 
 int write_report_page(const std::string& command, const std::vector<std::string>& script_args,
