@@ -206,3 +206,17 @@ TEST_CASE("draw: the L2 slice classes are a strip of the SM map, their gap a val
   INFO(r.output);
   CHECK(r.output.find("L2 slice class  0011001100 1100110011") != std::string::npos);
 }
+
+TEST_CASE("draw: a wrongly typed GPU state says so, never on or off", "[host][draw][hostile]") {
+  std::string text = test::read_file(fs::path(MEMTOPO_SOURCE_DIR) / "tests/sim/measured/h100-sxm.toml");
+  const std::string from = "ecc_enabled = true";
+  REQUIRE(text.find(from) != std::string::npos);
+  text.replace(text.find(from), from.size(), "ecc_enabled = 1");
+  test::TempDir dir("draw-state-types");
+  test::write_file(dir / "t.toml", text);
+  const auto r = test::run_memtopo("draw '" + (dir / "t.toml").string() + "'");
+  INFO(r.output);
+  CHECK(r.exit_code == 0);
+  CHECK_FALSE(test::has(r.output, "ECC on"));
+  CHECK(test::has(r.output, "ECC unknown (ecc_enabled is not true or false)"));
+}

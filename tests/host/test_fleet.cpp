@@ -370,3 +370,34 @@ TEST_CASE("GPU state: a field of the wrong type makes the file invalid, by key",
   REQUIRE_FALSE(errors.empty());
   CHECK(errors.front().message == "expected a table, [meta.gpu_state], got string \"broken\"");
 }
+
+TEST_CASE("fleet --reference counts the keys both hold, never the union", "[fleet][hostile]") {
+  test::TempDir dir("fleet-ref-count");
+  const fs::path measured = fs::path(MEMTOPO_SOURCE_DIR) / "tests/sim/measured/h100-sxm.toml";
+  toml::table ref = toml::parse_file(measured.string());
+  size_t ref_keys = 0;
+  std::vector<std::string> drop;
+  for (const auto& [name, node] : ref)
+    if (std::string(name.str()) != "meta" && std::string(name.str()) != "l2" && std::string(name.str()) != "provenance" &&
+        std::string(name.str()) != "probes")
+      drop.push_back(std::string(name.str()));
+  for (const auto& name : drop) ref.erase(name);
+  ref_keys = ref["l2"].as_table()->size();
+  std::ostringstream text;
+  text << ref;
+  test::write_file(dir / "ref.toml", text.str());
+  fs::create_directory(dir / "fleet");
+  std::string gpu = test::read_file(measured);
+  for (const char digit : {'1', '2'}) {
+    std::string copy = gpu;
+    for (size_t at; (at = copy.find("GPU-f32de587")) != std::string::npos;) copy[at + 4] = digit;
+    test::write_file(dir / "fleet" / (std::string("gpu") + digit + ".toml"), copy);
+  }
+  const auto r = run_memtopo("fleet --reference " + quoted(dir / "ref.toml") + " " + quoted(dir / "fleet"));
+  INFO(r.output);
+  std::smatch m;
+  const std::regex counted("([0-9]+) keys compared with the reference");
+  REQUIRE(std::regex_search(r.output, m, counted));
+  CHECK(std::stoul(m[1]) > 0);
+  CHECK(std::stoul(m[1]) <= ref_keys);
+}

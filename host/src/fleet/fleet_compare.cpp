@@ -307,6 +307,11 @@ size_t judge_keys(const Cohort& c, const FleetOptions& o, const KeyPolicy& polic
     const KeyRule rule = policy.rule(key, declared);
     if (group && rule.key_class == KeyClass::configuration) record_configuration(c, key, row, *group);
     if (rule.ignore || rule.key_class != KeyClass::measurement) continue;
+    // Against a reference, a key only it or only the GPUs hold is compared with nothing.
+    const auto held = [&](const std::vector<size_t>& who) {
+      return std::any_of(who.begin(), who.end(), [&](size_t m) { return row[static_cast<size_t>(c.slot[m])] != nullptr; });
+    };
+    if (c.common_keys_only && (!held(c.reference) || !held(c.judged))) continue;
     ++compared;
     FleetGroup::Series series;
     const KeyJudge judge{c, key, row, rule, o.spread_factor, gpus, group ? &series : nullptr};

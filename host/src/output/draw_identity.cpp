@@ -29,8 +29,10 @@ void add_gpu_state(const toml::table& state, Parts& p) {
   if (auto s = mhz("start_sm_clock_mhz"), e = mhz("end_sm_clock_mhz"); s && e)
     p.add(*s == *e ? "SM clock during the run " + std::to_string(*s) + " MHz"
                    : "SM clock " + std::to_string(*s) + " MHz at the start, " + std::to_string(*e) + " at the end");
+  // Only a boolean says on or off (toml++ would read an integer 1 as true).
   const auto on_off = [&](const char* k, const char* what) {
-    if (auto b = state[k].value<bool>()) p.add(std::string(what) + (*b ? " on" : " off"));
+    if (const auto* b = state[k].as_boolean()) p.add(std::string(what) + (b->get() ? " on" : " off"));
+    else if (state.contains(k)) p.add(std::string(what) + " unknown (" + k + " is not true or false)");
   };
   on_off("ecc_enabled", "ECC");
   on_off("mig_enabled", "MIG");
