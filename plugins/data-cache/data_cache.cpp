@@ -85,7 +85,11 @@ Probe l1d_present() {
 std::vector<Probe> all_probes() {
   std::vector<Probe> probes{l1d_present(), data_cache::l2_levels(), data_cache::l2_latency(),
                            data_cache::l1d_eviction_sets(), data_cache::l2_eviction_sets()};
-  memtopo::cache::ElementSpec l1d{"data-cache", "l1d", "L1 data cache", l1d_target, {"l1d.present"}, {}};
+  memtopo::cache::ElementSpec l1d{.plugin = "data-cache",
+                                  .element = "l1d",
+                                  .title = "L1 data cache",
+                                  .target = l1d_target,
+                                  .size_requires = {"l1d.present"}};
   l1d.carveout_option = true;  // the L1 shares its storage with shared memory
   // Its own worker, for the probes after it: after it in one process l2-size's buffer gets
   // other physical pages in each run, and the L2 sweep's footprints move with the pages
@@ -93,7 +97,12 @@ std::vector<Probe> all_probes() {
   l1d.own_process_steps = {"geometry"};
   l1d.eviction_ways_key = "l1d.eviction_set_ways";  // data_cache::l1d_eviction_sets provides it
   for (auto& p : memtopo::cache::element_probes(l1d)) probes.push_back(std::move(p));
-  memtopo::cache::ElementSpec l2{"data-cache", "l2", "L2 cache", l2_target, {}, {}, false, true};
+  memtopo::cache::ElementSpec l2{.plugin = "data-cache",
+                                 .element = "l2",
+                                 .title = "L2 cache",
+                                 .target = l2_target,
+                                 .latency_probe = false,  // l2-latency measures it (near and far)
+                                 .size_by_occupancy = true};
   l2.size_candidates = data_cache::l2_size_candidates;
   l2.candidate_uses = {"l2.api_size_bytes", "l2.partitions"};
   l2.eviction_ways_key = "l2.eviction_set_ways";  // data_cache::l2_eviction_sets provides it

@@ -55,7 +55,13 @@ memtopo::Probe l1d_eviction_sets() {
       .option("carveout_percent", MT_VALUE_INT, "0", "shared-memory carveout (0: the largest L1, as l1d.size_bytes)")
       .range("0", "100")
       .run([](memtopo::Context& ctx) {
-        measure_eviction_sets(ctx, EvictionLevel{"l1d", "l1d.size_bytes", 0, false, 32, false, 500});
+        measure_eviction_sets(ctx, EvictionLevel{.element = "l1d",
+                                                 .size_key = "l1d.size_bytes",
+                                                 .total_bytes = 0,
+                                                 .l2_path = false,
+                                                 .block_threads = 32,
+                                                 .one_target_at_a_time = false,
+                                                 .threshold_permille = 500});
       });
   return p;
 }
@@ -83,8 +89,13 @@ memtopo::Probe l2_eviction_sets() {
     if (ctx.option<int64_t>("targets") == 0)
       throw memtopo::Skip("not run by default (seconds of reductions); set targets = 8 under "
                           "[probes.\"data-cache/l2-eviction-sets\"] in a --config file to run it");
-    measure_eviction_sets(
-        ctx, EvictionLevel{"l2", "l2.size_bytes", uint64_t(std::max<int64_t>(ctx.device().l2_bytes, 0)), true, 1024, true, 300});
+    measure_eviction_sets(ctx, EvictionLevel{.element = "l2",
+                                             .size_key = "l2.size_bytes",
+                                             .total_bytes = uint64_t(std::max<int64_t>(ctx.device().l2_bytes, 0)),
+                                             .l2_path = true,
+                                             .block_threads = 1024,
+                                             .one_target_at_a_time = true,
+                                             .threshold_permille = 300});
   });
   return p;
 }
