@@ -2,6 +2,7 @@
 // API): N virtual pages of the mapping granularity, each block mapped at many pages, mapped
 // one cuMemMap at a time from 1 to T host threads, then unmapped page by page or as one range.
 //   memtopo-alias-mapping-cost [DEVICE] [PAGES (0: the device's memory)] [ALIASES (0: one per line)] [THREADS...]
+// With MEMTOPO_ALIAS_EXIT=1 it exits after mapping (the teardown is then the context's).
 #include <cuda.h>
 
 #include <chrono>
@@ -88,6 +89,13 @@ int main(int argc, char** argv) {
     const double access_s = spread(threads, [&](uint64_t first, uint64_t end) {
       check(cuMemSetAccess(m.base + first * m.block, (end - first) * m.block, &access, 1), "cuMemSetAccess");
     });
+    // MEMTOPO_ALIAS_EXIT=1: end the process with every page mapped, so that the time the
+    // driver takes to tear them down with the context shows in the caller's clock.
+    if (std::getenv("MEMTOPO_ALIAS_EXIT")) {
+      std::printf("threads %d: map %.3f s, access %.3f s; exiting with the pages mapped\n", threads, map_s, access_s);
+      std::fflush(stdout);
+      std::_Exit(0);
+    }
     const double unmap_s = spread(threads, [&](uint64_t first, uint64_t end) {
       for (uint64_t k = first; k < end; ++k) check(cuMemUnmap(m.base + k * m.block, m.block), "cuMemUnmap");
     });
