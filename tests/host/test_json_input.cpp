@@ -82,7 +82,7 @@ TEST_CASE("json input: a schema error names the file and the key path, never lin
   }
 }
 
-TEST_CASE("json input: told from TOML by content: a byte order mark, a .JSON name; NaN with its line",
+TEST_CASE("json input: told from TOML by content, a byte order mark and a .JSON name, NaN with its line",
           "[host][json][hostile]") {
   Twins t;
   const std::string json = test::read_file(t.json);
