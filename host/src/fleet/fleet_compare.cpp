@@ -308,8 +308,9 @@ size_t judge_keys(const Cohort& c, const FleetOptions& o, const KeyPolicy& polic
     if (group && rule.key_class == KeyClass::configuration) record_configuration(c, key, row, *group);
     if (rule.ignore || rule.key_class != KeyClass::measurement) continue;
     // Against a reference, a key only it or only the GPUs hold is compared with nothing.
+    const std::vector<const FlatValue*>& slots = row;  // a lambda may not capture a structured binding
     const auto held = [&](const std::vector<size_t>& who) {
-      return std::any_of(who.begin(), who.end(), [&](size_t m) { return row[static_cast<size_t>(c.slot[m])] != nullptr; });
+      return std::any_of(who.begin(), who.end(), [&](size_t m) { return slots[static_cast<size_t>(c.slot[m])] != nullptr; });
     };
     if (c.common_keys_only && (!held(c.reference) || !held(c.judged))) continue;
     ++compared;
