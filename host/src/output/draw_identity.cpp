@@ -25,7 +25,11 @@ void add_identity(const Doc& d, GpuDrawing& g) {
 
 // The [meta.gpu_state] a CUDA run records through NVML (docs/fleet.md, "GPU state").
 void add_gpu_state(const toml::table& state, Parts& p) {
-  const auto mhz = [&](const char* k) { return state[k].value<int64_t>(); };
+  // Integers only: value<int64_t>() of a float past the integers is undefined behaviour.
+  const auto mhz = [&](const char* k) -> std::optional<int64_t> {
+    if (const auto* i = state[k].as_integer()) return i->get();
+    return std::nullopt;
+  };
   if (auto s = mhz("start_sm_clock_mhz"), e = mhz("end_sm_clock_mhz"); s && e)
     p.add(*s == *e ? "SM clock during the run " + std::to_string(*s) + " MHz"
                    : "SM clock " + std::to_string(*s) + " MHz at the start, " + std::to_string(*e) + " at the end");
@@ -44,7 +48,7 @@ void add_gpu_state(const toml::table& state, Parts& p) {
         if (auto s = r.value<std::string>(); s && throttled.find(*s) == std::string::npos)
           throttled += (throttled.empty() ? "" : "/") + *s;
   if (state.contains("start_throttle_reasons")) p.add("throttled: " + (throttled.empty() ? "no" : throttled));
-  if (auto t0 = state["start_temperature_c"].value<int64_t>(), t1 = state["end_temperature_c"].value<int64_t>(); t0 && t1)
+  if (auto t0 = mhz("start_temperature_c"), t1 = mhz("end_temperature_c"); t0 && t1)
     p.add(std::to_string(*t0) + "-" + std::to_string(*t1) + " C");
 }
 

@@ -46,7 +46,9 @@ std::string Doc::mark(const std::string& e, const std::string& k) const {
 std::optional<double> Doc::num(const std::string& e, const std::string& k) const {
   const toml::node* n = node(e, k);
   if (!n) return std::nullopt;
-  if (auto i = n->value<int64_t>(); i && n->is_integer()) return double(*i);
+  // Only an integer node is read as one: toml++'s value<int64_t>() of a float past the
+  // integers (1e308) is undefined behaviour.
+  if (const auto* i = n->as_integer()) return double(i->get());
   return n->value<double>();
 }
 
@@ -54,7 +56,7 @@ std::vector<int64_t> Doc::ints(const std::string& e, const std::string& k) const
   std::vector<int64_t> out;
   if (const toml::node* n = node(e, k); const toml::array* a = n ? n->as_array() : nullptr)
     for (const auto& v : *a)
-      if (auto i = v.value<int64_t>()) out.push_back(*i);
+      if (const auto* i = v.as_integer()) out.push_back(i->get());
   return out;
 }
 
