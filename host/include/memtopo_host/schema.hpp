@@ -30,6 +30,9 @@ std::vector<SchemaError> non_finite_numbers(const nlohmann::json& doc);
 // [meta], [provenance], [probes] or a simulated device's [sim].
 bool is_element_table(const std::string& table);
 std::vector<SchemaError> validate_config(const nlohmann::json& doc);
+// The full validator's verdict alone (valijson), which validate_topology skips where the quick
+// judge (schema_quick.hpp) is sure: the reference that judge is tested against.
+std::vector<SchemaError> full_schema_errors(std::string_view schema_text, const nlohmann::json& doc);
 
 // "/probes/a~1b/status" -> {"probes", "a/b", "status"}
 std::vector<std::string> split_json_pointer(const std::string& pointer);

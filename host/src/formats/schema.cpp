@@ -14,6 +14,7 @@
 #include <valijson/validation_results.hpp>
 #include <valijson/validator.hpp>
 
+#include "memtopo_host/schema_quick.hpp"
 #include "memtopo_host/value.hpp"
 
 namespace memtopo::host {
@@ -380,6 +381,7 @@ std::vector<SchemaError> validate_topology(const nlohmann::json& doc) {
   std::vector<SchemaError> out;
   check_topology_names(doc, out);
   if (any_non_finite(doc)) check_finite(doc, "", out);  // the paths built only where one is found
+  if (out.empty() && surely_meets_schema(topology_schema_text(), doc)) return out;
   for (auto& e : validate(topology_schema_text(), doc, true)) {
     // Drop valijson's nameless "the document failed" when the name check said why.
     if (e.path.empty() && !out.empty()) continue;
@@ -391,6 +393,9 @@ std::vector<SchemaError> validate_topology(const nlohmann::json& doc) {
   return out;
 }
 std::vector<SchemaError> validate_config(const nlohmann::json& doc) { return validate(config_schema_text(), doc, false); }
+std::vector<SchemaError> full_schema_errors(std::string_view schema_text, const nlohmann::json& doc) {
+  return validate(schema_text, doc, schema_text.data() == topology_schema_text().data());
+}
 
 const toml::node* node_at(const toml::table& root, const std::string& pointer) {
   const toml::node* cur = &root;
