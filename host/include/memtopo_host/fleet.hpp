@@ -24,7 +24,9 @@ namespace memtopo::host {
 struct FlatValue {
   nlohmann::json value;
   std::string bound = "exact";  // exact, at_least, at_most
-  std::string probe;            // "plugin/l2-size"; "" without provenance
+  // "plugin/l2-size"; "" without provenance. A view of one copy per name for the process
+  // (fleet_load.cpp): ten thousand members share a few dozen names.
+  std::string_view probe;
   KeyDeclared declared;         // class and varies, as [provenance] records them
 };
 

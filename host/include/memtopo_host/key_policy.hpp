@@ -49,6 +49,7 @@ struct KeyDeclared {
   bool rated = false;
   bool structure = false;
   bool always = false;
+  bool operator==(const KeyDeclared&) const = default;
 };
 // The entry's declaration; an empty one for null or an entry without them.
 KeyDeclared declared_in(const nlohmann::json* provenance_entry);

@@ -6,9 +6,12 @@
 // with --reference, every key against a known-good topology (docs/fleet.md, "How a GPU is
 // flagged").
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <exception>
 #include <map>
 #include <set>
+#include <thread>
 
 #include "memtopo_host/fleet.hpp"
 
@@ -60,12 +63,17 @@ struct Cohort {
     int next = 0;
     for (size_t m : in)
       if (slot[m] < 0) slot[m] = next++;
-    for (size_t m : in)
+    for (size_t m : in) {
+      // A member's keys are sorted: the place after the last one is the hint for the next.
+      auto hint = by_key.begin();
       for (const auto& [key, value] : all[m].values) {
-        auto& row = by_key[key];
+        const auto it = by_key.try_emplace(hint, key);
+        auto& row = it->second;
         if (row.empty()) row.resize(static_cast<size_t>(next), nullptr);
         row[static_cast<size_t>(slot[m])] = &value;
+        hint = std::next(it);
       }
+    }
   }
   const FlatValue* value(const std::string& key, size_t m) const {
     const auto it = by_key.find(key);
@@ -125,7 +133,7 @@ struct KeyJudge {
   const std::vector<const FlatValue*>& row;  // c.by_key[key]
   const KeyRule& rule;
   double spread_factor;
-  std::vector<FleetGpu>& gpus;
+  std::vector<std::pair<size_t, FleetFinding>>& findings;  // member, finding: in the order found
   FleetGroup::Series* series;
 
   // A difference; `not_flagged` non-empty: reported, not flagged, for that reason (a key that
@@ -136,7 +144,7 @@ struct KeyJudge {
     if (rule.structure && not_flagged.empty()) not_flagged = kStructure;
     f.counts = not_flagged.empty();
     f.not_flagged = std::move(not_flagged);
-    gpus[member].findings.push_back(std::move(f));
+    findings.emplace_back(member, std::move(f));
   }
   const FlatValue* at(size_t m) const { return row[static_cast<size_t>(c.slot[m])]; }
 
@@ -280,7 +288,7 @@ struct KeyJudge {
 
 // A configuration key whose members do not all agree: each value with who has it.
 void record_configuration(const Cohort& c, const std::string& key, const std::vector<const FlatValue*>& row,
-                          FleetGroup& group) {
+                          std::vector<FleetGroup::Configuration>& out) {
   std::map<std::string, FleetGroup::Variant> variants;
   for (size_t m : c.judged)
     if (const FlatValue* v = row[static_cast<size_t>(c.slot[m])]) {
@@ -293,39 +301,83 @@ void record_configuration(const Cohort& c, const std::string& key, const std::ve
   for (auto& [_, v] : variants) cfg.variants.push_back(std::move(v));
   std::sort(cfg.variants.begin(), cfg.variants.end(),
             [](const auto& a, const auto& b) { return a.members.size() > b.members.size(); });
-  group.configuration.push_back(std::move(cfg));
+  out.push_back(std::move(cfg));
+}
+
+// What judging one key gives; keys are judged on several threads and merged in key order.
+struct KeyVerdict {
+  bool compared = false;
+  std::vector<std::pair<size_t, FleetFinding>> findings;
+  FleetGroup::Series series;
+  std::vector<FleetGroup::Configuration> configuration;
+};
+
+KeyVerdict judge_key(const Cohort& c, const FleetOptions& o, const KeyPolicy& policy, const std::string& key,
+                     const std::vector<const FlatValue*>& row, bool for_group) {
+  KeyVerdict out;
+  std::vector<KeyDeclared> declared;
+  for (const FlatValue* v : row)
+    if (v) declared.push_back(v->declared);
+  const KeyRule rule = policy.rule(key, declared);
+  if (for_group && rule.key_class == KeyClass::configuration) record_configuration(c, key, row, out.configuration);
+  if (rule.ignore || rule.key_class != KeyClass::measurement) return out;
+  // Against a reference, a key only it or only the GPUs hold is compared with nothing.
+  const auto held = [&](const std::vector<size_t>& who) {
+    return std::any_of(who.begin(), who.end(), [&](size_t m) { return row[static_cast<size_t>(c.slot[m])] != nullptr; });
+  };
+  if (c.common_keys_only && (!held(c.reference) || !held(c.judged))) return out;
+  out.compared = true;
+  const KeyJudge judge{c, key, row, rule, o.spread_factor, out.findings, for_group ? &out.series : nullptr};
+  if (!c.common_keys_only) judge.presence();
+  judge.bounds();
+  bool continuous = false;
+  for (size_t m : c.reference)
+    if (const FlatValue* v = judge.at(m))
+      continuous = continuous || is_continuous(v->value) || (rule.estimate && (v->value.is_number() || v->value.is_array()));
+  if (continuous) judge.continuous();
+  else judge.discrete();
+  return out;
+}
+
+// job(0) .. job(n - 1), each once, over the machine's cores; the first exception is rethrown.
+template <class Job>
+void for_each_index(size_t n, const Job& job) {
+  std::atomic<size_t> next{0};
+  std::exception_ptr failed;
+  std::atomic<bool> failing{false};
+  auto work = [&] {
+    for (size_t i = next++; i < n; i = next++) {
+      try {
+        job(i);
+      } catch (...) {
+        if (!failing.exchange(true)) failed = std::current_exception();
+      }
+    }
+  };
+  const size_t threads = std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 16);
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < std::min(threads, n); ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  if (failed) std::rethrow_exception(failed);
 }
 
 // Every key of the cohort under `policy` (the group's model's); returns how many were compared.
 size_t judge_keys(const Cohort& c, const FleetOptions& o, const KeyPolicy& policy, std::vector<FleetGpu>& gpus,
                   FleetGroup* group) {
+  std::vector<const std::pair<const std::string, std::vector<const FlatValue*>>*> keys;
+  for (const auto& entry : c.by_key) keys.push_back(&entry);
+  std::vector<KeyVerdict> verdicts(keys.size());
+  for_each_index(keys.size(), [&](size_t k) {
+    verdicts[k] = judge_key(c, o, policy, keys[k]->first, keys[k]->second, group != nullptr);
+  });
   size_t compared = 0;
-  for (const auto& [key, row] : c.by_key) {
-    std::vector<KeyDeclared> declared;
-    for (const FlatValue* v : row)
-      if (v) declared.push_back(v->declared);
-    const KeyRule rule = policy.rule(key, declared);
-    if (group && rule.key_class == KeyClass::configuration) record_configuration(c, key, row, *group);
-    if (rule.ignore || rule.key_class != KeyClass::measurement) continue;
-    // Against a reference, a key only it or only the GPUs hold is compared with nothing.
-    const std::vector<const FlatValue*>& slots = row;  // a lambda may not capture a structured binding
-    const auto held = [&](const std::vector<size_t>& who) {
-      return std::any_of(who.begin(), who.end(), [&](size_t m) { return slots[static_cast<size_t>(c.slot[m])] != nullptr; });
-    };
-    if (c.common_keys_only && (!held(c.reference) || !held(c.judged))) continue;
-    ++compared;
-    FleetGroup::Series series;
-    const KeyJudge judge{c, key, row, rule, o.spread_factor, gpus, group ? &series : nullptr};
-    if (!c.common_keys_only) judge.presence();
-    judge.bounds();
-    bool continuous = false;
-    for (size_t m : c.reference)
-      if (const FlatValue* v = judge.at(m))
-        continuous = continuous || is_continuous(v->value) ||
-                     (rule.estimate && (v->value.is_number() || v->value.is_array()));
-    if (continuous) judge.continuous();
-    else judge.discrete();
-    if (group && !series.key.empty()) group->series.push_back(std::move(series));
+  for (auto& v : verdicts) {
+    compared += v.compared;
+    for (auto& [member, finding] : v.findings) gpus[member].findings.push_back(std::move(finding));
+    if (!group) continue;
+    for (auto& cfg : v.configuration) group->configuration.push_back(std::move(cfg));
+    if (!v.series.key.empty()) group->series.push_back(std::move(v.series));
   }
   return compared;
 }
@@ -334,20 +386,29 @@ size_t judge_keys(const Cohort& c, const FleetOptions& o, const KeyPolicy& polic
 // vary between runs is reported, not flagged, like its keys; so is every difference where no
 // status is held by more than half the group.
 void judge_probes(const Cohort& c, const FleetOptions& o, std::vector<FleetGpu>& gpus) {
-  std::set<std::string> names, steady, with_keys;
-  for (size_t m : c.reference) {
+  std::set<std::string> names;
+  std::set<std::string, std::less<>> steady, with_keys;
+  for (size_t m : c.reference)
     for (const auto& [p, _] : c.all[m].probes) names.insert(p);
-    for (const auto& [key, v] : c.all[m].values) {
-      if (v.probe.empty() || steady.count(v.probe)) continue;
-      with_keys.insert(v.probe);
-      if (!o.policy.rule(key, std::vector<KeyDeclared>{v.declared}).varies) steady.insert(v.probe);
+  for (const auto& [key, row] : c.by_key) {
+    // The rule of each declaration once: thousands of members share one or two.
+    std::vector<std::pair<KeyDeclared, bool>> varies;
+    for (size_t m : c.reference) {
+      const FlatValue* v = row[static_cast<size_t>(c.slot[m])];
+      if (!v || v->probe.empty() || steady.count(v->probe)) continue;
+      with_keys.emplace(v->probe);
+      auto known = std::find_if(varies.begin(), varies.end(), [&](const auto& e) { return e.first == v->declared; });
+      if (known == varies.end())
+        known = varies.insert(varies.end(), {v->declared, o.policy.rule(key, std::vector<KeyDeclared>{v->declared}).varies});
+      if (!known->second) steady.emplace(v->probe);
     }
   }
-  auto state = [&](size_t m, const std::string& p) {
+  static const std::string kNotRun = "not run";
+  auto state = [&](size_t m, const std::string& p) -> const std::string& {
     const auto& probes = c.all[m].probes;  // sorted by name
     const auto it = std::lower_bound(probes.begin(), probes.end(), p,
                                      [](const auto& e, const std::string& name) { return e.first < name; });
-    return it != probes.end() && it->first == p ? it->second : std::string("not run");
+    return it != probes.end() && it->first == p ? it->second : kNotRun;
   };
   for (const auto& p : names) {
     std::vector<std::string> states;
@@ -387,7 +448,7 @@ KeyPolicy policy_of(const FleetOptions& o, const std::string& model) {
   return o.policy.with_least_tolerances(table.least_tolerance_percent, table.rates());
 }
 
-std::string version_of(const FleetMember& m, const std::string& probe) {
+std::string version_of(const FleetMember& m, std::string_view probe) {
   for (const auto& [name, state] : m.probes)
     if (name == probe) return state.substr(0, state.find(' '));
   return "";
@@ -449,7 +510,7 @@ void flag_state(FleetReport& r) {
 std::string method_change(const FleetMember& a, const FleetMember& b, const std::string& key) {
   const FlatValue *va = a.find(key), *vb = b.find(key);
   if (!va || !vb || va->probe.empty() || va->probe != vb->probe) return "";
-  return method_change(va->probe, version_of(a, va->probe), version_of(b, vb->probe));
+  return method_change(std::string(va->probe), version_of(a, va->probe), version_of(b, vb->probe));
 }
 
 FleetReport compare_fleet(std::vector<FleetMember> members, const FleetOptions& options) {

@@ -59,7 +59,7 @@ std::vector<std::string> probes_behind(const FleetReport& r, size_t m) {
     }
     const FlatValue* v = r.members[m].find(f.key);
     for (size_t o = 0; !v && o < r.members.size(); ++o) v = r.members[o].find(f.key);
-    if (v && !v->probe.empty()) probes.insert(v->probe);
+    if (v && !v->probe.empty()) probes.emplace(v->probe);
   }
   if (const std::string fastest = probes.empty() ? fastest_probe(r.members[m].file) : ""; !fastest.empty())
     probes.insert(fastest);

@@ -12,6 +12,7 @@
 #include <set>
 #include <stdexcept>
 #include <thread>
+#include <unordered_map>
 
 #include <toml++/toml.h>
 
@@ -21,6 +22,7 @@
 #include "memtopo_host/fleet.hpp"
 #include "memtopo_host/gpu_state.hpp"
 #include "memtopo_host/nesting.hpp"
+#include "memtopo_host/own_toml.hpp"
 #include "memtopo_host/schema.hpp"
 #include "memtopo_host/summary.hpp"
 
@@ -50,12 +52,29 @@ std::string text_at(const json& doc, const char* table, const char* key) {
   return v != t->end() && v->is_string() ? v->get<std::string>() : "";
 }
 
-void flatten(const json& value, const std::string& path, std::vector<std::pair<std::string, json>>& out) {
+// Moves each value out of `value`: the document is not read again.
+void flatten(json& value, const std::string& path, std::vector<std::pair<std::string, json>>& out) {
   if (!value.is_object()) {
-    out.emplace_back(path, value);
+    out.emplace_back(path, std::move(value));
     return;
   }
-  for (const auto& [k, v] : value.items()) flatten(v, path + "." + k, out);
+  for (auto it = value.begin(); it != value.end(); ++it) flatten(it.value(), path + "." + it.key(), out);
+}
+
+// One copy of each name for the process, never freed: the views FlatValue::probe holds stay
+// valid. Each thread asks the shared pool once per name.
+std::string_view interned(const std::string& name) {
+  thread_local std::unordered_map<std::string, std::string_view> known;
+  if (const auto it = known.find(name); it != known.end()) return it->second;
+  static std::mutex guard;
+  static std::set<std::string, std::less<>> pool;
+  std::string_view view;
+  {
+    const std::lock_guard<std::mutex> lock(guard);
+    view = *pool.insert(name).first;
+  }
+  known.emplace(name, view);
+  return view;
 }
 
 std::string group_of(const json& doc, const std::string& model) {
@@ -77,6 +96,7 @@ std::string group_of(const json& doc, const std::string& model) {
 // the stack of the reader that met them first.
 json parse_document(const std::string& file, const std::string& text) {
   if (looks_like_json(text)) return parse_json_bounded(text, file);
+  if (auto doc = read_own_toml(text)) return std::move(*doc);  // the form memtopo writes, quickly
   if (const auto line = toml_too_deep_at(text)) throw std::runtime_error(toml_too_deep_message(file, *line));
   try {
     return toml_to_json(toml::parse(text, file));
@@ -139,7 +159,7 @@ FleetMember read_fleet_member(const std::string& file) {
 }
 
 FleetMember fleet_member_of(const std::string& file, const std::string& text) {
-  const json doc = parse_document(file, text);
+  json doc = parse_document(file, text);
   if (is_fleet_report(doc))
     throw FleetReportFile(file + ": a fleet report (`memtopo fleet --format json`), not a topology file");
   if (!doc.is_object() || !doc.contains("meta") || !doc["meta"].is_object())
@@ -159,23 +179,27 @@ FleetMember fleet_member_of(const std::string& file, const std::string& text) {
   m.model = text_at(doc, "device", "name");
   if (m.model.empty()) m.model = text_at(doc, "meta", "device_name");
   m.group = group_of(doc, m.model);
-  for (const auto& [element, body] : doc.items()) {
+  std::vector<std::pair<std::string, json>> flat;
+  for (auto table = doc.begin(); table != doc.end(); ++table) {
+    const std::string& element = table.key();
     if (!is_element_table(element)) continue;
-    std::vector<std::pair<std::string, json>> flat;
-    if (body.is_object())
-      for (const auto& [k, v] : body.items()) flatten(v, k, flat);
+    flat.clear();
+    if (table->is_object())
+      for (auto it = table->begin(); it != table->end(); ++it) flatten(it.value(), it.key(), flat);
     for (auto& [key, value] : flat) {
       FlatValue fv;
       fv.value = std::move(value);
       if (const json* p = provenance_entry(doc, element, key)) {
         fv.declared = declared_in(p);
         if (auto b = p->find("bound"); b != p->end() && b->is_string()) fv.bound = b->get<std::string>();
-        if (auto probe = p->find("probe"); probe != p->end() && probe->is_string()) fv.probe = probe->get<std::string>();
+        if (auto probe = p->find("probe"); probe != p->end() && probe->is_string())
+          fv.probe = interned(probe->get_ref<const std::string&>());
       }
       m.values.emplace_back(element + "." + key, std::move(fv));
     }
   }
   std::sort(m.values.begin(), m.values.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  m.values.shrink_to_fit();  // a fleet holds thousands of members: no vector at twice its size
   if (auto probes = doc.find("probes"); probes != doc.end() && probes->is_object())
     for (const auto& [name, entry] : probes->items()) {
       m.probes.emplace_back(name, text_at(*probes, name.c_str(), "version") + " " + text_at(*probes, name.c_str(), "status"));
