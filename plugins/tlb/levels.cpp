@@ -26,6 +26,7 @@ namespace an = memtopo::analysis;
 struct LevelResult {
   uint64_t page = 0, entries = 0;
   std::string note;
+  bool agrees_with_sweep = true;  // entries_agree_with_sweep: else the step is no level
 };
 
 // Steps 2 and 3 for one level: `held` pages of the sweep's `s0` hold, `missed` miss; `stride`
@@ -52,6 +53,7 @@ LevelResult measure_level(const MissTest& t, uint64_t s0, uint64_t stride, uint6
     (t.misses(mid, page_stride(r.page, mid)) ? hi : lo) = mid;
   }
   r.entries = lo;
+  r.agrees_with_sweep = entries_agree_with_sweep(r.entries, n0);
   r.note = "first miss at " + std::to_string(n0) + " pages of " + std::to_string(s0) + " B, at " +
            std::to_string(r.entries + 1) + " pages of " + std::to_string(r.page) + " B";
   return r;
@@ -84,6 +86,27 @@ Sweep sweep(const memtopo::Context& ctx, const Chaser& chase, uint64_t s0, uint6
   }
   ctx.raw("sweep", {"loads", "footprint_bytes", "cycles", "recorded"}, rows);
   return sw;
+}
+
+// tlb.level_count, the reach bound past the last level kept, and why the other keys are absent.
+void report_level_count(memtopo::Context& ctx, size_t found, bool rising, uint64_t searched, std::string note) {
+  if (rising) note += "; the sweep ends on a rise: a further level's reach is below " + std::to_string(searched) + " B";
+  const bool bound = !rising && found < 2;
+  ctx.result("tlb.level_count", int64_t(found),
+             memtopo::ResultInfo{0.9, bound || rising ? memtopo::Bound::AtLeast : memtopo::Bound::Exact, note});
+  if (bound)
+    ctx.result("tlb.l" + std::to_string(found + 1) + "_reach_bytes", int64_t(searched),
+               memtopo::ResultInfo{0.9, memtopo::Bound::AtLeast,
+                                   "no further latency level kept up to " + std::to_string(searched) +
+                                       " B of chase (at most three quarters of the device memory): a further TLB "
+                                       "level, if any, reaches at least that far; " + note});
+  for (size_t k = found + 1; k <= 2; ++k) {
+    const std::string p = "tlb.l" + std::to_string(k) + "_";
+    const std::string why = "the sweep kept " + std::to_string(found) + " TLB level(s) up to " +
+                            std::to_string(searched) + " B of chase";
+    for (const char* key : {"page_bytes", "entries", "miss_penalty_cycles"}) ctx.absent(p + key, why);
+    if (!(bound && k == found + 1)) ctx.absent(p + "reach_bytes", why);
+  }
 }
 
 void measure_levels(memtopo::Context& ctx) {
@@ -128,7 +151,8 @@ void measure_levels(memtopo::Context& ctx) {
     r.missed.push_back(point(missed_wide, 2 * s0));
     return r;
   });
-  const size_t found = std::min<size_t>(confirmed.count, 2);
+  size_t found = std::min<size_t>(confirmed.count, 2);
+  const size_t confirmed_found = found;
   const uint64_t searched = grid.back() * page_stride(s0, grid.back());
   std::string note = "sweep of 1 to " + std::to_string(grid.back()) + " pages of " + std::to_string(s0) +
                      " B (.cg, " + std::to_string(searched) + " B), levels at";
@@ -148,6 +172,12 @@ void measure_levels(memtopo::Context& ctx) {
     MissTest t = miss_test(chase, stride, held, missed, lv.cycles[k - 1], lv.cycles[k], limit, below_next);
     t.average_offset = sw.average_offset;
     const LevelResult r = measure_level(t, s0, stride, held, missed, limit);
+    if (!r.agrees_with_sweep) {
+      note += "; not a level: level " + std::to_string(k) + " " + r.note + ", fewer than half the " +
+              std::to_string(held) + " pages the sweep held";
+      found = k - 1;
+      break;
+    }
     const memtopo::ResultInfo info{0.9, memtopo::Bound::Exact, r.note + "; " + note};
     ctx.result(p + "page_bytes", int64_t(r.page), info);
     ctx.result(p + "entries", int64_t(r.entries), info);
@@ -160,30 +190,14 @@ void measure_levels(memtopo::Context& ctx) {
   ctx.raw("levels", {"level", "page_bytes", "entries", "miss_penalty_cycles", "window_low_raw", "window_high_raw",
                      "base_rate"},
           level_rows);
-  const bool all_kept = confirmed.count + 1 == lv.cycles.size();
-  const bool rising = lv.ends_on_ramp && all_kept;
-  if (rising) note += "; the sweep ends on a rise: a further level's reach is below " + std::to_string(searched) + " B";
-  const bool bound = !rising && found < 2;
-  ctx.result("tlb.level_count", int64_t(found),
-             memtopo::ResultInfo{0.9, bound || rising ? memtopo::Bound::AtLeast : memtopo::Bound::Exact, note});
-  if (bound)
-    ctx.result("tlb.l" + std::to_string(found + 1) + "_reach_bytes", int64_t(searched),
-               memtopo::ResultInfo{0.9, memtopo::Bound::AtLeast,
-                                   "no further latency level kept up to " + std::to_string(searched) +
-                                       " B of chase (at most three quarters of the device memory): a further TLB "
-                                       "level, if any, reaches at least that far; " + note});
-  for (size_t k = found + 1; k <= 2; ++k) {
-    const std::string p = "tlb.l" + std::to_string(k) + "_";
-    const std::string why = "the sweep kept " + std::to_string(found) + " TLB level(s) up to " +
-                            std::to_string(searched) + " B of chase";
-    for (const char* key : {"page_bytes", "entries", "miss_penalty_cycles"}) ctx.absent(p + key, why);
-    if (!(bound && k == found + 1)) ctx.absent(p + "reach_bytes", why);
-  }
+  const bool all_kept = found == confirmed_found && confirmed.count + 1 == lv.cycles.size();
+  report_level_count(ctx, found, lv.ends_on_ramp && all_kept, searched, note);
   // No level missed (an H100 within 59 GiB): its entries and page size are a result that
   // cannot be had, said once here; tlb/sets and tlb/l1d-virtual are then skipped as expected.
   if (found == 0)
     throw memtopo::NotDeterminable("no TLB level: no chase up to " + std::to_string(searched) +
-                                   " B missed a translation, so the L1 TLB's entries and page size are not measured "
+                                   " B missed a translation that the miss tests confirm, so the L1 TLB's entries and "
+                                   "page size are not measured "
                                    "(its reach is at least that; tlb.level_count and tlb.l1_reach_bytes kept)");
 }
 

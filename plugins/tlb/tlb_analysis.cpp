@@ -93,6 +93,10 @@ bool step_confirmed(const std::vector<double>& held, const std::vector<double>& 
   return fastest_missed - slowest_held >= 0.5 * (upper - lower);
 }
 
+bool entries_agree_with_sweep(uint64_t entries, uint64_t sweep_first_miss) {
+  return 2 * (entries + 1) >= sweep_first_miss;
+}
+
 SetStructure set_structure(uint64_t entries, const std::vector<double>& misses_per_pass) {
   SetStructure s;
   double before = 0;

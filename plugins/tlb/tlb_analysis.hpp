@@ -35,6 +35,12 @@ bool step_stands_out(const std::vector<double>& sweep_cycles, double lower, doub
 // a level is one that every measurement of it shows.
 bool step_confirmed(const std::vector<double>& held, const std::vector<double>& missed, double lower, double upper);
 
+// Whether a level's entries (its first miss at `entries` + 1 pages of the page size found)
+// agree with the sweep's first miss at `sweep_first_miss` pages of its larger stride: a TLB
+// holds at least as many pages at a smaller stride (more, where its sets are indexed by page
+// number). Misses from fewer than half of them are a miss test that took noise for misses.
+bool entries_agree_with_sweep(uint64_t entries, uint64_t sweep_first_miss);
+
 // The first page count past `held` whose cycles reached three quarters of the way from
 // `lower` to `upper`: a count where (nearly) every load misses, past the ramp's foot where sets
 // overflow one by one. The last page count when none did.

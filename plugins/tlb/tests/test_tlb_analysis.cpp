@@ -183,3 +183,13 @@ TEST_CASE("tlb: a level is kept only where its step stands out and comes back", 
   // A step below 3 % of the level never stands out, however quiet the sweep.
   CHECK_FALSE(tlb::step_stands_out(std::vector<double>(24, 300.0), 300, 305));
 }
+
+TEST_CASE("tlb: a level's entries that miss far sooner than the sweep did are no level", "[tlb]") {
+  // An H100 run (docs/results/fleet.md): the sweep's first miss at 6890 pages of 2 MiB, the
+  // miss test then missing from 3 pages of 4 KiB on (a step of 13 cycles, within its noise).
+  CHECK_FALSE(tlb::entries_agree_with_sweep(2, 6890));
+  CHECK(tlb::entries_agree_with_sweep(47, 49));    // the same TLB at a smaller page
+  CHECK(tlb::entries_agree_with_sweep(767, 49));   // sets indexed by page number: more at a smaller stride
+  CHECK(tlb::entries_agree_with_sweep(24, 49));    // half: still the sweep's level
+  CHECK_FALSE(tlb::entries_agree_with_sweep(22, 49));
+}
