@@ -61,5 +61,8 @@ Plan make_plan(const Registry& registry, const Selection& selection, const Devic
 bool selects(const std::string& entry, const ProbeInfo& probe);
 // The first loaded probe (by name) that provides `key`, or null.
 const ProbeInfo* provider_of_key(const Registry& registry, const std::string& key);
+// What a selection may name: every loaded probe and plugin, and with `keys` every result key
+// (for "did you mean" where an entry names none).
+std::vector<std::string> selectable_names(const Registry& registry, bool keys);
 
 }  // namespace memtopo::host

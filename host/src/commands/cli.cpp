@@ -199,17 +199,6 @@ std::string non_empty_folder_error(const std::string& value) {
                        : "";
 }
 
-// "unknown command 'X'" with the commands, where CLI11 would only say that one is required.
-std::string unknown_command_error(const CLI::App& app, const std::vector<std::string>& args) {
-  if (args.empty() || args[0].empty() || args[0][0] == '-') return "";
-  std::string names;
-  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
-    if (sub->get_name() == args[0]) return "";
-    names += (names.empty() ? "" : ", ") + sub->get_name();
-  }
-  return "unknown command '" + args[0] + "'; the commands are " + names + " (memtopo --help describes them)";
-}
-
 struct CliArgs {
   std::vector<std::string> list_paths;
   bool list_verbose = false;
@@ -338,14 +327,19 @@ namespace {
 int parse_and_dispatch(int argc, char** argv) {
   CliArgs args;
   auto app = make_app(args);
-  if (const std::string e = unknown_command_error(*app, std::vector<std::string>(argv + std::min(argc, 1), argv + argc));
-      !e.empty()) {
-    std::cerr << "memtopo: " << e << "\n";
-    return kExitUsage;
-  }
+  const std::vector<std::string> words(argv + std::min(argc, 1), argv + argc);
+  for (const std::string& e : {unknown_command_error(*app, words), unknown_option_error(*app, words)})
+    if (!e.empty()) {
+      std::cerr << "memtopo: " << e << "\n";
+      return kExitUsage;
+    }
   try {
     app->parse(argc, argv);
   } catch (const CLI::ParseError& e) {
+    if (const std::string missing = missing_argument_error(*app, e); !missing.empty()) {
+      std::cerr << "memtopo: " << missing << "\n";
+      return kExitUsage;
+    }
     const int code = app->exit(e);
     return code == 0 ? kExitOk : kExitUsage;
   }
@@ -388,10 +382,12 @@ std::string check_command_line(const std::vector<std::string>& args) {
   std::vector<char*> argv;
   for (auto& s : storage) argv.push_back(s.data());
   if (std::string e = cli::unknown_command_error(*app, args); !e.empty()) return e;
+  if (std::string e = cli::unknown_option_error(*app, args); !e.empty()) return e;
   try {
     app->parse(static_cast<int>(argv.size()), argv.data());
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return "";  // --help, --version
+    if (std::string missing = cli::missing_argument_error(*app, e); !missing.empty()) return missing;
     return std::string(e.get_name()) + ": " + e.what();
   }
   return "";

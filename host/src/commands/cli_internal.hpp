@@ -28,6 +28,7 @@
 
 namespace CLI {
 class App;
+class ParseError;
 }
 
 namespace memtopo::host::cli {
@@ -49,6 +50,13 @@ std::string plan_time_line(const Plan& plan, const Config& cfg, const std::strin
                            const std::map<std::string, double>& recorded, const std::string& this_device);
 std::string recorded_device(const std::string& file);
 std::string seconds_text(double s);  // "2.5 s", "27 s"
+
+// Mistakes on the command line (cli_mistakes.cpp), each "" where there is none: an unknown
+// command or long option (`args` without the program's name) with the name likely meant, and
+// a missing positional argument named with what it is for (for CLI11's RequiredError).
+std::string unknown_command_error(const CLI::App& app, const std::vector<std::string>& args);
+std::string unknown_option_error(const CLI::App& app, const std::vector<std::string>& args);
+std::string missing_argument_error(const CLI::App& app, const CLI::ParseError& e);
 
 void setup_logging(bool quiet, bool verbose);
 // Loads plugins from --plugin-path folders and the default places; a missing folder is a

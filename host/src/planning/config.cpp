@@ -1,4 +1,5 @@
 #include "memtopo_host/config.hpp"
+#include "memtopo_host/suggest.hpp"
 #include "planning/device_spec.hpp"
 
 #include <cerrno>
@@ -88,7 +89,8 @@ void read_run_table(const toml::node& node, const Registry& registry, Checker& c
               (keys && provider_of_key(registry, s->get())))
             continue;
           c.error(entry, "[run] " + r + (keys ? ": unknown probe, plugin or result key '" : ": unknown probe or plugin '") +
-                             s->get() + "' (memtopo list shows the loaded ones)");
+                             s->get() + "'" + did_you_mean(s->get(), selectable_names(registry, keys)) +
+                             " (memtopo list shows the loaded ones)");
         }
       }
       // An empty list would select nothing, which the planner reads as "everything".

@@ -8,6 +8,7 @@
 
 #include "memtopo_host/config.hpp"
 #include "memtopo_host/registry.hpp"
+#include "memtopo_host/suggest.hpp"
 
 namespace memtopo::host {
 
@@ -33,7 +34,8 @@ std::string resolve_one(const std::string& entry, std::string* error) {
   std::string list;
   for (const auto& p : presets) list += (list.empty() ? "" : ", ") + p;
   if (error)
-    *error = "'" + entry + "': no file '" + name + "' here and no simulated-device preset of that name (" +
+    *error = "'" + entry + "': no file '" + name + "' here and no simulated-device preset of that name" +
+             did_you_mean(name, presets) + " (" +
              (list.empty() ? "no presets in " + dir.string() : "presets: " + list + ", in " + dir.string()) +
              "); give sim:PATH to a device description, or a preset's name";
   return entry;

@@ -1,4 +1,5 @@
 #include "memtopo_host/plan.hpp"
+#include "memtopo_host/suggest.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -15,6 +16,16 @@ const ProbeInfo* provider_of_key(const Registry& registry, const std::string& ke
   for (const auto& p : registry.probes())
     if (std::find(p.provided.begin(), p.provided.end(), key) != p.provided.end()) return &p;
   return nullptr;
+}
+
+std::vector<std::string> selectable_names(const Registry& registry, bool keys) {
+  std::set<std::string> names;
+  for (const ProbeInfo& p : registry.probes()) {
+    names.insert(p.name);
+    names.insert(p.plugin);
+    if (keys) names.insert(p.provided.begin(), p.provided.end());
+  }
+  return {names.begin(), names.end()};
 }
 
 const PlanStep* Plan::step(const std::string& probe_name) const {
@@ -42,7 +53,7 @@ void check_names(const Registry& registry, const std::vector<std::string>& entri
   for (const auto& e : entries) {
     if (registry.find(e) || registry.has_plugin(e) || (keys && provider_of_key(registry, e))) continue;
     throw PlanError(std::string(what) + (keys ? ": unknown probe, plugin or result key '" : ": unknown probe or plugin '") +
-                    e + "' (memtopo list shows the loaded ones)");
+                    e + "'" + did_you_mean(e, selectable_names(registry, keys)) + " (memtopo list shows the loaded ones)");
   }
 }
 
