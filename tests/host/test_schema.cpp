@@ -108,8 +108,11 @@ TEST_CASE("validation with a key catalog: declared keys checked, unknown tables 
                                       "[tma]\nlatency_cycles = 12\nother = 1\n[zzz]\nx_bytes = -1\n"));
   Validation v = validate_with_plugins(doc, c);
   CHECK(v.errors.empty());  // an integer is fine for a float
-  CHECK(v.not_checked ==
-        std::vector<std::string>{"tma.other (no installed plugin provides it)", "[zzz] (no installed plugin provides it)"});
+  // [l1d] holds keys a plugin provides: its others are noted too.
+  CHECK(v.not_checked == std::vector<std::string>{"l1d.hit_cycles (no installed plugin provides it)",
+                                                  "l1d.size_bytes (no installed plugin provides it)",
+                                                  "tma.other (no installed plugin provides it)",
+                                                  "[zzz] (no installed plugin provides it)"});
   doc["l1d"]["policy"] = 3;
   doc["tma"]["latency_cycles"] = "slow";
   doc["l1d"]["size_bytes"] = -1;
@@ -119,6 +122,34 @@ TEST_CASE("validation with a key catalog: declared keys checked, unknown tables 
   CHECK(texts == std::vector<std::string>{"/l1d/policy: x/l1d declares string, got integer 3",
                                           "/tma/latency_cycles: x/tma declares float (cycles), got string \"slow\"",
                                           "/l1d/size_bytes: expected an integer >= 0 or an array of them, got integer -1"});
+}
+
+TEST_CASE("validation: a typo of a provided key or table, and provenance left behind, are errors", "[host][schema][keys]") {
+  KeyCatalog c;
+  c.providers["l1d.size_bytes"] = "x/l1d";
+  c.providers["l1d.hit_cycles"] = "x/l1d";
+  auto texts_of = [&](const nlohmann::json& doc) {
+    std::vector<std::string> texts;
+    for (const auto& e : validate_with_plugins(doc, c).errors) texts.push_back(e.text());
+    return texts;
+  };
+  auto doc = toml_to_json(toml::parse(std::string(kGoodTopology)));
+  REQUIRE(texts_of(doc).empty());
+  auto renamed = doc;
+  renamed["l1d"]["size_byte"] = renamed["l1d"]["size_bytes"];
+  renamed["l1d"].erase("size_bytes");
+  renamed["provenance"]["l1d"]["size_bytes"] = {{"probe", "x/l1d"}, {"confidence", 1.0}, {"bound", "exact"}};
+  CHECK(texts_of(renamed) ==
+        std::vector<std::string>{"/provenance/l1d/size_bytes: describes l1d.size_bytes, which the file holds no value for "
+                                 "(a key renamed or removed?); remove the entry or restore the value",
+                                 "/l1d/size_byte: no installed plugin declares l1d.size_byte; did you mean l1d.size_bytes?"});
+  auto table = doc;
+  table["l1dd"] = table["l1d"];
+  table.erase("l1d");
+  table["provenance"].erase("l1d");
+  const auto t = texts_of(table);
+  REQUIRE(t.size() == 1);
+  CHECK(t[0] == "/l1dd: no installed plugin provides [l1dd] and the schema does not know it; did you mean [l1d]?");
 }
 
 TEST_CASE("a text value longer than 4096 characters is refused, naming its key", "[host][schema][hostile]") {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <regex>
 
+#include "memtopo_host/suggest.hpp"
+
 namespace memtopo::host {
 
 KeyCatalog KeyCatalog::of(const Registry& registry) {
@@ -60,18 +62,60 @@ std::string shown(const nlohmann::json& v) {
   return kind + text;
 }
 
+// The keys the installed plugins provide or declare, by table: "l1d" -> {"size_bytes", ...}.
+std::map<std::string, std::vector<std::string>> keys_by_table(const KeyCatalog& catalog) {
+  std::map<std::string, std::set<std::string>> sets;
+  auto add = [&](const std::string& key) {
+    const size_t dot = key.find('.');
+    if (dot != std::string::npos) sets[key.substr(0, dot)].insert(key.substr(dot + 1));
+  };
+  for (const auto& [key, _] : catalog.providers) add(key);
+  for (const auto& [key, _] : catalog.declared) add(key);
+  std::map<std::string, std::vector<std::string>> out;
+  for (const auto& [table, keys] : sets) out[table].assign(keys.begin(), keys.end());
+  return out;
+}
+
+// Provenance of a key the file holds no value for: a key renamed or removed by hand.
+void check_provenance_has_values(const nlohmann::json& doc, Validation& out) {
+  const auto prov = doc.find("provenance");
+  if (prov == doc.end() || !prov->is_object()) return;
+  for (const auto& [table, entries] : prov->items()) {
+    if (!entries.is_object()) continue;
+    const auto values = doc.find(table);
+    if (values == doc.end() || !values->is_object()) {
+      out.errors.push_back({"/provenance/" + table, "describes [" + table + "], which the file does not hold (a table "
+                                                    "renamed or removed?); remove [provenance." + table + "] or restore it"});
+      continue;
+    }
+    for (const auto& [key, _] : entries.items())
+      if (!values->contains(key))
+        out.errors.push_back({"/provenance/" + table + "/" + key,
+                              "describes " + table + "." + key +
+                                  ", which the file holds no value for (a key renamed or removed?); remove the entry or "
+                                  "restore the value"});
+  }
+}
+
 // Removes what nothing here can check (tables and keys no installed plugin provides, outside
 // the schema's tables) from `doc`, noting each; checks declared keys against their declaration.
+// A table or key one typo from one the plugins provide is an error naming that one.
 void prune_and_check_declared(nlohmann::json& doc, const KeyCatalog& catalog, Validation& out) {
   static const std::regex name("^[a-z][a-z0-9_]*$");
-  std::set<std::string> provided_tables;
-  for (const auto& [key, _] : catalog.providers) provided_tables.insert(key.substr(0, key.find('.')));
+  const auto known_keys = keys_by_table(catalog);
+  std::vector<std::string> known_tables(schema_element_tables().begin(), schema_element_tables().end());
+  for (const auto& [table, _] : known_keys) known_tables.push_back(table);
   std::vector<std::string> drop_tables;
   for (auto& [table, body] : doc.items()) {
     if (reserved(table) || !std::regex_match(table, name) || !body.is_object()) continue;
     const bool schema_knows = schema_element_tables().count(table) > 0;
-    if (!schema_knows && !provided_tables.count(table)) {
-      out.not_checked.push_back("[" + table + "] (no installed plugin provides it)");
+    const auto keys = known_keys.find(table);
+    if (!schema_knows && keys == known_keys.end()) {
+      if (const std::string near = nearest_name(table, known_tables); !near.empty())
+        out.errors.push_back({"/" + table, "no installed plugin provides [" + table + "] and the schema does not know it; "
+                                           "did you mean [" + near + "]?"});
+      else
+        out.not_checked.push_back("[" + table + "] (no installed plugin provides it)");
       drop_tables.push_back(table);
       continue;
     }
@@ -84,9 +128,14 @@ void prune_and_check_declared(nlohmann::json& doc, const KeyCatalog& catalog, Va
           out.errors.push_back({pointer(table, key), d->second.probe + " declares " + type_name(spec.type) +
                                                          (spec.unit.empty() ? "" : " (" + spec.unit + ")") + ", got " +
                                                          shown(value)});
-      } else if (!schema_knows && !catalog.providers.count(full)) {
-        out.not_checked.push_back(full + " (no installed plugin provides it)");
-        drop_keys.push_back(key);
+      } else if (!catalog.providers.count(full)) {
+        const std::string near = keys == known_keys.end() ? "" : nearest_name(key, keys->second);
+        if (!near.empty())
+          out.errors.push_back({pointer(table, key), "no installed plugin declares " + full + "; did you mean " + table +
+                                                         "." + near + "?"});
+        else if (!schema_knows || keys != known_keys.end())
+          out.not_checked.push_back(full + " (no installed plugin provides it)");
+        if (!schema_knows) drop_keys.push_back(key);
       }
     }
     for (const auto& k : drop_keys) body.erase(k);
@@ -99,6 +148,7 @@ void prune_and_check_declared(nlohmann::json& doc, const KeyCatalog& catalog, Va
 Validation validate_with_plugins(const nlohmann::json& doc, const KeyCatalog& catalog) {
   Validation out;
   out.errors = non_finite_numbers(doc);  // in tables no plugin provides too: export refuses them
+  if (doc.is_object()) check_provenance_has_values(doc, out);
   nlohmann::json pruned = doc;
   if (pruned.is_object()) prune_and_check_declared(pruned, catalog, out);
   // The declaration's message is the more precise one for a value both disagree with.
