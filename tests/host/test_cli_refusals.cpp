@@ -160,3 +160,17 @@ TEST_CASE("refusals: a simulated device with a huge cache ends the run before me
                                                      "simulator handles in one cache (4 GiB); check the value"));
   CHECK_FALSE(fs::exists(out));
 }
+
+TEST_CASE("refusals: a CSV export given for a topology says what it is and what to name", "[host][cli][refusals]") {
+  test::TempDir dir("refuse-csv");
+  const auto toml = dir / "t.toml", csv = dir / "t.csv";
+  REQUIRE(run_memtopo("run -q --device sim" + kGood + " --only t-basic/source -o " + q(toml)).exit_code == 0);
+  REQUIRE(run_memtopo("export --format csv " + q(toml) + " -o " + q(csv)).exit_code == 0);
+  for (const char* command : {"validate ", "draw ", "export --format json "}) {
+    const auto r = run_memtopo(std::string(command) + q(csv));
+    INFO(command << r.output);
+    CHECK(r.exit_code != 0);
+    CHECK(has(r.output, "t.csv: a CSV table (`memtopo export --format csv` writes these), not a topology"));
+    CHECK_FALSE(has(r.output, "TOML syntax error"));
+  }
+}

@@ -259,7 +259,7 @@ TEST_CASE("diff: unreadable files and bad options exit 2 and say why", "[host][d
       {"base.toml broken.toml", "broken.toml:3:"},
       {"base.toml device.toml", "device.toml: not a topology file (no [meta] table)"},
       {"base.toml .", ".: is a folder"},
-      {"base.toml", "B is required"},
+      {"base.toml", "diff: B is missing: The second topology file (after) (usage: memtopo diff [options] A B)"},
       {"--format yaml base.toml base.toml", "--format"},
       {"--tolerance-percent -1 base.toml base.toml", "--tolerance-percent"},
       {"--tolerance-percent nan base.toml base.toml", "--tolerance-percent: 'nan' is not a percentage from 0 to 100"},
@@ -321,6 +321,10 @@ TEST_CASE("compare: headline values of three files side by side with ratios, as 
   CHECK(csv.output.rfind("key,unit,topology.toml,h100-sxm.toml,hopper-like-sim.toml,h100-sxm.toml / topology.toml,", 0) == 0);
   CHECK(csv.output.find("\nl1d.size_bytes,bytes,246784,246784,262144,1,1.062") != std::string::npos);
   CHECK(csv.output.find(" cyc") == std::string::npos);
+  // Rates and fractions have their units; a bound keeps its sign and has no ratio (issue 66).
+  CHECK(csv.output.find("\nthroughput.l1_read_bytes_per_second,B/s,") != std::string::npos);
+  CHECK(csv.output.find("\nthroughput.dram_read_fraction_of_theoretical,fraction,") != std::string::npos);
+  CHECK(csv.output.find("\ntlb.level_count,,>=1,>=0,2,bound,bound\n") != std::string::npos);
 
   // One file: the summary `memtopo run` printed, from the file.
   const auto one = test::run_memtopo("compare '" + (src / "tests/sim/measured/h100-sxm.toml").string() + "'");

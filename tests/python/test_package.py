@@ -43,6 +43,9 @@ class Package(unittest.TestCase):
         self.assertEqual(t.provenance("l2.size_bytes")["probe"], t.tables["provenance"]["l2"]["size_bytes"]["probe"])
         self.assertEqual(t.unit("l2.latency_cycles"), "cycles")
         self.assertEqual(memtopo.unit_of_key("l1d.sets"), "")
+        self.assertEqual(memtopo.unit_of_key("throughput.l2_read_bytes_per_second"), "B/s")
+        self.assertEqual(memtopo.unit_of_key("throughput.dram_read_fraction_of_theoretical"), "fraction")
+        self.assertEqual(memtopo.unit_of_key("l1d.size_carveout_percent"), "%")
         self.assertIsNone(t.value("l2.no_such_key"))
         with self.assertRaises(KeyError):
             t["l2.no_such_key"]

@@ -26,6 +26,10 @@ constexpr uint32_t kKnownKeyFlags =
 
 // The unit a key's name carries ("bytes" for l1d.size_bytes), or "" when it has none.
 std::string unit_of_key(const std::string& key);
+// The unit suffix the schema and key declarations check (_bytes, _bits, _khz, _cycles, _gbps,
+// _s), "" for any other key. unit_of_key gives readers more: "B/s" for a _bytes_per_second
+// rate, "fraction" for a _fraction or _share, "%" for a _percent.
+std::string checked_unit_of_key(const std::string& key);
 // Whether a declared unit and type (mt_key_desc) agree with the key's name: the unit must be
 // the one its suffix names ("" without a suffix), the type one that suffix allows. Nothing
 // when they agree, else what to change.

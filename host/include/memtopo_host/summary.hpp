@@ -36,6 +36,8 @@ struct SummaryTable {
   // Per row and column the value in its key's unit for a spreadsheet: a number, numbers
   // joined by ';' for a list, the text of a string; "" where the column lacks the key.
   std::vector<std::vector<std::string>> plain;
+  // Per row and column whether the value is a bound (">= 520"): no ratio is taken with it.
+  std::vector<std::vector<bool>> bounded;
 };
 SummaryTable summary_table(const std::vector<SummaryColumn>& columns);
 

@@ -26,14 +26,25 @@ _NOT_ELEMENTS = ("meta", "provenance", "probes", "sim")
 MAX_FILE_BYTES = 64 << 20
 # Tables nest a few levels in a topology (provenance.<element>.<key>); deeper is no topology.
 MAX_DEPTH = 64
-# Units are in key names (docs/format.md, "Units"); the same rules as the host's unit_of_key.
+# Units are in key names (docs/format.md, "Units"); the same rules as the host's unit_of_key:
+# compound suffixes first (a _bytes_per_second rate is no count of bytes), then the plain ones.
+_COMPOUND_UNITS = (("_bytes_per_second", "B/s"), ("_bytes_per_cycle_per_sm", "B/cycle/SM"),
+                   ("_bytes_per_cycle", "B/cycle"), ("_ops_per_cycle_per_sm", "ops/cycle/SM"),
+                   ("_loads_per_kcycle", "loads/kcycle"), ("_warps_per_sm", "warps/SM"),
+                   ("_fraction_of_theoretical", "fraction"), ("_fractions", "fraction"),
+                   ("_fraction", "fraction"), ("_shares", "fraction"), ("_share", "fraction"),
+                   ("_percent", "%"))
 _UNITS = ("bytes", "bits", "khz", "cycles", "gbps", "s")
 # The columns of `memtopo export --format csv`.
 ROW_FIELDS = ("element", "key", "value", "unit", "bound", "confidence", "probe", "note")
 
 
 def unit_of_key(key: str) -> str:
-    """The unit a key's name carries ('bytes' for l1d.size_bytes), or '' when it has none."""
+    """The unit a key's name carries ('bytes' for l1d.size_bytes, 'B/s' for a _bytes_per_second
+    rate), or '' when it has none."""
+    for suffix, unit in _COMPOUND_UNITS:
+        if key.endswith(suffix):
+            return unit
     for unit in _UNITS:
         if key.endswith("_" + unit):
             return unit

@@ -39,8 +39,11 @@ constexpr size_t kTextColumns = 160;  // the text form's width, whatever the num
 
 std::string shown_csv_number(double v);
 
-// "x1.07": the second over the first; "" where either is no number or the first is 0.
-std::string ratio_text(double first, double other) {
+// "x1.07": the second over the first; "" where either is no number or the first is 0, and
+// "bound" where either is one (">= 1" against ">= 0" has no ratio).
+std::string ratio_text(const SummaryTable& t, size_t r, size_t c) {
+  if (t.bounded[r][0] || t.bounded[r][c]) return "bound";
+  const double first = t.numbers[r][0], other = t.numbers[r][c];
   if (!std::isfinite(first) || !std::isfinite(other) || first == 0) return "";
   char buf[32];
   std::snprintf(buf, sizeof buf, "x%.3g", other / first);
@@ -89,7 +92,7 @@ std::vector<std::vector<std::string>> cells(const SummaryTable& t, const std::ve
   for (size_t r = 0; r < t.rows.size(); ++r) {
     std::vector<std::string> row = t.rows[r];
     for (size_t c = 1; c < t.header.size(); ++c)
-      row.push_back(!changed[r][c].empty() ? changed[r][c] : ratio_text(t.numbers[r][0], t.numbers[r][c]));
+      row.push_back(!changed[r][c].empty() ? changed[r][c] : ratio_text(t, r, c));
     out.push_back(std::move(row));
   }
   std::vector<std::string> tally{"probes"};
@@ -127,6 +130,7 @@ std::string csv(const SummaryTable& t, const MethodChanges& changed) {
     for (size_t c = 1; c < t.header.size(); ++c) {
       const double first = t.numbers[r][0], other = t.numbers[r][c];
       row.push_back(!changed[r][c].empty()                                        ? changed[r][c]
+                    : t.bounded[r][0] || t.bounded[r][c]                          ? "bound"
                     : std::isfinite(first) && std::isfinite(other) && first != 0 ? shown_csv_number(other / first)
                                                                                  : "");
     }

@@ -70,6 +70,15 @@ std::optional<toml::table> json_as_toml(const std::string& text, const std::stri
   return std::nullopt;
 }
 
+// The header `memtopo export --format csv` and `compare --format csv` write, or any first line
+// of comma-separated names without '=' or '[' (which no TOML line is).
+bool looks_like_csv_export(const std::string& text) {
+  const std::string first = text.substr(0, text.find('\n'));
+  if (first.rfind("element,key,value,unit", 0) == 0 || first.rfind("key,unit,", 0) == 0) return true;
+  return first.find(',') != std::string::npos && first.find('=') == std::string::npos &&
+         first.find('[') == std::string::npos && first.find('"') == std::string::npos;
+}
+
 }  // namespace
 
 std::optional<toml::table> read_toml_or_report(const std::string& file, const std::string& what_to_name) {
@@ -88,6 +97,13 @@ std::optional<toml::table> read_toml_or_report(const std::string& file, const st
   try {
     return toml::parse(text, file);
   } catch (const toml::parse_error& e) {
+    if (looks_like_csv_export(text)) {
+      std::cerr << terminal_text(file) << ": a CSV table (`memtopo export --format csv` writes these), not a topology: "
+                << "memtopo reads topologies as TOML (what `memtopo run` writes) or JSON (`run --format json`, "
+                   "`export --format json`); CSV is an output only, without the provenance's classes and the probes' "
+                   "statuses, so it cannot be read back. Name the TOML or JSON file it was exported from\n";
+      return std::nullopt;
+    }
     const auto& b = e.source().begin;
     std::cerr << terminal_text(file + ":" + std::to_string(b.line) + ":" + std::to_string(b.column) +
                                ": TOML syntax error: " + std::string(e.description()))

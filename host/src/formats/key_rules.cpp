@@ -78,15 +78,28 @@ const char* const kIntegerUnits[] = {"bytes", "bits", "khz"};
 const char* const kNumberUnits[] = {"cycles", "gbps", "s"};
 }  // namespace
 
-std::string unit_of_key(const std::string& key) {
+std::string checked_unit_of_key(const std::string& key) {
   for (const auto* units : {&kIntegerUnits, &kNumberUnits})
     for (const char* unit : *units)
       if (ends_with(key, std::string("_") + unit)) return unit;
   return "";
 }
 
+std::string unit_of_key(const std::string& key) {
+  // Longest first: l2_read_bytes_per_second is a rate, not bytes.
+  static const std::pair<const char*, const char*> kCompound[] = {
+      {"_bytes_per_second", "B/s"},        {"_bytes_per_cycle_per_sm", "B/cycle/SM"},
+      {"_bytes_per_cycle", "B/cycle"},     {"_ops_per_cycle_per_sm", "ops/cycle/SM"},
+      {"_loads_per_kcycle", "loads/kcycle"}, {"_warps_per_sm", "warps/SM"},
+      {"_fraction_of_theoretical", "fraction"}, {"_fractions", "fraction"}, {"_fraction", "fraction"},
+      {"_shares", "fraction"},             {"_share", "fraction"},         {"_percent", "%"}};
+  for (const auto& [suffix, unit] : kCompound)
+    if (ends_with(key, suffix)) return unit;
+  return checked_unit_of_key(key);
+}
+
 std::optional<std::string> check_key_declaration(const std::string& key, mt_value_type type, const std::string& unit) {
-  const std::string named = unit_of_key(key);
+  const std::string named = checked_unit_of_key(key);
   const std::string suffixes = "_bytes, _bits, _khz, _cycles, _gbps or _s";
   if (!is_value_type(type)) return "declares unknown type " + std::to_string(static_cast<int>(type));
   if (named.empty() && !unit.empty())

@@ -272,6 +272,7 @@ SummaryTable summary_table(const std::vector<SummaryColumn>& columns) {
       std::vector<std::string> row{element + " " + (k.label.empty() ? k.key : k.label)};
       std::vector<double> numbers;
       std::vector<std::string> plain;
+      std::vector<bool> bounded;
       bool any = false;
       for (const auto& t : tables) {
         const auto e = t.find(element);
@@ -281,13 +282,17 @@ SummaryTable summary_table(const std::vector<SummaryColumn>& columns) {
         row.push_back(has ? k.prefix + format_value(k.key, *r->second) : "-");
         const Value* v = has ? &r->second->value : nullptr;
         numbers.push_back(!v ? NAN : v->type == MT_VALUE_INT ? double(v->i) : v->type == MT_VALUE_FLOAT ? v->f : NAN);
-        plain.push_back(v ? plain_text(*v) : "");
+        const mt_bound bound = has ? r->second->bound : MT_BOUND_EXACT;
+        bounded.push_back(bound != MT_BOUND_EXACT);
+        // A spreadsheet reads ">=520" as text: the bound is kept, not turned into a number.
+        plain.push_back(!v ? "" : (bound == MT_BOUND_AT_LEAST ? ">=" : bound == MT_BOUND_AT_MOST ? "<=" : "") + plain_text(*v));
       }
       if (!any) continue;
       out.rows.push_back(std::move(row));
       out.numbers.push_back(std::move(numbers));
       out.keys.push_back(element + "." + k.key);
       out.plain.push_back(std::move(plain));
+      out.bounded.push_back(std::move(bounded));
     }
   }
   return out;
