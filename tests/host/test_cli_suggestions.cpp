@@ -69,3 +69,14 @@ TEST_CASE("suggestions: a misspelt probe in a config's [run] names the one meant
   CHECK(r.exit_code == 2);
   CHECK(has(r.output, "c.toml:2: [run] probes: unknown probe, plugin or result key 't-basic/sorce'; did you mean 't-basic/source'?"));
 }
+
+TEST_CASE("a probe asked for by name that skips itself says why, even under -q", "[host][cli][suggest]") {
+  test::TempDir dir("asked-by-name");
+  const auto named = run_memtopo("run -q --device sim" + kGood + " --only t-skips/unsupported -o " + q(dir / "a.toml"));
+  INFO(named.output);
+  CHECK(named.exit_code == 0);  // a declared reason, as for any probe that skips itself
+  CHECK(has(named.output, "t-skips/unsupported was asked for by name and skipped: not supported on this device"));
+  // Named by its plugin only: the summary's tally says it, as for every other probe.
+  const auto plugin = run_memtopo("run -q --device sim" + kGood + " --only t-skips -o " + q(dir / "b.toml"));
+  CHECK_FALSE(has(plugin.output, "asked for by name"));
+}

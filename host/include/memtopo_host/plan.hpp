@@ -32,6 +32,9 @@ struct Plan {
   // Result keys named in `only`, each with the loaded probe that provides it (which may be
   // excluded by skip): a key asked for by name must be in the output.
   std::map<std::string, std::string> requested_keys;
+  // Probes named in `only` by their own name (not by plugin or key): where one is skipped, the
+  // run says why even when quiet.
+  std::vector<std::string> requested_probes;
   const PlanStep* step(const std::string& probe_name) const;
 };
 

@@ -1,5 +1,6 @@
 #include "output/run_output.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -120,6 +121,11 @@ void report_end(const RunRequest& a, const OutputTarget& out, const std::string&
   warn_contradictions(plan, text);
   const auto missing = missing_requested_keys(plan, report.outcomes);
   for (const auto& m : missing) spdlog::error("{}", m);
+  // A probe named in --only that did not run: why, even under -q (it may skip itself by default).
+  for (const auto& o : report.outcomes)
+    if (o.status == Status::Skipped &&
+        std::find(plan.requested_probes.begin(), plan.requested_probes.end(), o.probe) != plan.requested_probes.end())
+      spdlog::warn("{} was asked for by name and skipped: {}", o.probe, o.reason);
   if (report.interrupted) {
     if (out.kind == OutputKind::File)
       spdlog::warn("interrupted: wrote what was measured to {}; {} is untouched; `memtopo run --resume -o {}` "

@@ -222,6 +222,8 @@ Plan make_plan(const Registry& registry, const Selection& selection, const Devic
   Plan plan;
   plan.providers = pl.providers;
   for (const auto& e : selection.only)
+    if (registry.find(e)) plan.requested_probes.push_back(e);
+  for (const auto& e : selection.only)
     if (!registry.find(e) && !registry.has_plugin(e)) {
       auto it = pl.providers.find(e);
       plan.requested_keys[e] = it != pl.providers.end() ? it->second->name : provider_of_key(registry, e)->name;
