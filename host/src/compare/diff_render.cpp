@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "memtopo_host/summary.hpp"
 #include "memtopo_host/terminal_text.hpp"
 #include "memtopo_host/text_table.hpp"
 #include "memtopo_host/topology_diff.hpp"
@@ -13,9 +14,12 @@ using json = nlohmann::json;
 
 namespace {
 
-std::string shown_bounded(const json& v, const std::string& bound) {
+// In the unit the key's name carries, as the run's summary shows it ("69.0 cyc", "65.2 GiB");
+// a list's first four elements.
+// Texts quoted, as JSON: "9.0" against 9.0 is a change of type.
+std::string shown_bounded(const std::string& key, const json& v, const std::string& bound) {
   const char* prefix = bound == "at_least" ? ">= " : bound == "at_most" ? "<= " : "";
-  return prefix + shown_value(v);
+  return prefix + (v.is_string() ? v.dump() : format_json_value(key, v, 4));
 }
 
 const char* type_of(const json& v) {
@@ -75,7 +79,7 @@ void render_only_in(const char* side, const std::vector<OneSidedKey>& keys, cons
   }
   for (const auto& k : keys)
     if (std::none_of(tables.begin(), tables.end(), [&](const std::string& t) { return in_table(k, t); }))
-      out += "  " + k.key + " = " + shown_bounded(k.value, k.bound) +
+      out += "  " + k.key + " = " + shown_bounded(k.key, k.value, k.bound) +
              (k.absent_reason.empty() ? std::string()
                                       : std::string("  (") + (side[0] == 'A' ? "B" : "A") +
                                             ": absent: " + terminal_text(k.absent_reason) + ")") +
@@ -135,14 +139,19 @@ std::string render_diff_text(const TopologyDiff& diff, const DiffSide& a, const 
   std::string out = header("A", a) + header("B", b) + "\n";
   if (!diff.differences.empty()) {
     std::vector<std::vector<std::string>> rows{{"key", "A", "B", "change"}};
-    for (const auto& d : diff.differences)
-      rows.push_back({d.key, shown_bounded(d.a, d.a_bound), shown_bounded(d.b, d.b_bound), change_text(d)});
+    for (const auto& d : diff.differences) {
+      // A change of type in JSON's own words, where units would hide it (9.0 against "9.0").
+      if (d.kind == DiffKind::type) rows.push_back({d.key, shown_value(d.a), shown_value(d.b), change_text(d)});
+      else
+        rows.push_back(
+            {d.key, shown_bounded(d.key, d.a, d.a_bound), shown_bounded(d.key, d.b, d.b_bound), change_text(d)});
+    }
     out += "differences:\n" + aligned(rows);
   }
   if (!diff.not_counted.empty()) {
     std::vector<std::vector<std::string>> rows{{"key", "A", "B", "why"}};
     for (const auto& d : diff.not_counted)
-      rows.push_back({d.key, shown_bounded(d.a, d.a_bound), shown_bounded(d.b, d.b_bound),
+      rows.push_back({d.key, shown_bounded(d.key, d.a, d.a_bound), shown_bounded(d.key, d.b, d.b_bound),
                       d.reason == "varies" ? "varies between runs" : d.reason});
     out += "not counted (identities, settings, keys known to vary, method changes):\n" + aligned(rows);
   }
