@@ -80,3 +80,21 @@ TEST_CASE("a probe asked for by name that skips itself says why, even under -q",
   const auto plugin = run_memtopo("run -q --device sim" + kGood + " --only t-skips -o " + q(dir / "b.toml"));
   CHECK_FALSE(has(plugin.output, "asked for by name"));
 }
+
+TEST_CASE("memtopo help and help COMMAND print the help, and say which files a command reads", "[host][cli][suggest]") {
+  const auto all = run_memtopo("help");
+  CHECK(all.exit_code == 0);
+  CHECK(has(all.output, "validate"));
+  const auto run = run_memtopo("help run");
+  CHECK(run.exit_code == 0);
+  CHECK(has(run.output, "--output"));
+  CHECK(has(run.output, "Select only these probes"));
+  const auto typo = run_memtopo("help rn");
+  CHECK(typo.exit_code == 2);
+  CHECK(has(typo.output, "did you mean 'run'?"));
+  for (const char* command : {"validate", "export", "report", "draw", "compare"}) {
+    const auto h = run_memtopo(std::string("help ") + command);
+    INFO(h.output);
+    CHECK(has(h.output, "TOML or JSON"));
+  }
+}

@@ -238,10 +238,10 @@ std::unique_ptr<CLI::App> make_app(CliArgs& args) {
         });
     // One value per occurrence, split by split_lists: CLI11's delimiter turned "," into no
     // value at all and took the next argument (an option) in its place.
-    sub->add_option("--only", s.only, "Run only these probes or plugins, or the providers of these result keys")
+    sub->add_option("--only", s.only, "Select only these probes or plugins, or the providers of these result keys (comma-separated; with what they need)")
         ->allow_extra_args(false)
         ->check(list_entry_error);
-    sub->add_option("--skip", s.skip, "Do not run these probes or plugins (comma-separated)")
+    sub->add_option("--skip", s.skip, "Leave out these probes or plugins (comma-separated)")
         ->allow_extra_args(false)
         ->check(list_entry_error);
     add_plugin_path(sub, s.plugin_paths);
@@ -282,7 +282,7 @@ std::unique_ptr<CLI::App> make_app(CliArgs& args) {
 
   args.validate_cmd = app->add_subcommand(
       "validate", "Check a topology file against the schema and the installed plugins' key descriptions");
-  args.validate_cmd->add_option("file", args.validate_file, "Topology TOML file")->required();
+  args.validate_cmd->add_option("file", args.validate_file, "Topology file (TOML or JSON)")->required();
   add_plugin_path(args.validate_cmd, args.validate_paths);
   args.validate_cmd->add_flag("--device-description", args.validate_device,
                               "FILE is a simulated device description (--device sim:FILE): check it as the simulator reads it");
@@ -327,7 +327,17 @@ namespace {
 int parse_and_dispatch(int argc, char** argv) {
   CliArgs args;
   auto app = make_app(args);
-  const std::vector<std::string> words(argv + std::min(argc, 1), argv + argc);
+  std::vector<std::string> words(argv + std::min(argc, 1), argv + argc);
+  // `memtopo help [COMMAND]`, as git and cargo have it: the command's --help.
+  std::vector<std::string> help_argv;
+  if (!words.empty() && words[0] == "help" && words.size() <= 2) {
+    words = words.size() == 2 ? std::vector<std::string>{words[1], "--help"} : std::vector<std::string>{"--help"};
+    help_argv = {argc > 0 ? argv[0] : "memtopo"};
+    help_argv.insert(help_argv.end(), words.begin(), words.end());
+  }
+  std::vector<char*> help_args;
+  for (auto& w : help_argv) help_args.push_back(w.data());
+  if (!help_args.empty()) argc = int(help_args.size()), argv = help_args.data();
   for (const std::string& e : {unknown_command_error(*app, words), unknown_option_error(*app, words)})
     if (!e.empty()) {
       std::cerr << "memtopo: " << e << "\n";

@@ -150,7 +150,7 @@ int cmd_export(const ExportArgs& a) {
 
 ExtraCommand add_export_command(CLI::App& app) {
   const auto options = [](CLI::App* sub, ExportArgs& a) {
-    sub->add_option("file", a.file, "Topology TOML file to read");
+    sub->add_option("file", a.file, "Topology file to read (TOML or JSON)");
     sub->add_option("--format", a.format,
                     "json, toml, csv or accel-sim (default: csv or toml when -o ends in .csv or .toml, else json)")
         ->check(export_format_error);

@@ -85,7 +85,7 @@ int cmd_report(const ReportArgs& a) {
 
 ExtraCommand add_report_command(CLI::App& app) {
   const auto options = [](CLI::App* sub, ReportArgs& a) {
-    sub->add_option("topology", a.topology, "Topology TOML file (memtopo run -o)")->required();
+    sub->add_option("topology", a.topology, "Topology file, TOML or JSON (memtopo run -o)")->required();
     sub->add_option("--raw-dir", a.raw_dir, "The run's --raw-dir: every CSV series in it is plotted");
     add_output_option(sub, a.output, "HTML file to write")->required();
   };
