@@ -401,3 +401,18 @@ TEST_CASE("fleet --reference counts the keys both hold, never the union", "[flee
   CHECK(std::stoul(m[1]) > 0);
   CHECK(std::stoul(m[1]) <= ref_keys);
 }
+
+TEST_CASE("fleet text names each GPU's file where host, device and UUID do not tell them apart", "[host][fleet]") {
+  std::vector<FleetMember> same;
+  for (const char* file : {"run1.toml", "run2.toml", "run3.toml"}) {
+    same.push_back(member("vm", {{"l2.size_bytes", 52428800}}));
+    same.back().file = std::string("/data/") + file;
+  }
+  const std::string text = render_fleet_text(compare_fleet(same, FleetOptions{}));
+  INFO(text);
+  CHECK(text.find("  file       host  device  uuid  result") != std::string::npos);
+  for (const char* file : {"\n  run1.toml  vm", "\n  run2.toml  vm", "\n  run3.toml  vm"}) CHECK(text.find(file) != std::string::npos);
+  // GPUs told apart by their host: no file column.
+  std::vector<FleetMember> hosts{member("a", {{"l2.size_bytes", 52428800}}), member("b", {{"l2.size_bytes", 52428800}})};
+  CHECK(render_fleet_text(compare_fleet(hosts, FleetOptions{})).find("  file ") == std::string::npos);
+}

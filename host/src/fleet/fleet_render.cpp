@@ -1,6 +1,8 @@
 // memtopo fleet's three forms of one FleetReport: the table a person reads, the JSON a script
 // reads (and the fleet page draws), and JUnit XML for CI systems (one test case per GPU).
 #include <cstdio>
+#include <filesystem>
+#include <set>
 
 #include "memtopo_host/fleet.hpp"
 #include "memtopo_host/terminal_text.hpp"
@@ -9,6 +11,8 @@
 #include "memtopo_host/topology_diff.hpp"
 
 namespace memtopo::host {
+
+namespace fs = std::filesystem;
 
 using ojson = nlohmann::ordered_json;
 
@@ -77,21 +81,34 @@ void render_configuration(const FleetReport& r, const FleetGroup& g, std::string
 void render_group(const FleetReport& r, const FleetGroup& g, std::string& out) {
   out += "\n" + terminal_text(g.name) + ": " + counted(g.members.size(), "GPU", "GPUs") + ", " +
          counted(g.keys_compared, "key", "keys") + " compared\n";
-  std::vector<std::vector<std::string>> rows{{"host", "device", "uuid", "result", "key", "value", "expected", "deviation"}};
+  // Where host, device and UUID do not tell two GPUs apart (simulated ones, files of one GPU
+  // from another host), each row names its file.
+  std::set<std::string> names;
+  bool by_file = false;
+  for (size_t m : g.members) by_file = by_file || !names.insert(member_name(r.members[m])).second;
+  std::vector<std::string> header{"host", "device", "uuid", "result", "key", "value", "expected", "deviation"};
+  if (by_file) header.insert(header.begin(), "file");
+  std::vector<std::vector<std::string>> rows{header};
+  const size_t lead = by_file ? 5 : 4;
   for (size_t m : g.members) {
     const FleetMember& member = r.members[m];
     const FleetGpu& gpu = r.gpus[m];
     std::vector<std::string> first{terminal_text(member.host), terminal_text(member.device), short_uuid(member.uuid),
                                    gpu.flagged() ? "FLAGGED" : "ok"};
+    if (by_file) first.insert(first.begin(), terminal_text(fs::path(member.file).filename().string()));
     if (gpu.findings.empty()) rows.push_back(first);
     for (size_t i = 0; i < gpu.findings.size(); ++i) {
       const FleetFinding& f = gpu.findings[i];
-      std::vector<std::string> row = i == 0 ? first : std::vector<std::string>(4, "");
+      std::vector<std::string> row = i == 0 ? first : std::vector<std::string>(lead, "");
       row.insert(row.end(), {f.key, terminal_text(value_text(f)), terminal_text(expected_text(f)), deviation_text(f)});
       rows.push_back(std::move(row));
     }
     if (!gpu.flagged())  // a flagged GPU leads with its state (the "gpu state" finding)
-      for (const auto& w : member.state_warnings) rows.push_back({"", "", "", "", "state: " + terminal_text(w)});
+      for (const auto& w : member.state_warnings) {
+        std::vector<std::string> row(lead, "");
+        row.push_back("state: " + terminal_text(w));
+        rows.push_back(std::move(row));
+      }
   }
   if (g.members.size() == 1 && g.keys_compared == 0)
     out += r.reference_keys_compared ? "  (alone in its model: compared with the reference only)\n"
