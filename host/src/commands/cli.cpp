@@ -15,6 +15,7 @@
 #include <spdlog/spdlog.h>
 
 #include "commands/cli_internal.hpp"
+#include "commands/live_line.hpp"
 #include "memtopo_host/schema.hpp"
 #include "memtopo_host/terminal_text.hpp"
 #include "memtopo_host/validate.hpp"
@@ -46,7 +47,10 @@ class EscapedMessage : public spdlog::custom_flag_formatter {
 void setup_logging(bool quiet, bool verbose) {
   static bool created = false;
   if (!created) {
-    auto logger = spdlog::stderr_color_mt("memtopo");
+    // On a terminal log lines go above run's status line (LiveLine), never into it.
+    auto logger = LiveLine::on_stderr().terminal()
+                      ? std::make_shared<spdlog::logger>("memtopo", live_line_sink())
+                      : spdlog::stderr_color_mt("memtopo");
     auto formatter = std::make_unique<spdlog::pattern_formatter>();
     formatter->add_flag<EscapedMessage>('*').set_pattern("%^%l%$: %*");
     logger->set_formatter(std::move(formatter));

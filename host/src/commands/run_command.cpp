@@ -28,6 +28,7 @@
 #include "output/run_output.hpp"
 #include "running/run_device.hpp"
 #include "running/stop_signals.hpp"
+#include "commands/run_progress.hpp"
 
 namespace memtopo::host::cli {
 
@@ -47,50 +48,6 @@ void refuse_misnamed_output(const RunRequest& a, const OutputTarget& out) {
     throw UsageError("-o " + a.output + ": the name says " + ext.substr(1) + ", --format " + a.format +
                      "; name the file by the format you ask for");
 }
-
-// Progress on stderr: on a terminal one line updated in place (the probe, its share done, its
-// stage); into a file or a pipe one line per probe as it ends, numbered in the order probes end,
-// so that a log reads in order whatever ran at once (--jobs).
-class StderrProgress : public RunObserver {
- public:
-  explicit StderrProgress(bool quiet) : quiet_(quiet), tty_(::isatty(STDERR_FILENO) != 0) {}
-  void probe_started(size_t index, size_t total, const std::string& probe) override {
-    Running& r = running_[probe];
-    r.prefix = "[" + std::to_string(index) + "/" + std::to_string(total) + "] " + probe;
-    total_ = total;
-    if (quiet_ || !tty_) return;
-    std::fprintf(stderr, "\r\033[K%s", r.prefix.c_str());
-    std::fflush(stderr);
-  }
-  void progress(const std::string& probe, double fraction, const std::string& stage) override {
-    auto it = running_.find(probe);
-    if (quiet_ || !tty_ || it == running_.end()) return;
-    std::fprintf(stderr, "\r\033[K%s %3d%% %s", it->second.prefix.c_str(), static_cast<int>(fraction * 100 + 0.5),
-                 stage.c_str());
-    std::fflush(stderr);
-  }
-  void probe_finished(const ProbeOutcome& o) override {
-    auto it = running_.find(o.probe);
-    if (it == running_.end()) return;  // settled without running: the log said why
-    ++ended_;
-    if (!quiet_) {
-      const std::string line = tty_ ? it->second.prefix
-                                    : "[" + std::to_string(ended_) + "/" + std::to_string(total_) + "] " + o.probe;
-      if (tty_) std::fprintf(stderr, "\r\033[K");
-      std::fprintf(stderr, "%s: %s (%.3f s)\n", line.c_str(), status_name(o.status), o.duration_s);
-      std::fflush(stderr);
-    }
-    running_.erase(it);
-  }
-
- private:
-  struct Running {
-    std::string prefix;
-  };
-  bool quiet_, tty_;
-  size_t total_ = 0, ended_ = 0;
-  std::map<std::string, Running> running_;  // probe -> its line
-};
 
 // What `run` reads and must never overwrite: the config, the device description, the plugins.
 std::vector<NamedInput> run_inputs(const RunRequest& a, const Config& cfg, const Registry& reg) {
@@ -161,7 +118,7 @@ class WatchedProgress final : public RunObserver {
 RunReport measure(const Plan& plan, RunDevice& device, RunSettings& settings, JournalRecorder& journal, bool quiet,
                   ThrottleWatch& watch) {
   settings.on_finished = [&](const ProbeOutcome& o) { journal.record(o); };
-  StderrProgress shown(quiet);
+  StderrProgress shown(quiet, plan.steps.size());
   WatchedProgress progress(shown, watch);
   settings.observer = &progress;
   settings.cancel = &StopSignals::cancel();
