@@ -9,7 +9,7 @@ import value_matrix
 from figure_text import page_text
 from page_style import CSS, SCRIPT
 from topology import probe_elements
-from units import exact_text, format_value, short_number
+from units import exact_text, short_number, shown_value
 
 BOUND_SIGN = {"at_least": "≥", "at_most": "≤", "exact": "="}
 E = page_text
@@ -151,7 +151,7 @@ def value_table(infos):
         note = "<span class='sub'>(as above)</span>" if k.note and k.note == previous_note else E(k.note)
         previous_note = k.note
         rows.append(f"<tr><td><code>{E(k.key)}</code></td><td class='{cls}' title='{E(exact_text(k.value))}'>"
-                    f"{E(format_value(k.key, k.value))}</td><td>{E(sign)}</td><td>{E(conf)}</td>"
+                    f"{E(shown_value(k.full_name, k.value))}</td><td>{E(sign)}</td><td>{E(conf)}</td>"
                     f"<td class='probe'><code>{E(k.probe)}</code></td><td class='note'>{note}</td></tr>")
     head = "<tr><th>key</th><th>value</th><th>bound</th><th>confidence</th><th>probe</th><th>note</th></tr>"
     return f"<table class='values'>{head}{''.join(rows)}</table>"

@@ -32,6 +32,7 @@ def parse_args(argv):
     parser.add_argument("--summary-file", default="", help=argparse.SUPPRESS)
     parser.add_argument("--picture-model", default="",
                         help="the drawing model memtopo draws the GPU from (memtopo report passes it)")
+    parser.add_argument("--values-file", default="", help=argparse.SUPPRESS)
     parser.add_argument("--headline-file", default="",
                         help="the run's summary lines, one per element (memtopo report passes them)")
     return parser.parse_args(argv)
@@ -69,6 +70,11 @@ def build(args):
     import topology
 
     topo = topology.load(args.topology)
+    if args.values_file:
+        import json
+        import units
+        with open(args.values_file, encoding="utf-8") as f:
+            units.use_host_texts(json.load(f))
     found = series_mod.discover(args.raw_dir) if args.raw_dir else []
     start = time.monotonic()
     rendered = [items_mod.render(s, topo) for s in found]

@@ -115,6 +115,23 @@ def format_value(name, value, limit=12):
     return format_scalar(name, value)
 
 
+# Each key's value as memtopo's own formatter shows it (its summary, the page's headline), where
+# `memtopo report` made the page: the tables then say what the headline says.
+_HOST_TEXTS = {}
+
+
+def use_host_texts(texts):
+    """Show each key of `texts` (key -> text) as given."""
+    _HOST_TEXTS.clear()
+    _HOST_TEXTS.update(texts)
+
+
+def shown_value(full_name, value):
+    """A key's whole value ("l1d.size_bytes"): memtopo's own text for it where given, else
+    format_value."""
+    return _HOST_TEXTS.get(full_name) or format_value(full_name.split(".")[-1], value)
+
+
 def exact_text(value):
     """The value as stored, for a tooltip: 262144, 33.0, [1, 2]."""
     if isinstance(value, list):

@@ -5,7 +5,7 @@ ending shared by at least three operations, so a new probe's keys of this form g
 only where the table is nearly full and holds most of the element's keys."""
 
 from figure_text import page_text
-from units import format_value
+from units import shown_value
 
 MIN_OPS = 3
 MIN_METRICS = 2
@@ -60,7 +60,7 @@ def table_html(infos):
         tds = []
         for m in metrics:
             info = cells.get((op, m))
-            text = BOUND_SIGN.get(info.bound, "") + format_value(info.key, info.value) if info else ""
+            text = BOUND_SIGN.get(info.bound, "") + shown_value(info.full_name, info.value) if info else ""
             tds.append(f"<td class='num'>{E(text)}</td>")
         rows.append(f"<tr><th><code>{E(op)}</code></th>{''.join(tds)}</tr>")
     return (f"<table class='matrix' data-matrix-cells='{len(cells)}'>{head}{''.join(rows)}</table>"

@@ -207,6 +207,10 @@ def picture_problems(attrs, dom, topology):
         has_device = re.search(r"^\[device\]", f.read(), re.M) is not None
     if len(rows) < 3 or (has_device and rows[0] != "device"):
         return [f"the headline values name too few elements, or not the device first: {rows}"]
+    # One formatter for the page: the device's memory as the headline shows it, in the table too.
+    cell = re.search(r'<code>device\.global_memory_bytes</code></td><td class="[a-z]+" title="[^"]*">([^<]*)</td>', dom)
+    if has_device and cell and cell.group(1) not in headline.group(0):
+        return [f"the value table shows device.global_memory_bytes as {cell.group(1)!r}, the headline otherwise"]
     return []
 
 
