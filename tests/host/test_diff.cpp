@@ -436,3 +436,14 @@ TEST_CASE("compare: five files fit 160 columns, the key column in every block", 
   CHECK(blocks >= 2);
   CHECK(test::has(r.output, "gpu5.toml / gpu1.toml"));
 }
+
+TEST_CASE("diff: a table in one file only counts all its keys, configuration ones too", "[host][diff]") {
+  const std::string prov = "[provenance.gpc]\n"
+                           "sm_counts = { probe = \"a/b\", confidence = 1.0, bound = \"exact\", class = \"configuration\" }\n"
+                           "index_of_sm = { probe = \"a/b\", confidence = 1.0, bound = \"exact\", class = \"configuration\" }\n";
+  const auto a = topology("[gpc]\ncount = 4\nsm_counts = [16, 16]\nindex_of_sm = [0, 1]\nunresolved_sms = 0\n" + prov);
+  const auto b = topology("[l1d]\nsize_bytes = 1024\n");
+  const std::string text = render_diff_text(diff_topologies(a, b), diff_side("a", a), diff_side("b", b));
+  INFO(text);
+  CHECK(text.find("  [gpc]  (4 keys)\n") != std::string::npos);
+}

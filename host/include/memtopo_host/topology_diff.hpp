@@ -3,6 +3,7 @@
 // rates, fractions) within a relative tolerance, since two runs of one GPU never agree exactly.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -77,6 +78,7 @@ struct TopologyDiff {
   std::vector<KeyDifference> not_counted;
   std::vector<OneSidedKey> only_in_a, only_in_b;
   std::vector<std::string> tables_only_in_a, tables_only_in_b;  // element tables wholly in one ("tma")
+  std::map<std::string, size_t> table_sizes;  // keys of each table wholly in one file, every key counted
   std::vector<ProbeDifference> probes;
 
   // Nothing differs: no value, bound or type, no key in one file only, no probe version or status.

@@ -69,12 +69,16 @@ std::string header_text(const DiffSide& side) {
 
 // A table wholly in one file is one line; its keys are not listed.
 void render_only_in(const char* side, const std::vector<OneSidedKey>& keys, const std::vector<std::string>& tables,
-                    std::string& out) {
+                    const std::map<std::string, size_t>& sizes, std::string& out) {
   if (keys.empty() && tables.empty()) return;
   out += std::string("only in ") + side + ":\n";
   auto in_table = [](const OneSidedKey& k, const std::string& table) { return k.key.rfind(table + ".", 0) == 0; };
   for (const auto& t : tables) {
-    const size_t n = std::count_if(keys.begin(), keys.end(), [&](const OneSidedKey& k) { return in_table(k, t); });
+    // Every key of the table: configuration and identity keys too, which are no difference.
+    const auto size = sizes.find(t);
+    const size_t n = size != sizes.end() ? size->second
+                                         : size_t(std::count_if(keys.begin(), keys.end(),
+                                                                [&](const OneSidedKey& k) { return in_table(k, t); }));
     out += "  [" + t + "]  (" + counted(n, "key", "keys") + ")\n";
   }
   for (const auto& k : keys)
@@ -155,8 +159,8 @@ std::string render_diff_text(const TopologyDiff& diff, const DiffSide& a, const 
                       d.reason == "varies" ? "varies between runs" : d.reason});
     out += "not counted (identities, settings, keys known to vary, method changes):\n" + aligned(rows);
   }
-  render_only_in("A", diff.only_in_a, diff.tables_only_in_a, out);
-  render_only_in("B", diff.only_in_b, diff.tables_only_in_b, out);
+  render_only_in("A", diff.only_in_a, diff.tables_only_in_a, diff.table_sizes, out);
+  render_only_in("B", diff.only_in_b, diff.tables_only_in_b, diff.table_sizes, out);
   if (!diff.probes.empty()) {
     std::vector<std::vector<std::string>> rows{{"probe", "A", "B"}};
     for (const auto& p : diff.probes)

@@ -257,8 +257,8 @@ TopologyDiff diff_topologies(const toml::table& a, const toml::table& b, const D
   const Element none;
   for (const auto& name : selected) {
     const auto ea = elements_a.find(name), eb = elements_b.find(name);
-    if (eb == elements_b.end()) out.tables_only_in_a.push_back(name);
-    if (ea == elements_a.end()) out.tables_only_in_b.push_back(name);
+    if (eb == elements_b.end()) out.tables_only_in_a.push_back(name), out.table_sizes[name] = ea->second.size();
+    if (ea == elements_a.end()) out.tables_only_in_b.push_back(name), out.table_sizes[name] = eb->second.size();
     diff_element(name, ea == elements_a.end() ? none : ea->second, eb == elements_b.end() ? none : eb->second, docs,
                  options.policy, out);
   }
