@@ -36,10 +36,11 @@ memtopo::cache::Target l2_target(const Context& ctx) {
   t.space = MT_SPACE_GLOBAL_CG;
   t.element = "l2";
   t.shared_between_sms = true;
-  // The reference spans many lines of every L2 partition, so near and far hits are both hits.
-  t.reference_bytes = 512 * KiB;
-  t.search_start_bytes = 1 * MiB;
   const uint64_t api = ctx.device().l2_bytes > 0 ? uint64_t(ctx.device().l2_bytes) : 64 * MiB;
+  // The reference spans many lines of every L2 partition, so near and far hits are both hits;
+  // it and the search's start stay well inside an L2 smaller than a few MiB.
+  t.reference_bytes = std::min<uint64_t>(512 * KiB, api / 8);
+  t.search_start_bytes = std::min<uint64_t>(1 * MiB, api / 4);
   t.search_limit_bytes = std::min<uint64_t>(4 * api, 512 * MiB);
   // Footprints that need latencies (not counts) record one pass of samples: on the GPU every
   // further pass repeats a warm-up over the whole footprint, which for tens of MiB costs seconds.
