@@ -42,3 +42,22 @@ TEST_CASE("the constant L1.5's sets and ways past half the constant reach", "[ca
   CHECK(got["constant_l15"]["set_mapping"].value<std::string>() == "modulo");
   CHECK(got["constant_l15"]["replacement_policy"].value<std::string>() == "lru");
 }
+
+TEST_CASE("a constant L1.5 whose size window reaches past the constant reach", "[cache][sim][constant]") {
+  // 64 KiB of random replacement (a random device of scripts/random-devices, seed 8): the
+  // footprints past the size that tell a sharp change from a gradual one would pass the
+  // 95 KiB the constant path reaches; they stop there and the size stands (to the window's
+  // grid of 1/64 of the size: a random victim lets a footprint a line or two past it hit).
+  const std::string dev = write_variant("hopper-like.toml", "l15-random-64k", [&](toml::table& t) {
+    toml::table& c = *t["constant_l15"].as_table();
+    c.insert_or_assign("size_bytes", 65536);
+    c.insert_or_assign("sets", 32);
+    c.insert_or_assign("ways", 8);
+    c.insert_or_assign("replacement_policy", "random");
+  });
+  const toml::table got = run_memtopo(dev, "l15-random-64k", "constant/constant_l15-size");
+  CHECK(got["probes"]["constant/constant_l15-size"]["status"].value_or<std::string>("") == "ok");
+  const int64_t size = got["constant_l15"]["size_bytes"].value_or<int64_t>(0);
+  CHECK(size >= 65536);
+  CHECK(size <= 65536 + 65536 / 64);
+}

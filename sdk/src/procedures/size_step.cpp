@@ -71,6 +71,14 @@ class SizeSearch {
   Window per_sm_window(uint64_t size);
   Window shared_window(uint64_t size);
 
+  // Footprints past the path's reach (the constant path's 95 KiB) cannot be chased: the
+  // windows stop there.
+  uint64_t reach() const { return t_.max_footprint_bytes ? t_.max_footprint_bytes : UINT64_MAX; }
+  std::vector<uint64_t> within_reach(std::vector<uint64_t> sizes) const {
+    sizes.erase(std::remove_if(sizes.begin(), sizes.end(), [this](uint64_t x) { return x > reach(); }), sizes.end());
+    return sizes;
+  }
+
   Measurer& m_;
   const Target& t_;
   const uint64_t stride_;
@@ -96,6 +104,7 @@ SizeSearch::Window SizeSearch::per_sm_window(uint64_t size) {
     for (uint64_t k = below; k >= 1; --k) w.sizes.push_back(at - k * g);
     w.sizes.push_back(at);
     for (uint64_t k = 1; k <= 32; ++k) w.sizes.push_back(at + k * g);
+    w.sizes = within_reach(std::move(w.sizes));
     w.results = middle_of(w.sizes, kCopies);
     w.size_pos = below;
     // The largest footprint without misses after which every fine step misses: misses that
@@ -129,6 +138,7 @@ SizeSearch::Window SizeSearch::per_sm_window(uint64_t size) {
     const uint64_t f = found + found * k / 8 / g * g;
     if (f > w.sizes.back() && (coarse.empty() || f > coarse.back())) coarse.push_back(f);
   }
+  coarse = within_reach(std::move(coarse));
   for (auto& x : measure(coarse)) w.results.push_back(std::move(x));
   w.sizes.insert(w.sizes.end(), coarse.begin(), coarse.end());
   return w;
@@ -156,7 +166,7 @@ SizeSearch::Window SizeSearch::shared_window(uint64_t size) {
   first.push_back(size);
   first.push_back(size + g);
   for (uint64_t k = 1; k <= 8; ++k) first.push_back(size + k * fine);
-  add(first);
+  add(within_reach(std::move(first)));
   const size_t at = static_cast<size_t>(std::find(w.sizes.begin(), w.sizes.end(), size) - w.sizes.begin());
   w.size_pos = at;
   bool clean_below = true, missing_above = true;
@@ -194,7 +204,7 @@ SizeSearch::Window SizeSearch::shared_window(uint64_t size) {
       }
     }
   }
-  for (uint64_t f = w.sizes.back() + 2 * fine; f <= 2 * size; f += 4 * fine) {
+  for (uint64_t f = w.sizes.back() + 2 * fine; f <= 2 * size && f + 2 * fine <= reach(); f += 4 * fine) {
     add({f, f + 2 * fine});
     const size_t n = w.results.size();
     const double a = w.results[n - 3].miss_fraction, b = w.results[n - 2].miss_fraction, c = w.results[n - 1].miss_fraction;
