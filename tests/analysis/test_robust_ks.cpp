@@ -55,6 +55,10 @@ TEST_CASE("the noise a chase carries: the samples' excess where the chases sprea
   CHECK(noise_excess(samples, 1000) == Approx(2.5));
   CHECK(noise_excess(samples, 35) == Approx(1.4));  // the 8s above the ceiling too
   CHECK(std::isnan(noise_excess({5000}, 1000)));
+  // An interruption below the ceiling (600 cycles for a 30-cycle hit) is no noise of the hits.
+  std::vector<double> interrupted = samples;
+  interrupted.push_back(600);
+  CHECK(noise_excess(interrupted, 1000) == Approx(2.5));
   // Chases whose windows spread more the longer they are carry that noise: it is taken off.
   const std::vector<double> short_w{100, 104, 96, 102, 98, 101, 99, 103, 97, 100};
   const std::vector<double> long_w{300, 330, 270, 315, 285, 308, 292, 322, 278, 300};
