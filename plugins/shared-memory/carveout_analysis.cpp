@@ -34,11 +34,11 @@ std::vector<CarveoutLevel> group_levels(const std::vector<CarveoutPoint>& sweep,
 }
 
 RefineRun refine_run(double l1d_bytes, uint64_t line_bytes, double se_bytes, uint64_t max_loads) {
-  const uint64_t lines = uint64_t(std::ceil(std::max(l1d_bytes, double(line_bytes)) * 1.25 / double(line_bytes)));
+  const uint64_t lines = uint64_t(std::ceil(std::max(l1d_bytes, double(line_bytes)) * 2 / double(line_bytes)));
   RefineRun r;
   r.footprint_bytes = std::max<uint64_t>(lines, 2) * line_bytes;
-  // se = footprint x sqrt(h (1 - h) / n) at a hit fraction h of 0.8.
-  const double n = std::pow(0.4 * double(r.footprint_bytes) / std::max(se_bytes, 1.0), 2);
+  // se = footprint x sqrt(h (1 - h) / n) at a hit fraction h of 0.5.
+  const double n = std::pow(0.5 * double(r.footprint_bytes) / std::max(se_bytes, 1.0), 2);
   r.loads = std::clamp<uint64_t>(uint64_t(std::ceil(n)), 1u << 16, std::max<uint64_t>(max_loads, 1u << 16));
   return r;
 }

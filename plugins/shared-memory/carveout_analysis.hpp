@@ -26,7 +26,8 @@ std::vector<CarveoutLevel> group_levels(const std::vector<CarveoutPoint>& sweep,
                                         double min_step_bytes = 1024);
 
 // The footprint and load count that measure an L1 of about `l1d_bytes` to `se_bytes`: a
-// footprint a quarter above it (every set over-full, four loads in five hit) and enough loads.
+// footprint twice it (every set over-full, also where a hash deals lines to sets unevenly: one
+// load in two hits) and enough loads.
 struct RefineRun {
   uint64_t footprint_bytes = 0, loads = 0;
 };
@@ -44,7 +45,7 @@ struct CarveoutRow {
 };
 // A level's lines held round up to the next granule from 1 - kRoundUpFrom of a granule below
 // it: they fall short of the capacity (0.1 to 0.5 KiB on an H100), and 0.3 KiB above it is
-// 2.4 standard errors of a level's run (128 B).
+// 3.2 standard errors of a level's run (96 B).
 constexpr double kRoundUpFrom = 0.7;
 std::vector<CarveoutRow> carveout_table(const std::vector<CarveoutLevel>& levels, int64_t shared_per_sm_bytes,
                                         int64_t block_reserved_bytes, int64_t block_max_bytes,

@@ -98,6 +98,9 @@ class Measurer {
   // interruption.
   const std::vector<double>& reference_samples() const { return reference_; }
   double ceiling() const { return ceiling_; }
+  // Hits the counting calls slow (interruptions below the ceiling, noise past the threshold),
+  // per load of the reference.
+  double stray_slow_rate() const { return slow_rate_; }
   // Whether `misses` slow loads out of `loads` are more than stray slow loads would give.
   bool significant(size_t misses, size_t loads) const;
   // Whether `recurring` slow loads, each at an element slow in at least two of `passes`
