@@ -38,10 +38,14 @@ def _gpcs(rng, sms):
 
 
 def _carveout(rng, l1_bytes):
-    """Shared-memory sizes a carveout selects (ascending, from 0), not multiples of 8 KiB."""
+    """Shared-memory sizes a carveout selects (ascending, from 0), not multiples of 8 KiB but
+    at least 8 KiB apart, as a GPU's are (the sweep tells levels a percent or more wide)."""
     top = l1_bytes - rng.choice([16, 32]) * KIB
-    levels = sorted(set(rng.randrange(1, top // KIB) * KIB for _ in range(rng.randint(3, 7))))
-    return [0] + [x for x in levels if x < top] + [top]
+    out = [0]
+    for x in sorted(rng.randrange(1, top // KIB) * KIB for _ in range(rng.randint(3, 7))):
+        if x - out[-1] >= 8 * KIB and top - x >= 8 * KIB:
+            out.append(x)
+    return out + [top]
 
 
 def _noise(rng):
