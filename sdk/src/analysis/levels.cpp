@@ -65,6 +65,18 @@ TwoModes two_modes(std::vector<double> x, double min_ratio, double min_fraction)
   return {lo, hi, n_low, x.size() - n_low};
 }
 
+TwoModes two_modes_or_separated(const std::vector<double>& x, double min_ratio, double min_fraction,
+                                double close_fraction, double spreads) {
+  const TwoModes m = two_modes(x, min_ratio, min_fraction);
+  if (m.found()) return m;
+  const TwoModes close = two_modes(x, 1.0, std::max(min_fraction, close_fraction));
+  if (!close.found()) return {};
+  std::vector<double> low, high;
+  for (double v : x) (v <= close.split() ? low : high).push_back(v);
+  const double spread = std::max({mad(low, true), mad(high, true), 1.0});
+  return close.high - close.low >= spreads * spread ? close : TwoModes{};
+}
+
 namespace {
 
 // How far a sorted range [b, e) of v spreads: its robust spread, at least the resolution.

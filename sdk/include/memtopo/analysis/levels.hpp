@@ -64,6 +64,12 @@ struct TwoModes {
   double split() const { return (low + high) / 2; }
 };
 TwoModes two_modes(std::vector<double> samples, double min_ratio = 1.15, double min_fraction = 0.0);
+// two_modes, or where the slower lies within `min_ratio` of the faster, still two levels where
+// each side holds `close_fraction` of the samples and their gap is `spreads` times the larger
+// side's own spread (MAD, normal-consistent, at least one cycle): a far partition 47 cycles
+// away from first reads from DRAM at 560 (8 %) with a few cycles of noise on each.
+TwoModes two_modes_or_separated(const std::vector<double>& samples, double min_ratio = 1.15, double min_fraction = 0.0,
+                                double close_fraction = 0.2, double spreads = 10);
 Levels find_levels(const std::vector<uint32_t>& latencies, const LevelOptions& options = {});
 
 // Plateaus of a series measured over growing footprints (average latency per footprint): each
