@@ -52,6 +52,8 @@ struct StreamRun {
   uint64_t cycles = 0;           // the longest span of one SM's blocks, first start to last end (0: a grid)
   double average_cycles = 0;     // the blocks' mean
   uint32_t blocks_per_sm = 0;    // blocks of the kernel one SM holds at once
+  uint32_t window_scale = 1;     // the windows ran this many times their passes (blocks apart)
+  double sm_clock_mhz = 0;       // the SM clock around the (long) timed launch, 0 where unknown
   // The timed launch as counted (StreamLaunch::count), and what it read and wrote by design:
   // the timed passes, its inner warm passes and every block's own reads of shared lines.
   memtopo::Counted counted;
