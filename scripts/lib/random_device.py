@@ -70,6 +70,8 @@ def make(seed):
     l1_ways = rng.choice([4, 6, 8, 12, 16])
     while l1_sets * l1_ways * line > 256 * KIB:
         l1_ways //= 2
+    while l1_sets * l1_ways * line < 16 * KIB:  # no GPU has a smaller L1
+        l1_sets *= 2
     l1_policy = rng.choice(["lru", "lru", "fifo", "random", "srrip"])
     l1_lat = rng.randint(20, 40)
     l1 = _cache(rng, line, rng.choice([32, line]), l1_sets, l1_ways, l1_map, l1_policy, l1_lat)
@@ -116,8 +118,13 @@ def make(seed):
     inflight = rng.choice([32, 64, 128, 256])
     l2_cap = sms * inflight * 128 / far  # bytes per cycle the SMs' requests in flight carry
     dram_cap = sms * inflight * 128 / (dram_lat + far - l2_lat) * clock_khz * 1e3
+    # A GPU's bytes in flight at its peaks are a small part of the caches that feed them (an
+    # H100's L2 reads: 2.8 kB/cycle x 270 cycles, 1.5 % of 50 MiB): the L2's peak needs at most
+    # a sixteenth of it in flight, the L1's a quarter of the half the stream reads.
+    l2_cap = min(l2_cap, l2["size_bytes"] / 16 / far)
+    l1_rates = [r for r in (64, 96, 128) if r * (l1_lat + 8) <= l1["size_bytes"] / 8] or [32]
     memory = {"sm_l2_requests_in_flight": inflight, "sm_dram_requests_in_flight": inflight,
-              "l1_read_bytes_per_cycle_per_sm": float(rng.choice([64, 96, 128])),
+              "l1_read_bytes_per_cycle_per_sm": float(rng.choice(l1_rates)),
               "l2_read_bytes_per_cycle": round(l2_cap * rng.uniform(0.3, 0.6), 1),
               "l2_write_bytes_per_cycle": round(l2_cap * rng.uniform(0.3, 0.6), 1),
               "dram_read_bytes_per_second": round(dram_cap * rng.uniform(0.3, 0.6), -6),
