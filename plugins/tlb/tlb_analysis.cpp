@@ -64,7 +64,7 @@ SweepLevels sweep_levels(const std::vector<uint64_t>& pages, const std::vector<d
   }
   // Past the last plateau the series rises again: a level starts beyond the sweep.
   const size_t tail = rising.back().last + 1;
-  out.ends_on_ramp = tail < cycles.size() && cycles.back() > rising.back().median * 1.03;
+  out.ends_on_ramp = tail < cycles.size() && cycles.back() > rising.back().median * (1 + kRampRise);
   return out;
 }
 

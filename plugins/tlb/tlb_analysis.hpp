@@ -11,6 +11,9 @@ namespace tlb {
 // Page counts for the footprint sweep: 1, 2, 3, ... then four points per octave, up to max.
 std::vector<uint64_t> page_grid(uint64_t max_pages);
 
+// How much a point must lie above a level to be a rise of the sweep.
+constexpr double kRampRise = 0.03;
+
 // The latency levels of a sweep of cycles per load over growing page counts: level 0 every
 // translation hits, level k the k-th TLB level misses too. last_hit_pages[k] is the largest
 // page count still on level k (before the ramp to level k + 1); `complete` is false when the
@@ -18,7 +21,7 @@ std::vector<uint64_t> page_grid(uint64_t max_pages);
 struct SweepLevels {
   std::vector<double> cycles;             // per level, the plateau's median
   std::vector<uint64_t> last_hit_pages;   // per level but the last
-  bool ends_on_ramp = false;
+  bool ends_on_ramp = false;  // the last point kRampRise above the last level, past its plateau
   std::string reason;                     // why nothing was found
 };
 SweepLevels sweep_levels(const std::vector<uint64_t>& pages, const std::vector<double>& cycles);
