@@ -111,10 +111,16 @@ def render(table, markdown=False):
         wrong = counts["wrong"] + counts["above model"]
         rows.append((key, *n, " ".join(str(s) for s in wrong[:8]) + (" ..." if len(wrong) > 8 else "")))
     head = ("key", "recovered", "bound", "absent", "wrong", "above model", "wrong in seeds")
+    # The [device] table is what the device reports, not measured: the figure without it too.
+    measured = [r for r in rows if not r[0].startswith("device.")]
+    measured_total = sum(sum(r[1:6]) for r in measured)
+    measured_ok = sum(r[1] for r in measured)
     total = sum(totals.values())
     summary = (f"{totals['recovered']} of {total} values recovered ({100.0 * totals['recovered'] / max(total, 1):.1f} %), "
                f"{totals['bound']} bounds, {totals['absent']} absent, {totals['wrong']} wrong, "
-               f"{totals['above model']} above the model ({confident} of these wrong with confidence 0.8 or more)")
+               f"{totals['above model']} above the model ({confident} of these two reported with confidence 0.8 or more); "
+               f"without the [device] table: {measured_ok} of {measured_total} "
+               f"({100.0 * measured_ok / max(measured_total, 1):.1f} %)")
     if markdown:
         out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         out += ["| `" + r[0] + "` | " + " | ".join(str(x) for x in r[1:]) + " |" for r in rows]
