@@ -52,7 +52,13 @@ memtopo::cache::Target l15_target(const Context& ctx) {
   // L1's (on the H100 to 62 cycles, docs/results/h100.md).
   if (const auto l1_line = ctx.try_input<int64_t>("constant_l1.line_bytes"); l1_line && uint64_t(*l1_line) > t.stride_bytes)
     t.stride_bytes = uint64_t(*l1_line);
-  t.reference_bytes = std::min<uint64_t>(4 * l1, constant_limit(ctx) / 2);
+  // Twice an LRU or FIFO constant L1 misses it on every load of a cyclic sweep; four times
+  // where its victims are random or its policy is not known. Four times an L1 of a quarter of
+  // the L1.5 would be the whole L1.5 (random simulated devices: the size came out a bound, the
+  // line 512 B for 256 from that reference).
+  const auto l1_policy = ctx.try_input<std::string>("constant_l1.replacement_policy");
+  const uint64_t times = l1_policy && (*l1_policy == "lru" || *l1_policy == "fifo") ? 2 : 4;
+  t.reference_bytes = std::min<uint64_t>(times * l1, constant_limit(ctx) / 2);
   t.search_start_bytes = std::min<uint64_t>(2 * t.reference_bytes, constant_limit(ctx));
   t.search_limit_bytes = constant_reach(ctx);
   t.search_limit_reason = reach_reason(ctx);
@@ -66,7 +72,7 @@ std::vector<Probe> all_probes() {
     probes.push_back(std::move(p));
   for (auto& p : memtopo::cache::element_probes(
            {"constant", "constant_l15", "Constant L1.5 cache", l15_target, {"constant_l1.size_bytes"},
-            {"constant_l1.line_bytes"}}))
+            {"constant_l1.line_bytes", "constant_l1.replacement_policy"}}))
     probes.push_back(std::move(p));
   return probes;
 }
