@@ -338,25 +338,22 @@ TEST_CASE("two modes: one level, a rare side or too few samples are not two", "[
 // 15 %, but each level spread by 2 cycles. A single level spread as widely is not two.
 TEST_CASE("two modes: levels closer than the ratio but many spreads apart", "[analysis][levels]") {
   synthetic::Noise n(9);
-  std::vector<double> x;
-  std::vector<uint32_t> label;
-  add_level(x, label, 0, 560, 2, 1000, n);
-  add_level(x, label, 1, 607, 2, 3000, n);
-  shuffle(x, label, n);
+  auto reads = [&](double spread, size_t far_reads) {
+    std::vector<double> x;
+    std::vector<uint32_t> label;
+    add_level(x, label, 0, 560, spread, 1000, n);
+    if (far_reads) add_level(x, label, 1, 607, spread, far_reads, n);
+    shuffle(x, label, n);
+    return x;
+  };
+  const std::vector<double> x = reads(2, 3000);
   CHECK_FALSE(two_modes(x, 1.15, 0.1).found());
   const TwoModes m = two_modes_or_separated(x, 1.15, 0.1);
   REQUIRE(m.found());
   CHECK(m.low == Approx(560).margin(2));
   CHECK(m.high == Approx(607).margin(2));
   // The same gap with spreads of 10 cycles each: no longer ten spreads apart.
-  std::vector<double> wide;
-  std::vector<uint32_t> wide_label;
-  add_level(wide, wide_label, 0, 560, 10, 1000, n);
-  add_level(wide, wide_label, 1, 607, 10, 3000, n);
-  CHECK_FALSE(two_modes_or_separated(wide, 1.15, 0.1).found());
+  CHECK_FALSE(two_modes_or_separated(reads(10, 3000), 1.15, 0.1).found());
   // One level: never two.
-  std::vector<double> one;
-  std::vector<uint32_t> one_label;
-  add_level(one, one_label, 0, 560, 2, 4000, n);
-  CHECK_FALSE(two_modes_or_separated(one, 1.15, 0.1).found());
+  CHECK_FALSE(two_modes_or_separated(reads(2, 0), 1.15, 0.1).found());
 }
