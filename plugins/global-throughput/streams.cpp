@@ -36,7 +36,7 @@ struct Series {
   }
 };
 
-// Where the next fresh lines start: each DRAM launch's buffers lie past an untouched buffer of
+// Where the next fresh lines start: each DRAM launch's footprint lies past an untouched lead of
 // this size (StreamLaunch::ahead_bytes), which then grows by what the launch took; past
 // `wrap_bytes` it starts over, whose lines many L2s' worth of lines since have evicted.
 struct FreshLines {

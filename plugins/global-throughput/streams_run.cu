@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <map>
 #include <numeric>
-#include <optional>
 #include <vector>
 
 #include <memtopo/device/kernel.hpp>
@@ -264,18 +263,21 @@ StreamRun run_stream(const memtopo::Context& ctx, const StreamLaunch& in) {
   const bool two = l.shape != StreamShape::Grid && l.short_passes > 0 && short_slice > 0 &&
                    (!apart || slice >= 4 * round) && short_pass_bytes * l.short_passes < pass_bytes * l.passes;
   const uint64_t buffer = bytes + (two && apart ? short_pass_bytes : 0);
-  std::optional<md::Buffer<char>> ahead;  // never touched: it only moves the others' addresses
-  if (l.ahead_bytes) ahead.emplace(ctx, l.ahead_bytes);
-  md::Buffer<char> src(ctx, buffer);
-  src.zero();
-  md::Buffer<char> dst(ctx, l.op == MT_SWEEP_COPY ? buffer : 1);
+  // One buffer: the untouched lead, the footprint, a copy's destination. Offsets within it keep
+  // the footprint past the lead wherever the backend places buffers (the simulated GPU aligns
+  // each to its size, so separate buffers may take the place of a point before).
+  const bool copy = l.op == MT_SWEEP_COPY;
+  md::Buffer<char> memory(ctx, l.ahead_bytes + (copy ? 2 : 1) * buffer);
+  char* const src = memory.get() + l.ahead_bytes;
+  ctx.backend().fill_buffer(src, 0, buffer);
+  md::Buffer<char> one_byte(ctx, 1);
+  char* const dst = copy ? src + buffer : one_byte.get();
   md::Buffer<unsigned long long> cycles(ctx, l.shape == StreamShape::Grid ? 3 : 3 * l.blocks);
   md::Buffer<unsigned> sink(ctx, 1);
   const unsigned long long arg = l.shape == StreamShape::Shared ? rounds : slice;
   const unsigned long long short_arg = !two ? 0 : apart ? short_slice : arg;
   const uint64_t offset = two && apart ? bytes : 0;
-  const Buffers b{src.get(), dst.get(), cycles.get(), sink.get(), &cycles,
-                  short_arg, src.get() + offset, dst.get() + (l.op == MT_SWEEP_COPY ? offset : 0)};
+  const Buffers b{src, dst, cycles.get(), sink.get(), &cycles, short_arg, src + offset, dst + (copy ? offset : 0)};
   StreamRun r;
   switch (l.op) {
     case MT_SWEEP_READ: r = run_width<MT_SWEEP_READ>(ctx, l, b, arg); break;

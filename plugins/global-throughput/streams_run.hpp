@@ -39,9 +39,9 @@ struct StreamLaunch {
   // the difference of the two (bytes, events, SMs' spans): what every window costs besides its
   // passes cancels.
   uint64_t short_passes = 0, short_footprint_bytes = 0;
-  // An untouched buffer of this many bytes allocated ahead of the footprint (0: none): the
-  // simulated GPU places buffers first-fit, so a point's buffers take the addresses of the
-  // point before, whose lines its L2 may still hold; past this the lines are fresh.
+  // Untouched bytes ahead of the footprint in its buffer (0: none): a point's buffers may take
+  // the addresses of the point before, whose lines the L2 may still hold; past this lead the
+  // lines are fresh.
   uint64_t ahead_bytes = 0;
 };
 
