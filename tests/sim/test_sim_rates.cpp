@@ -1,0 +1,87 @@
+// The simulated GPU is a model: no stream it runs moves bytes faster than its description allows
+// (docs/simulator.md, "Probe kernels"). One launch at a time, over lines no launch before it
+// touched, in every shape a probe's search tries.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <string>
+
+#include "kernel_context.hpp"
+#include "memtopo/device/kernel.hpp"
+#include "sim_helpers.hpp"
+
+namespace md = memtopo::device;
+using md::Path;
+using simtest::KernelContext;
+
+namespace {
+
+template <uint32_t Op, uint32_t Ilp>
+MEMTOPO_KERNEL void sweep_ilp(const char* src, char* dst, unsigned long long bytes, unsigned* sink) {
+  const unsigned long long threads = uint64_t(md::grid_blocks()) * md::block_threads();
+  const unsigned long long me = uint64_t(md::block_index()) * md::block_threads() + md::thread_index();
+  const uint32_t acc = md::sweep<Op, Path::GlobalCg, 16, Ilp>(src, dst, me, bytes / 16, Ilp * threads, threads, 7);
+  md::keep_if(acc, sink, unsigned(acc == 0x5eed));
+}
+
+// The highest rate, bytes a second, at which DRAM read (Op READ) or wrote in a launch streaming
+// `window` bytes of fresh lines, each launch its own lines of one buffer. Writes after a window
+// of writes: the L2 then holds dirty lines, as in a long stream. DRAM's bytes, not the
+// stream's: a window of writes ends with more or fewer of them dirty in the L2 than it began
+// with (3 % of a window of twice the L2 on a replayed H100).
+template <uint32_t Op>
+double highest_rate(KernelContext& k, uint64_t window) {
+  md::Buffer<char> buf(k.ctx(), 12 * window);
+  md::Buffer<unsigned> sink(k.ctx(), 1);
+  double most = 0;
+  uint64_t at = 0;
+  if (Op == MT_SWEEP_WRITE) {
+    md::LaunchConfig cfg;
+    cfg.grid = {uint32_t(k.info().sm_count) * 4};
+    cfg.block = {256};
+    cfg.warmup_launches = 0;
+    md::launch<sweep_ilp<Op, 2>>(k.ctx(), "sweep", cfg, buf.get(), buf.get(), 2 * window, sink.get());
+    at = 2 * window;
+  }
+  for (uint32_t blocks : {1u, 2u, 4u})
+    for (uint32_t threads : {128u, 256u, 512u}) {
+      md::LaunchConfig cfg;
+      cfg.grid = {uint32_t(k.info().sm_count) * blocks};
+      cfg.block = {threads};
+      cfg.warmup_launches = 0;
+      char* lines = buf.get() + at;
+      at += window;
+      md::LaunchReport r;
+      const memtopo::Counted c = k.ctx().backend().count(
+          [&] { r = md::launch<sweep_ilp<Op, 2>>(k.ctx(), "sweep", cfg, lines, lines, window, sink.get()); },
+          MT_COUNT_DRAM);
+      REQUIRE(c.counted);
+      const double dram = Op == MT_SWEEP_READ ? c.counts.dram_read_bytes : c.counts.dram_write_bytes;
+      if (Op == MT_SWEEP_READ) CHECK(dram == Approx(double(window)).epsilon(0.03));
+      most = std::max(most, dram / (r.elapsed_ms / 1e3));
+    }
+  return most;
+}
+
+}  // namespace
+
+TEST_CASE("sim rates: no stream reads or writes DRAM faster than the description", "[sim][rates]") {
+  const std::string which = GENERATE(std::string("hopper-like.toml"), std::string("h100-sxm.toml"));
+  INFO(which);
+  KernelContext k(which == "hopper-like.toml"
+                      ? simtest::open_device(which)
+                      : memtopo::engine::open_sim(simtest::measured_path(which), simtest::plugins_replay_map()));
+  const toml::table t = which == "hopper-like.toml" ? simtest::read_device_file(which)
+                                                    : toml::parse_file(simtest::measured_path(which));
+  const double read = which == "hopper-like.toml" ? t["sim"]["memory"]["dram_read_bytes_per_second"].value_or(0.0)
+                                                  : t["throughput"]["dram_read_bytes_per_second"].value_or(0.0);
+  const double write = which == "hopper-like.toml" ? t["sim"]["memory"]["dram_write_bytes_per_second"].value_or(0.0)
+                                                   : t["throughput"]["dram_write_bytes_per_second"].value_or(0.0);
+  REQUIRE(read > 0);
+  REQUIRE(write > 0);
+  // Lines no launch touched: every read misses the L2; each write evicts a line it held dirty.
+  // Half the L2 at most (a replayed H100's 132 SMs stream 1 GB in 3 s).
+  const uint64_t window = std::min<uint64_t>(2 * uint64_t(k.info().l2_bytes), uint64_t(24) << 20);
+  CHECK(highest_rate<MT_SWEEP_READ>(k, window) <= read * 1.01);
+  CHECK(highest_rate<MT_SWEEP_WRITE>(k, window) <= write * 1.01);
+}
