@@ -25,13 +25,14 @@ MEMTOPO_KERNEL void sweep_ilp(const char* src, char* dst, unsigned long long byt
 }
 
 // The highest rate, bytes a second, at which DRAM read (Op READ) or wrote in a launch streaming
-// `window` bytes of fresh lines, each launch its own lines of one buffer. Writes after a window
-// of writes: the L2 then holds dirty lines, as in a long stream. DRAM's bytes, not the
-// stream's: a window of writes ends with more or fewer of them dirty in the L2 than it began
-// with (3 % of a window of twice the L2 on a replayed H100).
+// `window` bytes of fresh lines, each launch its own lines of one buffer. Writes after twice the
+// L2 written: the L2 then holds dirty lines, as in a long stream. DRAM's bytes, not the
+// stream's: a window of writes may end with more or fewer lines of the L2 dirty than it began
+// with (3 % of a window on a replayed H100).
 template <uint32_t Op>
 double highest_rate(KernelContext& k, uint64_t window) {
-  md::Buffer<char> buf(k.ctx(), 12 * window);
+  const uint64_t warm = Op == MT_SWEEP_WRITE ? 2 * uint64_t(k.info().l2_bytes) : 0;
+  md::Buffer<char> buf(k.ctx(), warm + 10 * window);
   md::Buffer<unsigned> sink(k.ctx(), 1);
   double most = 0;
   uint64_t at = 0;
@@ -40,8 +41,8 @@ double highest_rate(KernelContext& k, uint64_t window) {
     cfg.grid = {uint32_t(k.info().sm_count) * 4};
     cfg.block = {256};
     cfg.warmup_launches = 0;
-    md::launch<sweep_ilp<Op, 2>>(k.ctx(), "sweep", cfg, buf.get(), buf.get(), 2 * window, sink.get());
-    at = 2 * window;
+    md::launch<sweep_ilp<Op, 2>>(k.ctx(), "sweep", cfg, buf.get(), buf.get(), warm, sink.get());
+    at = warm;
   }
   for (uint32_t blocks : {1u, 2u, 4u})
     for (uint32_t threads : {128u, 256u, 512u}) {
