@@ -281,6 +281,24 @@ TEST_CASE("sim kernels: sweeps read, write, copy and update what they say", "[si
   CHECK(b.download() == expected);
 }
 
+// Zeros over whole pages are handed back to the host (kernel_memory.cpp): they read as zeros,
+// and the bytes around them, in partial pages, are zeroed as asked and no further.
+TEST_CASE("sim kernels: a zero fill of many pages reads as zeros, its edges exact", "[sim][kernels]") {
+  KernelContext k(simtest::open_device("hopper-like.toml"));
+  const size_t bytes = (size_t(4) << 20) + 100;
+  md::Buffer<unsigned char> b(k.ctx(), bytes);
+  k.ctx().backend().fill_buffer(b.get(), 0xab, bytes);
+  k.ctx().backend().fill_buffer(b.get() + 1, 0, bytes - 51);
+  const std::vector<unsigned char> got = b.download();
+  std::vector<unsigned char> want(bytes, 0);
+  want.front() = 0xab;
+  std::fill(want.end() - 50, want.end(), 0xab);
+  CHECK(got == want);
+  // Written again after the fill: the pages hold what the kernel or a copy wrote.
+  k.ctx().backend().fill_buffer(b.get(), 0x5a, bytes);
+  CHECK(b.download() == std::vector<unsigned char>(bytes, 0x5a));
+}
+
 TEST_CASE("sim kernels: random chains keep an SM's loads in flight and time each step", "[sim][kernels]") {
   KernelContext k(simtest::open_device("hopper-like.toml"));
   const unsigned lines = 2048;
