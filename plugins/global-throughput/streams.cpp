@@ -52,19 +52,18 @@ struct FreshLines {
 struct Plan {
   uint64_t dram_bytes = 0, l2_bytes = 0, l1_budget_bytes = 0;  // footprints (L1: per SM)
   uint32_t sms = 1;
-  // The simulated GPU: its clock is exact, so a point needs no long run to be timed, and its L2
-  // replaces lines by its policy only, so a footprint four times the L2 misses it in all but 2 %
-  // of loads even where the policy is random (a quarter above it would do under LRU).
+  // The simulated GPU: its clock is exact, so a point needs no long run to be timed.
   bool exact_clock = false;
-  // The simulated GPU where four times the L2 is more than kSimulatedDramBytes: the DRAM points'
-  // fresh lines (else null).
+  // The simulated GPU's DRAM points stream over lines no earlier window touched (else null): a
+  // footprint streamed again kept a part of itself in a random-replacement L2 (DRAM read 1 to
+  // 2 % above its rate on four of twelve random devices).
   FreshLines* fresh = nullptr;
 };
 
 // The simulated GPU prices every sector a pass moves, and four times an H100 replay's 50 MiB L2
-// took about 20 s a point. Where that is more than this, a DRAM point streams this much over
-// lines no earlier window of the probe touched: they miss the L2 as the far lines of a long
-// stream do (the shipped devices' L2s of 2 MiB and less keep four times theirs).
+// took about 20 s a point: a DRAM point streams four times the L2, at most this much (at least
+// sixteen rounds of every block), over fresh lines, which miss the L2 as the far lines of a
+// long stream do.
 constexpr uint64_t kSimulatedDramBytes = uint64_t(16) << 20;
 
 // The simulated GPU prices every sector a pass reads, so its passes over the L2 and the L1
@@ -150,6 +149,11 @@ StreamLaunch launch_of(const Series& s, const StreamConfig& c, const Plan& plan)
     l.passes = 4000;
   }
   l.footprint_bytes = footprint_of(s, c, plan);
+  if (plan.fresh && s.where == Where::Dram && l.shape == StreamShape::Rounds)
+    // Sixteen rounds of every block at least: the short window (a quarter) then has four. A
+    // window of a round or two is all start and drain, which the two windows do not share (a
+    // random device's DRAM writes read 1.48 times their rate).
+    l.footprint_bytes = std::max<uint64_t>(l.footprint_bytes, 16 * round_bytes(c) * l.blocks);
   if (l.shape == StreamShape::Shared) {  // every block reads it all: about 16 GiB of reads a point
     l.warmup_passes = 1;
     l.passes = std::max<uint64_t>(1, (uint64_t(16) << 30) / (l.footprint_bytes * c.blocks_per_sm * plan.sms));
@@ -191,13 +195,15 @@ StreamLaunch launch_of(const Series& s, const StreamConfig& c, const Plan& plan)
   return l;
 }
 
-// Before the first series that writes, on fresh lines: twice the L2 written, so that the L2
-// holds dirty lines, as a long stream leaves it, and each written line costs DRAM a write-back.
+// Before the first series that writes, on fresh lines: eight times the L2 written (at most
+// 128 MiB, at least twice the L2), so that the L2 holds dirty lines, as a long stream leaves
+// it, and each written line costs DRAM a write-back. Twice left an eighth of a random-replacement
+// L2 with the read series' clean lines (DRAM writes read 4 to 8 % above their rate).
 void warm_for_writes(const memtopo::Context& ctx, const Plan& plan, uint64_t l2_bytes) {
   StreamLaunch l;
   l.op = MT_SWEEP_WRITE;
   l.blocks = 8 * plan.sms;
-  l.footprint_bytes = 2 * l2_bytes;
+  l.footprint_bytes = std::max(2 * l2_bytes, std::min(8 * l2_bytes, uint64_t(128) << 20));
   l.warmup_passes = 0;
   l.ahead_bytes = plan.fresh->take(stream_span_bytes(l));
   run_stream(ctx, l);
@@ -418,8 +424,8 @@ void measure_streams(memtopo::Context& ctx, bool l1) {
   plan.dram_bytes = plan.exact_clock ? 4 * l2 : std::max<uint64_t>(32 * l2, uint64_t(1) << 30);
   if (d.global_memory_bytes > 0) plan.dram_bytes = std::min<uint64_t>(plan.dram_bytes, uint64_t(d.global_memory_bytes) / 4);
   FreshLines fresh;
-  if (plan.exact_clock && plan.dram_bytes > kSimulatedDramBytes) {
-    plan.dram_bytes = kSimulatedDramBytes;
+  if (plan.exact_clock) {
+    plan.dram_bytes = std::min(plan.dram_bytes, kSimulatedDramBytes);
     // Sixteen L2s of lines before the addresses come back, within a quarter of the memory.
     fresh.wrap_bytes = std::max<uint64_t>(16 * l2, 8 * kSimulatedDramBytes);
     if (d.global_memory_bytes > 0) fresh.wrap_bytes = std::min<uint64_t>(fresh.wrap_bytes, uint64_t(d.global_memory_bytes) / 4);
