@@ -151,8 +151,7 @@ StreamLaunch launch_of(const Series& s, const StreamConfig& c, const Plan& plan)
   l.footprint_bytes = footprint_of(s, c, plan);
   if (plan.fresh && s.where == Where::Dram && l.shape == StreamShape::Rounds)
     // Sixteen rounds of every block at least: the short window (a quarter) then has four. A
-    // window of a round or two is all start and drain, which the two windows do not share (a
-    // random device's DRAM writes read 1.48 times their rate).
+    // window of a round or two is all start and drain, which the two windows do not share.
     l.footprint_bytes = std::max<uint64_t>(l.footprint_bytes, 16 * round_bytes(c) * l.blocks);
   if (l.shape == StreamShape::Shared) {  // every block reads it all: about 16 GiB of reads a point
     l.warmup_passes = 1;
@@ -198,7 +197,7 @@ StreamLaunch launch_of(const Series& s, const StreamConfig& c, const Plan& plan)
 // Before the first series that writes, on fresh lines: eight times the L2 written (at most
 // 128 MiB, at least twice the L2), so that the L2 holds dirty lines, as a long stream leaves
 // it, and each written line costs DRAM a write-back. Twice left an eighth of a random-replacement
-// L2 with the read series' clean lines (DRAM writes read 4 to 8 % above their rate).
+// L2 with the read series' clean lines (DRAM writes read 4 to 49 % above their rate).
 void warm_for_writes(const memtopo::Context& ctx, const Plan& plan, uint64_t l2_bytes) {
   StreamLaunch l;
   l.op = MT_SWEEP_WRITE;
