@@ -13,10 +13,12 @@
 #include "memtopo/device/kernel.hpp"
 #include "sim/kernel/fiber.hpp"
 #include "sim_helpers.hpp"
+#include "sweep_kernel.hpp"
 
 namespace md = memtopo::device;
 using md::Path;
 using simtest::KernelContext;
+using simtest::sweep_stream;
 
 namespace {
 
@@ -94,15 +96,6 @@ MEMTOPO_KERNEL void read_stream(unsigned long long base, unsigned long long byte
   uint32_t acc = 0;
   for (unsigned long long off = me * 16; off < bytes; off += threads * 16)
     acc ^= md::load_wide<Path::GlobalCg, 16>(base + off);
-  md::keep_if(acc, sink, unsigned(acc == 0x5eed));
-}
-
-// The same stream as one access program per lane (Op: MT_SWEEP_*, ILP 2).
-template <uint32_t Op>
-MEMTOPO_KERNEL void sweep_stream(const char* src, char* dst, unsigned long long bytes, unsigned* sink) {
-  const unsigned long long threads = uint64_t(md::grid_blocks()) * md::block_threads();
-  const unsigned long long me = uint64_t(md::block_index()) * md::block_threads() + md::thread_index();
-  const uint32_t acc = md::sweep<Op, Path::GlobalCg, 16, 2>(src, dst, me, bytes / 16, 2 * threads, threads, 7);
   md::keep_if(acc, sink, unsigned(acc == 0x5eed));
 }
 
