@@ -101,7 +101,11 @@ void report(memtopo::Context& ctx, const std::string& key, const InFlight& f, co
 
 void measure_in_flight(memtopo::Context& ctx) {
   if (!ctx.backend().has(MT_CAP_KERNELS)) throw memtopo::Skip("the backend runs no probe kernels (MT_CAP_KERNELS)");
-  const uint64_t l2 = uint64_t(ctx.try_input<int64_t>("l2.size_bytes").value_or(ctx.device().l2_bytes));
+  // The device's stated L2 first: the measured size (one partition on a GPU that keeps far
+  // lines near) exists only where the L2 probes ran, and the footprints, with them the DRAM
+  // latency (the TLB's reach), must not depend on which other probes ran.
+  const int64_t stated = ctx.device().l2_bytes;
+  const uint64_t l2 = uint64_t(stated > 0 ? stated : ctx.try_input<int64_t>("l2.size_bytes").value_or(0));
   if (l2 == 0) throw memtopo::Skip("no L2 size known");
   const uint64_t per_chain = uint64_t(ctx.option<int64_t>("loads_per_chain"));
   // A quarter of the L2 (random lines stay in it), brought in by eight loads per line first
