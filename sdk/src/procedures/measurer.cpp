@@ -4,7 +4,6 @@
 #include <cmath>
 #include <functional>
 #include <map>
-#include <string_view>
 
 #include "memtopo/analysis.hpp"
 #include "memtopo/cache/measurer.hpp"
@@ -12,12 +11,6 @@
 
 namespace memtopo::cache {
 namespace an = memtopo::analysis;
-
-namespace {
-// Footprints of one launch on the simulated GPU at most: more than any shipped description's
-// SMs, so that their round trips measure as on a GPU of as many SMs.
-constexpr int kSimParallelFootprints = 16;
-}  // namespace
 
 Footprint counted_footprint(recipes::Chase chase, uint64_t warmup_passes, uint64_t counted_passes, bool recurring_only) {
   Footprint f;
@@ -39,12 +32,7 @@ int32_t Measurer::pinned_sm() const {
 
 int Measurer::parallel_footprints() const {
   if (target_.shared_between_sms) return 1;
-  const int sms = std::max(1, ctx_.device().sm_count);
-  // The simulated GPU runs the SMs of a launch one after another: a footprint on each of an
-  // H100's 132 SMs (a replayed topology) costs 132 footprints' time, where a GPU runs them at
-  // once. There the searches get fewer points per round and more rounds.
-  if (std::string_view(ctx_.backend().name()) == "sim") return std::min(sms, kSimParallelFootprints);
-  return sms;
+  return std::max(1, ctx_.device().sm_count);
 }
 
 Job Measurer::job_for(const recipes::Chase& chase, uint64_t warmup_passes, uint64_t steps) const {
