@@ -71,8 +71,7 @@ std::vector<EvictionSet> reduce_launch(const memtopo::Context& ctx, const Settin
                  level.l2_path ? 1u : 0u, level.threshold_permille};
   dev::LaunchConfig cfg;
   cfg.grid = {level.one_target_at_a_time ? 1u : uint32_t(std::max(ctx.device().sm_count, 1))};
-  // The simulated GPU runs a block's warps one after another: one warp loads S in the same order.
-  cfg.block = {dev::simulated(ctx) ? 32u : level.block_threads};
+  cfg.block = {level.block_threads};
   cfg.shared_carveout_percent = st.carveout;
   cfg.warmup_launches = 0;  // the kernel rewrites the lists
   dev::launch<eviction_sets>(ctx, "eviction_sets", cfg, a);
