@@ -1,6 +1,7 @@
 // `memtopo diff`: the comparison (tolerance, discrete values, bounds, types, keys in one file
 // only, probe versions) through the library, and the command's output against golden files
 // in tests/host/golden/diff/ (inputs there too: each *.toml changes one thing of base.toml).
+#include <algorithm>
 #include <regex>
 #include <sstream>
 
@@ -8,6 +9,7 @@
 
 #include "helpers.hpp"
 #include "memtopo_host/schema.hpp"
+#include "memtopo_host/text_table.hpp"
 #include "memtopo_host/topology_diff.hpp"
 
 namespace fs = std::filesystem;
@@ -298,7 +300,7 @@ TEST_CASE("compare: headline values of three files side by side with ratios, as 
   CHECK(text.output.rfind("key ", 0) == 0);
   CHECK(text.output.find("hopper-like-sim.toml / topology.toml") != std::string::npos);
   // The L1 of the simulated Hopper-like device (256 KiB) against the H100's 241 KiB: the values
-  // in the first block of columns, the ratios in the next (160 columns at most).
+  // in the first block of columns, the ratios in the next (120 columns at most).
   const auto l1 = text.output.find("\nl1d size ");
   REQUIRE(l1 != std::string::npos);
   const std::string l1_line = text.output.substr(l1 + 1, text.output.find('\n', l1 + 1) - l1 - 1);
@@ -309,7 +311,7 @@ TEST_CASE("compare: headline values of three files side by side with ratios, as 
   CHECK(text.output.substr(l1_ratio, text.output.find('\n', l1_ratio + 1) - l1_ratio).find("x1.06") != std::string::npos);
   CHECK(text.output.find("\nprobes ") != std::string::npos);
   std::istringstream lines(text.output);
-  for (std::string line; std::getline(lines, line);) CHECK(line.size() <= 160);
+  for (std::string line; std::getline(lines, line);) CHECK(line.size() <= 120);
 
   const auto md = test::run_memtopo("compare --format markdown" + files);
   REQUIRE(md.exit_code == 0);
@@ -415,7 +417,7 @@ TEST_CASE("compare: a file the schema refuses is named with why, exit 2", "[host
   }
 }
 
-TEST_CASE("compare: five files fit 160 columns, the key column in every block", "[host][compare]") {
+TEST_CASE("compare: five files fit 120 columns, the key column in every block", "[host][compare]") {
   const fs::path src(MEMTOPO_SOURCE_DIR);
   test::TempDir dir("compare-five");
   std::string files;
@@ -430,11 +432,44 @@ TEST_CASE("compare: five files fit 160 columns, the key column in every block", 
   size_t blocks = 0;
   std::istringstream lines(r.output);
   for (std::string line; std::getline(lines, line);) {
-    CHECK(line.size() <= 160);
+    CHECK(line.size() <= 120);
     blocks += line.rfind("key ", 0) == 0;
   }
   CHECK(blocks >= 2);
   CHECK(test::has(r.output, "gpu5.toml / gpu1.toml"));
+}
+
+TEST_CASE("text tables: columns narrowed to a width, free text wrapped with a hanging indent", "[host][diff]") {
+  using memtopo::host::aligned_within;
+  using memtopo::host::wrapped_lines;
+  const std::string long_cell(80, 'x');
+  const std::string t = aligned_within({{"key", "A", "B"}, {"l2.size_bytes", long_cell, long_cell}}, 2, 60);
+  std::istringstream lines(t);
+  for (std::string line; std::getline(lines, line);) CHECK(line.size() <= 60);
+  CHECK(test::has(t, "  l2.size_bytes  xxx"));
+  CHECK(std::count(t.begin(), t.end(), 'x') == 160);  // nothing cut: the cells continue below
+  CHECK(!test::has(t, "..."));
+  // A column of words breaks between them.
+  const std::string words = aligned_within({{"key", "why"}, {"k", "one two three four five six"}}, 0, 20);
+  CHECK(words == "key  why\nk    one two three\n     four five six\n");
+  // Short rows are left as they are; the key column is never cut.
+  CHECK(aligned_within({{"a", "b"}}, 2, 60) == "  a  b\n");
+  CHECK(test::has(aligned_within({{long_cell, "b"}}, 0, 40), long_cell));
+  CHECK(wrapped_lines("one two three four", 4, 9) == "one two\n    three\n    four");
+  CHECK(wrapped_lines("short", 4, 9) == "short");
+  CHECK(wrapped_lines("averyveryverylongword next", 2, 9) == "averyveryverylongword\n  next");
+}
+
+TEST_CASE("diff: two GPUs' files unlike each other fit 120 columns", "[host][diff]") {
+  const fs::path src(MEMTOPO_SOURCE_DIR);
+  const auto r = test::run_memtopo("diff '" + (src / "tests/sim/measured/h100-sxm.toml").string() + "' '" +
+                                   (src / "tests/sim/measured/hopper-like-sim.toml").string() + "'");
+  INFO(r.output);
+  CHECK(r.exit_code == 1);
+  CHECK(test::has(r.output, "differences:"));
+  CHECK(test::has(r.output, "only in A:"));
+  std::istringstream lines(r.output);
+  for (std::string line; std::getline(lines, line);) CHECK(line.size() <= 120);
 }
 
 TEST_CASE("diff: a table in one file only counts all its keys, configuration ones too", "[host][diff]") {

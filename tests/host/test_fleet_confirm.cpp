@@ -92,6 +92,7 @@ TEST_CASE("fleet --confirm: a deviation that does not show again is dropped", "[
   CHECK(fleet.runs == std::vector<std::string>{"g5:global-throughput/streams", "g0:global-throughput/streams"});
   REQUIRE(lines.size() == 1);
   CHECK(lines[0].find("0 confirmed, 1 not reproduced") != std::string::npos);
+  INFO(render_fleet_text(r));
   CHECK(render_fleet_text(r).find("(not reproduced: not flagged)") != std::string::npos);
 }
 

@@ -35,7 +35,6 @@ struct CompareCmdArgs {
   std::string format, output;  // format "": the one -o names, else text
 };
 
-constexpr size_t kTextColumns = 160;  // the text form's width, whatever the number of files
 
 std::string shown_csv_number(double v);
 
@@ -171,13 +170,17 @@ std::string unit_once(const std::string& cell) {
 }
 
 // Aligned text no wider than `width` columns where the cells allow: the key column, then as
-// many of the other columns as fit, block after block (a terminal wraps nothing).
+// many of the other columns as fit, block after block (a terminal wraps nothing). A column
+// counts as at most kCellColumns wide: a longer cell (a device's name, a best configuration, a
+// method change) continues on the lines below, so that three files' values share a block.
 std::string wrapped_table(std::vector<std::vector<std::string>> rows, size_t width) {
+  constexpr size_t kCellColumns = 22;
   for (auto& row : rows)
     for (auto& cell : row) cell = unit_once(cell);
   std::vector<size_t> widest(rows.empty() ? 0 : rows[0].size(), 0);
   for (const auto& row : rows)
-    for (size_t c = 0; c < row.size() && c < widest.size(); ++c) widest[c] = std::max(widest[c], row[c].size());
+    for (size_t c = 0; c < row.size() && c < widest.size(); ++c)
+      widest[c] = std::max(widest[c], c == 0 ? row[c].size() : std::min(row[c].size(), kCellColumns));
   std::string out;
   for (size_t first = 1; first < widest.size();) {
     size_t used = 1 + widest[0], last = first;
@@ -188,7 +191,7 @@ std::string wrapped_table(std::vector<std::vector<std::string>> rows, size_t wid
       for (size_t c = first; c < last && c < row.size(); ++c) part.push_back(row[c]);
       block.push_back(std::move(part));
     }
-    out += (out.empty() ? "" : "\n") + aligned(block, 0);
+    out += (out.empty() ? "" : "\n") + aligned_within(block, 0, width);
     first = last;
   }
   return out;

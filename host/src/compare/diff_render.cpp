@@ -83,10 +83,11 @@ void render_only_in(const char* side, const std::vector<OneSidedKey>& keys, cons
   }
   for (const auto& k : keys)
     if (std::none_of(tables.begin(), tables.end(), [&](const std::string& t) { return in_table(k, t); }))
-      out += "  " + k.key + " = " + shown_bounded(k.key, k.value, k.bound) +
-             (k.absent_reason.empty() ? std::string()
-                                      : std::string("  (") + (side[0] == 'A' ? "B" : "A") +
-                                            ": absent: " + terminal_text(k.absent_reason) + ")") +
+      out += wrapped_lines("  " + k.key + " = " + shown_bounded(k.key, k.value, k.bound) +
+                               (k.absent_reason.empty() ? std::string()
+                                                        : std::string("  (") + (side[0] == 'A' ? "B" : "A") +
+                                                              ": absent: " + terminal_text(k.absent_reason) + ")"),
+                           6) +
              "\n";
 }
 
@@ -101,7 +102,7 @@ std::string summary_line(const TopologyDiff& d) {
   std::string tally = "(" + counted(d.compared, "key", "keys") + " compared, tolerance " + tolerance + " %";
   if (!d.spreads_model.empty()) tally += ", or the measured spread of " + terminal_text(d.spreads_model) + " where wider";
   tally += ")";
-  if (d.equal()) return "equal within tolerance " + tally + "\n";
+  if (d.equal()) return wrapped_lines("equal within tolerance " + tally, 2) + "\n";
   std::vector<std::string> parts;
   if (!d.differences.empty()) parts.push_back(counted(d.differences.size(), "key differs", "keys differ"));
   if (!d.only_in_a.empty()) parts.push_back(counted(d.only_in_a.size(), "key", "keys") + " only in A");
@@ -111,7 +112,7 @@ std::string summary_line(const TopologyDiff& d) {
   if (!d.probes.empty()) parts.push_back(counted(d.probes.size(), "probe differs", "probes differ"));
   std::string out = "not equal: ";
   for (size_t i = 0; i < parts.size(); ++i) out += (i ? ", " : "") + parts[i];
-  return out + " " + tally + "\n";
+  return wrapped_lines(out + " " + tally, 2) + "\n";
 }
 
 // To 0.0001 %: the last digits of a quotient are noise, and would make golden files brittle.
@@ -138,7 +139,12 @@ std::string changed_entries_text(const json& a, const json& b) {
 std::string render_diff_text(const TopologyDiff& diff, const DiffSide& a, const DiffSide& b) {
   const size_t file_width = std::max(a.file.size(), b.file.size());
   auto header = [&](const char* label, const DiffSide& s) {
-    return std::string(label) + ": " + s.file + std::string(file_width - s.file.size(), ' ') + header_text(s) + "\n";
+    // The file, then what ran it; on a line of its own where the two do not fit one.
+    const std::string one = std::string(label) + ": " + s.file + std::string(file_width - s.file.size(), ' ') + header_text(s);
+    if (one.size() <= kTextColumns) return one + "\n";
+    const std::string run = header_text(s);
+    const size_t start = std::min(run.size(), run.find_first_not_of(' '));
+    return std::string(label) + ": " + s.file + "\n" + wrapped_lines("   " + run.substr(start), 3) + "\n";
   };
   std::string out = header("A", a) + header("B", b) + "\n";
   if (!diff.differences.empty()) {
@@ -150,14 +156,14 @@ std::string render_diff_text(const TopologyDiff& diff, const DiffSide& a, const 
         rows.push_back(
             {d.key, shown_bounded(d.key, d.a, d.a_bound), shown_bounded(d.key, d.b, d.b_bound), change_text(d)});
     }
-    out += "differences:\n" + aligned(rows);
+    out += "differences:\n" + aligned_within(rows);
   }
   if (!diff.not_counted.empty()) {
     std::vector<std::vector<std::string>> rows{{"key", "A", "B", "why"}};
     for (const auto& d : diff.not_counted)
       rows.push_back({d.key, shown_bounded(d.key, d.a, d.a_bound), shown_bounded(d.key, d.b, d.b_bound),
                       d.reason == "varies" ? "varies between runs" : d.reason});
-    out += "not counted (identities, settings, keys known to vary, method changes):\n" + aligned(rows);
+    out += "not counted (identities, settings, keys known to vary, method changes):\n" + aligned_within(rows);
   }
   render_only_in("A", diff.only_in_a, diff.tables_only_in_a, diff.table_sizes, out);
   render_only_in("B", diff.only_in_b, diff.tables_only_in_b, diff.table_sizes, out);
@@ -165,7 +171,7 @@ std::string render_diff_text(const TopologyDiff& diff, const DiffSide& a, const 
     std::vector<std::vector<std::string>> rows{{"probe", "A", "B"}};
     for (const auto& p : diff.probes)
       rows.push_back({p.probe, probe_state(p.a_version, p.a_status), probe_state(p.b_version, p.b_status)});
-    out += "probes:\n" + aligned(rows);
+    out += "probes:\n" + aligned_within(rows);
   }
   return out + summary_line(diff);
 }

@@ -50,4 +50,86 @@ std::string aligned(const std::vector<std::vector<std::string>>& rows, size_t in
   return out;
 }
 
+namespace {
+
+// The line's width: every column but the last padded, the last as wide as its widest cell.
+size_t line_width(const std::vector<size_t>& width, size_t indent) {
+  size_t w = indent;
+  for (size_t c = 0; c < width.size(); ++c) w += width[c] + (c + 1 < width.size() ? 2 : 0);
+  return w;
+}
+
+// A cell's lines within `width`: broken at spaces, a word wider than the column in pieces.
+std::vector<std::string> cell_lines(const std::string& cell, size_t width) {
+  std::vector<std::string> out;
+  const std::string text = wrapped_lines(cell, 0, width);
+  size_t from = 0;
+  while (true) {
+    const size_t end = text.find('\n', from);
+    std::string line = text.substr(from, end == std::string::npos ? std::string::npos : end - from);
+    for (; line.size() > width; line = line.substr(width)) out.push_back(line.substr(0, width));
+    out.push_back(line);
+    if (end == std::string::npos) return out;
+    from = end + 1;
+  }
+}
+
+}  // namespace
+
+std::string aligned_within(const std::vector<std::vector<std::string>>& rows, size_t indent, size_t width) {
+  constexpr size_t kNarrowest = 16;
+  std::vector<size_t> w;
+  for (const auto& row : rows)
+    for (size_t c = 0; c < row.size(); ++c) {
+      if (w.size() <= c) w.push_back(0);
+      w[c] = std::max(w[c], row[c].size());
+    }
+  if (line_width(w, indent) <= width) return aligned(rows, indent);
+  // The widest column one character narrower at a time: the columns meet at one width rather
+  // than one of them losing everything.
+  while (line_width(w, indent) > width) {
+    size_t widest = 0;
+    for (size_t c = 1; c < w.size(); ++c)
+      if (w[c] > kNarrowest && (widest == 0 || w[c] > w[widest])) widest = c;
+    if (widest == 0) break;  // every column at its narrowest: the line stays wider
+    --w[widest];
+  }
+  std::string out;
+  for (const auto& row : rows) {
+    std::vector<std::vector<std::string>> parts;
+    size_t height = 1;
+    for (size_t c = 0; c < row.size(); ++c) {
+      parts.push_back(c == 0 ? std::vector<std::string>{row[c]} : cell_lines(row[c], w[c]));
+      height = std::max(height, parts.back().size());
+    }
+    for (size_t l = 0; l < height; ++l) {
+      std::string line(indent, ' ');
+      for (size_t c = 0; c < parts.size(); ++c) {
+        const std::string text = l < parts[c].size() ? parts[c][l] : "";
+        line += text + (c + 1 < parts.size() ? std::string(w[c] > text.size() ? w[c] - text.size() + 2 : 2, ' ') : "");
+      }
+      out += line.substr(0, line.find_last_not_of(' ') + 1) + "\n";
+    }
+  }
+  return out;
+}
+
+std::string wrapped_lines(const std::string& text, size_t hanging, size_t width) {
+  std::string out;
+  size_t from = 0;
+  for (bool first = true;; first = false) {
+    const std::string prefix(first ? 0 : hanging, ' ');
+    const size_t room = width > prefix.size() ? width - prefix.size() : 1;
+    if (text.size() - from <= room) return out + prefix + text.substr(from);
+    // The last space that leaves the line within `room`, else the first one after it.
+    size_t cut_at = text.rfind(' ', from + room);
+    if (cut_at == std::string::npos || cut_at <= from) cut_at = text.find(' ', from + room);
+    if (cut_at == std::string::npos) return out + prefix + text.substr(from);
+    const std::string line = prefix + text.substr(from, cut_at - from);
+    out += line.substr(0, line.find_last_not_of(' ') + 1) + "\n";
+    from = text.find_first_not_of(' ', cut_at);
+    if (from == std::string::npos) return out;
+  }
+}
+
 }  // namespace memtopo::host
