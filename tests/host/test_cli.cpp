@@ -178,7 +178,7 @@ TEST_CASE("list and plan", "[host][cli]") {
         std::string::npos);
 }
 
-TEST_CASE("list: one line of at most 100 columns per probe, -v wrapped to 100, --format json", "[host][cli]") {
+TEST_CASE("list: one line per probe, its whole summary in a pipe, -v wrapped to 100, --format json", "[host][cli]") {
   for (const std::string flags : {"", " -v"}) {
     const auto l = run_memtopo("list" + flags);
     INFO(flags);
@@ -186,8 +186,9 @@ TEST_CASE("list: one line of at most 100 columns per probe, -v wrapped to 100, -
     std::istringstream lines(l.output);
     size_t probes = 0, longest = 0;
     for (std::string line; std::getline(lines, line);) {
-      longest = std::max(longest, line.size());
+      if (line.rfind("    ", 0) == 0) longest = std::max(longest, line.size());  // -v's details
       if (line.rfind("data-cache/", 0) == 0) ++probes;
+      if (line.rfind("data-cache/", 0) == 0) CHECK(line.find("...") == std::string::npos);
     }
     CHECK(probes >= 10);
     CHECK(longest <= 100);
@@ -221,6 +222,25 @@ TEST_CASE("validate: 1 for schema errors, 2 for syntax errors", "[host][cli]") {
   CHECK(s.exit_code == 2);
   CHECK(s.output.find("syntax.toml:2:") != std::string::npos);
   CHECK(run_memtopo("validate " + q(dir / "missing.toml")).exit_code == 2);
+}
+
+TEST_CASE("list: probes and families by name, a misspelt one refused with a suggestion", "[host][cli]") {
+  const auto one = run_memtopo("list -v data-cache/l1d-size");
+  INFO(one.output);
+  CHECK(one.exit_code == 0);
+  CHECK(one.output.rfind("data-cache/l1d-size ", 0) == 0);
+  CHECK(one.output.find("\ndata-cache/l2-size") == std::string::npos);
+  CHECK(one.output.find("    provides: l1d.size_bytes") != std::string::npos);
+  const auto family = run_memtopo("list tlb mlp");
+  INFO(family.output);
+  CHECK(family.exit_code == 0);
+  CHECK(family.output.find("tlb/levels") != std::string::npos);
+  CHECK(family.output.find("mlp/loads-in-flight") != std::string::npos);
+  CHECK(family.output.find("data-cache/") == std::string::npos);
+  const auto typo = run_memtopo("list data-cache/l1d-szie");
+  INFO(typo.output);
+  CHECK(typo.exit_code == 2);
+  CHECK(typo.output.find("did you mean 'data-cache/l1d-size'") != std::string::npos);
 }
 
 TEST_CASE("list shows needs, plan shows the skip reason for the device", "[host][cli][needs]") {

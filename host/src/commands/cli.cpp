@@ -204,7 +204,7 @@ std::string non_empty_folder_error(const std::string& value) {
 }
 
 struct CliArgs {
-  std::vector<std::string> list_paths;
+  std::vector<std::string> list_paths, list_names;
   bool list_verbose = false;
   std::string list_format = "text";
   PlanRequest plan;
@@ -251,6 +251,8 @@ std::unique_ptr<CLI::App> make_app(CliArgs& args) {
     add_plugin_path(sub, s.plugin_paths);
   };
   args.list_cmd = app->add_subcommand("list", "List the loadable probes (one line each: name, version, needs, summary)");
+  args.list_cmd->add_option("probes", args.list_names,
+                            "Probes or families to list (data-cache/l1d-size, tlb); all where none is named");
   add_plugin_path(args.list_cmd, args.list_paths);
   args.list_cmd->add_flag("-v,--verbose", args.list_verbose,
                           "Also show what each provides, requires and uses, its file, budget, options and keys");
@@ -298,7 +300,7 @@ std::unique_ptr<CLI::App> make_app(CliArgs& args) {
 int dispatch(const CliArgs& args) {
   if (*args.list_cmd) {
     setup_logging(false, false);
-    return cmd_list(args.list_paths, args.list_verbose, args.list_format);
+    return cmd_list(args.list_paths, args.list_names, args.list_verbose, args.list_format);
   }
   if (*args.plan_cmd) {
     setup_logging(false, false);

@@ -67,7 +67,8 @@ Config maybe_load_config(const std::string& path, const Registry& reg);
 Selection effective_selection(const SelectionRequest& a, const Config& cfg);
 int cmd_run(const RunRequest& a);
 // memtopo list (list_command.cpp): `format` "text" or "json".
-int cmd_list(const std::vector<std::string>& plugin_paths, bool verbose, const std::string& format);
+int cmd_list(const std::vector<std::string>& plugin_paths, const std::vector<std::string>& names, bool verbose,
+             const std::string& format);
 
 // The TOML of `file`, or nullopt after saying on stderr why it cannot be read: no such file or a
 // folder ("name <what_to_name>"), FILE:LINE:COL for a syntax error (read_toml.cpp).

@@ -1,17 +1,22 @@
-// memtopo list: the loadable probes. One line per probe (name, version, what it needs of the
-// device, summary) within kColumns; -v adds what each provides, requires and uses, its file,
-// budget, options, keys and invariants, wrapped to the same width; --format json gives all of
-// it as data.
+// memtopo list: the loadable probes, or those named. One line per probe (name, version, what
+// it needs of the device, summary; on a terminal cut to its width); -v adds what each
+// provides, requires and uses, its file, budget, options, keys and invariants, wrapped to
+// kColumns; --format json gives all of it as data.
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <string>
 #include <vector>
 
+#include <sys/ioctl.h>
+#include <unistd.h>
+
 #include <nlohmann/json.hpp>
 
 #include "commands/cli_internal.hpp"
+#include "base/usage_error.hpp"
 #include "memtopo_host/invariants.hpp"
+#include "memtopo_host/suggest.hpp"
 #include "memtopo_host/value.hpp"
 
 namespace memtopo::host::cli {
@@ -53,15 +58,25 @@ std::string wrapped(const std::string& head, const std::string& text, size_t ind
   return out + rest + "\n";
 }
 
-// The one-line form: "name  version  [needs]  summary", the summary cut with "..." to fit.
-std::string one_line(const ProbeInfo& p, size_t name_width) {
+// The one-line form's width: the terminal's, where it is one; none in a pipe, where grep and
+// a pager see every word.
+size_t one_line_columns() {
+  if (::isatty(STDOUT_FILENO) == 0) return 0;
+  winsize w{};
+  if (::ioctl(STDOUT_FILENO, TIOCGWINSZ, &w) == 0 && w.ws_col >= 40) return w.ws_col;
+  return kColumns;
+}
+
+// The one-line form: "name  version  [needs]  summary", the summary cut with "..." to fit
+// `columns` (0: whole).
+std::string one_line(const ProbeInfo& p, size_t name_width, size_t columns) {
   std::string head = p.name + std::string(name_width > p.name.size() ? name_width - p.name.size() : 0, ' ') + "  " +
                      p.plugin_version + "  ";
   const std::string needs = needs_text(p);
   if (!needs.empty()) head += "[needs " + needs + "]  ";
   std::string summary = p.summary.empty() ? "-" : p.summary;
-  if (head.size() + summary.size() > kColumns) {
-    const size_t room = kColumns > head.size() + 3 ? kColumns - head.size() - 3 : 0;
+  if (columns > 0 && head.size() + summary.size() > columns) {
+    const size_t room = columns > head.size() + 3 ? columns - head.size() - 3 : 0;
     summary = summary.substr(0, room) + "...";
   }
   return head + summary;
@@ -105,24 +120,48 @@ nlohmann::json probe_json(const ProbeInfo& p) {
   return j;
 }
 
+// The probes `names` selects, in the registry's order: each a probe's name or its family
+// (the part before '/'); none selects all. A name that selects nothing is a usage error.
+std::vector<ProbeInfo> selected(const Registry& reg, const std::vector<std::string>& names) {
+  if (names.empty()) return reg.probes();
+  auto family_of = [](const std::string& probe) { return probe.substr(0, probe.find('/')); };
+  std::vector<std::string> known;
+  for (const auto& p : reg.probes()) {
+    known.push_back(p.name);
+    if (std::find(known.begin(), known.end(), family_of(p.name)) == known.end()) known.push_back(family_of(p.name));
+  }
+  for (const auto& n : names)
+    if (std::find(known.begin(), known.end(), n) == known.end())
+      throw UsageError("list: no probe or family '" + n + "' among the loadable probes" + did_you_mean(n, known) +
+                       " (memtopo list shows them all)");
+  std::vector<ProbeInfo> out;
+  for (const auto& p : reg.probes())
+    if (std::any_of(names.begin(), names.end(), [&](const std::string& n) { return n == p.name || n == family_of(p.name); }))
+      out.push_back(p);
+  return out;
+}
+
 }  // namespace
 
-int cmd_list(const std::vector<std::string>& plugin_paths, bool verbose, const std::string& format) {
+int cmd_list(const std::vector<std::string>& plugin_paths, const std::vector<std::string>& names, bool verbose,
+             const std::string& format) {
   Registry reg = load_registry(plugin_paths, false);
+  const std::vector<ProbeInfo> probes = selected(reg, names);
   if (format == "json") {
     nlohmann::json out = {{"probes", nlohmann::json::array()}, {"loading_errors", reg.errors()}};
-    for (const auto& p : reg.probes()) out["probes"].push_back(probe_json(p));
+    for (const auto& p : probes) out["probes"].push_back(probe_json(p));
     std::cout << out.dump(2) << "\n";
     return kExitOk;
   }
   size_t name_width = 0;
-  for (const auto& p : reg.probes()) name_width = std::max(name_width, p.name.size());
+  for (const auto& p : probes) name_width = std::max(name_width, p.name.size());
   name_width = std::min<size_t>(name_width, 40);
-  for (const auto& p : reg.probes()) {
-    std::cout << one_line(p, name_width) << "\n";
+  const size_t columns = one_line_columns();
+  for (const auto& p : probes) {
+    std::cout << one_line(p, name_width, columns) << "\n";
     if (verbose) print_details(p);
   }
-  if (reg.probes().empty()) std::cout << "no probes found\n";
+  if (probes.empty()) std::cout << "no probes found\n";
   if (!reg.errors().empty()) {
     std::cout << "loading errors:\n";
     for (const auto& e : reg.errors()) std::cout << "  " << e << "\n";
