@@ -6,6 +6,8 @@
 #include <set>
 #include <sstream>
 
+#include <toml++/toml.h>
+
 #include "../shipped/shipped_run.hpp"
 #include "helpers.hpp"
 #include "run_helpers.hpp"
@@ -29,6 +31,23 @@ TEST_CASE("quiet runs: a shipped device's default run with -q prints no warning"
   INFO(log);
   CHECK_FALSE(has(log, "warning"));
   CHECK_FALSE(has(log, "error"));
+}
+
+// A healthy simulated device looks healthy: its [device] memory clock and bus state a
+// theoretical rate its modelled DRAM streams fill as a GPU's do, not 6 % of it (an H100's
+// bus beside a device of 8 SMs).
+TEST_CASE("quiet runs: a shipped device's DRAM streams fill most of its theoretical rate", "[host][quiet]") {
+  const std::string name = GENERATE("hopper-like", "kepler-like", "pascal-like");
+  INFO(name);
+  const shipped::Run run = shipped::measured_run(name);
+  REQUIRE(fs::exists(run.topology));
+  const toml::table t = toml::parse_file(run.topology.string());
+  for (const char* key : {"dram_read_fraction_of_theoretical", "dram_write_fraction_of_theoretical"}) {
+    INFO(key);
+    const double fraction = t["throughput"][key].value_or(0.0);
+    CHECK(fraction > 0.6);
+    CHECK(fraction <= 1.0);
+  }
 }
 
 TEST_CASE("quiet runs: every shipped config runs on the simulated GPU with -q and no warning", "[host][quiet]") {
