@@ -23,7 +23,8 @@ std::string aligned(const std::vector<std::vector<std::string>>& rows, size_t in
 constexpr size_t kTextColumns = 120;
 // As `aligned`, at most `width` columns where the cells allow: the widest columns but the
 // first (the key) are narrowed, to 16 at least and one width where they meet, and a cell wider than its column
-// continues on the lines below (broken at spaces), nothing cut. Rows that fit are as `aligned`.
+// continues on the lines below (broken at spaces, in a long word after '/', '-', '_', '.' or
+// ','), nothing cut. Rows that fit are as `aligned`.
 std::string aligned_within(const std::vector<std::vector<std::string>>& rows, size_t indent = 2,
                            size_t width = kTextColumns);
 // `text` broken at spaces into lines of at most `width` columns, each line after the first

@@ -59,7 +59,9 @@ size_t line_width(const std::vector<size_t>& width, size_t indent) {
   return w;
 }
 
-// A cell's lines within `width`: broken at spaces, a word wider than the column in pieces.
+// A cell's lines within `width`: broken at spaces, a word wider than the column after a
+// '/', '-', '_', '.' or ',' (a path, a key), else whole: never inside an escape such as
+// "\u202e" that terminal_text wrote.
 std::vector<std::string> cell_lines(const std::string& cell, size_t width) {
   std::vector<std::string> out;
   const std::string text = wrapped_lines(cell, 0, width);
@@ -67,7 +69,12 @@ std::vector<std::string> cell_lines(const std::string& cell, size_t width) {
   while (true) {
     const size_t end = text.find('\n', from);
     std::string line = text.substr(from, end == std::string::npos ? std::string::npos : end - from);
-    for (; line.size() > width; line = line.substr(width)) out.push_back(line.substr(0, width));
+    while (line.size() > width) {
+      const size_t cut = line.find_last_of("/-_.,", width - 1);
+      if (cut == std::string::npos || cut == 0) break;
+      out.push_back(line.substr(0, cut + 1));
+      line = line.substr(cut + 1);
+    }
     out.push_back(line);
     if (end == std::string::npos) return out;
     from = end + 1;
