@@ -62,11 +62,8 @@ memtopo::device::LaunchConfig one_block_per_sm(const memtopo::Context& ctx, unsi
 std::optional<std::vector<int>> place(const memtopo::Context& ctx, memtopo::device::LaunchConfig cfg, unsigned clusters,
                                       bool wait_for_all, unsigned long long hold_ns, bool* all_resident = nullptr) {
   const unsigned blocks = clusters * cfg.cluster.x;
-  // A GPU starts a launch's resident blocks over microseconds and more; the simulated GPU starts
-  // them all at once, and its blocks that wait out the timeout spin on simulated atomics (an H100
-  // replay's 132 blocks for 5 ms took most of the probe's time): 50 us there is still hundreds
-  // of atomics' round trips, many times what its blocks take to arrive.
-  const unsigned long long timeout_ns = memtopo::device::simulated(ctx) ? 50'000ull : 5'000'000ull;
+  // A GPU starts a launch's resident blocks over microseconds and more: 5 ms is many times that.
+  const unsigned long long timeout_ns = 5'000'000ull;
   cfg.grid = {blocks};
   Residency r(ctx, blocks);
   r.arrived.zero();

@@ -52,13 +52,7 @@ KernelRuntime::KernelRuntime(Gpu& gpu) : gpu_(gpu), stacks_(kStackBytes) {
   ops_.self = this;
   ops_.place = [](void* self, mt_thread_place* out) { rt(self)->op_place(out); };
   ops_.clock = [](void* self) { return rt(self)->op_clock(); };
-  ops_.globaltimer_ns = [](void* self) {
-    // A read of the global timer takes its tick's worth of cycles: a kernel that waits on the
-    // timer (a spin) moves on, as on the GPU.
-    guarded(self, [&] { rt(self)->op_spend(32); });
-    const double khz = double(rt(self)->gpu_.model().info.sm_clock_khz);
-    return uint64_t(double(rt(self)->op_clock()) / (khz > 0 ? khz / 1e6 : 1.0));
-  };
+  ops_.globaltimer_ns = [](void* self) { return guarded(self, [&] { return rt(self)->op_globaltimer_ns(); }); };
   ops_.load = [](void* self, uint32_t path, const uint64_t* a, uint32_t n, uint32_t bytes, void* out) {
     guarded(self, [&] { rt(self)->op_load(path, a, n, bytes, out); });
   };
@@ -120,6 +114,23 @@ void KernelRuntime::op_place(mt_thread_place* out) const {
 
 uint64_t KernelRuntime::op_clock() const { return uint64_t(current_->clock); }
 
+uint64_t KernelRuntime::op_globaltimer_ns() {
+  Thread* t = current_;
+  const double khz = double(gpu_.model().info.sm_clock_khz), cycles_per_ns = khz > 0 ? khz / 1e6 : 1.0;
+  // A read of the global timer takes its tick's worth of cycles: a kernel that waits on the
+  // timer (a spin) moves on, as on the GPU. A wait that no write anywhere has ended for 64 us
+  // (a timeout running out, a block holding its SM) reads the timer ever less often: at most an
+  // eighth of the wait so far later than a read each tick would, and in a few dozen reads where
+  // milliseconds of ticks would take seconds to simulate.
+  if (t->quiet_writes != writes_) {
+    t->quiet_writes = writes_;
+    t->quiet_since = t->clock;
+  }
+  const double quiet = t->clock - t->quiet_since;
+  op_spend(quiet > 64'000.0 * cycles_per_ns ? uint64_t(quiet / 8) : 32);
+  return uint64_t(double(op_clock()) / cycles_per_ns);
+}
+
 void* KernelRuntime::op_shared_base(uint32_t* size) const {
   if (size) *size = current_->block->shared_bytes;
   return current_->block->shared;
@@ -180,6 +191,7 @@ void KernelRuntime::op_store(uint32_t path, uint64_t address, uint32_t bytes, co
   Thread* t = current_;
   const uint32_t p = path & 0xffu;
   std::memcpy(bytes_at(t, p, address, bytes), value, bytes);
+  ++writes_;
   t->op = PendingOp{};
   t->op.kind = OpKind::Store;
   t->op.path = p;
@@ -209,6 +221,7 @@ uint64_t KernelRuntime::op_atomic(uint32_t op, uint64_t address, uint32_t bytes,
     default: op_fail("atomic operation " + std::to_string(op) + " is not one of MT_ATOMIC_*");
   }
   std::memcpy(at, &now, bytes);
+  if (now != old) ++writes_;
   t->op = PendingOp{};
   t->op.kind = OpKind::Atomic;
   t->op.atomic_op = op;

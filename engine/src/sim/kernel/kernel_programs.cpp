@@ -260,6 +260,7 @@ void KernelRuntime::run_program(WarpProgram* p) {
     done += away_;
   }
   if (op != MT_SWEEP_READ) {
+    ++writes_;
     // The stores, once the values they write are in.
     sectors_.clear();
     for (uint32_t k = 0; k < ilp; ++k) {

@@ -61,6 +61,10 @@ struct Thread {
   bool done = false;
   uint32_t static_shared = 0;  // bytes of static shared arrays carved so far
   PendingOp op;
+  // A wait on the global timer during which no thread wrote memory: the writes counted when it
+  // began, and the thread's clock then.
+  uint64_t quiet_writes = ~0ull;
+  double quiet_since = 0;
 };
 
 struct Barrier {
@@ -148,6 +152,7 @@ class KernelRuntime {
   // Entry points of mt_kernel_ops (kernel_ops.cpp), on the thread running now.
   void op_place(mt_thread_place* out) const;
   uint64_t op_clock() const;
+  uint64_t op_globaltimer_ns();
   void op_load(uint32_t path, const uint64_t* addresses, uint32_t count, uint32_t bytes, void* out);
   void op_store(uint32_t path, uint64_t address, uint32_t bytes, const void* value);
   uint64_t op_atomic(uint32_t op, uint64_t address, uint32_t bytes, uint64_t operand, uint64_t compare);
@@ -291,6 +296,7 @@ class KernelRuntime {
   boost::unordered_flat_set<uint64_t> dirty_;
   std::string failure_;
   double device_clock_ = 0;  // the SM clock's count across launches
+  uint64_t writes_ = 0;      // stores and atomics that changed memory, for waits on the timer
 
   // Resources that make loads queue, per SM and for the GPU.
   std::vector<Server> issue_, l1_;
