@@ -81,14 +81,13 @@ memtopo::Probe l2_eviction_sets() {
       .key("l2.set_hash", MT_VALUE_STRING_ARRAY, "",
            "the set index, one entry per index bit, each an XOR of address bits (\"7^12\"), tested on predictions")
       .requires_keys({"l2.size_bytes", "l2.line_bytes"})
-      .budget_seconds(60);
+      .budget_seconds(60)
+      .opt_in();  // its reductions take seconds on a GPU of 50 MiB of L2
   // A target at a time (the L2 is shared), a block of 1024 threads loading S; a far hit counts
   // as a miss: the threshold lies 30 % of the way from a near hit to memory.
-  common_options(p, "0", "0", "12000").run([](memtopo::Context& ctx) {
-    // Its reductions take seconds on a GPU of 50 MiB of L2: a default run leaves it out.
+  common_options(p, "8", "0", "12000").run([](memtopo::Context& ctx) {
     if (ctx.option<int64_t>("targets") == 0)
-      throw memtopo::Skip("not run by default (seconds of reductions); set targets = 8 under "
-                          "[probes.\"data-cache/l2-eviction-sets\"] in a --config file to run it");
+      throw memtopo::Skip("targets = 0 under [probes.\"data-cache/l2-eviction-sets\"]: no eviction set is searched");
     measure_eviction_sets(ctx, EvictionLevel{.element = "l2",
                                              .size_key = "l2.size_bytes",
                                              .total_bytes = uint64_t(std::max<int64_t>(ctx.device().l2_bytes, 0)),

@@ -2,7 +2,7 @@
 # loading errors and runs on the simulated GPU with this host: inputs, options, key flags, a raw
 # series and a timed chase all cross the boundary as a binary of that release sends them. Run by
 # ctest (cmake -P). Inputs: MEMTOPO (the executable), PLUGIN_DIR (holds abi-baseline.so),
-# WORK_DIR, ABI_VERSION (the release: 3.4, 3.5, 3.6).
+# WORK_DIR, ABI_VERSION (the release: 3.4 to 3.7).
 include(${CMAKE_CURRENT_LIST_DIR}/../cmake/out_of_tree_steps.cmake)
 file(REMOVE_RECURSE ${WORK_DIR})
 file(MAKE_DIRECTORY ${WORK_DIR})
@@ -36,6 +36,18 @@ endif()
 if(ABI_VERSION VERSION_GREATER_EQUAL 3.6)
   if(NOT topo MATCHES "\\[probes.\"abi-baseline/chase\".absent\\]\n\"abi_baseline.far_chase_cycles\" = \"no far chase in this plugin\"")
     message(FATAL_ERROR "the ${ABI_VERSION} plugin's absent key is not in the file:\n${topo}")
+  endif()
+endif()
+# 3.7: an opt-in probe is left out of a run of its plugin, and runs when named.
+if(ABI_VERSION VERSION_GREATER_EQUAL 3.7)
+  if(topo MATCHES "costly_sm_count")
+    message(FATAL_ERROR "the ${ABI_VERSION} plugin's opt-in probe ran though only its plugin was named:\n${topo}")
+  endif()
+  step(env -u MEMTOPO_PLUGIN_PATH ${MEMTOPO} run -q --device sim --plugin-path ${PLUGIN_DIR}
+       --only abi-baseline/costly -o ${WORK_DIR}/costly.toml)
+  file(READ ${WORK_DIR}/costly.toml costly)
+  if(NOT costly MATCHES "costly_sm_count = 8\n")
+    message(FATAL_ERROR "the ${ABI_VERSION} plugin's opt-in probe did not run when named:\n${costly}")
   endif()
 endif()
 file(GLOB raw ${WORK_DIR}/raw/*chase*)

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <fstream>
 #include <vector>
 
 namespace fs = std::filesystem;
@@ -53,6 +54,17 @@ toml::table run_memtopo(const fs::path& device, const std::string& tag, const st
   REQUIRE(fs::exists(out));
   INFO("exit status " << rc);
   return toml::parse_file(out.string());
+}
+
+std::vector<std::string> opt_in_probes() {
+  const fs::path out = scratch("list.txt");
+  const std::string cmd = std::string(MEMTOPO_BINARY_DIR) + "/bin/memtopo list > " + out.string() + " 2>&1";
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  std::ifstream in(out);
+  std::vector<std::string> names;
+  for (std::string line; std::getline(in, line);)
+    if (line.find("  [opt-in]  ") != std::string::npos) names.push_back(line.substr(0, line.find(' ')));
+  return names;
 }
 
 void add_noise(toml::table& t, int64_t seed) {

@@ -25,6 +25,8 @@ toml::table run_memtopo(const std::filesystem::path& device, const std::string& 
 // The same `--only <only>` run measured once per build (tests/shipped/measured-run): tests that
 // read one run share it, a test that asks while another measures waits. `tag` names its folder.
 toml::table shared_run(const std::filesystem::path& device, const std::string& tag, const std::string& only);
+// The loaded probes `memtopo list` marks [opt-in]: left out of a default run (ABI 3.7).
+std::vector<std::string> opt_in_probes();
 
 // The integers of a TOML array (-1 for an element that is not one); empty when not an array.
 inline std::vector<int64_t> ints(const toml::node_view<const toml::node>& v) {

@@ -56,6 +56,12 @@ TEST_CASE("every committed measured topology replays and measures back to itself
   for (const fs::path& f : files) {
     DYNAMIC_SECTION(f.filename().string()) {
       toml::table a = toml::parse_file(f.string());
+      // An opt-in probe that A's build skipped by itself (before ABI 3.7 it was in every default
+      // run): B would run it when named, so it is left out of the replay and of A.
+      std::vector<std::string> opted;
+      for (const std::string& p : probetest::opt_in_probes())
+        if (a["probes"][p]["status"].value_or(std::string()) == "skipped") opted.push_back(p);
+      probetest::drop_probes(a, opted);
       std::string only = probetest::probes_of(a);
       // A probe a plugin runs beside another (tests/replay.toml's also_run), where A predates it.
       for (const auto& [probe, with] : probetest::replay_rules().also_run)

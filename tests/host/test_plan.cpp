@@ -218,3 +218,45 @@ TEST_CASE("plan: a key asked for by name pulls in what its provider uses too, a 
   // The probe by name: a measurement of its own, its requirements only.
   CHECK(order(make_plan(f.registry, {{"u/user"}, {}})) == std::vector<std::string>{"u/user"});
 }
+
+TEST_CASE("plan: an opt-in probe runs when named by itself, a key or a requirement, else is left out",
+          "[host][plan][opt-in]") {
+  Fixture f;
+  f.add("c", {probe("c/size", {"c.size_bytes"}, {}), probe("c/sets", {"c.sets", "c.hash"}, {"c.size_bytes"}).opt_in(),
+              probe("c/line", {"c.line_bytes"}, {})});
+  f.add("u", {probe("u/needs_sets", {"u.x"}, {"c.sets"})});
+  auto left_out = [](const Plan& plan) {
+    std::vector<std::string> out;
+    for (const ProbeInfo* p : plan.left_out) out.push_back(p->name);
+    return out;
+  };
+  SECTION("a default run and a selection by plugin leave it out, and say so") {
+    Fixture g;
+    g.add("c", {probe("c/size", {"c.size_bytes"}, {}), probe("c/sets", {"c.sets"}, {"c.size_bytes"}).opt_in()});
+    CHECK(order(make_plan(g.registry, {})) == std::vector<std::string>{"c/size"});
+    CHECK(left_out(make_plan(g.registry, {})) == std::vector<std::string>{"c/sets"});
+    const Plan by_plugin = make_plan(g.registry, {{"c"}, {}});
+    CHECK(order(by_plugin) == std::vector<std::string>{"c/size"});
+    CHECK(left_out(by_plugin) == std::vector<std::string>{"c/sets"});
+  }
+  SECTION("named by itself: it runs with what it requires") {
+    const Plan plan = make_plan(f.registry, {{"c/sets"}, {}});
+    CHECK(order(plan) == std::vector<std::string>{"c/size", "c/sets"});
+    CHECK(plan.left_out.empty());
+  }
+  SECTION("named by one of its keys") {
+    CHECK(order(make_plan(f.registry, {{"c.hash"}, {}})) == std::vector<std::string>{"c/size", "c/sets"});
+  }
+  SECTION("a selected probe requires one of its keys: pulled in, not left out") {
+    const Plan plan = make_plan(f.registry, {});
+    CHECK(order(plan) == std::vector<std::string>{"c/line", "c/size", "c/sets", "u/needs_sets"});
+    CHECK(plan.left_out.empty());
+    REQUIRE(plan.step("c/sets"));
+    CHECK(plan.step("c/sets")->pulled_in_for == "provides c.sets for u/needs_sets");
+  }
+  SECTION("--skip wins: neither run nor listed as left out") {
+    const Plan plan = make_plan(f.registry, {{"c"}, {"c/sets"}});
+    CHECK(order(plan) == std::vector<std::string>{"c/line", "c/size"});
+    CHECK(plan.left_out.empty());
+  }
+}

@@ -35,6 +35,9 @@ struct Plan {
   // Probes named in `only` by their own name (not by plugin or key): where one is skipped, the
   // run says why even when quiet.
   std::vector<std::string> requested_probes;
+  // Opt-in probes (MT_PROBE_OPT_IN) the selection would hold were they not: a default run's, or
+  // a plugin's named in `only`. Each runs when named by itself or by a key.
+  std::vector<const ProbeInfo*> left_out;
   const PlanStep* step(const std::string& probe_name) const;
 };
 

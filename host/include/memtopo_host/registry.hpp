@@ -72,6 +72,7 @@ struct ProbeInfo {
   int min_cc_major = 0, min_cc_minor = 0;
   double budget_s = 0;  // declared time budget; 0: none
   bool own_process = false;  // MT_PROBE_OWN_PROCESS: a worker of its own
+  bool opt_in = false;       // MT_PROBE_OPT_IN: runs only when named (ABI 3.7)
   std::vector<KeySpec> keys;  // descriptions of provided keys (possibly fewer than provided)
   // Provided keys that declare what they set when a topology replays as a simulated device:
   // a description key's path, or "" for nothing (mt_key_desc::replays_as). The others set the

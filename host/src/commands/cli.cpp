@@ -106,7 +106,7 @@ void print_plan(const Plan& plan, const std::map<std::string, double>& recorded,
   size_t to_run = 0, skipped = 0;
   for (const auto& s : plan.steps) (s.skip_reason.empty() ? to_run : skipped)++;
   os << "plan: " << to_run << " probe(s) to run" << (skipped ? ", " + std::to_string(skipped) + " skipped" : "")
-     << "\n";
+     << (plan.left_out.empty() ? "" : ", " + std::to_string(plan.left_out.size()) + " left out") << "\n";
   size_t n = 0;
   for (const auto& s : plan.steps) {
     if (s.skip_reason.empty()) {
@@ -118,6 +118,8 @@ void print_plan(const Plan& plan, const std::map<std::string, double>& recorded,
     }
     os << "\n";
   }
+  for (const ProbeInfo* p : plan.left_out)
+    os << "  -  " << p->name << "  left out: opt-in, it runs when named (--only " << p->name << ")\n";
   for (const auto& [key, provider] : plan.requested_keys) {
     const PlanStep* s = plan.step(provider);
     os << "asked for: " << key << " from " << provider

@@ -74,6 +74,7 @@ std::string one_line(const ProbeInfo& p, size_t name_width, size_t columns) {
                      p.plugin_version + "  ";
   const std::string needs = needs_text(p);
   if (!needs.empty()) head += "[needs " + needs + "]  ";
+  if (p.opt_in) head += "[opt-in]  ";
   std::string summary = p.summary.empty() ? "-" : p.summary;
   if (columns > 0 && head.size() + summary.size() > columns) {
     const size_t room = columns > head.size() + 3 ? columns - head.size() - 3 : 0;
@@ -92,6 +93,7 @@ void print_details(const ProbeInfo& p) {
   if (p.budget_s > 0)
     std::cout << "    budget: " << short_number(p.budget_s) << " s (time limit unless the config sets time_limit_s)\n";
   if (p.own_process) std::cout << "    runs in a worker process of its own\n";
+  if (p.opt_in) std::cout << "    opt-in: not in a default run; runs when named (--only " << p.name << ")\n";
   for (const auto& o : p.options)
     std::cout << wrapped("    option " + o.name + " (" + type_name(o.type) + ", default \"" + o.default_text + "\"" +
                              (o.range_text().empty() ? "" : ", range " + o.range_text()) + "): ",
@@ -106,7 +108,7 @@ nlohmann::json probe_json(const ProbeInfo& p) {
   nlohmann::json j = {{"name", p.name},         {"plugin", p.plugin},     {"version", p.plugin_version},
                       {"summary", p.summary},   {"provides", p.provided}, {"requires", p.required},
                       {"uses", p.used},         {"needs", needs_text(p)}, {"file", p.file},
-                      {"own_process", p.own_process}};
+                      {"own_process", p.own_process}, {"opt_in", p.opt_in}};
   if (p.budget_s > 0) j["budget_s"] = p.budget_s;
   j["options"] = nlohmann::json::array();
   for (const auto& o : p.options)

@@ -126,6 +126,11 @@ void report_end(const RunRequest& a, const OutputTarget& out, const std::string&
     if (o.status == Status::Skipped &&
         std::find(plan.requested_probes.begin(), plan.requested_probes.end(), o.probe) != plan.requested_probes.end())
       spdlog::warn("{} was asked for by name and skipped: {}", o.probe, o.reason);
+  if (!a.quiet && !plan.left_out.empty()) {
+    std::string names;
+    for (const ProbeInfo* p : plan.left_out) names += (names.empty() ? "" : ", ") + p->name;
+    spdlog::info("left out (opt-in, each runs when named with --only): {}", names);
+  }
   if (report.interrupted) {
     if (out.kind == OutputKind::File)
       spdlog::warn("interrupted: wrote what was measured to {}; {} is untouched; `memtopo run --resume -o {}` "

@@ -70,6 +70,7 @@ std::optional<std::string> read_needs(const mt_probe_desc& pd, ProbeInfo& info) 
            "); use MT_BACKEND_CUDA, MT_BACKEND_SIM or 0 for all";
   info.budget_s = pd.budget_s;
   info.own_process = (pd.flags & MT_PROBE_OWN_PROCESS) != 0;
+  info.opt_in = (pd.flags & MT_PROBE_OPT_IN) != 0;
   if (!(info.budget_s >= 0) || std::isinf(info.budget_s))
     return "probe " + info.name + ": budget_s must be a finite number of seconds >= 0 (0: none declared), got " +
            std::to_string(info.budget_s);

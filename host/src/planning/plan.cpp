@@ -49,6 +49,11 @@ bool only_selects(const std::vector<std::string>& entries, const ProbeInfo& p) {
   return std::any_of(entries.begin(), entries.end(), [&](const std::string& e) { return selects(e, p) || provides(p, e); });
 }
 
+// An opt-in probe runs when an entry names it or one of its keys, never by its plugin's name.
+bool names_itself(const std::vector<std::string>& entries, const ProbeInfo& p) {
+  return std::any_of(entries.begin(), entries.end(), [&](const std::string& e) { return e == p.name || provides(p, e); });
+}
+
 void check_names(const Registry& registry, const std::vector<std::string>& entries, const char* what, bool keys) {
   for (const auto& e : entries) {
     if (registry.find(e) || registry.has_plugin(e) || (keys && provider_of_key(registry, e))) continue;
@@ -182,8 +187,14 @@ Plan make_plan(const Registry& registry, const Selection& selection, const Devic
                         ") and " + p.name + " (" + p.file + "); skip one of them with --skip");
     }
   }
-  for (const auto* p : candidates)
-    if (selection.only.empty() || only_selects(selection.only, *p)) pl.selected.insert(p->name);
+  std::vector<const ProbeInfo*> opted_out;  // opt-in probes the selection reached only by default or plugin
+  for (const auto* p : candidates) {
+    if (!selection.only.empty() && !only_selects(selection.only, *p)) continue;
+    if (p->opt_in && !names_itself(selection.only, *p))
+      opted_out.push_back(p);
+    else
+      pl.selected.insert(p->name);
+  }
 
   // Pull in providers of required keys, transitively: selecting a probe means wanting its
   // result, which needs its inputs measured (docs/host.md). A result key asked for by name
@@ -221,6 +232,8 @@ Plan make_plan(const Registry& registry, const Selection& selection, const Devic
 
   Plan plan;
   plan.providers = pl.providers;
+  for (const auto* p : opted_out)
+    if (!pl.selected.count(p->name)) plan.left_out.push_back(p);
   for (const auto& e : selection.only)
     if (registry.find(e)) plan.requested_probes.push_back(e);
   for (const auto& e : selection.only)

@@ -157,11 +157,13 @@ TEST_CASE("L2 eviction sets of one SM's .cg loads give the ways, the sets and th
   CHECK(ways_provenance["verify_note"].value_or<std::string>("").find("(0 %), believed at most 5 %") != std::string::npos);
 }
 
-TEST_CASE("L2 eviction sets are left out of a default run", "[cache][sim][eviction]") {
+// An opt-in probe (left out of a default run and of --only data-cache: tests/host/test_plan.cpp)
+// that runs with its own defaults when named.
+TEST_CASE("L2 eviction sets run with their default targets when named", "[cache][sim][eviction]") {
   const toml::table got = probetest::run_memtopo(probetest::device_file("hopper-like.toml"), "l2-eviction-default",
                                                  "data-cache/l2-eviction-sets");
-  CHECK(!got["l2"]["eviction_set_ways"]);
-  CHECK(got["probes"]["data-cache/l2-eviction-sets"]["status"].value_or<std::string>("") == "skipped");
+  CHECK(got["probes"]["data-cache/l2-eviction-sets"]["status"].value_or<std::string>("") == "ok");
+  CHECK(got["l2"]["eviction_set_ways"].value<int64_t>() == 16);
 }
 
 TEST_CASE("the L2's geometry takes the eviction sets' ways over the strides' reading of a hash", "[cache][sim][eviction]") {

@@ -24,7 +24,7 @@ extern "C" {
 #endif
 
 #define MEMTOPO_ABI_MAJOR 3
-#define MEMTOPO_ABI_MINOR 6
+#define MEMTOPO_ABI_MINOR 7
 
 /* Name of the single exported entry point of a plugin library. */
 #define MEMTOPO_ENTRY_POINT_NAME "memtopo_plugin_entry"
@@ -347,6 +347,11 @@ typedef struct mt_probe_desc {
  * measurements that what earlier probes left in the process would change (docs/host.md,
  * "Isolation"). */
 #define MT_PROBE_OWN_PROCESS 1u
+/* 3.7: left out of a default run and of a selection by plugin (measurements that cost more
+ * than a default run should spend); it runs when named by its own name or by one of its keys
+ * (--only, [run] probes) or when a selected probe requires one of its keys. plan lists it as
+ * left out. */
+#define MT_PROBE_OPT_IN 2u
 
 typedef struct mt_plugin_desc {
   uint32_t struct_size;

@@ -122,6 +122,8 @@ class Probe {
   // Runs in a worker process of its own (MT_PROBE_OWN_PROCESS): nothing an earlier probe left
   // in the process reaches the measurement.
   Probe& own_process() { flags_ |= MT_PROBE_OWN_PROCESS; return *this; }
+  // Not in a default run (MT_PROBE_OPT_IN): it runs when named, by itself or by a key.
+  Probe& opt_in() { flags_ |= MT_PROBE_OPT_IN; return *this; }
   // Type, unit and meaning of a provided key: validates a drop-in plugin's tables. `flags`
   // (MT_KEY_IDENTITY, MT_KEY_SETTING, MT_KEY_VARIES) says how comparisons treat it.
   Probe& key(std::string name, mt_value_type type, std::string unit, std::string meaning, uint32_t flags = 0) {
