@@ -1,5 +1,6 @@
 // memtopo fleet's three forms of one FleetReport: the table a person reads, the JSON a script
 // reads (and the fleet page draws), and JUnit XML for CI systems (one test case per GPU).
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <set>
@@ -75,9 +76,25 @@ void render_configuration(const FleetReport& r, const FleetGroup& g, std::string
       }
       rows.push_back({i == 0 ? "    " + c.key : "", terminal_text(format_json_value(c.key, v.value)), who});
     }
-  out += aligned(rows);
+  out += aligned_within(rows);
 }
 
+// An aligned table's text split into its rows: a row's first line has its first cell at
+// `indent`, the lines a narrowed cell continues on are blank there.
+std::vector<std::string> table_rows(const std::string& table, size_t indent) {
+  std::vector<std::string> rows;
+  for (size_t begin = 0; begin < table.size();) {
+    const size_t end = std::min(table.find('\n', begin), table.size() - 1) + 1;
+    const std::string line = table.substr(begin, end - begin);
+    if (rows.empty() || (line.size() > indent && line[indent] != ' ')) rows.emplace_back();
+    rows.back() += line;
+    begin = end;
+  }
+  return rows;
+}
+
+// The GPUs of a group a row each, and under each GPU its findings, in one table of their own
+// indented below it: both within 120 columns, long cells continued on the lines below.
 void render_group(const FleetReport& r, const FleetGroup& g, std::string& out) {
   out += "\n" + terminal_text(g.name) + ": " + counted(g.members.size(), "GPU", "GPUs") + ", " +
          counted(g.keys_compared, "key", "keys") + " compared\n";
@@ -86,34 +103,37 @@ void render_group(const FleetReport& r, const FleetGroup& g, std::string& out) {
   std::set<std::string> names;
   bool by_file = false;
   for (size_t m : g.members) by_file = by_file || !names.insert(member_name(r.members[m])).second;
-  std::vector<std::string> header{"host", "device", "uuid", "result", "key", "value", "expected", "deviation"};
-  if (by_file) header.insert(header.begin(), "file");
-  std::vector<std::vector<std::string>> rows{header};
-  const size_t lead = by_file ? 5 : 4;
+  std::vector<std::vector<std::string>> gpu_rows{{"host", "device", "uuid", "result"}};
+  if (by_file) gpu_rows[0].insert(gpu_rows[0].begin(), "file");
+  std::vector<std::vector<std::string>> finding_rows{{"key", "value", "expected", "deviation"}};
+  std::vector<size_t> findings_of;  // each GPU's count of finding rows
   for (size_t m : g.members) {
     const FleetMember& member = r.members[m];
     const FleetGpu& gpu = r.gpus[m];
-    std::vector<std::string> first{terminal_text(member.host), terminal_text(member.device), short_uuid(member.uuid),
-                                   gpu.flagged() ? "FLAGGED" : "ok"};
-    if (by_file) first.insert(first.begin(), terminal_text(fs::path(member.file).filename().string()));
-    if (gpu.findings.empty()) rows.push_back(first);
-    for (size_t i = 0; i < gpu.findings.size(); ++i) {
-      const FleetFinding& f = gpu.findings[i];
-      std::vector<std::string> row = i == 0 ? first : std::vector<std::string>(lead, "");
-      row.insert(row.end(), {f.key, terminal_text(value_text(f)), terminal_text(expected_text(f)), deviation_text(f)});
-      rows.push_back(std::move(row));
-    }
-    if (!gpu.flagged())  // a flagged GPU leads with its state (the "gpu state" finding)
-      for (const auto& w : member.state_warnings) {
-        std::vector<std::string> row(lead, "");
-        row.push_back("state: " + terminal_text(w));
-        rows.push_back(std::move(row));
-      }
+    const std::string host = terminal_text(member.host);
+    gpu_rows.push_back({host.empty() ? "-" : host, terminal_text(member.device), short_uuid(member.uuid),
+                        gpu.flagged() ? "FLAGGED" : "ok"});
+    if (by_file) gpu_rows.back().insert(gpu_rows.back().begin(), terminal_text(fs::path(member.file).filename().string()));
+    for (const FleetFinding& f : gpu.findings)
+      finding_rows.push_back({f.key, terminal_text(value_text(f)), terminal_text(expected_text(f)), deviation_text(f)});
+    findings_of.push_back(gpu.findings.size());
   }
   if (g.members.size() == 1 && g.keys_compared == 0)
     out += r.reference_keys_compared ? "  (alone in its model: compared with the reference only)\n"
                                      : "  (alone in its model: nothing to compare it with)\n";
-  out += aligned(rows);
+  constexpr size_t kFindingIndent = 6;
+  const std::vector<std::string> gpus = table_rows(aligned_within(gpu_rows, 2), 2);
+  const std::vector<std::string> findings = table_rows(aligned_within(finding_rows, kFindingIndent), kFindingIndent);
+  out += gpus[0];
+  if (findings.size() > 1) out += findings[0];
+  for (size_t i = 0, next_finding = 1; i < g.members.size(); ++i) {
+    out += gpus[i + 1];
+    for (size_t k = 0; k < findings_of[i]; ++k) out += findings[next_finding++];
+    const FleetMember& member = r.members[g.members[i]];
+    if (!r.gpus[g.members[i]].flagged())  // a flagged GPU leads with its state (the "gpu state" finding)
+      for (const auto& w : member.state_warnings)
+        out += wrapped_lines(std::string(kFindingIndent, ' ') + "state: " + terminal_text(w), kFindingIndent + 7) + "\n";
+  }
   render_configuration(r, g, out);
 }
 
