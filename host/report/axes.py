@@ -60,7 +60,9 @@ def _keep_scale(ax, values, least=0.02):
         return
     lo, hi = min(values), max(values)
     magnitude = max(abs(lo), abs(hi))
-    if magnitude > 0 and hi - lo < least * magnitude:
+    if magnitude == 0:  # all zero: from zero up, not a band of +-0.04 around it
+        ax.set_ylim(0, 1)
+    elif hi - lo < least * magnitude:
         mid = (hi + lo) / 2
         ax.set_ylim(mid - least * magnitude / 2, mid + least * magnitude / 2)
 

@@ -66,10 +66,13 @@ def write_atomically(path, text):
 def build(args):
     import html_page
     import items as items_mod
+    import raw_identity
     import series as series_mod
     import topology
 
     topo = topology.load(args.topology)
+    if args.raw_dir and (problem := raw_identity.mismatch(args.raw_dir, topo)):
+        raise topology.InputError(problem)
     if args.values_file:
         import json
         import units
@@ -81,6 +84,8 @@ def build(args):
     note = f" (plotted in {time.monotonic() - start:.1f} s)" if found else ""
     if not args.raw_dir:
         note += "; no --raw-dir given: values only"
+    elif not raw_identity.named(args.raw_dir):
+        note += "; the raw folder does not name the run that wrote it (no run.toml): its series are taken as this one's"
     return html_page.page(topo, rendered, note, picture(args) + headline(args)), rendered
 
 

@@ -61,7 +61,8 @@ def _measured(column):
 
 
 def choose_y(series, x):
-    """A preferred column, else up to MAX_PANELS varying columns, measurements first."""
+    """A preferred column, else up to MAX_PANELS varying columns, measurements first; one
+    column of two rows (a pair of values is not four curves)."""
     candidates = [c for c in series.columns if c != x and series.varying(c)]
     others = [c for c in series.columns if c != x]
     for pool in (candidates, others):  # a preferred column, even a flat one, says most
@@ -69,7 +70,7 @@ def choose_y(series, x):
             if name in pool:
                 return [name]
     candidates.sort(key=lambda c: 0 if _measured(c) else 1)
-    return candidates[:MAX_PANELS] or others[:1]
+    return candidates[:1 if len(series.rows) <= 2 else MAX_PANELS] or others[:1]
 
 
 def choose_group(series, x, ys):
@@ -129,7 +130,13 @@ def layout(series, hint=None):
     if group:  # x repeating within one line: repeated measurements, drawn as points
         keys = list(zip(*(series.column(c) for c in group)))
         repeats = len(set(zip(xs, keys))) < len(xs)
-    return Layout(x, xs, ys, group, repeats or x in INDEX_LIKE or dense)
+    return Layout(x, xs, ys, group, repeats or x in INDEX_LIKE or dense or _names_only(ys))
+
+
+def _names_only(ys):
+    """y columns that name things (line numbers, SMs, IDs) rather than measure them: points,
+    since a line from one ID to the next says nothing."""
+    return not any(_measured(c) or c in PREFERRED_Y for c in ys)
 
 
 def plot(series, topo):

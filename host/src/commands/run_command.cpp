@@ -191,6 +191,7 @@ int cmd_run(const RunRequest& a) {
   for (auto& entry : read_gpu_state(device.info, "end")) meta.gpu_state.push_back(std::move(entry));
   for (auto& entry : watch.entries()) meta.gpu_state.push_back(std::move(entry));
   warn_about_state(meta.gpu_state);
+  if (!settings.raw_dir.empty()) write_raw_dir_identity(settings.raw_dir, meta);
   return finish(a, out, plan, meta, report, js, recorder);
 }
 

@@ -6,7 +6,11 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <sstream>
 #include <string>
+
+#include <spdlog/spdlog.h>
+#include <toml++/toml.h>
 
 #include "base/usage_error.hpp"
 #include "output/new_file.hpp"
@@ -38,6 +42,17 @@ fs::path prepare_raw_dir(const RunRequest& a, const Config& cfg) {
   ::close(fd);
   fs::remove(test_file, ec);
   return dir;
+}
+
+void write_raw_dir_identity(const fs::path& dir, const Meta& meta) {
+  const toml::table run{{"created_utc", meta.created_utc}, {"host", meta.host}, {"device_spec", meta.device_spec}};
+  std::ostringstream text;
+  text << "# The run that wrote these series: memtopo report takes them with that run's topology only.\n" << run << "\n";
+  try {
+    write_atomically(dir / "run.toml", text.str());
+  } catch (const std::exception& e) {
+    spdlog::warn("{}: the raw folder does not say which run wrote it: {}", (dir / "run.toml").string(), e.what());
+  }
 }
 
 }  // namespace memtopo::host::cli

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "memtopo_host/config.hpp"
+#include "memtopo_host/document.hpp"
 #include "planning/run_request.hpp"
 
 namespace memtopo::host::cli {
@@ -13,5 +14,9 @@ namespace memtopo::host::cli {
 std::filesystem::path prepare_raw_dir(const RunRequest& a, const Config& cfg);
 // The folder as named, not yet made; empty: none.
 std::filesystem::path raw_dir_of(const RunRequest& a, const Config& cfg);
+// DIR/run.toml: the run that wrote the series (its topology's created_utc, host and
+// device_spec), so that `memtopo report` takes them only with that topology. A file that
+// cannot be written is a warning: the series are there all the same.
+void write_raw_dir_identity(const std::filesystem::path& dir, const Meta& meta);
 
 }  // namespace memtopo::host::cli
