@@ -55,13 +55,16 @@ TEST_CASE("draw: the model the picture is drawn from holds each level and its in
   CHECK(g.title == "NVIDIA H100 80GB HBM3");
   CHECK(g.gpc_sm_counts.size() == 8);
   // One SRAM (texture.storage = readonly.storage = "l1d", the carveout) with its four paths.
-  REQUIRE(g.per_sm.size() == 2);
+  // Then the constant L1, a cache of its own, and what each SM can run (CUDA's limits).
+  REQUIRE(g.per_sm.size() == 3);
   CHECK(g.per_sm[0].label == "SRAM");
   CHECK(g.per_sm[0].kind == "storage");
   std::vector<std::string> paths;
   for (const auto& n : g.per_sm[0].children) paths.push_back(n.label);
   CHECK(paths == std::vector<std::string>{"L1 data", "texture", "read-only", "shared memory"});
   CHECK(g.per_sm[1].label == "constant L1");
+  CHECK(g.per_sm[2].label == "CUDA limits");
+  CHECK(g.per_sm[2].parts.front() == "65536 registers (256 KiB)");
   REQUIRE(g.shared.size() == 4);
   CHECK(g.shared[1].label == "L2");
   REQUIRE(g.shared[1].children.size() == 2);
@@ -75,6 +78,14 @@ TEST_CASE("draw: the model the picture is drawn from holds each level and its in
   REQUIRE(g.ladder.size() == 6);
   CHECK(g.ladder.front().label == "shared memory");
   CHECK(g.ladder.back().label == "DRAM");
+  // The bandwidth ladder, nearest first: shared memory as the SMs times one SM's rate.
+  REQUIRE(g.rates.size() >= 5);
+  CHECK(g.rates.front().label == "shared memory");
+  CHECK(g.rates.front().note.rfind("132 SMs x ", 0) == 0);
+  CHECK(g.rates.back().label == "DRAM write");
+  std::vector<std::string> extras;
+  for (const auto& n : g.extras) extras.push_back(n.label);
+  CHECK(extras == std::vector<std::string>{"loads in flight", "compute peaks", "clusters, TMA"});
   const std::string json = memtopo::host::gpu_drawing_json(g);
   CHECK(json.find("\"label\" : \"L2\"") != std::string::npos);
   CHECK(json.find("\"strips\" : [") != std::string::npos);
@@ -92,7 +103,8 @@ TEST_CASE("draw: the H100 text shows rates, the ladder in ns, TLB, MLP, identity
         "page 2 MiB", "reach 65.2 GiB", "per SM 434 to L2", "DSMEM",                           // TLB, MLP, DSMEM
         "0011223344 5566770011", "L1.5 group    the GPCs' split",                               // the SM map
         "UUID GPU-2de06feb-a3d5-24a0-88a9-70e856c87a05", "PCI bus 0000:00:06.0", "CUDA driver 13.0",
-        "2026-11-23 05:22 UTC", "55 probes: 41 ok", "└── legend", "API "})
+        "2026-11-23 05:22 UTC", "55 probes: 41 ok", "└── legend", "API ", "├── bandwidths", "├── compute peaks",
+        "├── clusters, TMA", "CUDA limits"})
     CHECK(r.output.find(s) != std::string::npos);
 }
 

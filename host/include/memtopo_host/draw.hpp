@@ -40,6 +40,15 @@ struct DrawRung {
   std::string mark;  // "~" for a value of low confidence, "" else
 };
 
+// One rung of the bandwidth ladder: a level's rate over the whole GPU, and how it was had
+// ("132 SMs x 200.6 B/cyc" where it is one SM's rate times the SMs).
+struct DrawRate {
+  std::string label;
+  double bytes_per_second = 0;
+  std::string note;
+  std::string mark;  // a bound's ">= ", "~" for low confidence
+};
+
 struct GpuDrawing {
   std::string title;              // the device's name
   std::vector<std::string> head;  // "cc 9.0", "132 SMs", "SM clock 1980 MHz"
@@ -47,12 +56,14 @@ struct GpuDrawing {
   std::vector<DrawNode> facts;    // identity, conditions, run, what was not measured
   DrawNode sms;                   // "SMs": how many, in how many GPCs (empty label: unknown)
   std::vector<int64_t> gpc_sm_counts;
+  int64_t sm_count = 0;           // the device's SMs (the picture draws each); 0: unknown
   int64_t strip_sms = 0;          // SMs in the strips (the first cells drawn, at most a cap)
   std::vector<DrawStrip> strips;  // per SM: GPC, near L2 partition, L1.5 group
   std::vector<DrawNode> per_sm;   // what each SM holds
   std::vector<DrawNode> shared;   // the levels the SMs share, nearest first
   double sm_clock_mhz = 0;        // ns of the ladder; 0: unknown
   std::vector<DrawRung> ladder;   // load-to-use, nearest first
+  std::vector<DrawRate> rates;    // bandwidth of each level over the GPU, nearest first
   std::vector<DrawNode> extras;   // loads in flight
   std::vector<std::pair<std::string, std::string>> legend;  // mark or colour, meaning
 };

@@ -20,6 +20,8 @@ namespace memtopo::host::draw {
 const std::string& element(const char* role);
 const std::string& key(const char* role);
 const std::string& label(const char* role);
+// The ending of the keys of one kind in an element ("_peak_ops_per_cycle_per_sm").
+const std::string& key_ending(const char* role);
 
 // A topology's values: by an element and a key part, or by one whole key ("l2.partitions")
 // with an empty part.
@@ -72,6 +74,8 @@ void add_sm_map(const Doc& d, GpuDrawing& g);         // draw_strip.cpp
 void add_per_sm(const Doc& d, GpuDrawing& g);         // draw_sm_levels.cpp
 void add_shared(const Doc& d, GpuDrawing& g);         // draw_chip_levels.cpp
 void add_ladder(const Doc& d, GpuDrawing& g);         // draw_ladder.cpp
+void add_rates(const Doc& d, GpuDrawing& g);          // draw_rates.cpp: rates, compute, clusters
+void add_sm_resources(const Doc& d, GpuDrawing& g);   // draw_rates.cpp, after add_per_sm
 void add_not_measured(const Doc& d, GpuDrawing& g);   // draw_identity.cpp, after the levels
 
 }  // namespace memtopo::host::draw

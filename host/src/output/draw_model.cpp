@@ -4,6 +4,7 @@
 // that measured little says what it did not measure. The text tree (draw_text.cpp) and the
 // picture (host/report/gpu_picture.py, from gpu_drawing_json) both draw this one model; each
 // section is built by its own file (draw_internal.hpp).
+#include <algorithm>
 #include <sstream>
 
 #include "memtopo_host/terminal_text.hpp"
@@ -11,6 +12,9 @@
 
 namespace memtopo::host {
 namespace {
+
+// The text drawing's SM map; the picture draws the SMs inside their GPCs and partitions.
+constexpr const char* kStripMarks = "0-9 A-Z ?";
 
 void add_legend(GpuDrawing& g) {
   auto& l = g.legend;
@@ -22,7 +26,7 @@ void add_legend(GpuDrawing& g) {
     l.emplace_back("cyc", "cycles of the SM clock; ns at its " + draw::printf_text("%.0f MHz", g.sm_clock_mhz));
   l.emplace_back("TB/s, GB/s", "10^12, 10^9 bytes per second; B/cyc: bytes per SM cycle");
   if (!g.strips.empty())
-    l.emplace_back("0-9 A-Z ?", "SM map (under SMs): one character per SM, SM 0 first, 10 a group: its GPC, L2 partition, L1.5 "
+    l.emplace_back(kStripMarks, "SM map (under SMs): one character per SM, SM 0 first, 10 a group: its GPC, L2 partition, L1.5 "
                    "group or L2 slice class (A = 10), ? unknown");
 }
 
@@ -33,15 +37,20 @@ GpuDrawing gpu_drawing(const toml::table& doc) {
   GpuDrawing g;
   g.title = d.text("device", "name").empty() ? "GPU" : d.text("device", "name");
   if (d.has("device", "compute_capability")) g.head.push_back("cc " + d.text("device", "compute_capability"));
-  if (auto v = d.num("device", "sm_count")) g.head.push_back(draw::printf_text("%.0f SMs", *v));
+  if (auto v = d.num("device", "sm_count")) {
+    g.head.push_back(draw::printf_text("%.0f SMs", *v));
+    if (*v > 0) g.sm_count = int64_t(std::min(*v, double(draw::kStripCells)));  // a hostile count draws the first
+  }
   if (auto v = d.num("device", "sm_clock_khz")) g.head.push_back(draw::printf_text("%.0f MHz", *v / 1000));
   if (doc["meta"]["backend"].value_or(std::string()) == "sim")
     g.simulated = terminal_text(doc["meta"]["device_spec"].value_or(std::string("sim")));
   draw::add_facts(d, g);
   draw::add_sm_map(d, g);
   draw::add_per_sm(d, g);
+  draw::add_sm_resources(d, g);
   draw::add_shared(d, g);
   draw::add_ladder(d, g);
+  draw::add_rates(d, g);
   draw::add_not_measured(d, g);
   add_legend(g);
   return g;
@@ -76,23 +85,28 @@ toml::array node_array(const std::vector<DrawNode>& v) {
 }  // namespace
 
 std::string gpu_drawing_json(const GpuDrawing& g) {
-  toml::array strips, ladder, legend;
+  toml::array strips, ladder, rates, legend;
   for (const DrawStrip& s : g.strips)
     strips.push_back(toml::table{{"label", s.label}, {"cells", int_array(s.cells)}, {"same_as", s.same_as}});
   for (const DrawRung& r : g.ladder)
     ladder.push_back(toml::table{{"label", r.label}, {"cycles", r.cycles}, {"mark", r.mark}});
-  for (const auto& [mark, meaning] : g.legend) legend.push_back(toml::array{mark, meaning});
+  for (const DrawRate& r : g.rates)
+    rates.push_back(toml::table{{"label", r.label}, {"bytes_per_second", r.bytes_per_second}, {"note", r.note}, {"mark", r.mark}});
+  for (const auto& [mark, meaning] : g.legend)
+    if (mark != kStripMarks) legend.push_back(toml::array{mark, meaning});  // the picture nests instead
   toml::table t{{"title", g.title},
                 {"head", string_array(g.head)},
                 {"simulated", g.simulated},
                 {"facts", node_array(g.facts)},
                 {"gpc_sm_counts", int_array(g.gpc_sm_counts)},
+                {"sm_count", g.sm_count},
                 {"strip_sms", g.strip_sms},
                 {"strips", strips},
                 {"per_sm", node_array(g.per_sm)},
                 {"chip_wide", node_array(g.shared)},
                 {"sm_clock_mhz", g.sm_clock_mhz},
                 {"ladder", ladder},
+                {"rates", rates},
                 {"extras", node_array(g.extras)},
                 {"legend", legend}};
   if (!g.sms.label.empty()) t.insert("sms", node_table(g.sms));

@@ -149,6 +149,13 @@ TextNode ladder(const GpuDrawing& g) {
   return t;
 }
 
+TextNode rates(const GpuDrawing& g) {
+  TextNode t{"bandwidths", {"over the whole GPU"}, false, {}};
+  for (const DrawRate& r : g.rates)
+    t.children.push_back({r.label, {r.mark + draw::rate_text(r.bytes_per_second) + (r.note.empty() ? "" : " (" + r.note + ")")}, false, {}});
+  return t;
+}
+
 }  // namespace
 
 std::string draw_text(const GpuDrawing& g) {
@@ -169,6 +176,7 @@ std::string draw_text(const GpuDrawing& g) {
   }
   for (const DrawNode& n : g.shared) top.push_back(text_node(n));
   if (!g.ladder.empty()) top.push_back(ladder(g));
+  if (!g.rates.empty()) top.push_back(rates(g));
   for (const DrawNode& n : g.extras) top.push_back(text_node(n));
   TextNode legend{"legend", {}, false, {}};
   for (const auto& [mark, meaning] : g.legend) legend.children.push_back({mark, {meaning}, false, {}});

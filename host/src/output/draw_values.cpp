@@ -12,6 +12,7 @@ namespace memtopo::host::draw {
 const std::string& element(const char* role) { return mapped("draw.elements", role); }
 const std::string& key(const char* role) { return mapped("draw.keys", role); }
 const std::string& label(const char* role) { return mapped("draw.labels", role); }
+const std::string& key_ending(const char* role) { return mapped("draw.key_endings", role); }
 
 namespace {
 
