@@ -136,7 +136,11 @@ unsigned power_of_two_at_least(uint64_t n) {
   return p;
 }
 
-constexpr unsigned kSimulatedSms = 16;
+// Shared memory and the L1 are each SM's own: their rate per SM is the same on 16 SMs as on
+// all, and 16 time them on every GPU (on the simulated GPU, which prices every warp, an H100
+// replay's 132 SMs ran past the probe's time limit). The L2 and DRAM, which all SMs share,
+// keep every SM.
+constexpr unsigned kOwnResourceSms = 16;
 
 // Loads per thread of a DRAM point: each needs a row of its own (DramWindows), and 128 dependent
 // loads of ~700 cycles already time one warp for ~90k cycles.
@@ -275,11 +279,8 @@ void measure_family(memtopo::Context& ctx, bool loads) {
       const std::string name = std::string("chain_") + o.name + "_ilp" + std::to_string(ilp);
       ChainArgs point_args = op_args;
       point_args.ilp = unsigned(ilp);
-      // Shared memory and the L1 are each SM's own on the simulated GPU, alike on every SM, and
-      // every simulated warp costs: past 16 SMs (an H100 replay's 132 ran past the probe's time
-      // limit) 16 SMs time them. The L2 and DRAM, which all SMs share, keep every SM.
       const bool own = o.op == Op::SharedLoad || o.op == Op::GlobalLoadL1;
-      if (md::simulated(ctx) && own && dev.sm_count > int(kSimulatedSms)) point_args.sms = kSimulatedSms;
+      if (own && dev.sm_count > int(kOwnResourceSms)) point_args.sms = kOwnResourceSms;
       const auto r = with_chain(o.op, [&](auto kind) {
         return run_op_point<typename decltype(kind)::type>(ctx, name, ilp, point_args, records, warps,
                                                             op_ops_per_thread, from_dram ? dram.get() : nullptr);
