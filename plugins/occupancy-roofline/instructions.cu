@@ -254,13 +254,6 @@ void measure_family(memtopo::Context& ctx, bool loads) {
   for (size_t n = 0; n < chosen.size() && !ctx.cancelled(); ++n) {
     const OpInfo& o = *chosen[n];
     ctx.progress(double(n) / double(chosen.size()), o.name);
-    if (md::simulated(ctx) && !with_chain(o.op, [](auto kind) { return decltype(kind)::type::kSimulated; })) {
-      const std::string why = "the simulated GPU models the memory hierarchy, not the instruction pipelines "
-                              "(docs/simulator.md, \"Probe kernels\")";
-      undetermined.push_back(std::string(o.name) + ": " + why);
-      absent_type(ctx, o, why);
-      continue;
-    }
     if (dev.cc_major < o.min_cc_major) {
       const std::string why = std::string(o.ptx) + " needs compute capability " + std::to_string(o.min_cc_major) + ".0";
       ctx.info(std::string(o.name) + " left out: " + why);
