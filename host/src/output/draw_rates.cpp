@@ -43,7 +43,6 @@ void add_clusters(const Doc& d, GpuDrawing& g) {
           (portable ? printf_text(" (%.0f portable)", *portable) : ""));
   }
   if (auto b = d.num(key("tma_max_transfer"))) p.add("TMA transfers up to " + bytes_text(*b));
-  if (auto b = d.num(key("tma_bulk_beats_ld_st"))) p.add("a bulk copy beats loads and stores from " + bytes_text(*b));
   if (!p.v.empty()) g.extras.push_back({"clusters, TMA", p.v, "info", {}});
 }
 
