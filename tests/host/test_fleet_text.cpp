@@ -55,7 +55,7 @@ TEST_CASE("fleet text: files that host, device and UUID do not tell apart name t
     members.push_back(gpu("vm", 0, 2.0e11, 200.0));
     members.back().uuid.clear();
     members.back().device = "sim:examples/devices/hopper-like.toml";
-    members.back().file = "/tmp/fleet/g" + std::to_string(i + 1) + ".toml";
+    members.back().file = "/data/fleet/g" + std::to_string(i + 1) + ".toml";
   }
   members[1].values[1].second.value = 1.5e11;
   test::compare_with_golden(render_fleet_text(compare_fleet(members, FleetOptions{})), kFleetGolden, "by-file.txt");
