@@ -254,6 +254,14 @@ TEST_CASE("plan: an opt-in probe runs when named by itself, a key or a requireme
     REQUIRE(plan.step("c/sets"));
     CHECK(plan.step("c/sets")->pulled_in_for == "provides c.sets for u/needs_sets");
   }
+  SECTION("a key asked for by name does not pull in an opt-in provider of a key it only uses") {
+    Fixture g;
+    g.add("c", {probe("c/size", {"c.size_bytes"}, {}), probe("c/sets", {"c.sets"}, {"c.size_bytes"}).opt_in(),
+                probe("c/geometry", {"c.ways"}, {"c.size_bytes"}, {"c.sets"})});
+    CHECK(order(make_plan(g.registry, {{"c.ways"}, {}})) == std::vector<std::string>{"c/size", "c/geometry"});
+    CHECK(order(make_plan(g.registry, {{"c.ways", "c/sets"}, {}})) ==
+          std::vector<std::string>{"c/size", "c/sets", "c/geometry"});
+  }
   SECTION("--skip wins: neither run nor listed as left out") {
     const Plan plan = make_plan(f.registry, {{"c"}, {"c/sets"}});
     CHECK(order(plan) == std::vector<std::string>{"c/line", "c/size"});

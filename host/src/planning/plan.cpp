@@ -73,6 +73,31 @@ struct Planner {
   std::vector<std::pair<const ProbeInfo*, std::string>> stack;  // probe, key it needs from the next
   std::vector<const ProbeInfo*> order;
 
+  // Adds the providers `work`'s probes need, transitively: each probe with whether its used
+  // keys count too (a key asked for by name), `as_default` those whose used keys count.
+  void pull_in(std::vector<std::pair<const ProbeInfo*, bool>> work, std::set<std::string> as_default) {
+    while (!work.empty()) {
+      const auto [p, with_used] = work.back();
+      work.pop_back();
+      for (const auto* list : {&p->required, &p->used}) {
+        if (list == &p->used && !with_used) continue;
+        for (const auto& key : *list) {
+          auto it = providers.find(key);
+          if (it == providers.end() || it->second == p) continue;
+          const std::string& name = it->second->name;
+          // A used key's opt-in provider: a default run leaves it out, so the key asked for does too.
+          if (list == &p->used && it->second->opt_in && !selected.count(name)) continue;
+          if (selected.count(name) && (!with_used || as_default.count(name))) continue;
+          if (!selected.count(name))
+            pulled_in[name] = "provides " + key + " for " + p->name;
+          selected.insert(name);
+          if (with_used) as_default.insert(name);
+          work.emplace_back(it->second, with_used);
+        }
+      }
+    }
+  }
+
   // Providers of `p`'s inputs that run in this plan, in name order, with the key that links them.
   std::vector<std::pair<const ProbeInfo*, std::string>> dependencies(const ProbeInfo& p) const {
     std::map<std::string, std::string> deps;  // provider name -> first key
@@ -208,24 +233,7 @@ Plan make_plan(const Registry& registry, const Selection& selection, const Devic
       work.emplace_back(p, by_key);
       if (by_key) as_default.insert(p->name);
     }
-  while (!work.empty()) {
-    const auto [p, with_used] = work.back();
-    work.pop_back();
-    for (const auto* list : {&p->required, &p->used}) {
-      if (list == &p->used && !with_used) continue;
-      for (const auto& key : *list) {
-        auto it = pl.providers.find(key);
-        if (it == pl.providers.end() || it->second == p) continue;
-        const std::string& name = it->second->name;
-        if (pl.selected.count(name) && (!with_used || as_default.count(name))) continue;
-        if (!pl.selected.count(name))
-          pl.pulled_in[name] = "provides " + key + " for " + p->name;
-        pl.selected.insert(name);
-        if (with_used) as_default.insert(name);
-        work.emplace_back(it->second, with_used);
-      }
-    }
-  }
+  pl.pull_in(std::move(work), std::move(as_default));
 
   for (const auto* p : candidates)
     if (pl.selected.count(p->name)) pl.visit(*p);
