@@ -2,7 +2,7 @@
 # loading errors and runs on the simulated GPU with this host: inputs, options, key flags, a raw
 # series and a timed chase all cross the boundary as a binary of that release sends them. Run by
 # ctest (cmake -P). Inputs: MEMTOPO (the executable), PLUGIN_DIR (holds abi-baseline.so),
-# WORK_DIR, ABI_VERSION (the release: 3.4 to 3.7).
+# WORK_DIR, ABI_VERSION (the release: 3.4 to 3.8).
 include(${CMAKE_CURRENT_LIST_DIR}/../cmake/out_of_tree_steps.cmake)
 file(REMOVE_RECURSE ${WORK_DIR})
 file(MAKE_DIRECTORY ${WORK_DIR})
@@ -48,6 +48,13 @@ if(ABI_VERSION VERSION_GREATER_EQUAL 3.7)
   file(READ ${WORK_DIR}/costly.toml costly)
   if(NOT costly MATCHES "costly_sm_count = 8\n")
     message(FATAL_ERROR "the ${ABI_VERSION} plugin's opt-in probe did not run when named:\n${costly}")
+  endif()
+endif()
+# 3.8: the attachment and a timed copy cross the boundary; a health key is recorded as one.
+if(ABI_VERSION VERSION_GREATER_EQUAL 3.8)
+  if(NOT topo MATCHES "\\[abi_link\\]\ncopy_ns = [0-9.e+-]+\npcie = \"ok\"\n" OR
+     NOT topo MATCHES "pcie = { probe = \"abi-baseline/link\"[^}]*health = true")
+    message(FATAL_ERROR "the ${ABI_VERSION} plugin's link keys or health flag are not in the file:\n${topo}")
   endif()
 endif()
 file(GLOB raw ${WORK_DIR}/raw/*chase*)

@@ -271,7 +271,7 @@ static_assert(offsetof(mt_kernel_ops, shared_static) == 80);
 static_assert(offsetof(mt_kernel_ops, spend) == 88);
 static_assert(offsetof(mt_kernel_ops, fail) == 96);
 static_assert(offsetof(mt_kernel_ops, program) == 104);
-static_assert(sizeof(mt_backend) == 120);  // 112 in 3.0-3.2
+static_assert(sizeof(mt_backend) == 136);  // 112 in 3.0-3.2, 120 in 3.3-3.7
 static_assert(offsetof(mt_backend, struct_size) == 0);
 static_assert(offsetof(mt_backend, self) == 8);
 static_assert(offsetof(mt_backend, name) == 16);
@@ -288,6 +288,21 @@ static_assert(offsetof(mt_backend, launch_kernel) == 88);
 static_assert(offsetof(mt_backend, occupancy) == 96);
 static_assert(offsetof(mt_backend, kernel_ops) == 104);
 static_assert(offsetof(mt_backend, count) == 112);  // 3.3
+static_assert(offsetof(mt_backend, attachment) == 120);        // 3.8
+static_assert(offsetof(mt_backend, time_link_copies) == 128);  // 3.8
+static_assert(sizeof(mt_attachment) == 1444);  // 3.8
+static_assert(offsetof(mt_attachment, numa_node) == 4);
+static_assert(offsetof(mt_attachment, local_cpus) == 12);
+static_assert(offsetof(mt_attachment, pcie_generation) == 268);
+static_assert(offsetof(mt_attachment, nvlink_links) == 284);
+static_assert(offsetof(mt_attachment, nvlink_peers) == 292);
+static_assert(offsetof(mt_attachment, source) == 1316);
+static_assert(sizeof(mt_link_copy) == 112);  // 3.8
+static_assert(offsetof(mt_link_copy, bytes) == 16);
+static_assert(offsetof(mt_link_copy, elapsed_ns) == 32);
+static_assert(offsetof(mt_link_copy, numa_node_used) == 40);
+static_assert(offsetof(mt_link_copy, peer_name) == 48);
+static_assert(MT_KEY_HEALTH == 512u && MT_LINK_UNAVAILABLE == 2 && MT_HOST_NUMA_FAR == -2);
 static_assert(sizeof(mt_counts) == 80);           // 3.3
 static_assert(offsetof(mt_counts, struct_size) == 0);
 static_assert(offsetof(mt_counts, wanted) == 4);

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # A fleet of simulated GPUs of one model that differ only in how they were built (floor
 # sweeping: which SMs form each GPC) and in their runs' noise (another seed) flags none; with one GPU of half
-# the L2, one of a slower DRAM and one whose run recorded another process on the GPU, it flags
-# exactly those three, each with its cause (docs/fleet.md, "How a GPU is flagged"); a deviation
+# the L2, one of a slower DRAM, one whose PCIe link trained x8 of x16 and one whose run recorded
+# another process on the GPU, it flags exactly those four, each with its cause (docs/fleet.md, "How a GPU is flagged"); a deviation
 # planted in one file, and the other process recorded in another, are dropped when `fleet
 # --confirm` measures those GPUs again.
 set -euo pipefail
@@ -22,11 +22,13 @@ variant d 4 "[1, 1, 1, 1, 0, 0, 0, 0]"
 variant half_l2 5 "[0, 0, 0, 0, 1, 1, 1, 1]" -e 's/^size_bytes = 2097152/size_bytes = 1048576/' -e 's/^sets = 1024 .*/sets = 512/'
 variant slow_dram 6 "[0, 1, 0, 1, 0, 1, 0, 1]" \
     -e 's/^dram_read_bytes_per_second = .*/dram_read_bytes_per_second = 150000000000.0/'
-probes="device-info,global-throughput/streams,data-cache/l2-size,data-cache/l2-occupancy"
+# A link that trained 8 lanes wide in a slot of 16: flagged for its link alone.
+variant narrow_link 7 "[0, 0, 1, 1, 0, 0, 1, 1]" -e 's/^pcie_width_lanes = 16$/pcie_width_lanes = 8\npcie_width_max_lanes = 16/'
+probes="device-info,links,global-throughput/streams,data-cache/l2-size,data-cache/l2-occupancy"
 "$exe" list >"$work/probes.txt"  # (not piped into grep -q: pipefail would see list's SIGPIPE)
 grep -q "^hopper-dsmem/clusters " "$work/probes.txt" && probes="$probes,hopper-dsmem/clusters"
 list() { local d out=""; for d in "$@"; do out="$out${out:+,}sim:$work/devices/$d.toml"; done; echo "$out"; }
-"$exe" run -q --jobs 2 --only "$probes" --device "$(list a b c d half_l2 slow_dram)" -o "$work/runs/" >"$work/run.log" 2>&1 ||
+"$exe" run -q --jobs 2 --only "$probes" --device "$(list a b c d half_l2 slow_dram narrow_link)" -o "$work/runs/" >"$work/run.log" 2>&1 ||
   { cat "$work/run.log"; echo "the fleet run failed"; exit 1; }
 for d in a b c d; do cp "$work"/runs/*-sim-$d.toml "$work/healthy/"; done
 cp "$work"/runs/*.toml "$work/faulty/"
@@ -70,11 +72,11 @@ python3 - "$work/faulty.json" "$work/confirmed.json" <<'PY'
 import json, sys
 fleet = json.load(open(sys.argv[1]))
 flagged = sorted(g["file"].rsplit("-sim-", 1)[1][:-5] for g in fleet["gpus"] if g["flagged"])
-assert flagged == ["a", "d", "half_l2", "slow_dram"], flagged
+assert flagged == ["a", "d", "half_l2", "narrow_link", "slow_dram"], flagged
 confirmed = json.load(open(sys.argv[2]))
 kept = {g["file"].rsplit("-sim-", 1)[1][:-5]: g for g in confirmed["gpus"]}
 # d measured again is idle and as its siblings: its state is not reproduced, and it is not flagged.
-assert sorted(k for k, g in kept.items() if g["flagged"]) == ["half_l2", "slow_dram"], kept.keys()
+assert sorted(k for k, g in kept.items() if g["flagged"]) == ["half_l2", "narrow_link", "slow_dram"], kept.keys()
 planted = [f for f in kept["a"]["findings"] if f["key"] == "throughput.dram_read_bytes_per_second"]
 assert planted and planted[0]["not_flagged"] == "not reproduced", planted
 slow = [f for f in kept["slow_dram"]["findings"] if f["key"] == "throughput.dram_read_bytes_per_second"]
@@ -84,5 +86,10 @@ by = {g["file"].rsplit("-sim-", 1)[1][:-5]: [f for f in g["findings"] if f["flag
 assert by["d"][0]["kind"] == "state" and "processes" in by["d"][0]["value"], by["d"]
 assert any(f["key"].startswith("l2.") for f in by["half_l2"]), by["half_l2"]
 assert any(f["key"] == "throughput.dram_read_bytes_per_second" for f in by["slow_dram"]), by["slow_dram"]
+link = by["narrow_link"]
+assert link[0]["kind"] == "health" and link[0]["key"] == "attachment.pcie_link", link
+assert "x8, below its maximum Gen5 x16" in link[0]["value"], link[0]
+# Its copies move half, the cause named first; nothing else of it differs.
+assert {f["key"].split(".")[0] for f in link} <= {"attachment", "link"}, link
 print("flagged", flagged)
 PY

@@ -42,6 +42,7 @@ class CudaEngine {
   // the engine itself.
   CuptiCounts& counters() { return counters_; }
   int ordinal() const { return ordinal_; }
+  const mt_device_info& info() const { return info_; }
 
  private:
   // Jobs of order 0 (concurrent_jobs.cpp) and sequences (sequence_jobs.cpp).

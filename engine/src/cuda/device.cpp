@@ -12,6 +12,7 @@
 
 #include "cuda_engine.hpp"
 #include "cuda_util.hpp"
+#include "host_link.hpp"
 #include "engine/param_bank.hpp"
 #include "engine/jobs.hpp"
 #include "engine/utf8_copy.hpp"
@@ -94,6 +95,24 @@ int cu_overhead(void* self, double* out, char* err, size_t size) {
   });
 }
 
+int cu_attachment(void* self, mt_attachment* out, char* err, size_t size) {
+  if (!out || out->struct_size < sizeof(mt_attachment)) return fail(err, size, "attachment: no output");
+  return guarded(self, "attachment", err, size,
+                 [&](CudaEngine& e) { cuda::read_attachment(e.ordinal(), e.info().pci_bus_id, *out); });
+}
+int cu_link_copies(void* self, mt_link_copy* c, char* err, size_t size) {
+  if (!c || c->struct_size < sizeof(mt_link_copy) || (c->repeats && !c->elapsed_ns))
+    return fail(err, size, "time_link_copies: no copy or no room for its times");
+  std::string why;
+  int rc = 0;
+  const int failed = guarded(self, "time_link_copies", err, size, [&](CudaEngine& e) {
+    rc = cuda::time_link_copies(e.ordinal(), e.info().pci_bus_id, *c, why);
+  });
+  if (failed) return failed;
+  if (rc != 0) fail(err, size, why);
+  return rc;
+}
+
 // Not under the engine's lock: the counted work runs jobs and probe kernels of its own.
 int cu_count(void* self, int (*work)(void*), void* arg, mt_counts* out, char* err, size_t size) {
   auto* engine = static_cast<CudaEngine*>(self);
@@ -172,6 +191,8 @@ class CudaDevice final : public Device {
     backend_.copy_buffer = &cu_copy;
     backend_.fill_buffer = &cu_fill;
     backend_.count = &cu_count;
+    backend_.attachment = &cu_attachment;
+    backend_.time_link_copies = &cu_link_copies;
     // Probe kernels launch through the CUDA runtime in the plugin: no launch_kernel here.
   }
   const mt_backend* backend() const override { return &backend_; }

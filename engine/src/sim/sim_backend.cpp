@@ -44,6 +44,8 @@ class SimDevice final : public Device {
     backend_.occupancy = &occupancy;
     backend_.kernel_ops = kernels_.ops();
     backend_.count = &count;
+    backend_.attachment = &attachment;
+    backend_.time_link_copies = &time_link_copies;
   }
   const mt_backend* backend() const override { return &backend_; }
   const mt_device_info& info() const override { return gpu_.model().info; }
@@ -69,6 +71,19 @@ class SimDevice final : public Device {
     } catch (const std::exception& e) {
       return fail(err, err_size, std::string("simulated GPU: ") + e.what());
     }
+  }
+  static int attachment(void* self, mt_attachment* out, char* err, size_t err_size) noexcept {
+    if (!out || out->struct_size < sizeof(mt_attachment)) return fail(err, err_size, "attachment: no output");
+    sim::fill_attachment(static_cast<SimDevice*>(self)->gpu_.model().link, *out);
+    return 0;
+  }
+  static int time_link_copies(void* self, mt_link_copy* c, char* err, size_t err_size) noexcept {
+    if (!c || c->struct_size < sizeof(mt_link_copy) || (c->repeats && !c->elapsed_ns))
+      return fail(err, err_size, "time_link_copies: no copy or no room for its times");
+    std::string why;
+    const int rc = sim::time_link_copies(static_cast<SimDevice*>(self)->gpu_.model().link, *c, why);
+    if (rc != 0) fail(err, err_size, why);
+    return rc;
   }
   static int timing_overhead(void* self, double* out, char* err, size_t err_size) {
     if (!out) return fail(err, err_size, "timing_overhead: no output");

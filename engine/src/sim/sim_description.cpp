@@ -145,6 +145,7 @@ Model read_root(const toml::table& root, const std::string& file, const std::str
   Reader l1d = table("l1d"), texture = table("texture"), readonly = table("readonly");
   Reader c1 = table("constant_l1"), c15 = table("constant_l15"), l2 = table("l2");
   Reader shared = table("shared"), dram = table("dram"), tlb = table("tlb");
+  Reader attachment = table("attachment"), link = table("link");
 
   CacheRead r_l1d = read_cache(l1d, {128, 33}, std::nullopt, provenance("l1d"));
   CacheRead r_tex = read_cache(texture, {32, 40}, std::nullopt, provenance("texture"));
@@ -192,7 +193,7 @@ Model read_root(const toml::table& root, const std::string& file, const std::str
   // [sim] and its sub-tables
   Reader s_l1d = sim.sub("l1d"), s_tex = sim.sub("texture"), s_ro = sim.sub("readonly");
   Reader s_c1 = sim.sub("constant_l1"), s_c15 = sim.sub("constant_l15"), s_tlb = sim.sub("tlb");
-  Reader s_cluster = sim.sub("cluster"), s_memory = sim.sub("memory");
+  Reader s_cluster = sim.sub("cluster"), s_memory = sim.sub("memory"), s_link = sim.sub("link");
   read_cache_sim(s_l1d, l1d, r_l1d, true);
   read_cache_sim(s_tex, texture, r_tex, true);
   read_cache_sim(s_ro, readonly, r_ro, true);
@@ -213,10 +214,11 @@ Model read_root(const toml::table& root, const std::string& file, const std::str
   read_sim_memory(s_memory, m);
   read_sim_tlb(s_tlb, m);
   read_sim_cluster(s_cluster, m);
+  m.link = read_link(attachment, link, s_link);
 
   check_simulator_memory(m, {&device, &l1d, &texture, &readonly, &c1, &c15, &l2, &tlb});
   for (Reader* r : {&device, &l1d, &texture, &readonly, &c1, &c15, &l2, &shared, &dram, &tlb, &s_l1d, &s_tex, &s_ro,
-                    &s_c1, &s_c15, &s_l2, &s_tlb, &s_cluster, &s_memory, &sim})
+                    &s_c1, &s_c15, &s_l2, &s_tlb, &s_cluster, &s_memory, &attachment, &link, &s_link, &sim})
     r->finish();
   return m;
 }

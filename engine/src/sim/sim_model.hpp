@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/sim_link.hpp"
 #include "memtopo/abi.h"
 
 namespace memtopo::sim {
@@ -65,6 +66,7 @@ struct StreamPeaks {
 struct Model {
   std::string origin;  // "sim:FILE" or "sim (built-in)"
   mt_device_info info{};
+  LinkModel link;  // the host side: [attachment], [link], [sim.link]
 
   CacheElement l1d, texture, readonly, constant_l1, constant_l15, l2;
   Storage texture_storage = Storage::None;   // where texture loads look first

@@ -35,6 +35,7 @@ struct KeyRule {
   bool rated = false;
   bool structure = false;  // counts or names what was found (MT_KEY_STRUCTURE): reported only
   bool always = false;     // written in every ok run (MT_KEY_ALWAYS): its absence is a finding
+  bool health = false;     // "ok" or a fault of the GPU (MT_KEY_HEALTH): flagged even alone
 
   // Whether a difference in this key makes two topologies differ (diff's exit 1, fleet's flag).
   bool counts() const { return !ignore && !varies && key_class == KeyClass::measurement; }
@@ -49,6 +50,7 @@ struct KeyDeclared {
   bool rated = false;
   bool structure = false;
   bool always = false;
+  bool health = false;
   bool operator==(const KeyDeclared&) const = default;
 };
 // The entry's declaration; an empty one for null or an entry without them.

@@ -22,7 +22,7 @@ std::optional<std::string> check_value_for_key(const std::string& key, const Val
 // Every MT_KEY_* bit this host knows: a plugin declaring others is refused, a journal's are masked.
 constexpr uint32_t kKnownKeyFlags =
     MT_KEY_IDENTITY | MT_KEY_SETTING | MT_KEY_VARIES | MT_KEY_ESTIMATE | MT_KEY_HEADLINE | MT_KEY_CONFIGURATION |
-    MT_KEY_RATED | MT_KEY_STRUCTURE | MT_KEY_ALWAYS;
+    MT_KEY_RATED | MT_KEY_STRUCTURE | MT_KEY_ALWAYS | MT_KEY_HEALTH;
 
 // The unit a key's name carries ("bytes" for l1d.size_bytes), or "" when it has none.
 std::string unit_of_key(const std::string& key);

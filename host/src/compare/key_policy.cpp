@@ -115,6 +115,7 @@ KeyDeclared declared_in(const nlohmann::json* e) {
   if (auto v = e->find("rated"); v != e->end() && v->is_boolean()) d.rated = v->get<bool>();
   if (auto v = e->find("structure"); v != e->end() && v->is_boolean()) d.structure = v->get<bool>();
   if (auto v = e->find("always"); v != e->end() && v->is_boolean()) d.always = v->get<bool>();
+  if (auto v = e->find("health"); v != e->end() && v->is_boolean()) d.health = v->get<bool>();
   return d;
 }
 
@@ -129,6 +130,7 @@ KeyDeclared declared_by_flags(uint32_t flags) {
   d.rated = (flags & MT_KEY_RATED) != 0;
   d.structure = (flags & MT_KEY_STRUCTURE) != 0;
   d.always = (flags & MT_KEY_ALWAYS) != 0;
+  d.health = (flags & MT_KEY_HEALTH) != 0;
   return d;
 }
 

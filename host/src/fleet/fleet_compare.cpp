@@ -505,6 +505,19 @@ void flag_state(FleetReport& r) {
   }
 }
 
+// A key whose probe judges a part of the GPU or its attachment (MT_KEY_HEALTH) and says other
+// than "ok" (a link trained below its maximum) flags its GPU with that cause, alone or among
+// siblings; the key's own comparison with the group's goes, the verdict says more.
+void flag_health(FleetReport& r) {
+  for (size_t m = 0; m < r.members.size(); ++m)
+    for (const auto& [key, v] : r.members[m].values) {
+      if (!v.declared.health || !v.value.is_string() || v.value.get<std::string>() == "ok") continue;
+      auto& f = r.gpus[m].findings;
+      std::erase_if(f, [&key = key](const FleetFinding& x) { return x.key == key; });
+      f.insert(f.begin(), FleetFinding{key, "health", v.value, "ok", std::nullopt, "run", true});
+    }
+}
+
 }  // namespace
 
 std::string method_change(const FleetMember& a, const FleetMember& b, const std::string& key) {
@@ -541,6 +554,7 @@ FleetReport compare_fleet(std::vector<FleetMember> members, const FleetOptions& 
     r.groups.push_back(std::move(g));
   }
   if (options.reference) compare_with_reference(r, options);
+  flag_health(r);
   flag_state(r);
   return r;
 }

@@ -24,7 +24,7 @@ std::string short_uuid(const std::string& uuid) { return uuid.size() > 12 ? uuid
 
 // Values in the unit the key's name says (174 GB/s, 26.6 MB), a list as a list.
 std::string shown_for(const FleetFinding& f, const nlohmann::json& v) {
-  if (f.kind == "state" || f.kind == "probe" || f.kind == "bound") return v.is_string() ? v.get<std::string>() : v.dump();
+  if (f.kind == "state" || f.kind == "probe" || f.kind == "bound" || f.kind == "health") return v.is_string() ? v.get<std::string>() : v.dump();
   return format_json_value(f.key, v);
 }
 

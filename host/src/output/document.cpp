@@ -113,6 +113,7 @@ std::string render_topology(const Meta& meta, const std::vector<ProbeOutcome>& o
       if (rec->key_flags & MT_KEY_RATED) inl += ", rated = true";
       if (rec->key_flags & MT_KEY_STRUCTURE) inl += ", structure = true";
       if (rec->key_flags & MT_KEY_ALWAYS) inl += ", always = true";
+      if (rec->key_flags & MT_KEY_HEALTH) inl += ", health = true";
       if (!rec->verified.empty()) {
         inl += ", verified = " + toml_string_literal(rec->verified);
         if (rec->verified == "counters") inl += ", counted_bytes = " + format_double(rec->counted_bytes);

@@ -104,7 +104,7 @@ std::optional<std::string> read_key_docs(const mt_probe_desc& pd, ProbeInfo& inf
     if (spec.flags & ~kKnownKeyFlags)
       return where + "key " + spec.key + ": flags hold unknown bits (" + std::to_string(spec.flags) +
              "); use MT_KEY_IDENTITY, MT_KEY_SETTING, MT_KEY_VARIES, MT_KEY_ESTIMATE, MT_KEY_HEADLINE, "
-                    "MT_KEY_CONFIGURATION, MT_KEY_RATED, MT_KEY_STRUCTURE, MT_KEY_ALWAYS or 0";
+                    "MT_KEY_CONFIGURATION, MT_KEY_RATED, MT_KEY_STRUCTURE, MT_KEY_ALWAYS, MT_KEY_HEALTH or 0";
     if (std::find(info.provided.begin(), info.provided.end(), spec.key) == info.provided.end())
       return where + "key " + spec.key + ": described, but not one of the keys it provides";
     if (info.key_spec(spec.key) || info.replays.count(spec.key)) return where + "key " + spec.key + ": described twice";

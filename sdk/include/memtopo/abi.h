@@ -24,7 +24,7 @@ extern "C" {
 #endif
 
 #define MEMTOPO_ABI_MAJOR 3
-#define MEMTOPO_ABI_MINOR 7
+#define MEMTOPO_ABI_MINOR 8
 
 /* Name of the single exported entry point of a plugin library. */
 #define MEMTOPO_ENTRY_POINT_NAME "memtopo_plugin_entry"
@@ -257,6 +257,11 @@ typedef struct mt_key_desc {
  * a GPU whose file lacks it while most of its group has it is flagged. Without it a key
  * present on some GPUs only is reported (3.5). */
 #define MT_KEY_ALWAYS 256u
+/* The key says whether a part of the GPU or its attachment works as built (3.8): a text that is
+ * "ok" where it does, else what is wrong and why ("PCIe Gen5 x8, below its maximum Gen5 x16").
+ * A value other than "ok" is a fault of the GPU, not of the measurement: `run` warns, `memtopo
+ * fleet` flags the GPU for it even alone. */
+#define MT_KEY_HEALTH 512u
 
 /* How the report draws one of the probe's raw series (put_raw), where a line plot of its
  * columns would hide what it shows (docs/report.md, "Plot hints"). Key names may hold

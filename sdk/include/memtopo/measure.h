@@ -403,6 +403,53 @@ typedef struct mt_counts {
  * instance); its message says why and the work did not run. */
 #define MT_COUNT_REFUSED 2
 
+/* Where the GPU sits in its host (mt_backend::attachment, 3.8): what the driver's management
+ * library and the host's hardware locality say, or the simulated device's description. A field
+ * nobody could tell is -1 (numbers) or "" (text). */
+typedef struct mt_attachment {
+  uint32_t struct_size;
+  int32_t numa_node;            /* the host NUMA node nearest the GPU */
+  int32_t numa_nodes;           /* NUMA nodes of the host that hold memory */
+  char local_cpus[256];         /* the host CPUs nearest the GPU, as a list: "0-15,32-47" */
+  int32_t pcie_generation;      /* as trained, read while a copy keeps the link busy (an idle
+                                   link may step down to save power) */
+  int32_t pcie_generation_max;  /* the most the GPU and its slot allow */
+  int32_t pcie_width_lanes;     /* as trained, read as the generation */
+  int32_t pcie_width_max_lanes;
+  int32_t nvlink_links;         /* NVLinks the GPU has (0: none) */
+  int32_t nvlink_links_up;
+  char nvlink_peers[1024];      /* the PCI bus ids at the other end of the active links, comma-separated */
+  char source[128];             /* what told: "NVML 12.575, hwloc 2.9.0" */
+} mt_attachment;
+
+/* mt_link_copy::direction */
+#define MT_LINK_HOST_TO_DEVICE 1u
+#define MT_LINK_DEVICE_TO_HOST 2u
+#define MT_LINK_PEER 3u  /* this GPU's memory to a peer GPU's */
+/* mt_link_copy::host_numa_node: the node nearest the GPU, or the farthest one with memory. */
+#define MT_HOST_NUMA_NEAR (-1)
+#define MT_HOST_NUMA_FAR (-2)
+
+/* Copies over a link the backend times (mt_backend::time_link_copies, 3.8): `repeats` copies of
+ * `bytes` each, from or to page-locked host memory bound to a NUMA node, or to a peer GPU; the
+ * time of each on the GPU's clock (events around the copy alone). */
+typedef struct mt_link_copy {
+  uint32_t struct_size;
+  uint32_t direction;      /* MT_LINK_* */
+  int32_t host_numa_node;  /* MT_HOST_NUMA_NEAR, MT_HOST_NUMA_FAR or a node number */
+  uint32_t peer;           /* MT_LINK_PEER: which of the peers the GPU can reach, from 0 */
+  uint64_t bytes;
+  uint32_t repeats;
+  uint32_t reserved;
+  double* elapsed_ns;      /* `repeats` entries, the caller's */
+  int32_t numa_node_used;  /* out: the node the host memory was bound to (-1: not bound) */
+  int32_t peers;           /* out: how many peers the GPU can reach */
+  char peer_name[64];      /* out: the peer's PCI bus id */
+} mt_link_copy;
+
+/* mt_backend::time_link_copies: no such copy here (one NUMA node, no peer); err says why. */
+#define MT_LINK_UNAVAILABLE 2
+
 /* The function table of a backend. `self` is the first argument of every function. */
 typedef struct mt_backend {
   uint32_t struct_size;
@@ -436,6 +483,11 @@ typedef struct mt_backend {
    * counted; MT_COUNT_REFUSED when this backend cannot count here (err says why; the work did
    * not run); otherwise work's non-zero return, or 1 where counting failed (err says why). */
   int (*count)(void* self, int (*work)(void* arg), void* arg, mt_counts* out, char* err, size_t err_size);
+  /* Since 3.8 (struct_size tells; NULL: not known). Where the GPU sits in its host. */
+  int (*attachment)(void* self, mt_attachment* out, char* err, size_t err_size);
+  /* Since 3.8 (NULL: none). Times copies over the GPU's links (mt_link_copy); 0 when timed,
+   * MT_LINK_UNAVAILABLE where there is no such copy, otherwise 1 (err says why). */
+  int (*time_link_copies)(void* self, mt_link_copy* copy, char* err, size_t err_size);
 } mt_backend;
 
 #ifdef __cplusplus

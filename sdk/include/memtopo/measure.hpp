@@ -136,6 +136,16 @@ struct Counted {
   Counts counts;
 };
 
+// Copies over a link, timed (Backend::time_link_copies): each copy's time, or why there is no
+// such copy here (one NUMA node, no peer).
+struct LinkCopies {
+  std::vector<double> elapsed_ns;
+  int numa_node_used = -1;  // where the host memory was bound; -1: not bound
+  int peers = 0;            // GPUs this one reaches directly
+  std::string peer_name;    // the peer's PCI bus id
+  std::string why_not;      // set where elapsed_ns is empty
+};
+
 class Backend {
  public:
   explicit Backend(const mt_backend* b) : b_(b) {}
@@ -251,6 +261,55 @@ class Backend {
     out.counts.l2_to_sm_bytes = bytes(c.l2_to_sm_bytes, 1);
     out.counts.dram_read_bytes = bytes(c.dram_read_bytes, 1);
     out.counts.dram_write_bytes = bytes(c.dram_write_bytes, 1);
+    return out;
+  }
+
+  // Where the GPU sits in its host (3.8): false with `why` where the backend cannot tell.
+  bool attachment(mt_attachment& out, std::string& why) const {
+    out = mt_attachment{};
+    out.struct_size = sizeof out;
+    if (!b_ || b_->struct_size < offsetof(mt_backend, attachment) + sizeof(b_->attachment) || !b_->attachment) {
+      why = std::string("the ") + name() + " backend does not tell where the GPU sits";
+      return false;
+    }
+    char err[512] = {0};
+    if (b_->attachment(b_->self, &out, err, sizeof err) != 0) {
+      why = err[0] ? err : "attachment failed";
+      return false;
+    }
+    return true;
+  }
+  // `repeats` copies of `bytes` over a link (MT_LINK_*), host memory on `numa_node`
+  // (MT_HOST_NUMA_NEAR, MT_HOST_NUMA_FAR or a node), timed one by one (3.8). Throws Error on
+  // a failure; where there is no such copy here, the result says why.
+  LinkCopies time_link_copies(uint32_t direction, uint64_t bytes, uint32_t repeats,
+                              int32_t numa_node = MT_HOST_NUMA_NEAR, uint32_t peer = 0) const {
+    LinkCopies out;
+    if (!b_ || b_->struct_size < offsetof(mt_backend, time_link_copies) + sizeof(b_->time_link_copies) ||
+        !b_->time_link_copies) {
+      out.why_not = std::string("the ") + name() + " backend times no link copies";
+      return out;
+    }
+    std::vector<double> ns(repeats, 0.0);
+    mt_link_copy c{};
+    c.struct_size = sizeof c;
+    c.direction = direction;
+    c.host_numa_node = numa_node;
+    c.peer = peer;
+    c.bytes = bytes;
+    c.repeats = repeats;
+    c.elapsed_ns = ns.data();
+    char err[512] = {0};
+    const int rc = b_->time_link_copies(b_->self, &c, err, sizeof err);
+    out.peers = c.peers;
+    if (rc == MT_LINK_UNAVAILABLE) {
+      out.why_not = err[0] ? err : "no such copy here";
+      return out;
+    }
+    if (rc != 0) throw Error(err[0] ? err : "time_link_copies failed");
+    out.elapsed_ns = std::move(ns);
+    out.numa_node_used = c.numa_node_used;
+    out.peer_name = c.peer_name;
     return out;
   }
 
