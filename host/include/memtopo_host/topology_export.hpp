@@ -13,9 +13,9 @@
 
 namespace memtopo::host {
 
-enum class TopologyFormat { Toml, Json, AccelSim, Csv };
+enum class TopologyFormat { Toml, Json, AccelSim, Csv, Mt4g };
 
-// "toml", "json", "accel-sim", "csv"; nothing for any other name.
+// "toml", "json", "accel-sim", "csv", "mt4g"; nothing for any other name.
 std::optional<TopologyFormat> parse_topology_format(std::string_view name);
 const char* topology_format_name(TopologyFormat format);
 
@@ -54,5 +54,10 @@ std::string accel_sim_on_base(const std::string& base, const std::string& base_n
 // meta, provenance, probes and sim left out), keys of nested tables dotted, arrays as one field with ';' between elements, the
 // unit the key's name carries, the rest from the value's provenance entry (empty without one).
 std::string topology_csv_text(const toml::table& doc);
+
+// The topology in MT4G's JSON result layout as sys-sage's MT4G parser reads it (docs/mt4g.md),
+// 4-space indent, keys sorted; `source` names the topology in meta. A value sys-sage requires
+// that the topology lacks throws TopologyExportError naming it.
+std::string mt4g_json_text(const toml::table& doc, const std::string& source);
 
 }  // namespace memtopo::host

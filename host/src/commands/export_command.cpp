@@ -30,7 +30,7 @@ struct ExportArgs {
 
 std::string export_format_error(const std::string& value) {
   if (parse_topology_format(value)) return "";
-  return "'" + value + "' is not a format export writes; use json, toml, csv or accel-sim";
+  return "'" + value + "' is not a format export writes; use json, toml, csv, accel-sim or mt4g";
 }
 
 bool ends_with(const std::string& s, const std::string& suffix) {
@@ -59,7 +59,9 @@ TopologyFormat chosen_format(const ExportArgs& a) {
   if (!to_stdout && named == by_name.end())
     throw UsageError("export -o " + a.output + ": the name says no format export writes; name it .json, .toml, .csv "
                      "or .config (Accel-Sim), or write to stdout with --format");
-  if (format && !to_stdout && named->second != *format)
+  // MT4G's layout is JSON: a .json name fits it.
+  const bool mt4g_json = format == TopologyFormat::Mt4g && !to_stdout && named->second == TopologyFormat::Json;
+  if (format && !to_stdout && named->second != *format && !mt4g_json)
     throw UsageError("export -o " + a.output + ": the name says " + ext.substr(1) + ", the options another format; "
                      "name the file by the format you ask for");
   if (format) return *format;
@@ -101,6 +103,7 @@ std::string render(TopologyFormat format, const toml::table& doc, const std::str
       return accel_sim_on_base(base_text, fs::path(base).filename().string(), ours);
     }
     case TopologyFormat::Csv: return topology_csv_text(doc);
+    case TopologyFormat::Mt4g: return mt4g_json_text(doc, fs::path(file).filename().string());
     default: return topology_toml_text(doc);
   }
 }
@@ -152,7 +155,7 @@ ExtraCommand add_export_command(CLI::App& app) {
   const auto options = [](CLI::App* sub, ExportArgs& a) {
     sub->add_option("file", a.file, "Topology file to read (TOML or JSON)");
     sub->add_option("--format", a.format,
-                    "json, toml, csv or accel-sim (default: csv or toml when -o ends in .csv or .toml, else json)")
+                    "json, toml, csv, accel-sim or mt4g (MT4G's JSON layout, docs/mt4g.md; default: csv or toml when -o ends in .csv or .toml, else json)")
         ->check(export_format_error);
     sub->add_flag("--accel-sim", a.accel_sim, "Same as --format accel-sim: gpgpusim.config lines (docs/accel-sim.md)");
     sub->add_option("--base", a.base,

@@ -19,6 +19,7 @@
 #include "memtopo_host/key_map.hpp"
 #include "memtopo_host/terminal_text.hpp"
 #include "memtopo_host/topology_export.hpp"
+#include "topology_reads.hpp"
 
 namespace memtopo::host {
 
@@ -33,63 +34,6 @@ const std::string& key(const char* role) { return mapped("accel_sim.keys", role)
 
 bool is_power_of_two(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 
-// Typed reads of "element.key" values, and their provenance bounds.
-class Topology {
- public:
-  explicit Topology(const toml::table& doc) : doc_(doc) {}
-
-  const toml::node* node(const std::string& key) const {
-    const auto dot = key.find('.');
-    const toml::table* element = doc_.get_as<toml::table>(key.substr(0, dot));
-    return element ? element->get(key.substr(dot + 1)) : nullptr;
-  }
-  std::optional<int64_t> integer(const std::string& key) const {
-    const toml::node* n = node(key);
-    if (const auto* i = n ? n->as_integer() : nullptr) return i->get();
-    return std::nullopt;
-  }
-  // An integer or a float.
-  std::optional<double> number(const std::string& key) const {
-    const toml::node* n = node(key);
-    if (!n) return std::nullopt;
-    if (const auto* i = n->as_integer()) return static_cast<double>(i->get());
-    if (const auto* f = n->as_floating_point(); f && std::isfinite(f->get())) return f->get();
-    return std::nullopt;
-  }
-  // A string, or a date-time's text.
-  std::optional<std::string> text(const std::string& key) const {
-    const toml::node* n = node(key);
-    if (!n) return std::nullopt;
-    if (const auto* s = n->as_string()) return s->get();
-    if (const auto* d = n->as_date_time()) {
-      std::ostringstream os;
-      os << d->get();
-      return os.str();
-    }
-    return std::nullopt;
-  }
-  std::optional<bool> boolean(const std::string& key) const {
-    const toml::node* n = node(key);
-    if (const auto* b = n ? n->as_boolean() : nullptr) return b->get();
-    return std::nullopt;
-  }
-  std::vector<int64_t> integers(const std::string& key) const {
-    std::vector<int64_t> out;
-    const toml::node* n = node(key);
-    if (const auto* a = n ? n->as_array() : nullptr)
-      for (const auto& v : *a)
-        if (const auto* i = v.as_integer()) out.push_back(i->get());
-    return out;
-  }
-  // " (l1d.size_bytes is an at_least bound)" where [provenance] says the value is a bound, else "".
-  std::string bound_note(const std::string& key) const {
-    const auto* bound = doc_.at_path("provenance." + key + ".bound").as_string();
-    return bound && bound->get() != "exact" ? " (" + key + " is an " + bound->get() + " bound)" : "";
-  }
-
- private:
-  const toml::table& doc_;
-};
 
 // The config text: sections of `-option value  # source` lines. Every line passes through
 // terminal_text: a line break in a device or file name would start a live option line.
@@ -128,7 +72,7 @@ bool agrees_with_size(int64_t bytes, std::optional<int64_t> size, int64_t line) 
 // A per-SM cache: the measured sets and ways when they agree with the size, else the size
 // split into `default_sets` sets (fewer where the lines do not divide). Sets stay powers of two:
 // GPGPU-Sim masks the set index with sets - 1.
-std::optional<Geometry> cache_geometry(const Topology& t, const std::string& e, int64_t default_sets, std::string* why) {
+std::optional<Geometry> cache_geometry(const TopologyReads& t, const std::string& e, int64_t default_sets, std::string* why) {
   const auto line = t.integer(e + ".line_bytes");
   const auto size = t.integer(e + ".size_bytes");
   const auto sets = t.integer(e + ".sets");
@@ -158,15 +102,15 @@ std::string geometry_text(char type, const Geometry& g) {
 }
 
 // GPGPU-Sim models LRU and FIFO replacement, and linear or XOR-hashed set indexing.
-char replacement_char(const Topology& t, const std::string& e) {
+char replacement_char(const TopologyReads& t, const std::string& e) {
   return t.text(e + ".replacement_policy").value_or("") == "fifo" ? 'F' : 'L';
 }
-char set_index_char(const Topology& t, const std::string& e) {
+char set_index_char(const TopologyReads& t, const std::string& e) {
   return t.text(e + ".set_mapping").value_or("") == "hashed" ? 'X' : 'L';
 }
 // ", e.fetch_granularity_bytes, e.replacement_policy, ...": the keys of a cache string's
 // type and policies that the topology has (the others are defaults).
-std::string present_keys(const Topology& t, const std::string& e, bool with_fetch) {
+std::string present_keys(const TopologyReads& t, const std::string& e, bool with_fetch) {
   std::string out;
   for (const char* k : {".fetch_granularity_bytes", ".replacement_policy", ".set_mapping"})
     if (t.node(e + k) && (with_fetch || std::string(k) != ".fetch_granularity_bytes")) out += ", " + e + k;
@@ -174,7 +118,7 @@ std::string present_keys(const Topology& t, const std::string& e, bool with_fetc
 }
 
 // Sectored (GPGPU-Sim's fixed 4 sectors of 32 B) where a 128 B line is fetched in parts.
-char cache_type(const Topology& t, const std::string& e, int64_t line) {
+char cache_type(const TopologyReads& t, const std::string& e, int64_t line) {
   const auto fetch = t.integer(e + ".fetch_granularity_bytes");
   return line == 128 && fetch && *fetch < line ? 'S' : 'N';
 }
@@ -203,7 +147,7 @@ struct L2Plan {
 
 // Channels as Accel-Sim's tuner counts them: 128-bit HBM channels on a 1024-bit or wider bus,
 // else 32-bit GDDR channels (the DRAM type is not measured).
-void memory_channels(const Topology& t, L2Plan& plan) {
+void memory_channels(const TopologyReads& t, L2Plan& plan) {
   const auto bus = t.integer("device.memory_bus_width_bits");
   if (!bus || *bus <= 0) return;
   const int64_t width = *bus >= 1024 ? 128 : 32;
@@ -228,7 +172,7 @@ std::optional<int64_t> slice_ways(int64_t lines, std::optional<int64_t> measured
 // far reads leave copies in its near partition (l2.far_copy_bytes > 0), or partitions x size is
 // the driver's L2 size to 2 %, it filled one partition, and GPGPU-Sim's L2, sliced by address
 // over every memory sub-partition with no copies, holds all of them.
-std::pair<int64_t, std::string> l2_partition_factor(const Topology& t, int64_t size) {
+std::pair<int64_t, std::string> l2_partition_factor(const TopologyReads& t, int64_t size) {
   const auto parts = t.integer(key("l2_partitions"));
   if (!parts || *parts < 2) return {1, ""};
   const auto copies = t.integer(key("l2_far_copy"));
@@ -239,7 +183,7 @@ std::pair<int64_t, std::string> l2_partition_factor(const Topology& t, int64_t s
                       (copies && *copies > 0 ? key("l2_far_copy") + " > 0" : "partitions x size is the API's") + ")"};
 }
 
-L2Plan plan_l2(const Topology& t) {
+L2Plan plan_l2(const TopologyReads& t) {
   L2Plan plan;
   memory_channels(t, plan);
   const std::string& e = element("l2_cache");
@@ -285,7 +229,7 @@ L2Plan plan_l2(const Topology& t) {
 
 // ---------------------------------------------------------------------------- sections
 
-void write_header(ConfigWriter& w, const Topology& t, const std::string& source) {
+void write_header(ConfigWriter& w, const TopologyReads& t, const std::string& source) {
   w.raw("# gpgpusim.config lines from a memtopo topology (memtopo export --accel-sim)");
   w.raw("# topology: " + source + "; device: " + t.text("device.name").value_or("unknown") + " (" +
         t.text("meta.backend").value_or("?") + "), measured " + t.text("meta.created_utc").value_or("?") +
@@ -297,7 +241,7 @@ void write_header(ConfigWriter& w, const Topology& t, const std::string& source)
   w.raw("# the mapping.");
 }
 
-void write_architecture(ConfigWriter& w, const Topology& t, const L2Plan& l2) {
+void write_architecture(ConfigWriter& w, const TopologyReads& t, const L2Plan& l2) {
   w.section("SMs, memory partitions, clocks");
   if (const auto sms = t.integer("device.sm_count"); sms && *sms > 0) {
     w.option("-gpgpu_n_clusters", std::to_string(*sms), "device.sm_count");
@@ -325,7 +269,7 @@ struct UnifiedL1 {
   int64_t bytes = 0;
   std::vector<int64_t> shared_options;  // sorted, distinct
 };
-std::optional<UnifiedL1> unified_l1(const Topology& t) {
+std::optional<UnifiedL1> unified_l1(const TopologyReads& t) {
   const auto shared = t.integers(key("carveout_shared"));
   const auto l1 = t.integers(key("carveout_l1"));
   if (shared.empty() || shared.size() != l1.size()) return std::nullopt;
@@ -363,7 +307,7 @@ void write_unified_l1(ConfigWriter& w, const std::optional<UnifiedL1>& u, const 
   w.option("-gpgpu_unified_l1d_size", std::to_string(dl1_kib), "KiB: the dl1 size, so that the L1 is the dl1 geometry");
 }
 
-void write_l1(ConfigWriter& w, const Topology& t) {
+void write_l1(ConfigWriter& w, const TopologyReads& t) {
   w.section("L1 data cache");
   const std::string& e = element("l1_cache");
   std::string why;
@@ -395,7 +339,7 @@ void write_l1(ConfigWriter& w, const Topology& t) {
     w.option("-gpgpu_gmem_skip_L1D", *present ? "0" : "1", key("l1_present") + " (global loads through L1)");
 }
 
-void write_shared(ConfigWriter& w, const Topology& t) {
+void write_shared(ConfigWriter& w, const TopologyReads& t) {
   w.section("shared memory");
   struct Item {
     const char* option;
@@ -416,7 +360,7 @@ void write_shared(ConfigWriter& w, const Topology& t) {
 
 // The ROP latency is what an L2 hit adds to an L1 hit and the DRAM latency what a DRAM access
 // adds to an L2 hit, as Accel-Sim's tuner derives them (l2_lat.cu, mem_lat.cu).
-void write_memory_latencies(ConfigWriter& w, const Topology& t, const std::string& l1, const std::string& l2) {
+void write_memory_latencies(ConfigWriter& w, const TopologyReads& t, const std::string& l1, const std::string& l2) {
   const std::string l1_pen = l1 + ".miss_penalty_cycles", l1_hit = l1 + ".latency_cycles";
   const std::string l2_pen = l2 + ".miss_penalty_cycles", l2_hit = l2 + ".latency_cycles";
   const auto l1_penalty = t.number(l1_pen);
@@ -440,7 +384,7 @@ void write_memory_latencies(ConfigWriter& w, const Topology& t, const std::strin
     w.left_out("-dram_latency", "needs " + l2_pen + ", or " + dram_by_loads + " and " + l2_by_loads);
 }
 
-void write_l2(ConfigWriter& w, const Topology& t, const L2Plan& l2) {
+void write_l2(ConfigWriter& w, const TopologyReads& t, const L2Plan& l2) {
   w.section("L2 cache (one memory sub-partition) and memory latencies");
   const std::string &e = element("l2_cache"), &l1 = element("l1_cache");
   if (l2.slice) {
@@ -466,7 +410,7 @@ void write_l2(ConfigWriter& w, const Topology& t, const L2Plan& l2) {
 
 // Texture and constant caches: read-only, with the queues of Accel-Sim's SM90_H100 config (the
 // texture cache's 'T' FIFO takes exactly 14 fields: no data port width).
-void write_read_only(ConfigWriter& w, const Topology& t) {
+void write_read_only(ConfigWriter& w, const TopologyReads& t) {
   w.section("texture and constant caches");
   struct Cache {
     const char* option;
@@ -492,7 +436,7 @@ void write_read_only(ConfigWriter& w, const Topology& t) {
 }  // namespace
 
 std::string accel_sim_config_text(const toml::table& doc, const std::string& source) {
-  const Topology t(doc);
+  const TopologyReads t(doc);
   const L2Plan l2 = plan_l2(t);
   ConfigWriter w;
   write_header(w, t, source);

@@ -20,6 +20,7 @@ std::optional<TopologyFormat> parse_topology_format(std::string_view name) {
   if (name == "json") return TopologyFormat::Json;
   if (name == "accel-sim") return TopologyFormat::AccelSim;
   if (name == "csv") return TopologyFormat::Csv;
+  if (name == "mt4g") return TopologyFormat::Mt4g;
   return std::nullopt;
 }
 
@@ -28,6 +29,7 @@ const char* topology_format_name(TopologyFormat format) {
     case TopologyFormat::Json: return "json";
     case TopologyFormat::AccelSim: return "accel-sim";
     case TopologyFormat::Csv: return "csv";
+    case TopologyFormat::Mt4g: return "mt4g";
     default: return "toml";
   }
 }
