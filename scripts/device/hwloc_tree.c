@@ -23,10 +23,15 @@ static void print_object(hwloc_topology_t topology, hwloc_obj_t obj, int depth) 
     print_object(topology, child, depth + 1);
 }
 
-int main(void) {
+int main(int argc, char** argv) {
   hwloc_topology_t topology;
   if (hwloc_topology_init(&topology) != 0) return 1;
   hwloc_topology_set_io_types_filter(topology, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
+  hwloc_topology_set_type_filter(topology, HWLOC_OBJ_MISC, HWLOC_TYPE_FILTER_KEEP_ALL);
+  if (argc > 1 && hwloc_topology_set_xml(topology, argv[1]) != 0) {
+    fprintf(stderr, "hwloc-tree: %s: not an hwloc XML topology\n", argv[1]);
+    return 1;
+  }
   if (hwloc_topology_load(topology) != 0) return 1;
   print_object(topology, hwloc_get_root_obj(topology), 0);
   hwloc_topology_destroy(topology);

@@ -23,4 +23,7 @@ const std::vector<KnownKey>& summary_known_keys();
 // the tests that run every presentation.
 const std::string& mapped(const std::string& section, const std::string& role);
 
+// [vocabulary] cache_procedure: the key parts the SDK's cache procedure writes for any element.
+const std::vector<std::string>& cache_procedure_parts();
+
 }  // namespace memtopo::host

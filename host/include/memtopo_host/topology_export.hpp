@@ -8,14 +8,16 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include <toml++/toml.h>
 
 namespace memtopo::host {
 
-enum class TopologyFormat { Toml, Json, AccelSim, Csv, Mt4g };
+enum class TopologyFormat { Toml, Json, AccelSim, Csv, Mt4g, Hwloc };
 
-// "toml", "json", "accel-sim", "csv", "mt4g"; nothing for any other name.
+// "toml", "json", "accel-sim", "csv", "mt4g", "hwloc"; nothing for any other name.
 std::optional<TopologyFormat> parse_topology_format(std::string_view name);
 const char* topology_format_name(TopologyFormat format);
 
@@ -59,5 +61,13 @@ std::string topology_csv_text(const toml::table& doc);
 // 4-space indent, keys sorted; `source` names the topology in meta. A value sys-sage requires
 // that the topology lacks throws TopologyExportError naming it.
 std::string mt4g_json_text(const toml::table& doc, const std::string& source);
+
+// This host's hwloc topology as XML with each GPU of `gpus` (a name for its source and its
+// topology) attached to its PCI device as Misc objects: the GPU, its DRAM, every element with a
+// size (largest first) and shared memory, their values as info attributes (docs/links.md). A GPU
+// without a PCI device here hangs from the root. Throws TopologyExportError where hwloc fails or
+// the build has no hwloc (hwloc_export_built).
+std::string hwloc_xml_text(const std::vector<std::pair<std::string, const toml::table*>>& gpus);
+bool hwloc_export_built();
 
 }  // namespace memtopo::host

@@ -1,11 +1,14 @@
-// `memtopo export`: a topology file as JSON, as canonical TOML, as one flat CSV table, or as
-// the cache and latency lines of a gpgpusim.config; `--schema` writes the topology JSON Schema (docs/host.md, "export").
+// `memtopo export`: a topology file as JSON, as canonical TOML, as one flat CSV table, as the
+// cache and latency lines of a gpgpusim.config, in MT4G's layout, or attached to the host's hwloc
+// topology (one or more GPUs); `--schema` writes the topology JSON Schema (docs/host.md, "export").
 #include <filesystem>
 #include <iostream>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -24,13 +27,14 @@ namespace fs = std::filesystem;
 namespace {
 
 struct ExportArgs {
-  std::string file, output, format, base;
-  bool accel_sim = false, schema = false;
+  std::vector<std::string> files;
+  std::string file, output, format, base;  // file: the first of files
+  bool accel_sim = false, hwloc = false, schema = false;
 };
 
 std::string export_format_error(const std::string& value) {
   if (parse_topology_format(value)) return "";
-  return "'" + value + "' is not a format export writes; use json, toml, csv, accel-sim or mt4g";
+  return "'" + value + "' is not a format export writes; use json, toml, csv, accel-sim, mt4g or hwloc";
 }
 
 bool ends_with(const std::string& s, const std::string& suffix) {
@@ -46,19 +50,25 @@ TopologyFormat chosen_format(const ExportArgs& a) {
       throw UsageError("export: --accel-sim and --format " + a.format + " ask for different forms; give one of them");
     format = TopologyFormat::AccelSim;
   }
+  if (a.hwloc) {
+    if (format && *format != TopologyFormat::Hwloc)
+      throw UsageError("export: --hwloc and --format " + a.format + " ask for different forms; give one of them");
+    format = TopologyFormat::Hwloc;
+  }
   // The format the output's name says: .json, .toml, .csv, .config (gpgpusim.config).
   const std::string ext = lowercase_extension(a.output);
   const std::map<std::string, TopologyFormat> by_name{{".json", TopologyFormat::Json},
                                                       {".toml", TopologyFormat::Toml},
                                                       {".csv", TopologyFormat::Csv},
-                                                      {".config", TopologyFormat::AccelSim}};
+                                                      {".config", TopologyFormat::AccelSim},
+                                                      {".xml", TopologyFormat::Hwloc}};
   const auto named = by_name.find(ext);
   std::error_code ec;  // a device or a FIFO (an existing file that is not regular) has no format in its name
   const bool to_stdout = a.output.empty() || a.output == "-" ||
                          (std::filesystem::exists(a.output, ec) && !std::filesystem::is_regular_file(a.output, ec));
   if (!to_stdout && named == by_name.end())
     throw UsageError("export -o " + a.output + ": the name says no format export writes; name it .json, .toml, .csv "
-                     "or .config (Accel-Sim), or write to stdout with --format");
+                     "or .config (Accel-Sim) or .xml (hwloc), or write to stdout with --format");
   // MT4G's layout is JSON: a .json name fits it.
   const bool mt4g_json = format == TopologyFormat::Mt4g && !to_stdout && named->second == TopologyFormat::Json;
   if (format && !to_stdout && named->second != *format && !mt4g_json)
@@ -118,7 +128,29 @@ int write_or_report(const OutputTarget& out, const std::string& text) {
   return kExitOk;
 }
 
-int cmd_export(const ExportArgs& a) {
+// --hwloc: every topology read and checked, then the host's hwloc topology with each GPU attached.
+int cmd_export_hwloc(const ExportArgs& a, const OutputTarget& out) {
+  std::vector<std::pair<std::string, toml::table>> docs;
+  for (const std::string& file : a.files) {
+    refuse_output_over_inputs("-o", a.output, {{"the topology", file}});
+    std::optional<toml::table> doc = read_toml_or_report(file, "a topology file written by `memtopo run`");
+    if (!doc) return kExitUsage;
+    if (!valid_topology(file, *doc)) return kExitIncomplete;
+    docs.emplace_back(fs::path(file).filename().string(), std::move(*doc));
+  }
+  std::vector<std::pair<std::string, const toml::table*>> gpus;
+  for (const auto& [name, doc] : docs) gpus.emplace_back(name, &doc);
+  try {
+    return write_or_report(out, hwloc_xml_text(gpus));
+  } catch (const TopologyExportError& e) {
+    std::cerr << "memtopo export --hwloc: " << e.what() << "; nothing was written\n";
+    return kExitIncomplete;
+  }
+}
+
+int cmd_export(const ExportArgs& given) {
+  ExportArgs a = given;
+  a.file = a.files.empty() ? "" : a.files.front();
   if (a.schema && (a.accel_sim || !a.format.empty()))
     throw UsageError("export --schema writes the topology JSON Schema; it takes no --format or --accel-sim");
   if (a.schema && !a.file.empty())
@@ -126,12 +158,15 @@ int cmd_export(const ExportArgs& a) {
   if (!a.schema && a.file.empty())
     throw UsageError("export: name the topology file to read, e.g. memtopo export --format json -o topo.json topo.toml");
   const TopologyFormat format = chosen_format(a);
+  if (a.files.size() > 1 && format != TopologyFormat::Hwloc)
+    throw UsageError("export: one topology file at a time (--hwloc takes one per GPU)");
   if (!a.base.empty() && format != TopologyFormat::AccelSim)
     throw UsageError("export --base " + a.base + ": a base config is for --accel-sim only");
   // Read now, by the one input reader: a folder, a FIFO or /dev/zero is named as what it is.
   const std::string base_text = a.base.empty() ? "" : read_base_config(a.base);
   const OutputTarget out = resolve_output(a.output.empty() ? "-" : a.output);
   if (a.schema) return write_or_report(out, std::string(topology_schema_text()));
+  if (format == TopologyFormat::Hwloc) return cmd_export_hwloc(a, out);
   refuse_output_over_inputs("-o", a.output, {{"the topology", a.file}, {"the --base config", a.base}});
   const std::optional<toml::table> doc = read_toml_or_report(a.file, "a topology file written by `memtopo run`");
   if (!doc) return kExitUsage;
@@ -153,11 +188,14 @@ int cmd_export(const ExportArgs& a) {
 
 ExtraCommand add_export_command(CLI::App& app) {
   const auto options = [](CLI::App* sub, ExportArgs& a) {
-    sub->add_option("file", a.file, "Topology file to read (TOML or JSON)");
+    sub->add_option("file", a.files, "Topology file to read (TOML or JSON); with --hwloc, one per GPU");
     sub->add_option("--format", a.format,
-                    "json, toml, csv, accel-sim or mt4g (MT4G's JSON layout, docs/mt4g.md; default: csv or toml when -o ends in .csv or .toml, else json)")
+                    "json, toml, csv, accel-sim, mt4g (MT4G's JSON layout, docs/mt4g.md) or hwloc (default: by -o's ending, else json)")
         ->check(export_format_error);
     sub->add_flag("--accel-sim", a.accel_sim, "Same as --format accel-sim: gpgpusim.config lines (docs/accel-sim.md)");
+    sub->add_flag("--hwloc", a.hwloc,
+                  "Same as --format hwloc: this host's hwloc topology as XML, each GPU's memory hierarchy attached "
+                  "(lstopo --input; docs/links.md)");
     sub->add_option("--base", a.base,
                     "With --accel-sim: a complete gpgpusim.config whose values the topology's replace (docs/accel-sim.md)");
     sub->add_flag("--schema", a.schema, "Write the topology JSON Schema (reads no file)");
@@ -165,7 +203,7 @@ ExtraCommand add_export_command(CLI::App& app) {
   };
   return subcommand<ExportArgs>(
       app, "export",
-      "Write a topology file as JSON, TOML, CSV or gpgpusim.config lines",
+      "Write a topology file as JSON, TOML, CSV, gpgpusim.config lines, MT4G's JSON or hwloc XML",
       options, cmd_export);
 }
 

@@ -16,6 +16,7 @@ namespace {
 struct KeyMap {
   std::vector<KnownKey> known;
   std::map<std::string, std::string> roles;  // "accel_sim.keys.l2_partitions" -> "l2.partitions"
+  std::vector<std::string> cache_parts;
 };
 
 KeyMap parse_key_map() {
@@ -26,6 +27,9 @@ KeyMap parse_key_map() {
       if (const toml::table* t = n.as_table())
         m.known.push_back({(*t)["part"].value_or(std::string()), (*t)["label"].value_or(std::string()),
                            (*t)["prefix"].value_or(std::string()), (*t)["without_size"].value_or(std::string())});
+  if (const toml::array* parts = doc["vocabulary"]["cache_procedure"].as_array())
+    for (const toml::node& n : *parts)
+      if (auto s = n.value<std::string>()) m.cache_parts.push_back(*s);
   // Every string of a table two levels down ([accel_sim.keys], [draw.elements], ...) is a role.
   for (const auto& [top, body] : doc)
     if (const toml::table* sections = body.as_table())
@@ -45,6 +49,7 @@ const KeyMap& key_map() {
 }  // namespace
 
 const std::vector<KnownKey>& summary_known_keys() { return key_map().known; }
+const std::vector<std::string>& cache_procedure_parts() { return key_map().cache_parts; }
 
 const std::string& mapped(const std::string& section, const std::string& role) {
   const auto& roles = key_map().roles;

@@ -4,6 +4,7 @@
 // "confidence", ...} for measured sizes, {"mean", "unit", ...} for latencies. A value that is a
 // bound, or a group that the parser reads together (a latency without both rates), is left
 // out and named in meta.leftOut: sys-sage takes absence, never null or 0, for "not known".
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -23,26 +24,26 @@ using json = nlohmann::json;  // keys sorted, as MT4G writes them
 
 const std::string& mt4g_element(const char* role) { return mapped("mt4g.elements", role); }
 const std::string& mt4g_key(const char* role) { return mapped("mt4g.keys", role); }
+const std::string& mt4g_section(const char* role) { return mapped("mt4g.sections", role); }
 constexpr double kGiB = double(1ull << 30);
 
 class Mt4gWriter {
  public:
   explicit Mt4gWriter(const toml::table& doc) : t_(doc) {}
 
+  // Sections are placed by their JSON pointers in MT4G's layout (key_map.toml, [mt4g.sections]).
   json document(const std::string& source) {
     json out;
     out["general"] = general();
     out["compute"] = compute();
-    json memory;
-    memory["main"] = main_memory();
-    memory["l2"] = l2();
-    memory["constant"] = constant();
-    memory["shared"] = shared();
-    memory["l1"] = cache(mt4g_element("l1_cache"), "memory.l1");
-    for (const auto& [role, name] : {std::pair{"texture_cache", "texture"}, std::pair{"readonly_cache", "readOnly"}})
-      if (auto c = path_cache(mt4g_element(role), std::string("memory.") + name)) memory[name] = *c;
-    share(memory);
-    out["memory"] = memory;
+    out[ptr(mt4g_section("dram_section"))] = main_memory();
+    out[ptr(mt4g_section("l2_section"))] = l2();
+    out[ptr(mt4g_section("constant_section"))] = constant();
+    out[ptr(mt4g_section("shared_section"))] = shared();
+    out[ptr(mt4g_section("l1_section"))] = cache(mt4g_element("l1_cache"), "memory.l1");
+    for (const auto& [role, section] : {std::pair{"texture_cache", "texture_section"}, std::pair{"readonly_cache", "read_only_section"}})
+      if (auto c = path_cache(mt4g_element(role), field_of(mt4g_section(section)))) out[ptr(mt4g_section(section))] = *c;
+    share(out);
     out["meta"] = {{"exporter", "memtopo export --format mt4g"}, {"source", source}, {"leftOut", left_out_}};
     if (auto when = t_.text("meta.created_utc")) out["meta"]["timestamp"] = *when;
     return out;
@@ -205,8 +206,15 @@ class Mt4gWriter {
     return s;
   }
 
+  static json::json_pointer ptr(const std::string& at) { return json::json_pointer(at); }
+  // "/memory/texture" as the notes name it: "memory.texture".
+  static std::string field_of(std::string at) {
+    std::replace(at.begin(), at.end(), '/', '.');
+    return at.substr(1);
+  }
+
   // Paths that use the L1's storage ("l1d") name each other in sharedWith, as MT4G does.
-  void share(json& memory) {
+  void share(json& out) {
     const std::string l1 = mt4g_element("l1_cache");
     const bool tex = t_.text(mt4g_key("texture_storage")).value_or("") == l1;
     const bool ro = t_.text(mt4g_key("readonly_storage")).value_or("") == l1;
@@ -215,9 +223,12 @@ class Mt4gWriter {
     if (con) with.push_back("Constant L1");
     if (ro) with.push_back("Read Only");
     if (tex) with.push_back("Texture");
-    if (!with.empty()) memory["l1"]["sharedWith"] = with;
-    if (tex && memory.contains("texture")) memory["texture"]["sharedWith"] = ro ? json{"L1", "Read Only"} : json{"L1"};
-    if (ro && memory.contains("readOnly")) memory["readOnly"]["sharedWith"] = tex ? json{"L1", "Texture"} : json{"L1"};
+    const auto with_at = [](const char* section) { return ptr(mt4g_section(section) + "/sharedWith"); };
+    if (!with.empty()) out[with_at("l1_section")] = with;
+    if (tex && out.contains(ptr(mt4g_section("texture_section"))))
+      out[with_at("texture_section")] = ro ? json{"L1", "Read Only"} : json{"L1"};
+    if (ro && out.contains(ptr(mt4g_section("read_only_section"))))
+      out[with_at("read_only_section")] = tex ? json{"L1", "Texture"} : json{"L1"};
   }
 
   TopologyReads t_;

@@ -21,6 +21,7 @@ std::optional<TopologyFormat> parse_topology_format(std::string_view name) {
   if (name == "accel-sim") return TopologyFormat::AccelSim;
   if (name == "csv") return TopologyFormat::Csv;
   if (name == "mt4g") return TopologyFormat::Mt4g;
+  if (name == "hwloc") return TopologyFormat::Hwloc;
   return std::nullopt;
 }
 
@@ -30,6 +31,7 @@ const char* topology_format_name(TopologyFormat format) {
     case TopologyFormat::AccelSim: return "accel-sim";
     case TopologyFormat::Csv: return "csv";
     case TopologyFormat::Mt4g: return "mt4g";
+    case TopologyFormat::Hwloc: return "hwloc";
     default: return "toml";
   }
 }

@@ -75,6 +75,7 @@ void add_per_sm(const Doc& d, GpuDrawing& g);         // draw_sm_levels.cpp
 void add_shared(const Doc& d, GpuDrawing& g);         // draw_chip_levels.cpp
 void add_ladder(const Doc& d, GpuDrawing& g);         // draw_ladder.cpp
 void add_rates(const Doc& d, GpuDrawing& g);          // draw_rates.cpp: rates, compute, clusters
+void add_attachment(const Doc& d, GpuDrawing& g);     // draw_attachment.cpp: the GPU in its host
 void add_sm_resources(const Doc& d, GpuDrawing& g);   // draw_rates.cpp, after add_per_sm
 void add_not_measured(const Doc& d, GpuDrawing& g);   // draw_identity.cpp, after the levels
 

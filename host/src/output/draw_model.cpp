@@ -51,6 +51,7 @@ GpuDrawing gpu_drawing(const toml::table& doc) {
   draw::add_shared(d, g);
   draw::add_ladder(d, g);
   draw::add_rates(d, g);
+  draw::add_attachment(d, g);
   draw::add_not_measured(d, g);
   add_legend(g);
   return g;
