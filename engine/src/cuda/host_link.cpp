@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cmath>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -66,11 +67,46 @@ std::string first_line(const std::string& path) {
   return s;
 }
 
+// The PCI function's sysfs folder: "0000:1b:00.0" whatever case the bus id came in.
+std::string sysfs_folder(const char* bus_id) {
+  unsigned domain = 0, bus = 0, dev = 0, fn = 0;
+  if (std::sscanf(bus_id, "%x:%x:%x.%x", &domain, &bus, &dev, &fn) != 4) return "";
+  char canonical[64];
+  std::snprintf(canonical, sizeof canonical, "/sys/bus/pci/devices/%04x:%02x:%02x.%x/", domain, bus, dev, fn);
+  return canonical;
+}
+
+// The kernel's view of the PCIe link (its Link Status and Capabilities registers), where NVML
+// could not tell: "32.0 GT/s PCIe" is generation 5.
+struct SysfsLink {
+  int generation = -1, generation_max = -1, width = -1, width_max = -1;
+};
+int generation_of(const std::string& speed) {
+  const double gts = std::atof(speed.c_str());
+  for (const auto& [rate, gen] : {std::pair{2.5, 1}, {5.0, 2}, {8.0, 3}, {16.0, 4}, {32.0, 5}, {64.0, 6}})
+    if (std::abs(gts - rate) < 0.01) return gen;
+  return -1;
+}
+SysfsLink sysfs_link(const char* bus_id) {
+  SysfsLink l;
+  const std::string dir = sysfs_folder(bus_id);
+  if (dir.empty()) return l;
+  auto number = [&](const char* file) {
+    const std::string s = first_line(dir + file);
+    return s.empty() ? -1 : std::atoi(s.c_str());
+  };
+  l.generation = generation_of(first_line(dir + "current_link_speed"));
+  l.generation_max = generation_of(first_line(dir + "max_link_speed"));
+  l.width = number("current_link_width");
+  l.width_max = number("max_link_width");
+  return l;
+}
+
 HostPlacement placement_of(const char* bus_id) {
   HostPlacement p;
+#ifdef MEMTOPO_HAVE_HWLOC
   unsigned domain = 0, bus = 0, dev = 0, fn = 0;
   const bool parsed = std::sscanf(bus_id, "%x:%x:%x.%x", &domain, &bus, &dev, &fn) == 4;
-#ifdef MEMTOPO_HAVE_HWLOC
   hwloc_topology_t t = host_topology();
   if (t && parsed) {
     p.source = std::string("hwloc ") + HWLOC_VERSION;
@@ -93,16 +129,10 @@ HostPlacement placement_of(const char* bus_id) {
   }
 #endif
   // sysfs: the node and CPUs of the PCI function; no far node to bind memory to.
-  std::string id = bus_id;
-  std::transform(id.begin(), id.end(), id.begin(), [](unsigned char ch) { return char(std::tolower(ch)); });
-  if (parsed) {
-    char canonical[32];
-    std::snprintf(canonical, sizeof canonical, "%04x:%02x:%02x.%x", domain, bus, dev, fn);
-    id = canonical;
-  }
-  const std::string node = first_line("/sys/bus/pci/devices/" + id + "/numa_node");
+  const std::string dir = sysfs_folder(bus_id);
+  const std::string node = dir.empty() ? "" : first_line(dir + "numa_node");
   if (!node.empty()) p.numa_node = std::max(-1, std::atoi(node.c_str()));
-  p.local_cpus = first_line("/sys/bus/pci/devices/" + id + "/local_cpulist");
+  if (!dir.empty()) p.local_cpus = first_line(dir + "local_cpulist");
   p.source = "sysfs";
   p.why_no_far = "memtopo was built without hwloc, which binds host memory to a NUMA node";
   return p;
@@ -213,6 +243,7 @@ void read_attachment(int ordinal, const char* bus_id, mt_attachment& out) {
   check(cudaSetDevice(ordinal), "cudaSetDevice");
   constexpr uint64_t kBytes = 64ull << 20;
   NvmlLinks n;
+  bool sysfs_pcie = false;
   {
     PinnedHostBuffer host(kBytes, -1);
     LinkDeviceBuffer device(ordinal, kBytes);
@@ -221,6 +252,14 @@ void read_attachment(int ordinal, const char* bus_id, mt_attachment& out) {
       check(cudaMemcpyAsync(device.data, host.data(), kBytes, cudaMemcpyHostToDevice, t.stream), "cudaMemcpyAsync");
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
     n = query_nvml(bus_id);
+    if (n.pcie_generation < 0 || n.pcie_width_lanes < 0) {
+      const SysfsLink l = sysfs_link(bus_id);
+      n.pcie_generation = l.generation;
+      n.pcie_generation_max = l.generation_max;
+      n.pcie_width_lanes = l.width;
+      n.pcie_width_max_lanes = l.width_max;
+      if (l.generation > 0) sysfs_pcie = true;
+    }
     check(cudaStreamSynchronize(t.stream), "cudaStreamSynchronize");
   }
   std::snprintf(out.local_cpus, sizeof out.local_cpus, "%s", (p.local_cpus.empty() ? n.local_cpus : p.local_cpus).c_str());
@@ -232,7 +271,8 @@ void read_attachment(int ordinal, const char* bus_id, mt_attachment& out) {
   out.nvlink_links_up = n.nvlink_links_up;
   std::snprintf(out.nvlink_peers, sizeof out.nvlink_peers, "%s", n.nvlink_peers.c_str());
   const std::string nvml = n.version.empty() ? "no NVML: " + n.why_not : n.version;
-  std::snprintf(out.source, sizeof out.source, "%s, %s", nvml.c_str(), p.source.c_str());
+  std::snprintf(out.source, sizeof out.source, "%s, %s%s", nvml.c_str(), p.source.c_str(),
+                sysfs_pcie ? ", PCIe link from sysfs" : "");
 }
 
 int time_link_copies(int ordinal, const char* bus_id, mt_link_copy& c, std::string& why) {

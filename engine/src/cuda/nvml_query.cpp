@@ -93,6 +93,8 @@ std::string cpu_list(const std::vector<unsigned long>& mask) {
 
 }  // namespace
 
+void open_nvml_early() { api(); }
+
 NvmlLinks query_nvml(const char* pci_bus_id) {
   NvmlLinks out;
   const NvmlApi& a = api();
