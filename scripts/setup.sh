@@ -19,6 +19,8 @@ packages=(
   llvm-14                 # llvm-symbolizer: readable sanitizer stacks
   python3-matplotlib      # memtopo report's plots (optional: the report needs it, nothing else)
   chromium                # the report's browser test (headless; skipped without it)
+  libhwloc-dev            # the GPU's NUMA node and host memory bound to it, export --hwloc (optional)
+  hwloc                   # lstopo-no-graphics, for the test that reads export --hwloc back
   libopenmpi-dev          # fleet runs under mpirun (optional: CMake builds without it)
   openmpi-bin             # mpirun, for the fleet test
 )
