@@ -4,6 +4,9 @@
 #include <dlfcn.h>
 
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
 #include <mutex>
 #include <vector>
 
@@ -36,6 +39,19 @@ struct NvmlApi {
   std::string why_not;
 };
 
+// What the process holds when NVML refuses to open: its open files and memory mappings, the
+// resources an operating-system refusal (NVML_ERROR_OPERATING_SYSTEM) runs out of.
+std::string process_resources() {
+  size_t files = 0, mappings = 0;
+  std::error_code ec;
+  for (auto it = std::filesystem::directory_iterator("/proc/self/fd", ec); !ec && it != std::filesystem::directory_iterator();
+       it.increment(ec))
+    ++files;
+  std::ifstream maps("/proc/self/maps");
+  for (std::string line; std::getline(maps, line);) ++mappings;
+  return std::to_string(files) + " open files, " + std::to_string(mappings) + " memory mappings";
+}
+
 template <class F>
 void bind(void* lib, const char* name, F& f) {
   f = reinterpret_cast<F>(dlsym(lib, name));
@@ -63,7 +79,7 @@ const NvmlApi& api() {
     bind(lib, "nvmlDeviceGetCpuAffinity", a.cpu_affinity);
     if (!a.init || !a.by_bus_id) a.why_not = "libnvidia-ml.so.1 lacks nvmlInit_v2 or nvmlDeviceGetHandleByPciBusId_v2";
     else if (const int rc = a.init(); rc != kSuccess && !(a.init_flags && a.init_flags(0) == kSuccess))
-      a.why_not = "nvmlInit_v2 returned " + std::to_string(rc);
+      a.why_not = "nvmlInit_v2 returned " + std::to_string(rc) + " with " + process_resources();
   });
   return a;
 }
