@@ -13,7 +13,6 @@
 #include "cuda_engine.hpp"
 #include "cuda_util.hpp"
 #include "host_link.hpp"
-#include "nvml_query.hpp"
 #include "engine/param_bank.hpp"
 #include "engine/jobs.hpp"
 #include "engine/utf8_copy.hpp"
@@ -179,7 +178,6 @@ class CudaDevice final : public Device {
                   u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
     check(cudaDeviceGetPCIBusId(info_.pci_bus_id, sizeof info_.pci_bus_id, ordinal), "cudaDeviceGetPCIBusId");
     engine_ = std::make_unique<CudaEngine>(ordinal, info_);
-    cuda::open_nvml_early();
     backend_.struct_size = sizeof(backend_);
     backend_.self = engine_.get();
     backend_.name = "cuda";

@@ -26,7 +26,6 @@ struct PciInfo {  // nvmlPciInfo_t
 
 struct NvmlApi {
   int (*init)();
-  int (*init_flags)(unsigned);
   int (*by_bus_id)(const char*, nvmlDevice*);
   int (*version)(char*, unsigned);
   int (*curr_gen)(nvmlDevice, unsigned*);
@@ -67,7 +66,6 @@ const NvmlApi& api() {
       return;
     }
     bind(lib, "nvmlInit_v2", a.init);
-    bind(lib, "nvmlInitWithFlags", a.init_flags);
     bind(lib, "nvmlDeviceGetHandleByPciBusId_v2", a.by_bus_id);
     bind(lib, "nvmlSystemGetNVMLVersion", a.version);
     bind(lib, "nvmlDeviceGetCurrPcieLinkGeneration", a.curr_gen);
@@ -78,7 +76,7 @@ const NvmlApi& api() {
     bind(lib, "nvmlDeviceGetNvLinkRemotePciInfo_v2", a.nvlink_remote);
     bind(lib, "nvmlDeviceGetCpuAffinity", a.cpu_affinity);
     if (!a.init || !a.by_bus_id) a.why_not = "libnvidia-ml.so.1 lacks nvmlInit_v2 or nvmlDeviceGetHandleByPciBusId_v2";
-    else if (const int rc = a.init(); rc != kSuccess && !(a.init_flags && a.init_flags(0) == kSuccess))
+    else if (const int rc = a.init(); rc != kSuccess)
       a.why_not = "nvmlInit_v2 returned " + std::to_string(rc) + " with " + process_resources();
   });
   return a;
@@ -108,8 +106,6 @@ std::string cpu_list(const std::vector<unsigned long>& mask) {
 }
 
 }  // namespace
-
-void open_nvml_early() { api(); }
 
 NvmlLinks query_nvml(const char* pci_bus_id) {
   NvmlLinks out;

@@ -16,9 +16,5 @@ struct NvmlLinks {
 };
 
 NvmlLinks query_nvml(const char* pci_bus_id);
-// Opens and initialises NVML now, once per process: when the device opens, as the host reads the
-// GPU state. A first nvmlInit_v2 late in a default run, after other probes, was refused with
-// NVML_ERROR_OPERATING_SYSTEM (17) on lent H200 hosts (docs/results/links.md).
-void open_nvml_early();
 
 }  // namespace memtopo::cuda
