@@ -37,8 +37,8 @@ class ThrottleWatch {
 
  private:
   bool read(ViolationSample& out) const;
-  void* lib_ = nullptr;
-  void* device_ = nullptr;
+  std::string pci_bus_id_;
+  bool watching_ = false;
   ViolationSample at_start_{};
   bool started_ = false;
   std::vector<std::string> probes_, during_;

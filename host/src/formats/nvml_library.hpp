@@ -23,8 +23,13 @@ struct Nvml {
   }
 };
 
-// Opens NVML and the device with this PCI bus id; empty Nvml (lib null) when either fails,
-// with the reason in `why`.
+// Opens NVML (once per process, again after close_nvml) and the device with this PCI bus id;
+// empty Nvml (lib null) when either fails, with the reason in `why`. The handle is valid
+// until close_nvml: take a new one for each reading.
 Nvml open_nvml(const std::string& pci_bus_id, std::string* why);
+
+// Shuts NVML down where this process opened it. Called before a worker forks: a child of a
+// process that holds NVML open cannot open it.
+void close_nvml();
 
 }  // namespace memtopo::host

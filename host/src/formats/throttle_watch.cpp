@@ -34,22 +34,23 @@ std::string throttle_between(const ViolationSample& before, const ViolationSampl
 
 ThrottleWatch::ThrottleWatch(const mt_device_info& info) {
   if (std::strcmp(info.backend, "cuda") != 0) return;
-  std::string why;
-  const Nvml n = open_nvml(info.pci_bus_id, &why);
-  lib_ = n.lib;
-  device_ = n.device;
+  pci_bus_id_ = info.pci_bus_id;
+  watching_ = true;
   ViolationSample probe{};
-  if (!read(probe)) lib_ = nullptr;  // no counters on this GPU or driver: nothing watched
+  if (!read(probe)) watching_ = false;  // no counters on this GPU or driver: nothing watched
 }
 
 bool ThrottleWatch::read(ViolationSample& out) const {
-  if (!lib_) return false;
+  if (!watching_) return false;
+  // A new handle for each reading: a worker's fork closes NVML in between (nvml_library.hpp).
+  std::string why;
+  const Nvml n = open_nvml(pci_bus_id_, &why);
   using Fn = nvml_return (*)(nvml_device, unsigned, ViolationTime*);
-  const auto status = reinterpret_cast<Fn>(::dlsym(lib_, "nvmlDeviceGetViolationStatus"));
+  const auto status = n.fn<Fn>("nvmlDeviceGetViolationStatus");
   if (!status) return false;
   for (size_t i = 0; i < out.size(); ++i) {
     ViolationTime t{};
-    if (status(device_, kPolicies[i], &t) != kNvmlSuccess) return false;
+    if (status(n.device, kPolicies[i], &t) != kNvmlSuccess) return false;
     out[i] = t.violation_ns;
   }
   return true;

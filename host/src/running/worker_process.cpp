@@ -18,6 +18,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "formats/nvml_library.hpp"
 #include "memtopo_host/child_process.hpp"
 
 namespace memtopo::host {
@@ -84,6 +85,7 @@ std::unique_ptr<WorkerProcess> WorkerProcess::spawn(const WorkerSetup& setup) {
   }
   std::fflush(stdout);
   std::fflush(stderr);
+  close_nvml();  // else the worker cannot open NVML; the parent opens it again when it reads
   // The parent's stop handlers must not run in the child before it installs its own.
   sigset_t stop_signals, previous;
   sigemptyset(&stop_signals);
