@@ -128,6 +128,13 @@ TEST_CASE("abi: MEMTOPO_PLUGIN's entry point returns a descriptor of this ABI", 
   CHECK(std::strcmp(desc->name, "abi-values") == 0);
 }
 
+TEST_CASE("abi: MEMTOPO_PLUGIN's entry point declines a host of another major ABI", "[abi]") {
+  CHECK(memtopo_plugin_entry(MEMTOPO_ABI_MAJOR + 1, 0) == nullptr);
+  CHECK(memtopo_plugin_entry(MEMTOPO_ABI_MAJOR - 1, MEMTOPO_ABI_MINOR) == nullptr);
+  // An older minor still gets the descriptor: the host names both versions when it refuses.
+  CHECK(memtopo_plugin_entry(MEMTOPO_ABI_MAJOR, 0) != nullptr);
+}
+
 TEST_CASE("abi: docs/abi.md has the section these tests cite, with the rule", "[abi]") {
   std::ifstream in(MEMTOPO_SOURCE_DIR "/docs/abi.md");
   REQUIRE(in);

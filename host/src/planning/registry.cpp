@@ -133,7 +133,8 @@ bool Registry::load_file(const fs::path& file) {
   const mt_plugin_desc* desc = entry(MEMTOPO_ABI_MAJOR, MEMTOPO_ABI_MINOR);
   if (!desc) {
     errors_.push_back(name + ": the plugin declined to work with host ABI " + std::to_string(MEMTOPO_ABI_MAJOR) +
-                      "." + std::to_string(MEMTOPO_ABI_MINOR) + " (its entry point returned no descriptor)");
+                      "." + std::to_string(MEMTOPO_ABI_MINOR) +
+                      " (its entry point returned no descriptor: build it against this SDK's major version)");
     return false;
   }
   return add_descriptor(desc, name, file.stem().string());

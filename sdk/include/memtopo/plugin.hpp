@@ -349,6 +349,16 @@ class PluginHolder {
 }  // namespace detail
 }  // namespace memtopo
 
+namespace memtopo::detail {
+// The entry point's answer to a host: the descriptor, or none for a host of another major
+// ABI, whose structs are laid out otherwise. A host of an older minor gets the descriptor and
+// decides itself (it refuses a plugin newer than it, naming both versions).
+inline const mt_plugin_desc* descriptor_for_host(const mt_plugin_desc* desc, uint32_t host_major,
+                                                 uint32_t /*host_minor*/) {
+  return host_major == MEMTOPO_ABI_MAJOR ? desc : nullptr;
+}
+}  // namespace memtopo::detail
+
 #define MEMTOPO_DETAIL_DESCRIPTOR_(NAME, VERSION, ...)                                       \
   static const mt_plugin_desc* memtopo_detail_descriptor_() {                                \
     static const ::memtopo::detail::PluginHolder holder(NAME, VERSION, {__VA_ARGS__});       \
@@ -359,14 +369,17 @@ class PluginHolder {
 // Linked statically into a test: a named function instead of the exported entry point.
 #define MEMTOPO_PLUGIN(NAME, VERSION, ...)                                                   \
   MEMTOPO_DETAIL_DESCRIPTOR_(NAME, VERSION, __VA_ARGS__)                                     \
-  const mt_plugin_desc* MEMTOPO_STATIC_PLUGIN_FN(uint32_t, uint32_t) {                       \
-    return memtopo_detail_descriptor_();                                                     \
+  const mt_plugin_desc* MEMTOPO_STATIC_PLUGIN_FN(uint32_t host_major, uint32_t host_minor) {  \
+    return ::memtopo::detail::descriptor_for_host(memtopo_detail_descriptor_(), host_major,  \
+                                                  host_minor);                               \
   }
 #else
 #define MEMTOPO_PLUGIN(NAME, VERSION, ...)                                                   \
   MEMTOPO_DETAIL_DESCRIPTOR_(NAME, VERSION, __VA_ARGS__)                                     \
-  /* The descriptor carries the plugin's ABI version; the host decides whether to use it. */ \
-  extern "C" MEMTOPO_EXPORT const mt_plugin_desc* memtopo_plugin_entry(uint32_t, uint32_t) {  \
-    return memtopo_detail_descriptor_();                                                     \
+  extern "C" MEMTOPO_EXPORT const mt_plugin_desc* memtopo_plugin_entry(uint32_t host_major,  \
+                                                                       uint32_t host_minor)  \
+  {                                                                                          \
+    return ::memtopo::detail::descriptor_for_host(memtopo_detail_descriptor_(), host_major,  \
+                                                  host_minor);                               \
   }
 #endif
