@@ -109,7 +109,12 @@ int main(int argc, char** argv) {
   }
   try {
     std::string fallback;
-    auto dev = memtopo::engine::open_device(spec, &fallback);
+    const auto parsed = memtopo::engine::parse_device_spec(spec);
+    if (!parsed) {
+      std::fprintf(stderr, "%s: '%s' is not a device; use auto, cuda, cuda:N, sim or sim:FILE\n", argv[0], spec.c_str());
+      return 2;
+    }
+    auto dev = memtopo::engine::open_device(*parsed, &fallback);
     const mt_device_info& info = dev->info();
     std::printf("device: %s (%s), %d SMs, SM clock %.0f MHz%s%s\n", info.name, dev->description().c_str(),
                 info.sm_count, info.sm_clock_khz / 1e3, fallback.empty() ? "" : "; auto fell back: ",

@@ -216,14 +216,14 @@ TEST_CASE("shared folder: equal device names get files of their own, also per lo
   for (const auto& f : {dir / "da" / "x.toml", dir / "db" / "x.toml", dir / "x-1.toml"}) fs::copy_file(example, f);
   const std::string list = "sim:" + (dir / "da" / "x.toml").string() + ",sim:" + (dir / "db" / "x.toml").string() +
                            ",sim:" + (dir / "x-1.toml").string();
-  const auto devices = memtopo::host::cli::expand_devices(list, "h");
+  const auto devices = memtopo::host::cli::expand_devices(memtopo::host::resolve_device(list, {}), "h");
   REQUIRE(devices.size() == 3);
   CHECK(devices[0].stem == "h-sim-x-2");
   CHECK(devices[1].stem == "h-sim-x-3");
   CHECK(devices[2].stem == "h-sim-x-1");
   CHECK(devices[0].label == "sim-x-2");
   // The same list twice still gives three names of its own each.
-  const auto twice = memtopo::host::cli::expand_devices(list + "," + list, "h");
+  const auto twice = memtopo::host::cli::expand_devices(memtopo::host::resolve_device(list + "," + list, {}), "h");
   std::set<std::string> stems;
   for (const auto& d : twice) stems.insert(d.stem);
   CHECK(stems.size() == 6);

@@ -185,6 +185,25 @@ TEST_CASE("the planner skips a probe whose needs the device does not meet, and i
   }
 }
 
+TEST_CASE("plan: a plan made before the device opens, fitted to it, is the device's plan", "[host][plan][needs]") {
+  const Registry& reg = needs_registry();
+  for (const DeviceFacts& device : {DeviceFacts{"sim", 9, 0}, DeviceFacts{"cuda", 8, 6}, DeviceFacts{"sim", 0, 0}}) {
+    Plan fitted = make_plan(reg, {});
+    fit_plan_to_device(fitted, device);
+    const Plan direct = make_plan(reg, {}, &device);
+    REQUIRE(fitted.steps.size() == direct.steps.size());
+    for (size_t i = 0; i < direct.steps.size(); ++i) {
+      CHECK(fitted.steps[i].probe == direct.steps[i].probe);
+      CHECK(fitted.steps[i].skip_reason == direct.steps[i].skip_reason);
+    }
+  }
+  // Fitted twice, the second device's reasons replace the first's.
+  Plan plan = make_plan(reg, {});
+  fit_plan_to_device(plan, DeviceFacts{"sim", 9, 0});
+  fit_plan_to_device(plan, DeviceFacts{"cuda", 9, 0});
+  for (const auto& s : plan.steps) CHECK(s.skip_reason.find("simulated GPU") == std::string::npos);
+}
+
 TEST_CASE("plan: --only takes result keys: the provider and what it needs are selected", "[host][plan]") {
   Fixture f;
   add_chain(f);

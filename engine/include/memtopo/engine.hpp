@@ -80,9 +80,23 @@ const char* sim_builtin_description();
 // CUDA device `ordinal`. Throws memtopo::Error with the CUDA message.
 std::unique_ptr<Device> open_cuda(int ordinal);
 
-// "auto" (GPU 0 if one exists, else the built-in simulated GPU), "cuda", "cuda:N", "sim",
-// "sim:FILE". When auto falls back to the simulator, *fallback_reason says why.
-std::unique_ptr<Device> open_device(const std::string& spec, std::string* fallback_reason = nullptr,
+// The device to open, as the host's command line and config name it (parsed there only).
+struct DeviceSpec {
+  enum class Kind { Auto, Cuda, Sim };
+  Kind kind = Kind::Auto;
+  int ordinal = 0;   // Cuda: the GPU's number; -1 for a number no GPU can have
+  std::string file;  // Sim: a description file; "" for the built-in simulated GPU
+};
+// The one grammar of a device: auto, cuda, cuda:N, sim or sim:FILE (a file name of one line);
+// nothing for any other form. cuda:N with N of 2^20 and above gives ordinal -1.
+std::optional<DeviceSpec> parse_device_spec(const std::string& text);
+// "auto", "cuda:N", "sim" or "sim:FILE": the spec as the command line writes it.
+std::string device_spec_text(const DeviceSpec& spec);
+
+// Auto: GPU 0 if one exists, else the built-in simulated GPU (*fallback_reason says why);
+// Cuda: GPU `ordinal`; Sim: the description `file`, its measured keys replayed by `replay`.
+// Throws memtopo::Error naming the spec and what to use instead.
+std::unique_ptr<Device> open_device(const DeviceSpec& spec, std::string* fallback_reason = nullptr,
                                     const ReplayMap& replay = {});
 
 }  // namespace memtopo::engine

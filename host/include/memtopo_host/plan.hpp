@@ -29,6 +29,7 @@ struct PlanStep {
 struct Plan {
   std::vector<PlanStep> steps;                         // dependencies before dependents
   std::map<std::string, const ProbeInfo*> providers;   // result key -> the probe providing it
+  std::map<std::string, const ProbeInfo*> excluded_providers;  // result key -> its provider left out by skip
   // Result keys named in `only`, each with the loaded probe that provides it (which may be
   // excluded by skip): a key asked for by name must be in the output.
   std::map<std::string, std::string> requested_keys;
@@ -62,6 +63,9 @@ std::string needs_text(const ProbeInfo& probe);
 // Deterministic: probes are considered in name order. The registry must outlive the plan.
 // With `device`, probes whose needs it does not meet are skipped (and their dependents).
 Plan make_plan(const Registry& registry, const Selection& selection, const DeviceFacts* device = nullptr);
+// The plan made without a device, fitted to one once it is open: its skip reasons as
+// make_plan with `device` gives them (the order and selection stay).
+void fit_plan_to_device(Plan& plan, const DeviceFacts& device);
 
 // Whether `entry` (a probe or plugin name) names `probe`.
 bool selects(const std::string& entry, const ProbeInfo& probe);

@@ -20,6 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "memtopo/engine.hpp"
 #include "memtopo_host/probe_executor.hpp"
 #include "memtopo_host/registry.hpp"
 
@@ -28,7 +29,7 @@ namespace memtopo::host {
 // What a worker needs from the parent; fork copies it into the child.
 struct WorkerSetup {
   const Registry* registry = nullptr;
-  std::string device_spec;  // as for --device: auto, cuda, cuda:N, sim, sim:FILE
+  engine::DeviceSpec device;  // resolved from --device once (planning/run_choice.hpp)
   OptionOverrides options;
   std::filesystem::path raw_dir;
 };

@@ -80,24 +80,6 @@ Config maybe_load_config(const std::string& path, const Registry& reg) {
   return load_config(path, reg);  // ConfigError handled by the caller
 }
 
-std::vector<std::string> split_lists(const std::vector<std::string>& values) {
-  std::vector<std::string> out;
-  for (const auto& v : values) {
-    size_t begin = 0;
-    for (size_t comma; (comma = v.find(',', begin)) != std::string::npos; begin = comma + 1)
-      out.push_back(v.substr(begin, comma - begin));
-    out.push_back(v.substr(begin));
-  }
-  return out;
-}
-
-Selection effective_selection(const SelectionRequest& a, const Config& cfg) {
-  Selection sel;
-  sel.only = a.only.empty() ? cfg.probes : split_lists(a.only);
-  sel.skip = a.skip.empty() ? cfg.skip : split_lists(a.skip);
-  return sel;
-}
-
 namespace {
 
 // --------------------------------------------------------------------------- plan
@@ -131,13 +113,12 @@ void print_plan(const Plan& plan, const std::map<std::string, double>& recorded,
 int cmd_plan(const PlanRequest& a) {
   Registry reg = load_registry(a.plugin_paths, true);
   Config cfg = maybe_load_config(a.config, reg);
-  const Selection sel = effective_selection(a, cfg);
-  make_plan(reg, sel);  // plan errors (unknown names, cycles) before the device is opened
+  const RunChoice choice = resolve_selection(a, cfg);
+  Plan plan = make_plan(reg, choice.selection);  // plan errors (unknown names, cycles) before the device opens
   const std::map<std::string, double> recorded = a.timings.empty() ? std::map<std::string, double>{}
                                                                    : recorded_durations(a.timings);
-  const auto device = open_device_arg(a, cfg, reg.replay_map());
-  const DeviceFacts facts = device_facts(device->info());
-  const Plan plan = make_plan(reg, sel, &facts);
+  const auto device = open_device_arg(choice.device, reg.replay_map());
+  fit_plan_to_device(plan, device_facts(device->info()));
   print_plan(plan, recorded, std::cout);
   const mt_device_info& info = device->info();
   const std::string here = std::string(info.name, strnlen(info.name, sizeof info.name)) + " (" +

@@ -23,6 +23,7 @@
 #include "memtopo_host/plan.hpp"
 #include "memtopo_host/registry.hpp"
 #include "output/output_file.hpp"
+#include "planning/run_choice.hpp"
 #include "planning/run_request.hpp"
 #include "running/open_device.hpp"
 
@@ -63,8 +64,6 @@ void setup_logging(bool quiet, bool verbose);
 // usage error. With `report_errors`, each refused file is logged as a warning.
 Registry load_registry(const std::vector<std::string>& plugin_paths, bool report_errors);
 Config maybe_load_config(const std::string& path, const Registry& reg);
-// The command line replaces the config's lists.
-Selection effective_selection(const SelectionRequest& a, const Config& cfg);
 int cmd_run(const RunRequest& a);
 // memtopo list (list_command.cpp): `format` "text" or "json".
 int cmd_list(const std::vector<std::string>& plugin_paths, const std::vector<std::string>& names, bool verbose,
@@ -76,9 +75,6 @@ std::optional<toml::table> read_toml_or_report(const std::string& file, const st
 // The same, and the file must be a topology (a [meta] table): a simulated device description is
 // named as one. `what_for` ends "name a topology file; <what_for>".
 std::optional<toml::table> read_topology_or_report(const std::string& file, const std::string& what_for);
-// "a,b" -> a, b for each value of a repeatable option (--only, --skip); empty entries are
-// refused by the option's own check.
-std::vector<std::string> split_lists(const std::vector<std::string>& values);
 
 // --tolerance-percent and --profile of diff and fleet (compare_options.cpp).
 struct CompareArgs {

@@ -50,23 +50,22 @@ void refuse_misnamed_output(const RunRequest& a, const OutputTarget& out) {
 }
 
 // What `run` reads and must never overwrite: the config, the device description, the plugins.
-std::vector<NamedInput> run_inputs(const RunRequest& a, const Config& cfg, const Registry& reg) {
+std::vector<NamedInput> run_inputs(const RunRequest& a, const RunChoice& run, const Registry& reg) {
   std::vector<NamedInput> inputs{{"--config", a.config}};
-  const std::string device = !a.device.empty() ? a.device : cfg.device.value_or("");
-  if (device.rfind("sim:", 0) == 0) inputs.push_back({"the device description of --device", device.substr(4)});
+  for (const DeviceSpec& d : run.device.specs)
+    if (d.kind == DeviceSpec::Kind::Sim && !d.file.empty()) inputs.push_back({"the device description of --device", d.file});
   for (const auto& p : reg.probes())
     if (p.file.rfind("static:", 0) != 0) inputs.push_back({"the plugin of " + p.name, p.file});
   return inputs;
 }
 
 // Before anything is measured: -o and --raw-dir are none of the inputs, nor each other.
-void refuse_overwriting_inputs(const RunRequest& a, const Config& cfg, const Registry& reg) {
-  std::vector<NamedInput> inputs = run_inputs(a, cfg, reg);
+void refuse_overwriting_inputs(const RunRequest& a, const RunChoice& run, const Registry& reg) {
+  std::vector<NamedInput> inputs = run_inputs(a, run, reg);
   refuse_output_over_inputs("-o", a.output, inputs);
-  const fs::path raw = raw_dir_of(a, cfg);
-  if (raw.empty()) return;
+  if (run.raw_dir.empty()) return;
   inputs.push_back({"-o", a.output});
-  refuse_output_over_inputs(a.raw_dir.empty() ? "[run] raw_dir" : "--raw-dir", raw.string(), inputs);
+  refuse_output_over_inputs(a.raw_dir.empty() ? "[run] raw_dir" : "--raw-dir", run.raw_dir.string(), inputs);
 }
 
 // A fleet outlier is often a state, not a part: say so where the run can see it.
@@ -76,9 +75,10 @@ void warn_about_state(const GpuState& state) {
   for (const auto& w : gpu_state_warnings(j)) spdlog::warn("GPU state: {}; the values may not be the GPU's best", w);
 }
 
-std::string resolved_device_spec(const mt_device_info& info, const std::string& spec) {
+// [meta] device_spec: the device opened, as --device would name it again.
+std::string resolved_device_spec(const mt_device_info& info, const DeviceSpec& spec) {
   if (std::string(info.backend) == "cuda") return "cuda:" + std::to_string(info.ordinal);
-  if (spec.rfind("sim:", 0) == 0) return spec;
+  if (spec.kind == DeviceSpec::Kind::Sim) return engine::device_spec_text(spec);
   return "sim";
 }
 
@@ -138,33 +138,31 @@ int cmd_run(const RunRequest& a) {
       is_folder_output(a.output) ? std::nullopt : std::optional<OutputTarget>(resolve_output(a.output, named_by));
   Registry reg = load_registry(a.plugin_paths, true);
   Config cfg = maybe_load_config(a.config, reg);
-  const std::string device_arg = !a.device.empty() ? a.device : cfg.device.value_or("auto");
-  if (wants_fleet_run(a, device_arg)) return run_fleet(a, cfg, device_arg);
+  const RunChoice run = resolve_run(a, cfg);  // the one place the command line meets the config
+  if (wants_fleet_run(a, run.device)) return run_fleet(a, run);
   const OutputTarget out = checked ? *checked : resolve_output(a.output, named_by);
   if (a.resume && out.kind != OutputKind::File)
     throw UsageError("--resume: -o " + a.output + " is not a regular file, so no journal is kept for it; "
                      "resume needs a file output");
-  refuse_overwriting_inputs(a, cfg, reg);
+  refuse_overwriting_inputs(a, run, reg);
   refuse_misnamed_output(a, out);
-  const Selection sel = effective_selection(a, cfg);
-  if (make_plan(reg, sel).steps.empty())  // plan errors before the device is opened
+  Plan plan = make_plan(reg, run.selection);  // plan errors before the device is opened
+  if (plan.steps.empty())
     throw UsageError(reg.probes().empty() ? "no probes found (memtopo list shows where it looks; --plugin-path adds a folder)"
                                           : "the selection leaves no probe to run");
   std::optional<OutputLock> lock;  // held until the output is written and the journal settled
   if (out.kind == OutputKind::File) lock.emplace(out.path);
 
-  RunSettings settings = run_settings(a, cfg);
-  const bool isolated = isolation_wanted(a, cfg);
-  engine::set_hardware_counters(a.verify || cfg.verify.value_or(false));  // before a worker forks
-  RunDevice device = open_run_device(a, cfg, reg, settings, isolated, &StopSignals::count());
+  RunSettings settings = run_settings(run, cfg);
+  engine::set_hardware_counters(run.verify);  // before a worker forks
+  RunDevice device = open_run_device(run, reg, settings, &StopSignals::count());
   settings.budget_scale = budget_scale_for(device.info);
   settings.cpu_time_limits = std::string(device.info.backend) == "sim";
-  const DeviceFacts facts = device_facts(device.info);
-  const Plan plan = make_plan(reg, sel, &facts);
+  fit_plan_to_device(plan, device_facts(device.info));
 
   Meta meta = default_meta();
   meta.backend = device.info.backend;
-  meta.device_spec = resolved_device_spec(device.info, device_arg);
+  meta.device_spec = resolved_device_spec(device.info, run.device.one(""));
   meta.driver_version = cuda_version_string(device.info.driver_version);
   meta.runtime_version = cuda_version_string(device.info.runtime_version);
   if (!a.device_label.empty()) meta.device_label = a.device_label;
@@ -172,7 +170,7 @@ int cmd_run(const RunRequest& a) {
   spdlog::info("device: {} ({})", terminal_text(device.info.name), device.description);
   meta.gpu_state = read_gpu_state(device.info, "start");
 
-  settings.raw_dir = prepare_raw_dir(a, cfg);  // before anything is measured
+  settings.raw_dir = prepare_raw_dir(run);  // before anything is measured
   std::string description_text;
   try {
     description_text = device_description_text(device.info, device.description);
@@ -184,7 +182,7 @@ int cmd_run(const RunRequest& a) {
   const JournalState js = open_journal(a, out, reg, plan, header, settings, journal);
   JournalRecorder recorder(js.path.empty() ? nullptr : &journal);
   // Held until the output is written: a second signal then still leaves a complete file.
-  StopSignals signals(isolated);
+  StopSignals signals(run.isolated);
   ThrottleWatch watch(device.info);
   const RunReport report = measure(plan, device, settings, recorder, a.quiet, watch);
   journal.close();

@@ -86,10 +86,10 @@ std::string host_file_name() {
   return file_name_part(buf);
 }
 
-std::vector<FleetDevice> expand_devices(const std::string& device, const std::string& host) {
+std::vector<FleetDevice> expand_devices(const DeviceChoice& device, const std::string& host) {
   const std::vector<std::string> visible = visible_entries();
   std::vector<FleetDevice> out;
-  if (device == "all") {
+  if (device.all) {
     const int count = engine::cuda_device_count();
     if (count == 0)
       throw UsageError("--device all: no CUDA GPU is available" +
@@ -98,21 +98,19 @@ std::vector<FleetDevice> expand_devices(const std::string& device, const std::st
     for (int i = 0; i < count; ++i) out.push_back(cuda_device(i, visible, host));
     return out;
   }
-  for (const auto& entry : split(device, ',')) {
-    if (entry.empty()) throw UsageError("--device " + device + ": an empty entry; separate devices by single commas");
-    const auto spec = parse_device_spec(entry);
-    if (!spec || spec->kind == DeviceSpec::Kind::Auto)
-      throw UsageError("--device " + device + ": " +
-                       (spec ? "'auto' cannot be one of several devices; name each" : device_spec_error(entry)));
-    if (spec->kind == DeviceSpec::Kind::Cuda) {
-      const int ordinal = spec->ordinal;
+  for (const DeviceSpec& spec : device.specs) {
+    const std::string entry = engine::device_spec_text(spec);
+    if (spec.kind == DeviceSpec::Kind::Auto)
+      throw UsageError("--device " + device.text + ": 'auto' cannot be one of several devices; name each");
+    if (spec.kind == DeviceSpec::Kind::Cuda) {
+      const int ordinal = spec.ordinal;
       const int count = engine::cuda_device_count();
       if (ordinal < 0 || ordinal >= count)
         throw UsageError("--device " + entry + ": there is no such GPU; this host has " + std::to_string(count) +
                          " CUDA GPU(s)");
       out.push_back(cuda_device(ordinal, visible, host));
     } else {
-      const std::string& path = spec->file;
+      const std::string& path = spec.file;
       const std::string stem = path.empty() ? "sim" : "sim-" + sim_stem(path);
       out.push_back({entry, stem, "", host + "-" + stem});
     }

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "planning/run_choice.hpp"
+
 namespace memtopo::host::cli {
 
 // One device of a run of several.
@@ -32,7 +34,7 @@ std::string host_file_name();
 // where two would be equal, each of them gets "-1", "-2", ... in list order, skipping any
 // number that would give another device's name. Throws UsageError for an empty entry, a form
 // --device does not take, a GPU number beyond those there are, or "all" without a CUDA GPU.
-std::vector<FleetDevice> expand_devices(const std::string& device, const std::string& host);
+std::vector<FleetDevice> expand_devices(const DeviceChoice& device, const std::string& host);
 
 // This process as a rank of a parallel launch (srun, mpirun): its rank among the tasks of its
 // node, and how many there are. Absent outside a launch, and where the node runs one task

@@ -255,12 +255,12 @@ bool is_folder_output(const std::string& output) {
   return !output.empty() && (output.back() == '/' || fs::is_directory(output, ec));
 }
 
-bool wants_fleet_run(const RunRequest& a, const std::string& device) {
+bool wants_fleet_run(const RunRequest& a, const DeviceChoice& device) {
   if (std::getenv(kFleetMemberVariable)) return false;  // a member runs its one device
-  return is_folder_output(a.output) || names_several_devices(device) || launch_rank() || mpi_world_size() > 1;
+  return is_folder_output(a.output) || device.several() || launch_rank() || mpi_world_size() > 1;
 }
 
-int run_fleet(const RunRequest& a, const Config& cfg, const std::string& device_arg) {
+int run_fleet(const RunRequest& a, const RunChoice& run) {
   const auto start = std::chrono::steady_clock::now();
   // A second early: file times come from a coarser clock than this one.
   const auto files_from = fs::file_time_type::clock::now() - std::chrono::seconds(1);
@@ -269,14 +269,15 @@ int run_fleet(const RunRequest& a, const Config& cfg, const std::string& device_
                      "per GPU into a folder; name it with a trailing slash, e.g. -o topologies/");
   const std::string host = host_file_name();
   const std::optional<LaunchRank> rank = launch_rank();
-  std::string device = device_arg;
-  if ((device.empty() || device == "auto") && engine::cuda_device_count() > 0) device = "all";
-  std::vector<FleetDevice> devices = device.empty() || device == "auto"
+  DeviceChoice device = run.device;
+  const bool is_auto = !device.several() && device.specs.at(0).kind == DeviceSpec::Kind::Auto;
+  if (is_auto && engine::cuda_device_count() > 0) device = DeviceChoice{"all", {}, true};
+  std::vector<FleetDevice> devices = is_auto && !device.all
                                          ? std::vector<FleetDevice>{{"sim", "sim", "", host + "-sim"}}
                                          : expand_devices(device, host);
   if (rank) devices = {device_of_rank(devices, *rank)};
   const fs::path dir = prepare_folder(a.output);
-  const fs::path raw = raw_dir_of(a, cfg);
+  const fs::path& raw = run.raw_dir;
   const std::string ext = a.format == "json" ? ".json" : ".toml";
   std::unique_ptr<MpiSession> mpi = MpiSession::start();
   std::vector<Member> members;

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "memtopo_host/config.hpp"
+#include "planning/run_choice.hpp"
 #include "planning/run_request.hpp"
 
 namespace memtopo::host::cli {
@@ -16,8 +16,8 @@ constexpr const char* kFleetMemberVariable = "MEMTOPO_FLEET_MEMBER";
 bool is_folder_output(const std::string& output);
 // Whether `run` measures as a fleet: -o a folder, several devices (--device all, a list), a
 // rank of srun or mpirun with several tasks on its node, or an MPI launch of several ranks.
-bool wants_fleet_run(const RunRequest& a, const std::string& device);
+bool wants_fleet_run(const RunRequest& a, const DeviceChoice& device);
 // Runs one child `memtopo run` per device into the folder; the combined summary on stdout.
-int run_fleet(const RunRequest& a, const Config& cfg, const std::string& device);
+int run_fleet(const RunRequest& a, const RunChoice& run);
 
 }  // namespace memtopo::host::cli

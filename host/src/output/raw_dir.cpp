@@ -20,16 +20,10 @@ namespace memtopo::host::cli {
 
 namespace fs = std::filesystem;
 
-fs::path raw_dir_of(const RunRequest& a, const Config& cfg) {
-  return !a.raw_dir.empty() ? fs::path(a.raw_dir) : fs::path(cfg.raw_dir.value_or(""));
-}
-
-fs::path prepare_raw_dir(const RunRequest& a, const Config& cfg) {
-  const bool from_command_line = !a.raw_dir.empty();
-  const fs::path dir = raw_dir_of(a, cfg);
+fs::path prepare_raw_dir(const RunChoice& run) {
+  const fs::path& dir = run.raw_dir;
   if (dir.empty()) return dir;
-  const std::string named =
-      from_command_line ? "--raw-dir " + dir.string() : cfg.file.string() + ": [run] raw_dir " + dir.string();
+  const std::string& named = run.raw_dir_named;
   const std::string what_to_do = "; choose a folder you can write";
   std::error_code ec;
   fs::create_directories(dir, ec);

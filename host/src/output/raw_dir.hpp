@@ -3,17 +3,14 @@
 
 #include <filesystem>
 
-#include "memtopo_host/config.hpp"
 #include "memtopo_host/document.hpp"
-#include "planning/run_request.hpp"
+#include "planning/run_choice.hpp"
 
 namespace memtopo::host::cli {
 
 // The folder created and checked writable before anything is measured (empty: none); a usage
 // error names it otherwise.
-std::filesystem::path prepare_raw_dir(const RunRequest& a, const Config& cfg);
-// The folder as named, not yet made; empty: none.
-std::filesystem::path raw_dir_of(const RunRequest& a, const Config& cfg);
+std::filesystem::path prepare_raw_dir(const RunChoice& run);
 // DIR/run.toml: the run that wrote the series (its topology's created_utc, host and
 // device_spec), so that `memtopo report` takes them only with that topology. A file that
 // cannot be written is a warning: the series are there all the same.

@@ -5,23 +5,19 @@
 #include <optional>
 #include <string>
 
+#include "memtopo/engine.hpp"
+
 namespace memtopo::host {
 
-struct DeviceSpec {
-  enum class Kind { Auto, Cuda, Sim };
-  Kind kind = Kind::Auto;
-  int ordinal = 0;   // cuda:N (cuda: 0); -1 for a number no GPU can have (2^20 and above)
-  std::string file;  // sim:FILE; "" for the built-in simulated GPU
-};
+// What the engine opens; parse_device_spec gives an ordinal of -1 for cuda:N with N of 2^20
+// and above, a number no GPU has (resolve_device refuses it before the engine sees it).
+using DeviceSpec = engine::DeviceSpec;
 
-// The device `text` names: auto, cuda, cuda:N, sim or sim:FILE; nothing for any other form.
-std::optional<DeviceSpec> parse_device_spec(const std::string& text);
+using engine::parse_device_spec;
 
 // "" when `spec` has one of the forms above, else what is wrong, naming the forms.
 std::string device_spec_error(const std::string& spec);
 // The same for what `run` takes: one device, "all", or a comma list of devices.
 std::string device_arg_error(const std::string& value);
-// Whether --device's value names several devices: "all" or a comma list.
-bool names_several_devices(const std::string& value);
 
 }  // namespace memtopo::host

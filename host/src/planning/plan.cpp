@@ -193,6 +193,36 @@ std::string needs_text(const ProbeInfo& p) {
   return out;
 }
 
+namespace {
+
+// Each step's skip reason: a need the device does not meet, a required key no probe provides,
+// or a provider skipped before it (steps are in dependency order).
+void mark_skipped(Plan& plan, const DeviceFacts* device) {
+  for (PlanStep& step : plan.steps) {
+    const ProbeInfo* p = step.probe;
+    step.skip_reason = device ? unmet_need(*p, *device) : std::string();
+    for (const auto& key : p->required) {
+      if (!step.skip_reason.empty()) break;
+      auto it = plan.providers.find(key);
+      if (it == plan.providers.end()) {
+        auto ex = plan.excluded_providers.find(key);
+        step.skip_reason = ex != plan.excluded_providers.end()
+                               ? "needs " + key + ", whose provider " + ex->second->name + " is excluded by skip"
+                               : "needs " + key + ", which no loaded probe provides";
+        break;
+      }
+      if (it->second == p) continue;
+      const PlanStep* dep = plan.step(it->second->name);  // earlier in the order
+      if (dep && !dep->skip_reason.empty()) {
+        step.skip_reason = "needs " + key + ", whose provider " + dep->probe->name + " is skipped: " + dep->skip_reason;
+        break;
+      }
+    }
+  }
+}
+
+}  // namespace
+
 Plan make_plan(const Registry& registry, const Selection& selection, const DeviceFacts* device) {
   check_names(registry, selection.only, "--only", true);
   check_names(registry, selection.skip, "--skip", false);
@@ -249,31 +279,17 @@ Plan make_plan(const Registry& registry, const Selection& selection, const Devic
       auto it = pl.providers.find(e);
       plan.requested_keys[e] = it != pl.providers.end() ? it->second->name : provider_of_key(registry, e)->name;
     }
+  plan.excluded_providers = pl.excluded_providers;
   for (const ProbeInfo* p : pl.order) {
     PlanStep step;
     step.probe = p;
     if (auto it = pl.pulled_in.find(p->name); it != pl.pulled_in.end()) step.pulled_in_for = it->second;
-    if (device) step.skip_reason = unmet_need(*p, *device);
-    for (const auto& key : p->required) {
-      if (!step.skip_reason.empty()) break;
-      auto it = pl.providers.find(key);
-      if (it == pl.providers.end()) {
-        auto ex = pl.excluded_providers.find(key);
-        step.skip_reason = ex != pl.excluded_providers.end()
-                               ? "needs " + key + ", whose provider " + ex->second->name + " is excluded by skip"
-                               : "needs " + key + ", which no loaded probe provides";
-        break;
-      }
-      if (it->second == p) continue;
-      const PlanStep* dep = plan.step(it->second->name);  // earlier in the order
-      if (dep && !dep->skip_reason.empty()) {
-        step.skip_reason = "needs " + key + ", whose provider " + dep->probe->name + " is skipped: " + dep->skip_reason;
-        break;
-      }
-    }
     plan.steps.push_back(std::move(step));
   }
+  mark_skipped(plan, device);
   return plan;
 }
+
+void fit_plan_to_device(Plan& plan, const DeviceFacts& device) { mark_skipped(plan, &device); }
 
 }  // namespace memtopo::host

@@ -6,30 +6,26 @@
 
 #include <spdlog/spdlog.h>
 
-#include "planning/device_spec.hpp"
 #include "running/open_device.hpp"
 
 namespace memtopo::host::cli {
 
-bool isolation_wanted(const RunRequest& a, const Config& cfg) { return !a.no_isolation && cfg.isolation.value_or(true); }
-
-RunSettings run_settings(const RunRequest& a, const Config& cfg) {
+RunSettings run_settings(const RunChoice& run, const Config& cfg) {
   RunSettings settings;
   settings.options = cfg.options;
-  settings.raw_dir = !a.raw_dir.empty() ? std::filesystem::path(a.raw_dir) : std::filesystem::path(cfg.raw_dir.value_or(""));
+  settings.raw_dir = run.raw_dir;
   settings.time_limit_s = cfg.time_limit_s.value_or(0);
   settings.probe_time_limits_s = cfg.probe_time_limits_s;
   return settings;
 }
 
-RunDevice open_run_device(const RunRequest& a, const Config& cfg, const Registry& reg, const RunSettings& settings,
-                          bool isolated, const std::atomic<int>* stop_requests) {
-  const std::string spec = !a.device.empty() ? a.device : cfg.device.value_or("auto");
-  const auto parsed = parse_device_spec(spec);
-  (void)run_jobs(a, cfg, parsed && parsed->kind == DeviceSpec::Kind::Cuda ? "cuda" : "sim", isolated);  // refused before a device opens
+RunDevice open_run_device(const RunChoice& run, const Registry& reg, const RunSettings& settings,
+                          const std::atomic<int>* stop_requests) {
+  const DeviceSpec& spec = run.device.one("memtopo run measures several at once");
+  (void)run_jobs(run, spec.kind == DeviceSpec::Kind::Cuda ? "cuda" : "sim");  // refused before a device opens
   RunDevice d;
-  if (!isolated) {
-    d.in_process = open_device_arg(a, cfg, reg.replay_map());
+  if (!run.isolated) {
+    d.in_process = open_device_arg(run.device, reg.replay_map());
     d.info = d.in_process->info();
     d.description = d.in_process->description();
     engine::Device* device = d.in_process.get();
@@ -39,7 +35,7 @@ RunDevice open_run_device(const RunRequest& a, const Config& cfg, const Registry
   }
   WorkerSetup setup;
   setup.registry = &reg;
-  setup.device_spec = !a.device.empty() ? a.device : cfg.device.value_or("auto");
+  setup.device = spec;
   setup.options = settings.options;
   setup.raw_dir = settings.raw_dir;
   auto worker = std::make_unique<WorkerExecutor>(std::move(setup), stop_requests);
@@ -56,7 +52,7 @@ RunDevice open_run_device(const RunRequest& a, const Config& cfg, const Registry
   d.info = opened.info;
   d.description = opened.description;
   d.worker = worker.get();
-  const unsigned jobs = run_jobs(a, cfg, d.info.backend, true);
+  const unsigned jobs = run_jobs(run, d.info.backend);
   for (unsigned j = 1; j < jobs; ++j)
     d.more_workers.push_back(std::make_unique<WorkerExecutor>(worker->setup(), stop_requests));
   d.executor = std::move(worker);
@@ -74,14 +70,15 @@ void RunDevice::stop_workers() {
   for (auto& w : more_workers) w->stop();
 }
 
-unsigned run_jobs(const RunRequest& a, const Config& cfg, const std::string& backend, bool isolated) {
-  const unsigned asked = a.jobs > 0 ? a.jobs : cfg.jobs.value_or(0);
-  const std::string what = a.jobs > 0 ? "--jobs " + std::to_string(a.jobs) : "[run] jobs = " + std::to_string(asked);
+unsigned run_jobs(const RunChoice& run, const std::string& backend) {
+  const unsigned asked = run.jobs;
+  const std::string& what = run.jobs_named;
+  const bool isolated = run.isolated;
   if (asked > 1 && !isolated)
     throw UsageError(what + ": probes run at once only in worker processes; drop --no-isolation (or [run] "
                      "isolation = false) or ask for one job");
   // A config's jobs is for whatever device it meets; a GPU then runs one probe at a time.
-  if (a.jobs > 1 && backend != "sim")
+  if (run.jobs_from_command_line && asked > 1 && backend != "sim")
     throw UsageError(what + ": the probes of a GPU run one at a time, or they would disturb each other's timing; "
                      "--jobs is for the simulated GPU");
   if (!isolated || backend != "sim") return 1;

@@ -13,7 +13,7 @@
 #include "memtopo_host/config.hpp"
 #include "memtopo_host/registry.hpp"
 #include "memtopo_host/worker.hpp"
-#include "planning/run_request.hpp"
+#include "planning/run_choice.hpp"
 
 namespace memtopo::host::cli {
 
@@ -34,17 +34,14 @@ struct RunDevice {
 // How many probes run at once (--jobs): 1 on a GPU (probes would disturb each other's
 // timing) and without isolation; on the simulated GPU --jobs, or by default the machine's
 // cores up to 4. A UsageError for --jobs above 1 where only 1 can be.
-unsigned run_jobs(const RunRequest& a, const Config& cfg, const std::string& backend, bool isolated);
+unsigned run_jobs(const RunChoice& run, const std::string& backend);
 
-// Whether probes run in a worker: --no-isolation, else [run] isolation, else yes.
-bool isolation_wanted(const RunRequest& a, const Config& cfg);
+// Options, raw folder and time limits: the run's choice and the config's probe options.
+RunSettings run_settings(const RunChoice& run, const Config& cfg);
 
-// Options, raw folder and time limits from the command line and the config.
-RunSettings run_settings(const RunRequest& a, const Config& cfg);
-
-// Opens the device (in the first worker when isolated); a device that cannot be opened is a
-// UsageError with the same message either way.
-RunDevice open_run_device(const RunRequest& a, const Config& cfg, const Registry& reg, const RunSettings& settings,
-                          bool isolated, const std::atomic<int>* stop_requests);
+// Opens the one device of the run (in the first worker when isolated); a device that cannot be
+// opened is a UsageError with the same message either way.
+RunDevice open_run_device(const RunChoice& run, const Registry& reg, const RunSettings& settings,
+                          const std::atomic<int>* stop_requests);
 
 }  // namespace memtopo::host::cli

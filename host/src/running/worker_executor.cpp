@@ -131,9 +131,8 @@ WorkerDevice WorkerExecutor::start() {
   }
   // A new worker after a crash must open the same device, not resolve "auto" again.
   const std::string backend = d.info.backend;
-  if (backend == "cuda") setup_.device_spec = "cuda:" + std::to_string(d.info.ordinal);
-  else if (const auto spec = parse_device_spec(setup_.device_spec); !spec || spec->file.empty())
-    setup_.device_spec = "sim";
+  if (backend == "cuda") setup_.device = DeviceSpec{DeviceSpec::Kind::Cuda, d.info.ordinal, ""};
+  else if (setup_.device.kind != DeviceSpec::Kind::Sim) setup_.device = DeviceSpec{DeviceSpec::Kind::Sim, 0, ""};
   return d;
 }
 

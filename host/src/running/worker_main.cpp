@@ -113,7 +113,7 @@ void worker_main(const WorkerSetup& setup, int command_fd, int message_fd) {
   std::unique_ptr<engine::Device> device;
   std::string fallback;
   try {
-    device = engine::open_device(setup.device_spec, &fallback, setup.registry->replay_map());
+    device = engine::open_device(setup.device, &fallback, setup.registry->replay_map());
   } catch (const std::exception& e) {
     std::fflush(stderr);
     send_line(message_fd, {{"error", std::string("cannot open device: ") + e.what()}});
