@@ -15,6 +15,9 @@ namespace links {
 namespace {
 
 constexpr uint64_t kLatencyBytes = 8;
+// Small copies are cheap and their times scatter with the host's state: many, for a median
+// that holds from run to run (docs/results/links.md).
+constexpr uint32_t kLatencyCopies = 200;
 constexpr uint32_t kMostPeers = 16;
 
 std::string gbps(double bytes_per_second) {
@@ -50,7 +53,7 @@ Direction sweep(memtopo::Context& ctx, uint32_t direction, int32_t numa, uint64_
                                  r.bytes_per_second});
     if (size == bytes) d.large = r;
   }
-  const memtopo::LinkCopies c = ctx.backend().time_link_copies(direction, kLatencyBytes, repeats * 2, numa);
+  const memtopo::LinkCopies c = ctx.backend().time_link_copies(direction, kLatencyBytes, kLatencyCopies, numa);
   if (!c.why_not.empty()) d.why_not = c.why_not;
   else d.small = copy_rate(kLatencyBytes, c.elapsed_ns);
   return d;
@@ -69,10 +72,12 @@ void host_copies(memtopo::Context& ctx, uint64_t bytes, uint32_t repeats, Series
     const Direction near = sweep(ctx, dir, MT_HOST_NUMA_NEAR, bytes, repeats, s);
     if (!near.why_not.empty()) throw memtopo::Skip(near.why_not);
     ctx.result(name + "_bytes_per_second", near.large.bytes_per_second, {0.9, memtopo::Bound::Exact, how(near, bytes, repeats)});
+    char spread[64];
+    std::snprintf(spread, sizeof spread, "; p10..p90 %.2f..%.2f µs", near.small.p10_ns / 1e3, near.small.p90_ns / 1e3);
     ctx.result(name + "_latency_s", near.small.median_ns * 1e-9,
                {0.9, memtopo::Bound::Exact,
-                "median of " + std::to_string(2 * repeats) + " copies of " + std::to_string(kLatencyBytes) +
-                    " B, enqueue to completion on the GPU's clock (CUDA events)"});
+                "median of " + std::to_string(kLatencyCopies) + " copies of " + std::to_string(kLatencyBytes) +
+                    " B, enqueue to completion on the GPU's clock (CUDA events)" + spread});
     const Direction far = sweep(ctx, dir, MT_HOST_NUMA_FAR, bytes, repeats, s);
     if (far.why_not.empty())
       ctx.result(name + "_far_bytes_per_second", far.large.bytes_per_second, {0.9, memtopo::Bound::Exact, how(far, bytes, repeats)});
@@ -136,8 +141,10 @@ memtopo::Probe copies_probe() {
       .key("link.host_to_device_far_bytes_per_second", MT_VALUE_FLOAT, "",
            "the same from host memory on the farthest NUMA node")
       .key("link.device_to_host_far_bytes_per_second", MT_VALUE_FLOAT, "", "the same to the farthest NUMA node")
-      .key("link.host_to_device_latency_s", MT_VALUE_FLOAT, "s", "a copy of 8 B to the GPU, enqueue to completion")
-      .key("link.device_to_host_latency_s", MT_VALUE_FLOAT, "s", "a copy of 8 B from the GPU, enqueue to completion")
+      .key("link.host_to_device_latency_s", MT_VALUE_FLOAT, "s", "a copy of 8 B to the GPU, enqueue to completion",
+           MT_KEY_VARIES)
+      .key("link.device_to_host_latency_s", MT_VALUE_FLOAT, "s", "a copy of 8 B from the GPU, enqueue to completion",
+           MT_KEY_VARIES)
       .key("link.copy_bytes", MT_VALUE_INT, "bytes", "the size of each timed copy", MT_KEY_SETTING)
       .key("link.peers", MT_VALUE_INT, "", "GPUs this one copies to directly (peer access)", MT_KEY_CONFIGURATION)
       .key("link.peer_bytes_per_second", MT_VALUE_FLOAT, "", "this GPU's memory to a peer's, median over the peers")
