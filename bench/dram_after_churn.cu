@@ -1,6 +1,6 @@
 // memtopo-dram-after-churn: does device memory that a process mapped and released before slow
 // its later DRAM streams? (data-cache/l1d-geometry leaves a process whose DRAM streams are 16 %
-// slower, docs/results/h100.md, "What l1d-geometry leaves behind".) Plain CUDA C++ and driver
+// slower, docs/results/log/h100.md, "What l1d-geometry leaves behind".) Plain CUDA C++ and driver
 // calls, none of memtopo's code. One process per variant:
 //
 //   memtopo-dram-after-churn VARIANT [STREAM_MIB] [CHURN_MIB] [PIECE_MIB]

@@ -1,6 +1,6 @@
 // memtopo-dram-content-latency: does what a line holds change how long a DRAM read of it takes
 // on a GPU? (mlp/loads-in-flight reads about 600 cycles per random DRAM load from a buffer
-// mapped fresh and about 680 from a pool buffer another probe wrote; docs/results/h100.md,
+// mapped fresh and about 680 from a pool buffer another probe wrote; docs/results/log/h100.md,
 // "What l1d-geometry leaves behind".) Plain CUDA, none of memtopo's code.
 //
 //   memtopo-dram-content-latency [BUFFER_MIB] [ROUNDS]

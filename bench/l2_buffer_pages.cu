@@ -1,7 +1,7 @@
 // memtopo-l2-buffer-pages: does the footprint where the L2 near one SM starts to miss depend
 // on which buffer (which physical pages) holds the lines? Plain CUDA, none of memtopo's code;
 // the question behind l2.first_miss_bytes and l2.full_miss_bytes moving with what ran before
-// data-cache/l2-size in its process (docs/results/h100.md, "What l1d-geometry leaves behind").
+// data-cache/l2-size in its process (docs/results/log/h100.md, "What l1d-geometry leaves behind").
 //
 //   memtopo-l2-buffer-pages [DEVICE_ORDINAL] [BUFFERS] [TRIALS]
 //

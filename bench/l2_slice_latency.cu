@@ -1,5 +1,5 @@
 // memtopo-l2-slice-latency: the L2 hit latency of every SM to every line of a small buffer, the
-// data of the L2 slice map (plain CUDA, no memtopo code; docs/results/h100.md, "L2 latency by
+// data of the L2 slice map (plain CUDA, no memtopo code; docs/results/log/h100.md, "L2 latency by
 // SM and line"). One block per SM (the largest shared memory keeps two off one SM) measures in
 // turn, so that one SM's loads meet no other's: a fine-grained pointer chase through the lines
 // (.cg: L2, not L1) gives each line's latency on the first read by this SM and the least of

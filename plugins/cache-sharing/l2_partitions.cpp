@@ -110,11 +110,11 @@ std::vector<Change> home_changes(const Homes& r) {
 // The granule: the largest power of two that nine in ten of the offsets (from the region's
 // start, a multiple of 64 KiB) where the home partition changes lie within two lines of, over
 // every region whose reads are clean. A change may still show a line early or late after the
-// smoothing (reads from DRAM jitter: docs/results/h100.md, "Cache sharing"). Homes alternate when
+// smoothing (reads from DRAM jitter: docs/results/log/h100.md, "Cache sharing"). Homes alternate when
 // SM 0's near partition takes one granule in every `partitions`: nine runs in ten between two
 // changes, snapped to the granule, are one granule long where near and partitions - 1 where far
 // (two partitions: every run one granule). Otherwise a hash of higher address bits chooses them
-// (the H100's: docs/results/h100.md, "Cache sharing").
+// (the H100's: docs/results/log/h100.md, "Cache sharing").
 struct Interleave {
   uint64_t granule_bytes = 0;
   bool alternating = true;

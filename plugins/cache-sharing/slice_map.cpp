@@ -1,6 +1,6 @@
 // The L2 slice map from an SM x line matrix (slice_map.hpp). On an H100 an SM term plus a line
 // term leaves 16 cycles s.d.; one rank-1 factor, an SM-side sign times a line-side sign,
-// explains 86 % of that (docs/results/h100.md, "L2 latency by SM and line"). The factor is the
+// explains 86 % of that (docs/results/log/h100.md, "L2 latency by SM and line"). The factor is the
 // first singular pair of the doubly centred matrix, found by power iteration.
 #include "slice_map.hpp"
 

@@ -49,7 +49,7 @@ memtopo::cache::Target l15_target(const Context& ctx) {
   const uint64_t l1 = uint64_t(ctx.input<int64_t>("constant_l1.size_bytes"));
   // One load per constant-L1 line: a second word of a line would hit the L1 in front, and
   // such hits mixed into the reference and the hit chase pull the L1.5's level towards the
-  // L1's (on the H100 to 62 cycles, docs/results/h100.md).
+  // L1's (on the H100 to 62 cycles, docs/results/log/h100.md).
   if (const auto l1_line = ctx.try_input<int64_t>("constant_l1.line_bytes"); l1_line && uint64_t(*l1_line) > t.stride_bytes)
     t.stride_bytes = uint64_t(*l1_line);
   // Twice an LRU or FIFO constant L1 misses it on every load of a cyclic sweep; four times

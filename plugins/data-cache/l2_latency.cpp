@@ -23,7 +23,7 @@ using memtopo::analysis::MiB;
 // the same footprint's load-to-use time (a pointer chase on the same SMs). An L2 hit takes
 // longer from an SM far from the line's slice, and lines land on slices by physical address,
 // so one array on one SM moves from run to run; eight arrays on SMs 0-7 (always those, not
-// whichever are free) average over SMs and placements (docs/results/h100.md).
+// whichever are free) average over SMs and placements (docs/results/log/h100.md).
 struct Pooled {
   std::vector<uint32_t> raw;
   double load_to_use = 0;  // mean over the SMs of the pointer chase's cycles per load

@@ -24,7 +24,7 @@ double median_of(const std::vector<double>& v, size_t first, size_t last) {
 // A larger footprint never hits a nearer level more often, so a plateau no slower than the one
 // before it is that level again: the first footprints past the L1 can creep a few percent
 // above the near L2 and form a short plateau of their own (an H100 run: 282 cycles over three
-// footprints, then 270 to 274 up to 22 MB; docs/results/h100.md). Such plateaus are merged,
+// footprints, then 270 to 274 up to 22 MB; docs/results/log/h100.md). Such plateaus are merged,
 // with the median of the whole span.
 FootprintLevels footprint_levels(const std::vector<double>& footprints, const std::vector<double>& cycles) {
   FootprintLevels out;

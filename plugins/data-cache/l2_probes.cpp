@@ -185,7 +185,7 @@ Probe l2_levels() {
 
 // What the occupancy may confirm: the API's L2 size, where an SM's lines spread over every
 // partition (the simulator), or its even share per partition, where an SM fills the one near
-// it (the H100: docs/results/h100.md).
+// it (the H100: docs/results/log/h100.md).
 std::vector<memtopo::cache::SizeCandidate> l2_size_candidates(const Context& ctx) {
   std::vector<memtopo::cache::SizeCandidate> c;
   const auto api = ctx.try_input<int64_t>("l2.api_size_bytes");

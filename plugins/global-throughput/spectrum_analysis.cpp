@@ -45,7 +45,7 @@ bool kind_of(const SpectrumLevel& level, const std::array<size_t, kSegments>& to
 // Names from the kinds: one level of a kind is the kind; two levels of a kind past the SM are
 // near and far where the L2 set itself shows two levels a partition apart (the far one at
 // least kFarPartition x the near: a hop between partitions, not a few cycles of the
-// crossbar: docs/results/h100.md, "Latency spectrum");
+// crossbar: docs/results/log/h100.md, "Latency spectrum");
 // otherwise numbered.
 constexpr double kFarPartition = 1.3;
 
@@ -85,7 +85,7 @@ double timing_cost(const Spectrum& s, double hot_chase_cycles) {
 
 // Levels of sorted samples split where neighbours lie further apart than rel_gap of the lower
 // one (and abs_gap), then at valleys (split_at_valleys). Not an::find_levels: it bridges gaps of up to four spreads of either side,
-// and DRAM loads (an H100's: docs/results/h100.md, "Latency spectrum") spread so wide that
+// and DRAM loads (an H100's: docs/results/log/h100.md, "Latency spectrum") spread so wide that
 // every level joins them. A gap relative to the latency keeps a wide level wide without
 // letting it swallow its neighbours.
 struct Groups {
@@ -105,7 +105,7 @@ double level_centre(const std::vector<double>& v) { return v.empty() ? 0 : an::t
 // Splits a range of sorted samples `s` at its deepest valley: a window of rel_gap of the
 // latency holding under a fifth of the fullest window on either side of it, with at least
 // `side` samples on each side. Two modes joined by a thin bridge of samples (DRAM loads homed
-// near and far: docs/results/h100.md, "Latency spectrum") have no gap
+// near and far: docs/results/log/h100.md, "Latency spectrum") have no gap
 // between neighbours, and whether one appeared would change from run to run; a valley measured
 // against its own peaks does not depend on how many samples the run took.
 void split_at_valleys(const std::vector<double>& s, Range r, double rel_gap, double side, std::vector<Range>& out) {
@@ -216,7 +216,7 @@ void rebuild_levels(Spectrum& s, const std::vector<double>& cycles, const std::v
 
 // One level per physical distance: neighbouring levels of one kind closer than kOneLevel are one
 // level whose loads spread (L2 hits over the slices, which formed one mode or two by the run's
-// pages on an H100: docs/results/h100.md, "Latency spectrum"); a level of one kind wider than that whose loads form two modes
+// pages on an H100: docs/results/log/h100.md, "Latency spectrum"); a level of one kind wider than that whose loads form two modes
 // at least kOneLevel apart, each a fifth of its loads, is two (DRAM lines homed near and far,
 // 565 and 750 cycles, where loads between them filled the valley). So the levels, and their
 // names, are the same from run to run.

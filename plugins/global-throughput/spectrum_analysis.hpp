@@ -45,7 +45,7 @@ struct Spectrum {
 
 struct SpectrumOptions {
   // A level holds at least this share of the loads; rarer groups (interrupted loads, the DRAM
-  // tail past 900 cycles: docs/results/h100.md, "Validity") are outliers. The chase's smallest level
+  // tail past 900 cycles: docs/results/log/h100.md, "Validity") are outliers. The chase's smallest level
   // (a segment's lines homed near or far) holds over 8 %: the bound lies twice from either, so
   // a tail does not become a level in one run of three.
   double min_level_share = 0.04;

@@ -136,7 +136,7 @@ StreamLaunch launch_of(const Series& s, const StreamConfig& c, const Plan& plan)
   if (s.where == Where::L2) {
     // 400 passes of a quarter of the L2: a launch of about 0.7 ms, whose start and end (some
     // microseconds) weigh under 1 %; at 100 passes an H200's best point read 8-10 % under a
-    // kernel of 16 GiB in one launch (bench/bandwidth_check.cu, docs/results/h200.md).
+    // kernel of 16 GiB in one launch (bench/bandwidth_check.cu, docs/results/log/h200.md).
     l.warmup_passes = 2;
     l.passes = 400;
   } else if (s.where == Where::L1) {
@@ -178,7 +178,7 @@ StreamLaunch launch_of(const Series& s, const StreamConfig& c, const Plan& plan)
   // the footprint, lines of their own. Only where windows are short (the simulated GPU's): a
   // GPU's windows stream hundreds of times the bytes in flight, which leaves that cost under
   // 0.2 %, while a difference of two windows doubles their noise (an H100's L2 rates moved by
-  // 4 to 5 % between runs with it, docs/results/h100.md).
+  // 4 to 5 % between runs with it, docs/results/log/h100.md).
   if (plan.exact_clock && l.passes >= 4) {
     l.short_passes = l.passes / 4;
   } else if (plan.exact_clock && s.where == Where::Dram && l.shape == StreamShape::Rounds) {

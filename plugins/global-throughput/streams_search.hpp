@@ -48,7 +48,7 @@ std::vector<StreamPoint> search_surface(const SearchSpace& space,
 // its median rate: `remeasure(i)` measures point i once more and returns its rate;
 // `keep(i, window)` is told which window (0: the search's, 1..extra: the repeats) each point
 // keeps. A search's best is the highest of single windows, and one window's noise moved an
-// L2 write rate between runs (docs/results/h100.md, "Validity"); the median of three is no one
+// L2 write rate between runs (docs/results/log/h100.md, "Validity"); the median of three is no one
 // window's luck.
 void confirm_best(std::vector<StreamPoint>& points, size_t top, size_t extra,
                   const std::function<double(size_t)>& remeasure, const std::function<void(size_t, size_t)>& keep);

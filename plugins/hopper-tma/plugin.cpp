@@ -29,7 +29,7 @@ memtopo::Probe latency() {
       .key("tma.bulk_l2_latency_cycles", MT_VALUE_FLOAT_ARRAY, "cycles", "cp.async.bulk issue to completion, source in L2")
       // From DRAM the copies fall in two levels, lines homed near and far, whose shares are the
       // buffer's pages': any centre of them moves with the run (docs/format.md, "Values that
-      // vary"; the shares seen: docs/results/h100.md, "Figures behind comments").
+      // vary"; the shares seen: docs/results/log/h100.md, "Figures behind comments").
       .key("tma.bulk_dram_latency_cycles", MT_VALUE_FLOAT_ARRAY, "cycles",
            "cp.async.bulk issue to completion, source in DRAM (interquartile mean)", MT_KEY_VARIES)
       .key("tma.tensor_tile_bytes", MT_VALUE_INT_ARRAY, "bytes", "tile sizes (float tiles) of the tensor latency arrays")
@@ -78,7 +78,7 @@ memtopo::Probe throughput() {
     p.key("tma." + s + "_bulk_gbps", MT_VALUE_FLOAT_ARRAY, "gbps", who + ", cp.async.bulk, per transfer size")
         .key("tma." + s + "_ldgsts_gbps", MT_VALUE_FLOAT_ARRAY, "gbps", who + ", cp.async (LDGSTS), per transfer size")
         // All SMs' ld + st copies of 64 KiB sit on the knee of the rate, where it moves between
-        // runs (docs/format.md, "Values that vary"; docs/results/h100.md, "Validity").
+        // runs (docs/format.md, "Values that vary"; docs/results/log/h100.md, "Validity").
         .key("tma." + s + "_ld_st_gbps", MT_VALUE_FLOAT_ARRAY, "gbps", who + ", ld.global + st.shared, per transfer size",
              s == "gpu" ? MT_KEY_VARIES : 0u)
         .key("tma." + s + "_bulk_beats_ldgsts_from_bytes", MT_VALUE_INT, "bytes",

@@ -106,7 +106,7 @@ struct Runner {
   memtopo::device::Buffer<unsigned long long>& out;
 
   // The median of three windows: one window of one SM moved at one size between runs where its
-  // neighbours did not (docs/results/h100.md, "Validity": tma.sm_bulk_gbps).
+  // neighbours did not (docs/results/log/h100.md, "Validity": tma.sm_bulk_gbps).
   double gbps(const Point& p) const {
     double w[3] = {window_gbps(p), window_gbps(p), window_gbps(p)};
     std::sort(w, w + 3);

@@ -32,7 +32,7 @@ double scope_ceiling(const std::vector<ThroughputPoint>& points, Scope scope);
 // The transfer size from which `tma` beats `other` by more than `margin` (relative) at
 // that size and at every larger size of `sizes` (ascending). A size where both reach
 // `tie_share` of `ceiling_gbps` is a tie, no win: there the L2 limits both, and which is a few
-// per cent ahead moved from run to run (docs/results/h100.md, "Figures behind comments"). Empty when it does not win at the largest size: TMA never beats the other method
+// per cent ahead moved from run to run (docs/results/log/h100.md, "Figures behind comments"). Empty when it does not win at the largest size: TMA never beats the other method
 // in the range, and no size is invented.
 struct Crossover {
   int64_t from_bytes = 0;
@@ -52,7 +52,7 @@ struct LatencySample {
 
 // The cycles at each size, ascending by size: the interquartile mean (the mean of the middle
 // half: copies from DRAM fall in two levels, lines homed near and far, whose shares move a
-// median between them from run to run, docs/results/h100.md, "Validity").
+// median between them from run to run, docs/results/log/h100.md, "Validity").
 struct SizeLatency {
   int64_t bytes = 0;
   double centre_cycles = 0;

@@ -56,7 +56,7 @@ ChainsRun run_chains(const memtopo::Context& ctx, const ChainsLaunch& l) {
   md::Buffer<char> lines(ctx, l.footprint_bytes);
   // Written before it is read, as an application's data is: a buffer nothing ever wrote reads
   // faster from DRAM, so the chains measured whether an earlier probe had written the buffer
-  // the pool gave (docs/mlp.md, "The buffer"; docs/results/h100.md, "Figures behind comments").
+  // the pool gave (docs/mlp.md, "The buffer"; docs/results/log/h100.md, "Figures behind comments").
   lines.zero();
   md::Buffer<unsigned long long> out(ctx, 4ull * l.warps * 32);
   out.zero();

@@ -20,7 +20,7 @@ constexpr unsigned long long kWarm = 8, kTimed = 256;
 // load over twice the fastest one the thread has seen (its warm-up included; a point's loads
 // are one conflict pattern, so an interruption stands out of its own point), or over
 // `ceiling`. Kept in registers: a store to memory beside each timed load would time the
-// store's queue, not the bank's turns (docs/results/h100.md, "Validity": shared.banks).
+// store's queue, not the bank's turns (docs/results/log/h100.md, "Validity": shared.banks).
 template <int W>
 MEMTOPO_KERNEL void bank_kernel(unsigned lanes, unsigned stride, unsigned ceiling, unsigned long long* out) {
   uint32_t* words = md::dynamic_shared<uint32_t>();

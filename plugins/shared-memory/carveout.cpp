@@ -32,7 +32,7 @@ struct L1Left {
     m.set_carveout(percent);
     const uint64_t n = footprint / line;
     // One stream per SM: with several, hits queue behind the others' misses and some pass
-    // the threshold (docs/results/h100.md, "Figures behind comments"). The loads split over 8
+    // the threshold (docs/results/log/h100.md, "Figures behind comments"). The loads split over 8
     // SMs at once, each its own L1 at the same carveout: the same count in an eighth of the time.
     const auto o = m.run_random(n * line, line, 2 * n, loads, 0x5eed + uint64_t(percent), {}, kSms);
     // A hit the counting calls slow (an interruption, a noise tail) is no line the L1 lacks:

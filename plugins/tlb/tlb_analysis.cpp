@@ -35,7 +35,7 @@ SweepLevels sweep_levels(const std::vector<uint64_t>& pages, const std::vector<d
     return out;
   }
   // A chase of a few loads touches a few L2 lines, whose slices decide its cycles: the points
-  // up to 32 pages may lie above the first level (on an H100 one did, docs/results/h100.md,
+  // up to 32 pages may lie above the first level (on an H100 one did, docs/results/log/h100.md,
   // "Figures behind comments") or below it by up to the gap between the L2's slice classes
   // (l2.slice_class_gap_cycles, about 11 % of a near hit on an H100 and an H200; on an H200 the
   // first points of a default run alternated between the classes) and still belong to it.
@@ -70,7 +70,7 @@ SweepLevels sweep_levels(const std::vector<uint64_t>& pages, const std::vector<d
 
 // A TLB miss adds tens of cycles to an L2 hit or more (7 % and up on the simulated devices); a
 // smaller step that came back when measured again in one H100 run was the L2 slices a few more
-// pages' lines land in, not a TLB level (docs/results/h100.md, "Validity": tlb.level_count).
+// pages' lines land in, not a TLB level (docs/results/log/h100.md, "Validity": tlb.level_count).
 constexpr double kLeastStep = 0.05;
 
 bool step_stands_out(const std::vector<double>& sweep_cycles, double lower, double upper, double k) {

@@ -30,7 +30,7 @@ TEST_CASE("extrapolation: counts that do not depend on the rate give their weigh
 }
 
 TEST_CASE("extrapolation: a loss that shrinks with the rate is extrapolated away", "[analysis][extrapolate]") {
-  // Rates like the H100's L2 (docs/results/h100.md): a pump at about 5 cycles per load, an
+  // Rates like the H100's L2 (docs/results/log/h100.md): a pump at about 5 cycles per load, an
   // eighth of it at 33, one stream at 600, one with a gap at 3000; about 1700 lines short at
   // one stream (beta near 0.6). A simulated loss at a constant rate is linear (beta 1).
   const std::vector<double> t{4.7, 5, 33, 600, 3000}, se{55, 100, 75, 55, 155};
@@ -53,7 +53,7 @@ TEST_CASE("extrapolation: a loss that shrinks with the rate is extrapolated away
 }
 
 TEST_CASE("extrapolation: what the model adds beyond the fastest rate counts as uncertain", "[analysis][extrapolate]") {
-  // Rates of timed streams on the H100 (docs/results/h100.md): the fastest (8 streams, 40
+  // Rates of timed streams on the H100 (docs/results/log/h100.md): the fastest (8 streams, 40
   // cycles per load) still lost about
   // 540 lines; the fit puts them back, but only the model's form says how many, so the
   // standard error is at least that step.

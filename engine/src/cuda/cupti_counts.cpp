@@ -320,7 +320,7 @@ int CuptiCounts::count(int (*work)(void*), void* arg, mt_counts* out, std::strin
     const uint32_t wanted = out->wanted & kAllCounts;
     // One configuration of every metric (two passes on an H100) for every count: enabling the
     // profiler for another configuration costs more than the second pass saves (about 150 ms
-    // against 30 ms on an H100, docs/results/h100.md, "Counters"), and an enabled profiler keeps
+    // against 30 ms on an H100, docs/results/log/h100.md, "Counters"), and an enabled profiler keeps
     // the metrics of the configuration it was enabled with.
     const uint32_t bits = kAllCounts;
     if (bits != s.enabled_bits || !s.object) {

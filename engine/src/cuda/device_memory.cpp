@@ -93,7 +93,7 @@ void DevicePool::give_back(DeviceBuffer b) {
   // kept for its next call while an earlier probe's sizes are gone. Releasing the newest
   // instead mapped a stream's 1.6 GiB buffers anew for every launch once earlier probes had
   // filled the cache, and DRAM streams after that churn were 16 % slower on an H100
-  // (docs/results/h100.md, "What l1d-geometry leaves behind").
+  // (docs/results/log/h100.md, "What l1d-geometry leaves behind").
   while (cached_bytes_ + b.capacity > kMaxCachedBytes && !free_.empty()) {
     auto oldest = free_.begin();
     for (auto it = free_.begin(); it != free_.end(); ++it)
@@ -122,7 +122,7 @@ uint64_t pointer_form_words(const mt_chase_array& a) { return a.elems + a.elems 
 uint64_t pointer_form(const mt_chase_array& a, const uint32_t* device_base, uint32_t* out) {
   // Each even element's 64-bit address of its next element, in sequential passes over parts
   // of the array on several host threads (on one thread, writing and checking the forms took
-  // a sixth of an L2 footprint sweep's time on an H100; docs/results/h100.md).
+  // a sixth of an L2 footprint sweep's time on an H100; docs/results/log/h100.md).
   // Visited elements are even (engine/jobs.cpp), so the odd element a pointer's upper half
   // covers is never read; an odd length lets the last pointer's upper half pass the array,
   // into the buffer's 4 spare bytes.

@@ -85,7 +85,7 @@ struct Model {
   double l2_foreign_line_probability = 0.0;
   // Other clients' lines brought into the L2 per 1000 cycles of time, whatever the loads do:
   // then a slower load stream keeps fewer of its own lines, as the H100's L2 does
-  // (docs/results/h100.md).
+  // (docs/results/log/h100.md).
   double l2_foreign_lines_per_kcycle = 0.0;
   std::vector<uint32_t> l2_near_partition;   // per SM
   // [sim.l2] slice map (docs/simulator.md): an L2 hit costs l2_slice_cycles more where the SM's

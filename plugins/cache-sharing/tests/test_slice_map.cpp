@@ -1,5 +1,5 @@
 // The slice-map analysis (slice_map.cpp) on synthetic SM x line matrices shaped like the H100's
-// (docs/results/h100.md, "L2 latency by SM and line"): an SM term, a line term, and an SM sign
+// (docs/results/log/h100.md, "L2 latency by SM and line"): an SM term, a line term, and an SM sign
 // times a line sign over 256 B units, with noise.
 #include <catch2/catch.hpp>
 

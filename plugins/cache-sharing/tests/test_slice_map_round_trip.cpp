@@ -142,7 +142,7 @@ std::string memtopo_output(const std::string& args, const std::string& tag) {
 
 TEST_CASE("memtopo fleet: a moved slice map is configuration, shown and never flagged", "[sharing][sim][slices][fleet]") {
   // Healthy GPUs of one model differ in it (floor sweeping moves the GPCs: two H100s and an
-  // H200 shared one map, a third H100 had another; docs/results/h100.md).
+  // H200 shared one map, a third H100 had another; docs/results/log/h100.md).
   const std::string same = slice_device("slices-fleet", {}, false);
   const std::string moved =
       slice_device("slices-fleet-moved", {0, 0, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0}, false);

@@ -7,7 +7,7 @@
 
 namespace {
 
-// An H100's sweep (docs/results/h100.md, run #114 t1): the first three footprints past the L1
+// An H100's sweep (docs/results/log/h100.md, run #114 t1): the first three footprints past the L1
 // read 282 cycles, the rest of the near L2 270 to 274; far L2 about 520, DRAM about 680.
 const std::vector<double> kFootprints{
     493568, 586880, 697984, 829952, 987136, 1173888, 1395968, 1660032, 1974272, 2347776, 2791936, 3320192,

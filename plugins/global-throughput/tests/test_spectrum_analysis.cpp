@@ -257,7 +257,7 @@ TEST_CASE("spectrum: the H100's recorded spectrum keeps its levels apart", "[spe
   // plugins/global-throughput/tests/fixtures/h100_samples.csv: the 2560 samples of one run on an H100
   // (device info only, 2026-11-23); its hot-set pointer chases took 4162 and 12354 cycles for
   // 128 and 384 loads (32 a load). DRAM loads spread from 527 to 1198 cycles, which made
-  // an::find_levels join every level into one; docs/results/h100.md has the levels' values.
+  // an::find_levels join every level into one; docs/results/log/h100.md has the levels' values.
   std::vector<double> cycles;
   std::vector<Segment> segment;
   read_samples("h100_samples.csv", cycles, segment);
@@ -282,7 +282,7 @@ TEST_CASE("spectrum: the H100's recorded spectrum keeps its levels apart", "[spe
 
 TEST_CASE("spectrum: three H100 runs split DRAM's near and far homes alike", "[spectrum][h100]") {
   // fixtures/h100_samples_run{1,2,3}.csv: three runs of one build on one H100 (2026-11-23,
-  // docs/results/h100.md). The DRAM loads form two modes, 530-600 and 680-780 cycles, joined
+  // docs/results/log/h100.md). The DRAM loads form two modes, 530-600 and 680-780 cycles, joined
   // by a few dozen loads between: the neighbour gap alone found one DRAM level in two runs and
   // two in the third; the valley split finds two in each. Its L2 hits too form two modes,
   // 250-270 and 280-300 cycles (37 % of them the upper), which the valley split parts in these
@@ -340,7 +340,7 @@ TEST_CASE("spectrum: a run too short for any level still gives every sample its 
 TEST_CASE("spectrum: runs of one GPU give the same levels, their latencies within 2 %", "[spectrum][h100]") {
   // fixtures/h100_b_samples_run{1,2,3}.csv (an H100, three default runs of one build,
   // 2026-11-26) and h200_samples_run{1,2,3}.csv (an H200, --only latency-spectrum three times):
-  // docs/results/h100.md and h200.md, "Run to run".
+  // docs/results/log/h100.md and h200.md, "Run to run".
   for (const std::string gpu : {"h100_b", "h200"}) {
     std::vector<std::vector<double>> latencies;
     std::vector<std::vector<std::string>> names;

@@ -89,7 +89,7 @@ TEST_CASE("tlb: a sweep whose first points are a lower level is not taken for sc
   const auto lv = tlb::sweep_levels(g, {200, 200, 300, 300, 300, 300});
   REQUIRE(lv.cycles.size() == 2);
   CHECK(lv.last_hit_pages[0] == 2);
-  // One point 10 % below the level is one line's slice (H200 run, docs/results/h200.md); one
+  // One point 10 % below the level is one line's slice (H200 run, docs/results/log/h200.md); one
   // 20 % below may be a level of its own: nothing is made up.
   const auto slice = tlb::sweep_levels(g, {270, 300, 300, 300, 300, 300});
   REQUIRE(slice.cycles.size() == 1);

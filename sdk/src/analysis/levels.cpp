@@ -300,7 +300,7 @@ std::vector<Plateau> plateaus(const std::vector<double>& values, double toleranc
     while (j + 1 < values.size() && close(values[j + 1], median(run))) run.push_back(values[++j]);
     // A ramp creeps along within the tolerance too; a plateau's first and second half have
     // the same median. Its values may jump between close sublevels: on the H100, the near L2
-    // hits between 275 and 283 cycles (docs/results/h100.md).
+    // hits between 275 and 283 cycles (docs/results/log/h100.md).
     const double m = median(run);
     const size_t h = run.size() / 2;
     const bool flat = close(median(std::vector<double>(run.begin(), run.begin() + static_cast<std::ptrdiff_t>(h))),

@@ -282,7 +282,7 @@ GeometryResult find_geometry(Measurer& m, int64_t size_bytes, int64_t line_bytes
   const uint64_t T = sw.sets, W = sw.ways, lines = C / b;
   // Modulo mapping predicts k(S) = W * T / gcd(T, S/b) at every power-of-two stride. A hash
   // moves k by a large factor; a line or two less is a stray miss in the search
-  // (docs/results/h100.md: the texture path held 962 instead of 964 lines once).
+  // (docs/results/log/h100.md: the texture path held 962 instead of 964 lines once).
   auto fits_modulo = [&](uint64_t S, uint64_t k) {
     const uint64_t want = std::min<uint64_t>(W * (T / std::gcd(T, S / b)), T * W);
     return (k > want ? k - want : want - k) <= std::max<uint64_t>(2, want / 100);

@@ -15,7 +15,7 @@ namespace {
 // Pointer chases of two lengths, each repeated: the difference of their low times (10th
 // percentile) over the difference of their lengths is the time per load without what every
 // chase pays once (the clock reads, the first pass through a cold instruction cache: about 66
-// cycles on the H100, docs/results/h100.md); short chases and low times leave out those an
+// cycles on the H100, docs/results/log/h100.md); short chases and low times leave out those an
 // interruption slowed.
 constexpr uint64_t kShortChase = 128, kLongChase = 384;
 constexpr int kPointerChaseRepeats = 16;
@@ -89,7 +89,7 @@ LatencyResult find_latency(Measurer& m, int64_t size_bytes, int64_t line_bytes) 
   f.record_steps = std::min<uint64_t>(cycle_of(f.chase), 4096);
   // The next level's latency depends on where each line lands (L2 slices and partitions, by
   // physical address): one array's median moves by several percent from run to run on the
-  // H100 (docs/results/h100.md). Eight arrays on eight SMs average over eight placements.
+  // H100 (docs/results/log/h100.md). Eight arrays on eight SMs average over eight placements.
   // (Per-SM caches only: eight footprints of 4x a shared cache would not stay in the level
   // behind it; and only as many as half the device's L2 holds, or the misses go to DRAM.)
   size_t miss_sms = sms;

@@ -61,7 +61,7 @@ void Measurer::calibrate() {
   // happen without any capacity miss; counts are judged against that rate. A shared cache's
   // small reference may not show how far its hits spread at footprints of many MiB (TLB
   // reach, distance to the slice), so its margin is 30 % of the hit: the next level is 1.5x
-  // the hit or more on every GPU seen (docs/results/h100.md: L2 near and far).
+  // the hit or more on every GPU seen (docs/results/log/h100.md: L2 near and far).
   const double p99 = an::percentile(reference_, 99.0);
   slow_threshold_ = p99 + std::max(4.0, (target_.shared_between_sms ? 0.3 : 0.1) * hit_centre_);
   // A load far slower than any miss can be is an interruption, not a miss: the ceiling is
@@ -110,7 +110,7 @@ uint32_t Measurer::staggered_streams(const ChaseArray& array, uint64_t steps) co
   // time. Streams staggered along the cycle load every element once per cycle as the chase
   // does (the same reuse distance, so the same capacity misses) in a fraction of its time.
   // Sixteen chains of one SM stay far below what an SM keeps in flight to the L2 and to
-  // memory (hundreds on an H100, docs/results/h100.md), so a hit stays a hit.
+  // memory (hundreds on an H100, docs/results/log/h100.md), so a hit stays a hit.
   constexpr uint32_t kStreams = 16;
   const Backend& b = ctx_.backend();
   const bool global = target_.space == MT_SPACE_GLOBAL_CA || target_.space == MT_SPACE_GLOBAL_CG;
@@ -207,7 +207,7 @@ std::vector<FootprintResult> Measurer::run_counted(const std::vector<Footprint>&
     // Staggered streams warm up twice: on the H100 a few 64 B pieces that one stream's first
     // warm-up pass reached right after the array was written were still read from the far
     // L2 partition when the next stream counted them a cycle later (slow loads at 1 MiB);
-    // with a second pass none were, from 1 MiB up to the size (docs/results/h100.md).
+    // with a second pass none were, from 1 MiB up to the size (docs/results/log/h100.md).
     if (j.stagger_streams) j.warmup_steps = std::max<uint64_t>(j.warmup_steps, 2 * std::max<uint64_t>(cycle_of(f.chase), 1));
     return j;
   };

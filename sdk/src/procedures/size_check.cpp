@@ -87,7 +87,7 @@ bool check_size_by_counters(Measurer& m, const Measured<int64_t>& size, bool by_
   // Each timed load is one sector looked up once at the path's level; the believed hits are the
   // claim the size rests on, within 5 % of the loads (as a stream's counts within 5 % of its
   // bytes): an H100's L2 counted 0.499 to 0.527 of the loads at twice 25 MiB as hits from run to
-  // run where its timing found 0.497 to 0.500 (docs/results/h100.md, "Validity").
+  // run where its timing found 0.497 to 0.500 (docs/results/log/h100.md, "Validity").
   const double lookups = double(kTimedLoads) * 32;
   Believed b;
   (l1 ? b.l1_hit_bytes : b.l2_read_hit_bytes) = believed_share * lookups;

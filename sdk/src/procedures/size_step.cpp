@@ -33,7 +33,7 @@ class SizeSearch {
     return so;
   }
   // A per-SM cache misses now and then at footprints a few lines below its size, on one SM
-  // and not on the others (docs/results/h100.md: one footprint in eight on the H100's L1
+  // and not on the others (docs/results/log/h100.md: one footprint in eight on the H100's L1
   // paths). So each footprint runs on `copies` SMs of one launch and the middle copy (by
   // significance, then by misses) stands for it: most SMs must miss.
   std::vector<FootprintResult> middle_of(const std::vector<uint64_t>& sizes, size_t copies) {

@@ -23,7 +23,7 @@ MEMTOPO_INLINE unsigned long long clock_now() {
 // for whatever load produced it. A clock read alone would not wait. The store is volatile:
 // after a plain st.shared ptxas may schedule the clock read first where the load's address was
 // known early (independent loads timed one after another then read an L2 hit as a few cycles:
-// docs/results/h200.md, "L1: eviction sets"), never after a volatile one. (On the simulated GPU a thread waits for its loads anyway.)
+// docs/results/log/h200.md, "L1: eviction sets"), never after a volatile one. (On the simulated GPU a thread waits for its loads anyway.)
 MEMTOPO_INLINE unsigned long long clock_after(uint32_t value, unsigned long long slot) {
 #if defined(__CUDA_ARCH__)
   unsigned long long t;
