@@ -1,4 +1,4 @@
-// memtopo: the command line. Everything lives in memtopo_host (host/src) so tests drive it.
-#include "memtopo_host/cli.hpp"
+// memtopo: the command line. Everything lives in libraries (host/CMakeLists.txt) so tests drive it.
+#include "cli/cli.hpp"
 
 int main(int argc, char** argv) { return memtopo::host::run_cli(argc, argv); }

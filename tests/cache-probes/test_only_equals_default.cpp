@@ -50,7 +50,7 @@ std::string value_text(const toml::table& t, const std::string& key) {
 }  // namespace
 
 // Keys of one probe are asked for together: --only with any of them selects that probe and what
-// it requires, the same plan as each key alone (host/src/planning/plan.cpp). One run a probe:
+// it requires, the same plan as each key alone (host/run/planning/plan.cpp). One run a probe:
 // about 5-7 s a device on two cores, beside the default run the other tests share.
 TEST_CASE("run --only KEY writes what the default run writes, for every key of each shipped device's probes",
           "[only][sim]") {

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "memtopo_host/text_encoding.hpp"
+#include "topology/base/text_encoding.hpp"
 
 namespace test {
 

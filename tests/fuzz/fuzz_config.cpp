@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "memtopo_host/config.hpp"
+#include "run/planning/config.hpp"
 #include "plugin_dirs.hpp"
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "memtopo_host/fleet.hpp"
-#include "memtopo_host/text_encoding.hpp"
+#include "tools/fleet/fleet.hpp"
+#include "topology/base/text_encoding.hpp"
 #include "../common/xml_characters.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "memtopo_host/journal.hpp"
+#include "run/output/journal.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::istringstream in(std::string(reinterpret_cast<const char*>(data), size));

@@ -8,9 +8,9 @@
 
 #include <toml++/toml.h>
 
-#include "memtopo_host/own_toml.hpp"
-#include "memtopo_host/schema.hpp"
-#include "memtopo_host/schema_quick.hpp"
+#include "topology/values/own_toml.hpp"
+#include "topology/values/schema.hpp"
+#include "topology/values/schema_quick.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace memtopo::host;

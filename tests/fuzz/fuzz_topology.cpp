@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <string>
 
-#include "memtopo_host/schema.hpp"
-#include "memtopo_host/validate.hpp"
+#include "topology/values/schema.hpp"
+#include "topology/checks/validate.hpp"
 #include "plugin_dirs.hpp"
 
 namespace {

@@ -7,7 +7,7 @@
 #include <sstream>
 #include <string>
 
-#include "memtopo_host/registry.hpp"
+#include "topology/plugins/registry.hpp"
 
 namespace memtopo::fuzz {
 

@@ -1,17 +1,19 @@
 #!/usr/bin/env python3
-"""The host's folders stay layered (issue 52, item 7; docs/host.md, "Layers").
+"""The host's parts and folders stay layered (docs/host.md, "Layers").
 
-Computes the include graph of host/ from the sources: each quoted include that names a file of
-host/ joins the including file's folder to the included file's folder. A header of
-host/include/memtopo_host belongs to the folder of the source with its stem (runner.hpp to
-running/, as runner.cpp), or to the folder HOMES names for a header without one. The layer order
-is read from docs/host.md (the line after `<!-- host-layers -->`, lowest first, folders of one
-layer joined by `=`). Fails (exit 1, each finding on a line) when
-  - more than MAX_UPWARD includes run from a lower layer to a higher one,
-  - a file outside commands/ includes the command line's internals (commands/cli_internal.hpp),
-  - a folder of host/src is in no layer, or a public header has no home.
-`--list` prints every include between folders with its direction; `--self-test` checks that a
-small tree breaking each rule fails."""
+host/ holds parts (topology, run, tools, cli), each a library; a part's folders are its layers.
+docs/host.md declares them after `<!-- host-layers -->`, one line a part:
+    - `run` over `topology`: `planning < running < output < launch`
+(`cli` has no folders: `- `cli` over `run`, `tools`, `topology``). Computes the include graph
+from the sources (each quoted include that names a file of host/, resolved beside the
+including file, then from host/) and fails (exit 1, a finding a line) when
+  - a file includes one of a part its own part is not over (the run a tool, a tool the run),
+  - a file includes one of a higher folder of its own part,
+  - a file outside cli/ includes the command line's internals (cli/cli_internal.hpp),
+  - a file of host/ lies in no declared part or folder.
+No exceptions: a header lives beside its source, in the folder the graph reads it in.
+`--list` prints every include between folders; `--self-test` checks that a small tree
+breaking each rule fails."""
 import argparse
 import contextlib
 import io
@@ -20,44 +22,113 @@ import sys
 import tempfile
 from pathlib import Path
 
-MAX_UPWARD = 3
-# Public headers whose definitions live in a source of another stem (or inline).
-HOMES = {
-    "csv": "formats", "topology_export": "formats", "version": "formats",
-    "probe_executor": "running", "worker": "running", "fleet": "fleet", "draw": "output",
-}
-CLI_INTERNALS = "host/src/commands/cli_internal.hpp"
+CLI_INTERNALS = "host/cli/cli_internal.hpp"
 SUFFIXES = (".cpp", ".hpp", ".h", ".cpp.in")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+PART_LINE = re.compile(r"^- `([a-z]+)`(?: over ((?:`[a-z]+`(?:, )?)+))?(?:: (.*))?$")
 
 
-def read_layers(doc):
+def read_parts(doc):
+    """{part: (set of parts it is over, [folders lowest first])} from docs/host.md."""
     lines = doc.read_text().splitlines()
-    for i, line in enumerate(lines):
-        if line.strip() == "<!-- host-layers -->":
-            order = lines[i + 1].strip().strip("`")
-            return [[f.strip().strip("`") for f in layer.split("=")] for layer in order.split("<")]
-    raise SystemExit(f"{doc}: no line after <!-- host-layers --> declares the layers")
+    start = next((i for i, l in enumerate(lines) if l.strip() == "<!-- host-layers -->"), None)
+    if start is None:
+        raise SystemExit(f"{doc}: no <!-- host-layers --> line declares the host's parts")
+    parts = {}
+    for line in lines[start + 1:]:
+        m = PART_LINE.match(line.strip())
+        if not m:
+            break
+        over = set(re.findall(r"`([a-z]+)`", m.group(2) or ""))
+        folders = [f.strip().strip("`") for f in (m.group(3) or "").split("<") if f.strip()]
+        parts[m.group(1)] = (over, folders)
+    if not parts:
+        raise SystemExit(f"{doc}: the lines after <!-- host-layers --> declare no part")
+    return parts
+
+
+def place(path, parts):
+    """(part, folder index) of a host/ file; folder -1 for a part without folders; None outside."""
+    bits = path.split("/")
+    if len(bits) == 2:
+        return ("main", -1)  # host/main.cpp
+    part = bits[1]
+    if part not in parts:
+        return None
+    folders = parts[part][1]
+    if not folders:
+        return (part, -1) if len(bits) == 3 else None
+    return (part, folders.index(bits[2])) if len(bits) == 4 and bits[2] in folders else None
+
+
+def check(root, list_includes):
+    parts = read_parts(root / "docs/host.md")
+    code = [p for p in (root / "host").rglob("*") if p.is_file() and p.name.endswith(SUFFIXES)]
+    code = sorted(p for p in code if p.relative_to(root).parts[1] not in ("python", "report", "data"))
+    rel = {p: p.relative_to(root).as_posix() for p in code}
+    findings, crossing = [], 0
+    for p in code:
+        if place(rel[p], parts) is None:
+            findings.append(f"{rel[p]}: in no part or folder that docs/host.md declares")
+    for p in code:
+        src = rel[p]
+        here = place(src, parts)
+        for name in INCLUDE.findall(p.read_text(errors="replace")):
+            dst = next((c for c in (Path(src).parent.joinpath(name).as_posix(), "host/" + name)
+                        if (root / c).is_file()), None)
+            if dst is None:
+                continue
+            dst = Path(dst).as_posix()
+            if dst == CLI_INTERNALS and not src.startswith("host/cli/"):
+                findings.append(f"{src}: includes the command line's internals ({name}) outside cli/")
+            there = place(dst, parts)
+            if here is None or there is None or here == there:
+                continue
+            crossing += 1
+            (a, fa), (b, fb) = here, there
+            if list_includes:
+                print(f"{a}/{fa} -> {b}/{fb}  {src} -> {dst}")
+            if a == "main":
+                continue
+            if a != b and b not in parts[a][0]:
+                findings.append(f"{src} ({a}) includes {dst} ({b}): {a} is not over {b}")
+            elif a == b and fb > fa:
+                folders = parts[a][1]
+                findings.append(f"{src} ({a}/{folders[fa]}) includes {dst} ({a}/{folders[fb]}), a higher folder")
+    summary = "; ".join(f"{n}" + (f" over {', '.join(sorted(o))}" if o else "") + (f": {' < '.join(f)}" if f else "")
+                        for n, (o, f) in parts.items())
+    print(f"parts: {summary}; {crossing} includes between folders")
+    for f in findings:
+        print(f)
+    return 1 if findings else 0
 
 
 def self_test():
-    """A tree with an include of cli_internal.hpp from output/ and four upward includes fails
-    naming both; the same tree without them passes."""
+    """A tree where the run includes a tool, a folder includes a higher one and a tool includes
+    the command line's internals fails naming each; the same tree without them passes."""
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         (root / "docs").mkdir()
-        (root / "docs/host.md").write_text("<!-- host-layers -->\n`base < output < commands`\n")
-        for name in ["base/a.hpp", "output/b.cpp", "commands/cli_internal.hpp", "commands/c.cpp"]:
-            (root / "host/src" / name).parent.mkdir(parents=True, exist_ok=True)
-            (root / "host/src" / name).write_text("")
-        (root / "host/src/base/a.hpp").write_text('#include "output/b.cpp"\n' * 4)
-        (root / "host/src/output/b.cpp").write_text('#include "commands/cli_internal.hpp"\n')
+        (root / "docs/host.md").write_text("<!-- host-layers -->\n- `topology`: `base < values`\n"
+                                           "- `run` over `topology`: `planning`\n- `tools` over `topology`: `fleet`\n"
+                                           "- `cli` over `run`, `tools`, `topology`\n")
+        files = ["topology/base/a.hpp", "topology/values/v.hpp", "run/planning/p.cpp", "tools/fleet/f.cpp",
+                 "cli/cli_internal.hpp", "cli/c.cpp"]
+        for name in files:
+            (root / "host" / name).parent.mkdir(parents=True, exist_ok=True)
+            (root / "host" / name).write_text("")
+        (root / "host/run/planning/p.cpp").write_text('#include "tools/fleet/f.cpp"\n')
+        (root / "host/topology/base/a.hpp").write_text('#include "topology/values/v.hpp"\n')
+        (root / "host/tools/fleet/f.cpp").write_text('#include "cli/cli_internal.hpp"\n')
         with contextlib.redirect_stdout(io.StringIO()) as out:
             failed = check(root, False)
         text = out.getvalue()
-        ok = failed == 1 and "outside commands/" in text and "5 includes run from a lower layer" in text
-        (root / "host/src/base/a.hpp").write_text("")
-        (root / "host/src/output/b.cpp").write_text('#include "base/a.hpp"\n')
+        ok = (failed == 1 and "run is not over tools" in text and "a higher folder" in text
+              and "outside cli/" in text)
+        (root / "host/run/planning/p.cpp").write_text('#include "topology/values/v.hpp"\n')
+        (root / "host/topology/base/a.hpp").write_text("")
+        (root / "host/tools/fleet/f.cpp").write_text('#include "topology/base/a.hpp"\n')
+        (root / "host/cli/c.cpp").write_text('#include "cli_internal.hpp"\n#include "run/planning/p.cpp"\n')
         with contextlib.redirect_stdout(io.StringIO()):
             ok = ok and check(root, False) == 0
     print("self-test " + ("passed" if ok else "FAILED:\n" + text))
@@ -73,71 +144,6 @@ def main():
     if args.self_test:
         return self_test()
     return check(args.source_dir, args.list)
-
-
-def check(root, list_includes):
-    layers = read_layers(root / "docs/host.md")
-    layer_of = {folder: n for n, layer in enumerate(layers) for folder in layer}
-    files = sorted(p for p in (root / "host").rglob("*") if p.is_file() and p.name.endswith(SUFFIXES))
-    rel = {p: p.relative_to(root).as_posix() for p in files}
-    sources = {}  # stem -> folder of host/src
-    for p in files:
-        parts = rel[p].split("/")
-        if parts[1] == "src" and len(parts) == 4:
-            sources.setdefault(p.name.split(".")[0], parts[2])
-    findings = []
-
-    def folder(path):
-        parts = path.split("/")
-        if parts[1] == "src":
-            return parts[2] if len(parts) == 4 else "main"
-        if parts[1] == "include":
-            stem = parts[-1].split(".")[0]
-            home = HOMES.get(stem) or sources.get(stem)
-            if home is None:
-                findings.append(f"{path}: a public header with no home folder (no source of its stem; add it to HOMES)")
-            return home
-        return "main"  # host/main.cpp
-
-    def resolve(name):
-        for cand in (f"host/include/{name}", f"host/src/{name}"):
-            if (root / cand).is_file():
-                return cand
-        return None
-
-    for f in sorted({rel[p].split("/")[2] for p in files if rel[p].startswith("host/src/") and rel[p].count("/") == 3}):
-        if f not in layer_of:
-            findings.append(f"host/src/{f}: a folder in no layer of docs/host.md")
-    layer_of.setdefault("main", len(layers))
-    upward, crossing = [], []
-    for p in files:
-        src = rel[p]
-        for name in INCLUDE.findall(p.read_text(errors="replace")):
-            dst = resolve(name)
-            if dst is None:
-                continue
-            if dst == CLI_INTERNALS and not src.startswith("host/src/commands/"):
-                findings.append(f"{src}: includes the command line's internals ({name}) outside commands/")
-            a, b = folder(src), folder(dst)
-            if a is None or b is None or a == b or a not in layer_of or b not in layer_of:
-                continue
-            up = layer_of[b] > layer_of[a]
-            crossing.append((src, a, dst, b, up))
-            if up:
-                upward.append(f"{src} ({a}) -> {dst} ({b})")
-    if list_includes:
-        for src, a, dst, b, up in crossing:
-            print(f"{'UP  ' if up else 'down'} {a:9} -> {b:9} {src} -> {dst}")
-    order = " < ".join(" = ".join(l) for l in layers)
-    print(f"layers (lowest first): {order}; {len(crossing)} includes between folders, {len(upward)} upward")
-    if len(upward) > MAX_UPWARD:
-        findings.append(f"{len(upward)} includes run from a lower layer up to a higher one (at most {MAX_UPWARD}):")
-        findings += ["  " + u for u in upward]
-    elif upward:
-        print("upward (allowed, at most %d):\n  " % MAX_UPWARD + "\n  ".join(upward))
-    for f in findings:
-        print(f)
-    return 1 if findings else 0
 
 
 if __name__ == "__main__":

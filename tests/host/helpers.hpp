@@ -16,7 +16,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "memtopo_host/registry.hpp"
+#include "topology/plugins/registry.hpp"
 
 namespace test {
 
@@ -96,7 +96,7 @@ struct ScopedEnv {
 
 // This machine's name as memtopo names files after it: the whole name, each byte other than a
 // letter, digit, '-', '_' or '.' as '_', a leading '.' or '-' as '_', at most 64 bytes
-// (host_file_name() in host/src/fleet/device_list.hpp, which test_hostile_files.cpp checks).
+// (host_file_name() in host/run/launch/device_list.hpp, which test_hostile_files.cpp checks).
 inline std::string host_name() {
   char buf[256] = {};
   ::gethostname(buf, sizeof buf - 1);

@@ -17,7 +17,7 @@
 
 #include "helpers.hpp"
 #include "memtopo/engine.hpp"
-#include "memtopo_host/device_identity.hpp"
+#include "topology/document/device_identity.hpp"
 
 namespace test {
 

@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "helpers.hpp"
-#include "memtopo_host/journal.hpp"
+#include "run/output/journal.hpp"
 
 namespace fs = std::filesystem;
 using test::run_memtopo;

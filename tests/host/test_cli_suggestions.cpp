@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "helpers.hpp"
-#include "memtopo_host/suggest.hpp"
+#include "topology/base/suggest.hpp"
 
 using memtopo::host::edit_distance;
 using memtopo::host::nearest_name;

@@ -1,6 +1,6 @@
 // Config file: values, and errors with file:line (or file:line:column for syntax).
 #include "helpers.hpp"
-#include "memtopo_host/config.hpp"
+#include "run/planning/config.hpp"
 
 using namespace memtopo::host;
 using test::good_registry;

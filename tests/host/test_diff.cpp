@@ -8,9 +8,9 @@
 #include <nlohmann/json.hpp>
 
 #include "helpers.hpp"
-#include "memtopo_host/schema.hpp"
-#include "memtopo_host/text_table.hpp"
-#include "memtopo_host/topology_diff.hpp"
+#include "topology/values/schema.hpp"
+#include "topology/base/text_table.hpp"
+#include "tools/compare/topology_diff.hpp"
 
 namespace fs = std::filesystem;
 using namespace memtopo::host;

@@ -9,9 +9,9 @@
 #include <sstream>
 
 #include "helpers.hpp"
-#include "memtopo_host/cli.hpp"
-#include "memtopo_host/config.hpp"
-#include "memtopo_host/key_policy.hpp"
+#include "cli/cli.hpp"
+#include "run/planning/config.hpp"
+#include "tools/compare/key_policy.hpp"
 
 namespace fs = std::filesystem;
 using namespace memtopo::host;

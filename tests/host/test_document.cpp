@@ -2,9 +2,9 @@
 #include <algorithm>
 
 #include "helpers.hpp"
-#include "memtopo_host/document.hpp"
-#include "memtopo_host/journal.hpp"
-#include "memtopo_host/schema.hpp"
+#include "topology/document/document.hpp"
+#include "run/output/journal.hpp"
+#include "topology/values/schema.hpp"
 
 using namespace memtopo::host;
 

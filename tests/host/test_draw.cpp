@@ -7,8 +7,8 @@
 #include <toml++/toml.h>
 
 #include "helpers.hpp"
-#include "memtopo_host/draw.hpp"
-#include "memtopo_host/text_encoding.hpp"
+#include "tools/draw/draw.hpp"
+#include "topology/base/text_encoding.hpp"
 
 namespace fs = std::filesystem;
 

@@ -15,11 +15,11 @@
 
 #include "../shipped/shipped_run.hpp"
 #include "helpers.hpp"
-#include "memtopo_host/journal.hpp"
-#include "memtopo_host/schema.hpp"
-#include "memtopo_host/topology_export.hpp"
+#include "run/output/journal.hpp"
+#include "topology/values/schema.hpp"
+#include "tools/export/topology_export.hpp"
 #include "run_helpers.hpp"
-#include "output/run_output.hpp"
+#include "run/output/run_output.hpp"
 
 namespace fs = std::filesystem;
 using namespace memtopo::host;

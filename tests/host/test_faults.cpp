@@ -13,7 +13,7 @@
 #include <toml++/toml.h>
 
 #include "helpers.hpp"
-#include "memtopo_host/probe_executor.hpp"
+#include "run/running/probe_executor.hpp"
 
 namespace fs = std::filesystem;
 using test::run_memtopo;

@@ -9,9 +9,9 @@
 #include <nlohmann/json.hpp>
 
 #include "helpers.hpp"
-#include "memtopo_host/fleet.hpp"
-#include "memtopo_host/gpu_state.hpp"
-#include "memtopo_host/schema.hpp"
+#include "tools/fleet/fleet.hpp"
+#include "topology/values/gpu_state.hpp"
+#include "topology/values/schema.hpp"
 #include "run_helpers.hpp"
 
 namespace fs = std::filesystem;

@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "fleet/fleet_confirm.hpp"
+#include "tools/fleet/fleet_confirm.hpp"
 #include "helpers.hpp"
 
 using namespace memtopo::host;

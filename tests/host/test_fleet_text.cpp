@@ -3,8 +3,8 @@
 #include <algorithm>
 
 #include "helpers.hpp"
-#include "memtopo_host/fleet.hpp"
-#include "memtopo_host/text_table.hpp"
+#include "tools/fleet/fleet.hpp"
+#include "topology/base/text_table.hpp"
 
 using namespace memtopo::host;
 

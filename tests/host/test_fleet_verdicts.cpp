@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "helpers.hpp"
-#include "memtopo_host/fleet.hpp"
+#include "tools/fleet/fleet.hpp"
 
 using namespace memtopo::host;
 using json = nlohmann::json;

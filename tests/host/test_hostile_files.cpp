@@ -10,12 +10,12 @@
 #include <fstream>
 #include <set>
 
-#include "fleet/device_list.hpp"
+#include "run/launch/device_list.hpp"
 #include "helpers.hpp"
-#include "memtopo_host/document.hpp"
-#include "memtopo_host/journal.hpp"
-#include "output/new_file.hpp"
-#include "output/output_file.hpp"
+#include "topology/document/document.hpp"
+#include "run/output/journal.hpp"
+#include "topology/base/new_file.hpp"
+#include "topology/base/output_file.hpp"
 #include "run_helpers.hpp"
 
 namespace fs = std::filesystem;
@@ -145,7 +145,7 @@ TEST_CASE("shared folder: a symlink, FIFO or hard link at OUT.lock is refused", 
 TEST_CASE("shared folder: fleet.txt and a member's file planted as links are replaced", "[host][hostile][shared]") {
   test::TempDir dir("shared-fleet-links");
   const auto v = victim(dir);
-  // What rank 0 does with DIR/fleet.txt (fleet_run.cpp, write_fleet_summary).
+  // What rank 0 does with DIR/fleet.txt (device_runs.cpp, write_fleet_summary).
   fs::create_symlink(v, dir / "fleet.txt");
   using memtopo::host::cli::OutputNamedBy;
   const auto target = memtopo::host::cli::resolve_output((dir / "fleet.txt").string(), OutputNamedBy::Memtopo);

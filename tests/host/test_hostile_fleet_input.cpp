@@ -11,15 +11,15 @@
 
 #include <nlohmann/json.hpp>
 
-#include "commands/cli_internal.hpp"
+#include "cli/cli_internal.hpp"
 #include "../common/xml_characters.hpp"
 #include "helpers.hpp"
-#include "memtopo_host/fleet.hpp"
-#include "memtopo_host/nesting.hpp"
-#include "memtopo_host/probe_executor.hpp"
-#include "memtopo_host/runner.hpp"
-#include "memtopo_host/summary.hpp"
-#include "memtopo_host/text_encoding.hpp"
+#include "tools/fleet/fleet.hpp"
+#include "topology/values/nesting.hpp"
+#include "run/running/probe_executor.hpp"
+#include "run/running/runner.hpp"
+#include "topology/document/summary.hpp"
+#include "topology/base/text_encoding.hpp"
 #include "run_helpers.hpp"
 
 namespace fs = std::filesystem;
@@ -156,7 +156,7 @@ TEST_CASE("hostile fleet: a TMPDIR that does not exist gives a message, never an
 TEST_CASE("hostile: every exception reaching the top level gets a message and an exit status",
           "[host][hostile][cli]") {
   using memtopo::host::cli::report_unexpected_error;
-  namespace c = memtopo::host;  // the exit statuses (base/usage_error.hpp)
+  namespace c = memtopo::host;  // the exit statuses (topology/base/usage_error.hpp)
   CHECK(report_unexpected_error(std::make_exception_ptr(std::bad_alloc())) == c::kExitIncomplete);
   CHECK(report_unexpected_error(std::make_exception_ptr(std::out_of_range("stoi"))) == c::kExitIncomplete);
   CHECK(report_unexpected_error(std::make_exception_ptr(

@@ -8,7 +8,7 @@
 #include <memtopo/probe.hpp>
 
 #include "helpers.hpp"
-#include "memtopo_host/invariants.hpp"
+#include "topology/checks/invariants.hpp"
 
 using memtopo::host::Registry;
 using test::q;

@@ -2,7 +2,7 @@
 // the next record, every record --resume takes passes the checks a probe's results pass, and a
 // journal of another format or an empty one is named, not trusted (docs/host.md, "Guarantees").
 #include "helpers.hpp"
-#include "memtopo_host/journal.hpp"
+#include "run/output/journal.hpp"
 #include "run_helpers.hpp"
 
 namespace fs = std::filesystem;

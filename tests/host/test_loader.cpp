@@ -6,7 +6,7 @@
 #include <memtopo/probe.hpp>
 
 #include "helpers.hpp"
-#include "memtopo_host/registry.hpp"
+#include "topology/plugins/registry.hpp"
 
 using memtopo::host::Registry;
 using memtopo::host::SearchPaths;

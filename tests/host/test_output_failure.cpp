@@ -6,9 +6,9 @@
 #include <sstream>
 
 #include "helpers.hpp"
-#include "memtopo_host/journal.hpp"
+#include "run/output/journal.hpp"
 #include "run_helpers.hpp"
-#include "output/run_output.hpp"
+#include "run/output/run_output.hpp"
 
 namespace fs = std::filesystem;
 

@@ -11,8 +11,8 @@
 
 #include <toml++/toml.h>
 
-#include "memtopo_host/own_toml.hpp"
-#include "memtopo_host/schema.hpp"
+#include "topology/values/own_toml.hpp"
+#include "topology/values/schema.hpp"
 
 namespace {
 

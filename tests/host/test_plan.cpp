@@ -4,7 +4,7 @@
 #include <memtopo/probe.hpp>
 
 #include "helpers.hpp"
-#include "memtopo_host/plan.hpp"
+#include "run/planning/plan.hpp"
 
 using namespace memtopo::host;
 

@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "memtopo_host/journal.hpp"
+#include "run/output/journal.hpp"
 
 using memtopo::host::read_journal;
 

@@ -10,8 +10,8 @@
 #include <nlohmann/json.hpp>
 
 #include "helpers.hpp"
-#include "memtopo_host/journal.hpp"
-#include "memtopo_host/value.hpp"
+#include "run/output/journal.hpp"
+#include "topology/values/value.hpp"
 #include "run_helpers.hpp"
 
 namespace fs = std::filesystem;

@@ -1,8 +1,8 @@
 // The run request resolved once: the command line over the config, devices parsed to specs.
 #include <catch2/catch.hpp>
 
-#include "base/usage_error.hpp"
-#include "planning/run_choice.hpp"
+#include "topology/base/usage_error.hpp"
+#include "run/planning/run_choice.hpp"
 
 using namespace memtopo::host;
 

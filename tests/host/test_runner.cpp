@@ -4,9 +4,9 @@
 #include <optional>
 
 #include "helpers.hpp"
-#include "memtopo_host/probe_executor.hpp"
-#include "memtopo_host/result_check.hpp"
-#include "memtopo_host/runner.hpp"
+#include "run/running/probe_executor.hpp"
+#include "run/running/result_check.hpp"
+#include "run/running/runner.hpp"
 
 using namespace memtopo::host;
 using test::good_registry;

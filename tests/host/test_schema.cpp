@@ -1,7 +1,7 @@
 // Schema validation of topology files: good and bad, errors naming the key path.
 #include "helpers.hpp"
-#include "memtopo_host/schema.hpp"
-#include "memtopo_host/validate.hpp"
+#include "topology/values/schema.hpp"
+#include "topology/checks/validate.hpp"
 
 using namespace memtopo::host;
 

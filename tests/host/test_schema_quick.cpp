@@ -11,8 +11,8 @@
 
 #include <toml++/toml.h>
 
-#include "memtopo_host/schema.hpp"
-#include "memtopo_host/schema_quick.hpp"
+#include "topology/values/schema.hpp"
+#include "topology/values/schema_quick.hpp"
 
 namespace {
 

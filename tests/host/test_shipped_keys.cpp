@@ -4,7 +4,7 @@
 
 #include "../shipped/shipped_run.hpp"
 #include "helpers.hpp"
-#include "memtopo_host/result_check.hpp"
+#include "run/running/result_check.hpp"
 
 TEST_CASE("keys: a shipped device's default run leaves no declared key out without its reason", "[host][keys]") {
   const std::string name = GENERATE("hopper-like", "kepler-like", "pascal-like");

@@ -1,6 +1,6 @@
 // The human summary at the end of `memtopo run`: a golden file for a fixed topology.
 #include "helpers.hpp"
-#include "memtopo_host/summary.hpp"
+#include "topology/document/summary.hpp"
 
 using namespace memtopo::host;
 

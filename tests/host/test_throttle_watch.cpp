@@ -6,8 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "memtopo_host/gpu_state.hpp"
-#include "memtopo_host/throttle_watch.hpp"
+#include "topology/values/gpu_state.hpp"
+#include "run/output/throttle_watch.hpp"
 
 using namespace memtopo::host;
 

@@ -7,9 +7,9 @@
 #include <toml++/toml.h>
 
 #include "helpers.hpp"
-#include "memtopo_host/child_process.hpp"
-#include "memtopo_host/config.hpp"
-#include "memtopo_host/worker.hpp"
+#include "topology/base/child_process.hpp"
+#include "run/planning/config.hpp"
+#include "run/running/worker.hpp"
 
 using namespace memtopo::host;
 

@@ -29,7 +29,7 @@ from pathlib import Path
 # Folders checked, relative to the source tree. engine/ (the simulator, the CUDA backend) is
 # left out: its simulated-device description has its own key vocabulary (docs/simulator.md);
 # data files other than the mapping are measurements (fleet_spreads.toml).
-CHECKED = ["host/src", "host/include", "host/report", "host/python/memtopo", "host/main.cpp",
+CHECKED = ["host/topology", "host/run", "host/tools", "host/cli", "host/report", "host/python/memtopo", "host/main.cpp",
            "sdk/src/procedures", "sdk/src/analysis"]
 SUFFIXES = {".cpp", ".hpp", ".h", ".cuh", ".cu", ".in", ".py"}
 

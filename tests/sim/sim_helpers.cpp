@@ -1,6 +1,6 @@
 #include "sim_helpers.hpp"
 
-#include "memtopo_host/registry.hpp"
+#include "topology/plugins/registry.hpp"
 
 #include <atomic>
 #include <fstream>
