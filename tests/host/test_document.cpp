@@ -5,6 +5,7 @@
 #include "topology/document/document.hpp"
 #include "run/output/journal.hpp"
 #include "topology/values/schema.hpp"
+#include "topology/values/topology_text.hpp"
 
 using namespace memtopo::host;
 
@@ -187,4 +188,22 @@ TEST_CASE("keys without a value are written with their reasons, journaled and va
   CHECK(std::any_of(errors.begin(), errors.end(), [](const SchemaError& e) {
     return e.path == "/probes/data-cache~1l2-latency/absent/L2" && e.message.find("bad key name") != std::string::npos;
   }));
+}
+
+TEST_CASE("a provenance entry with every flag and a counters check comes back from export as written",
+          "[host][document][export]") {
+  ProbeOutcome o;
+  o.probe = "links/attachment";
+  o.version = "1.0.0";
+  o.status = Status::Ok;
+  ResultRecord r = rec(o.probe, "attachment.pcie_link", Value::of_string("ok"), 1.0, MT_BOUND_EXACT, "trained");
+  r.key_flags = MT_KEY_IDENTITY | MT_KEY_VARIES | MT_KEY_ESTIMATE | MT_KEY_HEADLINE | MT_KEY_RATED |
+                MT_KEY_STRUCTURE | MT_KEY_ALWAYS | MT_KEY_HEALTH;
+  r.verified = "counters";
+  r.counted_bytes = 4096;
+  r.verify_note = "counted at the link";
+  o.results = {r};
+  const std::string text = render_topology(fixed_meta(), {o});
+  CHECK(text.find("always = true, health = true, verified = \"counters\"") != std::string::npos);
+  CHECK(topology_toml_text(toml::parse(text)) == text);
 }
