@@ -101,6 +101,7 @@ void print_details(const ProbeInfo& p) {
   for (const auto& k : p.keys)
     std::cout << wrapped("    key " + k.key + " (" + type_name(k.type) + (k.unit.empty() ? "" : ", " + k.unit) + "): ",
                          k.meaning, 8);
+  for (const auto& [key, role] : p.roles) std::cout << wrapped("    role " + key + ": ", role, 8);
   for (const auto& i : p.invariants) std::cout << wrapped("    invariant: ", invariant_text(i) + ": " + i.why, 8);
 }
 
@@ -117,6 +118,8 @@ nlohmann::json probe_json(const ProbeInfo& p) {
   j["keys"] = nlohmann::json::array();
   for (const auto& k : p.keys)
     j["keys"].push_back({{"key", k.key}, {"type", type_name(k.type)}, {"unit", k.unit}, {"meaning", k.meaning}});
+  j["roles"] = nlohmann::json::object();
+  for (const auto& [key, role] : p.roles) j["roles"][key] = role;
   j["invariants"] = nlohmann::json::array();
   for (const auto& i : p.invariants) j["invariants"].push_back({{"relation", invariant_text(i)}, {"why", i.why}});
   return j;

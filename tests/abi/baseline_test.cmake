@@ -2,7 +2,7 @@
 # loading errors and runs on the simulated GPU with this host: inputs, options, key flags, a raw
 # series and a timed chase all cross the boundary as a binary of that release sends them. Run by
 # ctest (cmake -P). Inputs: MEMTOPO (the executable), PLUGIN_DIR (holds abi-baseline.so),
-# WORK_DIR, ABI_VERSION (the release: 3.4 to 3.8).
+# WORK_DIR, ABI_VERSION (the release: 3.4 to 3.9).
 include(${CMAKE_CURRENT_LIST_DIR}/../cmake/out_of_tree_steps.cmake)
 file(REMOVE_RECURSE ${WORK_DIR})
 file(MAKE_DIRECTORY ${WORK_DIR})
@@ -55,6 +55,12 @@ if(ABI_VERSION VERSION_GREATER_EQUAL 3.8)
   if(NOT topo MATCHES "\\[abi_link\\]\ncopy_ns = [0-9.e+-]+\npcie = \"ok\"\n" OR
      NOT topo MATCHES "pcie = { probe = \"abi-baseline/link\"[^}]*health = true")
     message(FATAL_ERROR "the ${ABI_VERSION} plugin's link keys or health flag are not in the file:\n${topo}")
+  endif()
+endif()
+# 3.9: a key's role (the "memtopo.key_roles" extension) in its provenance entry.
+if(ABI_VERSION VERSION_GREATER_EQUAL 3.9)
+  if(NOT topo MATCHES "twice_sm_count = { probe = \"abi-baseline/sm-count\"[^}]*role = \"gpu.twice_sm_count\"")
+    message(FATAL_ERROR "the ${ABI_VERSION} plugin's key role is not in the provenance:\n${topo}")
   endif()
 endif()
 file(GLOB raw ${WORK_DIR}/raw/*chase*)

@@ -108,7 +108,17 @@ static_assert(offsetof(mt_invariant_desc, kind) == 4);
 static_assert(offsetof(mt_invariant_desc, a) == 8);
 static_assert(offsetof(mt_invariant_desc, b) == 16);
 static_assert(offsetof(mt_invariant_desc, why) == 24);
-static_assert(sizeof(mt_probe_desc) == 168);  // 3.0 to 3.2: 152, up to series_count
+static_assert(sizeof(mt_extension_desc) == 40);  // 3.9
+static_assert(offsetof(mt_extension_desc, struct_size) == 0);
+static_assert(offsetof(mt_extension_desc, name) == 8);
+static_assert(offsetof(mt_extension_desc, version) == 16);
+static_assert(offsetof(mt_extension_desc, data) == 24);
+static_assert(offsetof(mt_extension_desc, count) == 32);
+static_assert(sizeof(mt_key_role) == 24);  // 3.9, "memtopo.key_roles" version 1
+static_assert(offsetof(mt_key_role, struct_size) == 0);
+static_assert(offsetof(mt_key_role, key) == 8);
+static_assert(offsetof(mt_key_role, role) == 16);
+static_assert(sizeof(mt_probe_desc) == 184);  // 3.0 to 3.2: 152, up to series_count; 3.3 to 3.8: 168
 static_assert(offsetof(mt_probe_desc, struct_size) == 0);
 static_assert(offsetof(mt_probe_desc, name) == 8);
 static_assert(offsetof(mt_probe_desc, summary) == 16);
@@ -131,6 +141,8 @@ static_assert(offsetof(mt_probe_desc, series) == 136);
 static_assert(offsetof(mt_probe_desc, series_count) == 144);
 static_assert(offsetof(mt_probe_desc, invariants) == 152);  // 3.3
 static_assert(offsetof(mt_probe_desc, invariant_count) == 160);
+static_assert(offsetof(mt_probe_desc, extensions) == 168);  // 3.9
+static_assert(offsetof(mt_probe_desc, extension_count) == 176);
 static_assert(sizeof(mt_plugin_desc) == 48);
 static_assert(offsetof(mt_plugin_desc, struct_size) == 0);
 static_assert(offsetof(mt_plugin_desc, abi_major) == 4);
@@ -328,6 +340,7 @@ static_assert(MEMTOPO_ABI_MINOR >= 4, "MT_KEY_CONFIGURATION came with 3.4");
 static_assert(MT_KEY_RATED == 64u && MT_KEY_STRUCTURE == 128u && MT_KEY_ALWAYS == 256u);
 static_assert(MEMTOPO_ABI_MINOR >= 5, "MT_KEY_RATED, MT_KEY_STRUCTURE and MT_KEY_ALWAYS came with 3.5");
 static_assert(MEMTOPO_ABI_MINOR >= 6, "mt_host_api::put_absent came with 3.6");
+static_assert(MEMTOPO_ABI_MINOR >= 9, "mt_probe_desc::extensions and mt_key_role came with 3.9");
 
 TEST_CASE("abi: the layout of ABI 3 is the one plugins were built against", "[abi]") {
   // The assertions above are the test; this states the version they hold for.

@@ -190,7 +190,7 @@ TEST_CASE("keys without a value are written with their reasons, journaled and va
   }));
 }
 
-TEST_CASE("a provenance entry with every flag and a counters check comes back from export as written",
+TEST_CASE("a provenance entry with every flag, a role and a counters check comes back from export as written",
           "[host][document][export]") {
   ProbeOutcome o;
   o.probe = "links/attachment";
@@ -199,11 +199,15 @@ TEST_CASE("a provenance entry with every flag and a counters check comes back fr
   ResultRecord r = rec(o.probe, "attachment.pcie_link", Value::of_string("ok"), 1.0, MT_BOUND_EXACT, "trained");
   r.key_flags = MT_KEY_IDENTITY | MT_KEY_VARIES | MT_KEY_ESTIMATE | MT_KEY_HEADLINE | MT_KEY_RATED |
                 MT_KEY_STRUCTURE | MT_KEY_ALWAYS | MT_KEY_HEALTH;
+  r.role = "bus.pcie_health";
   r.verified = "counters";
   r.counted_bytes = 4096;
   r.verify_note = "counted at the link";
   o.results = {r};
   const std::string text = render_topology(fixed_meta(), {o});
-  CHECK(text.find("always = true, health = true, verified = \"counters\"") != std::string::npos);
+  CHECK(text.find("always = true, health = true, role = \"bus.pcie_health\", verified = \"counters\"") !=
+        std::string::npos);
   CHECK(topology_toml_text(toml::parse(text)) == text);
+  CHECK(validate_topology(toml_to_json(toml::parse(text))).empty());
+  CHECK(outcome_from_json(outcome_to_json(o)).results.at(0).role == "bus.pcie_health");
 }

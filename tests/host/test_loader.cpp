@@ -286,3 +286,39 @@ TEST_CASE("key descriptions that contradict the key or the probe are refused", "
   Registry r;
   CHECK(r.add_static(good.desc(), "kd"));
 }
+
+TEST_CASE("key roles are read from the probe's extension, malformed ones refuse the plugin", "[host][loader][roles]") {
+  auto base = [] { return memtopo::Probe("kr/p").provides({"kr.size_bytes", "kr.mode"}).run([](memtopo::Context&) {}); };
+  {
+    const memtopo::detail::PluginHolder good(
+        "kr", "1.0.0",
+        {base().role("kr.size_bytes", "cache.size_bytes@l1_cache").roles({{"kr.mode", "gpu.mode"}})});
+    REQUIRE(good.desc()->probes[0].extension_count == 1);
+    CHECK(std::strcmp(good.desc()->probes[0].extensions[0].name, MT_EXTENSION_KEY_ROLES) == 0);
+    Registry r;
+    REQUIRE(r.add_static(good.desc(), "kr"));
+    const auto* p = r.find("kr/p");
+    REQUIRE(p);
+    CHECK(p->roles == std::map<std::string, std::string>{{"kr.size_bytes", "cache.size_bytes@l1_cache"},
+                                                        {"kr.mode", "gpu.mode"}});
+  }
+  auto refusal = [](memtopo::Probe p) {
+    const auto holder = std::make_unique<memtopo::detail::PluginHolder>("kr", "1.0.0", std::vector<memtopo::Probe>{p});
+    Registry r;
+    CHECK_FALSE(r.add_static(holder->desc(), "kr"));
+    return r.errors().empty() ? std::string() : r.errors()[0];
+  };
+  CHECK(refusal(base().role("kr.other", "gpu.other")) ==
+        "static:kr: probe kr/p: memtopo.key_roles: role #0 (kr.other): the probe does not provide kr.other");
+  CHECK(refusal(base().role("kr.mode", "Cache.size")).find("each of class, quantity and subject is lowercase") !=
+        std::string::npos);
+  CHECK(refusal(base().role("kr.mode", "cache")).find("is not <class>.<quantity>[@<subject>]") != std::string::npos);
+  CHECK(refusal(base().role("kr.mode", "cache.size@")).find("each of class") != std::string::npos);
+  // An extension this host does not know is passed over.
+  const memtopo::detail::PluginHolder other("kr", "1.0.0", {base().role("kr.mode", "gpu.mode")});
+  auto* ext = const_cast<mt_extension_desc*>(other.desc()->probes[0].extensions);
+  ext->name = "vendor.something";
+  Registry r;
+  REQUIRE(r.add_static(other.desc(), "kr"));
+  CHECK(r.find("kr/p")->roles.empty());
+}

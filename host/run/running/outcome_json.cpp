@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "topology/plugins/registry.hpp"
+
 namespace memtopo::host {
 
 namespace {
@@ -51,6 +53,7 @@ nlohmann::json outcome_to_json(const ProbeOutcome& o) {
                           {"bound", bound_text(r.bound)},
                           {"note", r.note}};
     if (r.key_flags) rec["key_flags"] = r.key_flags;
+    if (!r.role.empty()) rec["role"] = r.role;
     if (!r.verified.empty()) {
       rec["verified"] = r.verified;
       rec["counted_bytes"] = r.counted_bytes;
@@ -91,6 +94,8 @@ ProbeOutcome outcome_from_json(const nlohmann::json& j) {
       // Set again from the plugin's declaration where a record is checked (result_check.cpp).
       if (r.contains("key_flags") && r.at("key_flags").is_number_unsigned())
         rec.key_flags = r.at("key_flags").get<uint32_t>() & kKnownKeyFlags;
+      if (r.contains("role") && r.at("role").is_string() && role_form_error(r.at("role").get<std::string>()).empty())
+        rec.role = r.at("role").get<std::string>();
       if (r.contains("verified")) {
         rec.verified = r.at("verified").get<std::string>();
         rec.counted_bytes = r.at("counted_bytes").get<double>();

@@ -35,6 +35,8 @@ std::optional<std::string> check_result(const ProbeInfo& probe, ResultRecord& re
   if (spec && !conform_to_declaration(rec.value, spec->type))
     return k + " is " + type_name(rec.value.type) + ", but " + probe.name + " declares it " + type_name(spec->type);
   rec.key_flags = spec ? spec->flags : 0;
+  const auto role = probe.roles.find(k);
+  rec.role = role != probe.roles.end() ? role->second : std::string();
   if (auto bad = check_value_for_key(k, rec.value)) return bad;
   if (!(rec.confidence >= 0 && rec.confidence <= 1)) return k + ": confidence must be in [0, 1]";
   if (rec.bound != MT_BOUND_EXACT && rec.bound != MT_BOUND_AT_LEAST && rec.bound != MT_BOUND_AT_MOST)

@@ -114,6 +114,7 @@ std::string render_topology(const Meta& meta, const std::vector<ProbeOutcome>& o
       if (rec->key_flags & MT_KEY_STRUCTURE) inl += ", structure = true";
       if (rec->key_flags & MT_KEY_ALWAYS) inl += ", always = true";
       if (rec->key_flags & MT_KEY_HEALTH) inl += ", health = true";
+      if (!rec->role.empty()) inl += ", role = " + toml_string_literal(rec->role);
       if (!rec->verified.empty()) {
         inl += ", verified = " + toml_string_literal(rec->verified);
         if (rec->verified == "counters") inl += ", counted_bytes = " + format_double(rec->counted_bytes);

@@ -20,6 +20,7 @@ struct ResultRecord {
   std::string note;
   std::string probe;
   uint32_t key_flags = 0;  // MT_KEY_* of the key as its probe declares it (provenance class)
+  std::string role;        // what the key is, as its probe declares it (mt_key_role); "" none
   // How a second method checked the value (mt_result_info): "", "counters" or "unverified".
   std::string verified;
   double counted_bytes = 0;

@@ -223,7 +223,8 @@ std::optional<std::string> read_probe(const mt_probe_desc& pd, ProbeInfo& info) 
   if (auto bad = read_needs(pd, info)) return bad;
   if (auto bad = read_key_docs(pd, info)) return bad;
   if (auto bad = read_series(pd, info)) return bad;
-  return read_invariants(pd, info);
+  if (auto bad = read_invariants(pd, info)) return bad;
+  return read_extensions(pd, info);
 }
 
 

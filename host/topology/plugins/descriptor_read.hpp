@@ -17,4 +17,8 @@ inline std::string str_or_empty(const char* s) { return s ? std::string(s) : std
 // 3.0's size; what is wrong with it otherwise.
 std::optional<std::string> read_probe(const mt_probe_desc& pd, ProbeInfo& info);
 
+// The extensions a descriptor of ABI 3.9 or later declares (extension_read.cpp): the ones the
+// host knows by name and version read into `info`, the others passed over.
+std::optional<std::string> read_extensions(const mt_probe_desc& pd, ProbeInfo& info);
+
 }  // namespace memtopo::host

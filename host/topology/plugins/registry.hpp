@@ -80,6 +80,9 @@ struct ProbeInfo {
   std::map<std::string, std::string> replays;
   std::vector<PlotSpec> plots;  // how the report draws its raw series
   std::vector<InvariantSpec> invariants;  // relations of its keys to others (ABI 3.3)
+  // What provided keys are in the host's vocabulary (ABI 3.9, mt_key_role; docs/roles.md):
+  // key -> "cache.size_bytes@l1_cache".
+  std::map<std::string, std::string> roles;
   mt_probe_run_fn run = nullptr;  // from the plugin's descriptor
   void* user = nullptr;
 
@@ -135,5 +138,9 @@ class Registry {
   std::vector<std::string> loaded_files_;  // canonical paths already handled
   std::vector<std::string> errors_;
 };
+
+// "" when `role` has the form <class>.<quantity>[@<subject>] (lowercase letters, digits and
+// '_', each part starting with a letter), else what is wrong.
+std::string role_form_error(const std::string& role);
 
 }  // namespace memtopo::host

@@ -163,6 +163,7 @@ std::string expected_topology(const std::vector<std::string>& parts) {
     if (k == "note" || k == "verify_note") return "a string";
     if (k == "verified") return "\"counters\" or \"unverified\"";
     if (k == "counted_bytes") return "a number >= 0";
+    if (k == "role") return "a role <class>.<quantity>[@<subject>] (docs/roles.md), e.g. \"cache.size_bytes@l1_cache\"";
     return "";
   }
   if (parts.size() == 3 && parts[0] == "probes") {

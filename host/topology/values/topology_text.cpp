@@ -56,7 +56,7 @@ KeyOrder preferred_order(const Path& path) {
   if (path.size() == 1 && path[0] == "provenance") return {{"device"}, {}};
   if (path.size() == 3 && path[0] == "provenance")
     return {{"probe", "confidence", "bound", "note", "class", "varies", "estimate", "headline", "rated", "structure",
-             "always", "health", "verified", "counted_bytes", "verify_note"},
+             "always", "health", "role", "verified", "counted_bytes", "verify_note"},
             {}};  // as run writes them
   if (path.size() == 2 && path[0] == "probes") return {{"version", "status", "reason", "duration_s"}, {}};
   return {};

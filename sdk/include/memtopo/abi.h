@@ -24,7 +24,7 @@ extern "C" {
 #endif
 
 #define MEMTOPO_ABI_MAJOR 3
-#define MEMTOPO_ABI_MINOR 8
+#define MEMTOPO_ABI_MINOR 9
 
 /* Name of the single exported entry point of a plugin library. */
 #define MEMTOPO_ENTRY_POINT_NAME "memtopo_plugin_entry"
@@ -314,6 +314,28 @@ typedef struct mt_invariant_desc {
   const char* why; /* one sentence: why the two must agree */
 } mt_invariant_desc;
 
+/* 3.9: a block a probe declares for the host beyond the frozen fields, named and versioned
+ * (docs/abi.md, "Extensions"). The host reads the names and versions it knows and ignores the
+ * others; a later need is a new name or a new version, never another field. */
+typedef struct mt_extension_desc {
+  uint32_t struct_size;
+  const char* name;     /* what `data` points to, e.g. MT_EXTENSION_KEY_ROLES */
+  uint32_t version;     /* of that layout */
+  const void* data;     /* `count` elements of the named layout */
+  size_t count;
+} mt_extension_desc;
+
+/* "memtopo.key_roles", version 1: `data` points to mt_key_role elements. A role says what a
+ * key is in the host's vocabulary (docs/roles.md): "cache.size_bytes@l1_cache",
+ * "memory.read_bytes_per_second@main". The host's tools (exports, the drawing, the summary)
+ * ask for roles, never for key names. */
+#define MT_EXTENSION_KEY_ROLES "memtopo.key_roles"
+typedef struct mt_key_role {
+  uint32_t struct_size;
+  const char* key;   /* one of the probe's provided keys */
+  const char* role;  /* <class>.<quantity>[@<subject>], lowercase letters, digits and '_' */
+} mt_key_role;
+
 typedef struct mt_probe_desc {
   uint32_t struct_size;
   const char* name;              /* "<plugin>/<probe>", e.g. "data-cache/l1d-line" */
@@ -345,6 +367,9 @@ typedef struct mt_probe_desc {
   /* 3.3: relations its keys keep with others (mt_invariant_desc), or NULL. */
   const mt_invariant_desc* invariants;
   size_t invariant_count;
+  /* 3.9: named, versioned blocks for the host (mt_extension_desc), or NULL. */
+  const mt_extension_desc* extensions;
+  size_t extension_count;
 } mt_probe_desc;
 
 /* The probe runs in a worker process of its own: the host ends the worker before it and after

@@ -163,6 +163,23 @@ class Probe {
     invariants_.push_back({kind, std::move(a), std::move(b), std::move(why)});
     return *this;
   }
+  // What a provided key is in the host's vocabulary (mt_key_role, docs/roles.md):
+  // .role("l2.partitions", "cache.partitions@l2_cache"). The exports, the drawing and the
+  // summary find the key by its role; a key declared twice keeps the last role.
+  Probe& role(const std::string& key, std::string role) {
+    for (auto& r : roles_)
+      if (r.first == key) {
+        r.second = std::move(role);
+        return *this;
+      }
+    roles_.emplace_back(key, std::move(role));
+    return *this;
+  }
+  // Several at once: .roles({{"l2.partitions", "cache.partitions@l2_cache"}, ...}).
+  Probe& roles(const std::vector<std::pair<std::string, std::string>>& key_roles) {
+    for (const auto& [key, r] : key_roles) role(key, r);
+    return *this;
+  }
 
   const std::string& name() const { return name_; }
   const std::string& summary() const { return summary_; }
@@ -175,6 +192,7 @@ class Probe {
   const std::string& backends_reason() const { return backends_reason_; }
   const std::vector<Plot>& plots() const { return plots_; }
   const std::vector<Invariant>& invariants() const { return invariants_; }
+  const std::vector<std::pair<std::string, std::string>>& roles() const { return roles_; }
   int min_cc_major() const { return min_cc_major_; }
   int min_cc_minor() const { return min_cc_minor_; }
   const std::vector<KeyDoc>& keys() const { return keys_; }
@@ -188,6 +206,7 @@ class Probe {
   std::vector<KeyDoc> keys_;
   std::vector<Plot> plots_;
   std::vector<Invariant> invariants_;
+  std::vector<std::pair<std::string, std::string>> roles_;  // key, role
   uint32_t backends_ = 0;
   std::string backends_reason_;
   int min_cc_major_ = 0, min_cc_minor_ = 0;
@@ -236,6 +255,8 @@ class PluginHolder {
     docs_.resize(probes_.size());
     series_.resize(probes_.size());
     invariants_.resize(probes_.size());
+    roles_.resize(probes_.size());
+    extensions_.resize(probes_.size());
     for (size_t i = 0; i < probes_.size(); ++i) {
       const Probe& p = probes_[i];
       auto& k = keys_[i];
@@ -288,6 +309,7 @@ class PluginHolder {
         d.why = inv.why.c_str();
         invariants_[i].push_back(d);
       }
+      add_extensions(i, p);
       mt_probe_desc d{};
       d.struct_size = sizeof(d);
       d.name = p.name().c_str();
@@ -311,6 +333,8 @@ class PluginHolder {
       d.series_count = series_[i].size();
       d.invariants = invariants_[i].empty() ? nullptr : invariants_[i].data();
       d.invariant_count = invariants_[i].size();
+      d.extensions = extensions_[i].empty() ? nullptr : extensions_[i].data();
+      d.extension_count = extensions_[i].size();
       descs_.push_back(d);
     }
     desc_.struct_size = sizeof(desc_);
@@ -329,6 +353,24 @@ class PluginHolder {
   struct Keys {
     std::vector<const char*> provided, required, used;
   };
+  // The probe's extensions (mt_extension_desc): its key roles, where it declares any.
+  void add_extensions(size_t i, const Probe& p) {
+    for (const auto& [key, role] : p.roles()) {
+      mt_key_role r{};
+      r.struct_size = sizeof(r);
+      r.key = key.c_str();
+      r.role = role.c_str();
+      roles_[i].push_back(r);
+    }
+    if (roles_[i].empty()) return;
+    mt_extension_desc e{};
+    e.struct_size = sizeof(e);
+    e.name = MT_EXTENSION_KEY_ROLES;
+    e.version = 1;
+    e.data = roles_[i].data();
+    e.count = roles_[i].size();
+    extensions_[i].push_back(e);
+  }
   static std::vector<const char*> terminated(const std::vector<std::string>& v) {
     std::vector<const char*> out;
     for (const auto& s : v) out.push_back(s.c_str());
@@ -342,6 +384,8 @@ class PluginHolder {
   std::vector<std::vector<mt_key_desc>> docs_;
   std::vector<std::vector<mt_series_desc>> series_;
   std::vector<std::vector<mt_invariant_desc>> invariants_;
+  std::vector<std::vector<mt_key_role>> roles_;
+  std::vector<std::vector<mt_extension_desc>> extensions_;
   std::vector<mt_probe_desc> descs_;
   mt_plugin_desc desc_{};
 };

@@ -211,7 +211,10 @@ void measure_geometry(Context& ctx, Measurer& m, const ElementSpec& spec, const 
 
 }  // namespace
 
-std::vector<Probe> element_probes(const ElementSpec& spec) {
+namespace {
+
+// The procedure's probes for one element, without roles.
+std::vector<Probe> procedure_probes(const ElementSpec& spec) {
   const std::string e = spec.element;
   // Keys the target builder reads go to every probe of the element; "<element>.present" is
   // used where some probe provides it, so an absent cache skips the whole element.
@@ -325,6 +328,19 @@ std::vector<Probe> element_probes(const ElementSpec& spec) {
       .provides({e + ".latency_cycles", e + ".miss_penalty_cycles"})
       .requires_keys(with(size_req, {e + ".size_bytes"}))
       .uses(with(uses, {e + ".line_bytes"}));
+  return probes;
+}
+
+}  // namespace
+
+std::vector<Probe> element_probes(const ElementSpec& spec) {
+  std::vector<Probe> probes = procedure_probes(spec);
+  if (spec.subject.empty()) return probes;
+  const std::string prefix = spec.element + ".";
+  for (Probe& p : probes)
+    for (const std::string& key : p.provided())
+      if (key.compare(0, prefix.size(), prefix) == 0)
+        p.role(key, "cache." + key.substr(prefix.size()) + "@" + spec.subject);
   return probes;
 }
 

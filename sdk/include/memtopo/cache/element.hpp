@@ -58,6 +58,9 @@ struct ElementSpec {
   // the eviction sets or the shared storage where they exist, else is not determinable with it.
   std::function<std::string(const Context&)> strides_blind;
   std::vector<std::string> geometry_uses;
+  // What the element is in roles (docs/roles.md): each key of the procedure declares
+  // "cache.<part>@<subject>" ("cache.size_bytes@l1_cache"); empty: no roles.
+  std::string subject;  // last: a new member goes at the end, where brace lists do not reach
 };
 std::vector<Probe> element_probes(const ElementSpec& spec);
 
