@@ -122,6 +122,9 @@ void measure_groups(memtopo::Context& ctx) {
 
 memtopo::Probe groups_probe() {
   return memtopo::Probe("cache-sharing/constant-l15-groups")
+      .roles({{"constant_l15.sm_group_count", "cache.group_count@constant_cache_l15"},
+              {"constant_l15.group_sm_counts", "cache.group_sm_counts@constant_cache_l15"},
+              {"constant_l15.group_of_sm", "cache.group_of_sm@constant_cache_l15"}})
       .summary("Which SMs share one constant L1.5: SM b re-times what SM a loaded, in one launch")
       .provides({"constant_l15.sm_group_count", "constant_l15.group_sm_counts", "constant_l15.group_of_sm"})
       .requires_keys({"constant_l1.size_bytes"})

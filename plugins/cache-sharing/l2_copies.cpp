@@ -83,6 +83,7 @@ namespace cache_sharing {
 
 memtopo::Probe l2_far_copies_probe() {
   return memtopo::Probe("cache-sharing/l2-far-copies")
+      .roles({{"l2.far_copy_bytes", "cache.far_copy_bytes@l2_cache"}})
       .summary("How much of a far L2 line one read copies into the reading SM's near partition")
       .requires_keys({"l2.near_partition_of_sm"})
       .provides({"l2.far_copy_bytes"})

@@ -234,6 +234,11 @@ namespace cache_sharing {
 
 memtopo::Probe l2_partitions_probe() {
   return memtopo::Probe("cache-sharing/l2-partitions")
+      .roles({{"l2.partitions", "cache.partitions@l2_cache"},
+              {"l2.near_partition_of_sm", "cache.near_partition_of_sm@l2_cache"},
+              {"l2.partition_sm_counts", "cache.partition_sm_counts@l2_cache"},
+              {"l2.partition_granule_bytes", "cache.partition_granule_bytes@l2_cache"},
+              {"l2.partition_interleave", "cache.partition_interleave@l2_cache"}})
       .summary("L2 partitions: which SMs share a near one, and the granule in which addresses change partition")
       .provides({"l2.partitions", "l2.near_partition_of_sm", "l2.partition_sm_counts", "l2.partition_granule_bytes",
                  "l2.partition_interleave"})

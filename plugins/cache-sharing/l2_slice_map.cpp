@@ -141,6 +141,10 @@ namespace cache_sharing {
 memtopo::Probe l2_slice_map_probe() {
   using P = memtopo::Probe::Plot;
   return memtopo::Probe("cache-sharing/l2-slice-map")
+      .roles({{"l2.slice_class_of_sm", "cache.slice_class_of_sm@l2_cache"},
+              {"l2.slice_class_sm_counts", "cache.slice_class_sm_counts@l2_cache"},
+              {"l2.slice_class_gap_cycles", "cache.slice_class_gap_cycles@l2_cache"},
+              {"l2.slice_line_granule_bytes", "cache.slice_line_granule_bytes@l2_cache"}})
       .summary("The L2 slice map: which SMs read which lines faster, beyond an SM term plus a line term")
       .provides({"l2.slice_class_of_sm", "l2.slice_class_sm_counts", "l2.slice_line_class_fractions",
                  "l2.slice_same_class_hit_latency_cycles", "l2.slice_other_class_hit_latency_cycles",

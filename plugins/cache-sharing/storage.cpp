@@ -126,6 +126,9 @@ namespace cache_sharing {
 
 memtopo::Probe storage_probe() {
   return memtopo::Probe("cache-sharing/storage")
+      .roles({{"texture.storage", "cache.storage@texture_cache"},
+              {"readonly.storage", "cache.storage@readonly_cache"},
+              {"constant_l1.storage", "cache.storage@constant_cache"}})
       .summary("Which of the L1, texture, read-only and constant caches share one storage per SM (two actors, one launch)")
       .provides({"texture.storage", "readonly.storage", "constant_l1.storage"})
       .requires_keys({"l1d.size_bytes", "texture.size_bytes", "readonly.size_bytes", "constant_l1.size_bytes"})

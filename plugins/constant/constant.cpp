@@ -71,12 +71,13 @@ memtopo::cache::Target l15_target(const Context& ctx) {
 
 std::vector<Probe> all_probes() {
   std::vector<Probe> probes;
-  for (auto& p : memtopo::cache::element_probes({"constant", "constant_l1", "Constant L1 cache", l1_target, {}, {}}))
-    probes.push_back(std::move(p));
-  for (auto& p : memtopo::cache::element_probes(
-           {"constant", "constant_l15", "Constant L1.5 cache", l15_target, {"constant_l1.size_bytes"},
-            {"constant_l1.line_bytes", "constant_l1.replacement_policy"}}))
-    probes.push_back(std::move(p));
+  memtopo::cache::ElementSpec l1{"constant", "constant_l1", "Constant L1 cache", l1_target, {}, {}};
+  l1.subject = "constant_cache";
+  memtopo::cache::ElementSpec l15{"constant",   "constant_l15", "Constant L1.5 cache", l15_target,
+                                  {"constant_l1.size_bytes"}, {"constant_l1.line_bytes", "constant_l1.replacement_policy"}};
+  l15.subject = "constant_cache_l15";
+  for (const auto* spec : {&l1, &l15})
+    for (auto& p : memtopo::cache::element_probes(*spec)) probes.push_back(std::move(p));
   return probes;
 }
 

@@ -59,6 +59,7 @@ memtopo::cache::Target l2_target(const Context& ctx) {
 // through .ca against the same through .cg.
 Probe l1d_present() {
   return Probe("data-cache/l1d-present")
+      .roles({{"l1d.present", "cache.present@l1_cache"}})
       .summary("L1 data cache: are global loads (ld.global.ca) cached in L1?")
       .provides({"l1d.present"})
       .run([](Context& ctx) {
@@ -97,6 +98,7 @@ std::vector<Probe> all_probes() {
   // (docs/cache-probes.md, step 3, "Which pages").
   l1d.own_process_steps = {"geometry"};
   l1d.eviction_ways_key = "l1d.eviction_set_ways";  // data_cache::l1d_eviction_sets provides it
+  l1d.subject = "l1_cache";
   for (auto& p : memtopo::cache::element_probes(l1d)) probes.push_back(std::move(p));
   memtopo::cache::ElementSpec l2{.plugin = "data-cache",
                                  .element = "l2",
@@ -115,6 +117,7 @@ std::vector<Probe> all_probes() {
            "partition, so no stride singles out one set";
   };
   l2.geometry_uses = {"l2.partition_interleave"};
+  l2.subject = "l2_cache";
   for (auto& p : memtopo::cache::element_probes(l2)) probes.push_back(std::move(p));
   return probes;
 }

@@ -237,6 +237,11 @@ std::vector<double> dram_levels(const Context& ctx, uint64_t line, double slowes
 // pointer chase over the same footprint on the same SMs gives: the difference of the means.
 Probe l2_latency() {
   return Probe("data-cache/l2-latency")
+      .roles({{"l2.latency_cycles", "cache.latency_cycles@l2_cache"},
+              {"l2.miss_penalty_cycles", "cache.miss_penalty_cycles@l2_cache"},
+              {"l2.far_latency_cycles", "cache.far_latency_cycles@l2_cache"},
+              {"dram.latency_cycles", "memory.latency_cycles@main"},
+              {"dram.far_latency_cycles", "memory.far_latency_cycles@main"}})
       .summary("L2: hit latency (near and far partitions), miss penalty, and DRAM's latency behind it")
       .provides({"l2.latency_cycles", "l2.far_latency_cycles", "l2.miss_penalty_cycles", "dram.latency_cycles",
                  "dram.far_latency_cycles"})

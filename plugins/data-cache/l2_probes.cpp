@@ -131,6 +131,7 @@ class CoarseToFine {
 // from run to run.)
 Probe l2_levels() {
   return Probe("data-cache/l2-levels")
+      .roles({{"l2.api_size_bytes", "cache.api_size_bytes@l2_cache"}})
       .summary("L2: latency levels of a footprint sweep beyond L1, and the API's L2 size")
       .provides({"l2.api_size_bytes", "l2.level_latencies_cycles", "l2.level_start_bytes"})
       .not_replayed({"l2.api_size_bytes", "l2.level_latencies_cycles", "l2.level_start_bytes"})

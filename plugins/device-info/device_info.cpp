@@ -8,6 +8,26 @@ namespace {
 
 memtopo::Probe device_properties() {
   return memtopo::Probe("device-info/properties")
+      .roles({{"device.name", "gpu.name"},
+              {"device.compute_capability", "gpu.compute_capability"},
+              {"device.sm_count", "gpu.sm_count"},
+              {"device.warp_size", "gpu.warp_size"},
+              {"device.sm_clock_khz", "gpu.sm_clock_khz"},
+              {"device.memory_clock_khz", "gpu.memory_clock_khz"},
+              {"device.memory_bus_width_bits", "gpu.memory_bus_width_bits"},
+              {"device.global_memory_bytes", "gpu.global_memory_bytes"},
+              {"device.l2_bytes", "gpu.l2_bytes"},
+              {"device.shared_per_sm_bytes", "gpu.shared_per_sm_bytes"},
+              {"device.shared_per_block_bytes", "gpu.shared_per_block_bytes"},
+              {"device.shared_per_block_optin_bytes", "gpu.shared_per_block_optin_bytes"},
+              {"device.constant_memory_bytes", "gpu.constant_memory_bytes"},
+              {"device.registers_per_sm", "gpu.registers_per_sm"},
+              {"device.registers_per_block", "gpu.registers_per_block"},
+              {"device.max_threads_per_sm", "gpu.max_threads_per_sm"},
+              {"device.max_threads_per_block", "gpu.max_threads_per_block"},
+              {"device.max_blocks_per_sm", "gpu.max_blocks_per_sm"},
+              {"device.uuid", "gpu.uuid"},
+              {"device.pci_bus_id", "gpu.pci_bus_id"}})
       .summary("Device name, compute capability, SMs, clocks, memory sizes and limits from the driver")
       .provides({"device.name", "device.compute_capability", "device.sm_count", "device.warp_size",
                  "device.sm_clock_khz", "device.memory_clock_khz", "device.memory_bus_width_bits",

@@ -203,6 +203,12 @@ void measure_spectrum(memtopo::Context& ctx) {
 memtopo::Probe latency_spectrum_probe() {
   const char* attributed = "; named from the segment of the chase its loads belong to (docs/global-throughput.md)";
   return memtopo::Probe("global-throughput/latency-spectrum")
+      .roles({{"spectrum.l1_latency_cycles", "cache.chase_latency_cycles@l1_cache"},
+              {"spectrum.l2_latency_cycles", "cache.chase_latency_cycles@l2_cache"},
+              {"spectrum.l2_far_latency_cycles", "cache.chase_far_latency_cycles@l2_cache"},
+              {"spectrum.tlb_miss_latency_cycles", "translation.chase_miss_latency_cycles"},
+              {"spectrum.dram_latency_cycles", "memory.chase_latency_cycles@main"},
+              {"spectrum.dram_far_latency_cycles", "memory.chase_far_latency_cycles@main"}})
       .summary("The latency levels one .ca chase meets (L1, L2 near and far, TLB misses, DRAM), with their shares")
       .plot(memtopo::Probe::Plot::bars("histogram", "cycles", "loads")
                 .marks("x:spectrum.level_sample_cycles@spectrum.level_names"))

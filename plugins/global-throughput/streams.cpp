@@ -503,6 +503,13 @@ memtopo::Probe::Plot surface_plot() {
 
 memtopo::Probe streams_probe() {
   memtopo::Probe p("global-throughput/streams");
+  p.roles({{"throughput.dram_read_bytes_per_second", "memory.read_bytes_per_second@main"},
+           {"throughput.dram_write_bytes_per_second", "memory.write_bytes_per_second@main"},
+           {"throughput.l2_read_bytes_per_second", "cache.read_bytes_per_second@l2_cache"},
+           {"throughput.l2_write_bytes_per_second", "cache.write_bytes_per_second@l2_cache"},
+           {"throughput.dram_theoretical_bytes_per_second", "memory.theoretical_bytes_per_second@main"},
+           {"throughput.dram_read_fraction_of_theoretical", "memory.read_fraction_of_theoretical@main"},
+           {"throughput.dram_write_fraction_of_theoretical", "memory.write_fraction_of_theoretical@main"}});
   p.plot(surface_plot());
   p.summary("Bandwidth of DRAM and the L2 over blocks, threads, ILP and width: the best, and the smallest within 95 %")
       .uses({"l2.size_bytes"});
@@ -533,6 +540,8 @@ memtopo::Probe streams_probe() {
 
 memtopo::Probe l1_streams_probe() {
   memtopo::Probe p("global-throughput/l1-streams");
+  p.roles({{"throughput.l1_read_bytes_per_second", "cache.read_bytes_per_second@l1_cache"},
+           {"throughput.l1_read_bytes_per_cycle_per_sm", "cache.read_bytes_per_cycle_per_sm@l1_cache"}});
   p.plot(surface_plot());
   p.summary("Bandwidth of the L1 over blocks, threads, ILP and width: the best, and the smallest within 95 %")
       .requires_keys({"l1d.size_bytes"});

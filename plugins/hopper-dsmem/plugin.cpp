@@ -9,6 +9,12 @@ namespace {
 
 memtopo::Probe clusters() {
   return memtopo::Probe("hopper-dsmem/clusters")
+      .roles({{"dsmem.max_cluster_blocks", "cluster.max_blocks"},
+              {"dsmem.max_portable_cluster_blocks", "cluster.max_portable_blocks"},
+              {"gpc.count", "chip.gpc_count"},
+              {"gpc.sm_counts", "chip.gpc_sm_counts"},
+              {"gpc.index_of_sm", "chip.gpc_of_sm"},
+              {"gpc.unresolved_sms", "chip.gpc_unresolved_sms"}})
       .summary("Largest thread-block cluster, resident clusters per size, and the GPC map from cluster placement")
       .provides({"dsmem.max_cluster_blocks", "dsmem.max_portable_cluster_blocks", "dsmem.resident_clusters",
                  "gpc.count", "gpc.sm_counts", "gpc.index_of_sm", "gpc.cluster_domain_of_sm", "gpc.sms_placed_by_constant_l15",
@@ -44,6 +50,7 @@ memtopo::Probe clusters() {
 
 memtopo::Probe latency() {
   return memtopo::Probe("hopper-dsmem/latency")
+      .roles({{"dsmem.remote_latency_cycles", "memory.latency_cycles@distributed_shared"}})
       .summary("Load-to-use latency of another block's shared memory (ld.shared::cluster) per rank distance")
       .provides({"dsmem.remote_latency_cycles", "dsmem.latency_by_distance_cycles", "dsmem.local_cluster_latency_cycles",
                  "dsmem.local_latency_cycles"})
@@ -75,6 +82,7 @@ memtopo::Probe latency() {
 
 memtopo::Probe bandwidth() {
   return memtopo::Probe("hopper-dsmem/bandwidth")
+      .roles({{"dsmem.sm_to_sm_gbps", "memory.sm_to_sm_gbps@distributed_shared"}})
       .summary("SM-to-SM bandwidth of distributed shared memory by cluster size and width, against shared memory and L2")
       .provides({"dsmem.bandwidth_widths_bytes", "dsmem.bandwidth_cluster_blocks", "dsmem.sm_to_sm_gbps",
                  "dsmem.sm_to_sm_by_cluster_gbps", "dsmem.local_shared_gbps", "dsmem.l2_gbps"})

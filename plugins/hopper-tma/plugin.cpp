@@ -12,6 +12,7 @@ constexpr const char* kNotSimulated = "TMA bulk copies (cp.async.bulk, mbarrier 
 
 memtopo::Probe latency() {
   return memtopo::Probe("hopper-tma/latency")
+      .roles({{"tma.max_transfer_bytes", "async_copy.max_transfer_bytes"}})
       .summary("Cycles from issuing cp.async.bulk (1D) or cp.async.bulk.tensor (2D) to mbarrier completion, by size")
       .provides({"tma.max_transfer_bytes", "tma.latency_sizes_bytes", "tma.tensor_tile_bytes",
                  "tma.bulk_l2_latency_cycles", "tma.bulk_l2_latency_p10_cycles", "tma.bulk_l2_latency_p90_cycles",

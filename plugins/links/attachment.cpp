@@ -77,6 +77,17 @@ void measure(memtopo::Context& ctx) {
 
 memtopo::Probe attachment_probe() {
   return memtopo::Probe("links/attachment")
+      .roles({{"attachment.numa_node", "host.numa_node"},
+              {"attachment.numa_nodes", "host.numa_nodes"},
+              {"attachment.local_cpus", "host.local_cpus"},
+              {"attachment.pcie_generation", "bus.pcie_generation"},
+              {"attachment.pcie_generation_max", "bus.pcie_generation_max"},
+              {"attachment.pcie_width_lanes", "bus.pcie_width_lanes"},
+              {"attachment.pcie_width_max_lanes", "bus.pcie_width_max_lanes"},
+              {"attachment.pcie_link", "bus.pcie_health"},
+              {"attachment.nvlink_links", "bus.nvlink_links"},
+              {"attachment.nvlink_links_up", "bus.nvlink_links_up"},
+              {"attachment.nvlink_state", "bus.nvlink_health"}})
       .summary("Where the GPU sits in its host: NUMA node, nearest CPUs, PCIe generation and width, NVLinks")
       .provides({"attachment.numa_node", "attachment.numa_nodes", "attachment.local_cpus", "attachment.pcie_generation",
                  "attachment.pcie_generation_max", "attachment.pcie_width_lanes", "attachment.pcie_width_max_lanes",

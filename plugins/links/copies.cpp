@@ -125,6 +125,13 @@ void measure(memtopo::Context& ctx) {
 
 memtopo::Probe copies_probe() {
   return memtopo::Probe("links/copies")
+      .roles({{"link.host_to_device_bytes_per_second", "bus.host_to_device_bytes_per_second"},
+              {"link.device_to_host_bytes_per_second", "bus.device_to_host_bytes_per_second"},
+              {"link.host_to_device_far_bytes_per_second", "bus.host_to_device_far_bytes_per_second"},
+              {"link.device_to_host_far_bytes_per_second", "bus.device_to_host_far_bytes_per_second"},
+              {"link.host_to_device_latency_s", "bus.host_to_device_latency_s"},
+              {"link.device_to_host_latency_s", "bus.device_to_host_latency_s"},
+              {"link.peer_bytes_per_second", "bus.peer_bytes_per_second"}})
       .summary("Host-to-device and device-to-host copy rate and latency (near and far NUMA node), peer copy rate")
       .provides({"link.host_to_device_bytes_per_second", "link.device_to_host_bytes_per_second",
                  "link.host_to_device_far_bytes_per_second", "link.device_to_host_far_bytes_per_second",

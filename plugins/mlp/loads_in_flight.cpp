@@ -144,6 +144,12 @@ void measure_in_flight(memtopo::Context& ctx) {
 
 memtopo::Probe loads_in_flight_probe() {
   return memtopo::Probe("mlp/loads-in-flight")
+      .roles({{"mlp.sm_l2_loads_in_flight", "cache.sm_loads_in_flight@l2_cache"},
+              {"mlp.sm_dram_loads_in_flight", "memory.sm_loads_in_flight@main"},
+              {"mlp.warp_l2_loads_in_flight", "cache.warp_loads_in_flight@l2_cache"},
+              {"mlp.thread_l2_loads_in_flight", "cache.thread_loads_in_flight@l2_cache"},
+              {"mlp.sm_l2_latency_cycles", "cache.loaded_latency_cycles@l2_cache"},
+              {"mlp.sm_dram_latency_cycles", "memory.loaded_latency_cycles@main"}})
       .summary("Loads one SM and one warp keep in flight before latency grows, to the L2 and to DRAM")
       .provides({"mlp.sm_l2_loads_in_flight", "mlp.sm_dram_loads_in_flight", "mlp.warp_l2_loads_in_flight",
                  "mlp.thread_l2_loads_in_flight",

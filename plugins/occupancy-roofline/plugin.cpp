@@ -46,8 +46,9 @@ memtopo::Probe roofline_probe(const std::string& name, bool loads) {
     const std::string k = std::string("roofline.") + o->name + "_", what = std::string(o->sass) + " (" + o->ptx + ")";
     // The headline peaks: single, double and half precision FMA.
     const bool headline = std::string(o->name) == "ffma" || std::string(o->name) == "dfma" || std::string(o->name) == "hfma2";
-    p.key(k + "peak_ops_per_cycle_per_sm", MT_VALUE_FLOAT, "", what + ": most thread instructions per cycle per SM",
-          headline ? MT_KEY_HEADLINE : 0u)
+    p.role(k + "peak_ops_per_cycle_per_sm", std::string("compute.peak_ops_per_cycle_per_sm@") + o->name)
+        .key(k + "peak_ops_per_cycle_per_sm", MT_VALUE_FLOAT, "", what + ": most thread instructions per cycle per SM",
+             headline ? MT_KEY_HEADLINE : 0u)
         .key(k + "ridge_warps_per_sm", MT_VALUE_INT, "", what + ": fewest warps per SM reaching 95 % of the peak")
         .key(k + "ridge_ilp", MT_VALUE_INT, "", what + ": independent chains per thread needed at the ridge warps")
         .key(k + "ilp1_ridge_warps_per_sm", MT_VALUE_INT, "",

@@ -149,6 +149,10 @@ void measure_banks(memtopo::Context& ctx) {
 
 memtopo::Probe banks_probe() {
   return memtopo::Probe("shared-memory/banks")
+      .roles({{"shared.latency_cycles", "memory.latency_cycles@shared"},
+              {"shared.banks", "memory.banks@shared"},
+              {"shared.bank_bytes", "memory.bank_bytes@shared"},
+              {"shared.sm_bytes_per_cycle", "memory.bytes_per_cycle_per_sm@shared"}})
       .summary("Shared-memory banks, bank width, conflict cost per degree, broadcast and loads per cycle")
       .provides({"shared.latency_cycles", "shared.banks", "shared.bank_bytes", "shared.conflict_cycles",
                  "shared.broadcast", "shared.latency_by_conflict_degree_cycles", "shared.sm_bytes_per_cycle",

@@ -112,6 +112,8 @@ void measure_carveout(memtopo::Context& ctx) {
 
 memtopo::Probe carveout_probe() {
   return memtopo::Probe("shared-memory/carveout")
+      .roles({{"shared.carveout_l1d_size_bytes", "memory.carveout_l1_bytes@shared"},
+              {"shared.carveout_sm_shared_bytes", "memory.carveout_shared_bytes@shared"}})
       .summary("The L1 left and the shared memory per SM and per block at every shared-memory carveout")
       .requires_keys({"l1d.size_bytes", "l1d.line_bytes"})
       .provides({"shared.carveout_percent", "shared.carveout_l1d_size_bytes", "shared.carveout_sm_shared_bytes",

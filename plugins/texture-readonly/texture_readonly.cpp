@@ -22,12 +22,14 @@ memtopo::cache::Target path_target(mt_space space, const char* element) {
 
 std::vector<Probe> all_probes() {
   std::vector<Probe> probes;
-  for (auto [space, element, title] : {std::tuple{MT_SPACE_TEXTURE, "texture", "Texture cache"},
-                                       std::tuple{MT_SPACE_READONLY, "readonly", "Read-only data cache"}}) {
+  for (auto [space, element, title, subject] :
+       {std::tuple{MT_SPACE_TEXTURE, "texture", "Texture cache", "texture_cache"},
+        std::tuple{MT_SPACE_READONLY, "readonly", "Read-only data cache", "readonly_cache"}}) {
     memtopo::cache::ElementSpec spec;
     spec.plugin = "texture-readonly";
     spec.element = element;
     spec.title = title;
+    spec.subject = subject;
     spec.target = [space = space, element = element](const Context&) { return path_target(space, element); };
     spec.carveout_option = true;  // where they share the L1 storage, the carveout sets their size
     // Where the strides cannot see the sets (a hashed index), the storage these paths share

@@ -213,6 +213,12 @@ void measure_levels(memtopo::Context& ctx) {
 
 memtopo::Probe levels_probe() {
   memtopo::Probe p("tlb/levels");
+  p.roles({{"tlb.level_count", "translation.level_count"},
+           {"tlb.l1_page_bytes", "translation.page_bytes@l1"},
+           {"tlb.l1_entries", "translation.entries@l1"},
+           {"tlb.l1_reach_bytes", "translation.reach_bytes@l1"},
+           {"tlb.l1_miss_penalty_cycles", "translation.miss_penalty_cycles@l1"},
+           {"tlb.l2_reach_bytes", "translation.reach_bytes@l2"}});
   p.summary("TLB levels: page size, entries, reach and miss penalty of each, from page-strided chases")
       .provides({"tlb.level_count", "tlb.l1_page_bytes", "tlb.l1_entries", "tlb.l1_reach_bytes",
                  "tlb.l1_miss_penalty_cycles", "tlb.l2_page_bytes", "tlb.l2_entries", "tlb.l2_reach_bytes",

@@ -229,6 +229,8 @@ void measure_mapped(memtopo::Context& ctx) {
 
 memtopo::Probe mapped_levels_probe() {
   return memtopo::Probe("tlb/mapped-levels")
+      .roles({{"tlb.mapped_page_bytes", "translation.page_bytes@mapped"},
+              {"tlb.mapped_reach_bytes", "translation.reach_bytes@mapped"}})
       .summary("TLB levels of 2 MiB pages that alias one physical block, so the driver cannot merge them")
       .provides({"tlb.mapped_page_bytes", "tlb.mapped_level_count", "tlb.mapped_entries",
                  "tlb.mapped_miss_penalty_cycles", "tlb.mapped_reach_bytes"})

@@ -2,6 +2,7 @@
 #include <memtopo/abi.h>
 
 #include <algorithm>
+#include <map>
 #include <regex>
 #include <sstream>
 
@@ -231,6 +232,7 @@ TEST_CASE("list: probes and families by name, a misspelt one refused with a sugg
   CHECK(one.output.rfind("data-cache/l1d-size ", 0) == 0);
   CHECK(one.output.find("\ndata-cache/l2-size") == std::string::npos);
   CHECK(one.output.find("    provides: l1d.size_bytes") != std::string::npos);
+  CHECK(one.output.find("    role l1d.size_bytes: cache.size_bytes@l1_cache\n") != std::string::npos);
   const auto family = run_memtopo("list tlb mlp");
   INFO(family.output);
   CHECK(family.exit_code == 0);
@@ -445,4 +447,26 @@ TEST_CASE("validate: what no installed plugin provides is reported as not checke
     const auto without = run_memtopo("validate " + q(file));
     CHECK(without.exit_code == 0);  // nothing installed says what [tma] holds
   }
+}
+
+TEST_CASE("list: the shipped plugins' roles, each on one key, are the ones docs/roles.md lists", "[host][cli][roles]") {
+  const auto j = run_memtopo("list --format json");
+  REQUIRE(j.exit_code == 0);
+  const std::string doc = test::read_file(fs::path(MEMTOPO_SOURCE_DIR) / "docs" / "roles.md");
+  std::map<std::string, std::string> key_of_role;
+  size_t roles = 0;
+  const auto listed = nlohmann::json::parse(j.output);
+  for (const auto& p : listed.at("probes"))
+    for (const auto& [key, role] : p.at("roles").items()) {
+      INFO(p.at("name").get<std::string>() << " " << key);
+      ++roles;
+      const auto [it, fresh] = key_of_role.emplace(role.get<std::string>(), key);
+      CHECK((fresh || it->second == key));  // no two keys of the shipped plugins share a role
+      // The roofline's roles and the cache procedure's (cache.<part>@<subject> on
+      // <element>.<part>) are listed by pattern; every other role has its row.
+      const std::string r = role.get<std::string>(), part = key.substr(key.find('.') + 1);
+      const bool by_pattern = r.rfind("compute.", 0) == 0 || r.rfind("cache." + part + "@", 0) == 0;
+      if (!by_pattern) CHECK(doc.find("| `" + r + "` | `" + key + "` |") != std::string::npos);
+    }
+  CHECK(roles > 100);
 }
