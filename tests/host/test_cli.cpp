@@ -7,9 +7,11 @@
 #include <sstream>
 
 #include <nlohmann/json.hpp>
+#include <toml++/toml.h>
 
 #include "helpers.hpp"
 #include "run/output/journal.hpp"
+#include "topology/document/role_index.hpp"
 
 namespace fs = std::filesystem;
 using test::run_memtopo;
@@ -469,4 +471,23 @@ TEST_CASE("list: the shipped plugins' roles, each on one key, are the ones docs/
       if (!by_pattern) CHECK(doc.find("| `" + r + "` | `" + key + "` |") != std::string::npos);
     }
   CHECK(roles > 100);
+  // plugins/key_roles.toml, what files written before 3.9 are read through, is what they declare.
+  std::map<std::string, std::string> declared;
+  for (const auto& p : listed.at("probes"))
+    for (const auto& [key, role] : p.at("roles").items()) declared[key] = role.get<std::string>();
+  CHECK(declared == memtopo::host::shipped_key_roles());
+}
+
+TEST_CASE("roles: a topology's keys by the roles its file records, else the shipped plugins'", "[host][roles]") {
+  const auto old_file = toml::parse("[device]\nsm_count = 8\n");
+  const memtopo::host::RoleIndex before(old_file);
+  CHECK(before.key("gpu.sm_count") == "device.sm_count");
+  CHECK(before.key("cache.size_bytes@l2_cache") == "l2.size_bytes");
+  CHECK(before.key("gpu.no_such_quantity").empty());
+  const auto new_file = toml::parse(
+      "[vendor]\nsms = 8\n[provenance.vendor]\nsms = { probe = \"v/p\", confidence = 1.0, bound = \"exact\", "
+      "role = \"gpu.sm_count\" }\n");
+  const memtopo::host::RoleIndex after(new_file);
+  CHECK(after.key("gpu.sm_count") == "vendor.sms");
+  CHECK(after.key("gpu.name") == "device.name");
 }

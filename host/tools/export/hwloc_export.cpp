@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "topology/document/role_index.hpp"
 #include "topology/values/key_map.hpp"
 #include "tools/export/topology_export.hpp"
 #include "tools/export/topology_reads.hpp"
@@ -22,8 +23,6 @@ namespace memtopo::host {
 #ifdef MEMTOPO_HAVE_HWLOC
 namespace {
 
-const std::string& hwloc_key(const char* role) { return mapped("hwloc.keys", role); }
-
 // The element tables of a topology, not its bookkeeping.
 bool is_element(const std::string& name) {
   return name != "meta" && name != "provenance" && name != "probes" && name != "sim" && name != "device";
@@ -32,18 +31,20 @@ bool is_element(const std::string& name) {
 class GpuAttacher {
  public:
   GpuAttacher(hwloc_topology_t topo, const toml::table& doc, std::string source)
-      : topo_(topo), t_(doc), source_(std::move(source)) {}
+      : topo_(topo), t_(doc), roles_(doc), source_(std::move(source)) {}
 
   void attach() {
     hwloc_obj_t parent = pci_device();
-    const std::string name = t_.text(hwloc_key("name")).value_or("GPU");
+    const std::string name = t_.text(roles_.key("gpu.name")).value_or("GPU");
     hwloc_obj_t gpu = misc(parent, "GPU " + name + " (memtopo)");
     info(gpu, "memtopo_topology", source_);
-    for (const char* role : {"uuid", "pci_bus_id", "compute_capability", "sm_count"}) text_info(gpu, role);
+    for (const char* role : {"gpu.uuid", "gpu.pci_bus_id", "gpu.compute_capability", "gpu.sm_count"}) text_info(gpu, role);
     if (!found_) info(gpu, "memtopo_attachment", why_not_found_);
-    for (const char* role : {"host_node", "host_to_device_rate", "device_to_host_rate"}) number_info(gpu, role);
-    hwloc_obj_t dram = misc(gpu, "DRAM " + size_text(hwloc_key("global_memory")));
-    for (const char* role : {"dram_latency", "dram_read_rate", "dram_write_rate"}) number_info(dram, role);
+    for (const char* role : {"host.numa_node", "bus.host_to_device_bytes_per_second", "bus.device_to_host_bytes_per_second"})
+      number_info(gpu, role);
+    hwloc_obj_t dram = misc(gpu, "DRAM " + size_text(roles_.key("gpu.global_memory_bytes")));
+    for (const char* role : {"memory.latency_cycles@main", "memory.read_bytes_per_second@main", "memory.write_bytes_per_second@main"})
+      number_info(dram, role);
     for (const auto& [size, element] : caches()) {
       const std::string b = t_.bound(element + ".size_bytes");
       hwloc_obj_t c = misc(gpu, element + (b == "exact" ? " " : b == "at_least" ? " at least " : " at most ") + size_words(size));
@@ -53,14 +54,14 @@ class GpuAttacher {
         else if (auto n = t_.number(k)) info(c, k, number_text(*n) + bound_suffix(k));
       }
     }
-    hwloc_obj_t shared = misc(gpu, "shared memory " + size_text(hwloc_key("shared_per_sm")) + " per SM");
-    number_info(shared, "shared_latency");
-    number_info(gpu, "l2_read_rate");
+    hwloc_obj_t shared = misc(gpu, "shared memory " + size_text(roles_.key("gpu.shared_per_sm_bytes")) + " per SM");
+    number_info(shared, "memory.latency_cycles@shared");
+    number_info(gpu, "cache.read_bytes_per_second@l2_cache");
   }
 
  private:
   hwloc_obj_t pci_device() {
-    const std::string bus = t_.text(hwloc_key("pci_bus_id")).value_or("");
+    const std::string bus = t_.text(roles_.key("gpu.pci_bus_id")).value_or("");
     unsigned domain = 0, b = 0, dev = 0, fn = 0;
     if (std::sscanf(bus.c_str(), "%x:%x:%x.%x", &domain, &b, &dev, &fn) == 4)
       if (hwloc_obj_t obj = hwloc_get_pcidev_by_busid(topo_, domain, b, dev, fn)) {
@@ -80,12 +81,12 @@ class GpuAttacher {
     hwloc_obj_add_info(o, name.c_str(), value.c_str());
   }
   void text_info(hwloc_obj_t o, const char* role) {
-    const std::string& k = hwloc_key(role);
+    const std::string& k = roles_.key(role);
     if (auto v = t_.text(k)) info(o, k, *v);
     else if (auto n = t_.number(k)) info(o, k, number_text(*n));
   }
   void number_info(hwloc_obj_t o, const char* role) {
-    const std::string& k = hwloc_key(role);
+    const std::string& k = roles_.key(role);
     if (auto n = t_.number(k)) info(o, k, number_text(*n) + bound_suffix(k));
   }
   std::string bound_suffix(const std::string& k) const {
@@ -125,6 +126,7 @@ class GpuAttacher {
 
   hwloc_topology_t topo_;
   TopologyReads t_;
+  RoleIndex roles_;
   std::string source_, why_not_found_;
   bool found_ = false;
 };

@@ -1,0 +1,38 @@
+#include "topology/document/role_index.hpp"
+
+#include <string_view>
+
+namespace memtopo::host {
+
+std::string_view shipped_key_roles_text();  // key_roles_text.cpp, generated
+
+const std::map<std::string, std::string>& shipped_key_roles() {
+  static const std::map<std::string, std::string> roles = [] {
+    std::map<std::string, std::string> m;
+    const toml::table doc = toml::parse(shipped_key_roles_text(), std::string_view("plugins/key_roles.toml"));
+    if (const toml::table* t = doc["roles"].as_table())
+      for (const auto& [key, role] : *t)
+        if (auto r = role.value<std::string>()) m.emplace(std::string(key.str()), *r);
+    return m;
+  }();
+  return roles;
+}
+
+RoleIndex::RoleIndex(const toml::table& doc) {
+  for (const auto& [key, role] : shipped_key_roles()) key_of_.emplace(role, key);
+  const toml::table* provenance = doc["provenance"].as_table();
+  if (!provenance) return;
+  for (const auto& [element, entries] : *provenance)
+    if (const toml::table* keys = entries.as_table())
+      for (const auto& [key, entry] : *keys)
+        if (auto role = entry.as_table() ? (*entry.as_table())["role"].value<std::string>() : std::nullopt)
+          key_of_[*role] = std::string(element.str()) + "." + std::string(key.str());
+}
+
+const std::string& RoleIndex::key(const std::string& role) const {
+  static const std::string none;
+  const auto it = key_of_.find(role);
+  return it != key_of_.end() ? it->second : none;
+}
+
+}  // namespace memtopo::host

@@ -1,0 +1,29 @@
+// A topology's keys by role (docs/roles.md): what the exports, the drawing and the summary ask
+// for instead of a key's name.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include <toml++/toml.h>
+
+namespace memtopo::host {
+
+class RoleIndex {
+ public:
+  // The roles the file's provenance records, and for roles no key of the file records, the
+  // shipped plugins' (plugins/key_roles.toml): a file written before keys carried their role
+  // reads as one written after.
+  explicit RoleIndex(const toml::table& doc);
+  // The key of `role` ("device.sm_count" for "gpu.sm_count"): the file's, else the shipped
+  // key, so that a value the file lacks reads as missing; "" where no key has the role.
+  const std::string& key(const std::string& role) const;
+
+ private:
+  std::map<std::string, std::string> key_of_;
+};
+
+// The shipped plugins' roles, key -> role (plugins/key_roles.toml, embedded at build time).
+const std::map<std::string, std::string>& shipped_key_roles();
+
+}  // namespace memtopo::host
