@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "topology/document/role_index.hpp"
 #include "topology/values/key_map.hpp"
 #include "tools/export/topology_export.hpp"
 #include "tools/export/topology_reads.hpp"
@@ -22,14 +23,12 @@ namespace {
 
 using json = nlohmann::json;  // keys sorted, as MT4G writes them
 
-const std::string& mt4g_element(const char* role) { return mapped("mt4g.elements", role); }
-const std::string& mt4g_key(const char* role) { return mapped("mt4g.keys", role); }
 const std::string& mt4g_section(const char* role) { return mapped("mt4g.sections", role); }
 constexpr double kGiB = double(1ull << 30);
 
 class Mt4gWriter {
  public:
-  explicit Mt4gWriter(const toml::table& doc) : t_(doc) {}
+  explicit Mt4gWriter(const toml::table& doc) : t_(doc), roles_(doc) {}
 
   // Sections are placed by their JSON pointers in MT4G's layout (key_map.toml, [mt4g.sections]).
   json document(const std::string& source) {
@@ -40,9 +39,9 @@ class Mt4gWriter {
     out[ptr(mt4g_section("l2_section"))] = l2();
     out[ptr(mt4g_section("constant_section"))] = constant();
     out[ptr(mt4g_section("shared_section"))] = shared();
-    out[ptr(mt4g_section("l1_section"))] = cache(mt4g_element("l1_cache"), "memory.l1");
+    out[ptr(mt4g_section("l1_section"))] = cache(element("l1_cache"), "memory.l1");
     for (const auto& [role, section] : {std::pair{"texture_cache", "texture_section"}, std::pair{"readonly_cache", "read_only_section"}})
-      if (auto c = path_cache(mt4g_element(role), field_of(mt4g_section(section)))) out[ptr(mt4g_section(section))] = *c;
+      if (auto c = path_cache(element(role), field_of(mt4g_section(section)))) out[ptr(mt4g_section(section))] = *c;
     share(out);
     out["meta"] = {{"exporter", "memtopo export --format mt4g"}, {"source", source}, {"leftOut", left_out_}};
     if (auto when = t_.text("meta.created_utc")) out["meta"]["timestamp"] = *when;
@@ -50,6 +49,13 @@ class Mt4gWriter {
   }
 
  private:
+  // The key of a role (docs/roles.md), and the element of a cache by its subject ("l1_cache"):
+  // the element of the key with its size.
+  const std::string& key(const char* role) const { return roles_.key(role); }
+  std::string element(const std::string& subject) const {
+    const std::string& k = roles_.key("cache.size_bytes@" + subject);
+    return k.substr(0, k.find('.'));
+  }
   // An exact, finite number of `k`; nothing (and a note) where it is absent or a bound.
   std::optional<double> exact(const std::string& k, const std::string& field) {
     const auto v = t_.number(k);
@@ -82,16 +88,16 @@ class Mt4gWriter {
   }
 
   json general() {
-    const std::string cc = t_.text(mt4g_key("compute_capability")).value_or("");
+    const std::string cc = t_.text(key("gpu.compute_capability")).value_or("");
     const auto dot = cc.find('.');
-    if (dot == std::string::npos) throw TopologyExportError(0, "mt4g: general.computeCapability needs " + mt4g_key("compute_capability"));
+    if (dot == std::string::npos) throw TopologyExportError(0, "mt4g: general.computeCapability needs " + key("gpu.compute_capability"));
     major_ = std::atoi(cc.substr(0, dot).c_str());
     minor_ = std::atoi(cc.substr(dot + 1).c_str());
     const std::string backend = t_.text("meta.backend").value_or("");
-    return {{"name", t_.text(mt4g_key("name")).value_or("unknown GPU")},
+    return {{"name", t_.text(key("gpu.name")).value_or("unknown GPU")},
             {"vendor", backend == "sim" ? "memtopo simulated" : "NVIDIA"},
             {"computeCapability", {{"major", major_}, {"minor", minor_}}},
-            {"clockRate", value_object(*required_integer(mt4g_key("sm_clock"), "general.clockRate"), "kHz")}};
+            {"clockRate", value_object(*required_integer(key("gpu.sm_clock_khz"), "general.clockRate"), "kHz")}};
   }
 
   // CUDA cores (FP32 lanes) per SM by compute capability: the one value sys-sage needs that
@@ -106,14 +112,14 @@ class Mt4gWriter {
 
   json compute() {
     json c;
-    c["multiProcessorCount"] = *required_integer(mt4g_key("sm_count"), "compute.multiProcessorCount");
+    c["multiProcessorCount"] = *required_integer(key("gpu.sm_count"), "compute.multiProcessorCount");
     c["numberOfCoresPerMultiProcessor"] = cores_per_sm();
-    c["warpSize"] = *required_integer(mt4g_key("warp_size"), "compute.warpSize");
-    c["maxThreadsPerBlock"] = *required_integer(mt4g_key("threads_per_block"), "compute.maxThreadsPerBlock");
-    c["maxThreadsPerMultiProcessor"] = *required_integer(mt4g_key("threads_per_sm"), "compute.maxThreadsPerMultiProcessor");
-    c["maxBlocksPerMultiProcessor"] = *required_integer(mt4g_key("blocks_per_sm"), "compute.maxBlocksPerMultiProcessor");
-    if (auto v = t_.integer(mt4g_key("registers_per_block"))) c["regsPerBlock"] = *v;
-    if (auto v = t_.integer(mt4g_key("registers_per_sm"))) c["regsPerMultiProcessor"] = *v;
+    c["warpSize"] = *required_integer(key("gpu.warp_size"), "compute.warpSize");
+    c["maxThreadsPerBlock"] = *required_integer(key("gpu.max_threads_per_block"), "compute.maxThreadsPerBlock");
+    c["maxThreadsPerMultiProcessor"] = *required_integer(key("gpu.max_threads_per_sm"), "compute.maxThreadsPerMultiProcessor");
+    c["maxBlocksPerMultiProcessor"] = *required_integer(key("gpu.max_blocks_per_sm"), "compute.maxBlocksPerMultiProcessor");
+    if (auto v = t_.integer(key("gpu.registers_per_block"))) c["regsPerBlock"] = *v;
+    if (auto v = t_.integer(key("gpu.registers_per_sm"))) c["regsPerMultiProcessor"] = *v;
     return c;
   }
 
@@ -135,23 +141,23 @@ class Mt4gWriter {
 
   json main_memory() {
     json m;
-    m["totalGlobalMem"] = value_object(*required_integer(mt4g_key("global_memory"), "memory.main.totalGlobalMem"), "bytes");
-    m["memoryClockRate"] = value_object(*required_integer(mt4g_key("memory_clock"), "memory.main.memoryClockRate"), "kHz");
-    m["memoryBusWidth"] = value_object(*required_integer(mt4g_key("memory_bus_width"), "memory.main.memoryBusWidth"), "bit");
-    rates(m, mt4g_key("dram_latency"), mt4g_key("dram_read_rate"), mt4g_key("dram_write_rate"), "memory.main");
+    m["totalGlobalMem"] = value_object(*required_integer(key("gpu.global_memory_bytes"), "memory.main.totalGlobalMem"), "bytes");
+    m["memoryClockRate"] = value_object(*required_integer(key("gpu.memory_clock_khz"), "memory.main.memoryClockRate"), "kHz");
+    m["memoryBusWidth"] = value_object(*required_integer(key("gpu.memory_bus_width_bits"), "memory.main.memoryBusWidth"), "bit");
+    rates(m, key("memory.latency_cycles@main"), key("memory.read_bytes_per_second@main"), key("memory.write_bytes_per_second@main"), "memory.main");
     return m;
   }
 
   json l2() {
-    const std::string e = mt4g_element("l2_cache");
+    const std::string e = element("l2_cache");
     json j;
-    const auto size = t_.integer(mt4g_key("l2_api_size"));
+    const auto size = t_.integer(key("gpu.l2_bytes"));
     const auto measured = exact(e + ".size_bytes", "memory.l2.size");
-    if (!size && !measured) throw TopologyExportError(0, "mt4g: memory.l2.size needs " + mt4g_key("l2_api_size"));
+    if (!size && !measured) throw TopologyExportError(0, "mt4g: memory.l2.size needs " + key("gpu.l2_bytes"));
     j["size"] = value_object(size ? *size : int64_t(*measured), "bytes");
     put(j, "lineSize", size_object(e + ".line_bytes", "memory.l2.lineSize"));
     put(j, "fetchGranularity", size_object(e + ".fetch_granularity_bytes", "memory.l2.fetchGranularity"));
-    rates(j, e + ".latency_cycles", mt4g_key("l2_read_rate"), mt4g_key("l2_write_rate"), "memory.l2");
+    rates(j, e + ".latency_cycles", key("cache.read_bytes_per_second@l2_cache"), key("cache.write_bytes_per_second@l2_cache"), "memory.l2");
     if (j.contains("latency"))
       if (auto p = exact(e + ".miss_penalty_cycles", "memory.l2.missPenalty")) j["missPenalty"] = value_object(*p, "cycles");
     return j;
@@ -179,11 +185,11 @@ class Mt4gWriter {
 
   json constant() {
     json c;
-    c["totalConstMem"] = value_object(*required_integer(mt4g_key("constant_memory"), "memory.constant.totalConstMem"), "bytes");
-    json l15 = cache(mt4g_element("constant_cache_l15"), "memory.constant.l1.5");
-    json l1 = cache(mt4g_element("constant_cache"), "memory.constant.l1");
+    c["totalConstMem"] = value_object(*required_integer(key("gpu.constant_memory_bytes"), "memory.constant.totalConstMem"), "bytes");
+    json l15 = cache(element("constant_cache_l15"), "memory.constant.l1.5");
+    json l1 = cache(element("constant_cache"), "memory.constant.l1");
     l15.erase("amountPerMultiprocessor");
-    const bool l1_own = t_.text(mt4g_key("constant_storage")).value_or("own") == "own";
+    const bool l1_own = t_.text(key("cache.storage@constant_cache")).value_or("own") == "own";
     if (!l1_own) l1 = {{"sharedWith", {"L1"}}};
     const bool l15_ok = l15.contains("size") && l15.contains("fetchGranularity");
     const bool l1_ok = !l1_own || (l1.contains("size") && l1.contains("fetchGranularity") && l1.contains("latency"));
@@ -199,10 +205,10 @@ class Mt4gWriter {
 
   json shared() {
     json s;
-    s["sharedMemPerBlock"] = value_object(*required_integer(mt4g_key("shared_per_block"), "memory.shared.sharedMemPerBlock"), "bytes");
+    s["sharedMemPerBlock"] = value_object(*required_integer(key("gpu.shared_per_block_bytes"), "memory.shared.sharedMemPerBlock"), "bytes");
     s["sharedMemPerMultiProcessor"] =
-        value_object(*required_integer(mt4g_key("shared_per_sm"), "memory.shared.sharedMemPerMultiProcessor"), "bytes");
-    put(s, "latency", latency_object(mt4g_key("shared_latency"), "memory.shared.latency"));
+        value_object(*required_integer(key("gpu.shared_per_sm_bytes"), "memory.shared.sharedMemPerMultiProcessor"), "bytes");
+    put(s, "latency", latency_object(key("memory.latency_cycles@shared"), "memory.shared.latency"));
     return s;
   }
 
@@ -215,10 +221,10 @@ class Mt4gWriter {
 
   // Paths that use the L1's storage ("l1d") name each other in sharedWith, as MT4G does.
   void share(json& out) {
-    const std::string l1 = mt4g_element("l1_cache");
-    const bool tex = t_.text(mt4g_key("texture_storage")).value_or("") == l1;
-    const bool ro = t_.text(mt4g_key("readonly_storage")).value_or("") == l1;
-    const bool con = t_.text(mt4g_key("constant_storage")).value_or("") == l1;
+    const std::string l1 = element("l1_cache");
+    const bool tex = t_.text(key("cache.storage@texture_cache")).value_or("") == l1;
+    const bool ro = t_.text(key("cache.storage@readonly_cache")).value_or("") == l1;
+    const bool con = t_.text(key("cache.storage@constant_cache")).value_or("") == l1;
     json with = json::array();
     if (con) with.push_back("Constant L1");
     if (ro) with.push_back("Read Only");
@@ -232,6 +238,7 @@ class Mt4gWriter {
   }
 
   TopologyReads t_;
+  RoleIndex roles_;
   int major_ = 0, minor_ = 0;
   std::vector<std::string> left_out_;
 };
