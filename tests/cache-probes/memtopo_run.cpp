@@ -56,16 +56,25 @@ toml::table run_memtopo(const fs::path& device, const std::string& tag, const st
   return toml::parse_file(out.string());
 }
 
-std::vector<std::string> opt_in_probes() {
+namespace {
+
+// The name of each probe `memtopo list` shows whose line holds `marker` ("" for every one).
+std::vector<std::string> listed_probes(const std::string& marker) {
   const fs::path out = scratch("list.txt");
   const std::string cmd = std::string(MEMTOPO_BINARY_DIR) + "/bin/memtopo list > " + out.string() + " 2>&1";
   REQUIRE(std::system(cmd.c_str()) == 0);
   std::ifstream in(out);
   std::vector<std::string> names;
   for (std::string line; std::getline(in, line);)
-    if (line.find("  [opt-in]  ") != std::string::npos) names.push_back(line.substr(0, line.find(' ')));
+    if (!line.empty() && line[0] != ' ' && line.find('/') != std::string::npos && line.find(marker) != std::string::npos)
+      names.push_back(line.substr(0, line.find(' ')));
   return names;
 }
+
+}  // namespace
+
+std::vector<std::string> opt_in_probes() { return listed_probes("  [opt-in]  "); }
+std::vector<std::string> loaded_probes() { return listed_probes(""); }
 
 void add_noise(toml::table& t, int64_t seed) {
   toml::table& sim = *t["sim"].as_table();

@@ -27,6 +27,9 @@ toml::table run_memtopo(const std::filesystem::path& device, const std::string& 
 toml::table shared_run(const std::filesystem::path& device, const std::string& tag, const std::string& only);
 // The loaded probes `memtopo list` marks [opt-in]: left out of a default run (ABI 3.7).
 std::vector<std::string> opt_in_probes();
+// Every probe `memtopo list` shows: what this build loads (one without CUDA lacks the Hopper
+// plugins).
+std::vector<std::string> loaded_probes();
 
 // The integers of a TOML array (-1 for an element that is not one); empty when not an array.
 inline std::vector<int64_t> ints(const toml::node_view<const toml::node>& v) {
