@@ -53,6 +53,7 @@ TEST_CASE("every committed measured topology replays and measures back to itself
     if (f.path().extension() == ".toml") files.push_back(f.path());
   std::sort(files.begin(), files.end());
   REQUIRE(!files.empty());
+  const std::vector<std::string> loaded = probetest::loaded_probes();  // once: memtopo list
   for (const fs::path& f : files) {
     DYNAMIC_SECTION(f.filename().string()) {
       toml::table a = toml::parse_file(f.string());
@@ -65,7 +66,6 @@ TEST_CASE("every committed measured topology replays and measures back to itself
       // A probe of a plugin this build lacks (a build without CUDA has no Hopper plugins): left
       // out of the replay and of A, said.
       std::vector<std::string> absent;
-      const std::vector<std::string> loaded = probetest::loaded_probes();
       if (const toml::table* probes = a["probes"].as_table())
         for (const auto& [name, entry] : *probes)
           if (std::find(loaded.begin(), loaded.end(), std::string(name.str())) == loaded.end())
