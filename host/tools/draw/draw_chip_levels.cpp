@@ -10,11 +10,11 @@ namespace memtopo::host::draw {
 namespace {
 
 void add_constant_l15(const Doc& d, GpuDrawing& g) {
-  const std::string& c15 = element("constant_cache_l15");
-  if (!d.has(c15, "size_bytes") && !d.has(c15, "latency_cycles")) return;
-  auto p = cache_parts(d, c15);
-  if (auto n = d.num(key("constant_l15_groups"))) {
-    const auto counts = d.ints(key("constant_l15_group_sms"));
+  const auto c15 = [&](const char* quantity) { return d.cache("constant_cache_l15", quantity); };
+  if (!d.has(c15("size_bytes")) && !d.has(c15("latency_cycles"))) return;
+  auto p = cache_parts(d, "constant_cache_l15");
+  if (auto n = d.num(c15("group_count"))) {
+    const auto counts = d.ints(c15("group_sm_counts"));
     p.push_back(count_text(*n, "group", "groups") + (counts.empty() ? "" : " of " + joined(counts) + " SMs"));
   }
   for (const DrawStrip& s : g.strips)
@@ -24,10 +24,12 @@ void add_constant_l15(const Doc& d, GpuDrawing& g) {
 
 // Per partition and in total. The measured size is one of the candidates the occupancy probe
 // weighs: the API's size, or its share per partition (docs/cache-probes.md).
-std::vector<std::string> l2_size_parts(const Doc& d, const std::string& l2, double& per_partition) {
+std::vector<std::string> l2_size_parts(const Doc& d, double& per_partition) {
   std::vector<std::string> p;
-  const auto size = d.num(l2, "size_bytes"), api = d.num(key("l2_api_size")), n = d.num(key("l2_partitions"));
-  const std::string mark = d.mark(l2, "size_bytes");
+  const std::string& size_key = d.cache("l2_cache", "size_bytes");
+  const auto size = d.num(size_key), api = d.num(d.cache("l2_cache", "api_size_bytes"));
+  const auto n = d.num(d.cache("l2_cache", "partitions"));
+  const std::string mark = d.mark(size_key);
   const auto near = [](double a, double b) { return std::fabs(a - b) <= 0.1 * b; };
   if (size && n && *n > 1 && api && near(*size * *n, *api)) {
     per_partition = *size;
@@ -48,27 +50,27 @@ std::vector<std::string> l2_size_parts(const Doc& d, const std::string& l2, doub
 }
 
 void add_l2(const Doc& d, GpuDrawing& g) {
-  const std::string& l2 = element("l2_cache");
-  if (!d.has(l2, "size_bytes") && !d.has(l2, "latency_cycles") && !d.has(key("l2_read_rate")) &&
-      !d.has(key("l2_slice_gap")))
+  const auto l2 = [&](const char* quantity) { return d.cache("l2_cache", quantity); };
+  if (!d.has(l2("size_bytes")) && !d.has(l2("latency_cycles")) && !d.has(l2("read_bytes_per_second")) &&
+      !d.has(l2("slice_class_gap_cycles")))
     return;
   double per_partition = 0;
-  auto p = l2_size_parts(d, l2, per_partition);
-  for (auto& s : cache_parts(d, l2, false)) p.push_back(s.rfind("hit ", 0) == 0 ? s + " near" : s);
-  if (auto v = d.num(key("l2_far_latency"))) p.push_back("far hit " + d.mark(key("l2_far_latency")) + cycles_text(*v));
-  if (d.has(key("l2_interleave")))
-    p.push_back("interleave " + d.text(key("l2_interleave")) +
-                (d.has(key("l2_granule")) ? " by " + bytes_text(*d.num(key("l2_granule"))) : ""));
-  if (auto gap = d.num(key("l2_slice_gap"))) {
-    const auto sms = d.ints(key("l2_slice_class_sms"));
-    const auto granule = d.num(key("l2_slice_granule"));
+  auto p = l2_size_parts(d, per_partition);
+  for (auto& s : cache_parts(d, "l2_cache", false)) p.push_back(s.rfind("hit ", 0) == 0 ? s + " near" : s);
+  if (auto v = d.num(l2("far_latency_cycles"))) p.push_back("far hit " + d.mark(l2("far_latency_cycles")) + cycles_text(*v));
+  if (d.has(l2("partition_interleave")))
+    p.push_back("interleave " + d.text(l2("partition_interleave")) +
+                (d.has(l2("partition_granule_bytes")) ? " by " + bytes_text(*d.num(l2("partition_granule_bytes"))) : ""));
+  if (auto gap = d.num(l2("slice_class_gap_cycles"))) {
+    const auto sms = d.ints(l2("slice_class_sm_counts"));
+    const auto granule = d.num(l2("slice_line_granule_bytes"));
     p.push_back("slice classes" + (sms.empty() ? "" : " of " + joined(sms) + " SMs") + ", +" + cycles_text(*gap) +
-                " across" + (granule ? " (lines by " + d.mark(key("l2_slice_granule")) + bytes_text(*granule) + ")" : ""));
+                " across" + (granule ? " (lines by " + d.mark(l2("slice_line_granule_bytes")) + bytes_text(*granule) + ")" : ""));
   }
-  if (auto r = d.num(key("l2_read_rate"))) p.push_back("read " + rate_text(*r));
-  if (auto r = d.num(key("l2_write_rate"))) p.push_back("write " + rate_text(*r));
+  if (auto r = d.num(l2("read_bytes_per_second"))) p.push_back("read " + rate_text(*r));
+  if (auto r = d.num(l2("write_bytes_per_second"))) p.push_back("write " + rate_text(*r));
   DrawNode node{"L2", p, "cache", {}};
-  const auto near_sms = d.ints(key("l2_partition_sms"));
+  const auto near_sms = d.ints(l2("partition_sm_counts"));
   for (size_t k = 0; k < near_sms.size() && k < kListedCounts; ++k) {
     std::vector<std::string> q;
     if (per_partition > 0) q.push_back(bytes_text(per_partition));
@@ -81,37 +83,39 @@ void add_l2(const Doc& d, GpuDrawing& g) {
 }
 
 void add_tlb(const Doc& d, GpuDrawing& g) {
+  const auto tlb = [&](const std::string& quantity) { return d.key("translation." + quantity); };
   Parts p;
-  if (auto v = d.num(key("tlb_page"))) p.add("page " + bytes_text(*v));
-  if (auto v = d.num(key("tlb_entries"))) p.add(printf_text("%.0f entries", *v));
-  if (auto v = d.num(key("tlb_reach"))) p.add("reach " + d.mark(key("tlb_reach")) + bytes_text(*v));
-  if (auto v = d.num(key("tlb_miss"))) p.add("miss +" + d.mark(key("tlb_miss")) + cycles_text(*v));
-  if (auto v = d.num(key("tlb_next_reach"))) p.add("next level reach " + d.mark(key("tlb_next_reach")) + bytes_text(*v));
-  if (auto v = d.num(key("tlb_mapped_page")))
+  if (auto v = d.num(tlb("page_bytes@l1"))) p.add("page " + bytes_text(*v));
+  if (auto v = d.num(tlb("entries@l1"))) p.add(printf_text("%.0f entries", *v));
+  if (auto v = d.num(tlb("reach_bytes@l1"))) p.add("reach " + d.mark(tlb("reach_bytes@l1")) + bytes_text(*v));
+  if (auto v = d.num(tlb("miss_penalty_cycles@l1"))) p.add("miss +" + d.mark(tlb("miss_penalty_cycles@l1")) + cycles_text(*v));
+  if (auto v = d.num(tlb("reach_bytes@l2"))) p.add("next level reach " + d.mark(tlb("reach_bytes@l2")) + bytes_text(*v));
+  if (auto v = d.num(tlb("page_bytes@mapped")))
     p.add("mapped " + bytes_text(*v) + " pages" +
-          (d.has(key("tlb_mapped_reach"))
-               ? " reach " + d.mark(key("tlb_mapped_reach")) + bytes_text(*d.num(key("tlb_mapped_reach")))
+          (d.has(tlb("reach_bytes@mapped"))
+               ? " reach " + d.mark(tlb("reach_bytes@mapped")) + bytes_text(*d.num(tlb("reach_bytes@mapped")))
                : ""));
-  if (auto v = d.num(key("spectrum_tlb_miss_latency"))) p.add("a load missing it " + cycles_text(*v));
+  if (auto v = d.num(tlb("chase_miss_latency_cycles"))) p.add("a load missing it " + cycles_text(*v));
   if (!p.v.empty()) g.shared.push_back({"TLB", p.v, "cache", {}});
 }
 
 void add_dram(const Doc& d, GpuDrawing& g) {
   Parts p;
-  if (auto v = d.num("device", "global_memory_bytes")) p.add(bytes_text(*v) + " (API)");
-  const auto fraction = [&](const char* role) {
-    auto f = d.num(key(role));
+  if (auto v = d.num(d.key("gpu.global_memory_bytes"))) p.add(bytes_text(*v) + " (API)");
+  const auto dram = [&](const std::string& quantity) { return d.key("memory." + quantity + "@main"); };
+  const auto fraction = [&](const char* quantity) {
+    auto f = d.num(dram(quantity));
     return f ? printf_text(" = %.0f %%", *f * 100) : std::string();
   };
-  const auto peak = d.num(key("dram_theoretical_rate"));
-  if (auto r = d.num(key("dram_read_rate")))
-    p.add("read " + rate_text(*r) + fraction("dram_read_fraction") + (peak && d.has(key("dram_read_fraction")) ? " of " + rate_text(*peak) : ""));
-  if (auto r = d.num(key("dram_write_rate"))) p.add("write " + rate_text(*r) + fraction("dram_write_fraction"));
+  const auto peak = d.num(dram("theoretical_bytes_per_second"));
+  if (auto r = d.num(dram("read_bytes_per_second")))
+    p.add("read " + rate_text(*r) + fraction("read_fraction_of_theoretical") + (peak && d.has(dram("read_fraction_of_theoretical")) ? " of " + rate_text(*peak) : ""));
+  if (auto r = d.num(dram("write_bytes_per_second"))) p.add("write " + rate_text(*r) + fraction("write_fraction_of_theoretical"));
   // The DRAM latency (docs/format.md); a topology without it shows what the spectrum's chase met.
-  if (auto v = d.num(key("dram_latency"))) {
-    p.add("latency " + d.mark(key("dram_latency")) + cycles_text(*v));
-    if (auto far = d.num(key("dram_far_latency"))) p.add("far " + cycles_text(*far));
-  } else if (auto s = d.num(key("dram_load_latency"))) {
+  if (auto v = d.num(dram("latency_cycles"))) {
+    p.add("latency " + d.mark(dram("latency_cycles")) + cycles_text(*v));
+    if (auto far = d.num(dram("far_latency_cycles"))) p.add("far " + cycles_text(*far));
+  } else if (auto s = d.num(dram("chase_latency_cycles"))) {
     p.add("latency " + cycles_text(*s));
   }
   if (!p.v.empty()) g.shared.push_back({"DRAM", p.v, "memory", {}});

@@ -14,12 +14,12 @@ namespace {
 
 void add_identity(const Doc& d, GpuDrawing& g) {
   Parts p;
-  const std::string uuid = d.has("device", "uuid") ? d.text("device", "uuid") : d.text("meta", "device_uuid");
+  const std::string uuid = d.has(d.key("gpu.uuid")) ? d.text(d.key("gpu.uuid")) : d.text("meta.device_uuid");
   const std::string bus =
-      d.has("device", "pci_bus_id") ? d.text("device", "pci_bus_id") : d.text("meta", "device_pci_bus_id");
+      d.has(d.key("gpu.pci_bus_id")) ? d.text(d.key("gpu.pci_bus_id")) : d.text("meta.device_pci_bus_id");
   if (!uuid.empty()) p.add("UUID " + uuid);
   if (!bus.empty()) p.add("PCI bus " + bus);
-  if (d.has("meta", "device_label")) p.add("label " + d.text("meta", "device_label"));
+  if (d.has("meta.device_label")) p.add("label " + d.text("meta.device_label"));
   if (!p.v.empty()) g.facts.push_back({"identity", p.v, "info", {}});
 }
 
@@ -57,13 +57,13 @@ void add_conditions(const Doc& d, GpuDrawing& g) {
   const toml::table* state = d.t["meta"]["gpu_state"].as_table();
   const std::string nvidia = state ? (*state)["nvidia_driver_version"].value_or(std::string()) : "";
   if (!nvidia.empty()) p.add("driver " + nvidia);
-  if (d.has("meta", "driver_version")) p.add("CUDA driver " + d.text("meta", "driver_version"));
-  if (d.has("meta", "runtime_version")) p.add("runtime " + d.text("meta", "runtime_version"));
-  if (auto khz = d.num("device", "sm_clock_khz"); khz && *khz > 0)
+  if (d.has("meta.driver_version")) p.add("CUDA driver " + d.text("meta.driver_version"));
+  if (d.has("meta.runtime_version")) p.add("runtime " + d.text("meta.runtime_version"));
+  if (auto khz = d.num(d.key("gpu.sm_clock_khz")); khz && *khz > 0)
     p.add(printf_text("SM clock %.0f MHz", *khz / 1000) + printf_text(" (1 cyc = %.3f ns)", 1e6 / *khz));
-  if (auto khz = d.num("device", "memory_clock_khz"))
+  if (auto khz = d.num(d.key("gpu.memory_clock_khz")))
     p.add(printf_text("memory clock %.0f MHz", *khz / 1000) +
-          (d.has("device", "memory_bus_width_bits") ? printf_text(" x %.0f bit", *d.num("device", "memory_bus_width_bits")) : ""));
+          (d.has(d.key("gpu.memory_bus_width_bits")) ? printf_text(" x %.0f bit", *d.num(d.key("gpu.memory_bus_width_bits"))) : ""));
   if (state && (*state)["source"].value_or(std::string()) == "nvml") {
     add_gpu_state(*state, p);
   } else if (state) {
@@ -89,11 +89,11 @@ std::string date_text(const toml::node* n) {
 // short run (an acceptance preset, --only), which probes ran.
 void add_run(const Doc& d, GpuDrawing& g) {
   Parts p;
-  if (auto date = date_text(d.node("meta", "created_utc")); !date.empty()) p.add(date);
-  if (d.has("meta", "host")) p.add("host " + d.text("meta", "host"));
-  if (d.has("meta", "tool_version"))
-    p.add("memtopo " + d.text("meta", "tool_version") +
-          (d.has("meta", "git_commit") ? " (" + d.text("meta", "git_commit") + ")" : ""));
+  if (auto date = date_text(d.node("meta.created_utc")); !date.empty()) p.add(date);
+  if (d.has("meta.host")) p.add("host " + d.text("meta.host"));
+  if (d.has("meta.tool_version"))
+    p.add("memtopo " + d.text("meta.tool_version") +
+          (d.has("meta.git_commit") ? " (" + d.text("meta.git_commit") + ")" : ""));
   std::map<std::string, int> by_status;
   std::vector<std::string> names;
   if (const toml::table* probes = d.t["probes"].as_table())
@@ -131,13 +131,13 @@ void add_not_measured(const Doc& d, GpuDrawing& g) {
   Parts p;
   if (g.gpc_sm_counts.empty()) p.add("GPCs");
   if (g.strips.empty()) p.add("SM map");
-  for (const std::string& l : {std::string("shared memory"), label("l1_cache"), label("texture_cache"),
-                               label("readonly_cache"), label("constant_cache")})
+  for (const std::string& l : {std::string("shared memory"), cache_label("l1_cache"), cache_label("texture_cache"),
+                               cache_label("readonly_cache"), cache_label("constant_cache")})
     if (!holds(g.per_sm, l)) p.add(l);
   for (const char* l : {"constant L1.5", "L2", "TLB", "DRAM"})
     if (!holds(g.shared, l)) p.add(l);
-  if (holds(g.shared, "L2") && !d.has(element("l2_cache"), "size_bytes")) p.add("L2 size");
-  if (!d.has(key("dram_read_rate"))) p.add("DRAM rates");
+  if (holds(g.shared, "L2") && !d.has(d.cache("l2_cache", "size_bytes"))) p.add("L2 size");
+  if (!d.has(d.key("memory.read_bytes_per_second@main"))) p.add("DRAM rates");
   if (g.ladder.empty()) p.add("latencies");
   if (g.extras.empty()) p.add("loads in flight");
   if (p.v.empty()) return;

@@ -1,5 +1,5 @@
 // What the parts of `memtopo draw`'s model share (draw_model.cpp and the draw_*.cpp beside it):
-// reading a topology's values by role (host/data/key_map.toml, [draw]) and writing them short.
+// reading a topology's values by role (docs/roles.md) and writing them short.
 #pragma once
 
 #include <cstdint>
@@ -11,35 +11,43 @@
 #include <toml++/toml.h>
 
 #include "tools/draw/draw.hpp"
+#include "topology/document/role_index.hpp"
 #include "topology/base/terminal_text.hpp"
 
 namespace memtopo::host::draw {
 
-// The elements and keys drawn, by role: a cache element's keys are the cache procedure's parts
-// ("size_bytes").
-const std::string& element(const char* role);
-const std::string& key(const char* role);
-const std::string& label(const char* role);
-// The ending of the keys of one kind in an element ("_peak_ops_per_cycle_per_sm").
-const std::string& key_ending(const char* role);
-
-// A topology's values: by an element and a key part, or by one whole key ("l2.partitions")
-// with an empty part.
+// A topology's values, each by its key ("meta.host"); the drawing finds plugins' keys by their
+// role (docs/roles.md) through key() and cache().
 struct Doc {
+  explicit Doc(const toml::table& doc) : t(doc), roles(doc) {}
   const toml::table& t;
-  const toml::node* node(const std::string& e, const std::string& k = "") const;
-  bool has(const std::string& e, const std::string& k = "") const { return node(e, k) != nullptr; }
+  RoleIndex roles;
+  // The key of a role ("cache.partitions@l2_cache"); "" where no key has it.
+  const std::string& key(const std::string& role) const { return roles.key(role); }
+  // The key of a cache's quantity: cache("l1_cache", "size_bytes") has the role
+  // cache.size_bytes@l1_cache.
+  const std::string& cache(const std::string& subject, const std::string& quantity) const {
+    return roles.key("cache." + quantity + "@" + subject);
+  }
+  // The element of a cache ("l1d" for "l1_cache"): what a storage value names.
+  std::string element(const std::string& subject) const;
+  const toml::node* node(const std::string& k) const;
+  bool has(const std::string& k) const { return node(k) != nullptr; }
   // ">= " or "<= " for a bound, else "".
-  std::string bound(const std::string& e, const std::string& k = "") const;
+  std::string bound(const std::string& k) const;
   // The probe's confidence (1 where the provenance lacks it).
-  double confidence(const std::string& e, const std::string& k = "") const;
+  double confidence(const std::string& k) const;
   // The mark of a value: its bound, and "~" for a confidence under kUncertain.
-  std::string mark(const std::string& e, const std::string& k = "") const;
-  std::optional<double> num(const std::string& e, const std::string& k = "") const;
-  std::vector<int64_t> ints(const std::string& e, const std::string& k = "") const;
-  std::vector<double> nums(const std::string& e, const std::string& k = "") const;
-  std::string text(const std::string& e, const std::string& k = "") const;  // terminal-safe
+  std::string mark(const std::string& k) const;
+  std::optional<double> num(const std::string& k) const;
+  std::vector<int64_t> ints(const std::string& k) const;
+  std::vector<double> nums(const std::string& k) const;
+  std::string text(const std::string& k) const;  // terminal-safe
 };
+
+// What the drawing calls a per-SM cache by its subject (docs/roles.md): "l1_cache" is "L1 data",
+// "texture_cache" "texture".
+std::string cache_label(const std::string& subject);
 
 // Under this confidence a value is drawn with "~" (docs/host.md, "memtopo draw").
 constexpr double kUncertain = 0.8;
@@ -65,8 +73,9 @@ struct Parts {
   void add(const std::string& s) { v.push_back(terminal_text(s)); }
 };
 
-// The cache procedure's values of a cache element (size unless with_size is false).
-std::vector<std::string> cache_parts(const Doc& d, const std::string& e, bool with_size = true);
+// The cache procedure's values of a cache by its subject ("l1_cache"; size unless with_size is
+// false).
+std::vector<std::string> cache_parts(const Doc& d, const std::string& subject, bool with_size = true);
 
 // The sections of the model, each from its own file.
 void add_facts(const Doc& d, GpuDrawing& g);          // draw_identity.cpp

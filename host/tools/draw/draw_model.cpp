@@ -35,13 +35,13 @@ void add_legend(GpuDrawing& g) {
 GpuDrawing gpu_drawing(const toml::table& doc) {
   const draw::Doc d{doc};
   GpuDrawing g;
-  g.title = d.text("device", "name").empty() ? "GPU" : d.text("device", "name");
-  if (d.has("device", "compute_capability")) g.head.push_back("cc " + d.text("device", "compute_capability"));
-  if (auto v = d.num("device", "sm_count")) {
+  g.title = d.text(d.key("gpu.name")).empty() ? "GPU" : d.text(d.key("gpu.name"));
+  if (d.has(d.key("gpu.compute_capability"))) g.head.push_back("cc " + d.text(d.key("gpu.compute_capability")));
+  if (auto v = d.num(d.key("gpu.sm_count"))) {
     g.head.push_back(draw::printf_text("%.0f SMs", *v));
     if (*v > 0) g.sm_count = int64_t(std::min(*v, double(draw::kStripCells)));  // a hostile count draws the first
   }
-  if (auto v = d.num("device", "sm_clock_khz")) g.head.push_back(draw::printf_text("%.0f MHz", *v / 1000));
+  if (auto v = d.num(d.key("gpu.sm_clock_khz"))) g.head.push_back(draw::printf_text("%.0f MHz", *v / 1000));
   if (doc["meta"]["backend"].value_or(std::string()) == "sim")
     g.simulated = terminal_text(doc["meta"]["device_spec"].value_or(std::string("sim")));
   draw::add_facts(d, g);

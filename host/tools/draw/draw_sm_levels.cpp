@@ -17,32 +17,36 @@ struct Carveout {
 };
 
 DrawNode shared_memory(const Doc& d) {
+  const auto shared = [&](const char* quantity) { return d.key(std::string("memory.") + quantity + "@shared"); };
   Parts p;
-  if (auto v = d.num("device", "shared_per_sm_bytes")) p.add("up to " + bytes_text(*v) + " (API)");
-  if (auto b = d.num(key("shared_banks")), w = d.num(key("shared_bank_bytes")); b && w)
+  if (auto v = d.num(d.key("gpu.shared_per_sm_bytes"))) p.add("up to " + bytes_text(*v) + " (API)");
+  if (auto b = d.num(shared("banks")), w = d.num(shared("bank_bytes")); b && w)
     p.add(printf_text("%.0f banks", *b) + " x " + bytes_text(*w));
-  if (auto v = d.num(key("shared_latency"))) p.add("hit " + d.mark(key("shared_latency")) + cycles_text(*v));
-  if (auto v = d.num(key("shared_bytes_per_sm_cycle"))) p.add(printf_text("%.1f B/cyc per SM", *v));
-  if (auto v = d.num(key("dsmem_remote_latency"))) {
-    const auto rates = d.nums(key("dsmem_sm_to_sm_gbps"));
+  if (auto v = d.num(shared("latency_cycles"))) p.add("hit " + d.mark(shared("latency_cycles")) + cycles_text(*v));
+  if (auto v = d.num(shared("bytes_per_cycle_per_sm"))) p.add(printf_text("%.1f B/cyc per SM", *v));
+  if (auto v = d.num(d.key("memory.latency_cycles@distributed_shared"))) {
+    const auto rates = d.nums(d.key("memory.sm_to_sm_gbps@distributed_shared"));
     p.add("another SM's (DSMEM) hit " + cycles_text(*v) +
           (rates.empty() ? "" : printf_text(", %.1f GB/s per SM", *std::max_element(rates.begin(), rates.end()))));
   }
   return {"shared memory", p.v, "path", {}};
 }
 
-bool drawn(const Doc& d, const std::string& e) { return d.has(e, "size_bytes") || d.has(e, "latency_cycles"); }
+// A cache by its subject ("texture_cache") is drawn where its size or latency is known.
+bool drawn(const Doc& d, const std::string& subject) {
+  return d.has(d.cache(subject, "size_bytes")) || d.has(d.cache(subject, "latency_cycles"));
+}
 
 // The L1 path: the cache procedure's values and its read rate, per SM and over all SMs.
-DrawNode l1_path(const Doc& d, const std::string& l1) {
-  auto parts = cache_parts(d, l1);
-  if (auto v = d.num(key("l1_read_bytes_per_sm_cycle"))) {
-    const auto all = d.num(key("l1_read_rate"));
+DrawNode l1_path(const Doc& d) {
+  auto parts = cache_parts(d, "l1_cache");
+  if (auto v = d.num(d.key("cache.read_bytes_per_cycle_per_sm@l1_cache"))) {
+    const auto all = d.num(d.key("cache.read_bytes_per_second@l1_cache"));
     parts.push_back("read " + printf_text("%.1f B/cyc per SM", *v) + (all ? ", " + rate_text(*all) + " in all" : ""));
-  } else if (auto all = d.num(key("l1_read_rate"))) {
+  } else if (auto all = d.num(d.key("cache.read_bytes_per_second@l1_cache"))) {
     parts.push_back("read " + rate_text(*all) + " in all");
   }
-  return {label("l1_cache"), parts, "path", {}};
+  return {cache_label("l1_cache"), parts, "path", {}};
 }
 
 // The SRAM's own values: its bytes (L1 plus shared memory, the same at every carveout setting on
@@ -68,29 +72,29 @@ std::vector<std::string> sram_parts(const Carveout& c, const std::vector<std::st
 }  // namespace
 
 void add_per_sm(const Doc& d, GpuDrawing& g) {
-  const std::string& l1 = element("l1_cache");
-  const Carveout c{d.ints(key("carveout_shared")), d.ints(key("carveout_l1"))};
-  const auto l1_size = d.num(l1, "size_bytes");
+  const Carveout c{d.ints(d.key("memory.carveout_shared_bytes@shared")), d.ints(d.key("memory.carveout_l1_bytes@shared"))};
+  const auto l1_size = d.num(d.cache("l1_cache", "size_bytes"));
+  const bool l1_drawn = drawn(d, "l1_cache");
+  // A storage value names the element of the cache whose storage a path uses ("l1d").
+  const std::string l1 = d.element("l1_cache");
   DrawNode sram{"SRAM", {}, "storage", {}};
   std::vector<DrawNode> own;
-  if (drawn(d, l1)) sram.children.push_back(l1_path(d, l1));
-  const std::string texture_storage = d.text(key("texture_storage"));
-  for (const char* role : {"texture_cache", "readonly_cache", "constant_cache"}) {
-    const std::string& e = element(role);
-    if (!drawn(d, e)) continue;
-    const std::string storage = d.text(std::string(role) == "texture_cache"    ? key("texture_storage")
-                                       : std::string(role) == "readonly_cache" ? key("readonly_storage")
-                                                                               : key("constant_storage"));
+  if (l1_drawn) sram.children.push_back(l1_path(d));
+  const std::string texture_storage = d.text(d.cache("texture_cache", "storage"));
+  for (const char* subject : {"texture_cache", "readonly_cache", "constant_cache"}) {
+    if (!drawn(d, subject)) continue;
+    const std::string storage = d.text(d.cache(subject, "storage"));
     // Read-only loads may use the texture path's storage, which may be the L1's.
-    const bool in_l1 = drawn(d, l1) && (storage == l1 || (storage == element("texture_cache") && texture_storage == l1));
+    const bool in_l1 = l1_drawn && (storage == l1 || (storage == d.element("texture_cache") && texture_storage == l1));
     // A path into the L1's storage has its size; drawn again only where it differs.
-    const auto size = d.num(e, "size_bytes");
-    const bool with_size = !in_l1 || !size || !l1_size || *size != *l1_size || !d.bound(e, "size_bytes").empty();
-    DrawNode n{label(role), cache_parts(d, e, with_size), in_l1 ? "path" : "cache", {}};
+    const std::string& size_key = d.cache(subject, "size_bytes");
+    const auto size = d.num(size_key);
+    const bool with_size = !in_l1 || !size || !l1_size || *size != *l1_size || !d.bound(size_key).empty();
+    DrawNode n{cache_label(subject), cache_parts(d, subject, with_size), in_l1 ? "path" : "cache", {}};
     (in_l1 ? sram.children : own).push_back(std::move(n));
   }
   DrawNode shared = shared_memory(d);
-  const bool shared_in_sram = c.known() && drawn(d, l1);
+  const bool shared_in_sram = c.known() && l1_drawn;
   if (shared_in_sram) sram.children.push_back(std::move(shared));
   else if (!shared.parts.empty()) own.insert(own.begin(), std::move(shared));
   if (sram.children.size() > 1) {

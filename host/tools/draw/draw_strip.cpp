@@ -26,16 +26,16 @@ bool same_split(const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
 
 void add_sms(const Doc& d, GpuDrawing& g) {
   Parts p;
-  const auto sms = d.num("device", "sm_count");
-  if (auto n = d.num(key("gpc_count"))) {
-    g.gpc_sm_counts = d.ints(key("gpc_sm_counts"));
-    p.add((sms ? printf_text("%.0f in ", *sms) : std::string()) + d.bound(key("gpc_count")) +
+  const auto sms = d.num(d.key("gpu.sm_count"));
+  if (auto n = d.num(d.key("chip.gpc_count"))) {
+    g.gpc_sm_counts = d.ints(d.key("chip.gpc_sm_counts"));
+    p.add((sms ? printf_text("%.0f in ", *sms) : std::string()) + d.bound(d.key("chip.gpc_count")) +
           count_text(*n, "GPC", "GPCs"));
     if (!g.gpc_sm_counts.empty()) p.add("SMs per GPC " + joined(g.gpc_sm_counts));
   } else if (sms) {
     p.add(printf_text("%.0f", *sms));
   }
-  if (const auto unresolved = d.ints(key("gpc_unresolved")); !unresolved.empty())
+  if (const auto unresolved = d.ints(d.key("chip.gpc_unresolved_sms")); !unresolved.empty())
     p.add(std::to_string(unresolved.size()) + " SMs of no GPC found (" + sm_list(unresolved) + ")");
   if (!p.v.empty()) g.sms = {"SMs", p.v, "info", {}};
 }
@@ -45,10 +45,10 @@ void add_sms(const Doc& d, GpuDrawing& g) {
 void add_sm_map(const Doc& d, GpuDrawing& g) {
   add_sms(d, g);
   const std::vector<std::pair<std::string, std::vector<int64_t>>> maps = {
-      {"GPC", d.ints(key("gpc_of_sm"))},
-      {"L2 partition", d.ints(key("l2_partition_of_sm"))},
-      {"L1.5 group", d.ints(key("constant_l15_group_of_sm"))},
-      {"L2 slice class", d.ints(key("l2_slice_class_of_sm"))}};
+      {"GPC", d.ints(d.key("chip.gpc_of_sm"))},
+      {"L2 partition", d.ints(d.key("cache.near_partition_of_sm@l2_cache"))},
+      {"L1.5 group", d.ints(d.key("cache.group_of_sm@constant_cache_l15"))},
+      {"L2 slice class", d.ints(d.key("cache.slice_class_of_sm@l2_cache"))}};
   size_t longest = 0;
   for (const auto& [name, cells] : maps) {
     if (cells.empty()) continue;

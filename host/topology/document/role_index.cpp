@@ -35,4 +35,11 @@ const std::string& RoleIndex::key(const std::string& role) const {
   return it != key_of_.end() ? it->second : none;
 }
 
+std::vector<std::pair<std::string, std::string>> RoleIndex::starting_with(const std::string& prefix) const {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (auto it = key_of_.lower_bound(prefix); it != key_of_.end() && it->first.compare(0, prefix.size(), prefix) == 0; ++it)
+    out.emplace_back(*it);
+  return out;
+}
+
 }  // namespace memtopo::host

@@ -4,6 +4,8 @@
 
 #include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <toml++/toml.h>
 
@@ -18,6 +20,9 @@ class RoleIndex {
   // The key of `role` ("device.sm_count" for "gpu.sm_count"): the file's, else the shipped
   // key, so that a value the file lacks reads as missing; "" where no key has the role.
   const std::string& key(const std::string& role) const;
+  // The roles that begin with `prefix` ("compute.peak_ops_per_cycle_per_sm@"), each with its key,
+  // in the order of the roles.
+  std::vector<std::pair<std::string, std::string>> starting_with(const std::string& prefix) const;
 
  private:
   std::map<std::string, std::string> key_of_;
