@@ -16,7 +16,6 @@
 #include <utility>
 #include <vector>
 
-#include "topology/values/key_map.hpp"
 #include "topology/base/terminal_text.hpp"
 #include "tools/export/topology_export.hpp"
 #include "tools/export/topology_reads.hpp"
@@ -27,12 +26,16 @@ namespace {
 
 constexpr const char* kNotMeasured = "default: not measured by memtopo";
 
-// The elements and keys read, by role (host/data/key_map.toml, [accel_sim]): a cache element's
-// keys are the cache procedure's parts (".line_bytes").
-const std::string& element(const char* role) { return mapped("accel_sim.elements", role); }
-const std::string& key(const char* role) { return mapped("accel_sim.keys", role); }
 
 bool is_power_of_two(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+
+// The keys of one cache's values by its subject (docs/roles.md): k("line_bytes") of "l1_cache" is
+// the key whose role is cache.line_bytes@l1_cache.
+struct CacheKeys {
+  const TopologyReads& t;
+  std::string subject;
+  std::string operator()(const char* quantity) const { return t.cache(subject, quantity); }
+};
 
 
 // The config text: sections of `-option value  # source` lines. Every line passes through
@@ -72,19 +75,19 @@ bool agrees_with_size(int64_t bytes, std::optional<int64_t> size, int64_t line) 
 // A per-SM cache: the measured sets and ways when they agree with the size, else the size
 // split into `default_sets` sets (fewer where the lines do not divide). Sets stay powers of two:
 // GPGPU-Sim masks the set index with sets - 1.
-std::optional<Geometry> cache_geometry(const TopologyReads& t, const std::string& e, int64_t default_sets, std::string* why) {
-  const auto line = t.integer(e + ".line_bytes");
-  const auto size = t.integer(e + ".size_bytes");
-  const auto sets = t.integer(e + ".sets");
-  const auto ways = t.integer(e + ".ways");
+std::optional<Geometry> cache_geometry(const TopologyReads& t, const CacheKeys& k, int64_t default_sets, std::string* why) {
+  const auto line = t.integer(k("line_bytes"));
+  const auto size = t.integer(k("size_bytes"));
+  const auto sets = t.integer(k("sets"));
+  const auto ways = t.integer(k("ways"));
   if (!line || *line <= 0) {
-    *why = "needs " + e + ".line_bytes";
+    *why = "needs " + k("line_bytes");
     return std::nullopt;
   }
   if (sets && ways && is_power_of_two(*sets) && *ways > 0 && agrees_with_size(*sets * *line * *ways, size, *line))
-    return Geometry{*sets, *line, *ways, e + ".sets, " + e + ".line_bytes, " + e + ".ways" + t.bound_note(e + ".sets")};
+    return Geometry{*sets, *line, *ways, k("sets") + ", " + k("line_bytes") + ", " + k("ways") + t.bound_note(k("sets"))};
   if (!size || *size <= 0 || *size % *line != 0) {
-    *why = "needs " + e + ".size_bytes, a multiple of " + e + ".line_bytes (or " + e + ".sets and " + e + ".ways)";
+    *why = "needs " + k("size_bytes") + ", a multiple of " + k("line_bytes") + " (or " + k("sets") + " and " + k("ways") + ")";
     return std::nullopt;
   }
   const int64_t lines = *size / *line;
@@ -93,7 +96,7 @@ std::optional<Geometry> cache_geometry(const TopologyReads& t, const std::string
   const char* why_default = sets && ways ? "the measured sets and ways do not fit GPGPU-Sim or the size"
                                          : "sets and ways not measured";
   return Geometry{s, *line, lines / s,
-                  e + ".size_bytes" + t.bound_note(e + ".size_bytes") + " / " + e + ".line_bytes as " +
+                  k("size_bytes") + t.bound_note(k("size_bytes")) + " / " + k("line_bytes") + " as " +
                       std::to_string(s) + " sets (default: " + why_default + ")"};
 }
 
@@ -102,24 +105,24 @@ std::string geometry_text(char type, const Geometry& g) {
 }
 
 // GPGPU-Sim models LRU and FIFO replacement, and linear or XOR-hashed set indexing.
-char replacement_char(const TopologyReads& t, const std::string& e) {
-  return t.text(e + ".replacement_policy").value_or("") == "fifo" ? 'F' : 'L';
+char replacement_char(const TopologyReads& t, const CacheKeys& k) {
+  return t.text(k("replacement_policy")).value_or("") == "fifo" ? 'F' : 'L';
 }
-char set_index_char(const TopologyReads& t, const std::string& e) {
-  return t.text(e + ".set_mapping").value_or("") == "hashed" ? 'X' : 'L';
+char set_index_char(const TopologyReads& t, const CacheKeys& k) {
+  return t.text(k("set_mapping")).value_or("") == "hashed" ? 'X' : 'L';
 }
-// ", e.fetch_granularity_bytes, e.replacement_policy, ...": the keys of a cache string's
+// ", l1d.fetch_granularity_bytes, l1d.replacement_policy, ...": the keys of a cache string's
 // type and policies that the topology has (the others are defaults).
-std::string present_keys(const TopologyReads& t, const std::string& e, bool with_fetch) {
+std::string present_keys(const TopologyReads& t, const CacheKeys& k, bool with_fetch) {
   std::string out;
-  for (const char* k : {".fetch_granularity_bytes", ".replacement_policy", ".set_mapping"})
-    if (t.node(e + k) && (with_fetch || std::string(k) != ".fetch_granularity_bytes")) out += ", " + e + k;
+  for (const char* q : {"fetch_granularity_bytes", "replacement_policy", "set_mapping"})
+    if (t.node(k(q)) && (with_fetch || std::string(q) != "fetch_granularity_bytes")) out += ", " + k(q);
   return out;
 }
 
 // Sectored (GPGPU-Sim's fixed 4 sectors of 32 B) where a 128 B line is fetched in parts.
-char cache_type(const TopologyReads& t, const std::string& e, int64_t line) {
-  const auto fetch = t.integer(e + ".fetch_granularity_bytes");
+char cache_type(const TopologyReads& t, const CacheKeys& k, int64_t line) {
+  const auto fetch = t.integer(k("fetch_granularity_bytes"));
   return line == 128 && fetch && *fetch < line ? 'S' : 'N';
 }
 
@@ -140,7 +143,7 @@ std::string mhz_text(int64_t khz) {
 // n_mem x n_sub_partition of them, each holding an even share of the sets.
 struct L2Plan {
   int64_t n_mem = 8, n_sub = 2;
-  std::string n_mem_source = std::string(kNotMeasured) + " (GPGPU-Sim's default; no device.memory_bus_width_bits)";
+  std::string n_mem_source;
   std::optional<Geometry> slice;  // one sub-partition
   std::string why_not;            // without a slice
 };
@@ -148,11 +151,15 @@ struct L2Plan {
 // Channels as Accel-Sim's tuner counts them: 128-bit HBM channels on a 1024-bit or wider bus,
 // else 32-bit GDDR channels (the DRAM type is not measured).
 void memory_channels(const TopologyReads& t, L2Plan& plan) {
-  const auto bus = t.integer("device.memory_bus_width_bits");
-  if (!bus || *bus <= 0) return;
+  const std::string& bus_key = t.key("gpu.memory_bus_width_bits");
+  const auto bus = t.integer(bus_key);
+  if (!bus || *bus <= 0) {
+    plan.n_mem_source = std::string(kNotMeasured) + " (GPGPU-Sim's default; no " + bus_key + ")";
+    return;
+  }
   const int64_t width = *bus >= 1024 ? 128 : 32;
   plan.n_mem = std::max<int64_t>(1, *bus / width);
-  plan.n_mem_source = "device.memory_bus_width_bits / " + std::to_string(width) + "-bit " +
+  plan.n_mem_source = bus_key + " / " + std::to_string(width) + "-bit " +
                       (width == 128 ? "HBM" : "GDDR") + " channels (channel width: default, not measured)";
 }
 
@@ -173,30 +180,30 @@ std::optional<int64_t> slice_ways(int64_t lines, std::optional<int64_t> measured
 // the driver's L2 size to 2 %, it filled one partition, and GPGPU-Sim's L2, sliced by address
 // over every memory sub-partition with no copies, holds all of them.
 std::pair<int64_t, std::string> l2_partition_factor(const TopologyReads& t, int64_t size) {
-  const auto parts = t.integer(key("l2_partitions"));
+  const auto parts = t.integer(t.key("cache.partitions@l2_cache"));
   if (!parts || *parts < 2) return {1, ""};
-  const auto copies = t.integer(key("l2_far_copy"));
-  const auto api = t.integer(key("l2_api_size")) ? t.integer(key("l2_api_size")) : t.integer("device.l2_bytes");
+  const auto copies = t.integer(t.key("cache.far_copy_bytes@l2_cache"));
+  const auto api = t.integer(t.key("cache.api_size_bytes@l2_cache")) ? t.integer(t.key("cache.api_size_bytes@l2_cache")) : t.integer(t.key("gpu.l2_bytes"));
   const bool api_agrees = api && std::llabs(*parts * size - *api) <= *api / 50;
   if (!(copies && *copies > 0) && !api_agrees) return {1, ""};
-  return {*parts, " x " + key("l2_partitions") + " (one partition's: " +
-                      (copies && *copies > 0 ? key("l2_far_copy") + " > 0" : "partitions x size is the API's") + ")"};
+  return {*parts, " x " + t.key("cache.partitions@l2_cache") + " (one partition's: " +
+                      (copies && *copies > 0 ? t.key("cache.far_copy_bytes@l2_cache") + " > 0" : "partitions x size is the API's") + ")"};
 }
 
 L2Plan plan_l2(const TopologyReads& t) {
   L2Plan plan;
   memory_channels(t, plan);
-  const std::string& e = element("l2_cache");
-  const auto line = t.integer(e + ".line_bytes");
-  const auto size = t.integer(e + ".size_bytes");
+  const CacheKeys k{t, "l2_cache"};
+  const auto line = t.integer(k("line_bytes"));
+  const auto size = t.integer(k("size_bytes"));
   if (!line || !size || *line <= 0 || *size <= 0) {
-    plan.why_not = "needs " + e + ".size_bytes and " + e + ".line_bytes";
+    plan.why_not = "needs " + k("size_bytes") + " and " + k("line_bytes");
     return plan;
   }
   // The measured geometry's capacity where it agrees with the size (the sets need not be a
   // power of two: each slice holds a share of them).
-  const auto sets = t.integer(e + ".sets");
-  auto ways = t.integer(e + ".ways");
+  const auto sets = t.integer(k("sets"));
+  auto ways = t.integer(k("ways"));
   if (ways && !(sets && *sets > 0 && *ways > 0 && agrees_with_size(*sets * *ways * *line, size, *line))) ways.reset();
   const auto [factor, per_partition] = l2_partition_factor(t, *size);
   const int64_t capacity = (ways ? *sets * *ways * *line : *size) * factor;
@@ -217,13 +224,13 @@ L2Plan plan_l2(const TopologyReads& t) {
     plan.n_mem = n_mem;
     const std::string share = " / (" + std::to_string(slices) + " sub-partitions)";
     plan.slice = Geometry{lines / *w, *line, *w,
-                          ways ? e + ".sets" + per_partition + share + ", " + e + ".line_bytes, " + e + ".ways"
-                               : e + ".size_bytes" + t.bound_note(e + ".size_bytes") + per_partition + share + " in " +
-                                     e + ".line_bytes lines, " + std::to_string(*w) + " ways (default: not measured)"};
+                          ways ? k("sets") + per_partition + share + ", " + k("line_bytes") + ", " + k("ways")
+                               : k("size_bytes") + t.bound_note(k("size_bytes")) + per_partition + share + " in " +
+                                     k("line_bytes") + " lines, " + std::to_string(*w) + " ways (default: not measured)"};
     return plan;
   }
   plan.why_not = "the L2 (" + std::to_string(capacity) + " bytes) does not split into " +
-                 "sub-partitions of a power-of-two number of sets of " + e + ".line_bytes lines";
+                 "sub-partitions of a power-of-two number of sets of " + k("line_bytes") + " lines";
   return plan;
 }
 
@@ -231,7 +238,7 @@ L2Plan plan_l2(const TopologyReads& t) {
 
 void write_header(ConfigWriter& w, const TopologyReads& t, const std::string& source) {
   w.raw("# gpgpusim.config lines from a memtopo topology (memtopo export --accel-sim)");
-  w.raw("# topology: " + source + "; device: " + t.text("device.name").value_or("unknown") + " (" +
+  w.raw("# topology: " + source + "; device: " + t.text(t.key("gpu.name")).value_or("unknown") + " (" +
         t.text("meta.backend").value_or("?") + "), measured " + t.text("meta.created_utc").value_or("?") +
         " by memtopo " + t.text("meta.tool_version").value_or("?"));
   w.raw("# Append these lines to a complete gpgpusim.config (e.g. Accel-Sim's");
@@ -243,23 +250,25 @@ void write_header(ConfigWriter& w, const TopologyReads& t, const std::string& so
 
 void write_architecture(ConfigWriter& w, const TopologyReads& t, const L2Plan& l2) {
   w.section("SMs, memory partitions, clocks");
-  if (const auto sms = t.integer("device.sm_count"); sms && *sms > 0) {
-    w.option("-gpgpu_n_clusters", std::to_string(*sms), "device.sm_count");
+  const std::string& sm_count = t.key("gpu.sm_count");
+  if (const auto sms = t.integer(sm_count); sms && *sms > 0) {
+    w.option("-gpgpu_n_clusters", std::to_string(*sms), sm_count);
     w.option("-gpgpu_n_cores_per_cluster", "1", std::string(kNotMeasured) + " (one SM per cluster)");
   } else {
-    w.left_out("-gpgpu_n_clusters", "needs device.sm_count");
+    w.left_out("-gpgpu_n_clusters", "needs " + sm_count);
   }
   w.option("-gpgpu_n_mem", std::to_string(l2.n_mem), l2.n_mem_source);
   w.option("-gpgpu_n_sub_partition_per_mchannel", std::to_string(l2.n_sub),
            std::string(kNotMeasured) + " (Accel-Sim's Volta and later configs)");
-  const auto core = t.integer("device.sm_clock_khz");
-  const auto memory = t.integer("device.memory_clock_khz");
+  const std::string &core_key = t.key("gpu.sm_clock_khz"), &memory_key = t.key("gpu.memory_clock_khz");
+  const auto core = t.integer(core_key);
+  const auto memory = t.integer(memory_key);
   if (core && memory && *core > 0 && *memory > 0) {
     const std::string c = mhz_text(*core);
     w.option("-gpgpu_clock_domains", c + ":" + c + ":" + c + ":" + mhz_text(*memory),
-             "device.sm_clock_khz, device.memory_clock_khz in MHz; interconnect and L2 at the core clock: default");
+             core_key + ", " + memory_key + " in MHz; interconnect and L2 at the core clock: default");
   } else {
-    w.left_out("-gpgpu_clock_domains", "needs device.sm_clock_khz and device.memory_clock_khz");
+    w.left_out("-gpgpu_clock_domains", "needs " + core_key + " and " + memory_key);
   }
 }
 
@@ -270,8 +279,8 @@ struct UnifiedL1 {
   std::vector<int64_t> shared_options;  // sorted, distinct
 };
 std::optional<UnifiedL1> unified_l1(const TopologyReads& t) {
-  const auto shared = t.integers(key("carveout_shared"));
-  const auto l1 = t.integers(key("carveout_l1"));
+  const auto shared = t.integers(t.key("memory.carveout_shared_bytes@shared"));
+  const auto l1 = t.integers(t.key("memory.carveout_l1_bytes@shared"));
   if (shared.empty() || shared.size() != l1.size()) return std::nullopt;
   UnifiedL1 u;
   for (size_t i = 0; i < shared.size(); ++i) {
@@ -288,55 +297,56 @@ std::optional<UnifiedL1> unified_l1(const TopologyReads& t) {
 // GPGPU-Sim's adaptive L1 takes the dl1 geometry as the whole unified storage and, for a
 // kernel's shared memory, the next -gpgpu_shmem_option s, keeps round(ways x (1 - s / unified))
 // ways: with the dl1 at the unified size, each carveout level's L1 comes back.
-void write_unified_l1(ConfigWriter& w, const std::optional<UnifiedL1>& u, const Geometry& dl1) {
+void write_unified_l1(ConfigWriter& w, const TopologyReads& t, const std::optional<UnifiedL1>& u, const Geometry& dl1) {
+  const std::string &shared = t.key("memory.carveout_shared_bytes@shared"), &l1 = t.key("memory.carveout_l1_bytes@shared");
   const int64_t dl1_kib = dl1.bytes() / 1024;
   if (u && dl1_kib > 0 && (u->bytes / 1024) % dl1_kib == 0) {
     std::string list;
     for (int64_t s : u->shared_options) list += (list.empty() ? "" : ",") + std::to_string(s / 1024);
-    w.option("-gpgpu_adaptive_cache_config", "1", key("carveout_shared") + " (the L1 shrinks as shared memory grows)");
+    w.option("-gpgpu_adaptive_cache_config", "1", shared + " (the L1 shrinks as shared memory grows)");
     w.option("-gpgpu_unified_l1d_size", std::to_string(u->bytes / 1024),
-             "KiB: largest " + key("carveout_l1") + " + " + key("carveout_shared"));
-    w.option("-gpgpu_shmem_option", list, "KiB: " + key("carveout_shared"));
+             "KiB: largest " + l1 + " + " + shared);
+    w.option("-gpgpu_shmem_option", list, "KiB: " + shared);
     w.option("-gpgpu_l1_cache_write_ratio", "25", std::string(kNotMeasured) + " (Accel-Sim's SM86 and SM90 configs)");
     return;
   }
   w.option("-gpgpu_adaptive_cache_config", "0",
            std::string(kNotMeasured) + (u ? " (the unified size is no multiple of the dl1's: the L1 keeps the dl1 geometry)"
-                                          : " (no carveout levels (" + key("carveout_shared") +
+                                          : " (no carveout levels (" + shared +
                                                 ") in whole KiB: the L1 keeps the dl1 geometry)"));
   w.option("-gpgpu_unified_l1d_size", std::to_string(dl1_kib), "KiB: the dl1 size, so that the L1 is the dl1 geometry");
 }
 
 void write_l1(ConfigWriter& w, const TopologyReads& t) {
   w.section("L1 data cache");
-  const std::string& e = element("l1_cache");
+  const CacheKeys k{t, "l1_cache"};
   std::string why;
-  auto g = cache_geometry(t, e, 4, &why);
+  auto g = cache_geometry(t, k, 4, &why);
   const std::optional<UnifiedL1> unified = unified_l1(t);
   if (g && unified && unified->bytes % (g->sets * g->line) == 0) {
     // The dl1 as the whole unified storage, so that the adaptive L1 scales its ways.
     g->ways = unified->bytes / (g->sets * g->line);
-    g->source = "the unified L1 and shared storage (largest " + key("carveout_l1") + " + " + key("carveout_shared") +
-                ") as " + std::to_string(g->sets) + " sets of " + e + ".line_bytes (from " + g->source + ")";
+    g->source = "the unified L1 and shared storage (largest " + t.key("memory.carveout_l1_bytes@shared") + " + " + t.key("memory.carveout_shared_bytes@shared") +
+                ") as " + std::to_string(g->sets) + " sets of " + k("line_bytes") + " (from " + g->source + ")";
   }
   if (g) {
     const int64_t port = g->line % 32 == 0 ? 32 : g->line;
-    const std::string value = geometry_text(cache_type(t, e, g->line), *g) + "," + replacement_char(t, e) +
-                              ":T:m:L:" + set_index_char(t, e) + ",A:512:64,16:0," + std::to_string(port);
+    const std::string value = geometry_text(cache_type(t, k, g->line), *g) + "," + replacement_char(t, k) +
+                              ":T:m:L:" + set_index_char(t, k) + ",A:512:64,16:0," + std::to_string(port);
     w.option("-gpgpu_cache:dl1", value,
-             g->source + present_keys(t, e, true) +
+             g->source + present_keys(t, k, true) +
                  "; write-through, queues: default (Accel-Sim's SM90_H100)");
-    write_unified_l1(w, unified, *g);
+    write_unified_l1(w, t, unified, *g);
   } else {
     w.left_out("-gpgpu_cache:dl1", why);
   }
-  const std::string latency = e + ".latency_cycles";
+  const std::string latency = k("latency_cycles");
   if (const auto lat = t.number(latency); lat && std::llround(*lat) > 0)
     w.option("-gpgpu_l1_latency", cycles_text(*lat), latency + t.bound_note(latency));
   else
     w.left_out("-gpgpu_l1_latency", "needs " + latency);
-  if (const auto present = t.boolean(key("l1_present")))
-    w.option("-gpgpu_gmem_skip_L1D", *present ? "0" : "1", key("l1_present") + " (global loads through L1)");
+  if (const auto present = t.boolean(t.key("cache.present@l1_cache")))
+    w.option("-gpgpu_gmem_skip_L1D", *present ? "0" : "1", t.key("cache.present@l1_cache") + " (global loads through L1)");
 }
 
 void write_shared(ConfigWriter& w, const TopologyReads& t) {
@@ -345,13 +355,13 @@ void write_shared(ConfigWriter& w, const TopologyReads& t) {
     const char* option;
     std::string key;
   };
-  for (const Item& i : {Item{"-gpgpu_shmem_size", "device.shared_per_sm_bytes"},
-                        Item{"-gpgpu_shmem_per_block", "device.shared_per_block_bytes"},
-                        Item{"-gpgpu_shmem_num_banks", key("shared_banks")}}) {
+  for (const Item& i : {Item{"-gpgpu_shmem_size", t.key("gpu.shared_per_sm_bytes")},
+                        Item{"-gpgpu_shmem_per_block", t.key("gpu.shared_per_block_bytes")},
+                        Item{"-gpgpu_shmem_num_banks", t.key("memory.banks@shared")}}) {
     if (const auto v = t.integer(i.key); v && *v > 0) w.option(i.option, std::to_string(*v), i.key);
     else w.left_out(i.option, "needs " + i.key);
   }
-  const std::string& latency = key("shared_latency");
+  const std::string& latency = t.key("memory.latency_cycles@shared");
   if (const auto lat = t.number(latency); lat && std::llround(*lat) > 0)
     w.option("-gpgpu_smem_latency", cycles_text(*lat), latency);
   else
@@ -360,9 +370,9 @@ void write_shared(ConfigWriter& w, const TopologyReads& t) {
 
 // The ROP latency is what an L2 hit adds to an L1 hit and the DRAM latency what a DRAM access
 // adds to an L2 hit, as Accel-Sim's tuner derives them (l2_lat.cu, mem_lat.cu).
-void write_memory_latencies(ConfigWriter& w, const TopologyReads& t, const std::string& l1, const std::string& l2) {
-  const std::string l1_pen = l1 + ".miss_penalty_cycles", l1_hit = l1 + ".latency_cycles";
-  const std::string l2_pen = l2 + ".miss_penalty_cycles", l2_hit = l2 + ".latency_cycles";
+void write_memory_latencies(ConfigWriter& w, const TopologyReads& t, const CacheKeys& l1, const CacheKeys& l2) {
+  const std::string l1_pen = l1("miss_penalty_cycles"), l1_hit = l1("latency_cycles");
+  const std::string l2_pen = l2("miss_penalty_cycles"), l2_hit = l2("latency_cycles");
   const auto l1_penalty = t.number(l1_pen);
   const auto l1_lat = t.number(l1_hit);
   const auto l2_lat = t.number(l2_hit);
@@ -372,7 +382,7 @@ void write_memory_latencies(ConfigWriter& w, const TopologyReads& t, const std::
     w.option("-gpgpu_l2_rop_latency", cycles_text(*l2_lat - *l1_lat), l2_hit + " - " + l1_hit);
   else
     w.left_out("-gpgpu_l2_rop_latency", "needs " + l1_pen + ", or " + l2_hit + " and " + l1_hit);
-  const std::string &dram_by_loads = key("dram_latency_by_loads"), &l2_by_loads = key("l2_latency_by_loads");
+  const std::string &dram_by_loads = t.key("memory.loaded_latency_cycles@main"), &l2_by_loads = t.key("cache.loaded_latency_cycles@l2_cache");
   const auto l2_penalty = t.number(l2_pen);
   const auto loads_dram = t.number(dram_by_loads);
   const auto loads_l2 = t.number(l2_by_loads);
@@ -386,26 +396,26 @@ void write_memory_latencies(ConfigWriter& w, const TopologyReads& t, const std::
 
 void write_l2(ConfigWriter& w, const TopologyReads& t, const L2Plan& l2) {
   w.section("L2 cache (one memory sub-partition) and memory latencies");
-  const std::string &e = element("l2_cache"), &l1 = element("l1_cache");
+  const CacheKeys k{t, "l2_cache"};
   if (l2.slice) {
     const Geometry& g = *l2.slice;
     const int64_t port = g.line % 32 == 0 ? 32 : g.line;
     w.option("-gpgpu_cache:dl2",
-             geometry_text(cache_type(t, e, g.line), g) + "," + replacement_char(t, e) + ":B:m:L:" +
-                 set_index_char(t, e) + ",A:192:4,32:0," + std::to_string(port),
-             g.source + present_keys(t, e, true) + "; write-back, queues: default (Accel-Sim's tuner)");
+             geometry_text(cache_type(t, k, g.line), g) + "," + replacement_char(t, k) + ":B:m:L:" +
+                 set_index_char(t, k) + ",A:192:4,32:0," + std::to_string(port),
+             g.source + present_keys(t, k, true) + "; write-back, queues: default (Accel-Sim's tuner)");
   } else {
     w.left_out("-gpgpu_cache:dl2", l2.why_not);
   }
-  const auto parts = t.integer(key("l2_partitions"));
-  const auto near = t.number(e + ".latency_cycles"), far = t.number(key("l2_far_latency"));
+  const auto parts = t.integer(t.key("cache.partitions@l2_cache"));
+  const auto near = t.number(k("latency_cycles")), far = t.number(t.key("cache.far_latency_cycles@l2_cache"));
   if (parts && *parts > 1)
-    w.raw("# the L2's " + std::to_string(*parts) + " partitions (" + key("l2_partitions") +
+    w.raw("# the L2's " + std::to_string(*parts) + " partitions (" + t.key("cache.partitions@l2_cache") +
           (near && far ? ": a hit " + cycles_text(*near) + " cycles from the near one, " + cycles_text(*far) +
                              " from the far one" : std::string()) +
           ") have no counterpart: GPGPU-Sim's L2 is one distance from every SM, the near hit below");
   w.option("-gpgpu_cache:dl2_texture_only", "0", std::string(kNotMeasured) + " (the L2 caches every access)");
-  write_memory_latencies(w, t, l1, e);
+  write_memory_latencies(w, t, CacheKeys{t, "l1_cache"}, k);
 }
 
 // Texture and constant caches: read-only, with the queues of Accel-Sim's SM90_H100 config (the
@@ -414,22 +424,22 @@ void write_read_only(ConfigWriter& w, const TopologyReads& t) {
   w.section("texture and constant caches");
   struct Cache {
     const char* option;
-    std::string element;
+    CacheKeys k;
     const char* policies;  // after the replacement policy, before the set index
     const char* queues;
   };
-  for (const Cache& c : {Cache{"-gpgpu_tex_cache:l1", element("texture_cache"), ":R:m:N:", ",T:512:8,128:2"},
-                         Cache{"-gpgpu_const_cache:l1", element("constant_cache"), ":R:f:N:", ",S:2:64,4"}}) {
+  for (const Cache& c : {Cache{"-gpgpu_tex_cache:l1", {t, "texture_cache"}, ":R:m:N:", ",T:512:8,128:2"},
+                         Cache{"-gpgpu_const_cache:l1", {t, "constant_cache"}, ":R:f:N:", ",S:2:64,4"}}) {
     std::string why;
-    const auto g = cache_geometry(t, c.element, 4, &why);
+    const auto g = cache_geometry(t, c.k, 4, &why);
     if (!g) {
       w.left_out(c.option, why);
       continue;
     }
     w.option(c.option,
-             geometry_text('N', *g) + "," + replacement_char(t, c.element) + c.policies + set_index_char(t, c.element) +
+             geometry_text('N', *g) + "," + replacement_char(t, c.k) + c.policies + set_index_char(t, c.k) +
                  c.queues,
-             g->source + present_keys(t, c.element, false) + "; queues: default (Accel-Sim's SM90_H100)");
+             g->source + present_keys(t, c.k, false) + "; queues: default (Accel-Sim's SM90_H100)");
   }
 }
 

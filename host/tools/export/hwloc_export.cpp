@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "topology/document/role_index.hpp"
-#include "topology/values/key_map.hpp"
 #include "tools/export/topology_export.hpp"
 #include "tools/export/topology_reads.hpp"
 
@@ -22,11 +21,6 @@ namespace memtopo::host {
 
 #ifdef MEMTOPO_HAVE_HWLOC
 namespace {
-
-// The element tables of a topology, not its bookkeeping.
-bool is_element(const std::string& name) {
-  return name != "meta" && name != "provenance" && name != "probes" && name != "sim" && name != "device";
-}
 
 class GpuAttacher {
  public:
@@ -45,14 +39,17 @@ class GpuAttacher {
     hwloc_obj_t dram = misc(gpu, "DRAM " + size_text(roles_.key("gpu.global_memory_bytes")));
     for (const char* role : {"memory.latency_cycles@main", "memory.read_bytes_per_second@main", "memory.write_bytes_per_second@main"})
       number_info(dram, role);
-    for (const auto& [size, element] : caches()) {
-      const std::string b = t_.bound(element + ".size_bytes");
+    for (const auto& [size, subject] : caches()) {
+      // Named by its table ("l2 50 MiB"), as lstopo names a cache by its level.
+      const std::string& size_key = roles_.key("cache.size_bytes@" + subject);
+      const std::string b = t_.bound(size_key);
+      const std::string element = size_key.substr(0, size_key.find('.'));
       hwloc_obj_t c = misc(gpu, element + (b == "exact" ? " " : b == "at_least" ? " at least " : " at most ") + size_words(size));
-      for (const std::string& part : cache_procedure_parts()) {
-        const std::string k = element + "." + part;
-        if (auto v = t_.text(k)) info(c, k, *v);
-        else if (auto n = t_.number(k)) info(c, k, number_text(*n) + bound_suffix(k));
-      }
+      for (const auto& [role, k] : roles_.starting_with("cache."))
+        if (role.size() > subject.size() && role.compare(role.size() - subject.size() - 1, std::string::npos, "@" + subject) == 0) {
+          if (auto v = t_.text(k)) info(c, k, *v);
+          else if (auto n = t_.number(k)) info(c, k, number_text(*n) + bound_suffix(k));
+        }
     }
     hwloc_obj_t shared = misc(gpu, "shared memory " + size_text(roles_.key("gpu.shared_per_sm_bytes")) + " per SM");
     number_info(shared, "memory.latency_cycles@shared");
@@ -114,13 +111,14 @@ class GpuAttacher {
     std::snprintf(s, sizeof s, "%.10g", v);
     return s;
   }
-  // Every element with a size, largest first (the L2 before the per-SM caches).
+  // Every cache with a size, by its subject ("l2_cache"), largest first (the L2 before the per-SM
+  // caches).
   std::vector<std::pair<double, std::string>> caches() const {
+    const std::string size_role = "cache.size_bytes@";
     std::vector<std::pair<double, std::string>> out;
-    for (const auto& [name, node] : t_.doc())
-      if (node.is_table() && is_element(std::string(name.str())))
-        if (auto size = t_.number(std::string(name.str()) + ".size_bytes")) out.emplace_back(*size, std::string(name.str()));
-    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    for (const auto& [role, k] : roles_.starting_with(size_role))
+      if (auto size = t_.number(k)) out.emplace_back(*size, role.substr(size_role.size()));
+    std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
     return out;
   }
 

@@ -5,6 +5,7 @@
 // bound, or a group that the parser reads together (a latency without both rates), is left
 // out and named in meta.leftOut: sys-sage takes absence, never null or 0, for "not known".
 #include <algorithm>
+#include <map>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -12,8 +13,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "topology/document/role_index.hpp"
-#include "topology/values/key_map.hpp"
 #include "tools/export/topology_export.hpp"
 #include "tools/export/topology_reads.hpp"
 
@@ -23,14 +22,21 @@ namespace {
 
 using json = nlohmann::json;  // keys sorted, as MT4G writes them
 
-const std::string& mt4g_section(const char* role) { return mapped("mt4g.sections", role); }
+// MT4G's section paths, JSON pointers into its layout (docs/mt4g.md).
+const std::string& mt4g_section(const std::string& name) {
+  static const std::map<std::string, std::string> sections = {
+      {"dram_section", "/memory/main"},       {"l2_section", "/memory/l2"},         {"constant_section", "/memory/constant"},
+      {"shared_section", "/memory/shared"},   {"l1_section", "/memory/l1"},         {"texture_section", "/memory/texture"},
+      {"read_only_section", "/memory/readOnly"}};
+  return sections.at(name);
+}
 constexpr double kGiB = double(1ull << 30);
 
 class Mt4gWriter {
  public:
-  explicit Mt4gWriter(const toml::table& doc) : t_(doc), roles_(doc) {}
+  explicit Mt4gWriter(const toml::table& doc) : t_(doc) {}
 
-  // Sections are placed by their JSON pointers in MT4G's layout (key_map.toml, [mt4g.sections]).
+  // Sections are placed by their JSON pointers in MT4G's layout.
   json document(const std::string& source) {
     json out;
     out["general"] = general();
@@ -39,9 +45,9 @@ class Mt4gWriter {
     out[ptr(mt4g_section("l2_section"))] = l2();
     out[ptr(mt4g_section("constant_section"))] = constant();
     out[ptr(mt4g_section("shared_section"))] = shared();
-    out[ptr(mt4g_section("l1_section"))] = cache(element("l1_cache"), "memory.l1");
+    out[ptr(mt4g_section("l1_section"))] = cache("l1_cache", "memory.l1");
     for (const auto& [role, section] : {std::pair{"texture_cache", "texture_section"}, std::pair{"readonly_cache", "read_only_section"}})
-      if (auto c = path_cache(element(role), field_of(mt4g_section(section)))) out[ptr(mt4g_section(section))] = *c;
+      if (auto c = path_cache(role, field_of(mt4g_section(section)))) out[ptr(mt4g_section(section))] = *c;
     share(out);
     out["meta"] = {{"exporter", "memtopo export --format mt4g"}, {"source", source}, {"leftOut", left_out_}};
     if (auto when = t_.text("meta.created_utc")) out["meta"]["timestamp"] = *when;
@@ -50,10 +56,10 @@ class Mt4gWriter {
 
  private:
   // The key of a role (docs/roles.md), and the element of a cache by its subject ("l1_cache"):
-  // the element of the key with its size.
-  const std::string& key(const char* role) const { return roles_.key(role); }
+  // the element of the key with its size, what a storage value names.
+  const std::string& key(const char* role) const { return t_.key(role); }
   std::string element(const std::string& subject) const {
-    const std::string& k = roles_.key("cache.size_bytes@" + subject);
+    const std::string& k = t_.cache(subject, "size_bytes");
     return k.substr(0, k.find('.'));
   }
   // An exact, finite number of `k`; nothing (and a note) where it is absent or a bound.
@@ -149,35 +155,36 @@ class Mt4gWriter {
   }
 
   json l2() {
-    const std::string e = element("l2_cache");
+    const auto k = [&](const char* quantity) { return t_.cache("l2_cache", quantity); };
     json j;
     const auto size = t_.integer(key("gpu.l2_bytes"));
-    const auto measured = exact(e + ".size_bytes", "memory.l2.size");
+    const auto measured = exact(k("size_bytes"), "memory.l2.size");
     if (!size && !measured) throw TopologyExportError(0, "mt4g: memory.l2.size needs " + key("gpu.l2_bytes"));
     j["size"] = value_object(size ? *size : int64_t(*measured), "bytes");
-    put(j, "lineSize", size_object(e + ".line_bytes", "memory.l2.lineSize"));
-    put(j, "fetchGranularity", size_object(e + ".fetch_granularity_bytes", "memory.l2.fetchGranularity"));
-    rates(j, e + ".latency_cycles", key("cache.read_bytes_per_second@l2_cache"), key("cache.write_bytes_per_second@l2_cache"), "memory.l2");
+    put(j, "lineSize", size_object(k("line_bytes"), "memory.l2.lineSize"));
+    put(j, "fetchGranularity", size_object(k("fetch_granularity_bytes"), "memory.l2.fetchGranularity"));
+    rates(j, k("latency_cycles"), key("cache.read_bytes_per_second@l2_cache"), key("cache.write_bytes_per_second@l2_cache"), "memory.l2");
     if (j.contains("latency"))
-      if (auto p = exact(e + ".miss_penalty_cycles", "memory.l2.missPenalty")) j["missPenalty"] = value_object(*p, "cycles");
+      if (auto p = exact(k("miss_penalty_cycles"), "memory.l2.missPenalty")) j["missPenalty"] = value_object(*p, "cycles");
     return j;
   }
 
   // One per-SM cache; `{}` where nothing of it is known (sys-sage's l1 may be empty).
-  json cache(const std::string& e, const std::string& field) {
+  json cache(const std::string& subject, const std::string& field) {
+    const auto k = [&](const char* quantity) { return t_.cache(subject, quantity); };
     json j = json::object();
-    put(j, "size", size_object(e + ".size_bytes", field + ".size"));
-    put(j, "lineSize", size_object(e + ".line_bytes", field + ".lineSize"));
-    put(j, "fetchGranularity", size_object(e + ".fetch_granularity_bytes", field + ".fetchGranularity"));
-    put(j, "latency", latency_object(e + ".latency_cycles", field + ".latency"));
+    put(j, "size", size_object(k("size_bytes"), field + ".size"));
+    put(j, "lineSize", size_object(k("line_bytes"), field + ".lineSize"));
+    put(j, "fetchGranularity", size_object(k("fetch_granularity_bytes"), field + ".fetchGranularity"));
+    put(j, "latency", latency_object(k("latency_cycles"), field + ".latency"));
     if (!j.empty()) j["amountPerMultiprocessor"] = 1;
     if (j.contains("latency"))
-      if (auto p = exact(e + ".miss_penalty_cycles", field + ".missPenalty")) j["missPenalty"] = value_object(*p, "cycles");
+      if (auto p = exact(k("miss_penalty_cycles"), field + ".missPenalty")) j["missPenalty"] = value_object(*p, "cycles");
     return j;
   }
   // Texture and read-only: sys-sage requires size, fetch granularity and latency.
-  std::optional<json> path_cache(const std::string& e, const std::string& field) {
-    json j = cache(e, field);
+  std::optional<json> path_cache(const std::string& subject, const std::string& field) {
+    json j = cache(subject, field);
     if (j.contains("size") && j.contains("fetchGranularity") && j.contains("latency")) return j;
     if (!j.empty()) left_out_.push_back(field + ": sys-sage needs its size, fetch granularity and latency together");
     return std::nullopt;
@@ -186,8 +193,8 @@ class Mt4gWriter {
   json constant() {
     json c;
     c["totalConstMem"] = value_object(*required_integer(key("gpu.constant_memory_bytes"), "memory.constant.totalConstMem"), "bytes");
-    json l15 = cache(element("constant_cache_l15"), "memory.constant.l1.5");
-    json l1 = cache(element("constant_cache"), "memory.constant.l1");
+    json l15 = cache("constant_cache_l15", "memory.constant.l1.5");
+    json l1 = cache("constant_cache", "memory.constant.l1");
     l15.erase("amountPerMultiprocessor");
     const bool l1_own = t_.text(key("cache.storage@constant_cache")).value_or("own") == "own";
     if (!l1_own) l1 = {{"sharedWith", {"L1"}}};
@@ -238,7 +245,6 @@ class Mt4gWriter {
   }
 
   TopologyReads t_;
-  RoleIndex roles_;
   int major_ = 0, minor_ = 0;
   std::vector<std::string> left_out_;
 };

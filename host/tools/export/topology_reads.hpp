@@ -11,12 +11,22 @@
 
 #include <toml++/toml.h>
 
+#include "topology/document/role_index.hpp"
+
 namespace memtopo::host {
 
-// Typed reads of "element.key" values, and their provenance bounds.
+// Typed reads of "element.key" values, and their provenance bounds; plugins' keys by their role.
 class TopologyReads {
  public:
-  explicit TopologyReads(const toml::table& doc) : doc_(doc) {}
+  explicit TopologyReads(const toml::table& doc) : doc_(doc), roles_(doc) {}
+
+  // The key of a role ("cache.partitions@l2_cache", docs/roles.md); "" where no key has it.
+  const std::string& key(const std::string& role) const { return roles_.key(role); }
+  // The key of a cache's quantity: cache("l1_cache", "line_bytes") has the role
+  // cache.line_bytes@l1_cache.
+  const std::string& cache(const std::string& subject, const std::string& quantity) const {
+    return roles_.key("cache." + quantity + "@" + subject);
+  }
 
   const toml::node* node(const std::string& key) const {
     const auto dot = key.find('.');
@@ -80,6 +90,7 @@ class TopologyReads {
 
  private:
   const toml::table& doc_;
+  RoleIndex roles_;
 };
 
 }  // namespace memtopo::host
