@@ -192,7 +192,7 @@ TEST_CASE("draw: 20,000 GPCs give bounded text: the first counts and how many th
 }
 
 // Issue 54, item 2: the L2 slice map on the SM strip and its gap under the L2, from the keys
-// key_map.toml names, on the H100 run with a slice map added.
+// with their roles, on the H100 run with a slice map added.
 TEST_CASE("draw: the L2 slice classes are a strip of the SM map, their gap a value of the L2", "[host][draw]") {
   toml::table doc = toml::parse_file((fs::path(MEMTOPO_SOURCE_DIR) / "tests/report/inputs/h100/topology.toml").string());
   toml::array classes;

@@ -14,6 +14,13 @@ ResultRecord rec(const std::string& key, Value v, mt_bound bound = MT_BOUND_EXAC
   return r;
 }
 
+// A key with the role its probe declares (docs/roles.md), where the shipped plugins' table has
+// none for it.
+ResultRecord with_role(ResultRecord r, const std::string& role) {
+  r.role = role;
+  return r;
+}
+
 // A key its probe declares as a headline value (MT_KEY_HEADLINE).
 ResultRecord headline(ResultRecord r) {
   r.key_flags |= MT_KEY_HEADLINE;
@@ -70,13 +77,13 @@ std::vector<ProbeOutcome> fixed_topology() {
             {rec("l2.size_bytes", Value::of_int(52428800), MT_BOUND_AT_MOST),
              rec("l2.level_latencies_cycles", floats({262, 420.5})),
              rec("l2.level_start_bytes", ints({262144, 26214400, 52428800, 60000000, 70000000})),
-             rec("l2.present", Value::of_bool(true))}),
+             with_role(rec("l2.present", Value::of_bool(true)), "cache.present@l2_cache")}),
       // Failed: its results are not shown.
       probe("constant/constant_l15-size", Status::Failed, {rec("constant_l15.size_bytes", Value::of_int(1))}),
-      probe("texture-readonly/texture-size", Status::Ok, {rec("texture.present", Value::of_bool(false))}),
-      // A drop-in plugin's element: no known key but one; the rest listed, then counted.
+      probe("texture-readonly/texture-size", Status::Ok, {with_role(rec("texture.present", Value::of_bool(false)), "cache.present@texture_cache")}),
+      // A drop-in plugin's element: one key of a known role; the rest listed, then counted.
       probe("tma/copy", Status::Ok,
-            {rec("tma.latency_cycles", Value::of_int(480)), rec("tma.copy_gbps", Value::of_float(1234.5)),
+            {with_role(rec("tma.latency_cycles", Value::of_int(480)), "memory.latency_cycles@tma"), rec("tma.copy_gbps", Value::of_float(1234.5)),
              rec("tma.mode", Value::of_string("bulk")), rec("tma.tile_bytes", Value::of_int(65536)),
              rec("tma.duration_s", Value::of_float(0.25)), rec("tma.clock_khz", Value::of_int(1234)),
              headline(rec("tma.width_bits", Value::of_int(1024))), rec("tma.multicast", Value::of_bool(true)),

@@ -1,23 +1,27 @@
 #!/usr/bin/env python3
-"""No file of the host or the SDK's library names a plugin or a plugin key, but the one
-mapping file (host/data/key_map.toml, docs/key-map.md): issue 52, item 4.
+"""No file of the host or the SDK's library names a plugin or a plugin key: shared code finds a
+plugin's key by its role (docs/roles.md), which the plugin declares (issue 68, item 3).
 
-The names come from the plugins themselves: `memtopo list --format json` (plugin names and
-the keys each probe provides), and the plugin folders' sources (folder names; keys in
-`.key(`, `.provides({`, `ctx.result(`), so that a plugin this build leaves out (the Hopper
-ones without CUDA) counts too. Comments are skipped: a key as an example in a comment names
-nothing the code depends on. What counts as naming one, in code and string literals:
-  - a plugin name in quotes, or before a '/' ("data-cache", "mlp/loads-in-flight");
-  - a provided key whole ("l2.partitions");
+The names come from the plugins themselves: `memtopo list --format json` (plugin names, the keys
+each probe provides, their roles), and the plugin folders' sources (folder names; keys in
+`.key(`, `.provides({`, `ctx.result(`), so that a plugin this build leaves out (the Hopper ones
+without CUDA) counts too. Comments are skipped: a key as an example in a comment names nothing
+the code depends on. What counts as naming one, in code and string literals:
+  - a plugin name in quotes, or at the start of a quoted probe name ("data-cache",
+    "mlp/loads-in-flight"; MT4G's "/memory/constant" is not ours);
+  - a provided key whole inside a string literal ("l2.partitions", "needs device.sm_count");
   - an element in quotes, or before a '.' in quotes ("l1d", "l2.x");
-  - a key's part with an underscore in quotes ("far_copy_bytes") unless the mapping file lists
-    it as a part the SDK's own procedures write for any element ([vocabulary] cache_procedure).
-A role in quotes ("bus.host_to_device_bytes_per_second", docs/roles.md) names no key: its class
-is one the shipped plugins' roles use, and the check fails where a class is also an element.
-The [device] table is left out: its keys are the fields of the ABI's mt_device_info, which
-the host itself writes for a run's identity.
-And the mapping file stays true: every key and element a role of it maps to is one a plugin
-declares. Exit 0 when none is found and the map holds, 1 (with each finding) otherwise."""
+  - a key's part with an underscore after a dot in quotes (".far_copy_bytes": joined to an
+    element), or alone in quotes ("far_copy_bytes") unless it is the quantity of a declared role
+    ("size_bytes" of cache.size_bytes@l1_cache: the roles' vocabulary, docs/roles.md).
+The SDK's cache procedure (sdk/src/procedures/element_probes.cpp) writes its keys under the
+element a plugin gives it: it may join its parts to that element (".size_bytes"), as a plugin
+names its own keys; every other rule holds for it.
+A role in quotes ("bus.host_to_device_bytes_per_second") names no key: its class is one the
+shipped plugins' roles use, and the check fails where a class is also an element.
+The element `device` and its parts alone are the fields of the ABI's mt_device_info, which the
+host itself carries for a run's identity (the journal, the worker's messages, resume): they are
+not checked; a whole `device.` key is. Exit 0 when none is found, 1 (with each finding) otherwise."""
 import argparse
 import io
 import json
@@ -25,7 +29,6 @@ import re
 import subprocess
 import sys
 import tokenize
-import tomllib
 from pathlib import Path
 
 # Folders checked, relative to the source tree. engine/ (the simulator, the CUDA backend) is
@@ -33,6 +36,8 @@ from pathlib import Path
 # data files other than the mapping are measurements (fleet_spreads.toml).
 CHECKED = ["host/topology", "host/run", "host/tools", "host/cli", "host/report", "host/python/memtopo", "host/main.cpp",
            "sdk/src/procedures", "sdk/src/analysis"]
+# Writes keys of the elements plugins give it: a dotted part is its own (see above).
+PROCEDURE = "sdk/src/procedures/element_probes.cpp"
 SUFFIXES = {".cpp", ".hpp", ".h", ".cuh", ".cu", ".in", ".py"}
 
 
@@ -110,22 +115,31 @@ def from_sources(root):
     return plugins, keys
 
 
-def patterns(listing, vocabulary, sources):
+def patterns(listing, quantities, sources):
     plugins = sorted({p["plugin"] for p in listing["probes"]} | sources[0])
     keys = sorted({k for p in listing["probes"] for k in p["provides"]} | sources[1])
-    keys = [k for k in keys if not k.startswith("device.")]
-    elements = sorted({k.split(".")[0] for k in keys})
-    parts = sorted({k.split(".", 1)[1] for k in keys if "_" in k.split(".", 1)[1]} - set(vocabulary))
+    own = [k for k in keys if not k.startswith("device.")]  # mt_device_info's fields: see above
+    elements = sorted({k.split(".")[0] for k in own})
+    parts = sorted({k.split(".", 1)[1] for k in own if "_" in k.split(".", 1)[1]})
     out = []
     for p in plugins:
-        out.append(("plugin " + p, re.compile(r"[\"'/]" + re.escape(p) + r"(?=[\"'/])")))
+        out.append(("plugin " + p, re.compile(r"[\"']" + re.escape(p) + r"(?=[\"'/])"), False))
     for k in keys:
-        out.append(("key " + k, re.compile(r"(?<![\w.])" + re.escape(k) + r"(?![\w])")))
+        out.append(("key " + k, re.compile(r"(?<![\w.])" + re.escape(k) + r"(?![\w])"), True))
     for e in elements:
-        out.append(("element " + e, re.compile(r"[\"']" + re.escape(e) + r"(?=[\"'.])")))
+        out.append(("element " + e, re.compile(r"[\"']" + re.escape(e) + r"(?=[\"'.])"), False))
     for k in parts:
-        out.append(("key part " + k, re.compile(r"[\"'.]" + re.escape(k) + r"(?=[\"'])")))
+        lead = r"\." if k in quantities else r"[\"'.]"
+        out.append(("key part " + k, re.compile(lead + re.escape(k) + r"(?=[\"'])"), False))
     return out
+
+
+LITERAL = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'')
+
+
+def literals(line):
+    """The string literals of a line, joined: where a whole key is looked for."""
+    return " ".join(m.group(0) for m in LITERAL.finditer(line))
 
 
 def main():
@@ -134,14 +148,14 @@ def main():
     ap.add_argument("--source-dir", required=True)
     args = ap.parse_args()
     root = Path(args.source_dir)
-    mapping = tomllib.loads((root / "host/data/key_map.toml").read_text())
-    vocabulary = mapping.get("vocabulary", {}).get("cache_procedure", [])
     listing = json.loads(subprocess.run([args.memtopo, "list", "--format", "json"], check=True,
                                         capture_output=True, text=True).stdout)
-    pats = patterns(listing, vocabulary, from_sources(root))
+    roles = {r for p in listing["probes"] for r in p.get("roles", {}).values()}
+    quantities = {r.split(".", 1)[1].split("@")[0] for r in roles}
+    pats = patterns(listing, quantities, from_sources(root))
     # A role literal ("bus.host_to_device_bytes_per_second", docs/roles.md) names what a key is,
     # not a key: its class is never an element, so it cannot be read as one.
-    classes = sorted({r.split(".")[0] for p in listing["probes"] for r in p.get("roles", {}).values()})
+    classes = sorted({r.split(".")[0] for r in roles})
     elements = {k.split(".")[0] for p in listing["probes"] for k in p["provides"]}
     if set(classes) & elements:
         print(f"role classes that are also elements: {sorted(set(classes) & elements)} (docs/roles.md, \"Form\")")
@@ -162,30 +176,15 @@ def main():
         for lineno, line in enumerate(code.splitlines(), 1):
             if role_literal:
                 line = role_literal.sub('""', line)
-            for what, rx in pats:
-                if rx.search(line):
+            strings = literals(line)
+            for what, rx, in_literals in pats:
+                if what.startswith("key part") and str(f.relative_to(root)) == PROCEDURE:
+                    continue
+                if rx.search(strings if in_literals else line):
                     print(f"{f.relative_to(root)}:{lineno}: names {what}: {line.strip()[:100]}")
                     hits += 1
-    print(f"{len(files)} files checked against {len(pats)} names; {hits} found outside host/data/key_map.toml")
-    stale = stale_roles(mapping, listing, from_sources(root)[1])
-    for s in stale:
-        print("host/data/key_map.toml: " + s)
-    return 1 if hits or stale else 0
-
-
-def stale_roles(mapping, listing, source_keys):
-    """Roles whose key or element no plugin declares (a renamed key left behind)."""
-    keys = {k for p in listing["probes"] for k in p["provides"]} | source_keys
-    elements = {k.split(".")[0] for k in keys}
-    out = []
-    for top, sections in mapping.items():
-        for name, roles in sections.items() if isinstance(sections, dict) else []:
-            for role, value in roles.items() if isinstance(roles, dict) else []:
-                if name == "keys" and value not in keys:
-                    out.append(f"[{top}.{name}] {role} = {value!r}: no plugin declares that key")
-                if name == "elements" and value not in elements:
-                    out.append(f"[{top}.{name}] {role} = {value!r}: no plugin declares keys of that element")
-    return out
+    print(f"{len(files)} files checked against {len(pats)} names; {hits} found")
+    return 1 if hits else 0
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ static memtopo::Probe source() {
   return memtopo::Probe("t-basic/source")
       .summary("provides t.value_bytes")
       .provides({"t.value_bytes", "t.latency_cycles", "t.label", "t.sizes_bytes"})
+      .role("t.latency_cycles", "memory.latency_cycles@test")  // shown first by the summary
       .option("value", MT_VALUE_INT, "42", "the value to report")
       .run([](memtopo::Context& ctx) {
         ctx.progress(0.5, "halfway");

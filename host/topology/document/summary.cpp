@@ -1,5 +1,5 @@
 #include "topology/document/summary.hpp"
-#include "topology/values/key_map.hpp"
+#include "topology/document/role_index.hpp"
 #include "topology/base/terminal_text.hpp"
 #include "topology/base/text_table.hpp"
 
@@ -96,34 +96,88 @@ std::string plain_label(const std::string& key) {
   return key;
 }
 
-// The key parts shown first, in the mapping file's order (host/data/key_map.toml, [summary]).
-// Sets and ways are joined ("sets x ways 4 x 16").
-bool is_known(const std::string& key) {
-  const auto& known = summary_known_keys();
-  return std::any_of(known.begin(), known.end(), [&](const KnownKey& k) { return key == k.part; });
+// The quantities shown first for every element, in this order, before the keys the probes
+// flag MT_KEY_HEADLINE: a key is one of them by its role (docs/roles.md; "l2.size_bytes" has
+// cache.size_bytes@l2_cache). label "": the value alone; prefix: before the value ("+" for a
+// penalty); sets and ways are joined ("sets x ways 4 x 16"); without_size: the label of an
+// element without a size (a level that is no cache: DRAM, shared memory).
+struct KnownQuantity {
+  const char* quantity;
+  const char* label;
+  const char* prefix;
+  const char* without_size;
+};
+constexpr KnownQuantity kKnown[] = {
+    {"name", "", "", ""},
+    {"compute_capability", "cc", "", ""},
+    {"sm_count", "SMs", "", ""},
+    {"sm_clock_khz", "clock", "", ""},
+    {"global_memory_bytes", "memory", "", ""},
+    {"size_bytes", "size", "", ""},
+    {"line_bytes", "line", "", ""},
+    {"fetch_granularity_bytes", "sector", "", ""},
+    {"latency_cycles", "hit", "", "latency"},
+    {"far_latency_cycles", "far hit", "", "far latency"},
+    {"miss_penalty_cycles", "miss", "+", ""},
+    {"sets", "", "", ""},
+    {"ways", "", "", ""},
+    {"set_mapping", "mapping", "", ""},
+    {"replacement_policy", "policy", "", ""},
+    {"partitions", "partitions", "", ""},
+};
+
+// A record's role; one read from a file written before keys carried roles has the shipped
+// plugins' role of its key.
+std::string role_of(const ResultRecord& r) {
+  if (!r.role.empty()) return r.role;
+  const auto it = shipped_key_roles().find(r.key);
+  return it != shipped_key_roles().end() ? it->second : std::string();
+}
+
+// The quantity of a record's role ("size_bytes"), of the classes the known quantities describe
+// (the GPU, caches, memories); "" for another class or a key without a role.
+std::string quantity_of(const ResultRecord& r) {
+  const std::string role = role_of(r);
+  const auto dot = role.find('.');
+  if (dot == std::string::npos) return "";
+  const std::string role_class = role.substr(0, dot);
+  if (role_class != "gpu" && role_class != "cache" && role_class != "memory") return "";
+  return role.substr(dot + 1, role.find('@') == std::string::npos ? std::string::npos : role.find('@') - dot - 1);
+}
+
+bool is_known(const ResultRecord& r) {
+  const std::string q = quantity_of(r);
+  return std::any_of(std::begin(kKnown), std::end(kKnown), [&](const KnownQuantity& k) { return q == k.quantity; });
+}
+
+// The entry of a table whose role has `quantity`; end() where none has.
+Table::const_iterator with_quantity(const Table& t, const std::string& quantity) {
+  return std::find_if(t.begin(), t.end(), [&](const auto& e) { return quantity_of(*e.second) == quantity; });
 }
 
 bool is_headline(const ResultRecord& r) { return (r.key_flags & MT_KEY_HEADLINE) != 0; }
 
-// The known items of one element, in the mapping file's order.
+// The known items of one element, in kKnown's order.
 std::vector<std::string> known_items(const Table& t) {
   std::vector<std::string> items;
-  auto value = [&](const std::string& key) { return format_value(key, *t.at(key)); };
-  for (const auto& k : summary_known_keys()) {
-    const std::string& key = k.part;
-    if (!t.count(key)) continue;
-    if (key == "sets" || key == "ways") {
-      const bool both = t.count("sets") && t.count("ways");
-      if (both && key == "sets") items.push_back("sets x ways " + value("sets") + " x " + value("ways"));
-      if (!both) items.push_back(key + " " + value(key));
+  auto value = [&](Table::const_iterator e) { return format_value(e->first, *e->second); };
+  const auto sets = with_quantity(t, "sets"), ways = with_quantity(t, "ways");
+  for (const KnownQuantity& k : kKnown) {
+    const auto e = with_quantity(t, k.quantity);
+    if (e == t.end()) continue;
+    if (e == sets || e == ways) {
+      const bool both = sets != t.end() && ways != t.end();
+      if (both && e == sets) items.push_back("sets x ways " + value(sets) + " x " + value(ways));
+      if (!both) items.push_back(e->first + " " + value(e));
       continue;
     }
     // A hit is a cache's; a level without a size (DRAM, shared memory) has a latency.
-    const std::string& label = !t.count("size_bytes") && !k.without_size.empty() ? k.without_size : k.label;
-    items.push_back((label.empty() ? "" : label + " ") + k.prefix + value(key));
+    const bool sized = with_quantity(t, "size_bytes") != t.end();
+    const std::string label = !sized && *k.without_size ? k.without_size : k.label;
+    items.push_back((label.empty() ? "" : label + " ") + k.prefix + value(e));
   }
   // "present = false" says more than every other key; "true" goes without saying.
-  if (auto it = t.find("present"); it != t.end() && it->second->value.type == MT_VALUE_BOOL)
+  if (auto it = with_quantity(t, "present"); it != t.end() && it->second->value.type == MT_VALUE_BOOL)
     if (!it->second->value.b) items.insert(items.begin(), "not present");
   return items;
 }
@@ -135,10 +189,10 @@ std::string element_line(const std::string& element, const Table& t, size_t widt
   for (const auto& item : known_items(t)) add(item);
   // What the probes declare as headline values is always shown, after the known keys.
   for (const auto& [key, rec] : t)
-    if (!is_known(key) && is_headline(*rec)) add(plain_label(key) + " " + format_value(key, *rec, kMaxHeadlineItems));
+    if (!is_known(*rec) && is_headline(*rec)) add(plain_label(key) + " " + format_value(key, *rec, kMaxHeadlineItems));
   std::vector<std::string> others;
   for (const auto& [key, rec] : t)
-    if (!is_known(key) && !is_headline(*rec) && key != "present")
+    if (!is_known(*rec) && !is_headline(*rec) && quantity_of(*rec) != "present")
       others.push_back(plain_label(key) + " " + format_value(key, *rec));
   size_t shown = 0;
   for (; shown < others.size(); ++shown) {
@@ -192,21 +246,43 @@ std::map<std::string, Table> tables_of(const std::vector<ProbeOutcome>& outcomes
   return tables;
 }
 
-// The rows of one element in a comparison: the known keys, then the keys any column declares
-// as headline values (in name order).
+// The rows of one element in a comparison: the known quantities, then the keys any column
+// declares as headline values (in name order). A known row finds each column's key by its
+// role's quantity, a headline row by its key.
 struct RowKey {
   std::string key, label, prefix;
+  bool by_quantity = false;
 };
 std::vector<RowKey> row_keys(const std::string& element, const std::vector<std::map<std::string, Table>>& tables) {
   std::vector<RowKey> rows;
-  for (const KnownKey& k : summary_known_keys()) rows.push_back({k.part, k.label, k.prefix});
+  for (const KnownQuantity& k : kKnown) rows.push_back({k.quantity, k.label, k.prefix, true});
   std::set<std::string> headline;
   for (const auto& t : tables)
     if (auto e = t.find(element); e != t.end())
       for (const auto& [key, rec] : e->second)
-        if (!is_known(key) && is_headline(*rec)) headline.insert(key);
-  for (const auto& key : headline) rows.push_back({key, "", ""});
+        if (!is_known(*rec) && is_headline(*rec)) headline.insert(key);
+  for (const auto& key : headline) rows.push_back({key, "", "", false});
   return rows;
+}
+
+// The elements of all columns: the GPU's own (keys of role class gpu, the driver's description)
+// first, then the others in name order.
+std::vector<std::string> element_order(const std::vector<std::map<std::string, Table>>& tables) {
+  std::set<std::string> gpu, other;
+  for (const auto& t : tables)
+    for (const auto& [element, table] : t) {
+      const bool of_gpu = std::any_of(table.begin(), table.end(),
+                                      [](const auto& e) { return role_of(*e.second).rfind("gpu.", 0) == 0; });
+      (of_gpu ? gpu : other).insert(element);
+    }
+  std::vector<std::string> order(gpu.begin(), gpu.end());
+  for (const std::string& e : other)
+    if (!gpu.count(e)) order.push_back(e);
+  return order;
+}
+
+Table::const_iterator row_entry(const Table& t, const RowKey& k) {
+  return k.by_quantity ? with_quantity(t, k.key) : t.find(k.key);
 }
 
 }  // namespace
@@ -256,15 +332,8 @@ std::string format_json_value(const std::string& key, const nlohmann::json& valu
 
 SummaryTable summary_table(const std::vector<SummaryColumn>& columns) {
   std::vector<std::map<std::string, Table>> tables;
-  std::set<std::string> elements;
-  for (const auto& c : columns) {
-    tables.push_back(tables_of(c.outcomes));
-    for (const auto& [e, _] : tables.back()) elements.insert(e);
-  }
-  std::vector<std::string> order;
-  if (elements.count("device")) order.push_back("device");
-  for (const auto& e : elements)
-    if (e != "device") order.push_back(e);
+  for (const auto& c : columns) tables.push_back(tables_of(c.outcomes));
+  const std::vector<std::string> order = element_order(tables);
   SummaryTable out;
   for (const auto& c : columns) out.header.push_back(terminal_text(c.label));
   for (const auto& element : order) {
@@ -274,12 +343,14 @@ SummaryTable summary_table(const std::vector<SummaryColumn>& columns) {
       std::vector<std::string> plain;
       std::vector<bool> bounded;
       bool any = false;
+      std::string key;  // the first column's key of the row
       for (const auto& t : tables) {
         const auto e = t.find(element);
-        const auto r = e == t.end() ? Table::const_iterator() : e->second.find(k.key);
+        const auto r = e == t.end() ? Table::const_iterator() : row_entry(e->second, k);
         const bool has = e != t.end() && r != e->second.end();
+        if (has && key.empty()) key = r->first;
         any = any || has;
-        row.push_back(has ? k.prefix + format_value(k.key, *r->second) : "-");
+        row.push_back(has ? k.prefix + format_value(r->first, *r->second) : "-");
         const Value* v = has ? &r->second->value : nullptr;
         numbers.push_back(!v ? NAN : v->type == MT_VALUE_INT ? double(v->i) : v->type == MT_VALUE_FLOAT ? v->f : NAN);
         const mt_bound bound = has ? r->second->bound : MT_BOUND_EXACT;
@@ -290,7 +361,7 @@ SummaryTable summary_table(const std::vector<SummaryColumn>& columns) {
       if (!any) continue;
       out.rows.push_back(std::move(row));
       out.numbers.push_back(std::move(numbers));
-      out.keys.push_back(element + "." + k.key);
+      out.keys.push_back(element + "." + key);
       out.plain.push_back(std::move(plain));
       out.bounded.push_back(std::move(bounded));
     }
@@ -315,9 +386,7 @@ std::string render_summary(const std::vector<ProbeOutcome>& outcomes) {
   for (const auto& [element, _] : tables) width = std::max(width, element.size());
   width += 2;
   std::string out;
-  if (auto dev = tables.find("device"); dev != tables.end()) out += element_line("device", dev->second, width) + "\n";
-  for (const auto& [element, table] : tables)
-    if (element != "device") out += element_line(element, table, width) + "\n";
+  for (const std::string& element : element_order({tables})) out += element_line(element, tables.at(element), width) + "\n";
   return out;
 }
 
