@@ -9,6 +9,7 @@
 
 #include "cli/cli_internal.hpp"
 #include "run/running/probe_executor.hpp"
+#include "topology/document/role_index.hpp"
 
 namespace memtopo::host::cli {
 
@@ -37,7 +38,8 @@ std::map<std::string, double> recorded_durations(const std::string& file) {
 std::string recorded_device(const std::string& file) {
   const std::optional<toml::table> doc = read_topology_or_report(file, "plan --timings reads the [probes] of a run");
   if (!doc) return "";
-  const std::string name = (*doc)["meta"]["device_name"].value_or((*doc)["device"]["name"].value_or(std::string()));
+  const std::string name =
+      (*doc)["meta"]["device_name"].value_or(doc->at_path(RoleIndex(*doc).key("gpu.name")).value_or(std::string()));
   const std::string backend = (*doc)["meta"]["backend"].value_or(std::string());
   return backend.empty() ? name : name + " (" + backend + ")";
 }

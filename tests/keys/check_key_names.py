@@ -3,9 +3,9 @@
 plugin's key by its role (docs/roles.md), which the plugin declares (issue 68, item 3).
 
 The names come from the plugins themselves: `memtopo list --format json` (plugin names, the keys
-each probe provides, their roles), and the plugin folders' sources (folder names; keys in
-`.key(`, `.provides({`, `ctx.result(`), so that a plugin this build leaves out (the Hopper ones
-without CUDA) counts too. Comments are skipped: a key as an example in a comment names nothing
+each probe provides, their roles), the plugin folders' sources (folder names; keys in `.key(`,
+`.provides({`, `ctx.result(`) and the shipped roles (plugins/key_roles.toml), so that a plugin
+this build leaves out (the Hopper ones without CUDA) counts too. Comments are skipped: a key as an example in a comment names nothing
 the code depends on. What counts as naming one, in code and string literals:
   - a plugin name in quotes, or at the start of a quoted probe name ("data-cache",
     "mlp/loads-in-flight"; MT4G's "/memory/constant" is not ours);
@@ -115,6 +115,12 @@ def from_sources(root):
     return plugins, keys
 
 
+def shipped_roles(root):
+    """The roles of plugins/key_roles.toml: every shipped plugin's, built or not."""
+    text = (root / "plugins/key_roles.toml").read_text()
+    return set(re.findall(r'^"[^"]+" = "([^"]+)"$', text, re.M))
+
+
 def patterns(listing, quantities, sources):
     plugins = sorted({p["plugin"] for p in listing["probes"]} | sources[0])
     keys = sorted({k for p in listing["probes"] for k in p["provides"]} | sources[1])
@@ -150,7 +156,7 @@ def main():
     root = Path(args.source_dir)
     listing = json.loads(subprocess.run([args.memtopo, "list", "--format", "json"], check=True,
                                         capture_output=True, text=True).stdout)
-    roles = {r for p in listing["probes"] for r in p.get("roles", {}).values()}
+    roles = {r for p in listing["probes"] for r in p.get("roles", {}).values()} | shipped_roles(root)
     quantities = {r.split(".", 1)[1].split("@")[0] for r in roles}
     pats = patterns(listing, quantities, from_sources(root))
     # A role literal ("bus.host_to_device_bytes_per_second", docs/roles.md) names what a key is,

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "tools/compare/key_policy.hpp"
+#include "topology/document/role_index.hpp"
 #include "topology/values/schema.hpp"
 
 namespace memtopo::host {
@@ -280,8 +281,9 @@ DiffSide diff_side(const std::string& file, const toml::table& doc) {
 }
 
 std::string model_name(const toml::table& doc) {
-  // [meta] names the GPU whatever probes ran; [device] only where device-info ran (as fleet reads it).
-  if (auto name = doc["device"]["name"].value<std::string>()) return *name;
+  // [meta] names the GPU whatever probes ran; gpu.name is there where a probe measured it (as
+  // fleet reads it).
+  if (auto name = doc.at_path(RoleIndex(doc).key("gpu.name")).value<std::string>()) return *name;
   return doc["meta"]["device_name"].value_or(std::string());
 }
 

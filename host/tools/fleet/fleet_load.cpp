@@ -24,6 +24,7 @@
 #include "topology/values/nesting.hpp"
 #include "topology/values/own_toml.hpp"
 #include "topology/values/schema.hpp"
+#include "topology/document/role_index.hpp"
 #include "topology/document/summary.hpp"
 
 namespace memtopo::host {
@@ -77,19 +78,28 @@ std::string_view interned(const std::string& name) {
   return view;
 }
 
-std::string group_of(const json& doc, const std::string& model) {
-  const auto d = doc.find("device");
-  if (d == doc.end() || !d->is_object())
-    return (model.empty() ? std::string("unknown device") : model) + " (no [device] table)";
+// The model's group: its name, compute capability, SMs and memory, by their gpu.* roles.
+std::string group_of(const json& doc, const RoleIndex& roles, const std::string& model) {
+  const std::string& name_key = roles.key("gpu.name");
+  const std::string table = name_key.substr(0, name_key.find('.'));
+  if (const auto d = doc.find(table); d == doc.end() || !d->is_object())
+    return (model.empty() ? std::string("unknown device") : model) + " (no [" + table + "] table)";
   std::string g = model.empty() ? "unnamed device" : model;
-  if (auto cc = d->find("compute_capability"); cc != d->end()) g += ", cc " + (cc->is_string() ? cc->get<std::string>() : cc->dump());
-  if (auto sm = d->find("sm_count"); sm != d->end() && sm->is_number_integer()) g += ", " + sm->dump() + " SMs";
+  if (const json* cc = RoleIndex::value_in(doc, roles.key("gpu.compute_capability")))
+    g += ", cc " + (cc->is_string() ? cc->get<std::string>() : cc->dump());
+  if (const json* sm = RoleIndex::value_in(doc, roles.key("gpu.sm_count")); sm && sm->is_number_integer())
+    g += ", " + sm->dump() + " SMs";
   // A JSON integer above 2^63 - 1 is unsigned in nlohmann and would wrap to a negative size.
-  if (auto mem = d->find("global_memory_bytes");
-      mem != d->end() && mem->is_number_integer() &&
-      (!mem->is_number_unsigned() || mem->get<uint64_t>() <= uint64_t(INT64_MAX)))
+  if (const json* mem = RoleIndex::value_in(doc, roles.key("gpu.global_memory_bytes"));
+      mem && mem->is_number_integer() && (!mem->is_number_unsigned() || mem->get<uint64_t>() <= uint64_t(INT64_MAX)))
     g += ", " + format_bytes(mem->get<int64_t>());
   return g;
+}
+
+// A text value of the key of `role`; "" where the file has none.
+std::string text_of_role(const json& doc, const RoleIndex& roles, const char* role) {
+  const json* v = RoleIndex::value_in(doc, roles.key(role));
+  return v && v->is_string() ? v->get<std::string>() : "";
 }
 
 // The file's JSON form, nested at most kMaxNesting deep (nesting.hpp): deeper files overflowed
@@ -173,12 +183,13 @@ FleetMember fleet_member_of(const std::string& file, const std::string& text) {
   m.backend = text_at(doc, "meta", "backend");
   m.device = text_at(doc, "meta", "device_label");
   if (m.device.empty()) m.device = m.device_spec;
-  // [meta] names the GPU whatever probes ran; [device] only where device-info ran.
-  m.uuid = text_at(doc, "device", "uuid");
+  // [meta] names the GPU whatever probes ran; the gpu.* keys only where a probe measured them.
+  const RoleIndex roles(doc);
+  m.uuid = text_of_role(doc, roles, "gpu.uuid");
   if (m.uuid.empty()) m.uuid = text_at(doc, "meta", "device_uuid");
-  m.model = text_at(doc, "device", "name");
+  m.model = text_of_role(doc, roles, "gpu.name");
   if (m.model.empty()) m.model = text_at(doc, "meta", "device_name");
-  m.group = group_of(doc, m.model);
+  m.group = group_of(doc, roles, m.model);
   std::vector<std::pair<std::string, json>> flat;
   for (auto table = doc.begin(); table != doc.end(); ++table) {
     const std::string& element = table.key();

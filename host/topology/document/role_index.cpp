@@ -29,6 +29,26 @@ RoleIndex::RoleIndex(const toml::table& doc) {
           key_of_[*role] = std::string(element.str()) + "." + std::string(key.str());
 }
 
+RoleIndex::RoleIndex(const nlohmann::json& doc) {
+  for (const auto& [key, role] : shipped_key_roles()) key_of_.emplace(role, key);
+  const auto provenance = doc.is_object() ? doc.find("provenance") : doc.end();
+  if (provenance == doc.end() || !provenance->is_object()) return;
+  for (const auto& [element, entries] : provenance->items())
+    if (entries.is_object())
+      for (const auto& [key, entry] : entries.items())
+        if (const auto role = entry.is_object() ? entry.find("role") : entry.end(); role != entry.end() && role->is_string())
+          key_of_[role->get<std::string>()] = element + "." + key;
+}
+
+const nlohmann::json* RoleIndex::value_in(const nlohmann::json& doc, const std::string& key) {
+  const auto dot = key.find('.');
+  if (dot == std::string::npos || !doc.is_object()) return nullptr;
+  const auto element = doc.find(key.substr(0, dot));
+  if (element == doc.end() || !element->is_object()) return nullptr;
+  const auto value = element->find(key.substr(dot + 1));
+  return value != element->end() ? &*value : nullptr;
+}
+
 const std::string& RoleIndex::key(const std::string& role) const {
   static const std::string none;
   const auto it = key_of_.find(role);
