@@ -97,9 +97,8 @@ std::vector<double> run_sweep(const memtopo::Context& ctx, const Sweep& s, unsig
 void measure_bandwidth(memtopo::Context& ctx) {
   const int64_t max_blocks = ctx.input<int64_t>("dsmem.max_cluster_blocks");
   const std::vector<int64_t> resident = ctx.input<std::vector<int64_t>>("dsmem.resident_clusters");
-  // The simulated GPU's clock is exact: two rounds time a sweep there.
-  const unsigned rounds = memtopo::device::simulated(ctx) ? std::min(2u, unsigned(ctx.option<int64_t>("rounds")))
-                                                          : unsigned(ctx.option<int64_t>("rounds"));
+  // Rounds average the clock's noise: the framework counts them (at most two on an exact clock).
+  const unsigned rounds = unsigned(memtopo::device::noise_repeats(ctx, ctx.option<int64_t>("rounds"), 2));
   memtopo::device::Buffer<char> global(ctx, size_t(ctx.device().sm_count) * kBufferBytes);
   const std::vector<int> widths = {4, 8, 16};
   std::vector<int64_t> sizes;

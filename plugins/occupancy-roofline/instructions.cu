@@ -217,9 +217,11 @@ void store_summary(memtopo::Context& ctx, const OpInfo& o, const Summary& s) {
 // declares so) or the load types (a GPU or the simulated GPU).
 void measure_family(memtopo::Context& ctx, bool loads) {
   const mt_device_info& dev = ctx.device();
-  // 0: 4096 on a GPU; 128, one loop trip, on the simulated GPU, whose clock has no noise to average.
+  // 0: 32 loop trips of kBodyOps (4096) where the clock's noise needs averaging, as the
+  // framework counts repeats (one trip where it has none).
   const int64_t configured = ctx.option<int64_t>("instructions_per_thread");
-  const int ops_per_thread_option = int(configured ? configured : md::simulated(ctx) ? int64_t(kBodyOps) : 4096);
+  const int64_t trips = md::noise_repeats(ctx, 4096 / int64_t(kBodyOps));
+  const int ops_per_thread_option = int(configured ? configured : trips * int64_t(kBodyOps));
   const unsigned iterations = unsigned(std::max<int64_t>(1, ops_per_thread_option / int64_t(kBodyOps)));
   const double ops_per_thread = double(iterations) * kBodyOps;
   const std::vector<const OpInfo*> chosen = selected_ops(ctx, loads);

@@ -62,6 +62,13 @@ inline bool simulated(const Context& ctx) {
   return b && b->launch_kernel != nullptr;
 }
 
+// How many times a timing repeats its work to average the clock's noise: `on_gpu` on a GPU; on
+// the simulated GPU, whose clock is exact (every repeat is priced alike), at most `least`. The
+// framework owns the count, as nvbench owns its samples: a probe states what a noisy clock needs.
+inline int64_t noise_repeats(const Context& ctx, int64_t on_gpu, int64_t least = 1) {
+  return simulated(ctx) ? std::min(on_gpu, least) : on_gpu;
+}
+
 // `count` elements of device memory from the backend's pool (2 MiB aligned), given back
 // when the buffer goes out of scope.
 template <class T>
