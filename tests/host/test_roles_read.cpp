@@ -15,20 +15,20 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// A key's old and new name, both "element.part", and its role.
 struct Renaming {
-  const char* element;
-  const char* from;
-  const char* to;
-  const char* role;
+  std::string from, to, role;
+  std::string element() const { return from.substr(0, from.find('.')); }
+  std::string part(const std::string& key) const { return key.substr(key.find('.') + 1); }
 };
 
 // The committed H100 run with keys renamed as another plugin might name them, each with its
 // role in the provenance (the file predates roles: its other keys read by the shipped roles).
 const Renaming kRenamed[] = {
-    {"l2", "partitions", "partition_count", "cache.partitions@l2_cache"},
-    {"shared", "banks", "bank_count", "memory.banks@shared"},
-    {"l1d", "line_bytes", "line_size_bytes", "cache.line_bytes@l1_cache"},
-    {"device", "sm_count", "multiprocessors", "gpu.sm_count"},
+    {"l2.partitions", "l2.partition_count", "cache.partitions@l2_cache"},
+    {"shared.banks", "shared.bank_count", "memory.banks@shared"},
+    {"l1d.line_bytes", "l1d.line_size_bytes", "cache.line_bytes@l1_cache"},
+    {"device.sm_count", "device.multiprocessors", "gpu.sm_count"},
 };
 
 toml::table h100() {
@@ -37,17 +37,18 @@ toml::table h100() {
 
 toml::table renamed(toml::table doc) {
   for (const Renaming& r : kRenamed) {
-    toml::table& element = *doc[r.element].as_table();
-    REQUIRE(element.contains(r.from));
-    element.insert_or_assign(r.to, *element.get(r.from));
-    element.erase(r.from);
+    const std::string e = r.element(), from = r.part(r.from), to = r.part(r.to);
+    toml::table& element = *doc[e].as_table();
+    REQUIRE(element.contains(from));
+    element.insert_or_assign(to, *element.get(from));
+    element.erase(from);
     toml::table entry;
-    if (const toml::table* old = doc["provenance"][r.element][r.from].as_table()) entry = *old;
+    if (const toml::table* old = doc["provenance"][e][from].as_table()) entry = *old;
     entry.insert_or_assign("role", r.role);
-    if (!doc["provenance"][r.element].as_table()) doc["provenance"].as_table()->insert(r.element, toml::table{});
-    toml::table& provenance = *doc["provenance"][r.element].as_table();
-    provenance.erase(r.from);
-    provenance.insert_or_assign(r.to, entry);
+    if (!doc["provenance"][e].as_table()) doc["provenance"].as_table()->insert(e, toml::table{});
+    toml::table& provenance = *doc["provenance"][e].as_table();
+    provenance.erase(from);
+    provenance.insert_or_assign(to, entry);
   }
   return doc;
 }
@@ -55,7 +56,7 @@ toml::table renamed(toml::table doc) {
 // The text with each renamed key's old name replaced by its new one.
 std::string with_new_names(std::string text) {
   for (const Renaming& r : kRenamed) {
-    const std::string from = std::string(r.element) + "." + r.from, to = std::string(r.element) + "." + r.to;
+    const std::string &from = r.from, &to = r.to;
     for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
       const char next = at + from.size() < text.size() ? text[at + from.size()] : ' ';
       if (std::isalnum(static_cast<unsigned char>(next)) || next == '_') continue;
@@ -73,7 +74,7 @@ TEST_CASE("roles: renamed keys with their roles are drawn as the shipped ones", 
   CHECK(memtopo::host::draw_topology_text(other) == drawn);
   // Without the roles, the renamed keys are unknown to the drawing: what it shows changes.
   toml::table bare = other;
-  for (const Renaming& r : kRenamed) bare["provenance"][r.element].as_table()->erase(r.to);
+  for (const Renaming& r : kRenamed) bare["provenance"][r.element()].as_table()->erase(r.part(r.to));
   CHECK(memtopo::host::draw_topology_text(bare) != drawn);
 }
 
