@@ -9,7 +9,6 @@
 #include <utility>
 #include <vector>
 
-#include "topology/document/role_index.hpp"
 #include "tools/export/topology_export.hpp"
 #include "tools/export/topology_reads.hpp"
 
@@ -25,40 +24,40 @@ namespace {
 class GpuAttacher {
  public:
   GpuAttacher(hwloc_topology_t topo, const toml::table& doc, std::string source)
-      : topo_(topo), t_(doc), roles_(doc), source_(std::move(source)) {}
+      : topo_(topo), t_(doc), source_(std::move(source)) {}
 
   void attach() {
     hwloc_obj_t parent = pci_device();
-    const std::string name = t_.text(roles_.key("gpu.name")).value_or("GPU");
+    const std::string name = t_.text(t_.key("gpu.name")).value_or("GPU");
     hwloc_obj_t gpu = misc(parent, "GPU " + name + " (memtopo)");
     info(gpu, "memtopo_topology", source_);
     for (const char* role : {"gpu.uuid", "gpu.pci_bus_id", "gpu.compute_capability", "gpu.sm_count"}) text_info(gpu, role);
     if (!found_) info(gpu, "memtopo_attachment", why_not_found_);
     for (const char* role : {"host.numa_node", "bus.host_to_device_bytes_per_second", "bus.device_to_host_bytes_per_second"})
       number_info(gpu, role);
-    hwloc_obj_t dram = misc(gpu, "DRAM " + size_text(roles_.key("gpu.global_memory_bytes")));
+    hwloc_obj_t dram = misc(gpu, "DRAM " + size_text(t_.key("gpu.global_memory_bytes")));
     for (const char* role : {"memory.latency_cycles@main", "memory.read_bytes_per_second@main", "memory.write_bytes_per_second@main"})
       number_info(dram, role);
     for (const auto& [size, subject] : caches()) {
       // Named by its table ("l2 50 MiB"), as lstopo names a cache by its level.
-      const std::string& size_key = roles_.key("cache.size_bytes@" + subject);
+      const std::string& size_key = t_.key("cache.size_bytes@" + subject);
       const std::string b = t_.bound(size_key);
       const std::string element = size_key.substr(0, size_key.find('.'));
       hwloc_obj_t c = misc(gpu, element + (b == "exact" ? " " : b == "at_least" ? " at least " : " at most ") + size_words(size));
-      for (const auto& [role, k] : roles_.starting_with("cache."))
+      for (const auto& [role, k] : t_.roles().starting_with("cache."))
         if (role.size() > subject.size() && role.compare(role.size() - subject.size() - 1, std::string::npos, "@" + subject) == 0) {
           if (auto v = t_.text(k)) info(c, k, *v);
           else if (auto n = t_.number(k)) info(c, k, number_text(*n) + bound_suffix(k));
         }
     }
-    hwloc_obj_t shared = misc(gpu, "shared memory " + size_text(roles_.key("gpu.shared_per_sm_bytes")) + " per SM");
+    hwloc_obj_t shared = misc(gpu, "shared memory " + size_text(t_.key("gpu.shared_per_sm_bytes")) + " per SM");
     number_info(shared, "memory.latency_cycles@shared");
     number_info(gpu, "cache.read_bytes_per_second@l2_cache");
   }
 
  private:
   hwloc_obj_t pci_device() {
-    const std::string bus = t_.text(roles_.key("gpu.pci_bus_id")).value_or("");
+    const std::string bus = t_.text(t_.key("gpu.pci_bus_id")).value_or("");
     unsigned domain = 0, b = 0, dev = 0, fn = 0;
     if (std::sscanf(bus.c_str(), "%x:%x:%x.%x", &domain, &b, &dev, &fn) == 4)
       if (hwloc_obj_t obj = hwloc_get_pcidev_by_busid(topo_, domain, b, dev, fn)) {
@@ -78,12 +77,12 @@ class GpuAttacher {
     hwloc_obj_add_info(o, name.c_str(), value.c_str());
   }
   void text_info(hwloc_obj_t o, const char* role) {
-    const std::string& k = roles_.key(role);
+    const std::string& k = t_.key(role);
     if (auto v = t_.text(k)) info(o, k, *v);
     else if (auto n = t_.number(k)) info(o, k, number_text(*n));
   }
   void number_info(hwloc_obj_t o, const char* role) {
-    const std::string& k = roles_.key(role);
+    const std::string& k = t_.key(role);
     if (auto n = t_.number(k)) info(o, k, number_text(*n) + bound_suffix(k));
   }
   std::string bound_suffix(const std::string& k) const {
@@ -116,7 +115,7 @@ class GpuAttacher {
   std::vector<std::pair<double, std::string>> caches() const {
     const std::string size_role = "cache.size_bytes@";
     std::vector<std::pair<double, std::string>> out;
-    for (const auto& [role, k] : roles_.starting_with(size_role))
+    for (const auto& [role, k] : t_.roles().starting_with(size_role))
       if (auto size = t_.number(k)) out.emplace_back(*size, role.substr(size_role.size()));
     std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
     return out;
@@ -124,7 +123,6 @@ class GpuAttacher {
 
   hwloc_topology_t topo_;
   TopologyReads t_;
-  RoleIndex roles_;
   std::string source_, why_not_found_;
   bool found_ = false;
 };

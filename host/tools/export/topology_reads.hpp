@@ -22,6 +22,7 @@ class TopologyReads {
 
   // The key of a role ("cache.partitions@l2_cache", docs/roles.md); "" where no key has it.
   const std::string& key(const std::string& role) const { return roles_.key(role); }
+  const RoleIndex& roles() const { return roles_; }
   // The key of a cache's quantity: cache("l1_cache", "line_bytes") has the role
   // cache.line_bytes@l1_cache.
   const std::string& cache(const std::string& subject, const std::string& quantity) const {
