@@ -59,6 +59,17 @@ LevelResult measure_level(const MissTest& t, uint64_t s0, uint64_t stride, uint6
   return r;
 }
 
+// The stride a step is measured again at: twice the sweep's, or where `missed` pages of it
+// pass the memory a chase may span, the widest of 3/2, 5/4 and 9/8 of it that fits (each load
+// still on a page of its own; a TLB of 2048 pages of 2 MiB on a GPU of 8 GiB); 0 where none does.
+uint64_t wider_stride(uint64_t s0, uint64_t missed, uint64_t limit) {
+  for (const uint64_t eighths : {16, 12, 10, 9}) {
+    const uint64_t s = s0 * eighths / 8 / (64 * KiB) * (64 * KiB);
+    if (missed * page_stride(s, missed) <= limit) return s;
+  }
+  return 0;
+}
+
 // Step 1: per page count, the 10th percentile of per-load cycles (a near L2 hit plus the
 // translation, whatever share of lines is far); past 16 GiB, where chases cannot record, the
 // pointer chase's load-to-use average, shifted by what the two differ at the last recorded count.
@@ -119,36 +130,36 @@ void measure_levels(memtopo::Context& ctx) {
   const std::vector<double>& cycles = sw.cycles;
   const SweepLevels lv = sweep_levels(grid, cycles);
   if (lv.cycles.empty()) throw memtopo::NotDeterminable("TLB sweep: " + lv.reason);
-  // Each level's step measured again at the sweep's stride and at twice it, so that a step
+  // Each level's step measured again at the sweep's stride and at a wider one, so that a step
   // that is one run's disturbance, or one no other stride shows, is left out: at the last page
-  // count the level below held, three quarters and half of it, and where the sweep missed. Past the memory at twice the
-  // stride, the step cannot be checked, and is not kept.
+  // count the level below held, three quarters and half of it, and where the sweep missed.
   auto point = [&](uint64_t n, uint64_t s) {
     const uint64_t st = page_stride(s, n);
     return n * st <= kIndexedFootprint ? chase.low_cycles(n, st) : chase.cycles(n, st) - sw.average_offset;
   };
   const ConfirmedLevels confirmed = confirm_levels(lv, cycles, [&](size_t k) {
     const uint64_t held = lv.last_hit_pages[k - 1];
-    // Where the sweep had (nearly) every load missing; at twice the stride a TLB whose sets are
-    // indexed by page number uses half its sets, so it misses there at least as much.
+    // Where the sweep had (nearly) every load missing; at a wider stride a TLB whose sets are
+    // indexed by page number uses fewer of its sets, so it misses there at least as much.
     const uint64_t missed = first_missing_pages(grid, cycles, held, lv.cycles[k - 1], lv.cycles[k]);
     Remeasured r;
-    if (missed * page_stride(2 * s0, missed) > limit) {
-      r.unmeasurable = std::to_string(missed) + " pages at twice the stride (" + std::to_string(2 * s0) +
-                       " B) pass the memory a chase may span";
+    const uint64_t wide = wider_stride(s0, missed, limit);
+    if (wide == 0) {
+      r.unmeasurable = std::to_string(missed) + " pages at a stride of " + std::to_string(s0 + s0 / 8) +
+                       " B pass the memory a chase may span";
       return r;
     }
-    // At twice the stride the sets fill in another order (unequal sets keep hits longer):
-    // twice the count, where it fits, overflows every set.
+    // At the wider stride the sets fill in another order (unequal sets keep hits longer): more
+    // pages, where they fit, overflow every set.
     uint64_t missed_wide = 2 * missed;
-    while (missed_wide > missed && missed_wide * page_stride(2 * s0, missed_wide) > limit) --missed_wide;
+    while (missed_wide > missed && missed_wide * page_stride(wide, missed_wide) > limit) --missed_wide;
     // The held count may lie on the ramp's foot (sets that overflow one by one): three
     // quarters of it and half of it are well within the level.
     r.held.push_back(point(std::max<uint64_t>(held * 3 / 4, 1), s0));
     r.held.push_back(point(std::max<uint64_t>(held / 2, 1), s0));
-    r.held.push_back(point(std::max<uint64_t>(held / 2, 1), 2 * s0));
+    r.held.push_back(point(std::max<uint64_t>(held / 2, 1), wide));
     r.missed.push_back(point(missed, s0));
-    r.missed.push_back(point(missed_wide, 2 * s0));
+    r.missed.push_back(point(missed_wide, wide));
     return r;
   });
   size_t found = std::min<size_t>(confirmed.count, 2);

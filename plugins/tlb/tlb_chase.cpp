@@ -48,8 +48,14 @@ double Chaser::slow_per_pass(uint64_t loads, uint64_t stride, const std::vector<
 }
 
 double Chaser::low_cycles(uint64_t loads, uint64_t stride) const {
+  std::vector<uint32_t> all = spread_samples(loads, stride, 512);
+  std::sort(all.begin(), all.end());
+  return double(all[all.size() / 10]);
+}
+
+std::vector<uint32_t> Chaser::spread_samples(uint64_t loads, uint64_t stride, uint64_t count) const {
   // At least 64 lines: chases of few pages run again from other lines of the same pages, so
-  // that the L2 slices of a handful of lines do not set the level.
+  // that the L2 slices and partitions of a handful of lines do not set the level.
   // The stride is a page (a multiple of 64 KiB) and a step below it; every start stays in the
   // first page with the step of every load after it.
   const uint64_t step = stride % (64 * KiB), page = stride - step;
@@ -57,11 +63,10 @@ double Chaser::low_cycles(uint64_t loads, uint64_t stride) const {
   const uint64_t chases = std::clamp<uint64_t>((64 + loads - 1) / loads, 1, std::min<uint64_t>(room, 64));
   std::vector<uint32_t> all;
   for (uint64_t c = 0; c < chases; ++c) {
-    const std::vector<uint32_t> s = samples(loads, stride, 512 / chases, uint32_t(c * kLineShiftElems));
+    const std::vector<uint32_t> s = samples(loads, stride, count / chases, uint32_t(c * kLineShiftElems));
     all.insert(all.end(), s.begin(), s.end());
   }
-  std::sort(all.begin(), all.end());
-  return double(all[all.size() / 10]);
+  return all;
 }
 
 std::vector<uint32_t> Chaser::samples(uint64_t loads, uint64_t stride, uint64_t count, uint32_t start) const {
@@ -92,7 +97,10 @@ std::vector<Window> threshold_window(const std::vector<uint32_t>& held, const st
 }  // namespace
 
 std::vector<Window> miss_windows(const Chaser& chase, uint64_t stride, uint64_t hit_loads, uint64_t miss_loads) {
-  const std::vector<uint32_t> held = chase.samples(hit_loads, stride, 512), missed = chase.samples(miss_loads, stride, 512);
+  // Both from many lines of their pages: a chase of few pages may hold lines of one L2
+  // partition only, and its far hits would then read as misses.
+  const std::vector<uint32_t> held = chase.spread_samples(hit_loads, stride, 512),
+                              missed = chase.spread_samples(miss_loads, stride, 512);
   std::vector<uint32_t> both = held;
   both.insert(both.end(), missed.begin(), missed.end());
   const an::Levels lv = an::find_levels(both);

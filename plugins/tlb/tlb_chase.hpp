@@ -50,6 +50,9 @@ class Chaser {
   // Per-load raw cycles of `count` loads of such a chase from element `start` (the same pages
   // while start x 4 + loads x (stride - page) stays within a page), after one pass of warm-up.
   std::vector<uint32_t> samples(uint64_t loads, uint64_t stride, uint64_t count, uint32_t start = 0) const;
+  // About `count` such samples from chases that start on other lines of the same pages (at
+  // least 64 lines in all, where the pages have room): every kind of L2 hit shows.
+  std::vector<uint32_t> spread_samples(uint64_t loads, uint64_t stride, uint64_t count) const;
 
  private:
   memtopo::Job job(const memtopo::ChaseArray& a, uint64_t loads) const;

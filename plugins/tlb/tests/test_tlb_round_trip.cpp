@@ -138,6 +138,31 @@ TEST_CASE("a TLB level whose reach exceeds the memory searched is a bound", "[tl
   CHECK_FALSE(got["tlb"].as_table()->contains("l2_entries"));
 }
 
+// An L2 TLB of 2048 pages of 2 MiB (4 GiB) on a GPU of 8 GiB: its first missing count at twice
+// the sweep's stride passes the 6 GiB a chase may span, so the step is checked at a narrower
+// wider stride. The L2's two partitions have hashed homes of 4 KiB: a held chase of few pages
+// may hold near lines only, and its far hits must not read as misses.
+TEST_CASE("an L2 TLB of half the device memory behind hashed L2 partition homes", "[tlb][sim]") {
+  const std::string dev = probetest::write_variant("kepler-like.toml", "tlb-wide", [](toml::table& t) {
+    t["device"].as_table()->insert_or_assign("global_memory_bytes", int64_t(8) << 30);
+    toml::table& tlb = *t["tlb"].as_table();
+    tlb.insert_or_assign("l1_entries", 24);
+    tlb.insert_or_assign("l2_entries", 2048);
+    tlb.insert_or_assign("l2_sets", 64);
+    toml::table& l2 = *t["l2"].as_table();
+    l2.insert_or_assign("partitions", 2);
+    l2.insert_or_assign("far_latency_cycles", 360);
+    toml::table& sim = *t["sim"].as_table();
+    sim.insert_or_assign("l2", toml::table{{"interleave_bytes", 4096}, {"interleave", "hashed"}});
+  });
+  const toml::table got = probetest::run_memtopo(dev, "tlb-wide", "tlb");
+  CHECK(got["tlb"]["level_count"].value<int64_t>() == 2);
+  CHECK(got["tlb"]["l1_entries"].value<int64_t>() == 24);
+  CHECK(got["tlb"]["l1_page_bytes"].value<int64_t>() == 2 << 20);
+  CHECK(got["tlb"]["l2_entries"].value<int64_t>() == 2048);
+  CHECK(got["tlb"]["l2_sets"].value<int64_t>() == 64);
+}
+
 // A first level of many small pages (devices/ beside this file): at the sweep's stride it
 // overflows half way to the second level, so twice its first missing count overflows both.
 // The chase that finds its misses stops below the second level's step.
