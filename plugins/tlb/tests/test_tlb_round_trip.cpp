@@ -163,6 +163,34 @@ TEST_CASE("an L2 TLB of half the device memory behind hashed L2 partition homes"
   CHECK(got["tlb"]["l2_sets"].value<int64_t>() == 64);
 }
 
+// A fully associative L1 TLB of 64 pages of 128 KiB whose 20-cycle miss penalty geometric noise
+// (mean 4 cycles) blends with a near L2 hit: the miss windows hold the far lines' misses only,
+// and chases of near lines showed none (entries read 69, its sets not measured). Every load
+// missing one page past the entries shows in the chases' low percentile.
+TEST_CASE("a small TLB miss penalty that noise blends with near L2 hits", "[tlb][sim][noise]") {
+  const std::string dev = probetest::write_variant("kepler-like.toml", "tlb-blend", [](toml::table& t) {
+    t["device"].as_table()->insert_or_assign("global_memory_bytes", int64_t(8) << 30);
+    toml::table& tlb = *t["tlb"].as_table();
+    tlb.insert_or_assign("l1_page_bytes", 131072);
+    tlb.insert_or_assign("l1_entries", 64);
+    tlb.insert_or_assign("l1_miss_penalty_cycles", 20);
+    tlb.insert_or_assign("l2_entries", 512);
+    tlb.insert_or_assign("l2_sets", 16);
+    toml::table& l2 = *t["l2"].as_table();
+    l2.insert_or_assign("partitions", 2);
+    l2.insert_or_assign("far_latency_cycles", 400);
+    toml::table& sim = *t["sim"].as_table();
+    sim.insert_or_assign("l2", toml::table{{"interleave_bytes", 2048}, {"interleave", "hashed"}});
+    sim.insert_or_assign("noise_cycles", 4);
+    sim.insert_or_assign("noise_distribution", "geometric");
+  });
+  const toml::table got = probetest::run_memtopo(dev, "tlb-blend", "tlb");
+  CHECK(got["tlb"]["l1_page_bytes"].value<int64_t>() == 131072);
+  CHECK(got["tlb"]["l1_entries"].value<int64_t>() == 64);
+  CHECK(got["tlb"]["l1_sets"].value<int64_t>() == 1);
+  CHECK(got["tlb"]["l2_entries"].value<int64_t>() == 512);
+}
+
 // A first level of many small pages (devices/ beside this file): at the sweep's stride it
 // overflows half way to the second level, so twice its first missing count overflows both.
 // The chase that finds its misses stops below the second level's step.
