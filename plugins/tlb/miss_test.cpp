@@ -10,8 +10,15 @@ bool MissTest::misses(uint64_t loads, uint64_t stride) const {
   if (!counted || loads * stride > kIndexedFootprint)
     return chase->cycles(loads, stride) - average_offset > hit_cycles + 0.5 * (miss_cycles - hit_cycles);
   const uint64_t passes = 4;
-  const double slow = chase->slow_per_pass(loads, stride, windows, passes) * double(passes);
-  if (memtopo::analysis::beyond_chance(slow, base_rate * double(loads * passes))) return true;
+  const double expected = base_rate * double(loads * passes);
+  auto slow = [&] { return chase->slow_per_pass(loads, stride, windows, passes) * double(passes); };
+  // A count barely past chance must come back when counted again: under noise with a tail a
+  // chase of 32 held pages counted 12 slow loads where 3 were expected once in a few runs, and
+  // its level read 31 entries for 32. A count of twice that or more stands alone.
+  const double first = slow();
+  if (memtopo::analysis::beyond_chance(first, expected) &&
+      (memtopo::analysis::beyond_chance(first / 2, expected) || memtopo::analysis::beyond_chance(slow(), expected)))
+    return true;
   // Where noise blends a near L2 hit that misses with one that hits, the windows hold the
   // misses of other kinds of hit only (far lines), and a chase of near lines shows none. When
   // every load misses, its low percentile has moved half way to the level past the step.

@@ -60,10 +60,10 @@ std::vector<uint32_t> Chaser::spread_samples(uint64_t loads, uint64_t stride, ui
   // first page with the step of every load after it.
   const uint64_t step = stride % (64 * KiB), page = stride - step;
   const uint64_t room = page > loads * step ? (page - loads * step) / (4 * kLineShiftElems) : 1;
-  const uint64_t chases = std::clamp<uint64_t>((64 + loads - 1) / loads, 1, std::min<uint64_t>(room, 64));
+  const uint64_t chases = std::clamp<uint64_t>((64 + loads - 1) / loads, 1, std::clamp<uint64_t>(room, 1, 64));
   std::vector<uint32_t> all;
   for (uint64_t c = 0; c < chases; ++c) {
-    const std::vector<uint32_t> s = samples(loads, stride, count / chases, uint32_t(c * kLineShiftElems));
+    const std::vector<uint32_t> s = samples(loads, stride, std::max<uint64_t>(count / chases, 1), uint32_t(c * kLineShiftElems));
     all.insert(all.end(), s.begin(), s.end());
   }
   return all;
