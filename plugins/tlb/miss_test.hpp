@@ -1,6 +1,7 @@
 // tlb: whether a chase misses one TLB level. Within 16 GiB the loads in the level's miss
-// window are counted (a few misses of one overflowing set show); beyond, a pointer chase's
-// average must have moved half way to the level's plateau (every load missing).
+// window are counted (a few misses of one overflowing set show), and where none count beyond
+// chance or there is no window, the chase's low percentile must have moved half way to the
+// level's plateau (every load missing); beyond 16 GiB, a pointer chase's average must have.
 #pragma once
 
 #include <cstdint>

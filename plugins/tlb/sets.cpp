@@ -69,7 +69,7 @@ void measure_sets(memtopo::Context& ctx) {
     SetStructure s;
     for (uint64_t n = e + 1; n <= top; ++n) {
       ctx.progress(0.5 * double(k - 1) + 0.5 * double(n - e) / double(top - e), "TLB sets: " + std::to_string(n) + " pages");
-      misses.push_back(t.misses_per_pass(n, st, 4));
+      misses.push_back(t.misses_per_pass(n, st, 16));
       rows.insert(rows.end(), {double(k), double(n), misses.back()});
       s = set_structure(e, misses);
       if (s.complete || !s.reason.empty() && s.ways.empty() && misses.size() > 1) break;

@@ -1,6 +1,7 @@
 #include "tlb_chase.hpp"
 
 #include <algorithm>
+#include <optional>
 
 #include <memtopo/analysis.hpp>
 
@@ -81,17 +82,43 @@ namespace {
 
 // Where noise with a long tail fills the gap between hits and misses, no latency levels part
 // them; then a load is slow above the held chase's 95th percentile (its hits are slow there at
-// the base rate the miss test measures), with no ceiling. A window only when the overflowing
-// chase has clearly more such loads: a fifth of them at least, and three times the held one's.
-std::vector<Window> threshold_window(const std::vector<uint32_t>& held, const std::vector<uint32_t>& missed) {
-  if (held.empty() || missed.empty()) return {};
+// the base rate the miss test measures), up to `ceiling` (0: none). A window only when the
+// overflowing chase has clearly more such loads: a fifth of them at least, and three times the
+// held one's.
+std::optional<Window> threshold_window(const std::vector<uint32_t>& held, const std::vector<uint32_t>& missed,
+                                       uint32_t ceiling) {
+  if (held.empty() || missed.empty()) return std::nullopt;
   const double t = an::percentile(an::to_doubles(held), 95);
   auto share = [&](const std::vector<uint32_t>& v) {
     return double(std::count_if(v.begin(), v.end(), [&](uint32_t x) { return double(x) > t; })) / double(v.size());
   };
   const double h = share(held), m = share(missed);
-  if (m < 0.2 || m < 3 * h) return {};
-  return {Window{uint32_t(t), 0}};
+  if (m < 0.2 || m < 3 * h) return std::nullopt;
+  return Window{uint32_t(t), ceiling};
+}
+
+// The same within each level of hits (a near and a far L2 hit each blended with its misses):
+// one percentile over both would lie in the far hits, and a chase with more far lines than the
+// held one would count its far hits as misses (random device 57). The window of a level ends
+// where the next level of hits begins (rare levels, interrupts, are passed over).
+std::vector<Window> threshold_windows(const an::Levels& lv, const std::vector<uint32_t>& held,
+                                      const std::vector<uint32_t>& missed, const std::vector<bool>& hit) {
+  std::vector<Window> out;
+  const size_t n = lv.levels.size();
+  for (size_t i = 0; i < n; ++i) {
+    if (!hit[i]) continue;
+    size_t next = i + 1;
+    while (next < n && !hit[next]) ++next;
+    const uint32_t ceiling = next < n ? uint32_t(lv.boundaries[next - 1]) : 0;
+    std::vector<uint32_t> h, m;
+    for (uint32_t v : held)
+      if (lv.classify(v) == i) h.push_back(v);
+    for (uint32_t v : missed)
+      if (lv.classify(v) >= i && (next == n || lv.classify(v) < next)) m.push_back(v);
+    if (m.size() * 20 < missed.size()) continue;  // a level the overflowing chase barely has
+    if (const auto w = threshold_window(h, m, ceiling)) out.push_back(*w);
+  }
+  return out;
 }
 
 }  // namespace
@@ -104,18 +131,23 @@ std::vector<Window> miss_windows(const Chaser& chase, uint64_t stride, uint64_t 
   std::vector<uint32_t> both = held;
   both.insert(both.end(), missed.begin(), missed.end());
   const an::Levels lv = an::find_levels(both);
-  if (!lv.found) return threshold_window(held, missed);
+  if (!lv.found) {
+    const auto w = threshold_window(held, missed, 0);
+    return w ? std::vector<Window>{*w} : std::vector<Window>{};
+  }
   const size_t n = lv.levels.size();
   std::vector<size_t> in_held(n), in_missed(n);
   for (uint32_t v : held) ++in_held[lv.classify(v)];
   for (uint32_t v : missed) ++in_missed[lv.classify(v)];
+  std::vector<bool> hits(n);
+  for (size_t i = 0; i < n; ++i) hits[i] = in_held[i] * 100 >= held.size();
   // A level of misses: a share of the overflowing chase, next to none of the held one. A level
   // of hits closes a window; a rare one (interrupts) does not, and above the last hits a window
   // has no ceiling, so that a miss that an interrupt slowed still counts.
   std::vector<Window> out;
   bool open = false;
   for (size_t i = 0; i < n; ++i) {
-    const bool hit = in_held[i] * 100 >= held.size();
+    const bool hit = hits[i];
     const bool miss = !hit && in_missed[i] * 20 >= missed.size();
     const uint32_t high = i + 1 < n ? uint32_t(lv.boundaries[i]) : 0;
     if (hit) {
@@ -127,7 +159,7 @@ std::vector<Window> miss_windows(const Chaser& chase, uint64_t stride, uint64_t 
       out.back().max_raw = high;
     }
   }
-  return out.empty() ? threshold_window(held, missed) : out;
+  return out.empty() ? threshold_windows(lv, held, missed, hits) : out;
 }
 
 uint64_t footprint_limit(const memtopo::Context& ctx) {
