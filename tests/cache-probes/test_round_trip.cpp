@@ -257,6 +257,24 @@ TEST_CASE("other traffic in the L2 costs the size a little, never the line", "[c
   CHECK(next <= c * 1.0906);
 }
 
+TEST_CASE("an L2 whose near misses are as slow as far hits still gives its line", "[cache][sim]") {
+  // Two partitions: a near miss (437 cycles) is within the slow-load threshold of a far hit
+  // (372), so only far lines miss visibly and the miss fraction plateaus at half the loads.
+  // Past the size, "nearly every load missing" is then relative to that plateau; at 90 % of
+  // all loads no footprint got there, and the line read 32 B for 128 (random device 10).
+  const std::string dev = write_variant("kepler-like.toml", "near-misses", [](toml::table& t) {
+    t["device"].as_table()->insert_or_assign("l2_bytes", 786432);
+    t.insert_or_assign("l2", toml::table{{"size_bytes", 786432}, {"line_bytes", 128}, {"fetch_granularity_bytes", 32},
+                                         {"sets", 512}, {"ways", 12}, {"replacement_policy", "random"},
+                                         {"partitions", 2}, {"latency_cycles", 236}, {"far_latency_cycles", 372}});
+    t["dram"].as_table()->insert_or_assign("latency_cycles", 437);
+    t["sim"].as_table()->insert_or_assign("l2", toml::table{{"interleave_bytes", 8192}, {"interleave", "alternating"}});
+  });
+  const toml::table got = measure(dev, "near-misses", "data-cache/l2-size,data-cache/l2-line");
+  CHECK(got["l2"]["line_bytes"].value<int64_t>() == 128);
+  CHECK(got["l2"]["fetch_granularity_bytes"].value<int64_t>() == 32);
+}
+
 TEST_CASE("other traffic over time: the lines held are extrapolated to an infinite load rate", "[cache][sim]") {
   // Another client brings a line into the L2 every 80 000 cycles, as the H100's L2 loses
   // lines over time (sessions 10 and 11): one stream of random loads then keeps 0.9 % fewer

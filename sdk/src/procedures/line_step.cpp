@@ -90,14 +90,22 @@ class StrideEdge {
   StrideEdge(Measurer& m, bool gradual, uint64_t cap) : m_(m), gradual_(gradual), cap_(cap) {}
   // `width`: how close below the edge the answer must be (at least the stride).
   uint64_t operator()(uint64_t stride, uint64_t lo, uint64_t hi, uint64_t width, bool* capped) {
-    auto pred = [&](const std::vector<uint64_t>& sizes) {
+    // Nearly every load missing: 90 % of them, or 5 points below the miss fraction the largest
+    // footprint reaches at this stride where that is lower. Where some loads never miss (a
+    // random device's L2 whose misses plateau at half its loads), no footprint would reach 90 %,
+    // and the edge would read as the search's end (a line of 32 B for 128).
+    double level = 0.9;
+    auto fractions = [&](const std::vector<uint64_t>& sizes) {
       std::vector<Footprint> fs;
       // Recurring misses tell a per-SM cache's stray misses from capacity misses; a shared
       // cache's footprints are judged by their counts, as in its size search.
       const bool recurring = !gradual_ && !m_.target().shared_between_sms;
       for (uint64_t sz : sizes) fs.push_back(counted_footprint(stride_chase(sz, stride), 1, 2, recurring));
+      return m_.run(fs);
+    };
+    auto pred = [&](const std::vector<uint64_t>& sizes) {
       std::vector<bool> r;
-      for (const auto& x : m_.run(fs)) r.push_back(gradual_ ? x.miss_fraction >= 0.9 : x.significant);
+      for (const auto& x : fractions(sizes)) r.push_back(gradual_ ? x.miss_fraction >= level : x.significant);
       return r;
     };
     an::SearchOptions so;
@@ -108,12 +116,11 @@ class StrideEdge {
     lo = lo / stride * stride;
     hi = hi / stride * stride + stride;
     *capped = false;
-    if (hi > cap_) {
-      hi = cap_ / stride * stride;
-      if (!pred({hi})[0]) {
-        *capped = true;
-        return hi;  // a lower bound only
-      }
+    if (hi > cap_) hi = cap_ / stride * stride;
+    if (gradual_) level = std::min(0.9, std::max(fractions({hi})[0].miss_fraction - 0.05, 0.05));
+    if (hi == cap_ / stride * stride && !pred({hi})[0]) {
+      *capped = true;
+      return hi;  // a lower bound only
     }
     return an::bisect(an::BatchPredicate(pred), lo, hi, so).low;
   }
