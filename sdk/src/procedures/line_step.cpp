@@ -90,10 +90,10 @@ class StrideEdge {
   StrideEdge(Measurer& m, bool gradual, uint64_t cap) : m_(m), gradual_(gradual), cap_(cap) {}
   // `width`: how close below the edge the answer must be (at least the stride).
   uint64_t operator()(uint64_t stride, uint64_t lo, uint64_t hi, uint64_t width, bool* capped) {
-    // Nearly every load missing: 90 % of them, or 5 points below the miss fraction the largest
-    // footprint reaches at this stride where that is lower. Where some loads never miss (a
-    // random device's L2 whose misses plateau at half its loads), no footprint would reach 90 %,
-    // and the edge would read as the search's end (a line of 32 B for 128).
+    // Nearly every load missing: 90 % of them, or, where the largest footprint at this stride
+    // misses fewer, 5 points below its fraction. Where some loads never miss (a random
+    // device's L2 whose misses plateau at half its loads), no footprint would reach 90 %, and
+    // the edge would read as the search's end (a line of 32 B for 128).
     double level = 0.9;
     auto fractions = [&](const std::vector<uint64_t>& sizes) {
       std::vector<Footprint> fs;
@@ -117,7 +117,10 @@ class StrideEdge {
     hi = hi / stride * stride + stride;
     *capped = false;
     if (hi > cap_) hi = cap_ / stride * stride;
-    if (gradual_) level = std::min(0.9, std::max(fractions({hi})[0].miss_fraction - 0.05, 0.05));
+    if (gradual_) {
+      const double top = fractions({hi})[0].miss_fraction;
+      if (top < 0.9) level = std::max(top - 0.05, 0.05);
+    }
     if (hi == cap_ / stride * stride && !pred({hi})[0]) {
       *capped = true;
       return hi;  // a lower bound only
