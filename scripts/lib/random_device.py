@@ -92,6 +92,12 @@ def make(seed):
                 rng.randint(20, 40))
     c15 = _cache(rng, 256, 256, rng.choice([8, 16, 32]), rng.choice([4, 8, 16]), "modulo",
                  rng.choice(["lru", "lru", "random"]), rng.randint(70, 140))
+    # A GPU's constant L1.5 is many times its constant L1 (2 KiB in front of 32 to 64 KiB): the
+    # L1.5's probes start past four times the L1 (docs/cache-probes.md). Its sets double until it
+    # is that large (no further draws, so that every other device stays as it was).
+    while c15["size_bytes"] < 4 * c1["size_bytes"]:
+        c15["sets"] *= 2
+        c15["size_bytes"] *= 2
 
     parts = rng.choice([1, 2, 2, 4])
     l2_sets_part = rng.choice([128, 256, 512])
