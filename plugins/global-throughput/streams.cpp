@@ -215,7 +215,13 @@ struct Measured {
   double best_per_cycle = 0;  // of the best point: whole GPU (L1: per SM)
   PointCheck check;           // the best point under the counters
   bool median_windows = false;  // the highest points keep their median of three windows
+  double best_spread = 0;       // of the best point's three windows: (highest - lowest) / median
 };
+
+// Three windows of the best point further apart than this (relative to their median) leave its
+// rate uncertain by about as much: noise in the windows (interruptions), not the level, sets
+// it. A GPU's windows of one point agree within a few per cent.
+constexpr double kWindowSpread = 0.1;
 
 // One window of a configuration: its rate as the search maximizes it, its per-cycle rate and
 // its raw row.
@@ -247,27 +253,47 @@ Window measure_window(memtopo::Context& ctx, const Series& s, const Plan& plan, 
   return w;
 }
 
-// The three highest points measured twice more, each keeping its median window (a GPU only:
-// the simulated GPU's windows are exact), then the best point under the counters.
+// The best point measured again: where its second window agrees with its first within this,
+// the windows are quiet (a simulated GPU without noise prices each alike) and the first stands.
+constexpr double kQuietWindows = 0.005;
+
+// The three highest points measured twice more, each keeping its median window (the highest of
+// many single windows is the one noise shortened most), unless the best point's second window
+// shows the windows quiet; then the best point under the counters.
 void settle_best(memtopo::Context& ctx, const Series& s, const Plan& plan, Measured& m, std::vector<double>& per_cycle) {
   if (m.points.empty()) return;
-  if (!plan.exact_clock) {
-    std::vector<std::vector<Window>> repeats(m.points.size());
-    auto remeasure = [&](size_t i) {
-      repeats[i].push_back(measure_window(ctx, s, plan, m.points[i].config));
-      return repeats[i].back().rate;
-    };
-    auto keep = [&](size_t i, size_t w) {
-      if (w == 0) return;
-      const Window& kept = repeats[i][w - 1];
-      per_cycle[i] = kept.per_cycle;
-      std::copy(kept.row.begin(), kept.row.end(), m.rows.begin() + long(kColumns * i));
-    };
+  std::vector<std::vector<Window>> repeats(m.points.size());
+  std::vector<size_t> used(m.points.size(), 0);
+  auto remeasure = [&](size_t i) {  // a repeat measured before is used first
+    if (used[i] == repeats[i].size()) repeats[i].push_back(measure_window(ctx, s, plan, m.points[i].config));
+    return repeats[i][used[i]++].rate;
+  };
+  auto keep = [&](size_t i, size_t w) {
+    if (w == 0) return;
+    const Window& kept = repeats[i][w - 1];
+    per_cycle[i] = kept.per_cycle;
+    std::copy(kept.row.begin(), kept.row.end(), m.rows.begin() + long(kColumns * i));
+  };
+  const size_t first_best = best_point(m.points);
+  const double first = m.points[first_best].rate;
+  repeats[first_best].push_back(measure_window(ctx, s, plan, m.points[first_best].config));
+  const double again = repeats[first_best].back().rate;
+  if (first > 0 && std::fabs(again - first) <= kQuietWindows * first) {
+    m.best_spread = std::fabs(again - first) / first;
+  } else {
+    std::vector<double> firsts(m.points.size());
+    for (size_t i = 0; i < m.points.size(); ++i) firsts[i] = m.points[i].rate;
     confirm_best(m.points, 3, 2, remeasure, keep);
     m.median_windows = true;
+    const size_t best = best_point(m.points);
+    std::vector<double> rates{firsts[best]};
+    for (const Window& w : repeats[best]) rates.push_back(w.rate);
+    const auto [lo, hi] = std::minmax_element(rates.begin(), rates.end());
+    if (rates.size() >= 3 && m.points[best].rate > 0) m.best_spread = (*hi - *lo) / m.points[best].rate;
   }
-  m.best_per_cycle = per_cycle[best_point(m.points)];
-  m.check = check_point(ctx, s.level(), launch_of(s, m.points[best_point(m.points)].config, plan));
+  const size_t best = best_point(m.points);
+  m.best_per_cycle = per_cycle[best];
+  m.check = check_point(ctx, s.level(), launch_of(s, m.points[best].config, plan));
 }
 
 Measured measure_series(memtopo::Context& ctx, const Series& s, const Plan& plan) {
@@ -350,12 +376,19 @@ void report_series(memtopo::Context& ctx, const Series& s, const Measured& m) {
   const double per_second = m.rows[kColumns * best + 4];
   const std::string of = std::to_string(m.points.size()) + " configurations searched";
   const std::string windows = !m.median_windows ? "" : " (the median of its three windows, as of the two next best)";
-  memtopo::ResultInfo rate{0.8, memtopo::Bound::Exact, "the best of " + of + ": " + m.points[best].config.text() + windows};
-  memtopo::ResultInfo cyc{0.8, memtopo::Bound::Exact,
-                          s.op == MT_SWEEP_READ
-                              ? "SM clock cycles of the longest span of one SM's blocks at the best point"
-                              : "the rate by events over the SM clock around the launch, at the best point (the "
-                                "stores in flight drain after the SMs' clocks stop)"};
+  const bool spread = m.best_spread > kWindowSpread;
+  const std::string uncertain =
+      !spread ? "" : "; its three windows spread " + std::to_string(int(m.best_spread * 100 + 0.5)) +
+                         " % of their median: noise in the windows, so the rate is uncertain by about that much";
+  const double confidence = spread ? 0.5 : 0.8;
+  memtopo::ResultInfo rate{confidence, memtopo::Bound::Exact,
+                           "the best of " + of + ": " + m.points[best].config.text() + windows + uncertain};
+  memtopo::ResultInfo cyc{confidence, memtopo::Bound::Exact,
+                          (s.op == MT_SWEEP_READ
+                               ? "SM clock cycles of the longest span of one SM's blocks at the best point"
+                               : "the rate by events over the SM clock around the launch, at the best point (the "
+                                 "stores in flight drain after the SMs' clocks stop)") +
+                              uncertain};
   const bool reported = mark(ctx, k + "_bytes_per_second", m.check, rate);
   mark(ctx, k + "_bytes_per_cycle", m.check, cyc);
   if (reported) ctx.result(k + "_bytes_per_second", per_second, rate);
