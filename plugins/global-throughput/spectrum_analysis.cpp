@@ -217,7 +217,7 @@ void rebuild_levels(Spectrum& s, const std::vector<double>& cycles, const std::v
 // One level per physical distance: neighbouring levels of one kind closer than kOneLevel are one
 // level whose loads spread (L2 hits over the slices, which formed one mode or two by the run's
 // pages on an H100: docs/results/log/h100.md, "Latency spectrum"); a level of one kind wider than that whose loads form two modes
-// at least kOneLevel apart, each a fifth of its loads, is two (DRAM lines homed near and far,
+// at least kOneLevel apart, each a fifth of its loads and a level's share of all, is two (DRAM lines homed near and far,
 // 565 and 750 cycles, where loads between them filled the valley). So the levels, and their
 // names, are the same from run to run.
 constexpr double kOneLevel = 1.25;
@@ -240,7 +240,10 @@ void one_level_per_distance(Spectrum& s, const std::vector<double>& cycles, cons
     for (size_t i = 0; i < cycles.size(); ++i)
       if (s.level_of[i] == int32_t(j)) v.push_back(cycles[i]);
     const an::TwoModes m = an::two_modes(v, kOneLevel, 0.2);
-    if (!m.found()) continue;
+    // Each mode a level of its own share (min_level_share of all loads): an H200's DRAM tail
+    // past 900 cycles, 2.9 % of the loads in one run of three, made a fifth level.
+    const double least = o.min_level_share * double(cycles.size());
+    if (!m.found() || double(m.low_count) < least || double(m.high_count) < least) continue;
     for (size_t i = 0; i < cycles.size(); ++i)
       if (s.level_of[i] == int32_t(j) && cycles[i] >= m.split()) s.level_of[i] = int32_t(n + j);
   }

@@ -387,3 +387,23 @@ TEST_CASE("spectrum: a DRAM tail of 2 % of the loads is no level", "[spectrum][h
   CHECK(names == std::vector<std::string>{"l1", "l2", "dram_1", "dram_2"});
   CHECK(s.outliers >= tail);
 }
+
+// An H200's spectrum in one run of three: DRAM's loads at 536 and 713 cycles and a tail of 2.9 %
+// of the loads near 902, loads between them filling the valleys. The tail formed two modes with
+// the 713 level (each a fifth of it) and became a fifth level; a level holds a level's share.
+TEST_CASE("spectrum: a DRAM tail of a few per cent of the loads is no level of its own", "[spectrum]") {
+  std::vector<Group> groups = {{Segment::L1, 35, 1024, "l1"},
+                               {Segment::L2, 282, 512, "l2"},
+                               {Segment::Dram, 540, 216, "dram_1"},
+                               {Segment::Dram, 717, 212, "dram_2"},
+                               {Segment::Dram, 906, 59, ""}};
+  for (double c = 727; c < 900; c += 9) groups.push_back({Segment::Dram, c, 1, ""});
+  const Model m = sample(groups, 0, 0, 3);
+  const Spectrum s = analyse_spectrum(m.cycles, m.segment, 33);
+  REQUIRE(s.found);
+  CHECK(s.levels.size() == 4);
+  for (const auto& l : s.levels) {
+    INFO(l.name << " at " << l.latency_cycles);
+    CHECK(l.share >= 0.04);
+  }
+}
