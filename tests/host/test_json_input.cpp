@@ -104,4 +104,13 @@ TEST_CASE("json input: told from TOML by content, a byte order mark and a .JSON 
   CHECK(r.exit_code == 2);
   const size_t line = size_t(std::count(nan.begin(), nan.begin() + std::ptrdiff_t(at), '\n')) + 1;
   CHECK(test::has(r.output, "nan.json:" + std::to_string(line) + ": not valid JSON (syntax error"));
+  // A number no double holds is refused with the parser's reason, not a crash (a fuzzer's find).
+  std::string huge = json;
+  huge.replace(at, 19, "\"schema_version\": 1e6854775808");
+  test::write_file(t.dir / "huge.json", huge);
+  const auto h = run_memtopo("validate " + q(t.dir / "huge.json"));
+  INFO(h.output);
+  CHECK(h.exit_code == 2);
+  CHECK(test::has(h.output, "huge.json:1: not valid JSON ("));
+  CHECK(test::has(h.output, "number overflow"));
 }

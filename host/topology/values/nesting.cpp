@@ -31,6 +31,8 @@ nlohmann::json parse_json_bounded(const std::string& text, const std::string& or
       why += " (" + (reason == std::string::npos ? what : what.substr(reason)) + ")";
       const size_t stop = std::min<size_t>(e.byte > 0 ? e.byte - 1 : 0, text.size());
       line += size_t(std::count(text.begin(), text.begin() + std::ptrdiff_t(stop), '\n'));
+    } catch (const nlohmann::json::exception& e) {  // a number past what a double holds (out_of_range)
+      why += " (" + std::string(e.what()) + ")";
     } catch (const TooDeep&) {
     }
     throw std::runtime_error(origin + ":" + std::to_string(line) + ": " + why + "; name a topology `memtopo run` wrote");
