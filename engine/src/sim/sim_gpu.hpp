@@ -51,6 +51,17 @@ class Gpu {
   };
   static constexpr uint32_t kCountedSectorBytes = 32;
   const Counts& counts() const { return counts_; }
+  // Counts the probe-kernel runtime priced at once (kernel_fast_forward.cpp).
+  void add_counts(const Counts& c) { add_to(counts_, c); }
+  static void add_to(Counts& to, const Counts& c) {
+    to.l1_load += c.l1_load;
+    to.l1_load_hit += c.l1_load_hit;
+    to.l2_read += c.l2_read;
+    to.l2_read_hit += c.l2_read_hit;
+    to.l2_write += c.l2_write;
+    to.dram_read_bytes += c.dram_read_bytes;
+    to.dram_write_bytes += c.dram_write_bytes;
+  }
   // Dirty lines written back to DRAM (the probe-kernel runtime, which tracks what is dirty).
   void count_dram_write(uint64_t bytes) { counts_.dram_write_bytes += bytes; }
 

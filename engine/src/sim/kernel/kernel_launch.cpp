@@ -100,6 +100,7 @@ Block* KernelRuntime::start_block(uint32_t linear, uint32_t sm, Cluster* cluster
   const uint64_t warps = (n + 31) / 32;
   b->threads.resize(n);
   b->live = n;
+  live_threads_ += n;
   for (uint32_t i = 0; i < n; ++i) {
     Thread& t = b->threads[i];
     t.block = b.get();
@@ -174,6 +175,7 @@ void KernelRuntime::thread_entry(void* arg) {
 
 void KernelRuntime::thread_done(Thread* t) {
   t->done = true;
+  --live_threads_;
   end_ = std::max(end_, t->clock);
   Block* b = t->block;
   --b->live;
@@ -330,6 +332,8 @@ void KernelRuntime::launch(const mt_kernel_launch& l, mt_kernel_report& report) 
   free_slots_.assign(sms, placement_.blocks_per_sm);
   next_block_ = 0;
   total_blocks_ = uint32_t(count(l.grid));
+  rounds_ = SweepRounds{};
+  live_threads_ = program_lanes_ = 0;
   try {
     place_waiting_blocks(start);
     run_scheduler();

@@ -82,6 +82,11 @@ void KernelRuntime::start_program(Group& g) {
         {d.src, d.op == MT_SWEEP_UPDATE ? d.src : d.dst, d.first, d.end, d.step, d.spread, d.value, passes - 1, d.first});
     std::copy(d.states, d.states + 8, p->chains[l].x);
   }
+  program_lanes_ += uint32_t(p->lanes.size());
+  if (g.members.front()->op.program->kind == MT_PROGRAM_SWEEP)
+    sweep_started(p.get());
+  else
+    ++rounds_.others;
   ready_.push(Key::of(p.get(), g.warp));
   programs_.push_back(std::move(p));
 }
@@ -101,6 +106,12 @@ void KernelRuntime::finish_program(WarpProgram* p) {
     ready_.push(Key::of(t));
   }
   end_ = std::max(end_, p->time);
+  p->finished = true;
+  program_lanes_ -= uint32_t(p->lanes.size());
+  if (p->lanes.front()->op.program->kind == MT_PROGRAM_SWEEP)
+    sweep_ended(p);
+  else
+    --rounds_.others;
 }
 
 void KernelRuntime::run_follow(WarpProgram* p) {
@@ -215,6 +226,7 @@ void KernelRuntime::run_program(WarpProgram* p) {
   // sorted where its lanes are adjacent.
   const uint32_t w = d0.width, ilp = d0.ilp, op = d0.op;
   bool any = false;
+  const bool next_pass = p->sweeps.front().place >= p->sweeps.front().end && p->sweeps.front().passes_left > 0;
   for (WarpProgram::Sweep& x : p->sweeps) {
     if (x.place >= x.end && x.passes_left > 0) {  // the next pass
       --x.passes_left;
@@ -224,6 +236,8 @@ void KernelRuntime::run_program(WarpProgram* p) {
     any = any || x.place < x.end;
   }
   if (!any) return finish_program(p);
+  if (next_pass) sweep_passed(p);  // may price the steady state's passes at once
+  const Gpu::Counts before = gpu_.counts();
   double done = p->time;
   // Lanes at consecutive places of one array (a stream's warp): each slot's accesses are one
   // range, its sectors in order.
@@ -282,6 +296,7 @@ void KernelRuntime::run_program(WarpProgram* p) {
     done = std::max(issued + 1, store_sectors(p->sm, issued));
   }
   for (WarpProgram::Sweep& x : p->sweeps) x.place += x.step;
+  count_step(p, before);
   p->time = done;
   ready_.push(Key::of(p, first->warp_key));
 }

@@ -107,6 +107,31 @@ struct WarpProgram {
   uint64_t step = 0;               // RANDOM: steps done
   double time = 0;
   uint32_t sm = 0;
+  bool finished = false;
+  // SWEEP, for the steady state (kernel_fast_forward.cpp): passes its first lane began in this
+  // epoch of the launch, what the counters counted of its steps in the pass under way and in
+  // the last one, and the passes it had done at each round's end of the epoch.
+  struct Passes {
+    uint64_t epoch = 0, marked_epoch = 0;
+    uint32_t begun = 0;
+    Gpu::Counts counting, last;
+    std::vector<double> marked;
+  } passes;
+};
+
+// The rounds of the sweeps under way: a round ends when every sweep has begun one more pass in
+// this epoch (a new one each time a sweep comes or goes, or the passes are skipped).
+struct SweepRounds {
+  uint64_t epoch = 0;
+  std::vector<uint32_t> at_pass;    // sweeps under way by passes begun in the epoch
+  uint32_t sweeps = 0, others = 0;  // programs under way: sweeps, and programs of other kinds
+  uint32_t round = 0;               // passes every sweep under way began in the epoch
+  struct Mark {
+    double time;      // at a round's end
+    double progress;  // passes all sweeps did by then, those under way in part
+    double backlog;   // stores still to drain, in cycles
+  };
+  std::vector<Mark> marks;
 };
 
 // A launch the simulated GPU refuses for its shape (the backend returns MT_LAUNCH_REFUSED).
@@ -232,6 +257,15 @@ class KernelRuntime {
   // Where a program's load of `bytes` at `address` is; nullptr after recording the failure.
   const char* program_bytes(Thread* t, uint32_t path, uint64_t address, uint32_t bytes);
   void finish_program(WarpProgram* p);
+  // kernel_fast_forward.cpp: the rounds of the sweeps under way, and the steady state's passes
+  // priced at once.
+  void sweep_started(WarpProgram* p);
+  void sweep_passed(WarpProgram* p);  // its first lane began another pass
+  void sweep_ended(WarpProgram* p);
+  void new_epoch();
+  void count_step(WarpProgram* p, const Gpu::Counts& before);  // what a step of it counted
+  void try_fast_forward();
+  void fast_forward(uint32_t passes, double cycles);
   void price_shared(Group& g);
   // Bank turns of one warp's shared-memory loads of `bytes` each, `per_lane` consecutive
   // addresses per lane in lane order.
@@ -267,6 +301,8 @@ class KernelRuntime {
   std::vector<std::unique_ptr<Block>> blocks_;
   std::vector<std::unique_ptr<Cluster>> clusters_;
   std::vector<std::unique_ptr<WarpProgram>> programs_;
+  SweepRounds rounds_;
+  uint32_t live_threads_ = 0, program_lanes_ = 0;  // threads not done; of them, lanes in programs
   std::vector<uint32_t> free_slots_;  // per SM: blocks it can still take
   uint32_t next_block_ = 0, total_blocks_ = 0, cluster_size_ = 1;
   Placement placement_;

@@ -60,6 +60,13 @@ class Server {
       head_ = 0;
     }
   }
+  // Every booking `cycles` later (a whole number of buckets): the fast-forward of a steady state.
+  void shift(double cycles) {
+    const int64_t b = int64_t(std::llround(cycles / kBucket));
+    first_ += b;
+    room_ += b;
+  }
+  static constexpr double bucket_cycles() { return kBucket; }
   void reset(double t) {
     used_.clear();
     head_ = 0;
@@ -99,6 +106,11 @@ class InFlight {
     if (limit_ > 0) ends_.push(t);
   }
   void reset() { ends_ = {}; }
+  void shift(double cycles) {
+    std::vector<double> ends;
+    for (; !ends_.empty(); ends_.pop()) ends.push_back(ends_.top() + cycles);
+    for (double e : ends) ends_.push(e);
+  }
 
  private:
   uint32_t limit_;
