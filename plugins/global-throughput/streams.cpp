@@ -66,15 +66,10 @@ struct Plan {
 // long stream do.
 constexpr uint64_t kSimulatedDramBytes = uint64_t(16) << 20;
 
-// The simulated GPU prices every sector a pass reads, so its passes over the L2 and the L1
-// grow with the SMs: past 16 SMs (an H100 replay's 132) they are cut in proportion, to at
-// least 4, and the shared-inputs point reads at most this much a pass. Its exact clock needs
-// no long window; the shipped devices (8 to 12 SMs) keep theirs.
+// Past 16 simulated SMs the search refines no block sizes and widths beside the best, and the
+// shared-inputs point reads at most this much a pass: the simulated GPU prices every sector.
 constexpr uint32_t kSimulatedSms = 16;
 constexpr uint64_t kSimulatedSharedPassBytes = uint64_t(16) << 20;
-uint64_t simulated_passes(uint64_t passes, uint32_t sms) {
-  return sms <= kSimulatedSms ? passes : std::max<uint64_t>(4, passes * kSimulatedSms / sms);
-}
 
 uint64_t round_bytes(const StreamConfig& c) { return uint64_t(c.threads) * c.ilp * c.width_bytes; }
 
@@ -156,15 +151,21 @@ StreamLaunch launch_of(const Series& s, const StreamConfig& c, const Plan& plan)
   if (l.shape == StreamShape::Shared) {  // every block reads it all: about 16 GiB of reads a point
     l.warmup_passes = 1;
     l.passes = std::max<uint64_t>(1, (uint64_t(16) << 30) / (l.footprint_bytes * c.blocks_per_sm * plan.sms));
-    if (plan.exact_clock) l.passes = 2;
   }
-  if (plan.exact_clock) {
+  // The L2's and the L1's passes are the same on every backend: the simulated GPU prices a
+  // steady stream's passes from its model (docs/simulator.md, "Steady streams").
+  if (plan.exact_clock && s.where == Where::Dram) {
     // DRAM: one timed pass, after one warm pass before writes (the L2 then holds dirty lines, as
-    // in a long stream; reads miss on cold lines as well). The L2 and the L1: a warm pass inside
-    // the timed launch (the simulated SMs' caches start each launch empty) and more timed ones.
-    l.warmup_passes = s.where == Where::Dram && s.op == MT_SWEEP_READ ? 0 : 1;
-    l.passes = s.where == Where::Dram ? 1 : simulated_passes(s.where == Where::L2 ? 8 : 64, plan.sms);
-    l.inner_warm_passes = s.where == Where::Dram ? 0 : 1;
+    // in a long stream; reads miss on cold lines as well).
+    l.warmup_passes = s.op == MT_SWEEP_READ ? 0 : 1;
+    l.passes = 1;
+  } else if (plan.exact_clock && l.shape == StreamShape::Shared) {
+    // Every block's own loop of passes, which the simulated GPU prices one by one: a warm pass
+    // inside the timed launch (its SMs' caches start each launch empty) and 8 timed ones, fewer
+    // past 16 SMs, at least 4.
+    l.warmup_passes = 1;
+    l.passes = plan.sms <= kSimulatedSms ? 8 : std::max<uint64_t>(4, 8 * kSimulatedSms / plan.sms);
+    l.inner_warm_passes = 1;
   }
   // A point that writes over part of the L2 series' footprint keeps its bytes per window: the
   // stores the SMs keep in flight, which their clocks do not wait for, must not cover a window.
@@ -174,12 +175,13 @@ StreamLaunch launch_of(const Series& s, const StreamConfig& c, const Plan& plan)
   // one SM starting their clocks apart, the last loads' latency and the stores still draining
   // after the blocks' last clock read. A second, shorter window costs as much besides them, and
   // the difference of the two is the passes alone (docs/global-throughput.md, "Two windows"): a
-  // quarter of the passes, or where there are fewer than four, DRAM's passes over a quarter of
-  // the footprint, lines of their own. Only where windows are short (the simulated GPU's): a
-  // GPU's windows stream hundreds of times the bytes in flight, which leaves that cost under
-  // 0.2 %, while a difference of two windows doubles their noise (an H100's L2 rates moved by
-  // 4 to 5 % between runs with it, docs/results/log/h100.md).
-  if (plan.exact_clock && l.passes >= 4) {
+  // quarter of the shared-inputs passes, or DRAM's pass over a quarter of the footprint, lines
+  // of their own. Only where windows are short (the simulated GPU's DRAM and shared-inputs
+  // points): a GPU's windows, and the L2's and L1's everywhere, stream hundreds of times the
+  // bytes in flight, which leaves that cost under 0.2 %, while a difference of two windows
+  // doubles their noise (an H100's L2 rates moved by 4 to 5 % between runs with it,
+  // docs/results/log/h100.md).
+  if (plan.exact_clock && l.shape == StreamShape::Shared) {
     l.short_passes = l.passes / 4;
   } else if (plan.exact_clock && s.where == Where::Dram && l.shape == StreamShape::Rounds) {
     l.short_passes = l.passes;
