@@ -170,11 +170,11 @@ void KernelRuntime::try_fast_forward() {
   // Sweeps that drift apart (a scheduler that favours some) leave a tail that skipping the same
   // passes of each would drop: how far apart they are must not grow over the second half
   // (sweeps that drift apart for a while and then keep their distance are steady). Sweeps that
-  // still drift after kDriftRounds skip at the slowest one's pace; each going on at its own
-  // pace instead left a tail of sweeps ending one by one, which took a replayed H100's L1
-  // series 165 s for 28, and the pace of all read the shipped devices' L1 0.15 to 0.43 % above
-  // their rate.
-  double lo_then = 1e300, hi_then = -1e300, lo_now = 1e300, hi_now = -1e300, slowest = 0;
+  // still drift after kDriftRounds skip at the pace of all, as if they kept their level as busy
+  // to the end. Each going on at its own pace instead left a tail of sweeps ending one by one
+  // (a replayed H100's L1 series took 165 s for 31); all at the slowest one's pace read the L1
+  // of random devices under interruptions at half its rate.
+  double lo_then = 1e300, hi_then = -1e300, lo_now = 1e300, hi_now = -1e300;
   uint32_t least_left = UINT32_MAX;
   for (const auto& p : programs_) {
     if (p->finished) continue;
@@ -182,21 +182,13 @@ void KernelRuntime::try_fast_forward() {
     lo_then = std::min(lo_then, marked[n / 2]), hi_then = std::max(hi_then, marked[n / 2]);
     lo_now = std::min(lo_now, marked[n]), hi_now = std::max(hi_now, marked[n]);
     least_left = std::min(least_left, p->sweeps.front().passes_left);
-    const double did = marked[n] - marked[n / 2];
-    slowest = std::max(slowest, did > 0 ? (m[n].time - m[n / 2].time) / did : 1e300);
   }
-  const bool drifting = hi_now - lo_now > hi_then - lo_then + kDriftPasses;
-  if (drifting && n < kDriftRounds) return;
+  if (n < kDriftRounds && hi_now - lo_now > hi_then - lo_then + kDriftPasses) return;
   // Each sweep keeps its pass under way and one more: the launch's end is simulated.
   if (least_left == UINT32_MAX || double(least_left) < kLeastSkipped + 1) return;
   const uint32_t passes = least_left - 1;
-  // Drifting sweeps skip at the slowest one's pace: the launch ends with it. (It would speed up
-  // as the sweeps ahead end and leave it the level: the rate comes out low, if anything, never
-  // above the level's.)
-  const double pace_cycles = drifting ? slowest : all;
-  if (pace_cycles >= 1e300) return;
   const double bucket = Server::bucket_cycles();
-  fast_forward(passes, std::round(double(passes) * pace_cycles / bucket) * bucket);
+  fast_forward(passes, std::round(double(passes) * all / bucket) * bucket);
 }
 
 void KernelRuntime::fast_forward(uint32_t passes, double cycles) {
