@@ -1,9 +1,9 @@
 // The steady state of streams on the simulated GPU: where every thread of a launch waits in a
-// sweep (MT_PROGRAM_SWEEP) and its last rounds of passes took alike, the passes still to come
-// but the last are priced from the last round, as a model prices a streaming pass, instead of
-// sector by sector: every clock, queue and booking moves on by their time, the counts grow by
-// as many rounds, and memory and folds end as the passes would leave them. A GPU's window of
-// hundreds of passes then costs the simulator a few (docs/simulator.md, "Steady streams").
+// sweep (MT_PROGRAM_SWEEP) and the rounds of passes keep one pace, the passes still to come but
+// the last are priced at that pace, as a model prices a streaming pass, instead of sector by
+// sector: every clock, queue and booking moves on by their time, the counts grow by each
+// sweep's last pass, and memory and folds end as the passes would leave them. A GPU's window
+// of hundreds of passes then costs the simulator tens (docs/simulator.md, "Steady streams").
 #include <algorithm>
 #include <cmath>
 
@@ -20,9 +20,7 @@ namespace {
 constexpr double kPaceAgreement = 0.01;
 constexpr size_t kFirstSpan = 2, kMostRounds = 256;
 // How much further apart (in passes) the sweeps may drift over the second half of the rounds;
-// after kDriftRounds rounds the sweeps are taken to drift on as they did (a level they keep
-// busy to the end, as sweeps that a scheduler favours leave an L1 or L2 port: a replayed
-// H100's L1 sweeps drift 1.4 passes a round, and the L1 reads its rate within 0.1 %).
+// after kDriftRounds rounds the sweeps are taken to drift on as they did.
 constexpr double kDriftPasses = 1;
 constexpr size_t kDriftRounds = 32;
 // Fewer passes than this skipped: simulated, the fast-forward would save little.
@@ -152,8 +150,7 @@ void KernelRuntime::try_fast_forward() {
   // Every thread of the launch in a sweep: nothing else may need the time that is skipped.
   if (rounds_.others > 0 || program_lanes_ != live_threads_ || next_block_ < total_blocks_ || !open_.members.empty())
     return;
-  // The pace: cycles of one sweep's pass, from what all sweeps did between two marks. Steady
-  // where the last k rounds' pace and the k rounds' before agree.
+  // The pace: cycles of one sweep's pass, from what all sweeps did between two marks.
   const double sweeps = double(rounds_.sweeps);
   auto pace = [&](size_t from, size_t to) {
     return sweeps * (m[to].time - m[from].time) / std::max(m[to].progress - m[from].progress, 1e-9);
@@ -171,9 +168,9 @@ void KernelRuntime::try_fast_forward() {
   // passes of each would drop: how far apart they are must not grow over the second half
   // (sweeps that drift apart for a while and then keep their distance are steady). Sweeps that
   // still drift after kDriftRounds skip at the pace of all, as if they kept their level as busy
-  // to the end. Each going on at its own pace instead left a tail of sweeps ending one by one
-  // (a replayed H100's L1 series took 165 s for 31); all at the slowest one's pace read the L1
-  // of random devices under interruptions at half its rate.
+  // to the end: each at its own pace leaves a tail of sweeps ending one by one that costs as
+  // much as the passes, and all at the slowest one's pace follow a sweep that interruptions
+  // held back (docs/simulator.md, "Steady streams").
   double lo_then = 1e300, hi_then = -1e300, lo_now = 1e300, hi_now = -1e300;
   uint32_t least_left = UINT32_MAX;
   for (const auto& p : programs_) {
