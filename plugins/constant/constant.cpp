@@ -62,7 +62,10 @@ memtopo::cache::Target l15_target(const Context& ctx) {
   // The hit latency's chase steps by the L1.5's line, which may put all its lines into a few
   // L1 sets: four times the L1 overflows those (twice did not: seeds 27 and 37 read an L1 hit).
   t.latency_bytes = std::min<uint64_t>(4 * l1, constant_limit(ctx) / 2);
-  t.search_start_bytes = std::min<uint64_t>(2 * t.reference_bytes, constant_limit(ctx));
+  // The search starts at the reference, which the L1.5 holds (its hit level): an L1.5 four
+  // times a randomly replaced L1 is as large as the reference, and a start at twice it missed
+  // at once (a random device's 32 KiB read "at most 64 KiB").
+  t.search_start_bytes = std::min<uint64_t>(t.reference_bytes, constant_limit(ctx));
   t.search_limit_bytes = constant_reach(ctx);
   t.search_limit_reason = reach_reason(ctx);
   t.max_footprint_bytes = constant_reach(ctx);

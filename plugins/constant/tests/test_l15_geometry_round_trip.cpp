@@ -61,3 +61,56 @@ TEST_CASE("a constant L1.5 whose size window reaches past the constant reach", "
   CHECK(size >= 65536);
   CHECK(size <= 65536 + 65536 / 64);
 }
+
+namespace {
+// A constant L1.5 and the constant L1 in front of it (random devices of scripts/random-devices:
+// seeds 2, 16 and 36).
+struct BehindL1 {
+  const char* tag;
+  int64_t l15_sets, l15_ways;
+  const char* l15_policy;
+  int64_t l1_sets, l1_ways;
+  const char* l1_policy;
+};
+}  // namespace
+
+TEST_CASE("a constant L1.5 behind a constant L1", "[cache][sim][constant]") {
+  // Random replacement in the L1.5: its line (a full-miss ratio between two lines, or a
+  // footprint past the reach at three lines a load) comes from loads 5/4 of a line apart, its
+  // size from several passes a footprint. An L1.5 four times a random L1 (the reference).
+  const BehindL1 d = GENERATE(BehindL1{"l15-behind-l1-random-32x4", 32, 4, "random", 8, 4, "lru"},
+                              BehindL1{"l15-behind-l1-random-8x8", 8, 8, "random", 8, 4, "lru"},
+                              BehindL1{"l15-behind-l1-quarter", 16, 8, "random", 16, 8, "random"});
+  INFO(d.tag);
+  const int64_t size = d.l15_sets * d.l15_ways * 256;
+  const std::string dev = write_variant("hopper-like.toml", d.tag, [&](toml::table& t) {
+    toml::table& c = *t["constant_l15"].as_table();
+    c.insert_or_assign("size_bytes", size);
+    c.insert_or_assign("sets", d.l15_sets);
+    c.insert_or_assign("ways", d.l15_ways);
+    c.insert_or_assign("replacement_policy", d.l15_policy);
+    toml::table& l1 = *t["constant_l1"].as_table();
+    l1.insert_or_assign("size_bytes", d.l1_sets * d.l1_ways * 64);
+    l1.insert_or_assign("sets", d.l1_sets);
+    l1.insert_or_assign("ways", d.l1_ways);
+    l1.insert_or_assign("replacement_policy", d.l1_policy);
+  });
+  const toml::table got = run_memtopo(dev, d.tag, "constant");
+  const int64_t measured = got["constant_l15"]["size_bytes"].value_or<int64_t>(0);
+  CHECK(measured >= size);
+  CHECK(measured <= size + 256);
+  CHECK(got["constant_l15"]["line_bytes"].value<int64_t>() == 256);
+  CHECK(got["provenance"]["constant_l15"]["line_bytes"]["bound"].value_or<std::string>("") == "exact");
+  if (const auto sets = got["constant_l15"]["sets"].value<int64_t>()) CHECK(*sets == d.l15_sets);
+  if (const auto policy = got["constant_l15"]["replacement_policy"].value<std::string>()) CHECK(*policy == d.l15_policy);
+}
+
+TEST_CASE("an LRU constant L1.5 behind a constant L1 that replaces at random", "[cache][sim][constant]") {
+  // Random device 34: the L1 serves some loads of the L1.5's cyclic overflow (15 of 16 miss),
+  // and a set filled in order loses its first line: LRU, at less confidence, not "non_uniform".
+  const toml::table got = run_memtopo(probetest::test_device_file("random-34.toml"), "l15-behind-random-l1",
+                                      "constant/constant_l15-policy");
+  CHECK(got["constant_l15"]["replacement_policy"].value<std::string>() == "lru");
+  const double confidence = got["provenance"]["constant_l15"]["replacement_policy"]["confidence"].value_or(1.0);
+  CHECK(confidence < 0.8);
+}

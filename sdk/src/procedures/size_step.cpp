@@ -54,11 +54,20 @@ class SizeSearch {
   // Per-SM caches are cheap to chase: three warm-up passes let the path's own data lines
   // settle, and four counted passes must all miss. A shared cache of many MiB gets one of
   // each: one counted pass over the L2 is some 800 k loads, far more than its misses need.
+  // A small one (the constant L1.5) gets passes up to 8192 loads, at most 8: a footprint a
+  // line past a randomly replaced cache misses about once a pass in each set it overfills,
+  // which one pass of 500 loads did not tell from stray slow loads (the size read 1.5 lines
+  // over at confidence 1 on random devices).
   std::vector<FootprintResult> measure(const std::vector<uint64_t>& sizes) {
     std::vector<Footprint> fs;
-    for (uint64_t sz : sizes) fs.push_back(counted_footprint(stride_chase(sz, stride_), per_sm_ ? 3 : 1, per_sm_ ? 4 : 1));
+    for (uint64_t sz : sizes) {
+      const uint64_t loads = std::max<uint64_t>(sz / stride_, 1);
+      const uint64_t shared_passes = std::clamp<uint64_t>(kSharedCountedLoads / loads, 1, 8);
+      fs.push_back(counted_footprint(stride_chase(sz, stride_), per_sm_ ? 3 : 1, per_sm_ ? 4 : shared_passes));
+    }
     return m_.run(fs);
   }
+  static constexpr uint64_t kSharedCountedLoads = 8192;
 
   // The sweep around the transition found at `size` and the position of the size in it.
   struct Window {
