@@ -37,7 +37,11 @@ class LinesHeld {
     // Warm-up: every line drawn a few times (the pump draws most of them when there is one).
     const uint64_t warm = r.pump_warps ? std::max<uint64_t>(n / 8, 64 * uint64_t(r.probe_loads)) : 2 * n;
     const FootprintResult o = m_.run_random(n * line_, line_, warm, loads, seed, r);
-    const double h = o.loads ? 1.0 - o.miss_fraction : 0.0;
+    // A hit that noise made slow counts as a miss, as often as the reference's hits were slow
+    // (stray_slow_rate): the hit fraction is divided by what that leaves. Random devices with
+    // 0.4 % of loads interrupted held 0.43 % fewer lines than their L2 (8157 of 8192).
+    const double stray = std::min(m_.stray_slow_rate(), 0.5);
+    const double h = o.loads ? std::min(1.0, (1.0 - o.miss_fraction) / (1.0 - stray)) : 0.0;
     // Binomial: the loads are independent draws.
     const double se = double(n) * an::proportion_standard_error(h, double(std::max<size_t>(o.loads, 1)));
     res_.footprints.push_back(n * line_);
@@ -134,9 +138,10 @@ void settle(Measured<int64_t>& m, const an::RateFit& fit, const Series& s, uint6
     const bool agrees = it->bytes > 0 && within_three_se(double(it->bytes) / double(line));
     if (agrees && (c == candidates.end() || off(it->bytes) < off(c->bytes))) c = it;
   }
-  // The first miss, where it agrees and no candidate is nearer (other clients' lines make it
-  // come a little early: then a candidate that agrees as well is the better value).
-  if (within_three_se(double(first) / double(line)) && (c == candidates.end() || off(int64_t(first)) <= off(c->bytes))) {
+  // The first miss, where it agrees and no candidate does: other clients' lines make it come
+  // a little early, a random victim a few lines late (a random device's 1049632 B for its
+  // 1 MiB L2, nearer the lines held than the API's size, both within their error).
+  if (within_three_se(double(first) / double(line)) && c == candidates.end()) {
     m.value = int64_t(first);
     m.confidence = 0.95;
     note << "; agrees with the first miss of the cyclic sweep, which is the size";
