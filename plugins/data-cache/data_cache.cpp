@@ -99,6 +99,7 @@ std::vector<Probe> all_probes() {
   l1d.own_process_steps = {"geometry"};
   l1d.eviction_ways_key = "l1d.eviction_set_ways";  // data_cache::l1d_eviction_sets provides it
   l1d.subject = "l1_cache";
+  l1d.eviction_policy_key = "l1d.eviction_set_policy";
   for (auto& p : memtopo::cache::element_probes(l1d)) probes.push_back(std::move(p));
   memtopo::cache::ElementSpec l2{.plugin = "data-cache",
                                  .element = "l2",
@@ -118,6 +119,7 @@ std::vector<Probe> all_probes() {
   };
   l2.geometry_uses = {"l2.partition_interleave"};
   l2.subject = "l2_cache";
+  l2.eviction_policy_key = "l2.eviction_set_policy";
   for (auto& p : memtopo::cache::element_probes(l2)) probes.push_back(std::move(p));
   return probes;
 }

@@ -188,3 +188,20 @@ TEST_CASE("the L2's geometry takes the eviction sets' ways over the strides' rea
   const std::string how = got["provenance"]["l2"]["sets"]["note"].value_or<std::string>("");
   CHECK(how.find("which the eviction sets refute") != std::string::npos);
 }
+
+TEST_CASE("the replacement policy of a hashed L1 comes from its eviction sets", "[cache][sim][eviction]") {
+  // 24 sets on a multiplicative hash: no power-of-two stride puts lines into one set, so the
+  // policy step's own patterns cannot run; the eviction sets' LRU stands, with the reason.
+  const std::string dev = write_variant("kepler-like.toml", "policy-mixed", [&](toml::table& t) {
+    t["l1d"].as_table()->insert_or_assign("sets", 24);
+    t["l1d"].as_table()->insert_or_assign("ways", 16);
+    t["l1d"].as_table()->insert_or_assign("set_mapping", "mixed");
+    t["l1d"].as_table()->insert_or_assign("replacement_policy", "lru");
+    t["sim"].as_table()->erase("l1d");
+  });
+  const toml::table got = probetest::run_memtopo(dev, "policy-mixed", std::string(kProbes) + ",data-cache/l1d-policy");
+  CHECK(got["l1d"]["replacement_policy"].value<std::string>() == "lru");
+  const std::string note = got["provenance"]["l1d"]["replacement_policy"]["note"].value_or<std::string>("");
+  CHECK(note.find("l1d.eviction_set_policy") != std::string::npos);
+  CHECK(note.find("found no stride") != std::string::npos);
+}

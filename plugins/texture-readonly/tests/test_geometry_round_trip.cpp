@@ -57,6 +57,8 @@ TEST_CASE("texture and read-only loads in one randomly replaced storage agree on
 }
 
 TEST_CASE("texture and read-only paths in a hashed L1's storage take its sets and ways", "[cache][sim][sharing]") {
+  // And its replacement policy: no stride puts lines into one of its sets, so the L1's policy
+  // comes from its eviction sets, and the paths' from the L1.
   // The L1's eviction sets give 64 sets of 6 ways behind a non-linear hash, which no stride
   // sees; cache-sharing/storage finds the texture and read-only paths in that storage. A
   // texture path of 256 B lines in it (as the H100's) does not hold them at its own line.
@@ -70,9 +72,10 @@ TEST_CASE("texture and read-only paths in a hashed L1's storage take its sets an
   });
   const toml::table got = run_memtopo(dev, tag,
                                       "data-cache/l1d-size,data-cache/l1d-line,data-cache/l1d-eviction-sets,"
-                                      "data-cache/l1d-geometry,texture-readonly,cache-sharing/storage");
+                                      "data-cache/l1d-geometry,data-cache/l1d-policy,texture-readonly,cache-sharing/storage");
   CHECK(got["l1d"]["sets"].value<int64_t>() == 64);
   CHECK(got["l1d"]["ways"].value<int64_t>() == 6);
+  CHECK(got["l1d"]["replacement_policy"].value<std::string>() == "lru");
   for (const char* e : {"texture", "readonly"}) {
     INFO(e);
     CHECK(got[e]["storage"].value<std::string>() == "l1d");
@@ -85,6 +88,9 @@ TEST_CASE("texture and read-only paths in a hashed L1's storage take its sets an
     CHECK(got[e]["ways"].value<int64_t>() == 6);
     CHECK(got[e]["set_mapping"].value<std::string>() == "hashed");
     CHECK_THAT(got["provenance"][e]["sets"]["note"].value_or<std::string>(""),
+               Catch::Contains(std::string(e) + ".storage = \"l1d\""));
+    CHECK(got[e]["replacement_policy"].value<std::string>() == "lru");
+    CHECK_THAT(got["provenance"][e]["replacement_policy"]["note"].value_or<std::string>(""),
                Catch::Contains(std::string(e) + ".storage = \"l1d\""));
   }
 }

@@ -163,6 +163,66 @@ bool geometry_from_storage(Context& ctx, const ElementSpec& spec, int64_t size_b
   return true;
 }
 
+// Where no stride puts lines into one set, the policy the element's minimal eviction sets
+// showed (their own reduction finds congruent lines under any index): lru, fifo or random,
+// which the policy step names alike. Random devices' hashed L1s had none (15 of 50), their
+// eviction sets' policy right on each.
+void policy_from_eviction_sets(const Context& ctx, const std::string& key, Measured<std::string>& policy) {
+  if (key.empty()) return;
+  const auto seen = ctx.try_input<std::string>(key);
+  if (!seen || (*seen != "lru" && *seen != "fifo" && *seen != "random")) return;
+  policy = {true, *seen, 0.8, Bound::Exact,
+            "from minimal eviction sets (" + key + "); strides: " + policy.note};
+}
+
+// Where no stride puts lines into one set, the policy of the element whose storage this path
+// uses (spec.storage_key), where that element has this path's sets and ways: one storage, one
+// policy (random devices' read-only paths on a hashed L1 had none).
+void policy_from_storage(const Context& ctx, const ElementSpec& spec, Measured<std::string>& policy) {
+  if (spec.storage_key.empty()) return;
+  const auto o = ctx.try_input<std::string>(spec.storage_key);
+  if (!o || std::find(spec.storage_elements.begin(), spec.storage_elements.end(), *o) == spec.storage_elements.end())
+    return;
+  const std::string& e = spec.element;
+  const auto seen = ctx.try_input<std::string>(*o + ".replacement_policy");
+  if (!seen || ctx.try_input<int64_t>(*o + ".sets") != ctx.try_input<int64_t>(e + ".sets") ||
+      ctx.try_input<int64_t>(*o + ".ways") != ctx.try_input<int64_t>(e + ".ways"))
+    return;
+  policy = {true, *seen, 0.8, Bound::Exact,
+            "that of " + *o + ", whose storage this path uses (" + spec.storage_key + " = \"" + *o +
+                "\") with the same sets and ways; strides: " + policy.note};
+}
+
+// The policy step, else the element's eviction sets, else the storage it shares.
+void measure_policy(Context& ctx, Measurer& m, const ElementSpec& spec) {
+  const std::string& e = spec.element;
+  PolicyResult r =
+      find_policy(m, ctx.input<int64_t>(e + ".line_bytes"), ctx.input<int64_t>(e + ".sets"), ctx.input<int64_t>(e + ".ways"));
+  if (!r.policy.found) policy_from_eviction_sets(ctx, spec.eviction_policy_key, r.policy);
+  if (!r.policy.found) policy_from_storage(ctx, spec, r.policy);
+  report(ctx, e + ".replacement_policy", r.policy);
+  if (!r.victim_probabilities.empty())
+    ctx.result(e + ".victim_probabilities", r.victim_probabilities,
+               ResultInfo{r.policy.confidence, Bound::Exact, "per fill position, from the victim census"});
+  else
+    ctx.absent(e + ".victim_probabilities",
+               r.policy.found ? "misses are periodic (" + r.policy.value +
+                                    "): victims are counted only where the misses are aperiodic"
+                              : "no victim census: " + (r.policy.note.empty() ? "policy not determined" : r.policy.note));
+  if (!r.policy.found) throw NotDeterminable("replacement policy: " + r.policy.note);
+}
+
+// What the policy probe reads beyond its inputs.
+std::vector<std::string> policy_uses(const ElementSpec& spec) {
+  std::vector<std::string> keys;
+  if (!spec.eviction_policy_key.empty()) keys.push_back(spec.eviction_policy_key);
+  if (spec.storage_key.empty()) return keys;
+  keys.push_back(spec.storage_key);
+  for (const std::string& o : spec.storage_elements)
+    for (const char* k : {".sets", ".ways", ".replacement_policy"}) keys.push_back(o + k);
+  return keys;
+}
+
 // The keys geometry_from_storage reads.
 std::vector<std::string> storage_uses(const ElementSpec& spec) {
   if (spec.storage_key.empty()) return {};
@@ -297,24 +357,12 @@ std::vector<Probe> procedure_probes(const ElementSpec& spec) {
       .uses(with(with(with(with(uses, eviction_uses(spec)), storage_uses(spec)), sets_size_uses(spec)),
                  spec.geometry_uses));
 
-  probes.push_back(element_probe(spec, "policy", "replacement policy", false, [e](Context& ctx, Measurer& m) {
-    const PolicyResult r =
-        find_policy(m, ctx.input<int64_t>(e + ".line_bytes"), ctx.input<int64_t>(e + ".sets"), ctx.input<int64_t>(e + ".ways"));
-    report(ctx, e + ".replacement_policy", r.policy);
-    if (!r.victim_probabilities.empty())
-      ctx.result(e + ".victim_probabilities", r.victim_probabilities,
-                 ResultInfo{r.policy.confidence, Bound::Exact, "per fill position, from the victim census"});
-    else
-      ctx.absent(e + ".victim_probabilities",
-                 r.policy.found ? "misses are periodic (" + r.policy.value +
-                                      "): victims are counted only where the misses are aperiodic"
-                                : "no victim census: " + (r.policy.note.empty() ? "policy not determined" : r.policy.note));
-    if (!r.policy.found) throw NotDeterminable("replacement policy: " + r.policy.note);
-  }));
+  probes.push_back(element_probe(spec, "policy", "replacement policy", false,
+                                 [spec](Context& ctx, Measurer& m) { measure_policy(ctx, m, spec); }));
   probes.back()
       .provides({e + ".replacement_policy", e + ".victim_probabilities"})
       .requires_keys(with(size_req, {e + ".line_bytes", e + ".sets", e + ".ways"}))
-      .uses(uses);
+      .uses(with(uses, policy_uses(spec)));
 
   if (!spec.latency_probe) return probes;
   probes.push_back(element_probe(spec, "latency", "hit latency (load to use) and miss penalty", false,

@@ -60,7 +60,11 @@ struct ElementSpec {
   std::vector<std::string> geometry_uses;
   // What the element is in roles (docs/roles.md): each key of the procedure declares
   // "cache.<part>@<subject>" ("cache.size_bytes@l1_cache"); empty: no roles.
-  std::string subject;  // last: a new member goes at the end, where brace lists do not reach
+  std::string subject;  // a new member goes at the end, where brace lists do not reach
+  // A key of the element's plugin that holds the replacement policy its minimal eviction sets
+  // showed ("l1d.eviction_set_policy"); empty: none. Where no stride puts lines into one set
+  // (a hashed index), the policy probe reports it when it is lru, fifo or random.
+  std::string eviction_policy_key;
 };
 std::vector<Probe> element_probes(const ElementSpec& spec);
 
