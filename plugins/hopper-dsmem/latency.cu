@@ -22,8 +22,11 @@ constexpr unsigned kChainWords = 1024;
 // addresses, one of its shared::cta addresses. Thread 0 of rank 0 then chases the cluster ring
 // of the block at each distance in turn, and its own shared::cta ring; the other blocks wait at
 // the last cluster barrier, so their shared memory lives until the chases end.
-// out: per cluster, cycles of `loads` loads at distance 0 .. n-1, then the shared::cta chase.
-MEMTOPO_KERNEL void peer_chase(unsigned warm, unsigned loads, unsigned long long* out, int* sm_of_block) {
+// out: per cluster, per chase (distance 0 .. n-1, then the shared::cta chase), the cycles of
+// each of `segments` runs of `loads` loads: a chase's time is its median run's, which an
+// interruption in one run does not move.
+MEMTOPO_KERNEL void peer_chase(unsigned warm, unsigned loads, unsigned segments, unsigned long long* out,
+                               int* sm_of_block) {
   namespace md = memtopo::device;
   MEMTOPO_SHARED(uint32_t, ring, kChainWords);
   MEMTOPO_SHARED(uint32_t, local_ring, kChainWords);
@@ -39,21 +42,81 @@ MEMTOPO_KERNEL void peer_chase(unsigned warm, unsigned loads, unsigned long long
   md::cluster_sync();
   if (rank == 0 && t == 0) {
     const unsigned long long slot = md::shared_address(&sink);
-    unsigned long long* mine = out + (block / n) * (n + 1);
+    unsigned long long* mine = out + (block / n) * (n + 1) * segments;
     for (uint32_t d = 0; d < n; ++d) {
       uint32_t p = md::cluster_address(md::shared_address(&ring[0]), d);
       for (unsigned i = 0; i < warm; ++i) p = md::follow32<md::Path::Cluster>(p);
-      const unsigned long long t0 = md::clock_after(p, slot);
-      for (unsigned i = 0; i < loads; ++i) p = md::follow32<md::Path::Cluster>(p);
-      mine[d] = md::clock_after(p, slot) - t0;
+      unsigned long long t0 = md::clock_after(p, slot);
+      for (unsigned s = 0; s < segments; ++s) {
+        for (unsigned i = 0; i < loads; ++i) p = md::follow32<md::Path::Cluster>(p);
+        const unsigned long long t1 = md::clock_after(p, slot);
+        mine[d * segments + s] = t1 - t0;
+        t0 = t1;
+      }
     }
     uint32_t p = md::shared_address(&local_ring[0]);
     for (unsigned i = 0; i < warm; ++i) p = md::follow32<md::Path::Shared>(p);
-    const unsigned long long t0 = md::clock_after(p, slot);
-    for (unsigned i = 0; i < loads; ++i) p = md::follow32<md::Path::Shared>(p);
-    mine[n] = md::clock_after(p, slot) - t0;
+    unsigned long long t0 = md::clock_after(p, slot);
+    for (unsigned s = 0; s < segments; ++s) {
+      for (unsigned i = 0; i < loads; ++i) p = md::follow32<md::Path::Shared>(p);
+      const unsigned long long t1 = md::clock_after(p, slot);
+      mine[n * segments + s] = t1 - t0;
+      t0 = t1;
+    }
   }
   md::cluster_sync();
+}
+
+// Runs of a chase: each `loads` over this many (the loads option is their sum).
+constexpr unsigned kSegments = 8;
+
+// The chase's cycles per load: its median run's (an interruption moves one run).
+double per_load_of(const unsigned long long* runs, unsigned loads) {
+  std::vector<double> r(runs, runs + kSegments);
+  return memtopo::analysis::median(r) / double(loads);
+}
+
+// What every chase carries per load beyond its loads' latency (noise, the loop): the block's
+// own shared::cta chase against shared.latency_cycles, where shared-memory/banks measured that
+// (its chases leave the noise out). Both chases run on one thread of one SM, so the excess is
+// the same in each; 0 where the shared latency is not known.
+double chase_excess(const memtopo::Context& ctx, double own_chase, std::string& note) {
+  const auto shared = ctx.try_input<double>("shared.latency_cycles");
+  if (!shared) {
+    note = "";
+    return 0;
+  }
+  const double excess = own_chase - *shared;
+  note = ", less what the block's own shared::cta chase (" + std::to_string(own_chase) + ") carries over " +
+         "shared.latency_cycles (" + std::to_string(*shared) + "): " + std::to_string(excess) + " cycles a load";
+  return excess;
+}
+
+void report_latency(memtopo::Context& ctx, const std::vector<DistanceLatency>& by, const std::vector<DistanceLatency>& own,
+                    unsigned size, const std::string& how) {
+  std::string excess_note;
+  const double excess = chase_excess(ctx, own.front().median_cycles, excess_note);
+  std::vector<DistanceLatency> less = by;
+  for (DistanceLatency& d : less)
+    for (double* v : {&d.median_cycles, &d.low_cycles, &d.high_cycles}) *v -= excess;
+  const auto peer = peer_latency(less);
+  if (!peer) throw memtopo::NotDeterminable("no chase into another block's shared memory completed");
+  std::vector<double> medians;
+  for (const DistanceLatency& d : less) medians.push_back(d.median_cycles);
+  ctx.result("dsmem.remote_latency_cycles", peer->median_cycles,
+             {0.95, memtopo::Bound::Exact,
+              "median over rank distances 1.." + std::to_string(size - 1) + " of ld.shared::cluster into another " +
+                  "block" + excess_note + "; the distances' medians span " +
+                  std::to_string(int(peer->spread_cycles + 0.5)) + " cycles" +
+                  (peer->depends_on_distance ? " (more than 3 %: see dsmem.latency_by_distance_cycles); " : "; ") + how});
+  ctx.result("dsmem.latency_by_distance_cycles", medians,
+             {0.95, memtopo::Bound::Exact, "median per rank distance 0.." + std::to_string(size - 1) +
+                                               " (0: the block's own shared memory through its cluster address)" +
+                                               excess_note + "; " + how});
+  ctx.result("dsmem.local_cluster_latency_cycles", less.front().median_cycles,
+             {0.95, memtopo::Bound::Exact, "ld.shared::cluster into the block's own shared memory" + excess_note + "; " + how});
+  ctx.result("dsmem.local_latency_cycles", own.front().median_cycles,
+             {0.95, memtopo::Bound::Exact, "ld.shared with a shared::cta address, as chased; " + how});
 }
 
 }  // namespace
@@ -62,13 +125,14 @@ void measure_latency(memtopo::Context& ctx) {
   const unsigned size = unsigned(ctx.input<int64_t>("dsmem.max_cluster_blocks"));
   const std::vector<int64_t> resident = ctx.input<std::vector<int64_t>>("dsmem.resident_clusters");
   const unsigned clusters = unsigned(std::max<int64_t>(resident.at(size - 1), 1));
-  const unsigned loads = unsigned(ctx.option<int64_t>("loads")), warm = 64;
+  const unsigned loads = std::max(unsigned(ctx.option<int64_t>("loads")) / kSegments, 1u), warm = 64;
   memtopo::device::LaunchConfig cfg;
   cfg.block = {128};
   cfg.cluster = {size};
   cfg.non_portable_cluster = size > 8;
   cfg.grid = {clusters * size};
-  memtopo::device::Buffer<unsigned long long> out(ctx, size_t(clusters) * (size + 1));
+  const size_t per_cluster = size_t(size + 1) * kSegments;
+  memtopo::device::Buffer<unsigned long long> out(ctx, size_t(clusters) * per_cluster);
   memtopo::device::Buffer<int> sms(ctx, cfg.grid.x);
   std::vector<ChaseSample> samples, local;
   std::vector<double> rows;
@@ -81,13 +145,13 @@ void measure_latency(memtopo::Context& ctx) {
   rule.max_seconds = 2.0;
   int64_t rep = 0;
   auto one_launch = [&]() {
-    memtopo::device::launch<peer_chase>(ctx, "peer_chase", cfg, warm, loads, out.get(), sms.get());
+    memtopo::device::launch<peer_chase>(ctx, "peer_chase", cfg, warm, loads, kSegments, out.get(), sms.get());
     const std::vector<unsigned long long> cycles = out.download();
     const std::vector<int> sm = sms.download();
     std::vector<double> remote;
     for (unsigned c = 0; c < clusters; ++c) {
       for (unsigned d = 0; d <= size; ++d) {
-        const double per_load = double(cycles[c * (size + 1) + d]) / loads;
+        const double per_load = per_load_of(&cycles[c * per_cluster + d * kSegments], loads);
         const int64_t cluster = rep * clusters + c;
         (d < size ? samples : local).push_back({cluster, int64_t(d), per_load});
         if (d > 0 && d < size) remote.push_back(per_load);
@@ -106,25 +170,12 @@ void measure_latency(memtopo::Context& ctx) {
   ctx.raw("chases", {"cluster", "distance", "sm", "peer_sm", "cycles_per_load"}, rows);
   const std::vector<DistanceLatency> by = latency_by_distance(samples);
   const std::vector<DistanceLatency> own = latency_by_distance(local);
-  const auto peer = peer_latency(by);
-  if (!peer || own.empty()) throw memtopo::NotDeterminable("no chase into another block's shared memory completed");
-  std::vector<double> medians;
-  for (const DistanceLatency& d : by) medians.push_back(d.median_cycles);
-  const std::string how = std::to_string(loads) + " dependent loads per chase, " + std::to_string(samples.size() / size) +
-                          " clusters of " + std::to_string(size) + " blocks in " + std::to_string(rep) +
-                          " launches (" + stop.why + ")";
-  ctx.result("dsmem.remote_latency_cycles", peer->median_cycles,
-             {0.95, memtopo::Bound::Exact,
-              "median over rank distances 1.." + std::to_string(size - 1) + " of ld.shared::cluster into another " +
-                  "block; the distances' medians span " + std::to_string(int(peer->spread_cycles + 0.5)) + " cycles" +
-                  (peer->depends_on_distance ? " (more than 3 %: see dsmem.latency_by_distance_cycles); " : "; ") + how});
-  ctx.result("dsmem.latency_by_distance_cycles", medians,
-             {0.95, memtopo::Bound::Exact, "median per rank distance 0.." + std::to_string(size - 1) +
-                                               " (0: the block's own shared memory through its cluster address); " + how});
-  ctx.result("dsmem.local_cluster_latency_cycles", by.front().median_cycles,
-             {0.95, memtopo::Bound::Exact, "ld.shared::cluster into the block's own shared memory; " + how});
-  ctx.result("dsmem.local_latency_cycles", own.front().median_cycles,
-             {0.95, memtopo::Bound::Exact, "ld.shared with a shared::cta address; " + how});
+  if (by.empty() || own.empty()) throw memtopo::NotDeterminable("no chase into another block's shared memory completed");
+  report_latency(ctx, by, own, size,
+                 std::to_string(kSegments) + " runs of " + std::to_string(loads) +
+                     " dependent loads per chase, each chase the median run's, " + std::to_string(samples.size() / size) +
+                     " clusters of " + std::to_string(size) + " blocks in " + std::to_string(rep) + " launches (" +
+                     stop.why + ")");
 }
 
 }  // namespace hopper_dsmem

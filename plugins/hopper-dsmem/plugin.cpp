@@ -55,7 +55,8 @@ memtopo::Probe latency() {
       .provides({"dsmem.remote_latency_cycles", "dsmem.latency_by_distance_cycles", "dsmem.local_cluster_latency_cycles",
                  "dsmem.local_latency_cycles"})
       .requires_keys({"dsmem.max_cluster_blocks", "dsmem.resident_clusters"})
-      .option("loads", MT_VALUE_INT, "512", "dependent loads timed per chase")
+      .uses({"shared.latency_cycles"})
+      .option("loads", MT_VALUE_INT, "512", "dependent loads timed per chase, in 8 runs")
       .range("1", "65536")
       .option("repeats", MT_VALUE_INT, "3", "launches at least, each with every resident cluster chasing")
       .range("1", "1000")
