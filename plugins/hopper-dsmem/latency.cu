@@ -23,9 +23,10 @@ constexpr unsigned kChainWords = 1024;
 // of the block at each distance in turn, and its own shared::cta ring; the other blocks wait at
 // the last cluster barrier, so their shared memory lives until the chases end.
 // out: per cluster, per chase (distance 0 .. n-1, then the shared::cta chase), the cycles of
-// each of `segments` runs of `loads` loads: a chase's time is its median run's, which an
-// interruption in one run does not move.
-MEMTOPO_KERNEL void peer_chase(unsigned warm, unsigned loads, unsigned segments, unsigned long long* out,
+// each of `runs` runs, by turns of `loads` and of 3 x `loads` loads: a chase's time per load is
+// the difference of its long and its short runs' medians over 2 x `loads`, which neither an
+// interruption in a run nor the clock read that ends each run moves.
+MEMTOPO_KERNEL void peer_chase(unsigned warm, unsigned loads, unsigned runs, unsigned long long* out,
                                int* sm_of_block) {
   namespace md = memtopo::device;
   MEMTOPO_SHARED(uint32_t, ring, kChainWords);
@@ -42,38 +43,41 @@ MEMTOPO_KERNEL void peer_chase(unsigned warm, unsigned loads, unsigned segments,
   md::cluster_sync();
   if (rank == 0 && t == 0) {
     const unsigned long long slot = md::shared_address(&sink);
-    unsigned long long* mine = out + (block / n) * (n + 1) * segments;
+    unsigned long long* mine = out + (block / n) * (n + 1) * runs;
     for (uint32_t d = 0; d < n; ++d) {
       uint32_t p = md::cluster_address(md::shared_address(&ring[0]), d);
       for (unsigned i = 0; i < warm; ++i) p = md::follow32<md::Path::Cluster>(p);
       unsigned long long t0 = md::clock_after(p, slot);
-      for (unsigned s = 0; s < segments; ++s) {
-        for (unsigned i = 0; i < loads; ++i) p = md::follow32<md::Path::Cluster>(p);
+      for (unsigned s = 0; s < runs; ++s) {
+        for (unsigned i = 0, k = s % 2 ? 3 * loads : loads; i < k; ++i) p = md::follow32<md::Path::Cluster>(p);
         const unsigned long long t1 = md::clock_after(p, slot);
-        mine[d * segments + s] = t1 - t0;
+        mine[d * runs + s] = t1 - t0;
         t0 = t1;
       }
     }
     uint32_t p = md::shared_address(&local_ring[0]);
     for (unsigned i = 0; i < warm; ++i) p = md::follow32<md::Path::Shared>(p);
     unsigned long long t0 = md::clock_after(p, slot);
-    for (unsigned s = 0; s < segments; ++s) {
-      for (unsigned i = 0; i < loads; ++i) p = md::follow32<md::Path::Shared>(p);
+    for (unsigned s = 0; s < runs; ++s) {
+      for (unsigned i = 0, k = s % 2 ? 3 * loads : loads; i < k; ++i) p = md::follow32<md::Path::Shared>(p);
       const unsigned long long t1 = md::clock_after(p, slot);
-      mine[n * segments + s] = t1 - t0;
+      mine[n * runs + s] = t1 - t0;
       t0 = t1;
     }
   }
   md::cluster_sync();
 }
 
-// Runs of a chase: each `loads` over this many (the loads option is their sum).
-constexpr unsigned kSegments = 8;
+// Runs of a chase, by turns short and three times as long: the loads option is their sum.
+constexpr unsigned kRuns = 16;
 
-// The chase's cycles per load: its median run's (an interruption moves one run).
+// The chase's cycles per load: the long runs' median less the short runs' over the loads
+// between them. Eight runs of each: an interruption moves one run, not a median; the clock
+// read that ends a run cancels (docs/hopper.md: on an H200 about 200 cycles).
 double per_load_of(const unsigned long long* runs, unsigned loads) {
-  std::vector<double> r(runs, runs + kSegments);
-  return memtopo::analysis::median(r) / double(loads);
+  std::vector<double> shorter, longer;
+  for (unsigned s = 0; s < kRuns; ++s) (s % 2 ? longer : shorter).push_back(double(runs[s]));
+  return (memtopo::analysis::median(longer) - memtopo::analysis::median(shorter)) / (2.0 * loads);
 }
 
 // What every chase carries per load beyond its loads' latency (noise, the loop): the block's
@@ -125,13 +129,14 @@ void measure_latency(memtopo::Context& ctx) {
   const unsigned size = unsigned(ctx.input<int64_t>("dsmem.max_cluster_blocks"));
   const std::vector<int64_t> resident = ctx.input<std::vector<int64_t>>("dsmem.resident_clusters");
   const unsigned clusters = unsigned(std::max<int64_t>(resident.at(size - 1), 1));
-  const unsigned loads = std::max(unsigned(ctx.option<int64_t>("loads")) / kSegments, 1u), warm = 64;
+  // kRuns / 2 runs of `loads` and as many of 3 x `loads`: the option's loads in all.
+  const unsigned loads = std::max(unsigned(ctx.option<int64_t>("loads")) / (2 * kRuns), 1u), warm = 64;
   memtopo::device::LaunchConfig cfg;
   cfg.block = {128};
   cfg.cluster = {size};
   cfg.non_portable_cluster = size > 8;
   cfg.grid = {clusters * size};
-  const size_t per_cluster = size_t(size + 1) * kSegments;
+  const size_t per_cluster = size_t(size + 1) * kRuns;
   memtopo::device::Buffer<unsigned long long> out(ctx, size_t(clusters) * per_cluster);
   memtopo::device::Buffer<int> sms(ctx, cfg.grid.x);
   std::vector<ChaseSample> samples, local;
@@ -145,13 +150,13 @@ void measure_latency(memtopo::Context& ctx) {
   rule.max_seconds = 2.0;
   int64_t rep = 0;
   auto one_launch = [&]() {
-    memtopo::device::launch<peer_chase>(ctx, "peer_chase", cfg, warm, loads, kSegments, out.get(), sms.get());
+    memtopo::device::launch<peer_chase>(ctx, "peer_chase", cfg, warm, loads, kRuns, out.get(), sms.get());
     const std::vector<unsigned long long> cycles = out.download();
     const std::vector<int> sm = sms.download();
     std::vector<double> remote;
     for (unsigned c = 0; c < clusters; ++c) {
       for (unsigned d = 0; d <= size; ++d) {
-        const double per_load = per_load_of(&cycles[c * per_cluster + d * kSegments], loads);
+        const double per_load = per_load_of(&cycles[c * per_cluster + d * kRuns], loads);
         const int64_t cluster = rep * clusters + c;
         (d < size ? samples : local).push_back({cluster, int64_t(d), per_load});
         if (d > 0 && d < size) remote.push_back(per_load);
@@ -172,8 +177,9 @@ void measure_latency(memtopo::Context& ctx) {
   const std::vector<DistanceLatency> own = latency_by_distance(local);
   if (by.empty() || own.empty()) throw memtopo::NotDeterminable("no chase into another block's shared memory completed");
   report_latency(ctx, by, own, size,
-                 std::to_string(kSegments) + " runs of " + std::to_string(loads) +
-                     " dependent loads per chase, each chase the median run's, " + std::to_string(samples.size() / size) +
+                 std::to_string(kRuns / 2) + " runs of " + std::to_string(loads) + " and of " + std::to_string(3 * loads) +
+                     " dependent loads per chase, the difference of their medians over " + std::to_string(2 * loads) +
+                     " loads, " + std::to_string(samples.size() / size) +
                      " clusters of " + std::to_string(size) + " blocks in " + std::to_string(rep) + " launches (" +
                      stop.why + ")");
 }

@@ -56,7 +56,7 @@ memtopo::Probe latency() {
                  "dsmem.local_latency_cycles"})
       .requires_keys({"dsmem.max_cluster_blocks", "dsmem.resident_clusters"})
       .uses({"shared.latency_cycles"})
-      .option("loads", MT_VALUE_INT, "512", "dependent loads timed per chase, in 8 runs")
+      .option("loads", MT_VALUE_INT, "512", "dependent loads timed per chase, in 16 runs (docs/hopper.md)")
       .range("1", "65536")
       .option("repeats", MT_VALUE_INT, "3", "launches at least, each with every resident cluster chasing")
       .range("1", "1000")
