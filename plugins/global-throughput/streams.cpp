@@ -61,9 +61,11 @@ struct Plan {
 };
 
 // The simulated GPU prices every sector a pass moves, and four times an H100 replay's 50 MiB L2
-// took about 20 s a point: a DRAM point streams four times the L2, at most this much (at least
-// sixteen rounds of every block), over fresh lines, which miss the L2 as the far lines of a
-// long stream do.
+// took about 20 s a point: a DRAM point streams this much (at least sixteen rounds of every
+// block) over fresh lines, which miss the L2 as the far lines of a long stream do. Not less
+// where the L2 is small: four times an L2 of 512 KiB made windows of 17 us, in which a few
+// interruptions of 5000 cycles (0.4 % of loads) moved the two windows' difference, and the
+// best of nine points read DRAM 1 to 2.5 % above its rate (random devices 30, 33, 41).
 constexpr uint64_t kSimulatedDramBytes = uint64_t(16) << 20;
 
 // Past 16 simulated SMs the search refines no block sizes and widths beside the best, and the
@@ -455,11 +457,10 @@ void measure_streams(memtopo::Context& ctx, bool l1) {
   const uint64_t l2 = d.l2_bytes > 0 ? uint64_t(d.l2_bytes) : uint64_t(ctx.try_input<int64_t>("l2.size_bytes").value_or(0));
   if (l2 == 0 && !l1) throw memtopo::Skip("no L2 size known (device.l2_bytes, l2.size_bytes)");
   plan.l2_bytes = l2 / 4;
-  plan.dram_bytes = plan.exact_clock ? 4 * l2 : std::max<uint64_t>(32 * l2, uint64_t(1) << 30);
+  plan.dram_bytes = plan.exact_clock ? kSimulatedDramBytes : std::max<uint64_t>(32 * l2, uint64_t(1) << 30);
   if (d.global_memory_bytes > 0) plan.dram_bytes = std::min<uint64_t>(plan.dram_bytes, uint64_t(d.global_memory_bytes) / 4);
   FreshLines fresh;
   if (plan.exact_clock) {
-    plan.dram_bytes = std::min(plan.dram_bytes, kSimulatedDramBytes);
     // Sixteen L2s of lines before the addresses come back, within a quarter of the memory.
     fresh.wrap_bytes = std::max<uint64_t>(16 * l2, 8 * kSimulatedDramBytes);
     if (d.global_memory_bytes > 0) fresh.wrap_bytes = std::min<uint64_t>(fresh.wrap_bytes, uint64_t(d.global_memory_bytes) / 4);
