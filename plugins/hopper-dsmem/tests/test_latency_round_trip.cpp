@@ -30,3 +30,18 @@ TEST_CASE("the DSMEM latency under interruptions and jitter", "[hopper][dsmem][s
   CHECK(remote == Approx(6 * 29.0).epsilon(0.03));
   CHECK(got["dsmem"]["local_cluster_latency_cycles"].value_or(0.0) == Approx(29.0).epsilon(0.05));
 }
+
+TEST_CASE("the DSMEM bandwidth where a block may have less than 64 KiB of shared memory", "[hopper][dsmem][sim]") {
+  // 48 KiB a block (random devices 4 and 10): the sweeps' 64 KiB launch was refused and the
+  // probe failed the run; each block now sweeps 16 KiB.
+  const std::string dev = probetest::write_variant("hopper-like.toml", "dsmem-48k", [](toml::table& t) {
+    t["device"].as_table()->insert_or_assign("shared_per_block_optin_bytes", 49152);
+  });
+  const toml::table got = probetest::run_memtopo(dev, "dsmem-48k", "hopper-dsmem/bandwidth");
+  CHECK(got["probes"]["hopper-dsmem/bandwidth"]["status"].value_or<std::string>("") == "ok");
+  const auto own = got["dsmem"]["local_shared_gbps"].as_array();
+  REQUIRE(own);
+  CHECK(own->size() == 3);
+  CHECK_THAT(got["provenance"]["dsmem"]["local_shared_gbps"]["note"].value_or<std::string>(""),
+             Catch::Contains("sweeping 16 KiB"));
+}
