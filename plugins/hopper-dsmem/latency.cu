@@ -18,6 +18,22 @@ namespace {
 
 constexpr unsigned kChainWords = 1024;
 
+// One chase from `p`: `warm` loads, then `runs` runs by turns of `loads` and 3 x `loads`, the
+// cycles of each into `into`.
+template <memtopo::device::Path P>
+MEMTOPO_INLINE void chase_runs(uint32_t p, unsigned warm, unsigned loads, unsigned runs, unsigned long long slot,
+                               unsigned long long* into) {
+  namespace md = memtopo::device;
+  for (unsigned i = 0; i < warm; ++i) p = md::follow32<P>(p);
+  unsigned long long t0 = md::clock_after(p, slot);
+  for (unsigned s = 0; s < runs; ++s) {
+    for (unsigned i = 0, k = s % 2 ? 3 * loads : loads; i < k; ++i) p = md::follow32<P>(p);
+    const unsigned long long t1 = md::clock_after(p, slot);
+    into[s] = t1 - t0;
+    t0 = t1;
+  }
+}
+
 // Every block writes two rings of pointers into its shared memory: one of its own cluster
 // addresses, one of its shared::cta addresses. Thread 0 of rank 0 then chases the cluster ring
 // of the block at each distance in turn, and its own shared::cta ring; the other blocks wait at
@@ -44,26 +60,10 @@ MEMTOPO_KERNEL void peer_chase(unsigned warm, unsigned loads, unsigned runs, uns
   if (rank == 0 && t == 0) {
     const unsigned long long slot = md::shared_address(&sink);
     unsigned long long* mine = out + (block / n) * (n + 1) * runs;
-    for (uint32_t d = 0; d < n; ++d) {
-      uint32_t p = md::cluster_address(md::shared_address(&ring[0]), d);
-      for (unsigned i = 0; i < warm; ++i) p = md::follow32<md::Path::Cluster>(p);
-      unsigned long long t0 = md::clock_after(p, slot);
-      for (unsigned s = 0; s < runs; ++s) {
-        for (unsigned i = 0, k = s % 2 ? 3 * loads : loads; i < k; ++i) p = md::follow32<md::Path::Cluster>(p);
-        const unsigned long long t1 = md::clock_after(p, slot);
-        mine[d * runs + s] = t1 - t0;
-        t0 = t1;
-      }
-    }
-    uint32_t p = md::shared_address(&local_ring[0]);
-    for (unsigned i = 0; i < warm; ++i) p = md::follow32<md::Path::Shared>(p);
-    unsigned long long t0 = md::clock_after(p, slot);
-    for (unsigned s = 0; s < runs; ++s) {
-      for (unsigned i = 0, k = s % 2 ? 3 * loads : loads; i < k; ++i) p = md::follow32<md::Path::Shared>(p);
-      const unsigned long long t1 = md::clock_after(p, slot);
-      mine[n * runs + s] = t1 - t0;
-      t0 = t1;
-    }
+    for (uint32_t d = 0; d < n; ++d)
+      chase_runs<md::Path::Cluster>(md::cluster_address(md::shared_address(&ring[0]), d), warm, loads, runs, slot,
+                                    mine + d * runs);
+    chase_runs<md::Path::Shared>(md::shared_address(&local_ring[0]), warm, loads, runs, slot, mine + n * runs);
   }
   md::cluster_sync();
 }
