@@ -234,9 +234,8 @@ std::vector<double> dram_levels(const Context& ctx, uint64_t line, double slowes
 // How much slower than the slowest hit a load must be to count as DRAM: four spreads of the
 // widest hit level, within 3 % and 15 % of the slowest hit. A fixed 15 % left out every near
 // DRAM load where it lies 12 % above the far hit (random devices 12, 21, 28: 470 against 425
-// raw cycles), and the far DRAM loads alone were taken for the one DRAM level; a GPU's hit
-// levels spread widely (an H100's near hits 241 to 339 cycles by SM and line), which keeps it
-// near 15 % there.
+// raw cycles), and the far DRAM loads alone were taken for the one DRAM level. The H200's DRAM
+// latencies stayed within their spread with it (docs/results/h200.md).
 double dram_margin(const std::vector<an::Level>& hits, double slowest_hit) {
   double spread = 0;
   for (const auto& l : hits) spread = std::max(spread, l.spread);

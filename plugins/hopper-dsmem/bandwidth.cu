@@ -75,9 +75,14 @@ memtopo::device::LaunchReport launch_sweep(const memtopo::Context& ctx, const me
 // The buffer a block sweeps: 64 KiB, else 16 KiB (a round of 16 B loads by every thread) where a
 // block may not have that much shared memory (random simulated devices of 48 KiB a block failed
 // the probe's launch); 0 where not even that fits.
+// The most shared memory a block may have (the buffer's size where the device does not say).
+int64_t block_shared_most(const memtopo::Context& ctx) {
+  const int64_t optin = ctx.device().shared_per_block_optin_bytes;
+  return optin > 0 ? optin : int64_t(kBufferBytes);
+}
+
 unsigned buffer_bytes(const memtopo::Context& ctx) {
-  const int64_t most = ctx.device().shared_per_block_optin_bytes > 0 ? ctx.device().shared_per_block_optin_bytes
-                                                                     : int64_t(kBufferBytes);
+  const int64_t most = block_shared_most(ctx);
   return most >= int64_t(kBufferBytes) ? kBufferBytes : most >= int64_t(kSmallBufferBytes) ? kSmallBufferBytes : 0;
 }
 
@@ -89,11 +94,8 @@ memtopo::device::LaunchConfig sweep_config(const memtopo::Context& ctx, unsigned
   cfg.non_portable_cluster = cluster > 8;
   cfg.grid = {clusters * cluster};
   // More than half the SM's shared memory, where a block may have it: one block per SM.
-  const unsigned bytes = buffer_bytes(ctx);
-  const int64_t most = ctx.device().shared_per_block_optin_bytes > 0 ? ctx.device().shared_per_block_optin_bytes
-                                                                     : int64_t(bytes);
-  cfg.dynamic_shared_bytes =
-      unsigned(std::min(most, std::max<int64_t>(bytes, ctx.device().shared_per_sm_bytes / 2 + 1024)));
+  cfg.dynamic_shared_bytes = unsigned(std::min(
+      block_shared_most(ctx), std::max<int64_t>(buffer_bytes(ctx), ctx.device().shared_per_sm_bytes / 2 + 1024)));
   return cfg;
 }
 

@@ -204,7 +204,8 @@ PolicyResult find_policy(Measurer& m, int64_t line_bytes, int64_t sets, int64_t 
   }
   m.ctx().raw(t.element + "-victims", {"fill_position", "victim_probability"}, row);
   judge_census(counts, total, res);
-  if (counts[0] >= kOldestFirst * double(total)) oldest_first(res, counts[0] / double(total), oc.miss_fraction, kept, judged);
+  if (!all_miss && counts[0] >= kOldestFirst * double(total))
+    oldest_first(res, counts[0] / double(total), oc.miss_fraction, kept, judged);
   return res;
 }
 
