@@ -180,6 +180,8 @@ def main():
         text = f.read_text()
         code = strip_python_comments(text) if f.suffix == ".py" else strip_cpp_comments(text)
         for lineno, line in enumerate(code.splitlines(), 1):
+            if '"' not in line and "'" not in line:  # every name is looked for next to a quote
+                continue
             if role_literal:
                 line = role_literal.sub('""', line)
             strings = literals(line)
