@@ -193,11 +193,60 @@ void policy_from_storage(const Context& ctx, const ElementSpec& spec, Measured<s
                 "\") with the same sets and ways; strides: " + policy.note};
 }
 
+// The own partition's lines are used where four times the element's size fits in this (the
+// steps reach at most that far): every footprint over them is one array of that length, which
+// each launch writes and uploads whole.
+constexpr int64_t kOwnLinesRegionBytes = int64_t(64) << 20;
+
+// Where strides are blind to an element of hashed partition homes: the lines homed in the
+// measuring SM's own partition, as many as `reach` bytes of all partitions would hold
+// (ElementSpec::partitions_key). An empty map where the element has no such keys (why_not
+// empty) or they cannot be found.
+OwnLines own_partition_lines(const Context& ctx, Measurer& m, const ElementSpec& spec, int64_t size, int64_t reach,
+                             int64_t& parts) {
+  OwnLines none;
+  if (spec.partitions_key.empty()) return none;
+  parts = ctx.try_input<int64_t>(spec.partitions_key).value_or(0);
+  const int64_t granule = ctx.try_input<int64_t>(spec.home_granule_key).value_or(0);
+  if (parts < 2 || granule <= 0) return none;
+  if (4 * size > kOwnLinesRegionBytes) {
+    none.why_not = "the own partition's lines are scanned where four times the size fits in " +
+                   std::to_string(kOwnLinesRegionBytes >> 20) + " MiB (one array a footprint)";
+    return none;
+  }
+  OwnLines own =
+      find_own_partition_lines(m, uint32_t(parts), uint64_t(granule), uint64_t(reach / parts), uint64_t(size), 256);
+  if (own.map.empty()) own.why_not = "the own partition's lines: " + own.why_not;
+  return own;
+}
+
+std::string own_lines_how(const OwnLines& own, int64_t part_size) {
+  return "lines of the " + std::to_string(own.map.chunks.size()) + " chunks of " + std::to_string(own.map.chunk_bytes) +
+         " B homed in the measuring SM's own partition (hits at " + std::to_string(std::lround(own.near_cycles)) +
+         " raw cycles, the others' at " + std::to_string(std::lround(own.far_cycles)) + "), one partition's size " +
+         std::to_string(part_size) + " B";
+}
+
 // The policy step, else the element's eviction sets, else the storage it shares.
+// Where strides are blind to hashed partition homes, over the own partition's lines.
 void measure_policy(Context& ctx, Measurer& m, const ElementSpec& spec) {
   const std::string& e = spec.element;
-  PolicyResult r =
-      find_policy(m, ctx.input<int64_t>(e + ".line_bytes"), ctx.input<int64_t>(e + ".sets"), ctx.input<int64_t>(e + ".ways"));
+  const int64_t line = ctx.input<int64_t>(e + ".line_bytes"), sets = ctx.input<int64_t>(e + ".sets"),
+                ways = ctx.input<int64_t>(e + ".ways");
+  const std::string blind = spec.strides_blind ? spec.strides_blind(ctx) : std::string();
+  int64_t parts = 1;
+  const OwnLines own =
+      blind.empty() ? OwnLines{} : own_partition_lines(ctx, m, spec, sets * ways * line, 4 * sets * ways * line, parts);
+  PolicyResult r;
+  if (!own.map.empty() && sets % parts == 0) {
+    m.set_line_map(own.map);
+    r = find_policy(m, line, sets / parts, ways);
+    m.set_line_map({});
+    const std::string how = own_lines_how(own, sets / parts * ways * line);
+    r.policy.note += (r.policy.note.empty() ? "" : "; ") + how;
+  } else {
+    r = find_policy(m, line, sets, ways);
+  }
   if (!r.policy.found) policy_from_eviction_sets(ctx, spec.eviction_policy_key, r.policy);
   if (!r.policy.found) policy_from_storage(ctx, spec, r.policy);
   report(ctx, e + ".replacement_policy", r.policy);
@@ -214,7 +263,7 @@ void measure_policy(Context& ctx, Measurer& m, const ElementSpec& spec) {
 
 // What the policy probe reads beyond its inputs.
 std::vector<std::string> policy_uses(const ElementSpec& spec) {
-  std::vector<std::string> keys;
+  std::vector<std::string> keys = spec.partitions_key.empty() ? std::vector<std::string>{} : spec.geometry_uses;
   if (!spec.eviction_policy_key.empty()) keys.push_back(spec.eviction_policy_key);
   if (spec.storage_key.empty()) return keys;
   keys.push_back(spec.storage_key);
@@ -243,15 +292,51 @@ std::vector<std::string> sets_size_uses(const ElementSpec& spec) {
   return with({spec.element + ".size_bytes"}, spec.candidate_uses);
 }
 
+// The line step; where strides are blind to hashed partition homes, over the own partition's lines.
+LineResult measure_line(Context& ctx, Measurer& m, const ElementSpec& spec, int64_t size, int64_t full_miss) {
+  const std::string blind = spec.strides_blind ? spec.strides_blind(ctx) : std::string();
+  if (blind.empty()) return find_line(m, size, full_miss);
+  int64_t parts = 1;
+  const OwnLines own = own_partition_lines(ctx, m, spec, size, 2 * std::max(size, full_miss), parts);
+  if (own.map.empty()) return find_line(m, size, full_miss);
+  LineResult r = find_line_in_partition(m, size, full_miss, own, parts);
+  if (r.line_bytes.found) r.line_bytes.note += "; " + own_lines_how(own, size / parts);
+  return r;
+}
+
+// The sets and ways of one partition from the lines homed in the measuring SM's own partition,
+// the sets times the partitions; `blind` says why plain strides cannot, and stays in the note
+// where this cannot either.
+GeometryResult own_partition_geometry(Context& ctx, Measurer& m, const ElementSpec& spec, int64_t size, int64_t line,
+                                      const std::string& blind) {
+  GeometryResult r;
+  auto not_this_way = [&](const std::string& why) {
+    r.sets.note = r.ways.note = r.set_mapping.note = blind + (why.empty() ? "" : "; " + why);
+    return r;
+  };
+  int64_t parts = 1;
+  const OwnLines own = own_partition_lines(ctx, m, spec, size, 4 * size, parts);
+  if (own.map.empty()) return not_this_way(own.why_not);
+  const int64_t part_size = size / parts;
+  const std::string how = own_lines_how(own, part_size);
+  m.set_line_map(own.map);
+  r = find_geometry(m, part_size, line);
+  m.set_line_map({});
+  if (!r.sets.found) return not_this_way("strides over " + how + ": " + r.sets.note);
+  r.sets.value *= parts;
+  r.sets.note = "the sets of one partition times " + std::to_string(parts) + " partitions; " + how + ": " + r.sets.note;
+  r.ways.note += "; " + how;
+  if (r.set_mapping.found) r.set_mapping.note += " within a partition; " + how;
+  return r;
+}
+
 // The geometry step: the stride scan, else the element's eviction sets, else the storage it
 // shares.
 void measure_geometry(Context& ctx, Measurer& m, const ElementSpec& spec, const std::string& first_key) {
   const std::string& e = spec.element;
   const int64_t size = ctx.input<int64_t>(first_key), line = ctx.input<int64_t>(e + ".line_bytes");
   const std::string blind = spec.strides_blind ? spec.strides_blind(ctx) : std::string();
-  GeometryResult r;
-  if (blind.empty()) r = find_geometry(m, size, line);
-  else r.sets.note = r.ways.note = r.set_mapping.note = blind;
+  GeometryResult r = blind.empty() ? find_geometry(m, size, line) : own_partition_geometry(ctx, m, spec, size, line, blind);
   // Eviction sets count the ways directly; strides that see other ways read a hash's pattern.
   const auto eviction_ways = spec.eviction_ways_key.empty() ? std::nullopt : ctx.try_input<int64_t>(spec.eviction_ways_key);
   const bool strides_disagree = r.ways.found && eviction_ways && *eviction_ways != r.ways.value;
@@ -336,9 +421,9 @@ std::vector<Probe> procedure_probes(const ElementSpec& spec) {
   }
 
   probes.push_back(element_probe(spec, "line", "fetch granularity (sector) and line size", false,
-                                 [e, first_key](Context& ctx, Measurer& m) {
-                                   const LineResult r = find_line(m, ctx.input<int64_t>(first_key),
-                                                                  ctx.try_input<int64_t>(e + ".full_miss_bytes").value_or(0));
+                                 [e, first_key, spec](Context& ctx, Measurer& m) {
+                                   const LineResult r = measure_line(ctx, m, spec, ctx.input<int64_t>(first_key),
+                                                                     ctx.try_input<int64_t>(e + ".full_miss_bytes").value_or(0));
                                    report(ctx, e + ".fetch_granularity_bytes", r.fetch_granularity_bytes);
                                    report(ctx, e + ".line_bytes", r.line_bytes);
                                    // The fetch unit alone (a path too short for the line) is kept.
@@ -347,7 +432,8 @@ std::vector<Probe> procedure_probes(const ElementSpec& spec) {
   probes.back()
       .provides({e + ".fetch_granularity_bytes", e + ".line_bytes"})
       .requires_keys(with(size_req, {first_key}))
-      .uses(with(uses, {e + ".full_miss_bytes"}));
+      .uses(with(with(uses, {e + ".full_miss_bytes"}), spec.partitions_key.empty() ? std::vector<std::string>{}
+                                                                                     : spec.geometry_uses));
 
   probes.push_back(element_probe(spec, "geometry", "sets, ways and set-index mapping", false,
                                  [first_key, spec](Context& ctx, Measurer& m) { measure_geometry(ctx, m, spec, first_key); }));

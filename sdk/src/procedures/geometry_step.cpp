@@ -136,7 +136,7 @@ SetsAndWays sets_and_ways(Measurer& m, uint64_t P, bool all_lines_flat, uint64_t
 double random_lines_miss_fraction(Measurer& m, uint64_t T, uint64_t W, uint64_t lines, uint64_t b, size_t* count,
                                   uint64_t* span_bytes, bool* significant) {
   const Target& t = m.target();
-  const uint64_t span_cap = std::min(kArrayBytes, t.max_footprint_bytes ? t.max_footprint_bytes : kArrayBytes) / b;
+  const uint64_t span_cap = std::min(kArrayBytes, planned_reach_bytes(t)) / b;
   const uint64_t span = std::min<uint64_t>(8 * lines, span_cap) / T * T;  // whole rounds of the T sets
   const uint64_t per_set = W - W / 64;
   if (span / T < 2 * per_set) return -1;
@@ -151,6 +151,9 @@ double random_lines_miss_fraction(Measurer& m, uint64_t T, uint64_t W, uint64_t 
     }
   }
   std::shuffle(offsets.begin(), offsets.end(), rng);
+  const bool mapped = !t.line_map.empty();
+  if (mapped)
+    for (uint64_t& o : offsets) o = t.line_map.place(o);
   m.ctx().progress(0.95, t.element + " sets/ways: random lines");
   // The same lines on several SMs of one launch. A hash overflows the same sets on every SM;
   // another user's line takes a way of one SM's cache only (the H100's L1 paths, the
@@ -158,7 +161,7 @@ double random_lines_miss_fraction(Measurer& m, uint64_t T, uint64_t W, uint64_t 
   // So the copy with the fewest misses but one stands for the cache: strays fool it only on
   // all copies but one, a hash escapes it only where two copies show no significant misses.
   const size_t copies = static_cast<size_t>(std::min(m.parallel_footprints(), 9));
-  auto runs = m.run(std::vector<Footprint>(copies, counted_footprint(recipes::from_byte_offsets(offsets, span * b), 2, 4)));
+  auto runs = m.run(std::vector<Footprint>(copies, counted_footprint(recipes::from_byte_offsets(offsets, mapped ? t.line_map.region_bytes : span * b), 2, 4)));
   std::sort(runs.begin(), runs.end(), [](const FootprintResult& x, const FootprintResult& y) {
     return x.significant != y.significant ? !x.significant : x.misses < y.misses;
   });
@@ -213,7 +216,7 @@ uint64_t most_lines_without_misses(Measurer& m, uint64_t S, uint64_t C, uint64_t
     // Recurring misses tell a per-SM cache's stray misses from capacity misses; a shared
     // cache's footprints are judged by their counts, as in its size search.
     std::vector<Footprint> fs;
-    for (uint64_t k : ks) fs.push_back(counted_footprint(spaced_lines(k, S), 2, 4, !t.shared_between_sms));
+    for (uint64_t k : ks) fs.push_back(counted_footprint(mapped_lines(t, k, S), 2, 4, !t.shared_between_sms));
     std::vector<bool> r;
     for (const auto& x : m.run(fs)) r.push_back(x.significant);
     return r;
@@ -221,7 +224,7 @@ uint64_t most_lines_without_misses(Measurer& m, uint64_t S, uint64_t C, uint64_t
   an::SearchOptions so;
   so.start = 1;
   so.limit = 4 * (C / b) + 64;
-  so.limit = std::min<uint64_t>(so.limit, (t.max_footprint_bytes ? t.max_footprint_bytes : kArrayBytes) / S);
+  so.limit = std::min<uint64_t>(so.limit, planned_reach_bytes(t) / S);
   so.granularity = 1;
   // One footprint per launch (a shared cache): plain bisection, the fewest footprints.
   so.points_per_round = static_cast<size_t>(std::max(m.parallel_footprints(), 1));
@@ -271,7 +274,7 @@ GeometryResult find_geometry(Measurer& m, int64_t size_bytes, int64_t line_bytes
                                ", where the scan used its budget of " + std::to_string(t.geometry_load_budget) + " loads"
         : scan.limit_stop ? "no plateau of lines per set up to a stride of " + fmt_bytes(scan.limit_stop / 2) +
                                 ": at " + fmt_bytes(scan.limit_stop) + " the path's limit (" +
-                                fmt_bytes(t.max_footprint_bytes) + ") holds too few lines to tell the plateau from half"
+                                fmt_bytes(planned_reach_bytes(t)) + ") holds too few lines to tell the plateau from half"
                           : "no plateau of lines per set up to a stride of " + fmt_bytes(kLargestStride));
   // The plateau: the most lines any of its strides held (a stray miss can cost one).
   const uint64_t P = all_lines_flat ? C / b : std::max(seen[n - 1].second, seen[n - 2].second);

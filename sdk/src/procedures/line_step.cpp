@@ -100,7 +100,7 @@ class StrideEdge {
       // Recurring misses tell a per-SM cache's stray misses from capacity misses; a shared
       // cache's footprints are judged by their counts, as in its size search.
       const bool recurring = !gradual_ && !m_.target().shared_between_sms;
-      for (uint64_t sz : sizes) fs.push_back(counted_footprint(stride_chase(sz, stride), 1, 2, recurring));
+      for (uint64_t sz : sizes) fs.push_back(counted_footprint(mapped_stride(m_.target(), sz, stride), 1, 2, recurring));
       return m_.run(fs);
     };
     auto pred = [&](const std::vector<uint64_t>& sizes) {
@@ -147,7 +147,7 @@ bool line_from_short_strides(Measurer& m, uint64_t C, uint64_t g, uint64_t upto,
   for (uint64_t cand = g; cand <= upto; cand *= 2) {
     const uint64_t S = (cand * 5 / 4 + 3) / 4 * 4;
     const uint64_t F = (C + C / 8) / S * S;
-    if (m.run(counted_footprint(stride_chase(F, S), 1, 2)).significant) continue;
+    if (m.run(counted_footprint(mapped_stride(m.target(), F, S), 1, 2)).significant) continue;
     res.line_bytes = {true, static_cast<int64_t>(cand), 0.9, Bound::Exact,
                       fmt_bytes(F) + " (9/8 of the size) fits at a stride of " + fmt_bytes(S) +
                           (cand > g ? " but not at " + fmt_bytes((cand / 2 * 5 / 4 + 3) / 4 * 4) : std::string()) +
@@ -167,7 +167,7 @@ constexpr double kUnclearLine = 0.75;  // of 1 - |log2(estimate / line)|
 void odd_stride_line(Measurer& m, uint64_t C, int64_t full_miss_bytes, LineResult& res) {
   const Target& t = m.target();
   const uint64_t g = static_cast<uint64_t>(res.fetch_granularity_bytes.value);
-  const uint64_t cap = t.max_footprint_bytes ? t.max_footprint_bytes : std::numeric_limits<uint64_t>::max();
+  const uint64_t cap = footprint_cap(t) ? footprint_cap(t) : std::numeric_limits<uint64_t>::max();
   // A gradual transition (every access missing only well past the first misses, as on the
   // H100's L1) blurs the onset; there the same ratio is taken at the other end: the largest
   // footprint at which not yet (nearly) every load misses.
@@ -250,11 +250,11 @@ void power_of_two_bound(Measurer& m, uint64_t C, int64_t full_miss_bytes, LineRe
   const bool gradual = full > C + C / 2;
   if (gradual && full + full / 20 > 2 * (C - C / 10)) return;  // half the span would not stay below C
   const uint64_t span = gradual ? full + full / 20 : C + C / 8;
-  if (t.max_footprint_bytes && span > t.max_footprint_bytes) return;
+  if (footprint_cap(t) && span > footprint_cap(t)) return;
   std::vector<uint64_t> strides;
   for (uint64_t S = 2 * g; S <= uint64_t(res.line_bytes.value); S *= 2) strides.push_back(S);
   std::vector<Footprint> fs;
-  for (uint64_t S : strides) fs.push_back(counted_footprint(spaced_lines((span + S - 1) / S, S), 1, 2));
+  for (uint64_t S : strides) fs.push_back(counted_footprint(mapped_lines(t, (span + S - 1) / S, S), 1, 2));
   m.ctx().progress(0.9, t.element + " line: power-of-two strides");
   const auto o = fs.empty() ? std::vector<FootprintResult>{} : m.run(fs);
   std::vector<double> row;
@@ -278,19 +278,34 @@ void power_of_two_bound(Measurer& m, uint64_t C, int64_t full_miss_bytes, LineRe
   }
 }
 
+// The line from capacities past the size C, once the fetch unit is known.
+void line_from_capacity(Measurer& m, uint64_t C, int64_t full_miss_bytes, LineResult& res) {
+  odd_stride_line(m, C, full_miss_bytes, res);
+  const uint64_t g = static_cast<uint64_t>(res.fetch_granularity_bytes.value);
+  const uint64_t cap = footprint_cap(m.target());
+  if (res.line_bytes.found && !res.path_limited && res.line_bytes.value > int64_t(g) && (!cap || C + C / 8 <= cap))
+    power_of_two_bound(m, C, full_miss_bytes, res);
+  if (!res.line_bytes.found && res.line_bytes.note.empty())
+    res.line_bytes.note = "capacity did not grow with the stride up to " + fmt_bytes(33 * g);
+}
+
 }  // namespace
 
 LineResult find_line(Measurer& m, int64_t size_bytes, int64_t full_miss_bytes) {
   LineResult res;
   const uint64_t C = static_cast<uint64_t>(size_bytes);
+  if (fetch_granularity(m, C, full_miss_bytes, res)) line_from_capacity(m, C, full_miss_bytes, res);
+  return res;
+}
+
+LineResult find_line_in_partition(Measurer& m, int64_t size_bytes, int64_t full_miss_bytes, const OwnLines& own,
+                                  int64_t partitions) {
+  LineResult res;
+  const uint64_t C = static_cast<uint64_t>(size_bytes);
   if (!fetch_granularity(m, C, full_miss_bytes, res)) return res;
-  odd_stride_line(m, C, full_miss_bytes, res);
-  const uint64_t g = static_cast<uint64_t>(res.fetch_granularity_bytes.value);
-  const uint64_t cap = m.target().max_footprint_bytes;
-  if (res.line_bytes.found && !res.path_limited && res.line_bytes.value > int64_t(g) && (!cap || C + C / 8 <= cap))
-    power_of_two_bound(m, C, full_miss_bytes, res);
-  if (!res.line_bytes.found && res.line_bytes.note.empty())
-    res.line_bytes.note = "capacity did not grow with the stride up to " + fmt_bytes(33 * g);
+  m.set_line_map(own.map);
+  line_from_capacity(m, C / uint64_t(partitions), full_miss_bytes / partitions, res);
+  m.set_line_map({});
   return res;
 }
 

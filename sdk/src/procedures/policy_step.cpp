@@ -11,10 +11,13 @@ namespace memtopo::cache {
 namespace an = memtopo::analysis;
 namespace {
 
-// A footprint whose every load is recorded as hit or miss from a cold start.
-Footprint pattern_of(const std::vector<uint64_t>& offsets) {
+// A footprint whose every load is recorded as hit or miss from a cold start; its lines where
+// the target's line map puts them.
+Footprint pattern_of(const Target& t, std::vector<uint64_t> offsets) {
   Footprint f;
-  f.chase = recipes::from_byte_offsets(offsets);
+  if (!t.line_map.empty())
+    for (uint64_t& o : offsets) o = t.line_map.place(o);
+  f.chase = recipes::from_byte_offsets(offsets, t.line_map.region_bytes);
   f.warmup_passes = 0;
   f.record_steps = offsets.size();
   f.miss_pattern = true;
@@ -35,7 +38,7 @@ Trials reused_line_trials(Measurer& m, uint64_t b, uint64_t T, uint64_t W, uint6
   std::vector<size_t> probe_pos;
   for (uint64_t set = 0; set < trials; ++set) {
     const uint64_t base = set * b;
-    if (!t.max_footprint_bytes || (2 * W + 1) * S <= t.max_footprint_bytes)
+    if (!footprint_cap(t) || (2 * W + 1) * S <= footprint_cap(t))
       for (uint64_t j = 0; j < W; ++j) offsets.push_back(base + (W + 1 + j) * S);  // flush
     for (uint64_t j = 0; j < W; ++j) offsets.push_back(base + j * S);            // A0..A(W-1)
     offsets.push_back(base + 4);                                                   // A0 again
@@ -43,7 +46,7 @@ Trials reused_line_trials(Measurer& m, uint64_t b, uint64_t T, uint64_t W, uint6
     offsets.push_back(base + 8);                                                   // A0 again
     probe_pos.push_back(offsets.size() - 1);
   }
-  const auto results = m.run(std::vector<Footprint>(static_cast<size_t>(m.parallel_footprints()), pattern_of(offsets)));
+  const auto results = m.run(std::vector<Footprint>(static_cast<size_t>(m.parallel_footprints()), pattern_of(t, offsets)));
   // Trials past the recorded (or kept) part of the pattern say nothing.
   Trials tr;
   tr.run = probe_pos.size() * results.size();
@@ -71,7 +74,7 @@ std::vector<double> victim_census(Measurer& m, uint64_t b, uint64_t T, uint64_t 
     // Fresh lines every round (the caches keep the previous launch's lines), same sets, as
     // far as the path's footprint limit allows.
     const uint64_t span = (W + 1) * S;
-    const uint64_t fit = t.max_footprint_bytes ? std::max<uint64_t>(t.max_footprint_bytes / (span + nsets * b), 1) : 8;
+    const uint64_t fit = footprint_cap(t) ? std::max<uint64_t>(footprint_cap(t) / (span + nsets * b), 1) : 8;
     const uint64_t shift = uint64_t(round) % fit * span;
     for (uint64_t set = 0; set < nsets; ++set) {
       const uint64_t base = shift + set * b;
@@ -80,7 +83,7 @@ std::vector<double> victim_census(Measurer& m, uint64_t b, uint64_t T, uint64_t 
       first_probe.push_back(off.size());
       for (uint64_t j = 0; j < W; ++j) off.push_back(base + j * S + 4);
     }
-    const auto results = m.run(std::vector<Footprint>(static_cast<size_t>(m.parallel_footprints()), pattern_of(off)));
+    const auto results = m.run(std::vector<Footprint>(static_cast<size_t>(m.parallel_footprints()), pattern_of(t, off)));
     for (const auto& r : results) {
       for (size_t fp : first_probe) {
         if (fp + W > r.miss.size()) break;
@@ -160,7 +163,7 @@ PolicyResult find_policy(Measurer& m, int64_t line_bytes, int64_t sets, int64_t 
   // periodic pattern; random-like policies keep some lines.
   m.ctx().progress(0.1, t.element + " policy: cyclic overflow");
   Footprint cyc;
-  cyc.chase = spaced_lines(W + 1, S);
+  cyc.chase = mapped_lines(t, W + 1, S);
   cyc.warmup_passes = 2;
   cyc.record_steps = 64 * (W + 1);
   cyc.miss_pattern = true;

@@ -36,6 +36,33 @@ inline recipes::Chase spaced_lines(uint64_t k, uint64_t stride) {
   return c;
 }
 
+// k lines `stride` bytes apart where the target's line map puts them (spaced_lines without one).
+inline recipes::Chase mapped_lines(const Target& t, uint64_t k, uint64_t stride) {
+  if (t.line_map.empty()) return spaced_lines(k, stride);
+  std::vector<uint64_t> offsets;
+  offsets.reserve(k);
+  for (uint64_t i = 0; i < k; ++i) offsets.push_back(t.line_map.place(i * stride));
+  return recipes::from_byte_offsets(offsets, t.line_map.region_bytes);
+}
+
+// A footprint of `footprint_bytes` read `stride` bytes apart where the target's line map puts
+// its words (stride_chase without one).
+inline recipes::Chase mapped_stride(const Target& t, uint64_t footprint_bytes, uint64_t stride) {
+  if (t.line_map.empty()) return stride_chase(footprint_bytes, stride);
+  return mapped_lines(t, footprint_bytes / stride, stride);
+}
+
+// The largest footprint a step may plan: the line map's reach, else the path's (0: none).
+inline uint64_t footprint_cap(const Target& t) {
+  return t.line_map.empty() ? t.max_footprint_bytes : t.line_map.reach_bytes();
+}
+
+// The longest footprint the geometry steps may plan: the line map's reach, else the path's.
+inline uint64_t planned_reach_bytes(const Target& t) {
+  if (!t.line_map.empty()) return t.line_map.reach_bytes();
+  return t.max_footprint_bytes ? t.max_footprint_bytes : kArrayBytes;
+}
+
 // Loads in one pass of the chase's cycle.
 inline uint64_t cycle_of(const recipes::Chase& c) {
   if (!c.order.empty()) return c.order.size();

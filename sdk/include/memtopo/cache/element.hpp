@@ -65,6 +65,12 @@ struct ElementSpec {
   // showed ("l1d.eviction_set_policy"); empty: none. Where no stride puts lines into one set
   // (a hashed index), the policy probe reports it when it is lru, fifo or random.
   std::string eviction_policy_key;
+  // Where strides_blind names hashed partition homes: the keys of the partitions' count and of
+  // their home granule (the L2: "l2.partitions", "l2.partition_granule_bytes"), both in
+  // geometry_uses. The geometry probe then scans the lines homed in the measuring SM's own
+  // partition (found by their hit latency) where four times the size fits in 64 MiB, and
+  // reports that partition's sets times the partitions. Empty: no such scan.
+  std::string partitions_key, home_granule_key;
 };
 std::vector<Probe> element_probes(const ElementSpec& spec);
 

@@ -13,6 +13,19 @@
 
 namespace memtopo::cache {
 
+// Where a chase's lines go in the array: the k-th chunk of `chunk_bytes` of the footprints the
+// steps plan goes to chunk chunks[k] of an array of `region_bytes` (every footprint in one
+// array of that length, so that a backend hands it the same buffer each time). Empty: lines go
+// where the steps plan them. The L2 of partitions with hashed homes: the chunks homed in the
+// measuring SM's own partition, in order (find_own_partition_lines).
+struct LineMap {
+  uint64_t chunk_bytes = 0, region_bytes = 0;
+  std::vector<uint64_t> chunks;
+  bool empty() const { return chunks.empty(); }
+  uint64_t reach_bytes() const { return chunks.size() * chunk_bytes; }  // of the planned footprints
+  uint64_t place(uint64_t planned) const { return chunks[planned / chunk_bytes] * chunk_bytes + planned % chunk_bytes; }
+};
+
 // What is measured and how far to look.
 struct Target {
   mt_space space = MT_SPACE_GLOBAL_CA;
@@ -37,6 +50,8 @@ struct Target {
   uint64_t geometry_load_budget = 0;
   // Timed loads per footprint of the occupancy measurement (find_occupancy).
   uint64_t occupancy_loads = uint64_t(1) << 24;
+  // Where the geometry steps' lines go (empty: where they plan them).
+  LineMap line_map;
 };
 
 // One footprint to measure: a chase and how its loads are judged.
@@ -91,6 +106,7 @@ class Measurer {
   // Later jobs run at this carveout; the calibration stands (a hit's latency does not depend
   // on how much of the array the L1 keeps).
   void set_carveout(int32_t percent) { target_.shared_carveout_percent = percent; }
+  void set_line_map(LineMap map) { target_.line_map = std::move(map); }
   const Context& ctx() const { return ctx_; }
   // Median raw cycles of a hit in the reference footprint (timing overhead included).
   double hit_latency_raw() const { return hit_centre_; }

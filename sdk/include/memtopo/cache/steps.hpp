@@ -77,6 +77,25 @@ GeometryResult find_geometry(Measurer& m, int64_t size_bytes, int64_t line_bytes
 uint64_t most_lines_without_misses(Measurer& m, uint64_t stride, uint64_t size_bytes, uint64_t line_bytes,
                                    bool* capped = nullptr, uint64_t hint = 0);
 
+// The lines homed in the measuring SM's own partition of a cache whose partitions' homes a
+// hash spreads: the chunks of `chunk_bytes` whose second load hits at the near latency, in
+// order, as a line map whose planned footprints reach `reach_bytes` (or less where fewer chunks
+// are near). `cache_bytes` sizes the batches of lines (a quarter of it). Empty map: why_not.
+struct OwnLines {
+  LineMap map;
+  double near_cycles = 0, far_cycles = 0;  // raw hit cycles of the two levels
+  std::string why_not;
+};
+OwnLines find_own_partition_lines(Measurer& m, uint32_t partitions, uint64_t chunk_bytes, uint64_t reach_bytes,
+                                  uint64_t cache_bytes, uint64_t line_bytes);
+
+// The line as find_line measures it, its capacities over the lines homed in the measuring SM's
+// own partition (`own`, of `partitions` that share the size alike): the fetch unit from the
+// whole size, the line from one partition's (the lines a stride apart of a hashed home spread
+// unevenly over the partitions).
+LineResult find_line_in_partition(Measurer& m, int64_t size_bytes, int64_t full_miss_bytes, const OwnLines& own,
+                                  int64_t partitions);
+
 struct PolicyResult {
   Measured<std::string> policy;          // lru, fifo, random, non_uniform
   std::vector<double> victim_probabilities;  // per fill position (non-LRU policies)
