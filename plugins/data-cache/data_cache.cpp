@@ -117,7 +117,9 @@ std::vector<Probe> all_probes() {
     return "the partitions' homes are hashed (l2.partition_interleave): lines a stride apart spread over every "
            "partition, so no stride singles out one set";
   };
-  l2.geometry_uses = {"l2.partition_interleave"};
+  l2.geometry_uses = {"l2.partition_interleave", "l2.partitions", "l2.partition_granule_bytes"};
+  l2.partitions_key = "l2.partitions";
+  l2.home_granule_key = "l2.partition_granule_bytes";
   l2.subject = "l2_cache";
   l2.eviction_policy_key = "l2.eviction_set_policy";
   for (auto& p : memtopo::cache::element_probes(l2)) probes.push_back(std::move(p));
