@@ -297,7 +297,9 @@ LineResult measure_line(Context& ctx, Measurer& m, const ElementSpec& spec, int6
   const std::string blind = spec.strides_blind ? spec.strides_blind(ctx) : std::string();
   if (blind.empty()) return find_line(m, size, full_miss);
   int64_t parts = 1;
-  const OwnLines own = own_partition_lines(ctx, m, spec, size, 2 * std::max(size, full_miss), parts);
+  // Odd strides up to a few lines reach every line's full miss: past 2.25 times it at 288 B
+  // for 128 B lines (a random device's full miss 1.7 times its size).
+  const OwnLines own = own_partition_lines(ctx, m, spec, size, 4 * std::max(size, full_miss), parts);
   if (own.map.empty()) return find_line(m, size, full_miss);
   LineResult r = find_line_in_partition(m, size, full_miss, own, parts);
   if (r.line_bytes.found) r.line_bytes.note += "; " + own_lines_how(own, size / parts);
@@ -323,6 +325,14 @@ GeometryResult own_partition_geometry(Context& ctx, Measurer& m, const ElementSp
   r = find_geometry(m, part_size, line);
   m.set_line_map({});
   if (!r.sets.found) return not_this_way("strides over " + how + ": " + r.sets.note);
+  // One partition's lines are a plain address space; strides that do not fit modulo sets there
+  // say the map or the line is wrong, not that the partition hashes (a wrong line read 68 sets
+  // of 181 ways at 0.95 on a random device).
+  if (!r.set_mapping.found || r.set_mapping.value != "modulo") {
+    const std::string seen = r.set_mapping.found ? r.set_mapping.note : r.ways.note;
+    r = GeometryResult{};
+    return not_this_way("strides over " + how + " fit no modulo sets (" + seen + ")");
+  }
   r.sets.value *= parts;
   r.sets.note = "the sets of one partition times " + std::to_string(parts) + " partitions; " + how + ": " + r.sets.note;
   r.ways.note += "; " + how;

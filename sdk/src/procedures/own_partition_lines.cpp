@@ -14,8 +14,20 @@ namespace {
 
 constexpr uint64_t kLineStep = 256;
 
+// The line of each chunk at a place of its own (a fixed mix of the chunk's number): lines at
+// one offset of chunks a power of two apart fill a few sets only, and lines a fixed step
+// further in each chunk repeat their sets every chunk/256 chunks (a 512 KiB random device's
+// second loads missed, and a near chunk read as far moved every later line by a chunk).
+uint64_t line_in_chunk(uint64_t chunk, uint64_t chunk_bytes) {
+  uint64_t x = chunk + 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  x ^= x >> 31;
+  return x % (chunk_bytes / kLineStep) * kLineStep;
+}
+
 // Rounds of loads over the chunks whose load an interruption or a miss made unclear.
-constexpr int kRounds = 3;
+constexpr int kRounds = 4;
 
 double quantile(std::vector<double> v, double q) {
   std::sort(v.begin(), v.end());
@@ -23,7 +35,7 @@ double quantile(std::vector<double> v, double q) {
   return v[i];
 }
 
-// Raw cycles of the second load of one line in each chunk, batches of lines a quarter of the
+// Raw cycles of the second load of a line in each chunk, batches of lines a quarter of the
 // cache long (the first load brings them in, the second hits wherever they are homed).
 std::vector<double> chunk_latencies(Measurer& m, const std::vector<uint64_t>& chunks, uint64_t chunk_bytes,
                                     uint64_t region_bytes, uint64_t batch) {
@@ -31,10 +43,14 @@ std::vector<double> chunk_latencies(Measurer& m, const std::vector<uint64_t>& ch
   std::vector<Footprint> fs;
   for (size_t first = 0; first < chunks.size(); first += batch) {
     std::vector<uint64_t> offsets;
-    // The line of each chunk 256 B further in than the chunk's before: lines at one offset of
-    // chunks a power of two apart would fill a few sets only.
-    for (size_t i = first; i < std::min(chunks.size(), first + batch); ++i)
-      offsets.push_back(chunks[i] * chunk_bytes + chunks[i] * kLineStep % chunk_bytes);
+    // Two lines of each chunk, one after the other: the second finds the page's translation
+    // that the first brought in, and its time alone is kept (a page's first load paid a TLB
+    // miss: 53 cycles over the near level on a random device, read as a third level).
+    for (size_t i = first; i < std::min(chunks.size(), first + batch); ++i) {
+      const uint64_t a = line_in_chunk(chunks[i], chunk_bytes);
+      offsets.push_back(chunks[i] * chunk_bytes + a);
+      offsets.push_back(chunks[i] * chunk_bytes + (a + chunk_bytes / 2) % chunk_bytes);
+    }
     Footprint f;
     f.chase = recipes::from_byte_offsets(offsets, region_bytes);
     f.warmup_passes = 1;
@@ -47,7 +63,7 @@ std::vector<double> chunk_latencies(Measurer& m, const std::vector<uint64_t>& ch
     for (size_t i = 0; i < rs[b].index.size() && i < rs[b].latency.size(); ++i) {
       const uint64_t chunk = uint64_t(rs[b].index[i]) * 4 / chunk_bytes;
       const auto at = std::lower_bound(chunks.begin() + long(first), chunks.end(), chunk);
-      if (at != chunks.end() && *at == chunk) out[size_t(at - chunks.begin())] = double(rs[b].latency[i]);
+      if (at != chunks.end() && *at == chunk) out[size_t(at - chunks.begin())] = double(rs[b].latency[i]);  // the later
     }
   }
   return out;
@@ -58,7 +74,7 @@ std::vector<double> chunk_latencies(Measurer& m, const std::vector<uint64_t>& ch
 OwnLines find_own_partition_lines(Measurer& m, uint32_t partitions, uint64_t chunk_bytes, uint64_t reach_bytes,
                                   uint64_t cache_bytes, uint64_t line_bytes) {
   OwnLines o;
-  if (partitions < 2 || chunk_bytes < line_bytes || chunk_bytes % kLineStep || line_bytes == 0) {
+  if (partitions < 2 || chunk_bytes < std::max(line_bytes, 2 * kLineStep) || chunk_bytes % (2 * kLineStep) || line_bytes == 0) {
     o.why_not = "needs two partitions or more and a home granule of at least a line";
     return o;
   }
@@ -67,34 +83,49 @@ OwnLines find_own_partition_lines(Measurer& m, uint32_t partitions, uint64_t chu
   const uint64_t count = wanted * partitions + wanted / 4 + 1;
   const uint64_t region = count * chunk_bytes;
   const uint64_t batch =
-      std::max<uint64_t>(16, std::min<uint64_t>(m.target().max_record_steps, cache_bytes / 4 / line_bytes));
+      std::max<uint64_t>(16, std::min<uint64_t>(m.target().max_record_steps / 2, cache_bytes / 4 / line_bytes / 2));
   std::vector<uint64_t> all(count);
   for (uint64_t c = 0; c < count; ++c) all[c] = c;
   std::vector<double> cycles = chunk_latencies(m, all, chunk_bytes, region, batch);
-  // A load an interruption held (past the measurer's ceiling) or that missed tells nothing:
-  // measured again.
-  for (int round = 1; round < kRounds; ++round) {
+  // A load an interruption held (past the measurer's ceiling), one that missed (slower than the
+  // far hits by half the gap to the near ones) and one between the levels (noise: a near load
+  // 60 cycles late) tell nothing: measured again.
+  const double n = double(partitions);
+  double near_level = 0, far_level = m.ceiling();
+  auto unclear_at = [&](double c) {
+    const double gap = far_level - near_level;
+    return c <= 0 || c > m.ceiling() || c > far_level + std::max(8.0, 0.5 * gap) ||
+           (c > near_level + 0.25 * gap && c < far_level - 0.25 * gap);
+  };
+  for (int round = 1; round <= kRounds; ++round) {
+    std::vector<double> seen;
+    for (double c : cycles)
+      if (c > 0 && c <= m.ceiling()) seen.push_back(c);
+    if (!seen.empty()) {
+      near_level = quantile(seen, 0.5 / n);
+      far_level = quantile(seen, 1.0 / n + 0.5 * (1.0 - 1.0 / n));
+    }
+    if (round == kRounds) break;
     std::vector<uint64_t> unclear;
     for (uint64_t c = 0; c < count; ++c)
-      if (cycles[c] <= 0 || cycles[c] > m.ceiling()) unclear.push_back(c);
+      if (unclear_at(cycles[c])) unclear.push_back(c);
     if (unclear.empty()) break;
     const std::vector<double> again = chunk_latencies(m, unclear, chunk_bytes, region, batch);
     for (size_t i = 0; i < unclear.size(); ++i) cycles[unclear[i]] = again[i];
   }
   std::vector<double> clear;
   for (double c : cycles)
-    if (c > 0 && c <= m.ceiling()) clear.push_back(c);
+    if (!unclear_at(c)) clear.push_back(c);
   if (clear.size() < count * 9 / 10) {
     o.why_not = "the chunks' loads were interrupted too often to tell their homes";
     return o;
   }
   // The own partition holds about 1/n of the chunks: its level is the middle of the fastest
   // 1/n, the others' that of the rest.
-  const double n = double(partitions);
   o.near_cycles = quantile(clear, 0.5 / n);
   o.far_cycles = quantile(clear, 1.0 / n + 0.5 * (1.0 - 1.0 / n));
   const double spread = quantile(clear, 0.9 / n) - quantile(clear, 0.1 / n);
-  if (o.far_cycles - o.near_cycles < std::max(8.0, 4.0 * spread)) {
+  if (o.far_cycles - o.near_cycles < std::max(8.0, 2.0 * spread)) {
     o.why_not = "the chunks' hit latencies do not split into a near and a far level (" +
                 std::to_string(std::lround(o.near_cycles)) + " and " + std::to_string(std::lround(o.far_cycles)) +
                 " raw cycles)";
@@ -104,8 +135,8 @@ OwnLines find_own_partition_lines(Measurer& m, uint32_t partitions, uint64_t chu
   std::vector<uint64_t> near;
   for (uint64_t c = 0; c < count; ++c) {
     // An unclear chunk left out would shift every later line by a chunk: none may remain.
-    if (cycles[c] <= 0 || cycles[c] > m.ceiling()) {
-      o.why_not = "a chunk's load stayed interrupted in " + std::to_string(kRounds) + " rounds";
+    if (unclear_at(cycles[c])) {
+      o.why_not = "a chunk's load stayed interrupted or missed in " + std::to_string(kRounds) + " rounds";
       return o;
     }
     if (cycles[c] < threshold) near.push_back(c);
