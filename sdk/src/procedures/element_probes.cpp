@@ -227,8 +227,8 @@ std::string own_lines_how(const OwnLines& own, int64_t part_size) {
          std::to_string(part_size) + " B";
 }
 
-// The policy step, else the element's eviction sets, else the storage it shares.
-// Where strides are blind to hashed partition homes, over the own partition's lines.
+// The policy step (over the own partition's lines where strides are blind to hashed partition
+// homes), else the element's eviction sets, else the storage it shares.
 void measure_policy(Context& ctx, Measurer& m, const ElementSpec& spec) {
   const std::string& e = spec.element;
   const int64_t line = ctx.input<int64_t>(e + ".line_bytes"), sets = ctx.input<int64_t>(e + ".sets"),

@@ -1,8 +1,8 @@
-// The lines of a cache of partitions whose homes a hash spreads (the L2 of an H100): one line
-// of each chunk of the home granule, loaded twice from the measuring SM, hits at the near
-// latency where the chunk is homed in the SM's own partition and later elsewhere. The chunks
-// that hit near, in order, are the own partition's address space: a stride there singles out
-// one of its sets (docs/cache-probes.md, "L2: sets and ways under hashed homes").
+// The lines of a cache of partitions whose homes a hash spreads (the L2 of an H100): lines of
+// each chunk of the home granule, loaded twice from the measuring SM, hit at the near latency
+// where the chunk is homed in the SM's own partition and later elsewhere. The chunks that hit
+// near, in order, are the own partition's address space: a stride there singles out one of its
+// sets (docs/cache-probes.md, "The L2 under hashed partition homes").
 #include <algorithm>
 #include <cmath>
 
@@ -63,7 +63,8 @@ std::vector<double> chunk_latencies(Measurer& m, const std::vector<uint64_t>& ch
     for (size_t i = 0; i < rs[b].index.size() && i < rs[b].latency.size(); ++i) {
       const uint64_t chunk = uint64_t(rs[b].index[i]) * 4 / chunk_bytes;
       const auto at = std::lower_bound(chunks.begin() + long(first), chunks.end(), chunk);
-      if (at != chunks.end() && *at == chunk) out[size_t(at - chunks.begin())] = double(rs[b].latency[i]);  // the later
+      // A chunk's second line comes later in the chase and overwrites its first.
+      if (at != chunks.end() && *at == chunk) out[size_t(at - chunks.begin())] = double(rs[b].latency[i]);
     }
   }
   return out;

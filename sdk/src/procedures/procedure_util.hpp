@@ -57,11 +57,8 @@ inline uint64_t footprint_cap(const Target& t) {
   return t.line_map.empty() ? t.max_footprint_bytes : t.line_map.reach_bytes();
 }
 
-// The longest footprint the geometry steps may plan: the line map's reach, else the path's.
-inline uint64_t planned_reach_bytes(const Target& t) {
-  if (!t.line_map.empty()) return t.line_map.reach_bytes();
-  return t.max_footprint_bytes ? t.max_footprint_bytes : kArrayBytes;
-}
+// The longest footprint the geometry steps may plan: footprint_cap, else one array's most.
+inline uint64_t planned_reach_bytes(const Target& t) { return footprint_cap(t) ? footprint_cap(t) : kArrayBytes; }
 
 // Loads in one pass of the chase's cycle.
 inline uint64_t cycle_of(const recipes::Chase& c) {
