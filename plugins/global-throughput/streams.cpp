@@ -12,29 +12,11 @@
 #include <memtopo/probe.hpp>
 
 #include "probes.hpp"
-#include "streams_run.hpp"
-#include "streams_search.hpp"
-#include "streams_verify.hpp"
+#include "streams_series.hpp"
+#include "streams_windows.hpp"
 
 namespace global_throughput {
 namespace {
-
-constexpr double kNear = 0.95;  // "the smallest configuration within 95 % of the best"
-constexpr size_t kColumns = 9;  // of the raw rows
-
-enum class Where { Dram, L2, L1 };
-
-struct Series {
-  const char* name;  // key prefix: dram_read, l2_write, ...
-  Where where;
-  uint32_t op;       // MT_SWEEP_*
-  // Every block reads one whole footprint: SMs ask for the same lines at once (docs/global-throughput.md).
-  bool shared_inputs = false;
-  StreamLevel level() const {
-    if (shared_inputs) return StreamLevel::SharedInputs;
-    return where == Where::Dram ? StreamLevel::Dram : where == Where::L2 ? StreamLevel::L2 : StreamLevel::L1;
-  }
-};
 
 // Where the next fresh lines start: each DRAM launch's footprint lies past an untouched lead of
 // this size (StreamLaunch::ahead_bytes), which then grows by what the launch took; past
@@ -213,29 +195,16 @@ void warm_for_writes(const memtopo::Context& ctx, const Plan& plan, uint64_t l2_
 }
 
 
-struct Measured {
-  std::vector<StreamPoint> points;
-  std::vector<double> rows;
-  double best_per_cycle = 0;  // of the best point: whole GPU (L1: per SM)
-  PointCheck check;           // the best point under the counters
-  bool median_windows = false;  // the highest points keep their median of three windows
-  double best_spread = 0;       // of the best point's three windows: (highest - lowest) / median
-};
-
-// Three windows of the best point further apart than this (relative to their median) leave its
-// rate uncertain by about as much: noise in the windows (interruptions), not the level, sets
-// it. A GPU's windows of one point agree within a few per cent.
-constexpr double kWindowSpread = 0.1;
 
 // One window of a configuration: its rate as the search maximizes it, its per-cycle rate and
 // its raw row.
 struct Window {
   double rate = 0, per_cycle = 0;
   std::vector<double> row;
+  StreamRun run;
 };
 
-Window measure_window(memtopo::Context& ctx, const Series& s, const Plan& plan, const StreamConfig& c) {
-  const StreamRun r = run_stream(ctx, launch_of(s, c, plan));
+Window window_of(const Series& s, const Plan& plan, const StreamConfig& c, const StreamRun& r) {
   const double bytes = double(r.bytes), cycles = double(std::max<uint64_t>(r.cycles, 1));
   const double per_second = bytes / std::max(1.0, double(r.elapsed_ns)) * 1e9;
   // A grid keeps no SM clocks; blocks beyond what an SM holds run in waves, and then the
@@ -254,7 +223,12 @@ Window measure_window(memtopo::Context& ctx, const Series& s, const Plan& plan, 
   // The L1's rate is the SMs' own: cycles, not the launch's time, which its short passes
   // would dilute.
   w.rate = s.where == Where::L1 ? w.per_cycle : per_second;
+  w.run = r;
   return w;
+}
+
+Window measure_window(memtopo::Context& ctx, const Series& s, const Plan& plan, const StreamConfig& c) {
+  return window_of(s, plan, c, run_stream(ctx, launch_of(s, c, plan)));
 }
 
 // The best point measured again: where its second window agrees with its first within this,
@@ -289,11 +263,28 @@ void settle_best(memtopo::Context& ctx, const Series& s, const Plan& plan, Measu
     for (size_t i = 0; i < m.points.size(); ++i) firsts[i] = m.points[i].rate;
     confirm_best(m.points, 3, 2, remeasure, keep);
     m.median_windows = true;
+    auto quickest = [&](size_t i) {  // runs of two windows: the quickest of each
+      if (repeats[i].empty() || !m.first_runs[i].short_elapsed_ns) return false;
+      std::vector<StreamRun> runs{m.first_runs[i]};
+      for (const Window& w : repeats[i]) runs.push_back(w.run);
+      const Window w = window_of(s, plan, m.points[i].config, quickest_windows(runs));
+      m.points[i].rate = w.rate;
+      per_cycle[i] = w.per_cycle;
+      std::copy(w.row.begin(), w.row.end(), m.rows.begin() + long(kColumns * i));
+      return true;
+    };
+    for (size_t i = 0; i < m.points.size(); ++i) quickest(i);
     const size_t best = best_point(m.points);
     std::vector<double> rates{firsts[best]};
     for (const Window& w : repeats[best]) rates.push_back(w.rate);
     const auto [lo, hi] = std::minmax_element(rates.begin(), rates.end());
     if (rates.size() >= 3 && m.points[best].rate > 0) m.best_spread = (*hi - *lo) / m.points[best].rate;
+    m.quickest_windows = quickest(best);
+    if (m.quickest_windows && m.best_spread > kPairedWindowSpread) {
+      // Noisy runs: two more, whose quickest windows come closer to the passes alone.
+      for (int k = 0; k < 2; ++k) repeats[best].push_back(measure_window(ctx, s, plan, m.points[best].config));
+      quickest(best);
+    }
   }
   const size_t best = best_point(m.points);
   m.best_per_cycle = per_cycle[best];
@@ -315,6 +306,7 @@ Measured measure_series(memtopo::Context& ctx, const Series& s, const Plan& plan
   auto measure = [&](const StreamConfig& c) {
     Window w = measure_window(ctx, s, plan, c);
     per_cycle.push_back(w.per_cycle);
+    m.first_runs.push_back(w.run);
     m.rows.insert(m.rows.end(), w.row.begin(), w.row.end());
     return w.rate;
   };
@@ -351,97 +343,6 @@ Measured measure_series(memtopo::Context& ctx, const Series& s, const Plan& plan
       if (fits(s, c, plan)) m.points.push_back({c, measure(c)});
   settle_best(ctx, s, plan, m, per_cycle);
   return m;
-}
-
-// The verification of a rate (and its per-cycle form): counted, not counted here, or refuted
-// (then false: a rate the counters refute is no rate of its level).
-bool mark(memtopo::Context& ctx, const std::string& key, const PointCheck& check, memtopo::ResultInfo& info) {
-  if (!check.counted) {
-    memtopo::mark_unverified(info, check.why_not);
-    return true;
-  }
-  if (!check.verdict.complete) {
-    memtopo::mark_unverified(info, "the counters gave no number: " + check.verdict.disagreement);
-    return true;
-  }
-  if (check.agrees) {
-    memtopo::mark_verified(info, check.verdict, check.how);
-    return true;
-  }
-  ctx.warn(key + " not reported: the hardware counters of its best point disagree with what the stream moved (" +
-           check.verdict.disagreement + "; " + check.verdict.note + ")");
-  return false;
-}
-
-void report_series(memtopo::Context& ctx, const Series& s, const Measured& m) {
-  const std::string k = std::string("throughput.") + s.name;
-  const size_t best = best_point(m.points), small = smallest_within(m.points, kNear);
-  // Bytes per second of the best point, from the rows (column 4) whatever the search maximized.
-  const double per_second = m.rows[kColumns * best + 4];
-  const std::string of = std::to_string(m.points.size()) + " configurations searched";
-  const std::string windows = !m.median_windows ? "" : " (the median of its three windows, as of the two next best)";
-  const bool spread = m.best_spread > kWindowSpread;
-  const std::string uncertain =
-      !spread ? "" : "; its three windows spread " + std::to_string(int(m.best_spread * 100 + 0.5)) +
-                         " % of their median: noise in the windows, so the rate is uncertain by about that much";
-  const double confidence = spread ? 0.5 : 0.8;
-  memtopo::ResultInfo rate{confidence, memtopo::Bound::Exact,
-                           "the best of " + of + ": " + m.points[best].config.text() + windows + uncertain};
-  memtopo::ResultInfo cyc{confidence, memtopo::Bound::Exact,
-                          (s.op == MT_SWEEP_READ
-                               ? "SM clock cycles of the longest span of one SM's blocks at the best point"
-                               : "the rate by events over the SM clock around the launch, at the best point (the "
-                                 "stores in flight drain after the SMs' clocks stop)") +
-                              uncertain};
-  const bool reported = mark(ctx, k + "_bytes_per_second", m.check, rate);
-  mark(ctx, k + "_bytes_per_cycle", m.check, cyc);
-  if (reported) ctx.result(k + "_bytes_per_second", per_second, rate);
-  ctx.result(k + "_best_config", m.points[best].config.text(), {0.8, memtopo::Bound::Exact, of});
-  ctx.result(k + "_min95_config", m.points[small].config.text(),
-             {0.8, memtopo::Bound::Exact, "the fewest bytes in flight per SM within 95 % of the best (" + of + ")"});
-  const std::string cycle_key = s.where == Where::L2 && !s.shared_inputs ? k + "_bytes_per_cycle"
-                                : s.where == Where::L1                    ? k + "_bytes_per_cycle_per_sm"
-                                                                          : std::string();
-  if (!reported) {
-    const std::string why = "the hardware counters of its best point disagree with what the stream moved (" +
-                            m.check.verdict.disagreement + ")";
-    ctx.absent(k + "_bytes_per_second", why);
-    if (!cycle_key.empty()) ctx.absent(cycle_key, why);
-    return;
-  }
-  if (!cycle_key.empty()) ctx.result(cycle_key, m.best_per_cycle, cyc);
-}
-
-// Every key of a series that measured no point.
-void absent_series(memtopo::Context& ctx, const Series& s, const std::string& why) {
-  const std::string k = std::string("throughput.") + s.name;
-  for (const char* suffix : {"_bytes_per_second", "_best_config", "_min95_config"}) ctx.absent(k + suffix, why);
-  if (s.where == Where::L2 && !s.shared_inputs) ctx.absent(k + "_bytes_per_cycle", why);
-  if (s.where == Where::L1) ctx.absent(k + "_bytes_per_cycle_per_sm", why);
-  if (s.where == Where::Dram && (s.op == MT_SWEEP_READ || s.op == MT_SWEEP_WRITE))
-    ctx.absent(k + "_fraction_of_theoretical", why);
-}
-
-
-// A DRAM rate over the theoretical peak is no measurement of DRAM: the description's clock or
-// bus width is wrong (a simulated device's made-up [device] table), or a cache absorbed the
-// stream. The rate stays; its fraction is refused with the reason.
-constexpr const char* kNoTheoretical = "the device reports no memory clock or bus width";
-
-void report_fraction(memtopo::Context& ctx, const std::string& name, double rate, double theoretical) {
-  const double fraction = rate / theoretical;
-  if (fraction > 1.0) {
-    const std::string why = "the best rate, " + std::to_string(rate / 1e9) + " GB/s, is " +
-                            std::to_string(int(fraction * 100 + 0.5)) + " % of the theoretical " +
-                            std::to_string(theoretical / 1e9) +
-                            " GB/s (device.memory_clock_khz x 2 x memory_bus_width_bits / 8)";
-    ctx.warn("throughput." + name + "_fraction_of_theoretical not reported: " + why +
-             ": check the device's memory clock and bus width, or whether a cache held the stream");
-    ctx.absent("throughput." + name + "_fraction_of_theoretical", why);
-    return;
-  }
-  ctx.result("throughput." + name + "_fraction_of_theoretical", fraction,
-             {0.8, memtopo::Bound::Exact, "of device.memory_clock_khz x 2 x memory_bus_width_bits / 8"});
 }
 
 // The series of DRAM and the L2 (streams), or of the L1 (l1-streams, which needs the L1's size

@@ -163,6 +163,8 @@ StreamRun run_resident(const memtopo::Context& ctx, const StreamLaunch& l, const
       StreamRun s;
       window(b.short_src, b.short_dst, b.short_arg, l.short_passes * scale, s);
       if (!overlap && scale < kMostWindowScale) continue;
+      out.long_elapsed_ns = out.elapsed_ns, out.short_elapsed_ns = s.elapsed_ns;
+      out.long_cycles = out.cycles, out.short_cycles = s.cycles;
       out.elapsed_ns = std::max(0.0, out.elapsed_ns - s.elapsed_ns);
       out.cycles = out.cycles > s.cycles ? out.cycles - s.cycles : 0;
       out.average_cycles -= s.average_cycles;

@@ -54,6 +54,10 @@ struct StreamRun {
   uint32_t blocks_per_sm = 0;    // blocks of the kernel one SM holds at once
   uint32_t window_scale = 1;     // the windows ran this many times their passes (blocks apart)
   double sm_clock_mhz = 0;       // the SM clock around the (long) timed launch, 0 where unknown
+  // With short_passes: each window's own events and longest SM span (the difference above is
+  // theirs), so that the windows of several runs can be combined.
+  double long_elapsed_ns = 0, short_elapsed_ns = 0;
+  uint64_t long_cycles = 0, short_cycles = 0;
   // The timed launch as counted (StreamLaunch::count), and what it read and wrote by design:
   // the timed passes, its inner warm passes and every block's own reads of shared lines.
   memtopo::Counted counted;
