@@ -114,3 +114,31 @@ TEST_CASE("an LRU constant L1.5 behind a constant L1 that replaces at random", "
   const double confidence = got["provenance"]["constant_l15"]["replacement_policy"]["confidence"].value_or(1.0);
   CHECK(confidence < 0.8);
 }
+
+TEST_CASE("the constant L1.5's sets and policy behind an L1 that holds the scanned lines", "[cache][sim][constant]") {
+  // Lines one L1.5 set apart share one L1 set too, and an L1 of more ways than the L1.5 held
+  // them all: the plateau read its 8 ways (random devices 5, 27); a random L1 hid the L1.5's
+  // misses (random device 50). The scans add lines of that L1 set in other L1.5 sets.
+  const BehindL1 d = GENERATE(BehindL1{"l15-fill-lru-16x4", 16, 4, "lru", 4, 8, "lru"},
+                              BehindL1{"l15-fill-random-32x4", 32, 4, "random", 4, 8, "lru"},
+                              BehindL1{"l15-fill-behind-random-32x4", 32, 4, "lru", 8, 8, "random"});
+  INFO(d.tag);
+  const std::string dev = write_variant("hopper-like.toml", d.tag, [&](toml::table& t) {
+    toml::table& c = *t["constant_l15"].as_table();
+    c.insert_or_assign("size_bytes", d.l15_sets * d.l15_ways * 256);
+    c.insert_or_assign("sets", d.l15_sets);
+    c.insert_or_assign("ways", d.l15_ways);
+    c.insert_or_assign("replacement_policy", d.l15_policy);
+    toml::table& l1 = *t["constant_l1"].as_table();
+    l1.insert_or_assign("size_bytes", d.l1_sets * d.l1_ways * 64);
+    l1.insert_or_assign("sets", d.l1_sets);
+    l1.insert_or_assign("ways", d.l1_ways);
+    l1.insert_or_assign("replacement_policy", d.l1_policy);
+  });
+  const toml::table got = run_memtopo(dev, d.tag, "constant");
+  CHECK(got["constant_l1"]["ways"].value<int64_t>() == d.l1_ways);
+  CHECK(got["constant_l15"]["sets"].value<int64_t>() == d.l15_sets);
+  CHECK(got["constant_l15"]["ways"].value<int64_t>() == d.l15_ways);
+  CHECK(got["constant_l15"]["set_mapping"].value<std::string>() == "modulo");
+  CHECK(got["constant_l15"]["replacement_policy"].value<std::string>() == d.l15_policy);
+}

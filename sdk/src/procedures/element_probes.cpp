@@ -263,7 +263,7 @@ void measure_policy(Context& ctx, Measurer& m, const ElementSpec& spec) {
 
 // What the policy probe reads beyond its inputs.
 std::vector<std::string> policy_uses(const ElementSpec& spec) {
-  std::vector<std::string> keys = spec.partitions_key.empty() ? std::vector<std::string>{} : spec.geometry_uses;
+  std::vector<std::string> keys = spec.geometry_uses;
   if (!spec.eviction_policy_key.empty()) keys.push_back(spec.eviction_policy_key);
   if (spec.storage_key.empty()) return keys;
   keys.push_back(spec.storage_key);

@@ -9,6 +9,7 @@
 
 #include "memtopo/analysis.hpp"
 #include "memtopo/cache/steps.hpp"
+#include "front_fill.hpp"
 #include "procedure_util.hpp"
 
 namespace memtopo::cache {
@@ -216,7 +217,7 @@ uint64_t most_lines_without_misses(Measurer& m, uint64_t S, uint64_t C, uint64_t
     // Recurring misses tell a per-SM cache's stray misses from capacity misses; a shared
     // cache's footprints are judged by their counts, as in its size search.
     std::vector<Footprint> fs;
-    for (uint64_t k : ks) fs.push_back(counted_footprint(mapped_lines(t, k, S), 2, 4, !t.shared_between_sms));
+    for (uint64_t k : ks) fs.push_back(counted_footprint(front_filled_lines(t, k, S, b), 2, 4, !t.shared_between_sms));
     std::vector<bool> r;
     for (const auto& x : m.run(fs)) r.push_back(x.significant);
     return r;
@@ -254,6 +255,7 @@ GeometryResult find_geometry(Measurer& m, int64_t size_bytes, int64_t line_bytes
     return res;
   };
   if (C == 0 || b == 0) return not_determinable("needs a size of at least one line");
+  calibrate_front_fill(m, b);
   const StrideScan scan = scan_strides(m, C, b);
   write_scan(m, scan, res);
   if (!scan.not_determinable.empty()) return not_determinable(scan.not_determinable);

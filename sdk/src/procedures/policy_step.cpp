@@ -2,9 +2,11 @@
 // a re-used line against a new one (LRU keeps it, FIFO does not), and for the rest a victim
 // census whose uniformity a chi-square test judges (random against non-uniform).
 #include <algorithm>
+#include <map>
 
 #include "memtopo/analysis.hpp"
 #include "memtopo/cache/steps.hpp"
+#include "front_fill.hpp"
 #include "procedure_util.hpp"
 
 namespace memtopo::cache {
@@ -24,6 +26,42 @@ Footprint pattern_of(const Target& t, std::vector<uint64_t> offsets) {
   return f;
 }
 
+// The pattern with the front cache's fill (front_fill: lines of that front set in sets of this
+// cache no access uses) after the accesses at `after`, so that the front keeps none of the
+// lines before them; `pos` (indexes of accesses) move with them. A fill line comes again
+// through its next word, and past its last word as the line a row (S) further.
+std::vector<uint64_t> with_fill(const Target& t, const std::vector<uint64_t>& offsets, const std::vector<size_t>& after,
+                                uint64_t S, uint64_t b, std::vector<size_t>& pos) {
+  const FrontFill fill = front_fill(t, 1, S, b);
+  if (!fill.count) return offsets;
+  const uint64_t words = std::max<uint64_t>(t.front.line_bytes / 4, 1), cap = footprint_cap(t);
+  std::map<uint64_t, uint64_t> visits;
+  std::vector<uint64_t> out;
+  std::vector<size_t> moved(offsets.size());
+  for (size_t i = 0, next = 0; i < offsets.size(); ++i) {
+    moved[i] = out.size();
+    out.push_back(offsets[i]);
+    if (next == after.size() || after[next] != i) continue;
+    ++next;
+    const uint64_t base = offsets[i] / S * S + offsets[i] % S / (2 * fill.spacing_bytes) * 2 * fill.spacing_bytes;
+    for (uint64_t j = 0; j < fill.count; ++j) {
+      uint64_t line = base + (2 * j + 1) * fill.spacing_bytes;
+      while (visits[line] >= words) line += S;
+      if (cap && line + fill.spacing_bytes > cap) continue;  // past the path's reach: a shorter fill
+      out.push_back(line + 4 * visits[line]++);
+    }
+  }
+  for (size_t& p : pos) p = moved[p];
+  return out;
+}
+
+// Sets of the trials, b apart, or, where the front cache needs a fill, 2 x spacing apart: the
+// fill's lines take the sets between them.
+uint64_t trial_set_step(const Target& t, uint64_t S, uint64_t b) {
+  const FrontFill fill = front_fill(t, 1, S, b);
+  return fill.count ? 2 * fill.spacing_bytes : b;
+}
+
 // A0..A(W-1), A0 again (another word of its line), a new line X, A0 again: LRU kept A0
 // (hit), FIFO evicted it (miss). W flush lines first put the set in a known state. Several
 // sets at once, one trial each, on every SM (per-SM caches): more trials, so one stray slow
@@ -33,19 +71,23 @@ struct Trials {
 };
 Trials reused_line_trials(Measurer& m, uint64_t b, uint64_t T, uint64_t W, uint64_t S) {
   const Target& t = m.target();
-  const uint64_t trials = std::min<uint64_t>(T, 32);
+  const uint64_t step = trial_set_step(t, S, b);
+  const uint64_t trials = std::min<uint64_t>(T * b / step, 32);
   std::vector<uint64_t> offsets;
-  std::vector<size_t> probe_pos;
+  std::vector<size_t> probe_pos, fill_after;
   for (uint64_t set = 0; set < trials; ++set) {
-    const uint64_t base = set * b;
+    const uint64_t base = set * step;
     if (!footprint_cap(t) || (2 * W + 1) * S <= footprint_cap(t))
       for (uint64_t j = 0; j < W; ++j) offsets.push_back(base + (W + 1 + j) * S);  // flush
     for (uint64_t j = 0; j < W; ++j) offsets.push_back(base + j * S);            // A0..A(W-1)
+    fill_after.push_back(offsets.size() - 1);
     offsets.push_back(base + 4);                                                   // A0 again
     offsets.push_back(base + W * S);                                               // X
+    fill_after.push_back(offsets.size() - 1);
     offsets.push_back(base + 8);                                                   // A0 again
     probe_pos.push_back(offsets.size() - 1);
   }
+  offsets = with_fill(t, offsets, fill_after, S, b, probe_pos);
   const auto results = m.run(std::vector<Footprint>(static_cast<size_t>(m.parallel_footprints()), pattern_of(t, offsets)));
   // Trials past the recorded (or kept) part of the pattern say nothing.
   Trials tr;
@@ -68,27 +110,32 @@ std::vector<double> victim_census(Measurer& m, uint64_t b, uint64_t T, uint64_t 
   *total = 0;
   for (int round = 0; round < 8 && *total < 400; ++round) {
     std::vector<uint64_t> off;
-    std::vector<size_t> first_probe;
+    std::vector<size_t> probes, fill_after;  // probes: W a set, in fill order
+    const uint64_t step = trial_set_step(t, S, b);
     // About W + 3 misses a set: within what a counted job keeps.
-    const uint64_t nsets = std::min<uint64_t>({T, 64, std::max<uint64_t>(1024 / (W + 4), 1)});
+    const uint64_t nsets = std::min<uint64_t>({T * b / step, 64, std::max<uint64_t>(1024 / (W + 4), 1)});
     // Fresh lines every round (the caches keep the previous launch's lines), same sets, as
     // far as the path's footprint limit allows.
     const uint64_t span = (W + 1) * S;
-    const uint64_t fit = footprint_cap(t) ? std::max<uint64_t>(footprint_cap(t) / (span + nsets * b), 1) : 8;
+    const uint64_t fit = footprint_cap(t) ? std::max<uint64_t>(footprint_cap(t) / (span + nsets * step), 1) : 8;
     const uint64_t shift = uint64_t(round) % fit * span;
     for (uint64_t set = 0; set < nsets; ++set) {
-      const uint64_t base = shift + set * b;
+      const uint64_t base = shift + set * step;
       for (uint64_t j = 0; j < W; ++j) off.push_back(base + j * S);
       off.push_back(base + W * S);
-      first_probe.push_back(off.size());
-      for (uint64_t j = 0; j < W; ++j) off.push_back(base + j * S + 4);
+      fill_after.push_back(off.size() - 1);
+      for (uint64_t j = 0; j < W; ++j) {
+        probes.push_back(off.size());
+        off.push_back(base + j * S + 4);
+      }
     }
+    off = with_fill(t, off, fill_after, S, b, probes);
     const auto results = m.run(std::vector<Footprint>(static_cast<size_t>(m.parallel_footprints()), pattern_of(t, off)));
     for (const auto& r : results) {
-      for (size_t fp : first_probe) {
-        if (fp + W > r.miss.size()) break;
+      for (size_t first = 0; first < probes.size(); first += W) {
+        if (probes[first + W - 1] >= r.miss.size()) break;
         for (uint64_t j = 0; j < W; ++j) {
-          if (!r.miss[fp + j]) continue;
+          if (!r.miss[probes[first + j]]) continue;
           counts[j] += 1;
           ++*total;
           break;
@@ -153,6 +200,7 @@ PolicyResult find_policy(Measurer& m, int64_t line_bytes, int64_t sets, int64_t 
   }
   // Lines S apart share one set: T*b under modulo mapping; under a hashed mapping the
   // smallest larger power of two at which a set holds exactly W lines.
+  calibrate_front_fill(m, b);
   uint64_t S = T * b;
   while (S <= (uint64_t(1) << 22) && most_lines_without_misses(m, S, T * W * b, b) != W) S *= 2;
   if (S > (uint64_t(1) << 22)) {
@@ -163,11 +211,19 @@ PolicyResult find_policy(Measurer& m, int64_t line_bytes, int64_t sets, int64_t 
   // periodic pattern; random-like policies keep some lines.
   m.ctx().progress(0.1, t.element + " policy: cyclic overflow");
   Footprint cyc;
-  cyc.chase = mapped_lines(t, W + 1, S);
+  cyc.chase = front_filled_lines(t, W + 1, S, b);
+  const uint64_t cycle = W + 1 + front_fill(t, W + 1, S, b).count;
   cyc.warmup_passes = 2;
-  cyc.record_steps = 64 * (W + 1);
+  cyc.record_steps = 64 * cycle;
   cyc.miss_pattern = true;
-  const auto oc = m.run(cyc);
+  FootprintResult oc = m.run(cyc);
+  if (cycle > W + 1) {  // the cycle's own lines only: the fill's hit where it lies
+    std::vector<uint8_t> own;
+    for (size_t i = 0; i < oc.miss.size(); ++i)
+      if (i % cycle < W + 1) own.push_back(oc.miss[i]);
+    oc.miss = own;
+    oc.miss_fraction = own.empty() ? 0 : double(std::count(own.begin(), own.end(), 1)) / double(own.size());
+  }
   const an::Periodicity per = an::periodicity(oc.miss);
   res.periodicity_strength = per.strength;
   const bool all_miss = oc.miss_fraction > 0.95;

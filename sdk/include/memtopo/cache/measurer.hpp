@@ -52,6 +52,17 @@ struct Target {
   uint64_t occupancy_loads = uint64_t(1) << 24;
   // Where the geometry steps' lines go (empty: where they plan them).
   LineMap line_map;
+  // A cache in front of this one on the path that keeps the lines it serves (the constant L1
+  // before the L1.5), with a modulo index: lines `set_stride_bytes` apart share one of its sets
+  // of `ways` (0: none, or not known). The stride scans add lines of that set which fall into
+  // other sets of this cache, so that the front keeps none of the scanned lines.
+  struct Front {
+    uint64_t set_stride_bytes = 0;
+    uint64_t ways = 0;
+    uint64_t line_bytes = 0;  // its line: a line of its set is visited again through another word
+    bool random = false;  // its victims are random: more lines in that set
+    uint64_t most_fillers = 0;  // the most lines a chase adds (0: as many as the front needs)
+  } front;
 };
 
 // One footprint to measure: a chase and how its loads are judged.
@@ -107,6 +118,7 @@ class Measurer {
   // on how much of the array the L1 keeps).
   void set_carveout(int32_t percent) { target_.shared_carveout_percent = percent; }
   void set_line_map(LineMap map) { target_.line_map = std::move(map); }
+  void set_front(Target::Front front) { target_.front = front; }
   const Context& ctx() const { return ctx_; }
   // Median raw cycles of a hit in the reference footprint (timing overhead included).
   double hit_latency_raw() const { return hit_centre_; }
