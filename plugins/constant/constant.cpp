@@ -69,18 +69,24 @@ memtopo::cache::Target l15_target(const Context& ctx) {
   t.search_limit_bytes = constant_reach(ctx);
   t.search_limit_reason = reach_reason(ctx);
   t.max_footprint_bytes = constant_reach(ctx);
-  // The L1's sets, where measured and modulo: the L1.5's stride scans add lines of the L1 set
-  // their lines share, so that the L1 keeps none of them (its ways would read as the L1.5's).
+  return t;
+}
+
+// The constant L1 in front of the L1.5, where its geometry is measured and its index modulo:
+// lines one L1.5 set apart share one L1 set, which would keep them (its ways read as the
+// L1.5's).
+memtopo::cache::Target::Front l1_in_front(const Context& ctx) {
+  memtopo::cache::Target::Front f;
   const auto sets = ctx.try_input<int64_t>("constant_l1.sets"), ways = ctx.try_input<int64_t>("constant_l1.ways"),
              line = ctx.try_input<int64_t>("constant_l1.line_bytes");
   const auto mapping = ctx.try_input<std::string>("constant_l1.set_mapping");
-  if (sets && ways && line && *sets > 0 && *ways > 0 && *line > 0 && mapping && *mapping == "modulo") {
-    t.front.set_stride_bytes = uint64_t(*sets) * uint64_t(*line);
-    t.front.ways = uint64_t(*ways);
-    t.front.line_bytes = uint64_t(*line);
-    t.front.random = !l1_policy || (*l1_policy != "lru" && *l1_policy != "fifo");
-  }
-  return t;
+  const auto policy = ctx.try_input<std::string>("constant_l1.replacement_policy");
+  if (!sets || !ways || !line || *sets <= 0 || *ways <= 0 || *line <= 0 || !mapping || *mapping != "modulo") return f;
+  f.set_stride_bytes = uint64_t(*sets) * uint64_t(*line);
+  f.ways = uint64_t(*ways);
+  f.line_bytes = uint64_t(*line);
+  f.random = !policy || (*policy != "lru" && *policy != "fifo");
+  return f;
 }
 
 std::vector<Probe> all_probes() {
@@ -91,6 +97,7 @@ std::vector<Probe> all_probes() {
                                   {"constant_l1.size_bytes"}, {"constant_l1.line_bytes", "constant_l1.replacement_policy"}};
   l15.subject = "constant_cache_l15";
   l15.geometry_uses = {"constant_l1.sets", "constant_l1.ways", "constant_l1.set_mapping"};
+  l15.front = l1_in_front;
   for (const auto* spec : {&l1, &l15})
     for (auto& p : memtopo::cache::element_probes(*spec)) probes.push_back(std::move(p));
   return probes;

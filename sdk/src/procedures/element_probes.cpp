@@ -233,6 +233,7 @@ void measure_policy(Context& ctx, Measurer& m, const ElementSpec& spec) {
   const std::string& e = spec.element;
   const int64_t line = ctx.input<int64_t>(e + ".line_bytes"), sets = ctx.input<int64_t>(e + ".sets"),
                 ways = ctx.input<int64_t>(e + ".ways");
+  if (spec.front) m.set_front(spec.front(ctx));
   const std::string blind = spec.strides_blind ? spec.strides_blind(ctx) : std::string();
   int64_t parts = 1;
   const OwnLines own =
@@ -346,6 +347,7 @@ void measure_geometry(Context& ctx, Measurer& m, const ElementSpec& spec, const 
   const std::string& e = spec.element;
   const int64_t size = ctx.input<int64_t>(first_key), line = ctx.input<int64_t>(e + ".line_bytes");
   const std::string blind = spec.strides_blind ? spec.strides_blind(ctx) : std::string();
+  if (spec.front) m.set_front(spec.front(ctx));
   GeometryResult r = blind.empty() ? find_geometry(m, size, line) : own_partition_geometry(ctx, m, spec, size, line, blind);
   // Eviction sets count the ways directly; strides that see other ways read a hash's pattern.
   const auto eviction_ways = spec.eviction_ways_key.empty() ? std::nullopt : ctx.try_input<int64_t>(spec.eviction_ways_key);

@@ -71,6 +71,10 @@ struct ElementSpec {
   // partition (found by their hit latency) where four times the size fits in 64 MiB, and
   // reports that partition's sets times the partitions. Empty: no such scan.
   std::string partitions_key, home_granule_key;
+  // A cache in front of the element that keeps the lines it serves (Target::front), from keys
+  // named in geometry_uses: the geometry and policy probes add lines of its set to their stride
+  // scans. Empty: none.
+  std::function<Target::Front(const Context&)> front;
 };
 std::vector<Probe> element_probes(const ElementSpec& spec);
 
