@@ -26,13 +26,20 @@ Footprint pattern_of(const Target& t, std::vector<uint64_t> offsets) {
   return f;
 }
 
-// The pattern with the front cache's fill (front_fill: lines of that front set in sets of this
-// cache no access uses) after the accesses at `after`, so that the front keeps none of the
+// The front cache's fill where a pattern needs one: a line is used again after the W lines of
+// its set at most, which the front may keep (fewer than its ways plus one, or four times its
+// ways where its victims are random); then the fill for one line.
+FrontFill pattern_fill(const Target& t, uint64_t S, uint64_t b, uint64_t W) {
+  return front_fill(t, W, S, b).count ? front_fill(t, 1, S, b) : FrontFill{};
+}
+
+// The pattern with the front cache's fill (pattern_fill: lines of that front set in sets of
+// this cache no access uses) after the accesses at `after`, so that the front keeps none of the
 // lines before them; `pos` (indexes of accesses) move with them. A fill line comes again
 // through its next word, and past its last word as the line a row (S) further.
 std::vector<uint64_t> with_fill(const Target& t, const std::vector<uint64_t>& offsets, const std::vector<size_t>& after,
-                                uint64_t S, uint64_t b, std::vector<size_t>& pos) {
-  const FrontFill fill = front_fill(t, 1, S, b);
+                                uint64_t S, uint64_t b, uint64_t W, std::vector<size_t>& pos) {
+  const FrontFill fill = pattern_fill(t, S, b, W);
   if (!fill.count) return offsets;
   const uint64_t words = std::max<uint64_t>(t.front.line_bytes / 4, 1), cap = footprint_cap(t);
   std::map<uint64_t, uint64_t> visits;
@@ -57,8 +64,8 @@ std::vector<uint64_t> with_fill(const Target& t, const std::vector<uint64_t>& of
 
 // Sets of the trials, b apart, or, where the front cache needs a fill, 2 x spacing apart: the
 // fill's lines take the sets between them.
-uint64_t trial_set_step(const Target& t, uint64_t S, uint64_t b) {
-  const FrontFill fill = front_fill(t, 1, S, b);
+uint64_t trial_set_step(const Target& t, uint64_t S, uint64_t b, uint64_t W) {
+  const FrontFill fill = pattern_fill(t, S, b, W);
   return fill.count ? 2 * fill.spacing_bytes : b;
 }
 
@@ -71,7 +78,7 @@ struct Trials {
 };
 Trials reused_line_trials(Measurer& m, uint64_t b, uint64_t T, uint64_t W, uint64_t S) {
   const Target& t = m.target();
-  const uint64_t step = trial_set_step(t, S, b);
+  const uint64_t step = trial_set_step(t, S, b, W);
   const uint64_t trials = std::min<uint64_t>(T * b / step, 32);
   std::vector<uint64_t> offsets;
   std::vector<size_t> probe_pos, fill_after;
@@ -87,7 +94,7 @@ Trials reused_line_trials(Measurer& m, uint64_t b, uint64_t T, uint64_t W, uint6
     offsets.push_back(base + 8);                                                   // A0 again
     probe_pos.push_back(offsets.size() - 1);
   }
-  offsets = with_fill(t, offsets, fill_after, S, b, probe_pos);
+  offsets = with_fill(t, offsets, fill_after, S, b, W, probe_pos);
   const auto results = m.run(std::vector<Footprint>(static_cast<size_t>(m.parallel_footprints()), pattern_of(t, offsets)));
   // Trials past the recorded (or kept) part of the pattern say nothing.
   Trials tr;
@@ -111,7 +118,7 @@ std::vector<double> victim_census(Measurer& m, uint64_t b, uint64_t T, uint64_t 
   for (int round = 0; round < 8 && *total < 400; ++round) {
     std::vector<uint64_t> off;
     std::vector<size_t> probes, fill_after;  // probes: W a set, in fill order
-    const uint64_t step = trial_set_step(t, S, b);
+    const uint64_t step = trial_set_step(t, S, b, W);
     // About W + 3 misses a set: within what a counted job keeps.
     const uint64_t nsets = std::min<uint64_t>({T * b / step, 64, std::max<uint64_t>(1024 / (W + 4), 1)});
     // Fresh lines every round (the caches keep the previous launch's lines), same sets, as
@@ -129,7 +136,7 @@ std::vector<double> victim_census(Measurer& m, uint64_t b, uint64_t T, uint64_t 
         off.push_back(base + j * S + 4);
       }
     }
-    off = with_fill(t, off, fill_after, S, b, probes);
+    off = with_fill(t, off, fill_after, S, b, W, probes);
     const auto results = m.run(std::vector<Footprint>(static_cast<size_t>(m.parallel_footprints()), pattern_of(t, off)));
     for (const auto& r : results) {
       for (size_t first = 0; first < probes.size(); first += W) {
