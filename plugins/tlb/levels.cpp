@@ -207,9 +207,9 @@ void measure_levels(memtopo::Context& ctx) {
     ctx.result(p + "page_bytes", int64_t(r.page), info);
     ctx.result(p + "entries", int64_t(r.entries), info);
     ctx.result(p + "reach_bytes", int64_t(r.entries * r.page), info);
-    ctx.result(p + "miss_penalty_cycles", lv.cycles[k] - lv.cycles[k - 1], info);
+    ctx.result(p + "miss_penalty_cycles", lv.mean_cycles[k] - lv.mean_cycles[k - 1], info);
     for (const Window& w : t.windows)
-      level_rows.insert(level_rows.end(), {double(k), double(r.page), double(r.entries), lv.cycles[k] - lv.cycles[k - 1],
+      level_rows.insert(level_rows.end(), {double(k), double(r.page), double(r.entries), lv.mean_cycles[k] - lv.mean_cycles[k - 1],
                                            double(w.slow_raw), double(w.max_raw), t.base_rate});
   }
   ctx.raw("levels", {"level", "page_bytes", "entries", "miss_penalty_cycles", "window_low_raw", "window_high_raw",

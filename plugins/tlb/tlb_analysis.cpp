@@ -60,6 +60,9 @@ SweepLevels sweep_levels(const std::vector<uint64_t>& pages, const std::vector<d
   const auto starts = an::level_starts(cycles, rising);
   for (size_t k = 0; k < rising.size(); ++k) {
     out.cycles.push_back(rising[k].median);
+    const std::vector<double> points(cycles.begin() + long(rising[k].first), cycles.begin() + long(rising[k].last) + 1);
+    const double mean = an::trimmed_mean(points, 0.2);
+    out.mean_cycles.push_back(std::isfinite(mean) ? mean : rising[k].median);
     if (k + 1 < rising.size()) out.last_hit_pages.push_back(pages[std::max<size_t>(starts[k + 1], 1) - 1]);
   }
   // Past the last plateau the series rises again: a level starts beyond the sweep.

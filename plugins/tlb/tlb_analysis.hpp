@@ -20,6 +20,10 @@ constexpr double kRampRise = 0.03;
 // sweep ends on a ramp (a further level starts past the last page count measured).
 struct SweepLevels {
   std::vector<double> cycles;             // per level, the plateau's median
+  // Per level, the plateau's mean without its fifth highest and lowest points: the penalties'
+  // levels. Each point is a low percentile of whole cycles, and two levels' medians of points
+  // that alternate by a cycle (203 and 204, 229 and 230) made a penalty one cycle off.
+  std::vector<double> mean_cycles;
   std::vector<uint64_t> last_hit_pages;   // per level but the last
   bool ends_on_ramp = false;  // the last point kRampRise above the last level, past its plateau
   std::string reason;                     // why nothing was found
