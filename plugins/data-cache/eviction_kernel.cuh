@@ -47,6 +47,10 @@ struct EvictionArgs {
   // to the calibration miss (the least miss for the L1; the second least for the L2, whose
   // calibration lines may already be in it).
   uint32_t threshold_permille;
+  // 0, or lines of a buffer of their own (`flush`, line k at flush + k * line_bytes) that each
+  // trial loads first, x after them, then S: every line of S misses after x, as FIFO needs.
+  uint32_t flush_lines;
+  unsigned long long flush;
 };
 
 namespace detail {
@@ -67,6 +71,16 @@ MEMTOPO_INLINE uint32_t list_at(const uint32_t* list, uint32_t i) {
 // One pass of the block over S without [skip_begin, skip_end), then a barrier.
 // Each thread uses its loads' values before the barrier (keep_if with the run-time zero): the
 // loads cannot be dropped, and every line of the pass is in the L1 before anything after it.
+// One pass of the block over the flush lines, then a barrier.
+MEMTOPO_INLINE uint32_t flush_pass(const EvictionArgs& a) {
+  uint32_t acc = 0;
+  for (uint32_t i = memtopo::device::thread_index(); i < a.flush_lines; i += memtopo::device::block_threads())
+    acc += load_line(a, a.flush + (unsigned long long)i * a.line_bytes);
+  memtopo::device::keep_if(acc, a.next_target, a.zero);
+  memtopo::device::sync_block();
+  return acc;
+}
+
 MEMTOPO_INLINE uint32_t load_pass(const EvictionArgs& a, const uint32_t* s, uint32_t n, uint32_t skip_begin,
                                   uint32_t skip_end) {
   uint32_t acc = 0;
@@ -137,14 +151,18 @@ MEMTOPO_INLINE void reduce_target(const EvictionArgs& a, uint32_t ticket, unsign
   auto evicts = [&](uint32_t skip_begin, uint32_t skip_end) {
     uint32_t yes = 0, no = 0;
     while (2 * yes <= a.trials && 2 * no <= a.trials) {  // until a majority is reached
-      lines += (unsigned long long)(n - (skip_end - skip_begin)) * a.passes;
-      acc += detail::load_pass(a, s, n, skip_begin, skip_end);
+      // FIFO inserts on misses alone: S's lines, cached from the trial before, would hit after
+      // x and leave it. With a flush the trial loads the flush lines, x, then S once: every
+      // line of S misses after x. Else S, x, S again passes - 1 times.
+      const uint32_t after_x = a.flush_lines ? 1 : a.passes - 1;
+      lines += (unsigned long long)(n - (skip_end - skip_begin)) * (after_x + (a.flush_lines ? 0 : 1));  // of the pool
+      acc += a.flush_lines ? detail::flush_pass(a) : detail::load_pass(a, s, n, skip_begin, skip_end);
       if (lead) {
         acc += detail::load_line(a, x);
         memtopo::device::keep_if(acc, a.next_target, a.zero);  // x is in the cache before the next pass
       }
       memtopo::device::sync_block();
-      for (uint32_t p = 1; p < a.passes; ++p) acc += detail::load_pass(a, s, n, skip_begin, skip_end);
+      for (uint32_t p = 0; p < after_x; ++p) acc += detail::load_pass(a, s, n, skip_begin, skip_end);
       if (lead) verdict = detail::timed_load(a, x, slot) > threshold ? 1 : 0;
       memtopo::device::sync_block();
       (verdict ? yes : no) += 1;

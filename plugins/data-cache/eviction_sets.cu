@@ -27,6 +27,10 @@ struct Settings {
   uint64_t buffer_bytes;
   int carveout;
   double max_pool_loads;
+  // A flush before each trial (EvictionArgs::flush_lines; 0: none), where reductions without
+  // one found no set.
+  unsigned long long flush = 0;
+  uint32_t flush_lines = 0;
 };
 
 Settings settings_of(const memtopo::Context& ctx, const EvictionLevel& level) {
@@ -68,7 +72,7 @@ std::vector<EvictionSet> reduce_launch(const memtopo::Context& ctx, const Settin
   EvictionArgs a{space.base,   space.line_bytes, tbuf.get(), lists.get(), pool,      count, st.passes,
                  st.trials,    st.max_tests,     (unsigned long long)(st.max_pool_loads * pool),
                  tickets.owner.get(), tickets.slots, tickets.next.get(), out.get(), 0,
-                 level.l2_path ? 1u : 0u, level.threshold_permille};
+                 level.l2_path ? 1u : 0u, level.threshold_permille, st.flush_lines, st.flush};
   dev::LaunchConfig cfg;
   cfg.grid = {level.one_target_at_a_time ? 1u : uint32_t(std::max(ctx.device().sm_count, 1))};
   cfg.block = {level.block_threads};
@@ -305,7 +309,7 @@ void report_total_sets(memtopo::Context& ctx, const EvictionLevel& level, uint64
 }  // namespace
 
 void measure_eviction_sets(memtopo::Context& ctx, const EvictionLevel& level) {
-  const Settings st = settings_of(ctx, level);
+  Settings st = settings_of(ctx, level);
   const std::string& e = level.element;
   const uint64_t line = uint64_t(ctx.input<int64_t>(e + ".line_bytes"));
   const uint64_t cache_lines = uint64_t(ctx.input<int64_t>(level.size_key)) / std::max<uint64_t>(line, 1);
@@ -322,6 +326,19 @@ void measure_eviction_sets(memtopo::Context& ctx, const EvictionLevel& level) {
   const uint32_t pool = uint32_t(std::min<double>(st.pool_factor * double(cache_lines), double(space.lines) / 2));
   std::mt19937_64 rng(0x65766963747365ull);
   Findings found = find_sets(ctx, st, level, space, cache_lines, pool, rng);
+  // FIFO inserts on misses alone, and a pool's lines still cached from the trial before leave
+  // x where it is: no set found (random devices 4, 38: sets of 68 to 110 lines at the test
+  // limit for 16 ways). The L1 then runs them again, each trial after a flush of three times
+  // its lines: x, then every line of S misses (docs/cache-probes.md, "FIFO sets").
+  memtopo::device::Buffer<uint32_t> flush(ctx, level.l2_path || found.ways.found ? 1 : 3 * cache_lines * line / 4);
+  if (!level.l2_path && !found.ways.found) {
+    st.flush = reinterpret_cast<unsigned long long>(flush.get());
+    st.flush_lines = uint32_t(3 * cache_lines);
+    std::mt19937_64 again(0x65766963747365ull);
+    Findings flushed = find_sets(ctx, st, level, space, cache_lines, pool, again);
+    if (flushed.ways.found) found = std::move(flushed);
+    else st.flush_lines = 0;
+  }
   const WaysFinding& w = found.ways;
   keep_raw(ctx, e, found.sets);
   if (!w.found) throw memtopo::NotDeterminable(w.note);

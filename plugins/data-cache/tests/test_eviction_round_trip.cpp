@@ -119,6 +119,24 @@ TEST_CASE("eviction sets of a modulo or non-linear index give the ways and no ma
   CHECK(got["l1d"]["set_mapping"].value<std::string>() == (mapping == "modulo" ? "modulo" : "hashed"));
 }
 
+TEST_CASE("eviction sets of a FIFO cache on a hashed index", "[cache][sim][eviction]") {
+  // FIFO inserts on misses alone: a pool's lines cached from the trial before left x in place,
+  // and no reduction ended (random devices 4, 38). Each trial then runs after a flush.
+  const std::string dev = write_variant("kepler-like.toml", "fifo-mixed", [&](toml::table& t) {
+    t["l1d"].as_table()->insert_or_assign("sets", 24);
+    t["l1d"].as_table()->insert_or_assign("ways", 16);
+    t["l1d"].as_table()->insert_or_assign("set_mapping", "mixed");
+    t["l1d"].as_table()->insert_or_assign("replacement_policy", "fifo");
+    t["sim"].as_table()->erase("l1d");
+  });
+  const toml::table got = probetest::run_memtopo(dev, "fifo-mixed", std::string(kProbes) + ",data-cache/l1d-policy");
+  CHECK(got["l1d"]["eviction_set_ways"].value<int64_t>() == 16);
+  CHECK(got["l1d"]["eviction_set_policy"].value<std::string>() == "fifo");
+  CHECK(got["l1d"]["sets"].value<int64_t>() == 24);
+  CHECK(got["l1d"]["set_mapping"].value<std::string>() == "hashed");
+  CHECK(got["l1d"]["replacement_policy"].value<std::string>() == "fifo");
+}
+
 TEST_CASE("eviction sets under random replacement report no ways and no function", "[cache][sim][eviction]") {
   // The Pascal-like L1: 48 sets of 4 ways, non-uniform random victims. Minimal sets come out of
   // many sizes, and two of one size are chance, not the ways.
