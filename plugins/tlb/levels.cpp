@@ -207,9 +207,17 @@ void measure_levels(memtopo::Context& ctx) {
     ctx.result(p + "page_bytes", int64_t(r.page), info);
     ctx.result(p + "entries", int64_t(r.entries), info);
     ctx.result(p + "reach_bytes", int64_t(r.entries * r.page), info);
-    ctx.result(p + "miss_penalty_cycles", lv.mean_cycles[k] - lv.mean_cycles[k - 1], info);
+    const Penalty penalty = level_penalty(lv, k);
+    memtopo::ResultInfo penalty_info = info;
+    if (penalty.quantized) {
+      penalty_info.confidence = std::min(info.confidence, 0.6);
+      penalty_info.note = "the middle of the plateaus' medians' and means' differences, which differ by more than a "
+                          "quarter cycle: the sweep's points step between whole cycles, so the penalty is uncertain "
+                          "by about half a cycle; " + info.note;
+    }
+    ctx.result(p + "miss_penalty_cycles", penalty.cycles, penalty_info);
     for (const Window& w : t.windows)
-      level_rows.insert(level_rows.end(), {double(k), double(r.page), double(r.entries), lv.mean_cycles[k] - lv.mean_cycles[k - 1],
+      level_rows.insert(level_rows.end(), {double(k), double(r.page), double(r.entries), level_penalty(lv, k).cycles,
                                            double(w.slow_raw), double(w.max_raw), t.base_rate});
   }
   ctx.raw("levels", {"level", "page_bytes", "entries", "miss_penalty_cycles", "window_low_raw", "window_high_raw",

@@ -71,6 +71,12 @@ SweepLevels sweep_levels(const std::vector<uint64_t>& pages, const std::vector<d
   return out;
 }
 
+Penalty level_penalty(const SweepLevels& lv, size_t k) {
+  if (k == 0 || k >= lv.cycles.size() || k >= lv.mean_cycles.size()) return {};
+  const double by_medians = lv.cycles[k] - lv.cycles[k - 1], by_means = lv.mean_cycles[k] - lv.mean_cycles[k - 1];
+  return {0.5 * (by_medians + by_means), std::fabs(by_medians - by_means) > 0.25};
+}
+
 // A TLB miss adds tens of cycles to an L2 hit or more (7 % and up on the simulated devices); a
 // smaller step that came back when measured again in one H100 run was the L2 slices a few more
 // pages' lines land in, not a TLB level (docs/results/log/h100.md, "Validity": tlb.level_count).

@@ -60,15 +60,21 @@ TEST_CASE("tlb: a modelled sweep gives each level and the last count before its 
   CHECK_FALSE(lv.ends_on_ramp);
 }
 
-TEST_CASE("tlb: the penalty comes from the plateaus' means, not their medians", "[tlb]") {
-  // Random device 56: each point a low percentile of whole cycles, alternating by one; the
-  // medians (203, 230) made a penalty of 27 for 26.
+TEST_CASE("tlb: a penalty between whole-cycle plateaus is the middle of medians and means", "[tlb]") {
+  // Random device 56: points alternating by one cycle; the medians (203, 230) read 27 for 26.
   const std::vector<uint64_t> g{1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 13, 16, 19, 23};
-  const std::vector<double> c{203, 204, 203, 204, 203, 204, 203, 229, 230, 229, 230, 230, 229, 230};
-  const auto lv = tlb::sweep_levels(g, c);
-  REQUIRE(lv.mean_cycles.size() == 2);
-  CHECK(lv.mean_cycles[1] - lv.mean_cycles[0] == Approx(26).margin(0.5));
-  CHECK(lv.cycles[1] - lv.cycles[0] == Approx(27));  // the medians, for the levels' thresholds
+  const auto a = tlb::sweep_levels(g, {203, 204, 203, 204, 203, 204, 203, 229, 230, 229, 230, 230, 229, 230});
+  const tlb::Penalty pa = tlb::level_penalty(a, 1);
+  CHECK(pa.cycles == Approx(26).margin(0.75));
+  CHECK(pa.quantized);
+  // Random device 17: points mostly on one cycle with steps up; the means read 17.4 for 18.
+  const auto b = tlb::sweep_levels(g, {281, 281, 280, 281, 282, 284, 281, 299, 298, 299, 299, 298, 299, 300});
+  const tlb::Penalty pb = tlb::level_penalty(b, 1);
+  CHECK(pb.cycles == Approx(18).margin(0.54));
+  // Plateaus without steps: the penalty as they are, not uncertain.
+  const auto c = tlb::sweep_levels(g, {200, 200, 200, 200, 200, 200, 200, 230, 230, 230, 230, 230, 230, 230});
+  CHECK(tlb::level_penalty(c, 1).cycles == Approx(30));
+  CHECK_FALSE(tlb::level_penalty(c, 1).quantized);
 }
 
 TEST_CASE("tlb: a sweep that ends on a rise says so", "[tlb]") {
