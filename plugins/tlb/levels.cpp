@@ -32,13 +32,17 @@ struct LevelResult {
 // Steps 2 and 3 for one level: `held` pages of the sweep's `s0` hold, `missed` miss; `stride`
 // steps a page of s0 and a little more.
 LevelResult measure_level(const MissTest& t, uint64_t s0, uint64_t stride, uint64_t held, uint64_t missed,
-                          uint64_t limit) {
+                          uint64_t limit, uint64_t l2_lines) {
   const uint64_t n0 = t.first_miss(held, missed, stride);
   // Down: 1.5 n0 loads at half the stride miss only where the page is at most that stride.
   // No search upwards: with sets indexed by page number, doubling the stride leaves half the
   // sets unused, which looks exactly like pages twice as large. A page larger than the
-  // sweep's stride shows as more entries of that stride, with the right reach.
-  const uint64_t loads = (3 * n0 + 1) / 2;
+  // sweep's stride shows as more entries of that stride, with the right reach. Where 1.5 n0
+  // lines pass three quarters of the L2 (one line a load), as few as 9/8 n0 still tell the two
+  // apart, and L2 misses then do not read as the level's (random device 9: 1154 lines in an L2
+  // of 1024 missed down to pages of 4 KiB for 2 MiB).
+  uint64_t loads = (3 * n0 + 1) / 2;
+  if (l2_lines && 4 * loads > 3 * l2_lines) loads = std::max<uint64_t>(n0 + n0 / 8 + 1, 3 * l2_lines / 4);
   uint64_t s = s0;
   while (s / 2 >= 4 * KiB && t.misses(loads, page_stride(s / 2, loads))) s /= 2;
   LevelResult r;
@@ -194,7 +198,8 @@ void measure_levels(memtopo::Context& ctx) {
     const uint64_t below_next = k < lv.last_hit_pages.size() ? lv.last_hit_pages[k] : 0;
     MissTest t = miss_test(chase, stride, held, missed, lv.cycles[k - 1], lv.cycles[k], limit, below_next);
     t.average_offset = sw.average_offset;
-    const LevelResult r = measure_level(t, s0, stride, held, missed, limit);
+    const LevelResult r = measure_level(t, s0, stride, held, missed, limit,
+                                        ctx.device().l2_bytes > 0 ? uint64_t(ctx.device().l2_bytes) / 128 : 0);
     const std::string crowded = crowds_l2(ctx, r.entries);
     if (!r.agrees_with_sweep) {
       note += "; not a level: level " + std::to_string(k) + " " + r.note + ", fewer than half the " +

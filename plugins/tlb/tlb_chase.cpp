@@ -4,6 +4,7 @@
 #include <optional>
 
 #include <memtopo/analysis.hpp>
+#include <memtopo/recipes.hpp>
 
 namespace tlb {
 
@@ -15,6 +16,32 @@ uint64_t page_stride(uint64_t page_bytes, uint64_t loads) {
   return page_bytes;
 }
 
+namespace {
+
+// The explicit arrays' most bytes: their next-element table is as long as the footprint.
+constexpr uint64_t kMostWrappedFootprint = uint64_t(64) << 20;
+
+// Whether the loads of a chase `stride` apart wrap their line within the page (page_stride
+// found no step that keeps every load in its page): load i at i x stride plus (i x 128) modulo
+// the stride, a line of its own in the L2 each. Lines a small page apart with a step of 32 B or
+// none fell into a few L2 sets, whose misses read as the TLB's (random devices 9, 35: misses
+// down to 4 KiB pages for pages of 2 MiB).
+bool wraps(uint64_t loads, uint64_t stride) {
+  return stride % 4096 < 128 && loads * 128 > stride - stride % 4096 && loads > 1 &&
+         loads * stride <= kMostWrappedFootprint;
+}
+
+memtopo::ChaseArray page_array(uint64_t loads, uint64_t stride) {
+  if (!wraps(loads, stride)) return memtopo::ChaseArray::stride(loads * stride, stride);
+  const uint64_t page = stride - stride % 4096;
+  std::vector<uint64_t> offsets;
+  offsets.reserve(loads);
+  for (uint64_t i = 0; i < loads; ++i) offsets.push_back(i * stride + (i * 128) % page);
+  return memtopo::recipes::from_byte_offsets(offsets, loads * stride).array;
+}
+
+}  // namespace
+
 memtopo::Job Chaser::job(const memtopo::ChaseArray& a, uint64_t loads) const {
   memtopo::Job j;
   j.space = space_;
@@ -25,7 +52,7 @@ memtopo::Job Chaser::job(const memtopo::ChaseArray& a, uint64_t loads) const {
 }
 
 double Chaser::cycles(uint64_t loads, uint64_t stride) const {
-  const auto a = memtopo::ChaseArray::stride(loads * stride, stride);
+  const auto a = page_array(loads, stride);
   memtopo::Job j = job(a, loads);
   j.pattern = MT_PATTERN_POINTERS;  // also past 16 GiB (MT_CAP_WIDE_STRIDE)
   j.record = MT_RECORD_TOTAL;
@@ -35,7 +62,7 @@ double Chaser::cycles(uint64_t loads, uint64_t stride) const {
 
 double Chaser::slow_per_pass(uint64_t loads, uint64_t stride, const std::vector<Window>& windows,
                              uint64_t passes) const {
-  const auto a = memtopo::ChaseArray::stride(loads * stride, stride);
+  const auto a = page_array(loads, stride);
   double slow = 0;
   for (const Window& w : windows) {
     memtopo::Job j = job(a, loads);
@@ -60,7 +87,8 @@ std::vector<uint32_t> Chaser::spread_samples(uint64_t loads, uint64_t stride, ui
   // The stride is a page (a multiple of 64 KiB) and a step below it; every start stays in the
   // first page with the step of every load after it.
   const uint64_t step = stride % (64 * KiB), page = stride - step;
-  const uint64_t room = page > loads * step ? (page - loads * step) / (4 * kLineShiftElems) : 1;
+  // Wrapped lines (page_array) take every line of their pages: one chase, from the first.
+  const uint64_t room = wraps(loads, stride) ? 1 : page > loads * step ? (page - loads * step) / (4 * kLineShiftElems) : 1;
   const uint64_t chases = std::clamp<uint64_t>((64 + loads - 1) / loads, 1, std::clamp<uint64_t>(room, 1, 64));
   std::vector<uint32_t> all;
   for (uint64_t c = 0; c < chases; ++c) {
@@ -71,7 +99,7 @@ std::vector<uint32_t> Chaser::spread_samples(uint64_t loads, uint64_t stride, ui
 }
 
 std::vector<uint32_t> Chaser::samples(uint64_t loads, uint64_t stride, uint64_t count, uint32_t start) const {
-  const auto a = memtopo::ChaseArray::stride(loads * stride, stride);
+  const auto a = page_array(loads, stride);
   memtopo::Job j = job(a, loads);
   j.start = start;
   j.steps = count;
