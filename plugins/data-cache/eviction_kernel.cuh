@@ -103,6 +103,39 @@ MEMTOPO_INLINE uint32_t timed_load(const EvictionArgs& a, unsigned long long add
   return uint32_t(memtopo::device::clock_after(v, slot) - t0);
 }
 
+// The threshold between a hit and a miss of the cache under test (called by the block's lead;
+// its calibration stored in `out`), from four pool lines each timed twice, a miss and a hit.
+// For the L1 each is first loaded .cg (into the L2, not the L1): its miss hits the L2, as an
+// evicted x does. For the L2 the first load goes to memory; one of the four may already be in
+// the L2, so the second least miss counts, and the hit is x's own.
+MEMTOPO_INLINE uint32_t calibrate(const EvictionArgs& a, const uint32_t* s, unsigned long long x, unsigned long long* out,
+                                  unsigned long long slot) {
+  uint32_t miss = 0xffffffffu, second = 0xffffffffu, hit = 0;
+  for (uint32_t i = 0; i < 4 && i < a.pool; ++i) {
+    const unsigned long long p = line_address(a, list_at(s, i));
+    // Waited for (its value stored) before the timing starts.
+    if (!a.cg) memtopo::device::clock_after(memtopo::device::load<memtopo::device::Path::GlobalCg>(p, 0), slot);
+    const uint32_t m = detail::timed_load(a, p, slot);
+    const uint32_t h = detail::timed_load(a, p, slot);
+    memtopo::device::store_cg(out + kCalibration + i, (unsigned long long)m);
+    memtopo::device::store_cg(out + kCalibration + 4 + i, (unsigned long long)h);
+    second = m < miss ? miss : (m < second ? m : second);
+    miss = m < miss ? m : miss;
+    hit = h > hit ? h : hit;
+  }
+  if (a.cg && second != 0xffffffffu) miss = second;
+  // The L2's hit is x's own, as near or far as x's home (a GPU may keep far lines only in
+  // their home partition): the lesser of two timed loads after one untimed.
+  if (a.cg) {
+    memtopo::device::clock_after(detail::load_line(a, x), slot);
+    const uint32_t h0 = detail::timed_load(a, x, slot), h1 = detail::timed_load(a, x, slot);
+    hit = h0 < h1 ? h0 : h1;
+  }
+  memtopo::device::store_cg(out + kHitRaw, (unsigned long long)hit);
+  memtopo::device::store_cg(out + kMissRaw, (unsigned long long)miss);
+  return miss > hit ? hit + uint32_t((unsigned long long)(miss - hit) * a.threshold_permille / 1000) : hit;
+}
+
 }  // namespace detail
 
 // Reduces the pool of target `ticket` (see the top of this file); every thread of the block
@@ -114,37 +147,8 @@ MEMTOPO_INLINE void reduce_target(const EvictionArgs& a, uint32_t ticket, unsign
   uint32_t* s = a.lists + size_t(ticket) * a.pool;
   const uint32_t x_line = detail::list_at(a.targets, ticket);
   const unsigned long long x = detail::line_address(a, x_line);
-  // The threshold between a hit and a miss of the cache under test, from four pool lines
-  // each timed twice, a miss and a hit. For the L1 each is first loaded .cg (into the L2, not
-  // the L1): its miss hits the L2, as an evicted x does. For the L2 the first load goes to
-  // memory; one of the four may already be in the L2, so the second least miss counts, and
-  // the hit is x's own.
-  if (lead) {
-    uint32_t miss = 0xffffffffu, second = 0xffffffffu, hit = 0;
-    for (uint32_t i = 0; i < 4 && i < a.pool; ++i) {
-      const unsigned long long p = detail::line_address(a, detail::list_at(s, i));
-      // Waited for (its value stored) before the timing starts.
-      if (!a.cg) memtopo::device::clock_after(memtopo::device::load<memtopo::device::Path::GlobalCg>(p, 0), slot);
-      const uint32_t m = detail::timed_load(a, p, slot);
-      const uint32_t h = detail::timed_load(a, p, slot);
-      memtopo::device::store_cg(out + kCalibration + i, (unsigned long long)m);
-      memtopo::device::store_cg(out + kCalibration + 4 + i, (unsigned long long)h);
-      second = m < miss ? miss : (m < second ? m : second);
-      miss = m < miss ? m : miss;
-      hit = h > hit ? h : hit;
-    }
-    if (a.cg && second != 0xffffffffu) miss = second;
-    // The L2's hit is x's own, as near or far as x's home (a GPU may keep far lines only in
-    // their home partition): the lesser of two timed loads after one untimed.
-    if (a.cg) {
-      memtopo::device::clock_after(detail::load_line(a, x), slot);
-      const uint32_t h0 = detail::timed_load(a, x, slot), h1 = detail::timed_load(a, x, slot);
-      hit = h0 < h1 ? h0 : h1;
-    }
-    memtopo::device::store_cg(out + kHitRaw, (unsigned long long)hit);
-    memtopo::device::store_cg(out + kMissRaw, (unsigned long long)miss);
-    threshold = miss > hit ? hit + uint32_t((unsigned long long)(miss - hit) * a.threshold_permille / 1000) : hit;
-  }
+  // The threshold between a hit and a miss of the cache under test (calibrate).
+  if (lead) threshold = detail::calibrate(a, s, x, out, slot);
   memtopo::device::sync_block();
   uint32_t n = a.pool, tests = 0, acc = 0;
   unsigned long long lines = 0;

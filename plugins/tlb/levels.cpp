@@ -136,6 +136,26 @@ void report_level_count(memtopo::Context& ctx, size_t found, bool rising, uint64
   }
 }
 
+// The raw levels' columns, one row per window of each level.
+const std::vector<std::string> kLevelColumns = {"level",          "page_bytes",      "entries",  "miss_penalty_cycles",
+                                                "window_low_raw", "window_high_raw", "base_rate"};
+
+// Lines of 128 B the device's L2 holds (0: not known).
+uint64_t l2_lines(const memtopo::Context& ctx) {
+  return ctx.device().l2_bytes > 0 ? uint64_t(ctx.device().l2_bytes) / 128 : 0;
+}
+
+// A level's miss penalty, at less confidence where the plateaus' steps leave it uncertain.
+void report_penalty(memtopo::Context& ctx, const std::string& key, const Penalty& penalty, memtopo::ResultInfo info) {
+  if (penalty.quantized) {
+    info.confidence = std::min(info.confidence, 0.6);
+    info.note = "the middle of the plateaus' medians' and means' differences, which differ by more than a quarter "
+                "cycle: the sweep's points step between whole cycles, so the penalty is uncertain by about half a "
+                "cycle; " + info.note;
+  }
+  ctx.result(key, penalty.cycles, info);
+}
+
 void measure_levels(memtopo::Context& ctx) {
   const uint64_t s0 = uint64_t(ctx.option<int64_t>("sweep_stride_bytes"));
   if (s0 < 64 * KiB || s0 % (64 * KiB)) throw memtopo::Error("option sweep_stride_bytes must be a multiple of 65536");
@@ -198,8 +218,7 @@ void measure_levels(memtopo::Context& ctx) {
     const uint64_t below_next = k < lv.last_hit_pages.size() ? lv.last_hit_pages[k] : 0;
     MissTest t = miss_test(chase, stride, held, missed, lv.cycles[k - 1], lv.cycles[k], limit, below_next);
     t.average_offset = sw.average_offset;
-    const LevelResult r = measure_level(t, s0, stride, held, missed, limit,
-                                        ctx.device().l2_bytes > 0 ? uint64_t(ctx.device().l2_bytes) / 128 : 0);
+    const LevelResult r = measure_level(t, s0, stride, held, missed, limit, l2_lines(ctx));
     const std::string crowded = crowds_l2(ctx, r.entries);
     if (!r.agrees_with_sweep) {
       note += "; not a level: level " + std::to_string(k) + " " + r.note + ", fewer than half the " +
@@ -212,22 +231,12 @@ void measure_levels(memtopo::Context& ctx) {
     ctx.result(p + "page_bytes", int64_t(r.page), info);
     ctx.result(p + "entries", int64_t(r.entries), info);
     ctx.result(p + "reach_bytes", int64_t(r.entries * r.page), info);
-    const Penalty penalty = level_penalty(lv, k);
-    memtopo::ResultInfo penalty_info = info;
-    if (penalty.quantized) {
-      penalty_info.confidence = std::min(info.confidence, 0.6);
-      penalty_info.note = "the middle of the plateaus' medians' and means' differences, which differ by more than a "
-                          "quarter cycle: the sweep's points step between whole cycles, so the penalty is uncertain "
-                          "by about half a cycle; " + info.note;
-    }
-    ctx.result(p + "miss_penalty_cycles", penalty.cycles, penalty_info);
+    report_penalty(ctx, p + "miss_penalty_cycles", level_penalty(lv, k), info);
     for (const Window& w : t.windows)
       level_rows.insert(level_rows.end(), {double(k), double(r.page), double(r.entries), level_penalty(lv, k).cycles,
                                            double(w.slow_raw), double(w.max_raw), t.base_rate});
   }
-  ctx.raw("levels", {"level", "page_bytes", "entries", "miss_penalty_cycles", "window_low_raw", "window_high_raw",
-                     "base_rate"},
-          level_rows);
+  ctx.raw("levels", kLevelColumns, level_rows);
   const bool all_kept = found == confirmed_found && confirmed.count + 1 == lv.cycles.size();
   // A sweep that ends on a rise says a further level starts before its end; the last point is
   // timed twice more, and the rise stands only where both are as high (on an H100 one run in
