@@ -72,6 +72,22 @@ struct BehindL1 {
   int64_t l1_sets, l1_ways;
   const char* l1_policy;
 };
+
+// The hopper-like device with that L1.5 (lines of 256 B) behind that L1 (lines of 64 B).
+std::string behind_l1_device(const BehindL1& d) {
+  return write_variant("hopper-like.toml", d.tag, [&](toml::table& t) {
+    toml::table& c = *t["constant_l15"].as_table();
+    c.insert_or_assign("size_bytes", d.l15_sets * d.l15_ways * 256);
+    c.insert_or_assign("sets", d.l15_sets);
+    c.insert_or_assign("ways", d.l15_ways);
+    c.insert_or_assign("replacement_policy", d.l15_policy);
+    toml::table& l1 = *t["constant_l1"].as_table();
+    l1.insert_or_assign("size_bytes", d.l1_sets * d.l1_ways * 64);
+    l1.insert_or_assign("sets", d.l1_sets);
+    l1.insert_or_assign("ways", d.l1_ways);
+    l1.insert_or_assign("replacement_policy", d.l1_policy);
+  });
+}
 }  // namespace
 
 TEST_CASE("a constant L1.5 behind a constant L1", "[cache][sim][constant]") {
@@ -83,18 +99,7 @@ TEST_CASE("a constant L1.5 behind a constant L1", "[cache][sim][constant]") {
                               BehindL1{"l15-behind-l1-quarter", 16, 8, "random", 16, 8, "random"});
   INFO(d.tag);
   const int64_t size = d.l15_sets * d.l15_ways * 256;
-  const std::string dev = write_variant("hopper-like.toml", d.tag, [&](toml::table& t) {
-    toml::table& c = *t["constant_l15"].as_table();
-    c.insert_or_assign("size_bytes", size);
-    c.insert_or_assign("sets", d.l15_sets);
-    c.insert_or_assign("ways", d.l15_ways);
-    c.insert_or_assign("replacement_policy", d.l15_policy);
-    toml::table& l1 = *t["constant_l1"].as_table();
-    l1.insert_or_assign("size_bytes", d.l1_sets * d.l1_ways * 64);
-    l1.insert_or_assign("sets", d.l1_sets);
-    l1.insert_or_assign("ways", d.l1_ways);
-    l1.insert_or_assign("replacement_policy", d.l1_policy);
-  });
+  const std::string dev = behind_l1_device(d);
   const toml::table got = run_memtopo(dev, d.tag, "constant");
   const int64_t measured = got["constant_l15"]["size_bytes"].value_or<int64_t>(0);
   CHECK(measured >= size);
@@ -123,18 +128,7 @@ TEST_CASE("the constant L1.5's sets and policy behind an L1 that holds the scann
                               BehindL1{"l15-fill-random-32x4", 32, 4, "random", 4, 8, "lru"},
                               BehindL1{"l15-fill-behind-random-32x4", 32, 4, "lru", 8, 8, "random"});
   INFO(d.tag);
-  const std::string dev = write_variant("hopper-like.toml", d.tag, [&](toml::table& t) {
-    toml::table& c = *t["constant_l15"].as_table();
-    c.insert_or_assign("size_bytes", d.l15_sets * d.l15_ways * 256);
-    c.insert_or_assign("sets", d.l15_sets);
-    c.insert_or_assign("ways", d.l15_ways);
-    c.insert_or_assign("replacement_policy", d.l15_policy);
-    toml::table& l1 = *t["constant_l1"].as_table();
-    l1.insert_or_assign("size_bytes", d.l1_sets * d.l1_ways * 64);
-    l1.insert_or_assign("sets", d.l1_sets);
-    l1.insert_or_assign("ways", d.l1_ways);
-    l1.insert_or_assign("replacement_policy", d.l1_policy);
-  });
+  const std::string dev = behind_l1_device(d);
   const toml::table got = run_memtopo(dev, d.tag, "constant");
   CHECK(got["constant_l1"]["ways"].value<int64_t>() == d.l1_ways);
   CHECK(got["constant_l15"]["sets"].value<int64_t>() == d.l15_sets);
