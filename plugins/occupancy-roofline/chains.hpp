@@ -45,6 +45,7 @@ struct ChainArgs {
   // launch's chain count (GlobalLoadDram).
   const unsigned long long* dram_rows = nullptr;
   unsigned long long dram_row_mask = 0;
+  unsigned long long dram_first_chain = 0;  // the number of the launch's chain 0 (DramWindows::take)
   // Blocks on SMs at or past this return at once (0: none): Records::read leaves them out.
   unsigned sms = 0;
 };
@@ -226,16 +227,18 @@ MEMTOPO_INLINE unsigned long long dram_row(unsigned long long n, unsigned long l
   return n * 0x9E3779B97F4A7C15ull & mask;
 }
 
-// Dependent ld.global.cg.u64 of rows no load of the launch read before: chain k's j-th load reads
-// the row of number k + j x chains, whose word of each lane points at the same lane's word of the
-// row of number k + (j + 1) x chains (DramWindows::link), so no two loads of a launch share a row.
+// Dependent ld.global.cg.u64 of rows no load read since the window's numbers last came round:
+// chain k's j-th load reads the row of number first + k + j x chains, whose word of each lane
+// points at the same lane's word of the row of number first + k + (j + 1) x chains
+// (DramWindows::link), so no two loads of a launch share a row.
 struct GlobalLoadDram : Load {
   using T = unsigned long long;
   static constexpr memtopo::device::Path kPath = memtopo::device::Path::GlobalCg;
   static constexpr unsigned kWarmSteps = 0;  // a warmed row would be an L2 hit
   static MEMTOPO_HD T start(const ChainArgs& a, unsigned warp, unsigned lane, unsigned c) {
     namespace md = memtopo::device;
-    const unsigned long long n = ((unsigned long long)(md::block_index()) * (md::block_threads() / 32) + warp) * a.ilp + c;
+    const unsigned long long n =
+        a.dram_first_chain + ((unsigned long long)(md::block_index()) * (md::block_threads() / 32) + warp) * a.ilp + c;
     return reinterpret_cast<T>(a.dram_rows + dram_row(n, a.dram_row_mask) * 32 + lane);
   }
   static MEMTOPO_HD uint32_t bits(T x) { return uint32_t(x) ^ uint32_t(x >> 32); }

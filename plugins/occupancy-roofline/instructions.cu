@@ -73,7 +73,7 @@ MEMTOPO_KERNEL void chain_kernel(ChainArgs a) {
 template <class O>
 std::optional<PooledRate> run_op_point(const memtopo::Context& ctx, const std::string& name, int ilp,
                                        const ChainArgs& args, const Records& records, int warps, double ops_per_thread,
-                                       const DramWindows* dram) {
+                                       DramWindows* dram) {
   switch (ilp) {
     case 1: return run_point<chain_kernel<O, 1>>(ctx, name, args, records, warps, ops_per_thread, dram);
     case 2: return run_point<chain_kernel<O, 2>>(ctx, name, args, records, warps, ops_per_thread, dram);

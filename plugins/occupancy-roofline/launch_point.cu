@@ -34,19 +34,25 @@ std::vector<WarpRecord> Records::read(size_t warps) const {
 
 uint64_t DramWindows::rows_per_window(const mt_device_info& dev, unsigned loads_per_thread) {
   const uint64_t loads = uint64_t(dev.sm_count) * uint64_t(dev.max_threads_per_sm / kWarpSize) * loads_per_thread;
+  const uint64_t l2_rows = 4 * uint64_t(std::max<int64_t>(dev.l2_bytes, 0)) / 256;
   uint64_t rows = 1;
-  while (rows < loads) rows *= 2;  // the row mask needs a power of two
+  while (rows < std::max(loads, l2_rows)) rows *= 2;  // the row mask needs a power of two
   return rows;
 }
 
 uint64_t DramWindows::bytes_needed(const mt_device_info& dev, unsigned loads_per_thread) {
-  return 2 * rows_per_window(dev, loads_per_thread) * 256 + 2 * uint64_t(std::max<int64_t>(dev.l2_bytes, 0));
+  return 2 * rows_per_window(dev, loads_per_thread) * 256;
 }
 
 DramWindows::DramWindows(const memtopo::Context& ctx, unsigned loads_per_thread)
-    : rows_per_window_(rows_per_window(ctx.device(), loads_per_thread)),
-      rows_(ctx, size_t(2 * rows_per_window_ * 32)),
-      l2_filler_(ctx, size_t(std::max<int64_t>(ctx.device().l2_bytes, 1 << 20)) / 2) {}
+    : rows_per_window_(rows_per_window(ctx.device(), loads_per_thread)), rows_(ctx, size_t(2 * rows_per_window_ * 32)) {}
+
+unsigned long long DramWindows::take(uint64_t rows) {
+  if (next_ + rows > rows_per_window_) next_ = 0;
+  const uint64_t first = next_;
+  next_ += rows;
+  return first;
+}
 
 void DramWindows::link(const memtopo::Context& ctx, unsigned long long chains) const {
   namespace md = memtopo::device;

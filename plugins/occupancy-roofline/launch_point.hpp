@@ -29,27 +29,31 @@ class Records {
 };
 
 // The rows of the DRAM chains (GlobalLoadDram): two windows, each with a row for every load of
-// the largest point, and a buffer of twice the L2 written between a point's launches. The
-// untimed launch reads one window; the timed launch reads the other after the written buffer
-// has taken the L2, so none of its rows is there (a point run twice on one window found the
-// untimed launch's rows in the L2 whenever they fitted).
+// the largest point and at least four L2s of rows. The untimed launch reads one window, the timed
+// launch the other; each point takes numbers (rows) past the last point's, so no row a launch
+// reads was read since the numbers last came round, four L2s of rows before at least. A point
+// that read the rows of the point before found those in the L2 whenever they fitted (a memset
+// of twice the L2 between the launches evicted them on a GPU but not on the simulated GPU,
+// whose buffer fills touch no cache: DRAM loads of ILP 2 to 8 read the L2's latency).
 class DramWindows {
  public:
   // Rows of 256 B for `loads_per_thread` loads of every warp the device holds.
   DramWindows(const memtopo::Context& ctx, unsigned loads_per_thread);
-  // Bytes the windows and the buffer take on the device.
+  // Bytes the windows take on the device.
   static uint64_t bytes_needed(const mt_device_info& dev, unsigned loads_per_thread);
   const unsigned long long* window(int n) const { return rows_.get() + size_t(n) * rows_per_window_ * 32; }
   unsigned long long row_mask() const { return rows_per_window_ - 1; }
   // Links both windows' rows for a launch of `chains` chains (GlobalLoadDram).
   void link(const memtopo::Context& ctx, unsigned long long chains) const;
-  void fill_l2() const { l2_filler_.zero(); }
+  // The first number of a launch that reads `rows` rows: past the last launch's, or 0 where
+  // they would pass the window's end.
+  unsigned long long take(uint64_t rows);
 
  private:
   static uint64_t rows_per_window(const mt_device_info& dev, unsigned loads_per_thread);
   uint64_t rows_per_window_;
+  uint64_t next_ = 0;
   memtopo::device::Buffer<unsigned long long> rows_;
-  memtopo::device::Buffer<uint32_t> l2_filler_;
 };
 
 // The median rate over the SMs that held exactly the point's warps; throws memtopo::Error when
@@ -64,7 +68,7 @@ PooledRate pool_point(const Records& records, const std::string& name, unsigned 
 template <auto K>
 std::optional<PooledRate> run_point(const memtopo::Context& ctx, const std::string& name, ChainArgs args,
                                     const Records& records, int warps, double ops_per_thread,
-                                    const DramWindows* dram = nullptr) {
+                                    DramWindows* dram = nullptr) {
   namespace md = memtopo::device;
   const BlockShape shape = block_shape(warps, ctx.device().max_threads_per_block / kWarpSize);
   md::LaunchConfig cfg;
@@ -75,10 +79,10 @@ std::optional<PooledRate> run_point(const memtopo::Context& ctx, const std::stri
   if (dram) {
     dram->link(ctx, uint64_t(cfg.grid.x) * uint64_t(shape.warps_per_block) * args.ilp);
     args.dram_row_mask = dram->row_mask();
+    args.dram_first_chain = dram->take(uint64_t(cfg.grid.x) * uint64_t(shape.warps_per_block) * uint64_t(ops_per_thread));
     args.dram_rows = dram->window(0);
     md::launch<K>(ctx, name, cfg, args);  // its own warm-up reads window 0 too
     cfg.warmup_launches = 0;
-    dram->fill_l2();
     args.dram_rows = dram->window(1);
   }
   if (args.sms) records.clear();  // the blocks that return write no record
