@@ -81,6 +81,6 @@ double uninterrupted_mean(const std::vector<double>& cycles, double ceiling) {
   return n > 0 ? sum / n : 0.0;
 }
 
-std::vector<uint32_t> probe_strides() { return {1, 2, 3, 4, 5, 6, 7, 8, 16, 32, 64}; }
+std::vector<uint32_t> probe_strides() { return {1, 2, 3, 4, 5, 6, 7, 8, 16, 32, 64, 128}; }
 
 }  // namespace shmem

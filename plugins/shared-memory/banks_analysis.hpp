@@ -35,8 +35,9 @@ BankFit fit_banks(const std::vector<StrideLatency>& series, double tolerance = 1
 // alone kept every interruption shorter than it, and their share moved the point by cycles.
 double uninterrupted_mean(const std::vector<double>& cycles, double ceiling);
 
-// The strides the probe measures: 1 to 8, then powers of two to 64 (odd strides tell bank
-// widths apart: stride 3 conflicts on 8-byte banks, not on 4-byte ones).
+// The strides the probe measures: 1 to 8, then powers of two to 128 (32 lanes that far apart
+// fill the probe's 16 KiB; odd strides tell bank widths apart: stride 3 conflicts on 8-byte
+// banks, not on 4-byte ones).
 std::vector<uint32_t> probe_strides();
 
 }  // namespace shmem

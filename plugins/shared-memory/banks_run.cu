@@ -13,7 +13,7 @@ namespace {
 
 namespace md = memtopo::device;
 
-constexpr uint32_t kWords = 4096;  // 16 KiB: stride 64 x 31 lanes, and more
+constexpr uint32_t kWords = 4096;  // 16 KiB: stride 128 x 31 lanes, and more
 constexpr unsigned long long kWarm = 8, kTimed = 256;
 
 // out: per thread the cycles of its timed loads and their count, the interrupted left out: a
