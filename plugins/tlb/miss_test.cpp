@@ -13,14 +13,25 @@ bool MissTest::misses(uint64_t loads, uint64_t stride) const {
   // loads 4 KiB apart, one near and one far, read as a miss: random device 33).
   if (!counted) return chase->low_cycles(loads, stride) > half_way;
   const uint64_t passes = 4;
-  const double expected = base_rate * double(loads * passes);
-  auto slow = [&] { return chase->slow_per_pass(loads, stride, windows, passes) * double(passes); };
+  double expected = 0;
+  auto slow = [&] {
+    const WindowCounts c = chase->window_counts(loads, stride, windows, passes);
+    double total = 0;
+    expected = 0;
+    for (size_t w = 0; w < windows.size(); ++w) {
+      total += c.slow[w];
+      expected += level_rates[w] * c.level[w];
+    }
+    expected *= double(passes);
+    return total * double(passes);
+  };
   // A count barely past chance must come back when counted again: under noise with a tail a
   // chase of 32 held pages counted 12 slow loads where 3 were expected once in a few runs, and
   // its level read 31 entries for 32. A count of twice that or more stands alone.
-  const double first = slow();
-  if (memtopo::analysis::beyond_chance(first, expected) &&
-      (memtopo::analysis::beyond_chance(first / 2, expected) || memtopo::analysis::beyond_chance(slow(), expected)))
+  const double first = slow(), first_expected = expected;
+  if (memtopo::analysis::beyond_chance(first, first_expected) &&
+      (memtopo::analysis::beyond_chance(first / 2, first_expected) ||
+       memtopo::analysis::beyond_chance(slow(), expected)))
     return true;
   // Where noise blends a near L2 hit that misses with one that hits, the windows hold the
   // misses of other kinds of hit only (far lines), and a chase of near lines shows none. When
@@ -29,10 +40,13 @@ bool MissTest::misses(uint64_t loads, uint64_t stride) const {
 }
 
 double MissTest::misses_per_pass(uint64_t loads, uint64_t stride, uint64_t passes) const {
-  // slow = misses + base_rate x (loads - misses): hits are slow at the base rate, misses are
-  // slow whatever else happens to them.
-  const double slow = chase->slow_per_pass(loads, stride, windows, passes);
-  return std::max(0.0, (slow - base_rate * double(loads)) / (1.0 - std::min(base_rate, 0.5)));
+  // slow = misses + rate x (level loads - misses) per window: hits are slow at their level's
+  // rate, misses are slow whatever else happens to them.
+  const WindowCounts c = chase->window_counts(loads, stride, windows, passes);
+  double misses = 0;
+  for (size_t w = 0; w < windows.size(); ++w)
+    misses += (c.slow[w] - level_rates[w] * c.level[w]) / (1.0 - std::min(level_rates[w], 0.5));
+  return std::max(0.0, misses);
 }
 
 uint64_t MissTest::first_miss(uint64_t lo, uint64_t hi, uint64_t stride) const {
@@ -62,7 +76,13 @@ MissTest miss_test(const Chaser& chase, uint64_t stride, uint64_t held, uint64_t
   // level's entries then missed (random device 28: 894 entries for 1024).
   if (t.counted) {
     const double passes = 32;
-    t.base_rate = (chase.slow_per_pass(quiet, stride, t.windows, 32) * passes + 1) / (double(quiet) * passes + 2);
+    const WindowCounts c = chase.window_counts(quiet, stride, t.windows, 32);
+    double slow = 0;
+    for (size_t w = 0; w < t.windows.size(); ++w) {
+      t.level_rates.push_back((c.slow[w] * passes + 1) / (c.level[w] * passes + 2));
+      slow += c.slow[w];
+    }
+    t.base_rate = (slow * passes + 1) / (double(quiet) * passes + 2);
   }
   return t;
 }

@@ -16,6 +16,10 @@ struct MissTest {
   std::vector<Window> windows;
   bool counted = false;   // windows were found
   double base_rate = 0;   // window loads per load when the level holds every page
+  // Per window: its loads per load of its level (Window::floor_raw) when the level holds
+  // every page. The lines of another chase differ in their near and far L2 hits, and with them
+  // in the hits that noise's tail moves into each window.
+  std::vector<double> level_rates;
   double hit_cycles = 0, miss_cycles = 0;  // plateaus of the sweep
   double average_offset = 0;  // a chase's average minus the sweep's percentile
 

@@ -151,4 +151,18 @@ bool equal_ways(const std::vector<int64_t>& ways) {
   return std::all_of(ways.begin(), ways.end(), [&](int64_t w) { return w == ways.front(); });
 }
 
+double low_level_cycles(const std::vector<uint32_t>& samples) {
+  if (samples.empty()) return 0.0;
+  const std::vector<double> all = an::to_doubles(samples);
+  const an::Levels lv = an::find_levels(samples);
+  for (size_t i = 0; lv.found && i < lv.levels.size(); ++i) {
+    if (lv.levels[i].count * 20 < samples.size()) continue;
+    std::vector<double> in;
+    for (double v : all)
+      if (lv.classify(v) == i) in.push_back(v);
+    return an::percentile(in, 10);
+  }
+  return an::percentile(all, 10);
+}
+
 }  // namespace tlb

@@ -6,6 +6,8 @@
 #include <memtopo/analysis.hpp>
 #include <memtopo/recipes.hpp>
 
+#include "tlb_analysis.hpp"
+
 namespace tlb {
 
 namespace an = memtopo::analysis;
@@ -60,25 +62,27 @@ double Chaser::cycles(uint64_t loads, uint64_t stride) const {
   return ctx_.backend().run(j).average_cycles;
 }
 
-double Chaser::slow_per_pass(uint64_t loads, uint64_t stride, const std::vector<Window>& windows,
-                             uint64_t passes) const {
+WindowCounts Chaser::window_counts(uint64_t loads, uint64_t stride, const std::vector<Window>& windows,
+                                   uint64_t passes) const {
   const auto a = page_array(loads, stride);
-  double slow = 0;
-  for (const Window& w : windows) {
+  WindowCounts out;
+  auto count = [&](uint32_t above, uint32_t at_most) {
     memtopo::Job j = job(a, loads);
     j.record = MT_RECORD_COUNTS;
-    j.slow_cycles = w.slow_raw;
-    j.slow_max_cycles = w.max_raw;
+    j.slow_cycles = above;
+    j.slow_max_cycles = at_most;
     j.steps = loads * passes;
-    slow += double(ctx_.backend().run(j).slow);
+    return double(ctx_.backend().run(j).slow) / double(passes);
+  };
+  for (const Window& w : windows) {
+    out.slow.push_back(count(w.slow_raw, w.max_raw));
+    out.level.push_back(count(w.floor_raw, w.max_raw));
   }
-  return slow / double(passes);
+  return out;
 }
 
 double Chaser::low_cycles(uint64_t loads, uint64_t stride) const {
-  std::vector<uint32_t> all = spread_samples(loads, stride, 512);
-  std::sort(all.begin(), all.end());
-  return double(all[all.size() / 10]);
+  return low_level_cycles(spread_samples(loads, stride, 512));
 }
 
 std::vector<uint32_t> Chaser::spread_samples(uint64_t loads, uint64_t stride, uint64_t count) const {
@@ -144,7 +148,10 @@ std::vector<Window> threshold_windows(const an::Levels& lv, const std::vector<ui
     for (uint32_t v : missed)
       if (lv.classify(v) >= i && (next == n || lv.classify(v) < next)) m.push_back(v);
     if (m.size() * 20 < missed.size()) continue;  // a level the overflowing chase barely has
-    if (const auto w = threshold_window(h, m, ceiling)) out.push_back(*w);
+    if (auto w = threshold_window(h, m, ceiling)) {
+      w->floor_raw = i == 0 ? 0 : uint32_t(lv.boundaries[i - 1]);
+      out.push_back(*w);
+    }
   }
   return out;
 }
@@ -174,14 +181,16 @@ std::vector<Window> miss_windows(const Chaser& chase, uint64_t stride, uint64_t 
   // has no ceiling, so that a miss that an interrupt slowed still counts.
   std::vector<Window> out;
   bool open = false;
+  uint32_t hit_floor = 0;  // where the last level of hits begins
   for (size_t i = 0; i < n; ++i) {
     const bool hit = hits[i];
     const bool miss = !hit && in_missed[i] * 20 >= missed.size();
     const uint32_t high = i + 1 < n ? uint32_t(lv.boundaries[i]) : 0;
     if (hit) {
       open = false;
+      hit_floor = i == 0 ? 0 : uint32_t(lv.boundaries[i - 1]);
     } else if (miss && !open) {
-      out.push_back(Window{i == 0 ? 0 : uint32_t(lv.boundaries[i - 1]), high});
+      out.push_back(Window{i == 0 ? 0 : uint32_t(lv.boundaries[i - 1]), high, hit_floor});
       open = true;
     } else if (open) {
       out.back().max_raw = high;

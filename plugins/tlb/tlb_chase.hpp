@@ -24,8 +24,15 @@ uint64_t page_stride(uint64_t page_bytes, uint64_t loads);
 // Loads whose raw cycles lie in (slow_raw, max_raw] (max_raw 0: no ceiling) count as misses
 // of one TLB level. A level's misses may form several windows: a near and a far L2
 // partition's hits each gain the miss penalty, and a far hit may lie between the two misses.
+// The hits that miss into a window lie in (floor_raw, slow_raw]: the window's level.
 struct Window {
-  uint32_t slow_raw = 0, max_raw = 0;
+  uint32_t slow_raw = 0, max_raw = 0, floor_raw = 0;
+};
+
+// Loads per pass of one chase in each window, and in each window's level (floor_raw, max_raw]:
+// the hits that noise's tail or a miss may move into the window, and those it did.
+struct WindowCounts {
+  std::vector<double> slow, level;
 };
 
 // Elements between the starts of chases over the same pages (a line and a sector: 1056 B).
@@ -41,11 +48,12 @@ class Chaser {
   // Cycles per load (one clock pair around whole passes, after one pass of warm-up) of a chase
   // of `loads` loads `stride` bytes apart.
   double cycles(uint64_t loads, uint64_t stride) const;
-  // Loads per pass in the windows (raw cycles, timing overhead included), over `passes`
-  // passes after one pass of warm-up: one counted chase per window.
-  double slow_per_pass(uint64_t loads, uint64_t stride, const std::vector<Window>& windows, uint64_t passes = 4) const;
-  // The 10th percentile of 512 per-load raw cycles: a hit in the nearest L2 partition plus the
-  // translation, whatever share of the lines lies far.
+  // Loads per pass in each window (raw cycles, timing overhead included) and in its level,
+  // over `passes` passes after one pass of warm-up: two counted chases per window.
+  WindowCounts window_counts(uint64_t loads, uint64_t stride, const std::vector<Window>& windows,
+                             uint64_t passes = 4) const;
+  // The low cycles of 512 per-load raw cycles (low_level_cycles): a hit in the nearest L2
+  // partition plus the translation, whatever share of the lines lies far.
   double low_cycles(uint64_t loads, uint64_t stride) const;
   // Per-load raw cycles of `count` loads of such a chase from element `start` (the same pages
   // while start x 4 + loads x (stride - page) stays within a page), after one pass of warm-up.

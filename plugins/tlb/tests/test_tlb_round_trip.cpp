@@ -199,3 +199,12 @@ TEST_CASE("a first TLB level of 48 entries of 64 KiB pages under long-tailed noi
   const toml::table got = probetest::run_memtopo(dev, "tlb-small-pages", "tlb");
   compare_tlb(toml::parse_file(dev.string()), got);
 }
+
+// Held-out random device 86: a tenth of its chases' loads hit the near L2 partition, and the
+// 10th percentile of all lay at their noise's top, half way to a miss: 22 entries for 24, and
+// penalties of 29.7 and 401.9 for 28 and 403 (docs/tlb.md, "Low cycles").
+TEST_CASE("a TLB whose chases hold few near L2 hits under noise", "[tlb][sim][noise]") {
+  const auto dev = probetest::test_device_file("random-86.toml");
+  const toml::table got = probetest::run_memtopo(dev, "tlb-random-86", "tlb");
+  compare_tlb(toml::parse_file(dev.string()), got);
+}
