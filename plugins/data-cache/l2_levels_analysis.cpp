@@ -25,7 +25,9 @@ double median_of(const std::vector<double>& v, size_t first, size_t last) {
 // before it is that level again: the first footprints past the L1 can creep a few percent
 // above the near L2 and form a short plateau of their own (an H100 run: 282 cycles over three
 // footprints, then 270 to 274 up to 22 MB; docs/results/log/h100.md). Such plateaus are merged,
-// with the median of the whole span.
+// with the median of the whole span, and so is a plateau between two of one level (an H200
+// run: three footprints at 285 cycles between 273 and 273, a glitch of the GPU's; the span
+// they closed stood as a level of its own, 273.06 then 273.33).
 FootprintLevels footprint_levels(const std::vector<double>& footprints, const std::vector<double>& cycles) {
   FootprintLevels out;
   std::vector<an::Plateau> rising;
@@ -36,6 +38,12 @@ FootprintLevels footprint_levels(const std::vector<double>& footprints, const st
     }
     rising.back().last = p.last;
     rising.back().median = median_of(cycles, rising.back().first, p.last);
+    while (rising.size() >= 2 && rising.back().median <= rising[rising.size() - 2].median * (1 + kTolerance)) {
+      an::Plateau& before = rising[rising.size() - 2];
+      before.last = rising.back().last;
+      before.median = median_of(cycles, before.first, before.last);
+      rising.pop_back();
+    }
   }
   if (rising.empty()) return out;
   for (const an::Plateau& p : rising) out.latencies_cycles.push_back(p.median);

@@ -44,3 +44,15 @@ TEST_CASE("l2 levels: every level is slower than the one before", "[l2][levels]"
   CHECK(found.latencies_cycles[0] == Approx(281).margin(2));
   CHECK(data_cache::footprint_levels({}, {}).latencies_cycles.empty());
 }
+
+TEST_CASE("l2 levels: a glitch of three footprints between two spans of one level is that level", "[l2][levels]") {
+  // An H200's sweep (docs/results/h200.md, run log): 761 to 905 KB read 285 cycles between 273
+  // and 273; the span after the glitch stood as a level of its own (273.06, 273.33, then 285).
+  const std::vector<double> at{493568,  586880,  697984,  761088,  829952,  905088,  987136,  1173888, 1395968,
+                               1660032, 1974272, 2347776, 2791936, 3320192, 3948544, 4695552, 5584000};
+  const std::vector<double> cycles{276.8, 273.1, 272.6, 284.8, 284.8, 285.3, 272.8, 273.0, 273.3,
+                                   273.6, 273.6, 273.3, 273.3, 273.3, 273.4, 273.3, 273.3};
+  const auto found = data_cache::footprint_levels(at, cycles);
+  REQUIRE(found.latencies_cycles.size() == 1);
+  CHECK(found.latencies_cycles[0] == Approx(273.3).margin(0.2));
+}
