@@ -49,14 +49,19 @@ struct SampleCost {
 };
 
 // The samples' mean leaves out those past four times their median (an interruption), and the
-// chase's time per load is the difference of the 10th percentiles of chases of 384 and of 128
-// loads over 256: short chases whose low times leave out the interrupted ones, as the cache
+// chase's time per load is the difference of the 10th percentiles of 128 chases of 384 and 128
+// of 128 loads, over 256: short chases whose low times leave out the interrupted ones, as the cache
 // procedures' load-to-use. The difference of two means over the hit footprints before read
 // 14 cycles high on a random device with interruptions of 5000 cycles at 0.4 % of loads (1024
 // samples: four interruptions more or less moved their mean by 20 cycles). The noise: where
 // the chases spread more the more loads they hold (analysis::chase_noise_excess), the samples'
 // median less their 10th percentile is what it adds to a level's centre; 0 otherwise (a GPU's).
 SampleCost measure_sample_cost(const Context& ctx, uint64_t line) {
+  // Chases of each length: where a fifth of the long ones go uninterrupted (5000 cycles in
+  // 0.4 % of loads), their 10th percentile must still lie among those. At 32 it once lay on
+  // an interrupted one (random device 68: the cost read -10.4 cycles for 9 plus noise, every
+  // latency 21 cycles high); the cache procedures' load-to-use time 128 of each too.
+  constexpr int kChases = 128;
   const auto one = memtopo::recipes::constant_stride(line, line);
   memtopo::Job j;
   j.space = MT_SPACE_GLOBAL_CG;
@@ -74,7 +79,7 @@ SampleCost measure_sample_cost(const Context& ctx, uint64_t line) {
     c.record = MT_RECORD_TOTAL;
     c.steps = loads;
     std::vector<double> t;
-    for (int k = 0; k < 32; ++k) t.push_back(double(ctx.backend().run(std::vector<memtopo::Job>{c}).front().cycles));
+    for (int k = 0; k < kChases; ++k) t.push_back(double(ctx.backend().run(std::vector<memtopo::Job>{c}).front().cycles));
     return t;
   };
   const double ceiling = 4 * an::median(s);
