@@ -219,7 +219,7 @@ Window window_of(const Series& s, const Plan& plan, const StreamConfig& c, const
   Window w;
   w.per_cycle = s.where == Where::L1 ? gpu_per_cycle / plan.sms : gpu_per_cycle;
   w.row = {double(c.blocks_per_sm), double(c.threads), double(c.ilp), double(c.width_bytes), per_second,
-           gpu_per_cycle, double(r.elapsed_ns), double(r.cycles), double(r.blocks_per_sm)};
+           gpu_per_cycle, double(r.elapsed_ns), double(r.cycles), double(r.blocks_per_sm), double(r.shortest_cycles)};
   // The L1's rate is the SMs' own: cycles, not the launch's time, which its short passes
   // would dilute.
   w.rate = s.where == Where::L1 ? w.per_cycle : per_second;
@@ -392,7 +392,7 @@ void measure_streams(memtopo::Context& ctx, bool l1) {
       continue;
     }
     ctx.raw(s.name, {"blocks_per_sm", "threads", "ilp", "width_bytes", "bytes_per_second", "bytes_per_cycle",
-                     "elapsed_ns", "cycles", "resident_blocks_per_sm"},
+                     "elapsed_ns", "cycles", "resident_blocks_per_sm", "shortest_sm_cycles"},
             m.rows);
     report_series(ctx, s, m);
     const bool refuted = m.check.counted && m.check.verdict.complete && !m.check.agrees;

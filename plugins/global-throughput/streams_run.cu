@@ -99,9 +99,11 @@ struct Buffers {
 
 // One SM's span of the timed passes, from its first block's start to its last block's end (one
 // SM's clock): blocks of one SM that start their timed passes apart then count the whole time
-// they shared it. The longest over the SMs, and the blocks' mean. `overlap`: whether on every
-// SM the last block started before the first one ended (every block in its passes at once).
-void sm_spans(const std::vector<unsigned long long>& c, uint64_t& longest, double& mean, bool& overlap) {
+// they shared it. The longest and the shortest over the SMs, and the blocks' mean. `overlap`:
+// whether on every SM the last block started before the first one ended (every block in its
+// passes at once).
+void sm_spans(const std::vector<unsigned long long>& c, uint64_t& longest, uint64_t& shortest, double& mean,
+              bool& overlap) {
   struct Span {
     unsigned long long first_start, last_end, last_start, first_end;
   };
@@ -118,9 +120,11 @@ void sm_spans(const std::vector<unsigned long long>& c, uint64_t& longest, doubl
     sum += double(c[b]);
   }
   longest = 0;
+  shortest = sm_span.empty() ? 0 : ~uint64_t(0);
   overlap = true;
   for (const auto& [sm, span] : sm_span) {
     longest = std::max<uint64_t>(longest, span.last_end - span.first_start);
+    shortest = std::min<uint64_t>(shortest, span.last_end - span.first_start);
     overlap = overlap && span.last_start < span.first_end;
   }
   mean = sum / double(std::max<size_t>(c.size() / 3, 1));
@@ -143,7 +147,7 @@ StreamRun run_resident(const memtopo::Context& ctx, const StreamLaunch& l, const
                                              unsigned(passes), b.cycles, b.sink);
     w.elapsed_ns = r.elapsed_ms * 1e6;
     w.sm_clock_mhz = 0.5 * (r.sm_clock_mhz_before + r.sm_clock_mhz_after);
-    sm_spans(b.block_cycles->download(), w.cycles, w.average_cycles, overlap);
+    sm_spans(b.block_cycles->download(), w.cycles, w.shortest_cycles, w.average_cycles, overlap);
   };
   StreamRun out;
   if (l.count) {  // the long window alone, under the counters: what it moves, not its rate
@@ -167,6 +171,7 @@ StreamRun run_resident(const memtopo::Context& ctx, const StreamLaunch& l, const
       out.long_cycles = out.cycles, out.short_cycles = s.cycles;
       out.elapsed_ns = std::max(0.0, out.elapsed_ns - s.elapsed_ns);
       out.cycles = out.cycles > s.cycles ? out.cycles - s.cycles : 0;
+      out.shortest_cycles = 0;  // the SMs' spans of two windows do not subtract SM by SM
       out.average_cycles -= s.average_cycles;
       out.window_scale = scale;
       break;

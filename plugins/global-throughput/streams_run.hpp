@@ -50,6 +50,7 @@ struct StreamRun {
   uint64_t bytes = 0;            // read plus written by the timed passes
   double elapsed_ns = 0;         // the timed passes, by events
   uint64_t cycles = 0;           // the longest span of one SM's blocks, first start to last end (0: a grid)
+  uint64_t shortest_cycles = 0;  // the shortest such span (0: a grid, or two windows)
   double average_cycles = 0;     // the blocks' mean
   uint32_t blocks_per_sm = 0;    // blocks of the kernel one SM holds at once
   uint32_t window_scale = 1;     // the windows ran this many times their passes (blocks apart)

@@ -19,6 +19,7 @@ StreamRun quickest_windows(const std::vector<StreamRun>& runs) {
   }
   out.elapsed_ns = std::max(0.0, out.long_elapsed_ns - out.short_elapsed_ns);
   out.cycles = out.long_cycles > out.short_cycles ? out.long_cycles - out.short_cycles : 0;
+  out.shortest_cycles = 0;
   return out;
 }
 
