@@ -73,6 +73,9 @@ SampleCost measure_sample_cost(const Context& ctx, uint64_t line) {
   j.sm = 0;
   const std::vector<double> s = an::to_doubles(ctx.backend().run(std::vector<memtopo::Job>{j}).front().latency);
   if (s.empty()) throw memtopo::Error("no samples of one line re-read through .cg");
+  std::vector<double> row;
+  for (size_t i = 0; i < s.size(); ++i) row.insert(row.end(), {double(i), s[i]});
+  ctx.raw("one-line-samples", {"sample", "cycles"}, row);
   auto windows = [&](uint64_t loads) {
     memtopo::Job c = j;
     c.pattern = MT_PATTERN_POINTERS;
