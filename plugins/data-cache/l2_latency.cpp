@@ -19,12 +19,17 @@ namespace {
 using memtopo::analysis::KiB;
 using memtopo::analysis::MiB;
 
-// Fine-grained .cg loads of `arrays` chases of one footprint on SMs 0, 1, ... pooled. An L2
-// hit takes longer from an SM far from the line's slice, and lines land on slices by physical
-// address, so one array on one SM moves from run to run; eight arrays on SMs 0-7 (always those,
-// not whichever are free) average over SMs and placements (docs/results/log/h100.md).
-std::vector<uint32_t> pooled_chases(const Context& ctx, uint64_t footprint, uint64_t line, uint64_t warm_passes,
-                                    size_t arrays) {
+// Fine-grained .cg loads of `arrays` chases of one footprint on SMs 0, 1, ... pooled, and
+// the same footprint's load-to-use time (a pointer chase on the same SMs). An L2 hit takes
+// longer from an SM far from the line's slice, and lines land on slices by physical address,
+// so one array on one SM moves from run to run; eight arrays on SMs 0-7 (always those, not
+// whichever are free) average over SMs and placements (docs/results/log/h100.md).
+struct Pooled {
+  std::vector<uint32_t> raw;
+  double load_to_use = 0;  // mean over the SMs of the pointer chase's cycles per load
+};
+Pooled pooled_chases(const Context& ctx, uint64_t footprint, uint64_t line, uint64_t warm_passes, size_t arrays,
+                     bool with_load_to_use) {
   const auto chase = footprint <= 64 * MiB ? memtopo::recipes::random_lines(footprint, line)
                                            : memtopo::recipes::constant_stride(footprint, line);
   memtopo::Job j;
@@ -36,32 +41,26 @@ std::vector<uint32_t> pooled_chases(const Context& ctx, uint64_t footprint, uint
   j.want_index = false;
   std::vector<memtopo::Job> jobs(arrays, j);
   for (size_t i = 0; i < arrays; ++i) jobs[i].sm = int32_t(i);
-  std::vector<uint32_t> raw;
-  for (const auto& r : ctx.backend().run(jobs)) raw.insert(raw.end(), r.latency.begin(), r.latency.end());
-  return raw;
+  Pooled p;
+  for (const auto& r : ctx.backend().run(jobs)) p.raw.insert(p.raw.end(), r.latency.begin(), r.latency.end());
+  if (!with_load_to_use) return p;
+  for (auto& pj : jobs) {
+    pj.pattern = MT_PATTERN_POINTERS;
+    pj.record = MT_RECORD_TOTAL;
+    pj.steps = 4096;
+  }
+  double sum = 0;
+  for (const auto& r : ctx.backend().run(jobs)) sum += r.average_cycles;
+  p.load_to_use = sum / double(arrays);
+  return p;
 }
 
-// What a fine-grained sample adds to a load-to-use latency, from one SM re-reading one line
-// through .cg (one L2 slice, one latency): `cost` is the timing's own (the samples' mean less a
-// pointer chase's time per load), `noise_in_centre` what a noise term adds to a level's centre.
-struct SampleCost {
-  double cost = 0, noise_in_centre = 0;
-};
-
-// The samples' mean leaves out those past four times their median (an interruption), and the
-// chase's time per load is the difference of the 10th percentiles of 128 chases of 384 and 128
-// of 128 loads, over 256: short chases whose low times leave out the interrupted ones, as the cache
-// procedures' load-to-use. The difference of two means over the hit footprints before read
-// 14 cycles high on a random device with interruptions of 5000 cycles at 0.4 % of loads (1024
-// samples: four interruptions more or less moved their mean by 20 cycles). The noise: where
-// the chases spread more the more loads they hold (analysis::chase_noise_excess), the samples'
-// median less their 10th percentile is what it adds to a level's centre; 0 otherwise (a GPU's).
-SampleCost measure_sample_cost(const Context& ctx, uint64_t line) {
-  // Chases of each length: where a fifth of the long ones go uninterrupted (5000 cycles in
-  // 0.4 % of loads), their 10th percentile must still lie among those. At 32 it once lay on
-  // an interrupted one (random device 68: the cost read -10.4 cycles for 9 plus noise, every
-  // latency 21 cycles high); the cache procedures' load-to-use time 128 of each too.
-  constexpr int kChases = 128;
+// What a noise term adds to a level's centre (the median of its samples): one SM re-reading
+// one line through .cg hits one L2 slice at one latency, so its samples spread only by noise
+// or by the timing's own cost; where chases of that line spread more the more loads they hold
+// (analysis::chase_noise_excess), it is noise, and the samples' median less their 10th
+// percentile is what it adds. 0 otherwise (a GPU's).
+double noise_in_centre(const Context& ctx, uint64_t line) {
   const auto one = memtopo::recipes::constant_stride(line, line);
   memtopo::Job j;
   j.space = MT_SPACE_GLOBAL_CG;
@@ -72,30 +71,22 @@ SampleCost measure_sample_cost(const Context& ctx, uint64_t line) {
   j.want_index = false;
   j.sm = 0;
   const std::vector<double> s = an::to_doubles(ctx.backend().run(std::vector<memtopo::Job>{j}).front().latency);
-  if (s.empty()) throw memtopo::Error("no samples of one line re-read through .cg");
-  std::vector<double> row;
-  for (size_t i = 0; i < s.size(); ++i) row.insert(row.end(), {double(i), s[i]});
-  ctx.raw("one-line-samples", {"sample", "cycles"}, row);
+  if (s.empty()) return 0.0;
   auto windows = [&](uint64_t loads) {
     memtopo::Job c = j;
     c.pattern = MT_PATTERN_POINTERS;
     c.record = MT_RECORD_TOTAL;
     c.steps = loads;
     std::vector<double> t;
-    for (int k = 0; k < kChases; ++k) t.push_back(double(ctx.backend().run(std::vector<memtopo::Job>{c}).front().cycles));
+    for (int k = 0; k < 16; ++k) t.push_back(double(ctx.backend().run(std::vector<memtopo::Job>{c}).front().cycles));
     return t;
   };
   const double ceiling = 4 * an::median(s);
+  if (an::chase_noise_excess(s, ceiling, windows(128), windows(384), 256) <= 0) return 0.0;
   std::vector<double> kept;
   for (double v : s)
     if (v <= ceiling) kept.push_back(v);
-  const std::vector<double> short_windows = windows(128), long_windows = windows(384);
-  const double per_load = (an::percentile(long_windows, 10) - an::percentile(short_windows, 10)) / 256;
-  SampleCost out;
-  out.cost = an::mean(kept) - per_load;
-  if (an::chase_noise_excess(s, ceiling, short_windows, long_windows, 256) > 0)
-    out.noise_in_centre = std::max(0.0, an::median(kept) - an::percentile(kept, 10));
-  return out;
+  return std::max(0.0, an::median(kept) - an::percentile(kept, 10));
 }
 
 // Latency levels holding at least 10 % of the loads.
@@ -281,18 +272,18 @@ Probe l2_latency() {
         // Eight hit footprints together stay within half the first miss.
         const uint64_t hit_foot = std::max<uint64_t>(std::min<uint64_t>(512 * KiB, size / 16) / line * line, line);
         const size_t hit_arrays = size_t(std::clamp<int64_t>(ctx.device().sm_count, 1, 8));
-        const auto hits = big_levels(pooled_chases(ctx, hit_foot, line, 2, hit_arrays));
+        const Pooled hit = pooled_chases(ctx, hit_foot, line, 2, hit_arrays, true);
+        const auto hits = big_levels(hit.raw);
         if (hits.empty()) throw memtopo::Error("no latency level in the L2 hit chase");
         // The timing's own cost, and what a noise term adds to a level's median beyond it.
-        const SampleCost cost = measure_sample_cost(ctx, line);
-        const double sample_cost = cost.cost + cost.noise_in_centre;
+        const double sample_cost =
+            an::mean(an::to_doubles(hit.raw)) - hit.load_to_use + noise_in_centre(ctx, line);
         const memtopo::ResultInfo info{
             0.95, memtopo::Bound::Exact,
             "load-to-use: level centre of fine-grained .cg loads over warm footprints spread over the partitions (" +
                 std::to_string(hit_arrays) + " arrays on as many SMs, pooled) minus the timing's own cost (" +
-                std::to_string(sample_cost) + " cycles: one line re-read, the mean of its samples "
-                "below four times their median less a pointer chase's time per load (10th percentiles of chases of "
-                "384 and 128 loads), plus its samples' median over their 10th percentile where noise spreads them)"};
+                std::to_string(sample_cost) + " cycles: their mean minus a pointer chase's over the same footprints, "
+                "plus the median over the 10th percentile of one line re-read, the noise in a level's median)"};
         ctx.result("l2.latency_cycles", hits.front().centre - sample_cost, info);
         const double slowest_hit = report_far_hit(ctx, hits, sample_cost, info, line);
         std::string why_none;
