@@ -9,8 +9,10 @@ namespace an = memtopo::analysis;
 
 namespace {
 
-// Levels within 4 % are one (the H100's near L2 hits move between 270 and 283 cycles).
-constexpr double kTolerance = 0.04;
+// Levels within 5 % are one: an L2's near hits move by that much between footprints and runs
+// (an H100's between 270 and 283 cycles, 4.8 %; an H200's between 273 and 285, 4.2 %, which
+// at 4 % made a level of their own in one run of three, 3 levels and then 4).
+constexpr double kTolerance = 0.05;
 // A level starts where the time has gone this far from the previous level to it.
 constexpr double kStartFraction = 0.125;
 
