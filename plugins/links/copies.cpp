@@ -73,7 +73,7 @@ void host_copies(memtopo::Context& ctx, uint64_t bytes, uint32_t repeats, Series
     if (!near.why_not.empty()) throw memtopo::Skip(near.why_not);
     ctx.result(name + "_bytes_per_second", near.large.bytes_per_second, {0.9, memtopo::Bound::Exact, how(near, bytes, repeats)});
     char spread[64];
-    std::snprintf(spread, sizeof spread, "; p10..p90 %.2f..%.2f µs", near.small.p10_ns / 1e3, near.small.p90_ns / 1e3);
+    std::snprintf(spread, sizeof spread, "; p10..p90 %.2f..%.2f us", near.small.p10_ns / 1e3, near.small.p90_ns / 1e3);
     ctx.result(name + "_latency_s", near.small.median_ns * 1e-9,
                {0.9, memtopo::Bound::Exact,
                 "median of " + std::to_string(kLatencyCopies) + " copies of " + std::to_string(kLatencyBytes) +
