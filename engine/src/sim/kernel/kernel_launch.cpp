@@ -313,7 +313,7 @@ void KernelRuntime::launch(const mt_kernel_launch& l, mt_kernel_report& report) 
       rt->blocks_.clear();
       rt->clusters_.clear();
       rt->programs_.clear();
-      rt->ready_ = {};
+      rt->ready_.clear();
       rt->open_ = {};
     }
   } active(this);
