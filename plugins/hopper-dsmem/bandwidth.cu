@@ -1,6 +1,7 @@
 // hopper-dsmem/bandwidth: how fast one SM reads another block's shared memory, by cluster size
 // and access width, against its own shared memory and against L2.
 #include <algorithm>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -18,58 +19,63 @@ namespace {
 // (buffer_bytes). A constant of the kernel: with the bound a parameter, the H200's own shared
 // memory read 5 % slower at 4 B loads (123.8 against 130.2 GB/s).
 constexpr unsigned kBufferBytes = 64 * 1024, kSmallBufferBytes = 16 * 1024;
-// The simulated GPU gives each SM its own cluster port and shared memory, so that the blocks
-// reading those are alike on every SM: at most this many SMs' blocks time them there (an H100
-// replay's 132 SMs cost a simulated thread each of 1024 per block). The L2's rate, which every
-// SM shares, keeps every SM.
-constexpr unsigned kSimulatedSms = 16;
 constexpr unsigned kThreads = 1024;
 enum Source : int { kPeer = 0, kOwn = 1, kL2 = 2 };
 
-// Every thread reads `Width` bytes at a time, a block-wide sweep of the `Bytes` buffer per
-// round: of the block of the next rank (kPeer), of its own block (kOwn) or of the block's
-// `Bytes` of global memory through L2 (kL2). Cycles from the first to the last thread's end.
-template <int Width, int From, unsigned Bytes>
+constexpr int kWidths[3] = {4, 8, 16};
+
+// One timed sweep of the block: every thread reads `Width` bytes at a time, a block-wide sweep of
+// the `Bytes` buffer per round, of the block of the next rank (kPeer, `base` a cluster address),
+// of its own block (kOwn) or of the block's `Bytes` of global memory through L2 (kL2, `mine`).
+// The block's threads wait for each other after it; thread 0 writes the cycles from `t0` (the
+// clock after the barrier before it) to then, and returns the clock the next sweep starts at.
+template <int From, int Width, unsigned Bytes>
+MEMTOPO_INLINE uint32_t timed_sweep(uint32_t base, const char* mine, unsigned t, unsigned threads, unsigned rounds,
+                                    unsigned long long& t0, unsigned long long* cycles) {
+  namespace md = memtopo::device;
+  uint32_t acc = 0;
+  if constexpr (From == kPeer) acc = md::block_sweep<md::Path::Cluster, Width, Bytes>(base, t, threads, rounds);
+  if constexpr (From == kOwn) acc = md::block_sweep<md::Path::Shared, Width, Bytes>(base, t, threads, rounds);
+  if constexpr (From == kL2)
+    acc = md::block_sweep<md::Path::GlobalCg, Width, Bytes>(reinterpret_cast<unsigned long long>(mine), t, threads, rounds);
+  md::sync_block();
+  if (t == 0) {
+    const unsigned long long t1 = md::clock_now();
+    *cycles = t1 - t0;
+    t0 = t1;
+  }
+  return acc;
+}
+
+// The three widths' sweeps of one source, one after the other in one launch, each timed from
+// the barrier before it to the one after it (a launch per width, each thread reading the clock,
+// cost the simulated GPU three times the threads); cycles[w x blocks + block] is width w's.
+template <int From, unsigned Bytes>
 MEMTOPO_KERNEL void sweep(unsigned rounds, const char* global, unsigned long long* cycles, unsigned* sink) {
   namespace md = memtopo::device;
   uint32_t* buf = md::dynamic_shared<uint32_t>();
   const unsigned t = md::thread_index(), threads = md::block_threads();
   for (unsigned i = t; i < Bytes / 4; i += threads) buf[i] = i / 4 + i % 4;
   const uint32_t rank = md::cluster_rank(), n = md::cluster_blocks();
-  md::cluster_sync();
   const uint32_t own = md::shared_address(buf);
   const uint32_t base = From == kPeer ? md::cluster_address(own, (rank + 1) % n) : own;
-  const char* mine = global + size_t(md::block_index()) * Bytes;
-  const unsigned step = threads * Width;
-  uint32_t acc = 0;
-  md::sync_block();
-  const unsigned long long t0 = md::clock_now();
-  for (unsigned r = 0; r < rounds; ++r) {
-#pragma unroll 16
-    for (unsigned off = t * Width; off < Bytes; off += step) {
-      if constexpr (From == kPeer) acc ^= md::load_wide<md::Path::Cluster, Width>(base + off);
-      if constexpr (From == kOwn) acc ^= md::load_wide<md::Path::Shared, Width>(base + off);
-      if constexpr (From == kL2) acc ^= md::load_wide<md::Path::GlobalCg, Width>(reinterpret_cast<unsigned long long>(mine + off));
-    }
-  }
-  md::sync_block();
-  const unsigned long long t1 = md::clock_now();
+  const unsigned block = md::block_index(), blocks = md::grid_blocks();
+  const char* mine = global + size_t(block) * Bytes;
+  md::cluster_sync();  // every block's buffer written
+  unsigned long long t0 = t == 0 ? md::clock_now() : 0;
+  uint32_t acc = timed_sweep<From, kWidths[0], Bytes>(base, mine, t, threads, rounds, t0, cycles + block);
+  acc ^= timed_sweep<From, kWidths[1], Bytes>(base, mine, t, threads, rounds, t0, cycles + blocks + block);
+  acc ^= timed_sweep<From, kWidths[2], Bytes>(base, mine, t, threads, rounds, t0, cycles + 2 * blocks + block);
   if (acc == 0x9e3779b9u) *sink = acc;
-  if (t == 0) cycles[md::block_index()] = t1 - t0;
-  md::cluster_sync();
+  md::cluster_sync();  // no block leaves while another reads its shared memory
 }
 
-struct Sweep {
-  int width, from;
-  unsigned cluster;
-};
-
 // Per-SM GB/s of every block of one launch.
-template <int Width, int From, unsigned Bytes>
+template <int From, unsigned Bytes>
 memtopo::device::LaunchReport launch_sweep(const memtopo::Context& ctx, const memtopo::device::LaunchConfig& cfg,
                                            unsigned rounds, const char* global, unsigned long long* cycles,
                                            unsigned* sink) {
-  return memtopo::device::launch<sweep<Width, From, Bytes>, kThreads>(ctx, "sweep", cfg, rounds, global, cycles, sink);
+  return memtopo::device::launch<sweep<From, Bytes>, kThreads>(ctx, "sweep", cfg, rounds, global, cycles, sink);
 }
 
 // The buffer a block sweeps: 64 KiB, else 16 KiB (a round of 16 B loads by every thread) where a
@@ -103,33 +109,29 @@ memtopo::device::LaunchConfig sweep_config(const memtopo::Context& ctx, unsigned
 // their shared memory may not fit a GPC in clusters that the clusters probe's smaller blocks
 // fill (a 16-block cluster of 48 KiB blocks on hopper-like).
 bool cluster_runs(const memtopo::Context& ctx, unsigned cluster) {
-  return memtopo::device::max_active_clusters<sweep<16, kPeer, kBufferBytes>>(ctx, "sweep", sweep_config(ctx, cluster, 1)) > 0;
+  return memtopo::device::max_active_clusters<sweep<kPeer, kBufferBytes>>(ctx, "sweep", sweep_config(ctx, cluster, 1)) > 0;
 }
 
-std::vector<double> run_sweep(const memtopo::Context& ctx, const Sweep& s, unsigned clusters, unsigned rounds,
-                              const memtopo::device::Buffer<char>& global) {
-  const memtopo::device::LaunchConfig cfg = sweep_config(ctx, s.cluster, clusters);
-  const unsigned bytes = buffer_bytes(ctx);
-  memtopo::device::Buffer<unsigned long long> cycles(ctx, cfg.grid.x);
+// Per-SM GB/s of every block of one launch of `clusters` clusters of `cluster` blocks, by width.
+std::vector<std::vector<double>> run_sweeps(const memtopo::Context& ctx, int from, unsigned cluster, unsigned clusters,
+                                            unsigned rounds, const memtopo::device::Buffer<char>& global) {
+  const memtopo::device::LaunchConfig cfg = sweep_config(ctx, cluster, clusters);
+  const unsigned bytes = buffer_bytes(ctx), blocks = cfg.grid.x;
+  memtopo::device::Buffer<unsigned long long> cycles(ctx, size_t(3) * blocks);
   memtopo::device::Buffer<unsigned> sink(ctx, 1);
   using L = memtopo::device::LaunchReport (*)(const memtopo::Context&, const memtopo::device::LaunchConfig&, unsigned,
                                               const char*, unsigned long long*, unsigned*);
   constexpr unsigned B = kBufferBytes, b = kSmallBufferBytes;
-  static const L kernels[2][3][3] = {
-      {{launch_sweep<4, kPeer, B>, launch_sweep<4, kOwn, B>, launch_sweep<4, kL2, B>},
-       {launch_sweep<8, kPeer, B>, launch_sweep<8, kOwn, B>, launch_sweep<8, kL2, B>},
-       {launch_sweep<16, kPeer, B>, launch_sweep<16, kOwn, B>, launch_sweep<16, kL2, B>}},
-      {{launch_sweep<4, kPeer, b>, launch_sweep<4, kOwn, b>, launch_sweep<4, kL2, b>},
-       {launch_sweep<8, kPeer, b>, launch_sweep<8, kOwn, b>, launch_sweep<8, kL2, b>},
-       {launch_sweep<16, kPeer, b>, launch_sweep<16, kOwn, b>, launch_sweep<16, kL2, b>}}};
-  const int w = s.width == 4 ? 0 : s.width == 8 ? 1 : 2;
-  const auto report = kernels[bytes == kBufferBytes ? 0 : 1][w][s.from](
-      ctx, cfg, rounds, static_cast<const char*>(global.get()), cycles.get(), sink.get());
+  static const L kernels[2][3] = {{launch_sweep<kPeer, B>, launch_sweep<kOwn, B>, launch_sweep<kL2, B>},
+                                  {launch_sweep<kPeer, b>, launch_sweep<kOwn, b>, launch_sweep<kL2, b>}};
+  const auto report = kernels[bytes == kBufferBytes ? 0 : 1][from](ctx, cfg, rounds, static_cast<const char*>(global.get()),
+                                                                  cycles.get(), sink.get());
   const double mhz = 0.5 * (report.sm_clock_mhz_before + report.sm_clock_mhz_after);
-  std::vector<double> per_sm;
-  for (unsigned long long c : cycles.download())
-    per_sm.push_back(memtopo::analysis::gbps_from_cycles(double(rounds) * bytes, double(c), mhz));
-  return per_sm;
+  const std::vector<unsigned long long> all = cycles.download();
+  std::vector<std::vector<double>> per_width(3);
+  for (size_t i = 0; i < all.size(); ++i)
+    per_width[i / blocks].push_back(memtopo::analysis::gbps_from_cycles(double(rounds) * bytes, double(all[i]), mhz));
+  return per_width;
 }
 
 }  // namespace
@@ -145,39 +147,35 @@ void measure_bandwidth(memtopo::Context& ctx) {
                         " B of shared memory (device.shared_per_block_optin_bytes), less than a round of 16 B loads by " +
                         std::to_string(kThreads) + " threads");
   memtopo::device::Buffer<char> global(ctx, size_t(ctx.device().sm_count) * kBufferBytes);
-  const std::vector<int> widths = {4, 8, 16};
+  const std::vector<int> widths(std::begin(kWidths), std::end(kWidths));
   std::vector<int64_t> sizes;
   for (int64_t s = 2; s <= max_blocks; s *= 2)
     if (cluster_runs(ctx, unsigned(s))) sizes.push_back(s);
   if (sizes.empty()) throw memtopo::Skip("no cluster of 2 or more blocks of " + std::to_string(kThreads) + " threads runs");
   std::vector<double> rows, peer(widths.size(), 0.0), own, l2, by_cluster;
-  auto median_of = [&](const Sweep& s, unsigned clusters) {
-    const std::vector<double> per_sm = run_sweep(ctx, s, clusters, rounds, global);
-    const double m = memtopo::analysis::median(per_sm);
-    rows.insert(rows.end(), {double(s.from), double(s.width), double(s.cluster), double(per_sm.size()), m,
-                             memtopo::analysis::percentile(per_sm, 10), memtopo::analysis::percentile(per_sm, 90)});
-    return m;
-  };
-  const bool sim = memtopo::device::simulated(ctx);
-  const unsigned sms = unsigned(ctx.device().sm_count), own_blocks = sim ? std::min(sms, kSimulatedSms) : sms;
-  auto clusters_of = [&](int64_t s) {
-    const unsigned resident_clusters = unsigned(std::max<int64_t>(resident.at(size_t(s - 1)), 1));
-    return sim ? std::min(resident_clusters, std::max(1u, kSimulatedSms / unsigned(s))) : resident_clusters;
-  };
-  for (size_t w = 0; w < widths.size(); ++w) {
-    for (int64_t s : sizes) {
-      const double m = median_of({widths[w], kPeer, unsigned(s)}, clusters_of(s));
-      peer[w] = std::max(peer[w], m);
-      if (widths[w] == 16) by_cluster.push_back(m);
+  // The medians of one launch's widths, a raw row each.
+  auto medians_of = [&](int from, unsigned cluster, unsigned clusters) {
+    const std::vector<std::vector<double>> per_width = run_sweeps(ctx, from, cluster, clusters, rounds, global);
+    std::vector<double> out;
+    for (size_t w = 0; w < widths.size(); ++w) {
+      const std::vector<double>& per_sm = per_width[w];
+      out.push_back(memtopo::analysis::median(per_sm));
+      rows.insert(rows.end(), {double(from), double(widths[w]), double(cluster), double(per_sm.size()), out.back(),
+                               memtopo::analysis::percentile(per_sm, 10), memtopo::analysis::percentile(per_sm, 90)});
     }
-    own.push_back(median_of({widths[w], kOwn, 1}, own_blocks));
-    l2.push_back(median_of({widths[w], kL2, 1}, sms));
+    return out;
+  };
+  const unsigned sms = unsigned(ctx.device().sm_count);
+  for (int64_t s : sizes) {
+    const std::vector<double> m = medians_of(kPeer, unsigned(s), unsigned(std::max<int64_t>(resident.at(size_t(s - 1)), 1)));
+    for (size_t w = 0; w < widths.size(); ++w) peer[w] = std::max(peer[w], m[w]);
+    by_cluster.push_back(m.back());  // 16 B
   }
+  own = medians_of(kOwn, 1, sms);
+  l2 = medians_of(kL2, 1, sms);
   ctx.raw("sweeps", {"source", "width_bytes", "cluster_blocks", "blocks", "median_gbps", "p10_gbps", "p90_gbps"}, rows);
   std::string how = "median over the blocks of one resident wave, 1024 threads each sweeping " +
                     std::to_string(bytes / 1024) + " KiB " + std::to_string(rounds) + " times; widths 4, 8, 16 B";
-  if (sim && sms > kSimulatedSms)
-    how += " (shared memory: the blocks of at most " + std::to_string(kSimulatedSms) + " SMs, alike on the simulated GPU)";
   ctx.result("dsmem.bandwidth_widths_bytes", std::vector<int64_t>(widths.begin(), widths.end()));
   ctx.result("dsmem.bandwidth_cluster_blocks", sizes);
   ctx.result("dsmem.sm_to_sm_gbps", peer,

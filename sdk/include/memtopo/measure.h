@@ -297,7 +297,8 @@ typedef struct mt_thread_place {
 typedef struct mt_access_program {
   uint32_t struct_size;
   uint32_t kind;   /* MT_PROGRAM_* */
-  uint32_t path;   /* a global path (mt_space) */
+  uint32_t path;   /* a global path (mt_space); a MT_SWEEP_READ sweep also MT_SPACE_SHARED or
+                     MT_OP_PATH_CLUSTER, whose src is a 32-bit shared or cluster address */
   uint32_t width;  /* bytes of each access: 4, 8 or 16 */
   /* MT_PROGRAM_SWEEP: at each place i (in elements of `width` bytes) from `first`, `step` apart
    * while below `end`, `ilp` accesses at i, i + spread, ..., issued together: loads of `src`

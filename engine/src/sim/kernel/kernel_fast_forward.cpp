@@ -129,7 +129,7 @@ void KernelRuntime::sweep_passed(WarpProgram* p) {
   for (const auto& q : programs_) {
     if (q->finished) continue;
     const WarpProgram::Sweep& x = q->sweeps.front();
-    const double whole = double(q->lanes.front()->op.program->passes) - 1 - double(x.passes_left);
+    const double whole = double(q->d.passes) - 1 - double(x.passes_left);
     const double done = whole + (x.end > x.first ? double(std::min(x.place, x.end) - x.first) / double(x.end - x.first) : 0);
     std::vector<double>& marked = q->passes.marked;
     if (q->passes.marked_epoch != rounds_.epoch) {
@@ -191,9 +191,9 @@ void KernelRuntime::try_fast_forward() {
 void KernelRuntime::fast_forward(uint32_t passes, double cycles) {
   for (const auto& p : programs_) {
     if (p->finished) continue;
-    const mt_access_program& d = *p->lanes.front()->op.program;
+    const mt_access_program& d = p->d;
     p->time += cycles;
-    for (size_t l = 0; l < p->sweeps.size(); ++l) skip_passes(p->sweeps[l], p->chains[l].fold, d.op, d.width, d.ilp, passes);
+    for (size_t l = 0; l < p->sweeps.size(); ++l) skip_passes(p->sweeps[l], p->folds[l], d.op, d.width, d.ilp, passes);
     gpu_.add_counts(times(p->passes.last, passes));
   }
   // Every key waiting is a sweep's step: all move on alike, so their order stays.

@@ -133,31 +133,35 @@ void KernelRuntime::price_global_loads(Group& g) {
 void KernelRuntime::price_shared(Group& g) {
   const Model& m = gpu_.model();
   const Thread* first = g.members.front();
-  const uint32_t sm = first->block->sm;
   const double overhead = double(m.timing_overhead_cycles);
-  const double issued = issue_[sm].serve(g.clock, 1);
-  if (g.path == MT_OP_PATH_CLUSTER) {
+  const double issued = issue_[first->block->sm].serve(g.clock, 1);
+  lane_addresses_.clear();
+  for (const Thread* t : g.members)
+    for (uint32_t i = 0; i < t->op.count; ++i) lane_addresses_.push_back(t->op.addresses[i]);
+  const double done = shared_loads_done(*first->block, g.path, first->op.count, g.bytes, issued);
+  for (Thread* t : g.members) t->clock = done + (t->op.timed ? overhead : 0);
+}
+
+double KernelRuntime::shared_loads_done(const Block& block, uint32_t path, uint32_t per_lane, uint32_t bytes,
+                                        double issued) {
+  const Model& m = gpu_.model();
+  if (path == MT_OP_PATH_CLUSTER) {
     const double local = double(m.cluster_local_latency_cycles ? m.cluster_local_latency_cycles : m.shared_latency_cycles);
     const double remote =
         double(m.cluster_remote_latency_cycles ? m.cluster_remote_latency_cycles : 6 * m.shared_latency_cycles);
     double done = issued;
-    for (Thread* t : g.members)
-      for (uint32_t i = 0; i < t->op.count; ++i) {
-        const bool own = cluster_rank_of(t->op.addresses[i], t->block->rank) == t->block->rank;
-        const double start = own ? issued : cluster_port_[sm].serve(issued, double(t->op.bytes));
-        const Gpu::Noise n = gpu_.noise_parts();
-        done = std::max(done, start + (own ? local : remote) + double(n.jitter + n.interruption));
-      }
-    for (Thread* t : g.members) t->clock = done + (t->op.timed ? overhead : 0);
-    return;
+    for (uint64_t a : lane_addresses_) {
+      const bool own = cluster_rank_of(a, block.rank) == block.rank;
+      const double start = own ? issued : cluster_port_[block.sm].serve(issued, double(bytes));
+      const Gpu::Noise n = gpu_.noise_parts();
+      done = std::max(done, start + (own ? local : remote) + double(n.jitter + n.interruption));
+    }
+    return done;
   }
-  lane_addresses_.clear();
-  for (const Thread* t : g.members)
-    for (uint32_t i = 0; i < t->op.count; ++i) lane_addresses_.push_back(t->op.addresses[i]);
-  const int64_t turns = bank_turns(lane_addresses_, g.members.empty() ? 1 : g.members.front()->op.count, g.bytes);
+  const int64_t turns = bank_turns(lane_addresses_, std::max<uint32_t>(per_lane, 1), bytes);
   const double latency = double(m.shared_latency_cycles + std::max<int64_t>(turns - 1, 0) * m.shared_conflict_cycles);
   const Gpu::Noise n = gpu_.noise_parts();  // the warp's one load: one draw
-  for (Thread* t : g.members) t->clock = issued + latency + double(n.jitter + n.interruption) + (t->op.timed ? overhead : 0);
+  return issued + latency + double(n.jitter + n.interruption);
 }
 
 int64_t KernelRuntime::bank_turns(const std::vector<uint64_t>& addresses, uint32_t per_lane, uint32_t bytes) const {

@@ -22,6 +22,15 @@ uint64_t last_place(const mt_access_program& p) {
   return p.first + (p.end - 1 - p.first) / p.step * p.step;
 }
 
+// A sweep that reads shared memory or another block's of the cluster: priced as shared loads,
+// and never skipped as a steady stream (its places are state-space addresses).
+bool shared_sweep(const mt_access_program& p) {
+  return p.kind == MT_PROGRAM_SWEEP && (p.path == MT_SPACE_SHARED || p.path == MT_OP_PATH_CLUSTER);
+}
+
+// A sweep the steady state of streams may skip passes of (kernel_fast_forward.cpp).
+bool global_sweep(const mt_access_program& p) { return p.kind == MT_PROGRAM_SWEEP && global_path(p.path); }
+
 }  // namespace
 
 void KernelRuntime::op_program(const mt_access_program* p, mt_program_result* r) {
@@ -32,8 +41,11 @@ void KernelRuntime::op_program(const mt_access_program* p, mt_program_result* r)
     if (!(global_path(p->path) && p->width == 8) && !(shared && p->width == 4))
       op_fail("pointer chains follow 8-byte pointers on a global path or 4-byte ones in shared memory");
     if (p->chains < 1 || p->chains > 8) op_fail("pointer chains need 1 to 8 chains a lane");
+  } else if (shared_sweep(*p)) {
+    check_shared_sweep(t, *p);
   } else if (!global_path(p->path)) {
-    op_fail("access programs read through a global path, not path " + std::to_string(p->path));
+    op_fail("access programs read through a global path (sweeps that read: shared memory and the cluster's too), "
+            "not path " + std::to_string(p->path));
   } else if (p->width != 4 && p->width != 8 && p->width != 16) {
     op_fail("accesses of 4, 8 or 16 bytes");
   } else if (p->kind == MT_PROGRAM_SWEEP) {
@@ -65,16 +77,33 @@ void KernelRuntime::op_program(const mt_access_program* p, mt_program_result* r)
   // Lanes run as one warp program only with the same program shape and length.
   t->op.signature = (uint64_t(p->kind) | uint64_t(p->op) << 8 | uint64_t(p->ilp) << 16 | uint64_t(p->chains) << 24 |
                      uint64_t(p->passes) << 32) ^
-                    (p->warmup + p->steps) * 0x9E3779B97F4A7C15ull;
+                    (p->warmup + p->steps) * 0x9E3779B97F4A7C15ull ^ uint64_t(p->path) * 0xC2B2AE3D27D4EB4Full;
   submit(t);
+}
+
+void KernelRuntime::check_shared_sweep(Thread* t, const mt_access_program& p) {
+  if (p.op != MT_SWEEP_READ) op_fail("sweeps of shared memory read (MT_SWEEP_READ), they do not write");
+  if (p.width != 4 && p.width != 8 && p.width != 16) op_fail("accesses of 4, 8 or 16 bytes");
+  if (p.step == 0 || p.ilp == 0 || p.ilp > 8) op_fail("a sweep needs a step above 0 and ILP 1 to 8");
+  const uint64_t last = last_place(p);
+  if (last >= p.end) return;
+  // Places rise with the step: the first and the last access bound the rest.
+  shared_bytes(t, p.path, p.src + p.first * p.width, p.width);
+  shared_bytes(t, p.path, p.src + (last + (p.ilp - 1) * p.spread) * p.width, p.width);
 }
 
 void KernelRuntime::start_program(Group& g) {
   auto p = std::make_unique<WarpProgram>();
   p->lanes = g.members;
   p->time = g.clock;
-  p->sm = g.members.front()->block->sm;
+  const Thread* first = g.members.front();
+  p->d = *first->op.program;  // the lanes' stacks hold it: each look there is a cache miss
+  p->warp_key = first->warp_key;
+  p->linear = first->linear;
+  p->block = first->block;
+  p->sm = first->block->sm;
   p->chains.resize(g.members.size());
+  if (p->d.kind == MT_PROGRAM_SWEEP) p->folds.assign(g.members.size(), 0);
   for (size_t l = 0; l < g.members.size(); ++l) {
     const mt_access_program& d = *g.members[l]->op.program;
     const uint32_t passes = d.passes ? d.passes : 1;
@@ -83,7 +112,7 @@ void KernelRuntime::start_program(Group& g) {
     std::copy(d.states, d.states + 8, p->chains[l].x);
   }
   program_lanes_ += uint32_t(p->lanes.size());
-  if (g.members.front()->op.program->kind == MT_PROGRAM_SWEEP)
+  if (global_sweep(p->d))
     sweep_started(p.get());
   else
     ++rounds_.others;
@@ -96,7 +125,7 @@ void KernelRuntime::finish_program(WarpProgram* p) {
     Thread* t = p->lanes[l];
     mt_program_result& r = *t->op.program_result;
     const ChainState& c = p->chains[l];
-    r.fold = c.fold;
+    r.fold = l < p->folds.size() ? p->folds[l] : c.fold;
     r.cycles = c.cycles;
     r.outliers = c.outliers;
     r.first = c.first;
@@ -108,15 +137,14 @@ void KernelRuntime::finish_program(WarpProgram* p) {
   end_ = std::max(end_, p->time);
   p->finished = true;
   program_lanes_ -= uint32_t(p->lanes.size());
-  if (p->lanes.front()->op.program->kind == MT_PROGRAM_SWEEP)
+  if (global_sweep(p->d))
     sweep_ended(p);
   else
     --rounds_.others;
 }
 
 void KernelRuntime::run_follow(WarpProgram* p) {
-  Thread* first = p->lanes.front();
-  const mt_access_program& d0 = *first->op.program;
+  const mt_access_program& d0 = p->d;
   if (p->step == d0.steps) return finish_program(p);
   const Model& m = gpu_.model();
   const uint32_t chains = d0.chains;
@@ -153,13 +181,13 @@ void KernelRuntime::run_follow(WarpProgram* p) {
         std::memcpy(&x, at, 8);
       }
     sorted_distinct_sectors();
-    request_lines(p->sm, first->linear, mt_space(d0.path), issued);
+    request_lines(p->sm, p->linear, mt_space(d0.path), issued);
     for (const auto& [line, at] : line_done_) done = std::max(done, at);
     done += away_;
   }
   ++p->step;
   p->time = done;
-  ready_.push(Key::of(p, first->warp_key));
+  ready_.push(Key::of(p, p->warp_key));
 }
 
 const char* KernelRuntime::program_bytes(Thread* t, uint32_t path, uint64_t address, uint32_t bytes) {
@@ -178,49 +206,54 @@ const char* KernelRuntime::program_bytes(Thread* t, uint32_t path, uint64_t addr
 }
 
 void KernelRuntime::run_program(WarpProgram* p) {
-  const Thread* first = p->lanes.front();
-  const mt_access_program& d0 = *first->op.program;
-  const Model& m = gpu_.model();
-  const double overhead = double(m.timing_overhead_cycles);
+  const mt_access_program& d0 = p->d;
   if (d0.kind == MT_PROGRAM_FOLLOW) return run_follow(p);
-  if (d0.kind == MT_PROGRAM_RANDOM) {
-    if (p->step == d0.warmup + d0.steps) return finish_program(p);
-    const double t0 = p->time;
-    if (p->step == d0.warmup)
-      for (ChainState& c : p->chains) c.first = uint64_t(t0);
-    sectors_.clear();
-    for (size_t l = 0; l < p->lanes.size(); ++l) {
-      const mt_access_program& d = *p->lanes[l]->op.program;
-      for (uint32_t c = 0; c < d.chains; ++c) {
-        device::RandomPlaces places{p->chains[l].x[c], d.candidates, d.stride};
-        const uint64_t a = device_address(d.src + places.next());
-        p->chains[l].x[c] = places.x;
-        sectors_.push_back(a >> sector_shift_ << sector_shift_);
-      }
+  if (d0.kind == MT_PROGRAM_RANDOM) return run_random(p);
+  run_sweep(p);
+}
+
+void KernelRuntime::run_random(WarpProgram* p) {
+  const mt_access_program& d0 = p->d;
+  const double overhead = double(gpu_.model().timing_overhead_cycles);
+  if (p->step == d0.warmup + d0.steps) return finish_program(p);
+  const double t0 = p->time;
+  if (p->step == d0.warmup)
+    for (ChainState& c : p->chains) c.first = uint64_t(t0);
+  sectors_.clear();
+  for (size_t l = 0; l < p->lanes.size(); ++l) {
+    const mt_access_program& d = *p->lanes[l]->op.program;
+    for (uint32_t c = 0; c < d.chains; ++c) {
+      device::RandomPlaces places{p->chains[l].x[c], d.candidates, d.stride};
+      const uint64_t a = device_address(d.src + places.next());
+      p->chains[l].x[c] = places.x;
+      sectors_.push_back(a >> sector_shift_ << sector_shift_);
     }
-    sorted_distinct_sectors();
-    const double issued = issue_[p->sm].serve(t0, d0.chains);
-    request_lines(p->sm, first->linear, mt_space(d0.path), issued);
-    double done = issued;
-    for (const auto& [line, at] : line_done_) done = std::max(done, at);
-    // The store of each value and the clock read after it: a timed step's own cost; and an
-    // interruption, if one came, while the lanes waited.
-    const double cycles = done + away_ - t0 + overhead;
-    if (p->step >= d0.warmup) {
-      const bool outlier = d0.ceiling && cycles > double(d0.ceiling);
-      for (size_t l = 0; l < p->lanes.size(); ++l) {
-        const uint32_t k = p->lanes[l]->op.program->chains;
-        if (outlier)
-          p->chains[l].outliers += k;
-        else
-          p->chains[l].cycles += uint64_t(k) * uint64_t(cycles);
-      }
-    }
-    ++p->step;
-    p->time = t0 + cycles;
-    ready_.push(Key::of(p, first->warp_key));
-    return;
   }
+  sorted_distinct_sectors();
+  const double issued = issue_[p->sm].serve(t0, d0.chains);
+  request_lines(p->sm, p->linear, mt_space(d0.path), issued);
+  double done = issued;
+  for (const auto& [line, at] : line_done_) done = std::max(done, at);
+  // The store of each value and the clock read after it: a timed step's own cost; and an
+  // interruption, if one came, while the lanes waited.
+  const double cycles = done + away_ - t0 + overhead;
+  if (p->step >= d0.warmup) {
+    const bool outlier = d0.ceiling && cycles > double(d0.ceiling);
+    for (size_t l = 0; l < p->lanes.size(); ++l) {
+      const uint32_t k = p->lanes[l]->op.program->chains;
+      if (outlier)
+        p->chains[l].outliers += k;
+      else
+        p->chains[l].cycles += uint64_t(k) * uint64_t(cycles);
+    }
+  }
+  ++p->step;
+  p->time = t0 + cycles;
+  ready_.push(Key::of(p, p->warp_key));
+}
+
+void KernelRuntime::run_sweep(WarpProgram* p) {
+  const mt_access_program& d0 = p->d;
   // MT_PROGRAM_SWEEP: the lanes still inside their range take one place each; loads are issued
   // in order of ILP slot, then lane (a warp instruction per slot), so a warp's sectors come
   // sorted where its lanes are adjacent.
@@ -236,6 +269,7 @@ void KernelRuntime::run_program(WarpProgram* p) {
     any = any || x.place < x.end;
   }
   if (!any) return finish_program(p);
+  if (shared_sweep(d0)) return shared_sweep_step(p);
   if (next_pass) sweep_passed(p);  // may price the steady state's passes at once
   const Gpu::Counts before = gpu_.counts();
   double done = p->time;
@@ -264,12 +298,12 @@ void KernelRuntime::run_program(WarpProgram* p) {
         const WarpProgram::Sweep& x = p->sweeps[l];
         if (x.place >= x.end) continue;
         const uint32_t* words = reinterpret_cast<const uint32_t*>(x.src + (x.place + k * x.spread) * w);
-        for (uint32_t i = 0; i < w / 4; ++i) p->chains[l].fold ^= words[i];
+        for (uint32_t i = 0; i < w / 4; ++i) p->folds[l] ^= words[i];
       }
     }
     sorted_distinct_sectors();
     const double issued = issue_[p->sm].serve(p->time, ilp);
-    request_lines(p->sm, first->linear, mt_space(d0.path), issued);
+    request_lines(p->sm, p->linear, mt_space(d0.path), issued);
     for (const auto& [line, at] : line_done_) done = std::max(done, at);
     done += away_;
   }
@@ -298,7 +332,28 @@ void KernelRuntime::run_program(WarpProgram* p) {
   for (WarpProgram::Sweep& x : p->sweeps) x.place += x.step;
   count_step(p, before);
   p->time = done;
-  ready_.push(Key::of(p, first->warp_key));
+  ready_.push(Key::of(p, p->warp_key));
+}
+
+void KernelRuntime::shared_sweep_step(WarpProgram* p) {
+  const mt_access_program& d0 = p->d;
+  const uint32_t w = d0.width, ilp = d0.ilp;
+  lane_addresses_.clear();
+  for (size_t l = 0; l < p->sweeps.size(); ++l) {
+    WarpProgram::Sweep& x = p->sweeps[l];
+    if (x.place >= x.end) continue;
+    for (uint32_t k = 0; k < ilp; ++k) {
+      const uint64_t a = x.src + (x.place + k * x.spread) * w;
+      lane_addresses_.push_back(a);
+      uint32_t words[4] = {0, 0, 0, 0};
+      std::memcpy(words, shared_bytes(p->lanes[l], d0.path, a, w), w);  // within bounds: checked at the call
+      for (uint32_t i = 0; i < w / 4; ++i) p->folds[l] ^= words[i];
+    }
+    x.place += x.step;
+  }
+  const double issued = issue_[p->sm].serve(p->time, ilp);
+  p->time = shared_loads_done(*p->block, d0.path, ilp, w, issued);
+  ready_.push(Key::of(p, p->warp_key));
 }
 
 }  // namespace memtopo::sim::kernel

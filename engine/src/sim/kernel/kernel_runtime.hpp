@@ -91,11 +91,54 @@ struct Block {
   uint32_t dynamic_bytes = 0;
 };
 
+// The keys ready to run, earliest first: a heap, and beside it a run of keys pushed in rising
+// order (a launch's threads, lanes that a barrier releases at one clock), which cost no sift.
+// The heap has four children a node: half the levels of a binary heap for each pop (a fifth of
+// a stream's time was a binary heap's). The keys are distinct, so the pops come in the keys'
+// order whatever holds them.
+template <class K>
+class ReadyQueue {
+ public:
+  bool empty() const { return heap_.empty() && head_ == run_.size(); }
+  const K& top() const { return from_run() ? run_[head_] : heap_.top(); }
+  void pop() {
+    if (!from_run()) return heap_.pop();
+    if (++head_ == run_.size()) {
+      run_.clear();
+      head_ = 0;
+    } else if (head_ >= 4096 && 2 * head_ >= run_.size()) {  // drop the front now and then
+      run_.erase(run_.begin(), run_.begin() + std::ptrdiff_t(head_));
+      head_ = 0;
+    }
+  }
+  void push(const K& k) {
+    if (head_ == run_.size() || k > run_.back())
+      run_.push_back(k);
+    else
+      heap_.push(k);
+  }
+  void clear() {
+    heap_.clear();
+    run_.clear();
+    head_ = 0;
+  }
+
+ private:
+  bool from_run() const { return head_ < run_.size() && (heap_.empty() || heap_.top() > run_[head_]); }
+  boost::heap::d_ary_heap<K, boost::heap::arity<4>, boost::heap::compare<std::greater<K>>> heap_;
+  std::vector<K> run_;
+  size_t head_ = 0;
+};
+
 // A warp's access program (mt_access_program), run by the runtime itself: one step (a place of
 // a sweep, a step of random chains) at a time, in the order of simulated time, its lanes parked
 // until it ends.
 struct WarpProgram {
   std::vector<Thread*> lanes;
+  mt_access_program d{};  // its first lane's description, and that lane's warp, thread and block
+  uint64_t warp_key = 0;
+  uint32_t linear = 0;
+  const Block* block = nullptr;
   // SWEEP: each lane's range and next place, copied from its description.
   struct Sweep {
     uint64_t src, dst, place, end, step, spread;
@@ -103,7 +146,8 @@ struct WarpProgram {
     uint64_t first;
   };
   std::vector<Sweep> sweeps;
-  std::vector<ChainState> chains;  // RANDOM: each lane's generators and tally; SWEEP: its fold
+  std::vector<ChainState> chains;  // RANDOM: each lane's generators and tally
+  std::vector<uint32_t> folds;     // SWEEP: each lane's fold, apart (a step touches every lane's)
   uint64_t step = 0;               // RANDOM: steps done
   double time = 0;
   uint32_t sm = 0;
@@ -254,6 +298,12 @@ class KernelRuntime {
   void start_program(Group& g);
   void run_program(WarpProgram* p);
   void run_follow(WarpProgram* p);
+  void run_random(WarpProgram* p);
+  void run_sweep(WarpProgram* p);
+  // A sweep of shared memory (or the cluster's): its bounds at the call, and one step, every
+  // lane's ILP loads priced as the warp's shared loads.
+  void check_shared_sweep(Thread* t, const mt_access_program& p);
+  void shared_sweep_step(WarpProgram* p);
   // Where a program's load of `bytes` at `address` is; nullptr after recording the failure.
   const char* program_bytes(Thread* t, uint32_t path, uint64_t address, uint32_t bytes);
   void finish_program(WarpProgram* p);
@@ -267,6 +317,9 @@ class KernelRuntime {
   void try_fast_forward();
   void fast_forward(uint32_t passes, double cycles);
   void price_shared(Group& g);
+  // When one warp's shared or cluster loads (lane_addresses_, `per_lane` of `bytes` each, in
+  // lane order) of `block` issued at `issued` are in.
+  double shared_loads_done(const Block& block, uint32_t path, uint32_t per_lane, uint32_t bytes, double issued);
   // Bank turns of one warp's shared-memory loads of `bytes` each, `per_lane` consecutive
   // addresses per lane in lane order.
   int64_t bank_turns(const std::vector<uint64_t>& addresses, uint32_t per_lane, uint32_t bytes) const;
@@ -306,10 +359,7 @@ class KernelRuntime {
   std::vector<uint32_t> free_slots_;  // per SM: blocks it can still take
   uint32_t next_block_ = 0, total_blocks_ = 0, cluster_size_ = 1;
   Placement placement_;
-  // Four children a node: half the levels of a binary heap for each pop, whose sift-down
-  // compares the children of one node within a cache line or two (a fifth of a stream's time
-  // was the binary heap's). The keys are distinct, so any heap pops them in one order.
-  boost::heap::d_ary_heap<Key, boost::heap::arity<4>, boost::heap::compare<std::greater<Key>>> ready_;
+  ReadyQueue<Key> ready_;
   Group open_;
   std::vector<Thread*> spare_members_;  // a priced group's member list, kept for its capacity
   Thread* current_ = nullptr;

@@ -7,6 +7,7 @@
 //   sweep<MT_SWEEP_READ, Path::GlobalCg, 16, 4>(src, nullptr, thread_index(), n, step, spread, 0)
 //   random_chains<Path::GlobalCg, 8>(base, places, mask, warm, steps, ceiling, slot)
 //   follow_chains<Path::GlobalCa, 4, 32>(pointers, trips)
+//   block_sweep<Path::Cluster, 16, 65536>(cluster_address(own, peer), thread_index(), 1024, rounds)
 #pragma once
 
 #include "memtopo/device/clock.hpp"
@@ -141,6 +142,47 @@ MEMTOPO_INLINE uint32_t sweep(const void* src, void* dst, uint64_t first, uint64
   p.step = step;
   p.spread = spread;
   p.value = value;
+  p.passes = passes;
+  mt_program_result r{};
+  r.struct_size = sizeof r;
+  detail::sim().program(detail::sim().self, &p, &r);
+  return r.fold;
+#endif
+}
+
+// A block's sweep of its own `Bytes` (a constant of the kernel: a bound in a register slowed an
+// H200's 4 B shared loads by 5 %) from `base`: lane `lane` of `lanes` reads W bytes at lane x W,
+// (lane + lanes) x W, ... below Bytes, `passes` times. Global paths take a generic address,
+// Shared and Cluster a 32-bit state-space address (shared_address, cluster_address). Returns the
+// xor of every word loaded. On the GPU the loop is unrolled 16 deep (its loads in flight
+// together); on the simulated GPU it is the warp's MT_PROGRAM_SWEEP.
+template <Path P, int W, unsigned Bytes>
+MEMTOPO_INLINE uint32_t block_sweep(unsigned long long base, unsigned lane, unsigned lanes, uint32_t passes) {
+  static_assert(P == Path::GlobalCa || P == Path::GlobalCg || P == Path::Shared || P == Path::Cluster,
+                "block sweeps on .ca, .cg, shared memory or the cluster's");
+  static_assert(W == 4 || W == 8 || W == 16, "accesses of 4, 8 or 16 bytes");
+  static_assert(Bytes % W == 0, "whole accesses");
+#if defined(__CUDA_ARCH__)
+  uint32_t acc = 0;
+  const unsigned step = lanes * unsigned(W);
+  for (uint32_t r = 0; r < passes; ++r) {
+#pragma unroll 16
+    for (unsigned off = lane * unsigned(W); off < Bytes; off += step) acc ^= load_wide<P, W>(base + off);
+  }
+  return acc;
+#else
+  if (passes == 0) return 0;
+  mt_access_program p{};
+  p.struct_size = sizeof p;
+  p.kind = MT_PROGRAM_SWEEP;
+  p.path = uint32_t(P);
+  p.width = uint32_t(W);
+  p.op = MT_SWEEP_READ;
+  p.ilp = 1;
+  p.src = base;
+  p.first = lane;
+  p.end = Bytes / unsigned(W);
+  p.step = lanes;
   p.passes = passes;
   mt_program_result r{};
   r.struct_size = sizeof r;
