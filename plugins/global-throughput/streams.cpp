@@ -470,7 +470,8 @@ memtopo::Probe streams_probe() {
   for (const char* k : {"l2_read_bytes_per_cycle", "l2_write_bytes_per_cycle"})
     p.replays(std::string("throughput.") + k, std::string("sim.memory.") + k);
   p.replays("throughput.dram_read_bytes_per_second", "sim.memory.dram_read_bytes_per_second")
-      .replays("throughput.dram_write_bytes_per_second", "sim.memory.dram_write_bytes_per_second");
+      .replays("throughput.dram_write_bytes_per_second", "sim.memory.dram_write_bytes_per_second")
+      .replays("throughput.dram_copy_bytes_per_second", "sim.memory.dram_copy_bytes_per_second");
   // 120 s: the sanitized build's simulated GPU needs about 70 s (a GPU or the plain simulator 7 to 30).
   return p.provides(keys).budget_seconds(120).run([](memtopo::Context& ctx) { measure_streams(ctx, false); });
 }

@@ -306,6 +306,7 @@ void read_sim_memory(Reader& mem, Model& m) {
   p.l2_write_bytes_per_cycle = rate("l2_write_bytes_per_cycle");
   p.dram_read_bytes_per_second = rate("dram_read_bytes_per_second");
   p.dram_write_bytes_per_second = rate("dram_write_bytes_per_second");
+  p.dram_copy_bytes_per_second = rate("dram_copy_bytes_per_second");
 }
 
 }  // namespace memtopo::sim

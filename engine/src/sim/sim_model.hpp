@@ -61,6 +61,9 @@ struct StreamPeaks {
   double l1_read_bytes_per_cycle_per_sm = 0;
   double l2_read_bytes_per_cycle = 0, l2_write_bytes_per_cycle = 0;  // the whole GPU, SM cycles
   double dram_read_bytes_per_second = 0, dram_write_bytes_per_second = 0;
+  // Bytes read and written a second by a stream that does both (a copy): below the two rates'
+  // harmonic mean by what the bus's turns between reads and writes cost (0: no such loss).
+  double dram_copy_bytes_per_second = 0;
 };
 
 struct Model {

@@ -38,6 +38,27 @@ TEST_CASE("streams probe recovers the peak rates of every shipped simulated devi
   CHECK(got["throughput"]["dram_read_fraction_of_theoretical"].value_or(0.0) == Approx(r / theoretical).epsilon(0.05));
 }
 
+// A copy rate below the harmonic mean of DRAM's read and write rates (an H100's bus loses 6 %
+// turning between them): copy and update stream at it, read and write alone keep their rates.
+TEST_CASE("streams probe: DRAM copy and update at the description's copy rate", "[throughput][sim]") {
+  double copy = 0;
+  const std::string file = probetest::write_variant("hopper-like.toml", "dram-turns", [&](toml::table& t) {
+    toml::table& mem = *t["sim"]["memory"].as_table();
+    const double r = mem["dram_read_bytes_per_second"].value_or(0.0), w = mem["dram_write_bytes_per_second"].value_or(0.0);
+    copy = 0.9 * 2 / (1 / r + 1 / w);
+    mem.insert_or_assign("dram_copy_bytes_per_second", copy);
+  });
+  const toml::table ref = toml::parse_file(file);
+  const toml::table got = probetest::run_memtopo(file, "streams-dram-turns", "global-throughput/streams");
+  const auto have = [&](const char* k) { return got["throughput"][k].value_or(0.0); };
+  CHECK(have("dram_copy_bytes_per_second") == Approx(copy).epsilon(0.03));
+  CHECK(have("dram_update_bytes_per_second") == Approx(copy).epsilon(0.03));
+  for (const char* k : {"dram_read_bytes_per_second", "dram_write_bytes_per_second"}) {
+    INFO("throughput." << k);
+    CHECK(have(k) == Approx(ref["sim"]["memory"][k].value_or(0.0)).epsilon(0.03));
+  }
+}
+
 // A description whose memory clock and bus width give a peak below the rate the simulated
 // memory streams at: the rate is kept, its fraction of that peak refused with the reason.
 TEST_CASE("a DRAM rate above the theoretical peak is not reported as a fraction of it", "[throughput][sim]") {

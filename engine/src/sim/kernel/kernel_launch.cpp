@@ -327,6 +327,7 @@ void KernelRuntime::launch(const mt_kernel_launch& l, mt_kernel_report& report) 
   for (auto* servers : {&issue_, &l1_, &cluster_port_})
     for (Server& s : *servers) s.reset(start);
   for (Server* s : {&l2_port_, &dram_port_}) s->reset(start);
+  dram_write_share_ = 0;
   for (auto* limits : {&l2_in_flight_, &dram_in_flight_})
     for (InFlight& f : *limits) f.reset();
   free_slots_.assign(sms, placement_.blocks_per_sm);

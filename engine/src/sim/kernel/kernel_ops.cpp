@@ -90,6 +90,14 @@ KernelRuntime::KernelRuntime(Gpu& gpu) : gpu_(gpu), stacks_(kStackBytes) {
   l2_write_rate_ = m.stream_peaks.l2_write_bytes_per_cycle;
   dram_read_rate_ = m.stream_peaks.dram_read_bytes_per_second / 1e9 / ghz;
   dram_write_rate_ = m.stream_peaks.dram_write_bytes_per_second / 1e9 / ghz;
+  // What the turns between reads and writes leave of each direction's rate: a copy's bytes over
+  // the harmonic mean of the two rates (reads and writes of a copy share the port).
+  const StreamPeaks& s = m.stream_peaks;
+  dram_turn_factor_ = 1;
+  if (s.dram_copy_bytes_per_second > 0 && s.dram_read_bytes_per_second > 0 && s.dram_write_bytes_per_second > 0) {
+    const double mean = 2 / (1 / s.dram_read_bytes_per_second + 1 / s.dram_write_bytes_per_second);
+    dram_turn_factor_ = std::min(1.0, s.dram_copy_bytes_per_second / mean);
+  }
 }
 
 void KernelRuntime::op_place(mt_thread_place* out) const {

@@ -45,7 +45,7 @@ void KernelRuntime::request_lines(uint32_t sm, uint32_t lane, mt_space space, do
       start = l1_[sm].serve(start, bytes);
     } else {
       start = queue->start(start);
-      start = served == 1 ? book(l2_port_, start, bytes, l2_read_rate_) : book(dram_port_, start, bytes, dram_read_rate_);
+      start = served == 1 ? book(l2_port_, start, bytes, l2_read_rate_) : book_dram(start, bytes, false);
     }
     const Gpu::Noise noise = gpu_.noise_parts();
     const double done = start + double(latency + noise.jitter);
@@ -66,12 +66,21 @@ void KernelRuntime::sorted_distinct_sectors() {
   sectors_.erase(std::unique(sectors_.begin(), sectors_.end()), sectors_.end());
 }
 
+double KernelRuntime::book_dram(double t, double bytes, bool write) {
+  dram_write_share_ += std::min(1.0, bytes / kTurnBytes) * ((write ? 1.0 : 0.0) - dram_write_share_);
+  // Half reads and half writes (a copy, an update) lose all the turns cost; one direction alone,
+  // nothing.
+  const double mixed = 4 * dram_write_share_ * (1 - dram_write_share_);
+  const double rate = write ? dram_write_rate_ : dram_read_rate_;
+  return book(dram_port_, t, bytes, rate * (1 - (1 - dram_turn_factor_) * mixed));
+}
+
 void KernelRuntime::write_back_evicted(double t) {
   std::vector<uint64_t>& evicted = gpu_.l2_evictions();
   const double line = double(gpu_.model().l2.geometry.line_bytes);
   for (uint64_t l : evicted)
     if (dirty_.erase(l)) {
-      drain_ = std::max(drain_, book(dram_port_, t, line, dram_write_rate_));
+      drain_ = std::max(drain_, book_dram(t, line, true));
       gpu_.count_dram_write(uint64_t(line));
     }
   evicted.clear();

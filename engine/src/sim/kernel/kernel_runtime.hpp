@@ -397,6 +397,11 @@ class KernelRuntime {
   static double book(Server& port, double t, double bytes, double bytes_per_cycle) {
     return bytes_per_cycle > 0 ? port.serve(t, bytes / bytes_per_cycle) : t;
   }
+  // DRAM's port: a direction's rate times what the bus's turns leave of it, by how mixed the
+  // last kTurnBytes booked were (dram_write_share_: the writes' share, decaying by bytes).
+  double book_dram(double t, double bytes, bool write);
+  static constexpr double kTurnBytes = 64 * 1024;
+  double dram_turn_factor_ = 1, dram_write_share_ = 0;
   std::vector<Server> cluster_port_;
 };
 
