@@ -41,10 +41,10 @@ struct ChainArgs {
   unsigned paths = 1;        // divergence: lane l takes path l % paths
   float f_path_step = 0.0f;  // 0 at run time: path p adds f_add + p x this, its own register
   unsigned ilp = 1;          // chains per thread of the launch
-  // The DRAM chains: a window of rows of 32 pointers (a power of two of them), linked for the
+  // The DRAM chains: a window of rows of 32 pointers (dram_window_rows of them), linked for the
   // launch's chain count (GlobalLoadDram).
   const unsigned long long* dram_rows = nullptr;
-  unsigned long long dram_row_mask = 0;
+  unsigned long long dram_window_rows = 0;
   unsigned long long dram_first_chain = 0;  // the number of the launch's chain 0 (DramWindows::take)
   // Blocks on SMs at or past this return at once (0: none): Records::read leaves them out.
   unsigned sms = 0;
@@ -221,10 +221,12 @@ struct GlobalLoadL2 : Load {
   static MEMTOPO_HD uint32_t bits(T x) { return uint32_t(x) ^ uint32_t(x >> 32); }
 };
 
-// The row of chain number n of the DRAM chains: n x an odd constant modulo the window's rows, a
-// bijection that scatters neighbours over the window (no DRAM page or prefetch favours the next).
-MEMTOPO_INLINE unsigned long long dram_row(unsigned long long n, unsigned long long mask) {
-  return n * 0x9E3779B97F4A7C15ull & mask;
+// The row of chain number n of the DRAM chains: n x a prime modulo the window's rows (fewer than
+// the prime: a bijection), which scatters neighbours over the window (no DRAM page or prefetch
+// favours the next). Any count of rows: a power of two nearly doubled the rows of an H100's
+// loads, which the simulated GPU backs with host memory.
+MEMTOPO_INLINE unsigned long long dram_row(unsigned long long n, unsigned long long rows) {
+  return n % rows * 2654435761ull % rows;
 }
 
 // Dependent ld.global.cg.u64 of rows no load read since the window's numbers last came round:
@@ -239,7 +241,7 @@ struct GlobalLoadDram : Load {
     namespace md = memtopo::device;
     const unsigned long long n =
         a.dram_first_chain + ((unsigned long long)(md::block_index()) * (md::block_threads() / 32) + warp) * a.ilp + c;
-    return reinterpret_cast<T>(a.dram_rows + dram_row(n, a.dram_row_mask) * 32 + lane);
+    return reinterpret_cast<T>(a.dram_rows + dram_row(n, a.dram_window_rows) * 32 + lane);
   }
   static MEMTOPO_HD uint32_t bits(T x) { return uint32_t(x) ^ uint32_t(x >> 32); }
 };

@@ -10,13 +10,13 @@ namespace occupancy_roofline {
 namespace {
 
 // Row of number n, lane l: the address of lane l's word of the row of number n + chains.
-MEMTOPO_KERNEL void link_rows(unsigned long long* rows, unsigned long long mask, unsigned long long chains) {
+MEMTOPO_KERNEL void link_rows(unsigned long long* rows, unsigned long long count, unsigned long long chains) {
   namespace md = memtopo::device;
   const unsigned long long stride = (unsigned long long)(md::grid_blocks()) * md::block_threads();
   for (unsigned long long n = (unsigned long long)(md::block_index()) * md::block_threads() + md::thread_index();
-       n <= mask; n += stride) {
-    unsigned long long* row = rows + dram_row(n, mask) * 32;
-    const unsigned long long next = reinterpret_cast<unsigned long long>(rows + dram_row(n + chains, mask) * 32);
+       n < count; n += stride) {
+    unsigned long long* row = rows + dram_row(n, count) * 32;
+    const unsigned long long next = reinterpret_cast<unsigned long long>(rows + dram_row(n + chains, count) * 32);
     for (unsigned l = 0; l < 32; ++l) row[l] = next + 8ull * l;
   }
 }
@@ -35,9 +35,7 @@ std::vector<WarpRecord> Records::read(size_t warps) const {
 uint64_t DramWindows::rows_per_window(const mt_device_info& dev, unsigned loads_per_thread) {
   const uint64_t loads = uint64_t(dev.sm_count) * uint64_t(dev.max_threads_per_sm / kWarpSize) * loads_per_thread;
   const uint64_t l2_rows = 4 * uint64_t(std::max<int64_t>(dev.l2_bytes, 0)) / 256;
-  uint64_t rows = 1;
-  while (rows < std::max(loads, l2_rows)) rows *= 2;  // the row mask needs a power of two
-  return rows;
+  return std::max<uint64_t>({loads, l2_rows, 1});
 }
 
 uint64_t DramWindows::bytes_needed(const mt_device_info& dev, unsigned loads_per_thread) {
@@ -61,7 +59,7 @@ void DramWindows::link(const memtopo::Context& ctx, unsigned long long chains) c
   cfg.block = {256};
   cfg.warmup_launches = 0;
   for (int w = 0; w < 2; ++w)
-    md::launch<link_rows>(ctx, "link_dram_rows", cfg, const_cast<unsigned long long*>(window(w)), row_mask(), chains);
+    md::launch<link_rows>(ctx, "link_dram_rows", cfg, const_cast<unsigned long long*>(window(w)), window_rows(), chains);
 }
 
 PooledRate pool_point(const Records& records, const std::string& name, unsigned blocks, const BlockShape& shape,

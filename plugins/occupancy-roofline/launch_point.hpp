@@ -42,7 +42,7 @@ class DramWindows {
   // Bytes the windows take on the device.
   static uint64_t bytes_needed(const mt_device_info& dev, unsigned loads_per_thread);
   const unsigned long long* window(int n) const { return rows_.get() + size_t(n) * rows_per_window_ * 32; }
-  unsigned long long row_mask() const { return rows_per_window_ - 1; }
+  unsigned long long window_rows() const { return rows_per_window_; }
   // Links both windows' rows for a launch of `chains` chains (GlobalLoadDram).
   void link(const memtopo::Context& ctx, unsigned long long chains) const;
   // The first number of a launch that reads `rows` rows: past the last launch's, or 0 where
@@ -78,7 +78,7 @@ std::optional<PooledRate> run_point(const memtopo::Context& ctx, const std::stri
   args.records = records.get();
   if (dram) {
     dram->link(ctx, uint64_t(cfg.grid.x) * uint64_t(shape.warps_per_block) * args.ilp);
-    args.dram_row_mask = dram->row_mask();
+    args.dram_window_rows = dram->window_rows();
     args.dram_first_chain = dram->take(uint64_t(cfg.grid.x) * uint64_t(shape.warps_per_block) * uint64_t(ops_per_thread));
     args.dram_rows = dram->window(0);
     md::launch<K>(ctx, name, cfg, args);  // its own warm-up reads window 0 too
