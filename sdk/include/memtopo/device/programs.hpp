@@ -105,6 +105,27 @@ __device__ __forceinline__ void access_place(const V* s, V* d, unsigned long lon
 }
 
 }  // namespace detail
+#else
+namespace detail {
+// A sweep's description on the simulated GPU, its places still to fill in.
+inline mt_access_program sweep_program(uint32_t path, uint32_t width, uint32_t op, uint32_t ilp) {
+  mt_access_program p{};
+  p.struct_size = sizeof p;
+  p.kind = MT_PROGRAM_SWEEP;
+  p.path = path;
+  p.width = width;
+  p.op = op;
+  p.ilp = ilp;
+  return p;
+}
+// Runs the lane's sweep as (part of) its warp's program: the xor of every word it loaded.
+inline uint32_t sweep_fold(const mt_access_program& p) {
+  mt_program_result r{};
+  r.struct_size = sizeof r;
+  sim().program(sim().self, &p, &r);
+  return r.fold;
+}
+}  // namespace detail
 #endif
 
 // A stream of one lane: at places i = first, first + step, ... below end (elements of W bytes
@@ -128,13 +149,7 @@ MEMTOPO_INLINE uint32_t sweep(const void* src, void* dst, uint64_t first, uint64
   return acc;
 #else
   if (passes == 0) return 0;
-  mt_access_program p{};
-  p.struct_size = sizeof p;
-  p.kind = MT_PROGRAM_SWEEP;
-  p.path = uint32_t(P);
-  p.width = uint32_t(W);
-  p.op = Op;
-  p.ilp = uint32_t(Ilp);
+  mt_access_program p = detail::sweep_program(uint32_t(P), uint32_t(W), Op, uint32_t(Ilp));
   p.src = reinterpret_cast<uint64_t>(src);
   p.dst = reinterpret_cast<uint64_t>(dst);
   p.first = first;
@@ -143,10 +158,7 @@ MEMTOPO_INLINE uint32_t sweep(const void* src, void* dst, uint64_t first, uint64
   p.spread = spread;
   p.value = value;
   p.passes = passes;
-  mt_program_result r{};
-  r.struct_size = sizeof r;
-  detail::sim().program(detail::sim().self, &p, &r);
-  return r.fold;
+  return detail::sweep_fold(p);
 #endif
 }
 
@@ -172,22 +184,13 @@ MEMTOPO_INLINE uint32_t block_sweep(unsigned long long base, unsigned lane, unsi
   return acc;
 #else
   if (passes == 0) return 0;
-  mt_access_program p{};
-  p.struct_size = sizeof p;
-  p.kind = MT_PROGRAM_SWEEP;
-  p.path = uint32_t(P);
-  p.width = uint32_t(W);
-  p.op = MT_SWEEP_READ;
-  p.ilp = 1;
+  mt_access_program p = detail::sweep_program(uint32_t(P), uint32_t(W), MT_SWEEP_READ, 1);
   p.src = base;
   p.first = lane;
   p.end = Bytes / unsigned(W);
   p.step = lanes;
   p.passes = passes;
-  mt_program_result r{};
-  r.struct_size = sizeof r;
-  detail::sim().program(detail::sim().self, &p, &r);
-  return r.fold;
+  return detail::sweep_fold(p);
 #endif
 }
 
