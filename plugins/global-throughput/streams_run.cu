@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <map>
 #include <numeric>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include <memtopo/device/kernel.hpp>
@@ -208,16 +210,29 @@ StreamRun run_grid(const memtopo::Context& ctx, const StreamLaunch& l, const Buf
   return out;
 }
 
+// Only the kernels the probe launches are built (a third of every combination: the build's
+// longest compilation): grids of 16 B accesses at ILP 1 or 2 (DRAM's other shapes), the shared
+// inputs' reads of 16 B at ILP 2, and .ca loads for reads alone (the L1's series).
 template <uint32_t Op, int W, int Ilp, bool Cg>
 StreamRun run_shape(const memtopo::Context& ctx, const StreamLaunch& l, const Buffers& b, unsigned long long arg) {
-  if (l.shape == StreamShape::Grid) return run_grid<grid_kernel<Op, W, Ilp, Cg>>(ctx, l, b);
-  if constexpr (Op == MT_SWEEP_READ)
-    if (l.shape == StreamShape::Shared) return run_resident<shared_kernel<Op, W, Ilp, Cg>>(ctx, l, b, arg);
+  if constexpr (W == 16 && Ilp <= 2 && Cg) {
+    if (l.shape == StreamShape::Grid) return run_grid<grid_kernel<Op, W, Ilp, Cg>>(ctx, l, b);
+    if constexpr (Op == MT_SWEEP_READ && Ilp == 2)
+      if (l.shape == StreamShape::Shared) return run_resident<shared_kernel<Op, W, Ilp, Cg>>(ctx, l, b, arg);
+  }
+  if (l.shape != StreamShape::Rounds)
+    throw std::invalid_argument("stream: shape " + std::to_string(uint32_t(l.shape)) + " is built for " +
+                                (l.shape == StreamShape::Grid ? "16 B accesses at ILP 1 or 2, read through the L2"
+                                                              : "16 B reads at ILP 2 through the L2") +
+                                ", not " + std::to_string(W) + " B at ILP " + std::to_string(Ilp));
   return run_resident<rounds_kernel<Op, W, Ilp, Cg>>(ctx, l, b, arg);
 }
 template <uint32_t Op, int W, int Ilp>
 StreamRun run_path(const memtopo::Context& ctx, const StreamLaunch& l, const Buffers& b, unsigned long long arg) {
-  return l.cg ? run_shape<Op, W, Ilp, true>(ctx, l, b, arg) : run_shape<Op, W, Ilp, false>(ctx, l, b, arg);
+  if constexpr (Op == MT_SWEEP_READ)
+    if (!l.cg) return run_shape<Op, W, Ilp, false>(ctx, l, b, arg);
+  if (!l.cg) throw std::invalid_argument("stream: stores and copies are built to go through the L2 only (cg)");
+  return run_shape<Op, W, Ilp, true>(ctx, l, b, arg);
 }
 template <uint32_t Op, int W>
 StreamRun run_ilp(const memtopo::Context& ctx, const StreamLaunch& l, const Buffers& b, unsigned long long arg) {

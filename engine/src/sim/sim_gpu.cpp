@@ -55,6 +55,8 @@ Gpu::Gpu(const Model& model) : model_(model) {
   if (model_.l2.geometry.present)
     for (uint32_t i = 0; i < model_.l2_partitions; ++i) l2_.push_back(std::make_unique<Cache>(model_.l2.geometry, &replacement_rng_));
   interleave_shift_ = uint32_t(std::countr_zero(model_.l2_interleave_bytes));
+  partitions_pow2_ = !l2_.empty() && std::has_single_bit(l2_.size());
+  partitions_shift_ = partitions_pow2_ ? uint32_t(std::countr_zero(l2_.size())) : 0;
   if (model_.tlb_present && model_.tlb_l1.geometry.present)
     for (uint32_t i = 0; i < (model_.tlb_l1_per_sm ? sms : 1); ++i)
       tlb1_.push_back(std::make_unique<Cache>(model_.tlb_l1.geometry, &replacement_rng_));

@@ -229,6 +229,8 @@ class Gpu {
   uint32_t l2_partition(uint64_t addr) const {
     uint64_t chunk = addr >> interleave_shift_;
     const uint64_t n = l2_.size();
+    // A power of two: a mask (a division for every sector was a tenth of a DRAM stream).
+    if (!model_.l2_interleave_hashed && partitions_pow2_) return uint32_t(chunk & (n - 1));
     if (!model_.l2_interleave_hashed || n < 2) return uint32_t(chunk % n);
     if (n == 2) return uint32_t(__builtin_parityll(chunk));
     // Each run of n chunks that differ in the lowest digit only still has one chunk in every
@@ -240,7 +242,8 @@ class Gpu {
   // The address inside a partition: the other partitions' chunks squeezed out.
   uint64_t local_address(uint64_t addr) const {
     const uint64_t chunk = addr >> interleave_shift_;
-    return ((chunk / l2_.size()) << interleave_shift_) | (addr & (model_.l2_interleave_bytes - 1));
+    const uint64_t in_partition = partitions_pow2_ ? chunk >> partitions_shift_ : chunk / l2_.size();
+    return (in_partition << interleave_shift_) | (addr & (model_.l2_interleave_bytes - 1));
   }
   bool l2_access(uint64_t addr) { return l2_touch(l2_partition(addr), addr); }
   bool l2_touch(uint32_t partition, uint64_t addr) {
@@ -280,6 +283,8 @@ class Gpu {
   std::vector<std::unique_ptr<Cache>> c1_, c15_, l2_, tlb1_;
   std::unique_ptr<Cache> tlb2_;
   uint32_t interleave_shift_ = 12;
+  bool partitions_pow2_ = false;  // the L2's partitions a power of two: log2 of them below
+  uint32_t partitions_shift_ = 0;
   uint32_t tex_unit_bytes_ = 0, ro_unit_bytes_ = 0;  // load_through's unit_bytes of each path
   PathLatency ca_, cg_, tex_, ro_, const_;
 };
