@@ -38,3 +38,33 @@ TEST_CASE("a shipped device's default run verifies its rates and its L1 and L2 s
     CHECK(t["provenance"][e]["size_bytes"]["counted_bytes"].value_or(0.0) == Approx(size).epsilon(0.05));
   }
 }
+
+// The quality bar of the stream probes on the shipped devices, read from their default runs: the
+// peak rates of [sim.memory] within 5 % (the model gives them once enough is in flight), a copy
+// at the harmonic mean of read and write, the DRAM read's fraction of the theoretical peak.
+// (plugins/global-throughput/tests round-trips the probes themselves on one device.)
+TEST_CASE("a shipped device's default run streams at the peak rates of its description", "[throughput][sim]") {
+  const std::string name = GENERATE("hopper-like", "kepler-like", "pascal-like");
+  INFO(name);
+  const toml::table got = shipped::measured_topology(name);
+  const toml::table ref = toml::parse_file(std::string(MEMTOPO_SOURCE_DIR) + "/examples/devices/" + name + ".toml");
+  for (const char* p : {"global-throughput/streams", "global-throughput/l1-streams"}) {
+    INFO(p);
+    CHECK(got["probes"][p]["status"].value<std::string>() == "ok");
+  }
+  for (const char* k : {"l1_read_bytes_per_cycle_per_sm", "l2_read_bytes_per_cycle", "l2_write_bytes_per_cycle",
+                        "dram_read_bytes_per_second", "dram_write_bytes_per_second"}) {
+    INFO("throughput." << k);
+    const auto want = ref["sim"]["memory"][k].value<double>();
+    const auto have = got["throughput"][k].value<double>();
+    REQUIRE(want);
+    REQUIRE(have);
+    CHECK(*have == Approx(*want).epsilon(0.05));
+  }
+  const double r = *ref["sim"]["memory"]["dram_read_bytes_per_second"].value<double>();
+  const double w = *ref["sim"]["memory"]["dram_write_bytes_per_second"].value<double>();
+  CHECK(got["throughput"]["dram_copy_bytes_per_second"].value_or(0.0) == Approx(2 / (1 / r + 1 / w)).epsilon(0.05));
+  CHECK(got["throughput"]["dram_read_min95_config"].value<std::string>());
+  const double theoretical = got["throughput"]["dram_theoretical_bytes_per_second"].value_or(0.0);
+  CHECK(got["throughput"]["dram_read_fraction_of_theoretical"].value_or(0.0) == Approx(r / theoretical).epsilon(0.05));
+}

@@ -1,7 +1,7 @@
-// The quality bar of global-throughput/streams on the simulated GPU: on every shipped device the
-// peak rates of [sim.memory] come back within 5 % (the model gives them exactly once enough is
-// in flight), and the smallest configuration within 95 % of the best keeps fewer bytes in flight
-// than the best one or as many.
+// The quality bar of global-throughput/streams on the simulated GPU: the peak rates of
+// [sim.memory] come back within 5 % (the model gives them exactly once enough is in flight).
+// Here on one shipped device; tests/cache-probes/test_counters_shipped.cpp reads every shipped
+// device's default run for the same.
 #include <catch2/catch.hpp>
 
 #include <fstream>
@@ -12,9 +12,8 @@
 
 #include "memtopo_run.hpp"
 
-TEST_CASE("streams probe recovers the peak rates of every shipped simulated device", "[throughput][sim]") {
-  const std::string name = GENERATE("hopper-like.toml", "kepler-like.toml", "pascal-like.toml");
-  INFO(name);
+TEST_CASE("streams probe recovers the peak rates of a shipped simulated device", "[throughput][sim]") {
+  const std::string name = "pascal-like.toml";
   const toml::table ref = toml::parse_file(probetest::device_file(name).string());
   const toml::table got =
       probetest::run_memtopo(probetest::device_file(name), "streams-" + name, "global-throughput");
