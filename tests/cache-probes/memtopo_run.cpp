@@ -85,4 +85,22 @@ void add_noise(toml::table& t, int64_t seed) {
   sim.insert_or_assign("seed", seed);
 }
 
+void check_peak_rates(const toml::table& ref, const toml::table& got) {
+  for (const char* k : {"l1_read_bytes_per_cycle_per_sm", "l2_read_bytes_per_cycle", "l2_write_bytes_per_cycle",
+                        "dram_read_bytes_per_second", "dram_write_bytes_per_second"}) {
+    INFO("throughput." << k);
+    const auto want = ref["sim"]["memory"][k].value<double>();
+    const auto have = got["throughput"][k].value<double>();
+    REQUIRE(want);
+    REQUIRE(have);
+    CHECK(*have == Approx(*want).epsilon(0.05));
+  }
+  const double r = ref["sim"]["memory"]["dram_read_bytes_per_second"].value_or(0.0);
+  const double w = ref["sim"]["memory"]["dram_write_bytes_per_second"].value_or(0.0);
+  CHECK(got["throughput"]["dram_copy_bytes_per_second"].value_or(0.0) == Approx(2 / (1 / r + 1 / w)).epsilon(0.05));
+  CHECK(got["throughput"]["dram_read_min95_config"].value<std::string>());
+  const double theoretical = got["throughput"]["dram_theoretical_bytes_per_second"].value_or(0.0);
+  CHECK(got["throughput"]["dram_read_fraction_of_theoretical"].value_or(0.0) == Approx(r / theoretical).epsilon(0.05));
+}
+
 }  // namespace probetest

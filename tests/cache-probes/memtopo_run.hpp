@@ -39,6 +39,11 @@ inline std::vector<int64_t> ints(const toml::node_view<const toml::node>& v) {
   return out;
 }
 
+// The stream probes' rates in topology `got` against the description `ref` it measured: the
+// peak rates of [sim.memory] within 5 % (the model gives them once enough is in flight), a copy
+// at the harmonic mean of read and write, the DRAM read's fraction of the theoretical peak.
+void check_peak_rates(const toml::table& ref, const toml::table& got);
+
 // Measurement noise on: two cycles either way, and rare outliers of 2000 cycles.
 void add_noise(toml::table& t, int64_t seed);
 

@@ -19,22 +19,7 @@ TEST_CASE("streams probe recovers the peak rates of a shipped simulated device",
       probetest::run_memtopo(probetest::device_file(name), "streams-" + name, "global-throughput");
   CHECK(got["probes"]["global-throughput/streams"]["status"].value<std::string>() == "ok");
   CHECK(got["probes"]["global-throughput/l1-streams"]["status"].value<std::string>() == "ok");
-  for (const char* k : {"l1_read_bytes_per_cycle_per_sm", "l2_read_bytes_per_cycle", "l2_write_bytes_per_cycle",
-                        "dram_read_bytes_per_second", "dram_write_bytes_per_second"}) {
-    INFO("throughput." << k);
-    const auto want = ref["sim"]["memory"][k].value<double>();
-    const auto have = got["throughput"][k].value<double>();
-    REQUIRE(want);
-    REQUIRE(have);
-    CHECK(*have == Approx(*want).epsilon(0.05));
-  }
-  // A copy moves read and write bytes through one port: the harmonic mean of the two peaks.
-  const double r = *ref["sim"]["memory"]["dram_read_bytes_per_second"].value<double>();
-  const double w = *ref["sim"]["memory"]["dram_write_bytes_per_second"].value<double>();
-  CHECK(got["throughput"]["dram_copy_bytes_per_second"].value_or(0.0) == Approx(2 / (1 / r + 1 / w)).epsilon(0.05));
-  CHECK(got["throughput"]["dram_read_min95_config"].value<std::string>());
-  const double theoretical = got["throughput"]["dram_theoretical_bytes_per_second"].value_or(0.0);
-  CHECK(got["throughput"]["dram_read_fraction_of_theoretical"].value_or(0.0) == Approx(r / theoretical).epsilon(0.05));
+  probetest::check_peak_rates(ref, got);
 }
 
 // A copy rate below the harmonic mean of DRAM's read and write rates (an H100's bus loses 6 %
