@@ -16,7 +16,7 @@ using test::run_memtopo;
 namespace {
 // A plan of the test plugins (one fails, one skips, one throws: each status shows) and a few
 // quick real probes: what the progress shows does not depend on which probes run, and a whole
-// default run took 40 s a test on two cores.
+// default run is the slowest part of a small machine's test run.
 const std::string kPlan = kGood + " --only t-basic,t-fails,t-skips,t-throws,device-info,links,constant,tlb/levels";
 }  // namespace
 

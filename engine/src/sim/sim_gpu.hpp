@@ -229,7 +229,7 @@ class Gpu {
   uint32_t l2_partition(uint64_t addr) const {
     uint64_t chunk = addr >> interleave_shift_;
     const uint64_t n = l2_.size();
-    // A power of two: a mask (a division for every sector was a tenth of a DRAM stream).
+    // A power of two: a mask, as this runs for every sector a load looks up.
     if (!model_.l2_interleave_hashed && partitions_pow2_) return uint32_t(chunk & (n - 1));
     if (!model_.l2_interleave_hashed || n < 2) return uint32_t(chunk % n);
     if (n == 2) return uint32_t(__builtin_parityll(chunk));
