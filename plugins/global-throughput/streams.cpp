@@ -196,6 +196,31 @@ void warm_for_writes(const memtopo::Context& ctx, const Plan& plan, uint64_t l2_
 
 
 
+// The series of the streams probe, in the order they run.
+std::vector<Series> dram_and_l2_series() {
+  return {{"dram_read", Where::Dram, MT_SWEEP_READ}, {"dram_write", Where::Dram, MT_SWEEP_WRITE},
+          {"dram_copy", Where::Dram, MT_SWEEP_COPY},   {"dram_update", Where::Dram, MT_SWEEP_UPDATE},
+          {"l2_read", Where::L2, MT_SWEEP_READ},       {"l2_write", Where::L2, MT_SWEEP_WRITE},
+          {"l2_shared_read", Where::L2, MT_SWEEP_READ, true}};
+}
+
+// The series the `series` option names, in the probe's order; the keys of the others are
+// absent with the reason. A name that is no series is an error that lists them.
+std::vector<Series> selected_series(memtopo::Context& ctx, const std::vector<Series>& every) {
+  const std::vector<std::string> named = ctx.option<std::vector<std::string>>("series");
+  std::string known;
+  for (const Series& s : every) known += (known.empty() ? "" : ", ") + std::string(s.name);
+  for (const std::string& n : named)
+    if (std::none_of(every.begin(), every.end(), [&](const Series& s) { return n == s.name; }))
+      throw memtopo::Error("option series: unknown series '" + n + "' (known: " + known + ")");
+  std::vector<Series> out;
+  for (const Series& s : every) {
+    if (std::find(named.begin(), named.end(), s.name) != named.end()) out.push_back(s);
+    else absent_series(ctx, s, "not among the series the series option names");
+  }
+  return out;
+}
+
 // One window of a configuration: its rate as the search maximizes it, its per-cycle rate and
 // its raw row.
 struct Window {
@@ -370,11 +395,7 @@ void measure_streams(memtopo::Context& ctx, bool l1) {
   if (l1) plan.l1_budget_bytes = uint64_t(std::max<int64_t>(ctx.input<int64_t>("l1d.size_bytes"), 0)) / 2;
   if (l1 && plan.l1_budget_bytes == 0) throw memtopo::Skip("l1d.size_bytes is 0: no L1 to stream from");
   const std::vector<Series> all =
-      l1 ? std::vector<Series>{{"l1_read", Where::L1, MT_SWEEP_READ}}
-         : std::vector<Series>{{"dram_read", Where::Dram, MT_SWEEP_READ}, {"dram_write", Where::Dram, MT_SWEEP_WRITE},
-                               {"dram_copy", Where::Dram, MT_SWEEP_COPY},   {"dram_update", Where::Dram, MT_SWEEP_UPDATE},
-                               {"l2_read", Where::L2, MT_SWEEP_READ},       {"l2_write", Where::L2, MT_SWEEP_WRITE},
-                               {"l2_shared_read", Where::L2, MT_SWEEP_READ, true}};
+      l1 ? std::vector<Series>{{"l1_read", Where::L1, MT_SWEEP_READ}} : selected_series(ctx, dram_and_l2_series());
   double theoretical = 0;
   if (!l1 && d.memory_clock_khz > 0 && d.memory_bus_width_bits > 0)
     theoretical = 2.0 * double(d.memory_clock_khz) * 1e3 * double(d.memory_bus_width_bits) / 8;  // two transfers a clock
@@ -450,11 +471,15 @@ memtopo::Probe streams_probe() {
   p.plot(surface_plot());
   p.summary("Bandwidth of DRAM and the L2 over blocks, threads, ILP and width: the best, and the smallest within 95 %")
       .uses({"l2.size_bytes"});
+  std::string every;
+  for (const Series& s : dram_and_l2_series()) every += (every.empty() ? "" : ",") + std::string(s.name);
+  p.option("series", MT_VALUE_STRING_ARRAY, every, "series measured (of " + every + ")");
   std::vector<std::string> keys;
   // The headline rates: DRAM read and write, L2 read (and L1 read, l1_streams_probe).
-  for (const char* s : {"dram_read", "dram_write", "dram_copy", "dram_update", "l2_read", "l2_write", "l2_shared_read"})
-    add_series_keys(p, keys, s,
-                    std::string(s) == "dram_read" || std::string(s) == "dram_write" || std::string(s) == "l2_read");
+  for (const Series& series : dram_and_l2_series()) {
+    const std::string s = series.name;
+    add_series_keys(p, keys, s, s == "dram_read" || s == "dram_write" || s == "l2_read");
+  }
   keys.insert(keys.end(), {"throughput.l2_read_bytes_per_cycle", "throughput.l2_write_bytes_per_cycle",
                            "throughput.dram_theoretical_bytes_per_second",
                            "throughput.dram_read_fraction_of_theoretical", "throughput.dram_write_fraction_of_theoretical"});

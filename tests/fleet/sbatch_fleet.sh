@@ -24,7 +24,7 @@ exit $rc
 SRUN
 chmod +x "$work/bin/srun"
 config="$work/fleet-probes.toml"
-printf '[run]\nprobes = ["device-info", "global-throughput/streams", "global-throughput/latency-spectrum", "mlp", "tlb/levels", "data-cache/l2-size", "data-cache/l2-occupancy"]\n' >"$config"
+printf '[run]\nprobes = ["device-info", "global-throughput/streams", "global-throughput/latency-spectrum", "mlp", "tlb/levels", "data-cache/l2-size", "data-cache/l2-occupancy"]\n[probes."global-throughput/streams"]\nseries = ["dram_read", "l2_read"]\n' >"$config"
 set +e
 (cd "$work" && PATH="$work/bin:$PATH" SLURM_JOB_ID=7 MEMTOPO_CONFIG="$config" MEMTOPO_DEVICE="$devices" \
    bash "$source_dir/scripts/fleet.sbatch" >"$work/log.txt" 2>&1)

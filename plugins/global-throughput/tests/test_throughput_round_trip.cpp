@@ -136,3 +136,33 @@ TEST_CASE("streams probe: an L1 read that interruptions hold up says so", "[thro
   INFO("read " << *have << " for " << want << " at confidence " << confidence);
   CHECK((*have >= 0.94 * want || confidence < 0.8));
 }
+
+// The series option measures the series it names (a fleet that compares DRAM and the L2 alone
+// needs no copy or shared-inputs point); the other series' keys are absent with the reason.
+TEST_CASE("streams probe: the series option measures the series it names", "[throughput][sim]") {
+  const auto config = probetest::scratch("streams-series-option.toml");
+  std::ofstream(config) << "[probes.\"global-throughput/streams\"]\nseries = [\"l2_read\", \"dram_read\"]\n";
+  const toml::table got = probetest::run_memtopo(probetest::device_file("pascal-like.toml"), "streams-series",
+                                                 "global-throughput/streams", "", "--config " + config.string());
+  CHECK(got["probes"]["global-throughput/streams"]["status"].value<std::string>() == "ok");
+  CHECK(got["throughput"]["dram_read_bytes_per_second"].value_or(0.0) > 0);
+  CHECK(got["throughput"]["dram_read_fraction_of_theoretical"].value_or(0.0) > 0);
+  CHECK(got["throughput"]["l2_read_bytes_per_cycle"].value_or(0.0) > 0);
+  const auto absent = got["probes"]["global-throughput/streams"]["absent"];
+  for (const char* k : {"dram_write_bytes_per_second", "dram_write_fraction_of_theoretical", "dram_copy_best_config",
+                        "dram_update_bytes_per_second", "l2_write_bytes_per_cycle", "l2_shared_read_bytes_per_second"}) {
+    INFO("throughput." << k);
+    CHECK_FALSE(got["throughput"][k]);
+    CHECK(absent[std::string("throughput.") + k].value_or(std::string()) == "not among the series the series option names");
+  }
+}
+
+TEST_CASE("streams probe: a series option that names no series fails the probe with the known ones", "[throughput][sim]") {
+  const auto config = probetest::scratch("streams-series-typo-option.toml");
+  std::ofstream(config) << "[probes.\"global-throughput/streams\"]\nseries = [\"dram_reed\"]\n";
+  const toml::table got = probetest::run_memtopo(probetest::device_file("pascal-like.toml"), "streams-series-typo",
+                                                 "global-throughput/streams", "", "--config " + config.string());
+  CHECK(got["probes"]["global-throughput/streams"]["status"].value<std::string>() == "failed");
+  CHECK_THAT(got["probes"]["global-throughput/streams"]["reason"].value_or(std::string()),
+             Catch::Contains("unknown series 'dram_reed'") && Catch::Contains("known: dram_read, dram_write"));
+}
