@@ -9,16 +9,14 @@ namespace occupancy_roofline {
 
 namespace {
 
-// Row of number n (first <= n < first + count), lane l: the address of lane l's word of the row
-// of number n + chains.
-MEMTOPO_KERNEL void link_rows(unsigned long long* rows, unsigned long long window_rows, unsigned long long first,
-                              unsigned long long count, unsigned long long chains) {
+// Row of number n, lane l: the address of lane l's word of the row of number n + chains.
+MEMTOPO_KERNEL void link_rows(unsigned long long* rows, unsigned long long count, unsigned long long chains) {
   namespace md = memtopo::device;
   const unsigned long long stride = (unsigned long long)(md::grid_blocks()) * md::block_threads();
-  for (unsigned long long n = first + (unsigned long long)(md::block_index()) * md::block_threads() + md::thread_index();
-       n < first + count; n += stride) {
-    unsigned long long* row = rows + dram_row(n, window_rows) * 32;
-    const unsigned long long next = reinterpret_cast<unsigned long long>(rows + dram_row(n + chains, window_rows) * 32);
+  for (unsigned long long n = (unsigned long long)(md::block_index()) * md::block_threads() + md::thread_index();
+       n < count; n += stride) {
+    unsigned long long* row = rows + dram_row(n, count) * 32;
+    const unsigned long long next = reinterpret_cast<unsigned long long>(rows + dram_row(n + chains, count) * 32);
     for (unsigned l = 0; l < 32; ++l) row[l] = next + 8ull * l;
   }
 }
@@ -54,16 +52,14 @@ unsigned long long DramWindows::take(uint64_t rows) {
   return first;
 }
 
-void DramWindows::link(const memtopo::Context& ctx, unsigned long long chains, unsigned long long first,
-                       uint64_t rows) const {
+void DramWindows::link(const memtopo::Context& ctx, unsigned long long chains) const {
   namespace md = memtopo::device;
   md::LaunchConfig cfg;
   cfg.grid = {unsigned(std::max(ctx.device().sm_count, 1))};
   cfg.block = {256};
   cfg.warmup_launches = 0;
   for (int w = 0; w < 2; ++w)
-    md::launch<link_rows>(ctx, "link_dram_rows", cfg, const_cast<unsigned long long*>(window(w)), window_rows(), first, rows,
-                             chains);
+    md::launch<link_rows>(ctx, "link_dram_rows", cfg, const_cast<unsigned long long*>(window(w)), window_rows(), chains);
 }
 
 PooledRate pool_point(const Records& records, const std::string& name, unsigned blocks, const BlockShape& shape,

@@ -43,9 +43,10 @@ class DramWindows {
   static uint64_t bytes_needed(const mt_device_info& dev, unsigned loads_per_thread);
   const unsigned long long* window(int n) const { return rows_.get() + size_t(n) * rows_per_window_ * 32; }
   unsigned long long window_rows() const { return rows_per_window_; }
-  // Links the rows of numbers first to first + rows - 1 in both windows, those a launch of
-  // `chains` chains reads (GlobalLoadDram).
-  void link(const memtopo::Context& ctx, unsigned long long chains, unsigned long long first, uint64_t rows) const;
+  // Links both windows' rows for a launch of `chains` chains (GlobalLoadDram). Every row, not
+  // only the launch's: on a GPU the writes pass through the L2, and the launch's rows written
+  // last would be L2 hits; writing both whole windows leaves the L2 other rows.
+  void link(const memtopo::Context& ctx, unsigned long long chains) const;
   // The first number of a launch that reads `rows` rows: past the last launch's, or 0 where
   // they would pass the window's end.
   unsigned long long take(uint64_t rows);
@@ -78,10 +79,9 @@ std::optional<PooledRate> run_point(const memtopo::Context& ctx, const std::stri
   cfg.grid = {unsigned(ctx.device().sm_count * shape.blocks_per_sm)};
   args.records = records.get();
   if (dram) {
-    const uint64_t rows = uint64_t(cfg.grid.x) * uint64_t(shape.warps_per_block) * uint64_t(ops_per_thread);
+    dram->link(ctx, uint64_t(cfg.grid.x) * uint64_t(shape.warps_per_block) * args.ilp);
     args.dram_window_rows = dram->window_rows();
-    args.dram_first_chain = dram->take(rows);
-    dram->link(ctx, uint64_t(cfg.grid.x) * uint64_t(shape.warps_per_block) * args.ilp, args.dram_first_chain, rows);
+    args.dram_first_chain = dram->take(uint64_t(cfg.grid.x) * uint64_t(shape.warps_per_block) * uint64_t(ops_per_thread));
     args.dram_rows = dram->window(0);
     md::launch<K>(ctx, name, cfg, args);  // its own warm-up reads window 0 too
     cfg.warmup_launches = 0;
