@@ -137,13 +137,18 @@ TEST_CASE("streams probe: an L1 read that interruptions hold up says so", "[thro
   CHECK((*have >= 0.94 * want || confidence < 0.8));
 }
 
+// The streams probe alone on pascal-like with `series = <series>` (a TOML array) in its config.
+static toml::table run_with_series(const std::string& tag, const std::string& series) {
+  const auto config = probetest::scratch(tag + "-option.toml");
+  std::ofstream(config) << "[probes.\"global-throughput/streams\"]\nseries = " << series << "\n";
+  return probetest::run_memtopo(probetest::device_file("pascal-like.toml"), tag, "global-throughput/streams", "",
+                                "--config " + config.string());
+}
+
 // The series option measures the series it names (a fleet that compares DRAM and the L2 alone
 // needs no copy or shared-inputs point); the other series' keys are absent with the reason.
 TEST_CASE("streams probe: the series option measures the series it names", "[throughput][sim]") {
-  const auto config = probetest::scratch("streams-series-option.toml");
-  std::ofstream(config) << "[probes.\"global-throughput/streams\"]\nseries = [\"l2_read\", \"dram_read\"]\n";
-  const toml::table got = probetest::run_memtopo(probetest::device_file("pascal-like.toml"), "streams-series",
-                                                 "global-throughput/streams", "", "--config " + config.string());
+  const toml::table got = run_with_series("streams-series", "[\"l2_read\", \"dram_read\"]");
   CHECK(got["probes"]["global-throughput/streams"]["status"].value<std::string>() == "ok");
   CHECK(got["throughput"]["dram_read_bytes_per_second"].value_or(0.0) > 0);
   CHECK(got["throughput"]["dram_read_fraction_of_theoretical"].value_or(0.0) > 0);
@@ -158,10 +163,7 @@ TEST_CASE("streams probe: the series option measures the series it names", "[thr
 }
 
 TEST_CASE("streams probe: a series option that names no series fails the probe with the known ones", "[throughput][sim]") {
-  const auto config = probetest::scratch("streams-series-typo-option.toml");
-  std::ofstream(config) << "[probes.\"global-throughput/streams\"]\nseries = [\"dram_reed\"]\n";
-  const toml::table got = probetest::run_memtopo(probetest::device_file("pascal-like.toml"), "streams-series-typo",
-                                                 "global-throughput/streams", "", "--config " + config.string());
+  const toml::table got = run_with_series("streams-series-typo", "[\"dram_reed\"]");
   CHECK(got["probes"]["global-throughput/streams"]["status"].value<std::string>() == "failed");
   CHECK_THAT(got["probes"]["global-throughput/streams"]["reason"].value_or(std::string()),
              Catch::Contains("unknown series 'dram_reed'") && Catch::Contains("known: dram_read, dram_write"));
