@@ -169,8 +169,12 @@ TEST_CASE("diff: --only compares the named element tables and the probes that me
   const TopologyDiff l2 = diff_topologies(base, changed, DiffOptions{KeyPolicy(3), {"l2"}});
   for (const auto& d : l2.differences) CHECK(d.key.rfind("l2.", 0) == 0);
   CHECK(l2.differences.size() == 3);  // latency, levels, ways
-  REQUIRE(l2.probes.size() == 1);
-  CHECK(l2.probes[0].probe == "data-cache/l2-latency");  // not data-cache/l1d-size
+  // The geometry probe ran with other options in B; not data-cache/l1d-size.
+  REQUIRE(l2.probes.size() == 2);
+  CHECK(l2.probes[0].probe == "data-cache/l2-geometry");
+  CHECK(l2.probes[0].a_options.is_null());
+  CHECK(l2.probes[0].b_options == nlohmann::json::parse(R"({"targets": [2, 4]})"));
+  CHECK(l2.probes[1].probe == "data-cache/l2-latency");
   const TopologyDiff l1d = diff_topologies(base, changed, DiffOptions{KeyPolicy(3), {"l1d"}});
   CHECK(l1d.differences.size() == 1);  // the size's bound
   REQUIRE(l1d.probes.size() == 1);

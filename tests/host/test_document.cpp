@@ -190,6 +190,36 @@ TEST_CASE("keys without a value are written with their reasons, journaled and va
   }));
 }
 
+TEST_CASE("a probe's options other than its defaults are written, journaled and valid", "[host][document][options]") {
+  ProbeOutcome o;
+  o.probe = "global-throughput/streams";
+  o.version = "2.1.0";
+  o.status = Status::Ok;
+  o.duration_s = 2.5;
+  o.results = {rec(o.probe, "throughput.dram_read_bytes_per_second", Value::of_float(3e12), 0.9)};
+  Value series;
+  series.type = MT_VALUE_STRING_ARRAY;
+  series.strings = {"dram_read", "l2_read"};
+  o.options = {{"series", series}, {"passes", Value::of_int(4)}, {"fraction", Value::of_float(2)}};
+  const std::string text = render_topology(fixed_meta(), {o});
+  CHECK(text.find("[probes.\"global-throughput/streams\".options]\n\"fraction\" = 2.0\n\"passes\" = 4\n"
+                  "\"series\" = [\"dram_read\", \"l2_read\"]\n") != std::string::npos);
+  const auto doc = toml::parse(text);
+  CHECK(validate_topology(toml_to_json(doc)).empty());
+  const ProbeOutcome back = outcome_from_json(outcome_to_json(o));
+  CHECK(back.options == o.options);
+  CHECK(back.options.at("fraction").type == MT_VALUE_FLOAT);  // 2.0 stays a float
+
+  toml::table bad = doc;
+  bad["probes"].as_table()->get_as<toml::table>("global-throughput/streams")->get_as<toml::table>("options")->insert_or_assign(
+      "series", toml::table{{"a", 1}});
+  const auto errors = validate_topology(toml_to_json(bad));
+  INFO(errors.size());
+  CHECK(std::any_of(errors.begin(), errors.end(), [](const SchemaError& e) {
+    return e.path == "/probes/global-throughput~1streams/options/series";
+  }));
+}
+
 TEST_CASE("a provenance entry with every flag, a role and a counters check comes back from export as written",
           "[host][document][export]") {
   ProbeOutcome o;

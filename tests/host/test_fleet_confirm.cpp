@@ -159,3 +159,49 @@ TEST_CASE("fleet --confirm: a GPU flagged for its state is confirmed only where 
     }
   }
 }
+
+TEST_CASE("fleet --confirm: measured again with the options the flagged GPU ran with", "[fleet][confirm][options]") {
+  // Every file of the fleet ran the streams probe with a series option: the fleet compares them
+  // as alike, and both measurements again get that option, not the probe's defaults.
+  auto with_series = [](std::string text) {
+    return text + "\n[probes.\"global-throughput/streams\".options]\n\"series\" = [\"dram_read\", \"l2_read\"]\n";
+  };
+  Fleet fleet;
+  for (int i = 0; i < 6; ++i)
+    test::write_file(fleet.dir / ("g" + std::to_string(i) + ".toml"), with_series(with_dram(i == 5 ? 0.8 : 1.0)));
+  FleetReport r = fleet.report();
+  REQUIRE(r.flagged() == 1);
+  ConfirmSettings s = fleet.settings(1.0);
+  const ConfirmRunner plain = s.runner;
+  std::vector<std::string> configs;
+  s.runner = [&](const ConfirmRun& run) {
+    configs.push_back(run.config_text);
+    return plain(run);
+  };
+  confirm_findings(r, fleet.options, s);
+  const std::string expected = "[probes.\"global-throughput/streams\"]\n\"series\" = [\"dram_read\", \"l2_read\"]\n";
+  CHECK(configs == std::vector<std::string>{expected, expected});
+  // The runner writes the options into a config beside its output, as a run reads it.
+  const auto again = toml::parse(expected);
+  CHECK(again["probes"]["global-throughput/streams"]["series"][1].value<std::string>() == "l2_read");
+}
+
+TEST_CASE("fleet: files whose probes ran with other options are compared apart", "[fleet][options]") {
+  test::TempDir dir{"fleet-options"};
+  const std::string options = "\n[probes.\"global-throughput/streams\".options]\n\"series\" = [\"dram_read\"]\n";
+  for (int i = 0; i < 4; ++i) test::write_file(dir / ("g" + std::to_string(i) + ".toml"), committed() + (i < 2 ? options : ""));
+  std::vector<std::string> errors;
+  const std::vector<FleetMember> members = read_fleet({dir.path.string()}, &errors);
+  REQUIRE(errors.empty());
+  REQUIRE(members.size() == 4);
+  CHECK(members[0].like == members[1].like);
+  CHECK(members[2].like == members[3].like);
+  CHECK(members[0].like != members[2].like);
+  REQUIRE(members[0].probe_options.size() == 1);
+  CHECK(members[0].probe_options[0].second == "\"series\" = [\"dram_read\"]\n");
+  FleetOptions o;
+  const FleetReport r = compare_fleet(members, o);
+  CHECK(std::any_of(r.notes.begin(), r.notes.end(), [](const std::string& n) {
+    return n.find("probe options") != std::string::npos;
+  }));
+}

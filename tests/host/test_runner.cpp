@@ -107,6 +107,21 @@ TEST_CASE("config options override declared defaults", "[host][runner]") {
   s.options["t-basic/consumer"]["factor"] = Value::of_float(3);
   const RunReport r = run_plan(plan, device, nullptr, s);
   CHECK(result(outcome(r, "t-basic/consumer"), "t.double_bytes")->value.i == 21);
+  // The outcome records the options that differ from the defaults, for the topology.
+  CHECK(outcome(r, "t-basic/source").options.at("value") == Value::of_int(7));
+  CHECK(outcome(r, "t-basic/consumer").options.at("factor") == Value::of_float(3));
+}
+
+TEST_CASE("an option set to its default is not recorded as the run's", "[host][runner]") {
+  const ProbeInfo* consumer = good_registry().find("t-basic/consumer");
+  REQUIRE(consumer);
+  REQUIRE(consumer->option("factor"));
+  const Plan plan = make_plan(good_registry(), {{"t-basic/consumer"}, {}});
+  RunSettings s;
+  s.options["t-basic/consumer"]["factor"] = consumer->option("factor")->default_value;
+  const RunReport r = run_plan(plan, fake_device(), nullptr, s);
+  CHECK(outcome(r, "t-basic/consumer").options.empty());
+  CHECK(outcome(r, "t-basic/source").options.empty());
 }
 
 TEST_CASE("raw series are written as CSV under the raw folder", "[host][runner]") {

@@ -43,6 +43,8 @@ nlohmann::json outcome_to_json(const ProbeOutcome& o) {
   // Travels from a worker to the host, where it decides the exit status (docs/host.md).
   if (!o.raw_write_errors.empty()) j["raw_write_errors"] = o.raw_write_errors;
   if (!o.absent_keys.empty()) j["absent_keys"] = o.absent_keys;
+  for (const auto& [name, v] : o.options)
+    j["options"][name] = {{"type", static_cast<int>(v.type)}, {"value", to_json(v)}};
   j["results"] = nlohmann::json::array();
   for (const auto& r : o.results) {
     // The type travels with the value: 2.0 must come back as a float, not an integer.
@@ -74,6 +76,15 @@ ProbeOutcome outcome_from_json(const nlohmann::json& j) {
     o.duration_s = j.at("duration_s").get<double>();
     if (j.contains("raw_write_errors")) o.raw_write_errors = j.at("raw_write_errors").get<std::vector<std::string>>();
     if (j.contains("absent_keys")) o.absent_keys = j.at("absent_keys").get<std::map<std::string, std::string>>();
+    if (j.contains("options"))
+      for (const auto& [name, opt] : j.at("options").items()) {
+        const nlohmann::json& tag = opt.at("type");
+        if (!tag.is_number_integer() || !is_value_type(static_cast<mt_value_type>(tag.get<int>())))
+          throw std::runtime_error("type of option " + name + " is not a value type: " + tag.dump());
+        auto v = from_json(opt.at("value"), static_cast<mt_value_type>(tag.get<int>()));
+        if (!v) throw std::runtime_error("value of option " + name + " does not match its type");
+        o.options[name] = *v;
+      }
     for (const auto& r : j.at("results")) {
       ResultRecord rec;
       rec.key = r.at("key").get<std::string>();

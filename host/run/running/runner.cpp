@@ -217,6 +217,7 @@ ProbeOutcome run_probe(const ProbeInfo& p, const mt_device_info& device, const m
     host.options[o.name] = o.default_value;
     if (overrides != settings.options.end())
       if (auto v = overrides->second.find(o.name); v != overrides->second.end()) host.options[o.name] = v->second;
+    if (!(host.options[o.name] == o.default_value)) outcome.options[o.name] = host.options[o.name];
   }
   mt_context ctx{};
   ctx.struct_size = sizeof(ctx);

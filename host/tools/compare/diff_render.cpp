@@ -91,9 +91,14 @@ void render_only_in(const char* side, const std::vector<OneSidedKey>& keys, cons
              "\n";
 }
 
-std::string probe_state(const std::optional<std::string>& version, const std::optional<std::string>& status) {
+// "2.1.0 ok", and the options it ran with other than its defaults: "2.1.0 ok, series = [...]".
+std::string probe_state(const std::optional<std::string>& version, const std::optional<std::string>& status,
+                        const nlohmann::json& options) {
   if (!version && !status) return "-";
-  return version.value_or("") + " " + status.value_or("");
+  std::string out = version.value_or("") + " " + status.value_or("");
+  if (options.is_object())
+    for (const auto& [name, value] : options.items()) out += ", " + name + " = " + value.dump();
+  return out;
 }
 
 std::string summary_line(const TopologyDiff& d) {
@@ -170,7 +175,8 @@ std::string render_diff_text(const TopologyDiff& diff, const DiffSide& a, const 
   if (!diff.probes.empty()) {
     std::vector<std::vector<std::string>> rows{{"probe", "A", "B"}};
     for (const auto& p : diff.probes)
-      rows.push_back({p.probe, probe_state(p.a_version, p.a_status), probe_state(p.b_version, p.b_status)});
+      rows.push_back({p.probe, probe_state(p.a_version, p.a_status, p.a_options),
+                      probe_state(p.b_version, p.b_status, p.b_options)});
     out += "probes:\n" + aligned_within(rows);
   }
   return out + summary_line(diff);
@@ -213,7 +219,9 @@ nlohmann::ordered_json diff_to_json(const TopologyDiff& diff, const DiffSide& a,
                       {"a_version", optional_text(p.a_version)},
                       {"b_version", optional_text(p.b_version)},
                       {"a_status", optional_text(p.a_status)},
-                      {"b_status", optional_text(p.b_status)}});
+                      {"b_status", optional_text(p.b_status)},
+                      {"a_options", ojson::parse(p.a_options.dump())},
+                      {"b_options", ojson::parse(p.b_options.dump())}});
   return ojson{{"equal", diff.equal()},
                {"tolerance_percent", diff.tolerance_percent},
                {"spreads_model", diff.spreads_model},

@@ -229,7 +229,14 @@ std::optional<std::string> probe_field(const json* probes, const std::string& pr
   return v && v->is_string() ? v->get<std::string>() : std::string();
 }
 
-// Probes whose version or status differs, or that one file only ran. With `limit`, only those.
+// The options a probe ran with ([probes."..".options]), null where it ran with its defaults.
+json probe_options(const json* probes, const std::string& probe) {
+  const json* options = member(member(probes, probe), "options");
+  return options && options->is_object() && !options->empty() ? *options : json();
+}
+
+// Probes whose version, status or options differ, or that one file only ran. With `limit`,
+// only those.
 void diff_probes(const Documents& docs, const std::optional<std::set<std::string>>& limit, TopologyDiff& out) {
   const json* pa = member(&docs.a, "probes");
   const json* pb = member(&docs.b, "probes");
@@ -240,8 +247,10 @@ void diff_probes(const Documents& docs, const std::optional<std::set<std::string
   for (const auto& name : names) {
     if (limit && !limit->count(name)) continue;
     ProbeDifference p{name, probe_field(pa, name, "version"), probe_field(pb, name, "version"),
-                      probe_field(pa, name, "status"), probe_field(pb, name, "status")};
-    if (p.a_version != p.b_version || p.a_status != p.b_status) out.probes.push_back(std::move(p));
+                      probe_field(pa, name, "status"), probe_field(pb, name, "status"),
+                      probe_options(pa, name), probe_options(pb, name)};
+    if (p.a_version != p.b_version || p.a_status != p.b_status || p.a_options != p.b_options)
+      out.probes.push_back(std::move(p));
   }
 }
 

@@ -58,6 +58,9 @@ struct KeyDifference {
 struct ProbeDifference {
   std::string probe;  // "plugin/l2-size"
   std::optional<std::string> a_version, b_version, a_status, b_status;
+  // The options each run gave the probe other than its defaults ([probes."..".options]): the
+  // object, null where none.
+  nlohmann::json a_options, b_options;
 };
 
 // A key one file has and the other lacks.

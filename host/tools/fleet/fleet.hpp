@@ -47,6 +47,9 @@ struct FleetMember {
   std::string like;
   std::vector<std::pair<std::string, FlatValue>> values;   // element keys, sorted by key
   std::vector<std::pair<std::string, std::string>> probes;  // probe -> "version status", sorted
+  // The options a probe ran with other than its defaults ([probes."..".options]), as the body
+  // of a config's [probes."<name>"] table (`name = value` lines); probes without any absent.
+  std::vector<std::pair<std::string, std::string>> probe_options;
   // Keys a probe recorded absent ([probes."..".absent]) -> why, sorted by key.
   std::vector<std::pair<std::string, std::string>> absent;
   std::vector<std::string> state_warnings;  // from [meta.gpu_state]: throttling, not idle, ...

@@ -488,7 +488,7 @@ std::map<std::string, std::vector<size_t>> groups_of(const std::vector<FleetMemb
   for (const auto& [group, set] : likes)
     if (set.size() > 1)
       notes.push_back(group + ": files of " + std::to_string(set.size()) +
-                      " builds or probe sets (default run, preset, --only), compared apart: like with like");
+                      " builds or probe sets (default run, preset, --only, probe options), compared apart: like with like");
   return out;
 }
 

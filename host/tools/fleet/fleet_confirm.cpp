@@ -10,14 +10,18 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
 #include <optional>
 #include <set>
+#include <stdexcept>
 
 #include <toml++/toml.h>
 
 #include "topology/document/summary.hpp"
 #include "topology/base/text_table.hpp"
+#include "topology/base/new_file.hpp"
 #include "topology/base/tied_child.hpp"
+#include "topology/values/value.hpp"
 
 extern char** environ;
 
@@ -165,6 +169,16 @@ std::pair<size_t, size_t> judge_all(FleetGpu& gpu, const FleetMember& g, const F
   return {kept, dropped};
 }
 
+// The options the flagged GPU's run gave the probes measured again, as a config: the GPU and
+// its control are measured with the experiment the fleet judged, not the defaults.
+std::string config_of(const FleetMember& m, const std::vector<std::string>& probes) {
+  std::string text;
+  for (const auto& [probe, body] : m.probe_options)
+    if (std::find(probes.begin(), probes.end(), probe) != probes.end())
+      text += "[probes." + toml_string_literal(probe) + "]\n" + body;
+  return text;
+}
+
 }  // namespace
 
 std::vector<std::string> confirm_findings(FleetReport& r, const FleetOptions& o, const ConfirmSettings& s) {
@@ -193,8 +207,9 @@ std::vector<std::string> confirm_findings(FleetReport& r, const FleetOptions& o,
     fs::path stem = s.folder / fs::path(member.file).stem();
     for (int n = 2; fs::exists(stem.string() + "-again.toml"); ++n)
       stem = s.folder / (fs::path(member.file).stem().string() + "-" + std::to_string(n));
-    const ConfirmRun own{&member, probes, fs::path(stem.string() + "-again.toml")};
-    const ConfirmRun ctl{&r.members[*control], probes, fs::path(stem.string() + "-control.toml")};
+    const std::string config = config_of(member, probes);
+    const ConfirmRun own{&member, probes, fs::path(stem.string() + "-again.toml"), config};
+    const ConfirmRun ctl{&r.members[*control], probes, fs::path(stem.string() + "-control.toml"), config};
     const int own_rc = s.runner(own), ctl_rc = s.runner(ctl);
     std::optional<FleetMember> g, c;
     try {
@@ -231,6 +246,17 @@ int run_confirmation(const ConfirmRun& run) {
   for (const auto& p : run.probes) only += (only.empty() ? "" : ",") + p;
   TiedChildSpec spec;
   spec.argv = {fs::read_symlink("/proc/self/exe").string(), "run", "-q", "--only", only, "-o", run.output.string()};
+  if (!run.config_text.empty()) {
+    fs::path config = run.output;
+    config.replace_extension(".config.toml");
+    NewFile file(create_new_file(config), config);
+    if (file.fd < 0)
+      throw std::runtime_error("fleet --confirm: cannot create " + config.string() + " for the options measured again: " +
+                               std::strerror(errno) + " (remove what is at that name, or run again)");
+    write_all_to(file.fd, run.config_text, config.string());
+    file.close();
+    spec.argv.insert(spec.argv.end(), {"--config", config.string()});
+  }
   // A GPU by its UUID, wherever the numbering put it since; a simulated device by its file.
   if (m.backend == "cuda" && !m.uuid.empty()) {
     spec.argv.insert(spec.argv.end(), {"--device", "cuda:0"});

@@ -11,11 +11,13 @@
 
 namespace memtopo::host {
 
-// One measurement again: `memtopo run` of `probes` on the member's device, into `output`.
+// One measurement again: `memtopo run` of `probes` on the member's device, into `output`, with
+// the options the flagged GPU's run gave them (a config's text; empty: the defaults).
 struct ConfirmRun {
   const FleetMember* member = nullptr;
   std::vector<std::string> probes;
   std::filesystem::path output;
+  std::string config_text;
 };
 // Makes the run; returns its exit status (0: `output` written).
 using ConfirmRunner = std::function<int(const ConfirmRun&)>;
@@ -39,7 +41,8 @@ std::vector<std::string> confirm_findings(FleetReport& r, const FleetOptions& o,
 std::string this_host_name();
 
 // The runner `fleet --confirm` uses: this executable's `run -q --only ...` on the GPU of the
-// member's UUID (CUDA_VISIBLE_DEVICES), or on the simulated device its file names.
+// member's UUID (CUDA_VISIBLE_DEVICES), or on the simulated device its file names; the config
+// text, if any, goes into a new file beside the output (`<output>.config.toml`).
 int run_confirmation(const ConfirmRun& run);
 
 }  // namespace memtopo::host

@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <thread>
@@ -24,6 +25,7 @@
 #include "topology/values/nesting.hpp"
 #include "topology/values/own_toml.hpp"
 #include "topology/values/schema.hpp"
+#include "topology/values/value.hpp"
 #include "topology/document/role_index.hpp"
 #include "topology/document/summary.hpp"
 
@@ -126,16 +128,18 @@ void refuse_invalid(const json& doc, const std::string& file) {
                            "` lists every problem)");
 }
 
-// What measured the file: the build, and the probes run with their versions (a default run,
-// an acceptance preset, --only): values of different builds or probe sets are not compared.
-std::string like_of(const json& doc, const std::vector<std::pair<std::string, std::string>>& probes) {
+// What measured the file: the build, and the probes run with their versions and the options
+// they ran with (a default run, an acceptance preset, --only, a config): values of different
+// builds, probe sets or experiments are not compared.
+std::string like_of(const json& doc, const FleetMember& m) {
   std::string versions;
-  for (const auto& [name, state] : probes) versions += name + " " + state.substr(0, state.find(' ')) + ";";
+  for (const auto& [name, state] : m.probes) versions += name + " " + state.substr(0, state.find(' ')) + ";";
+  for (const auto& [name, options] : m.probe_options) versions += name + " {" + options + "};";
   const std::string commit = text_at(doc, "meta", "git_commit");
   char fingerprint[24];
   std::snprintf(fingerprint, sizeof fingerprint, "%08zx", std::hash<std::string>{}(versions) & 0xffffffffu);
   return "memtopo " + text_at(doc, "meta", "tool_version") + (commit.empty() ? "" : " (" + commit + ")") + ", " +
-         std::to_string(probes.size()) + " probes #" + fingerprint;
+         std::to_string(m.probes.size()) + " probes #" + fingerprint;
 }
 
 bool is_topology_file(const fs::path& p) {
@@ -217,10 +221,18 @@ FleetMember fleet_member_of(const std::string& file, const std::string& text) {
       if (auto absent = entry.find("absent"); entry.is_object() && absent != entry.end() && absent->is_object())
         for (const auto& [key, why] : absent->items())
           if (why.is_string()) m.absent.emplace_back(key, why.get<std::string>());
+      if (auto options = entry.find("options"); entry.is_object() && options != entry.end() && options->is_object()) {
+        std::string body;
+        for (const auto& [option, v] : options->items())
+          if (const std::optional<Value> value = from_json_inferred(v))
+            body += toml_string_literal(option) + " = " + to_toml_literal(*value) + "\n";
+        if (!body.empty()) m.probe_options.emplace_back(name, body);
+      }
     }
+  std::sort(m.probe_options.begin(), m.probe_options.end());
   std::sort(m.absent.begin(), m.absent.end());
   if (auto meta = doc.find("meta"); meta->contains("gpu_state")) m.state_warnings = gpu_state_warnings((*meta)["gpu_state"]);
-  m.like = like_of(doc, m.probes);
+  m.like = like_of(doc, m);
   return m;
 }
 

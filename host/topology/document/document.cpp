@@ -136,6 +136,10 @@ std::string render_topology(const Meta& meta, const std::vector<ProbeOutcome>& o
       out += "\n[probes." + toml_string_literal(name) + ".absent]\n";
       for (const auto& [key, why] : o->absent_keys) line(toml_string_literal(key), toml_string_literal(why));
     }
+    if (!o->options.empty()) {
+      out += "\n[probes." + toml_string_literal(name) + ".options]\n";
+      for (const auto& [option, value] : o->options) line(toml_string_literal(option), to_toml_literal(value));
+    }
   }
   return out;
 }

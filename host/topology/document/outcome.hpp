@@ -44,6 +44,10 @@ struct ProbeOutcome {
   // The probe's declared keys without a value in `results`, and why (put_absent, or the host's
   // account_for_declared_keys): every declared key of a probe that keeps results is in one.
   std::map<std::string, std::string> absent_keys;
+  // The options the run gave other values than the probe's defaults (the config's
+  // [probes."<name>"]): the topology records them, so that `fleet --confirm` measures again
+  // with the same experiment and files measured differently are not compared as alike.
+  std::map<std::string, Value> options;
   // Skipped because a probe it needs failed (directly or down a chain of skips): counts as a
   // failure for the exit status, unlike skips for a declared reason.
   bool caused_by_failure = false;

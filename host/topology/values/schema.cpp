@@ -172,9 +172,12 @@ std::string expected_topology(const std::vector<std::string>& parts) {
     if (k == "duration_s") return "a number >= 0";
     if (k == "version" || k == "reason") return "a string";
     if (k == "absent") return "a table of \"<element>.<key>\" = \"why it has no value\"";
+    if (k == "options") return "a table of \"<option>\" = value, as the config's [probes.\"<name>\"] gives them";
     return "";
   }
   if (parts.size() == 4 && parts[0] == "probes" && parts[2] == "absent") return "a non-empty string: why the key has no value";
+  if (parts.size() == 4 && parts[0] == "probes" && parts[2] == "options")
+    return "an integer, float, string or boolean, or an array of them";
   if (parts.size() == 2 && is_element_table(parts[0])) {
     const std::string& k = parts[1];
     if (ends_with(k, "_bytes") || ends_with(k, "_bits") || ends_with(k, "_khz"))
@@ -190,7 +193,7 @@ std::string expected_topology(const std::vector<std::string>& parts) {
 size_t report_depth(const std::vector<std::string>& parts) {
   if (parts.empty()) return 0;
   if (parts[0] == "provenance") return 4;
-  if (parts[0] == "probes") return parts.size() > 3 && parts[2] == "absent" ? 4 : 3;
+  if (parts[0] == "probes") return parts.size() > 3 && (parts[2] == "absent" || parts[2] == "options") ? 4 : 3;
   if (parts[0] == "sim") return 1;
   if (parts[0] == "meta" && parts.size() > 2 && parts[1] == "gpu_state") return 3;
   return 2;  // meta and element tables
