@@ -25,14 +25,17 @@ using memtopo::analysis::MiB;
 // so one array on one SM moves from run to run; eight arrays on SMs 0-7 (always those, not
 // whichever are free) average over SMs and placements (docs/results/log/h100.md).
 struct Pooled {
-  std::vector<uint32_t> raw;
-  double load_to_use = 0;  // mean over the SMs of the pointer chase's cycles per load
+  std::vector<uint32_t> raw;  // each array's first lap (at most 4096 loads), for the levels
+  double mean = 0;            // of every fine-grained sample
+  double load_to_use = 0;     // mean over the SMs of the pointer chase's cycles per load
 };
 // Loads of each array, fine-grained and chased alike (laps of a short cycle): the difference
 // of the two means is the timing's cost only where both meet interruptions at the same rate,
 // and fine-grained samples of one lap of a small L2's footprint (512 lines an array) met 5000
 // cycles in 0.4 % of loads a few times more or less than the chase's 4096 (8 to 15 cycles of
-// the cost; random devices 67, 74, 84). Equal counts leave about 2.5 cycles (one sigma).
+// the cost; random devices 67, 74, 84). Equal counts leave about 2.5 cycles (one sigma). The
+// levels come from each array's first lap alone: over eight laps the noise's tails filled the
+// gap between a near and a far level (random device 8: one level of both).
 constexpr uint64_t kLoadsPerArray = 4096;
 Pooled pooled_chases(const Context& ctx, uint64_t footprint, uint64_t line, uint64_t warm_passes, size_t arrays,
                      bool with_load_to_use) {
@@ -48,7 +51,15 @@ Pooled pooled_chases(const Context& ctx, uint64_t footprint, uint64_t line, uint
   std::vector<memtopo::Job> jobs(arrays, j);
   for (size_t i = 0; i < arrays; ++i) jobs[i].sm = int32_t(i);
   Pooled p;
-  for (const auto& r : ctx.backend().run(jobs)) p.raw.insert(p.raw.end(), r.latency.begin(), r.latency.end());
+  const size_t lap = size_t(std::min<uint64_t>(chase.cycle_length(), kLoadsPerArray));
+  double sum_samples = 0;
+  size_t count = 0;
+  for (const auto& r : ctx.backend().run(jobs)) {
+    p.raw.insert(p.raw.end(), r.latency.begin(), r.latency.begin() + long(std::min(lap, r.latency.size())));
+    for (uint32_t v : r.latency) sum_samples += v;
+    count += r.latency.size();
+  }
+  p.mean = count ? sum_samples / double(count) : 0;
   if (!with_load_to_use) return p;
   for (auto& pj : jobs) {
     pj.pattern = MT_PATTERN_POINTERS;
@@ -282,8 +293,7 @@ Probe l2_latency() {
         const auto hits = big_levels(hit.raw);
         if (hits.empty()) throw memtopo::Error("no latency level in the L2 hit chase");
         // The timing's own cost, and what a noise term adds to a level's median beyond it.
-        const double sample_cost =
-            an::mean(an::to_doubles(hit.raw)) - hit.load_to_use + noise_in_centre(ctx, line);
+        const double sample_cost = hit.mean - hit.load_to_use + noise_in_centre(ctx, line);
         const memtopo::ResultInfo info{
             0.95, memtopo::Bound::Exact,
             "load-to-use: level centre of fine-grained .cg loads over warm footprints spread over the partitions (" +
