@@ -2,6 +2,7 @@
 (values, provenance, probes that could not settle a value, the plots of their series), the
 probes, and the series no element claims."""
 
+import json
 import re
 from datetime import datetime
 
@@ -188,7 +189,8 @@ def probes_section(topo, items):
     for name, p in topo.probes.items():
         duration = f"{p.duration_s:.3f} s" if isinstance(p.duration_s, (int, float)) else ""
         provided = len(topo.keys_by_probe.get(name, []))
-        rows.append(f"<tr><td><code>{E(name)}</code></td><td>{E(p.version)}</td>"
+        options = "".join(f"<br><code>{E(k)} = {E(json.dumps(v))}</code>" for k, v in (p.options or {}).items())
+        rows.append(f"<tr><td><code>{E(name)}</code>{options}</td><td>{E(p.version)}</td>"
                     f"<td class='status-{E(p.status)}'>{E(p.status)}</td><td class='note'>{E(p.reason)}</td>"
                     f"<td class='num'>{E(duration)}</td><td class='num'>{provided}</td>"
                     f"<td class='num'>{series_count.get(name, 0)}</td></tr>")

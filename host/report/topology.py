@@ -37,6 +37,7 @@ class ProbeInfo:
     reason: str = ""
     version: str = ""
     duration_s: float = None
+    options: dict = None     # [probes."..".options]: the options the run set otherwise than the defaults
 
     @property
     def raw_folder(self):
@@ -146,8 +147,10 @@ def _key_info(element, key, value, prov):
 
 
 def _probe_info(name, table):
+    options = table.get("options")
     return ProbeInfo(name, str(table.get("status", "")), str(table.get("reason", "")),
-                     str(table.get("version", "")), table.get("duration_s"))
+                     str(table.get("version", "")), table.get("duration_s"),
+                     dict(options) if isinstance(options, dict) else {})
 
 
 def probe_elements(topo, probe_name):
