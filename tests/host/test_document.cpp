@@ -37,6 +37,17 @@ ResultRecord rec(const std::string& probe, const std::string& key, Value v, doub
   return r;
 }
 
+// An ok outcome of `probe` with one result.
+ProbeOutcome ok_outcome(const std::string& probe, const std::string& version, double duration_s, ResultRecord r) {
+  ProbeOutcome o;
+  o.probe = probe;
+  o.version = version;
+  o.status = Status::Ok;
+  o.duration_s = duration_s;
+  o.results = {std::move(r)};
+  return o;
+}
+
 std::vector<ProbeOutcome> sample_outcomes() {
   ProbeOutcome cache;
   cache.probe = "data-cache/l1d-size";
@@ -166,12 +177,8 @@ TEST_CASE("a not determinable probe: its kept results and its status are written
 }
 
 TEST_CASE("keys without a value are written with their reasons, journaled and valid", "[host][document][absent]") {
-  ProbeOutcome o;
-  o.probe = "data-cache/l2-latency";
-  o.version = "1.0.0";
-  o.status = Status::Ok;
-  o.duration_s = 0.5;
-  o.results = {rec(o.probe, "l2.latency_cycles", Value::of_float(260), 0.9)};
+  ProbeOutcome o = ok_outcome("data-cache/l2-latency", "1.0.0", 0.5,
+                              rec("data-cache/l2-latency", "l2.latency_cycles", Value::of_float(260), 0.9));
   o.absent_keys = {{"l2.far_latency_cycles", "one partition: \"no\" far line"}, {"dram.latency_cycles", "most loads hit"}};
   const std::string text = render_topology(fixed_meta(), {o});
   CHECK(text.find("[probes.\"data-cache/l2-latency\".absent]\n\"dram.latency_cycles\" = \"most loads hit\"\n") !=
@@ -191,12 +198,9 @@ TEST_CASE("keys without a value are written with their reasons, journaled and va
 }
 
 TEST_CASE("a probe's options other than its defaults are written, journaled and valid", "[host][document][options]") {
-  ProbeOutcome o;
-  o.probe = "global-throughput/streams";
-  o.version = "2.1.0";
-  o.status = Status::Ok;
-  o.duration_s = 2.5;
-  o.results = {rec(o.probe, "throughput.dram_read_bytes_per_second", Value::of_float(3e12), 0.9)};
+  ProbeOutcome o = ok_outcome(
+      "global-throughput/streams", "2.1.0", 2.5,
+      rec("global-throughput/streams", "throughput.dram_read_bytes_per_second", Value::of_float(3e12), 0.9));
   Value series;
   series.type = MT_VALUE_STRING_ARRAY;
   series.strings = {"dram_read", "l2_read"};
