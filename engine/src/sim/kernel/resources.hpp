@@ -21,26 +21,36 @@ namespace memtopo::sim::kernel {
 class Server {
  public:
   explicit Server(double bytes_per_cycle = 0) : rate_(bytes_per_cycle) {}
-  void set_rate(double bytes_per_cycle) { rate_ = bytes_per_cycle; }
+  void set_rate(double bytes_per_cycle) {
+    rate_ = bytes_per_cycle;
+    std::fill(skip_.begin(), skip_.end(), 0u);  // which buckets are full depends on the rate
+  }
   // When `bytes` that arrive at `t` start to be served: a request's latency counts from there.
   double serve(double t, double bytes) {
     if (rate_ <= 0) return t;
     // Buckets before room_ are full: a request for a moment in them starts at room_.
     int64_t b = std::max({int64_t(std::floor(t / kBucket)), first_, room_});
     double start = -1, left = bytes;
+    const double capacity = rate_ * kBucket;
     for (;; ++b) {
+      // Runs of full buckets ahead of room_ (booked by requests for later moments) are jumped
+      // over: a backlog of DRAM write-backs made each request walk it bucket by bucket.
+      const int64_t open = first_open(b);
+      if (b <= room_ && room_ < open) room_ = open;
+      b = open;
       // A bucket's bookings count as packed from its start: capacity is never lost to a gap
       // before a request booked for later, at the price of a start a few cycles off.
       double& used = bucket(b);
       const double base = double(b) * kBucket;
-      const double room = rate_ * kBucket - used;
+      const double room = capacity - used;
       if (room > 1e-9) {
         if (start < 0) start = std::max(t, base + used / rate_);
         const double take = std::min(room, left);
         used += take;
         left -= take;
       }
-      if (b == room_ && used >= rate_ * kBucket - 1e-9) room_ = b + 1;
+      if (capacity - used <= 1e-9) skip_[index(b)] = 1;
+      if (b == room_ && used >= capacity - 1e-9) room_ = b + 1;
       if (left <= 1e-9) return start;
     }
   }
@@ -53,10 +63,12 @@ class Server {
     }
     if (head_ == used_.size()) {
       used_.clear();
+      skip_.clear();
       head_ = 0;
       first_ = std::max(first_, b);
     } else if (head_ >= 1024 && 2 * head_ >= used_.size()) {  // drop the front now and then
       used_.erase(used_.begin(), used_.begin() + std::ptrdiff_t(head_));
+      skip_.erase(skip_.begin(), skip_.begin() + std::ptrdiff_t(head_));
       head_ = 0;
     }
   }
@@ -69,22 +81,42 @@ class Server {
   static constexpr double bucket_cycles() { return kBucket; }
   void reset(double t) {
     used_.clear();
+    skip_.clear();
     head_ = 0;
     first_ = room_ = int64_t(std::floor(t / kBucket));
   }
 
  private:
   static constexpr double kBucket = 16;  // cycles
+  size_t index(int64_t b) const { return head_ + size_t(b - first_); }
   double& bucket(int64_t b) {
-    const size_t i = head_ + size_t(b - first_);
-    if (i >= used_.size()) used_.resize(i + 1, 0.0);
+    const size_t i = index(b);
+    if (i >= used_.size()) {
+      used_.resize(i + 1, 0.0);
+      skip_.resize(i + 1, 0u);
+    }
     return used_[i];
+  }
+  // The first bucket at or after `b` not known to be full, following the skip links and
+  // pointing each link it passed at that bucket (path compression: each run is walked once).
+  int64_t first_open(int64_t b) {
+    const size_t from = index(b);
+    size_t i = from;
+    while (i < skip_.size() && skip_[i]) i += skip_[i];
+    for (size_t j = from; j < i;) {
+      const size_t next = j + skip_[j];
+      skip_[j] = uint32_t(i - j);
+      j = next;
+    }
+    return b + int64_t(i - from);
   }
   double rate_ = 0;
   int64_t first_ = 0, room_ = 0;
   // Bytes booked in each bucket from first_ on, at used_[head_] onwards: the front goes as time
   // passes (a vector with a moving head: a deque's two-level indexing cost a tenth of a stream).
   std::vector<double> used_;
+  // Per bucket of used_: 0, or how far ahead the next bucket that may have room lies (it is full).
+  std::vector<uint32_t> skip_;
   size_t head_ = 0;
 };
 
