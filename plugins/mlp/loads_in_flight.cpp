@@ -66,6 +66,7 @@ Point measure(const memtopo::Context& ctx, const Level& lv, const Shape& s, uint
   if (p.span_per_cycle > 0 && s.lane_chains > 1 && s.warps * s.lanes > 1 &&
       p.span_per_cycle < kIssueBound * p.per_cycle)
     p.per_cycle = p.span_per_cycle;
+  p.requests_per_load = requests_per_load(s.lanes, double(lv.footprint / kLine));
   return p;
 }
 

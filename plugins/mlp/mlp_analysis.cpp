@@ -25,16 +25,18 @@ InFlight loads_in_flight(const std::vector<Point>& curve) {
   f.latency = sum / weight;
   // The plateau of throughput: the points within 3 % of the most, pooled by their loads (the
   // single highest point is the one that fluctuated up).
-  double most = 0, top = 0, top_weight = 0;
+  // The queues hold requests: where lanes' loads met on a line, fewer than the loads.
+  double most = 0, top = 0, top_requests = 0, top_weight = 0;
   for (const Point& p : curve) most = std::max(most, p.per_cycle);
   for (const Point& p : curve)
     if (p.per_cycle >= 0.97 * most) {
       const double w = p.loads > 0 ? p.loads : 1;
       top += w * p.per_cycle;
+      top_requests += w * p.per_cycle * p.requests_per_load;
       top_weight += w;
     }
   f.per_cycle = top / top_weight;
-  f.loads = f.per_cycle * f.latency;
+  f.loads = top_requests / top_weight * f.latency;
   const Point& last = curve.back();
   // Twice the chains and no more throughput: the limit is reached, whether the rate stays
   // (a plateau) or falls past it (the chains then contend for more than the queues).
@@ -50,6 +52,11 @@ InFlight loads_in_flight(const std::vector<Point>& curve) {
     f.note += stopped ? "; the latency barely grew, so the limit may lie beyond"
                       : "; the throughput still grew at the most chains: the limit lies beyond";
   return f;
+}
+
+double requests_per_load(double lanes, double lines) {
+  if (lanes <= 1 || lines < 1) return 1;
+  return -lines * std::expm1(lanes * std::log1p(-1 / lines)) / lanes;
 }
 
 namespace {

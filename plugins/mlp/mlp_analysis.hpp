@@ -14,12 +14,14 @@ struct Point {
   double chains = 0, latency = 0, per_cycle = 0;
   double loads = 0;  // timed loads behind the latency
   double span_per_cycle = 0;  // timed loads over the job's span (0: not measured)
+  // Requests of the queues per load: a warp instruction's loads to one line are one request.
+  double requests_per_load = 1;
 };
 
 struct InFlight {
   double latency = 0;      // a load's cycles while chains do not queue
   double per_cycle = 0;    // loads per cycle at the plateau (the points within 3 % of the most)
-  double loads = 0;        // per_cycle x latency: loads in flight at the most throughput
+  double loads = 0;        // requests per cycle x latency: loads in flight at the most throughput
   bool saturated = false;  // throughput levelled off and latency grew: `loads` is the limit
   std::string note;
 };
@@ -29,6 +31,11 @@ struct InFlight {
 // throughput is at most 5 % above the one before (level, or fallen past the most) and the last
 // latency is at least 1.5 x the unloaded one; else `loads` is a lower bound.
 InFlight loads_in_flight(const std::vector<Point>& curve);
+
+// The requests a warp instruction of `lanes` loads makes, per load, where each load draws one
+// of `lines` lines at random: loads to one line coalesce into one request, and the queues Little's
+// law counts hold requests. Expected distinct lines of `lanes` draws, over `lanes`.
+double requests_per_load(double lanes, double lines);
 
 // One lane's timed steps: the cycles of those under the ceiling, how many were above it
 // (interruptions), and the lane's window (first timed step to its end, with what it does

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "mlp/mlp_analysis.hpp"
@@ -116,4 +117,22 @@ TEST_CASE("mlp: a lane an interruption kept away counts as away, the time betwee
   const std::vector<mlp::LaneTally> same(2, lanes[3]);
   CHECK(mlp::present_chains(same, 64) == Approx(2.0));
   CHECK(mlp::present_chains({}, 64) == 0);
+}
+
+TEST_CASE("mlp: lanes that drew one line make one request of the queues", "[mlp]") {
+  CHECK(mlp::requests_per_load(1, 512) == 1);
+  // 32 lanes over 512 lines: 31.05 distinct lines on average; over an H100's 100 000, all but 0.02 %.
+  CHECK(mlp::requests_per_load(32, 512) == Approx(512 * (1 - std::pow(511.0 / 512, 32)) / 32));
+  CHECK(mlp::requests_per_load(32, 512) == Approx(0.970).margin(0.001));
+  CHECK(mlp::requests_per_load(32, 1e5) > 0.9998);
+  CHECK(mlp::requests_per_load(2, 1) == Approx(0.5));
+  // The plateau's loads per cycle stay loads; the loads in flight count requests.
+  std::vector<mlp::Point> curve;
+  for (double c : {1.0, 2.0, 4.0, 8.0}) curve.push_back({c, 100, c / 100, 1000});
+  curve.push_back({16, 200, 0.08, 1000});
+  curve.push_back({32, 400, 0.08, 1000});
+  for (mlp::Point& p : curve) p.requests_per_load = 0.9;
+  const mlp::InFlight f = mlp::loads_in_flight(curve);
+  CHECK(f.per_cycle == Approx(0.08));
+  CHECK(f.loads == Approx(0.9 * 0.08 * 100));
 }

@@ -91,3 +91,16 @@ TEST_CASE("mlp probe: noisy and uneven queues", "[mlp][sim]") {
     CHECK(got["provenance"]["mlp"][k]["bound"].value<std::string>() == "exact");
   }
 }
+
+// A small L2 (random device 79): the random loads spread over 512 lines, and a warp's lanes that
+// drew one line made one request. Little's law over the loads read 136 L2 loads in flight for
+// 128; over the requests, within 5 %.
+TEST_CASE("mlp probe: loads in flight of a small L2 count requests, not loads", "[mlp][sim]") {
+  const auto dev = probetest::test_device_file("small-l2-random-79.toml");
+  const toml::table got = probetest::run_memtopo(dev, "mlp-small-l2", "mlp");
+  const toml::table ref = toml::parse_file(dev.string());
+  const auto want = ref["sim"]["memory"]["sm_l2_requests_in_flight"].value<int64_t>();
+  REQUIRE(want);
+  CHECK(double(got["mlp"]["sm_l2_loads_in_flight"].value_or<int64_t>(0)) == Approx(double(*want)).epsilon(0.05));
+  CHECK(got["provenance"]["mlp"]["sm_l2_loads_in_flight"]["bound"].value<std::string>() == "exact");
+}
