@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # whole_run_tests: the ctest regular expression of the tests of whole simulated runs
 # (whole-run-tests.regex beside this file: one alternative a line, # comments).
 whole_run_tests() {
