@@ -22,7 +22,7 @@ constexpr size_t kFirstSpan = 2, kMostRounds = 256;
 // How much further apart (in passes) the sweeps may drift over the second half of the rounds;
 // after kDriftRounds rounds the sweeps are taken to drift on as they did.
 constexpr double kDriftPasses = 1;
-constexpr size_t kDriftRounds = 16;
+constexpr size_t kDriftRounds = 32;
 // Fewer passes than this skipped: simulated, the fast-forward would save little.
 constexpr double kLeastSkipped = 2;
 
