@@ -5,6 +5,7 @@
 // sweep (roofline_analysis.cpp) picks the points. docs/occupancy-roofline.md.
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <memory>
 #include <string>
 #include <vector>
@@ -183,6 +184,20 @@ void absent_type(memtopo::Context& ctx, const OpInfo& o, const std::string& why)
   for (const std::string& suffix : key_suffixes()) ctx.absent(std::string("roofline.") + o.name + "_" + suffix, why);
 }
 
+std::string percent_text(double fraction) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f %%", 100 * fraction);
+  return text;
+}
+
+std::string ridge_ilp_note(const Summary& s) {
+  const std::string at = "ILP " + std::to_string(s.ridge_ilp) + " (" + percent_text(s.ridge_at_fraction) + ")";
+  const std::string where = "where " + std::to_string(s.ridge_warps) + " warps per SM cross 95 % of the peak: ";
+  if (s.ridge_ilp_below == 0) return where + "already at " + at;
+  return where + "between ILP " + std::to_string(s.ridge_ilp_below) + " (" + percent_text(s.ridge_below_fraction) +
+         ") and " + at + ", interpolated in log2 of the ILP";
+}
+
 void store_summary(memtopo::Context& ctx, const OpInfo& o, const Summary& s) {
   const std::string k = std::string("roofline.") + o.name + "_", sass = std::string(o.sass) + " (" + o.ptx + ")";
   const std::string ridge = std::to_string(s.ridge_warps) + " warps per SM at ILP " + std::to_string(s.ridge_ilp);
@@ -191,8 +206,7 @@ void store_summary(memtopo::Context& ctx, const OpInfo& o, const Summary& s) {
               sass + ": thread instructions per cycle per SM, the mean of the points within 3 % of the most"});
   ctx.result(k + "ridge_warps_per_sm", int64_t(s.ridge_warps),
              {0.9, memtopo::Bound::Exact, "fewest warps per SM reaching 95 % of the peak at ILP 1, 2, 4 or 8: " + ridge});
-  ctx.result(k + "ridge_ilp", int64_t(s.ridge_ilp),
-             {0.9, memtopo::Bound::Exact, "smallest ILP reaching 95 % of the peak at the ridge: " + ridge});
+  ctx.result(k + "ridge_ilp", s.ridge_ilp_crossing, {0.9, memtopo::Bound::Exact, ridge_ilp_note(s)});
   if (s.ilp1_ridge_warps)
     ctx.result(k + "ilp1_ridge_warps_per_sm", int64_t(*s.ilp1_ridge_warps),
                {0.9, memtopo::Bound::Exact, "fewest warps per SM reaching 95 % of the peak with one chain per thread"});

@@ -2,6 +2,7 @@
 #include "roofline_analysis.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 #include <memtopo/analysis.hpp>
@@ -188,6 +189,30 @@ void set_issue_latency(const std::vector<Point>& points, const SweepSettings& s,
   if (out.issue_latency_cycles * double(at.ilp) <= 1.1 * cycles_per_op(first)) out.issue_latency_at_most = true;
 }
 
+// The smallest ILP reaching the mark at the ridge warps, and where the rates cross it: the
+// measured ILP just under the mark and the first at it, interpolated in log2 of the ILP.
+void set_ridge_ilp(const std::vector<Point>& points, const SweepSettings& s, double floor, Summary& out) {
+  const Point* below = nullptr;
+  for (int ilp : s.ilps) {
+    const Point* p = find_point(points, out.ridge_warps, ilp);
+    if (!p || p->ops_per_cycle <= 0) continue;
+    if (p->ops_per_cycle < floor) {
+      below = p;
+      continue;
+    }
+    out.ridge_ilp = ilp;
+    out.ridge_ilp_crossing = ilp;
+    out.ridge_at_fraction = p->ops_per_cycle / out.peak_ops_per_cycle;
+    if (below && p->ops_per_cycle > below->ops_per_cycle) {
+      const double t = (floor - below->ops_per_cycle) / (p->ops_per_cycle - below->ops_per_cycle);
+      out.ridge_ilp_crossing = below->ilp * std::pow(double(ilp) / below->ilp, t);
+      out.ridge_ilp_below = below->ilp;
+      out.ridge_below_fraction = below->ops_per_cycle / out.peak_ops_per_cycle;
+    }
+    return;
+  }
+}
+
 std::optional<Summary> summarize(const std::vector<Point>& points, const SweepSettings& s) {
   const Point* first = find_point(points, 1, 1);
   if (!first || first->ops_per_cycle <= 0) return std::nullopt;
@@ -195,13 +220,7 @@ std::optional<Summary> summarize(const std::vector<Point>& points, const SweepSe
   out.peak_ops_per_cycle = peak_of(points, s.peak_pool);
   const double floor = s.ridge_fraction * out.peak_ops_per_cycle;
   out.ridge_warps = fewest_warps_reaching(points, floor, 0).value_or(0);
-  for (int ilp : s.ilps) {
-    const Point* p = find_point(points, out.ridge_warps, ilp);
-    if (p && p->ops_per_cycle >= floor) {
-      out.ridge_ilp = ilp;
-      break;
-    }
-  }
+  set_ridge_ilp(points, s, floor, out);
   out.ilp1_ridge_warps = fewest_warps_reaching(points, floor, 1);
   out.completion_latency_cycles = cycles_per_op(*first);
   set_issue_latency(points, s, *first, out);

@@ -111,6 +111,12 @@ struct Summary {
   double peak_ops_per_cycle = 0;
   int ridge_warps = 0;  // fewest warps per SM at which some ILP reaches ridge_fraction of the peak
   int ridge_ilp = 0;    // the smallest ILP that does at ridge_warps
+  // Where the rate at ridge_warps crosses the mark, interpolated in log2 of the ILP between the
+  // ILP below ridge_ilp and ridge_ilp (ridge_ilp itself when it is the first measured): a point
+  // at the mark moves it a little where the smallest ILP reaching it would jump.
+  double ridge_ilp_crossing = 0;
+  int ridge_ilp_below = 0;  // the measured ILP under the mark it was interpolated from (0: none)
+  double ridge_below_fraction = 0, ridge_at_fraction = 0;  // their rates over the peak
   std::optional<int> ilp1_ridge_warps;  // the same at ILP 1 (the paper's occupancy ridge)
   double completion_latency_cycles = 0;  // one warp, ILP 1
   double issue_latency_cycles = 0;       // one warp, the highest ILP measured

@@ -59,6 +59,13 @@ void check_replay(const Rates& recorded, int max_warps) {
     if (shape.first < summary->ridge_warps) CHECK(rate < floor);
     if (shape.first == summary->ridge_warps && shape.second < summary->ridge_ilp) CHECK(rate < floor);
   }
+  CHECK(summary->ridge_ilp_crossing <= summary->ridge_ilp);
+  if (summary->ridge_ilp_below) {
+    CHECK(summary->ridge_ilp_crossing > summary->ridge_ilp_below);
+    CHECK(recorded.at({summary->ridge_warps, summary->ridge_ilp_below}) < floor);
+  } else {
+    CHECK(summary->ridge_ilp_crossing == summary->ridge_ilp);
+  }
   CHECK(summary->completion_latency_cycles == Approx(cycles_per_op({1, 1, recorded.at({1, 1})})));
   CHECK(summary->issue_latency_cycles <= summary->completion_latency_cycles * 1.05);
 }

@@ -4,9 +4,12 @@
 // divergence slowdowns.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <functional>
 #include <iterator>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -72,6 +75,8 @@ void check_against_model(const Case& c, const Outcome& o, double tolerance) {
   CHECK(o.summary.peak_ops_per_cycle == Approx(c.p.peak(s)).epsilon(tolerance));
   CHECK(o.summary.ridge_warps == ridge.warps);
   CHECK(o.summary.ridge_ilp == ridge.ilp);
+  CHECK(o.summary.ridge_ilp_crossing <= ridge.ilp);
+  CHECK(o.summary.ridge_ilp_crossing >= std::max(1, ridge.ilp / 2));
   if (ilp1.warps) {
     REQUIRE(o.summary.ilp1_ridge_warps.has_value());
     CHECK(*o.summary.ilp1_ridge_warps == ilp1.warps);
@@ -162,6 +167,33 @@ TEST_CASE("roofline: the FMA-like pipeline's ridge is four warps of four chains,
   CHECK(o.summary.issue_latency_cycles == Approx(1));
 }
 
+TEST_CASE("roofline: a rate at the mark moves the ridge ILP a little where the smallest ILP jumps", "[roofline]") {
+  // 32 warps: ILP 1, 2 under the mark, ILP 4 swept across it, ILP 8 above; the peak 99.5.
+  SweepSettings s;
+  const auto points_with = [](double ilp4) {
+    return std::vector<Point>{{1, 1, 5.0},  {16, 1, 30.0}, {16, 8, 80.0}, {32, 1, 50.0},  {32, 2, 80.0},
+                              {32, 4, ilp4}, {32, 8, 99.0}, {64, 1, 90.0}, {64, 8, 100.0}};
+  };
+  std::optional<double> last;
+  std::set<int> smallest;
+  for (double ilp4 = 94.0; ilp4 <= 95.0; ilp4 += 0.05) {
+    INFO("ILP 4 at " << ilp4);
+    const auto summary = summarize(points_with(ilp4), s);
+    REQUIRE(summary.has_value());
+    REQUIRE(summary->ridge_warps == 32);
+    smallest.insert(summary->ridge_ilp);
+    CHECK(summary->ridge_ilp_crossing > 3.8);
+    CHECK(summary->ridge_ilp_crossing < 4.4);
+    if (last) CHECK(std::abs(summary->ridge_ilp_crossing - *last) < 0.01 * *last);
+    last = summary->ridge_ilp_crossing;
+  }
+  CHECK(smallest == std::set<int>{4, 8});  // what the smallest ILP at the mark does
+  const auto below = summarize(points_with(94.3), s);
+  CHECK(below->ridge_ilp_below == 4);
+  CHECK(below->ridge_ilp_crossing == Approx(4 * std::pow(2.0, (0.95 * 99.5 - 94.3) / (99.0 - 94.3))));
+  CHECK(below->ridge_below_fraction == Approx(94.3 / 99.5));
+}
+
 TEST_CASE("roofline: a sweep stops at the first warp count that does not fit", "[roofline]") {
   Pipeline p{4, 1, 1};
   p.max_warps_at_ilp8 = 2;
@@ -185,6 +217,7 @@ TEST_CASE("roofline: ILP 1 alone bounds the issue latency by the completion late
   CHECK(summary->issue_latency_at_most);
   CHECK(summary->issue_latency_cycles == Approx(6));
   CHECK(summary->ridge_ilp == 1);
+  CHECK(summary->ridge_ilp_crossing == 1);
 }
 
 TEST_CASE("roofline: no summary without one warp of one chain", "[roofline]") {
