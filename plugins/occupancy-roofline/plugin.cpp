@@ -49,12 +49,13 @@ memtopo::Probe roofline_probe(const std::string& name, bool loads) {
     p.role(k + "peak_ops_per_cycle_per_sm", std::string("compute.peak_ops_per_cycle_per_sm@") + o->name)
         .key(k + "peak_ops_per_cycle_per_sm", MT_VALUE_FLOAT, "", what + ": most thread instructions per cycle per SM",
              headline ? MT_KEY_HEADLINE : 0u)
-        .key(k + "ridge_warps_per_sm", MT_VALUE_INT, "", what + ": fewest warps per SM reaching 95 % of the peak")
+        .key(k + "ridge_warps_per_sm", MT_VALUE_INT, "", what + ": fewest warps per SM reaching 95 % of the peak",
+             MT_KEY_ESTIMATE)
         .key(k + "ridge_ilp", MT_VALUE_FLOAT, "",
              what + ": independent chains per thread needed at the ridge warps (where the rates cross the mark)",
              MT_KEY_ESTIMATE)
         .key(k + "ilp1_ridge_warps_per_sm", MT_VALUE_INT, "",
-             what + ": fewest warps per SM reaching 95 % of the peak with one chain per thread")
+             what + ": fewest warps per SM reaching 95 % of the peak with one chain per thread", MT_KEY_ESTIMATE)
         .key(k + "completion_latency_cycles", MT_VALUE_FLOAT, "cycles",
              what + ": cycles from one instruction to a dependent one, one warp")
         .key(k + "issue_latency_cycles", MT_VALUE_FLOAT, "cycles",
