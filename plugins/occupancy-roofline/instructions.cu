@@ -6,8 +6,10 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <memtopo/device/kernel.hpp>
@@ -266,6 +268,7 @@ void measure_family(memtopo::Context& ctx, bool loads) {
   SweepSettings settings;
   settings.max_warps = dev.max_threads_per_sm / kWarpSize;
   std::vector<double> rows;
+  std::map<std::pair<int, int>, double> sms_of;  // (warps, ilp) -> the SMs the last launch's rate pooled
   std::vector<std::string> undetermined;
   for (size_t n = 0; n < chosen.size() && !ctx.cancelled(); ++n) {
     const OpInfo& o = *chosen[n];
@@ -295,12 +298,15 @@ void measure_family(memtopo::Context& ctx, bool loads) {
                                                             op_ops_per_thread, from_dram ? dram.get() : nullptr);
       });
       if (!r) return std::nullopt;
-      const Point p{warps, ilp, r->ops_per_cycle};
-      rows.insert(rows.end(), {double(int(o.op)), double(warps), double(ilp), p.ops_per_cycle, cycles_per_op(p),
-                               double(r->sms)});
+      sms_of[{warps, ilp}] = r->sms;
       return r->ops_per_cycle;
     };
-    const auto summary = summarize(sweep(measure, settings), settings);
+    sms_of.clear();
+    const std::vector<Point> points = sweep(measure, settings);
+    for (const Point& p : points)
+      rows.insert(rows.end(), {double(int(o.op)), double(p.warps), double(p.ilp), p.ops_per_cycle, cycles_per_op(p),
+                               double(sms_of[{p.warps, p.ilp}]), double(p.launches)});
+    const auto summary = summarize(points, settings);
     if (!summary) {
       undetermined.push_back(std::string(o.name) + ": one warp of one chain did not launch");
       absent_type(ctx, o, "one warp of one chain did not launch");
@@ -308,8 +314,9 @@ void measure_family(memtopo::Context& ctx, bool loads) {
     }
     store_summary(ctx, o, *summary);
   }
-  // op: the Op number (roofline_analysis.hpp); sms: the SMs whose median the rate is.
-  ctx.raw("instructions", {"op", "warps", "ilp", "ops_per_cycle_per_sm", "cycles_per_op", "sms"}, rows);
+  // op: the Op number (roofline_analysis.hpp); sms: the SMs whose median the rate is; launches:
+  // the measurements the rate settles (near the ridge mark: SweepSettings).
+  ctx.raw("instructions", {"op", "warps", "ilp", "ops_per_cycle_per_sm", "cycles_per_op", "sms", "launches"}, rows);
   ctx.raw("device", {"max_warps_per_sm", "sm_count", "instructions_per_thread"},
           {double(settings.max_warps), double(dev.sm_count), ops_per_thread});
   if (!undetermined.empty()) {

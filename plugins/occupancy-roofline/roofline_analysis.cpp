@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
+#include <utility>
 
 #include <memtopo/analysis.hpp>
 
@@ -121,7 +123,10 @@ std::optional<int> fewest_warps_reaching(const std::vector<Point>& points, doubl
 
 }  // namespace
 
-std::vector<Point> sweep(const Measure& measure, const SweepSettings& s) {
+namespace {
+
+// One walk of the sweep over `measure` (which answers from the settled rates where it has them).
+std::vector<Point> sweep_once(const Measure& measure, const SweepSettings& s) {
   std::vector<Point> points;
   auto get = [&](int warps, int ilp) -> std::optional<double> {
     if (const Point* p = find_point(points, warps, ilp)) return p->ops_per_cycle;
@@ -155,6 +160,57 @@ std::vector<Point> sweep(const Measure& measure, const SweepSettings& s) {
       if (v && *v >= floor) break;
     }
   return points;
+}
+
+// The mean of two launches that agree, else the median of three (a launch that fails drops out).
+Point settled(const Measure& measure, const Point& first, const SweepSettings& s) {
+  Point p = first;
+  const std::optional<double> second = measure(p.warps, p.ilp);
+  if (!second) return p;
+  p.launches = 2;
+  if (std::abs(*second - first.ops_per_cycle) <= s.settle_agreement * first.ops_per_cycle) {
+    p.ops_per_cycle = (first.ops_per_cycle + *second) / 2;
+    return p;
+  }
+  const std::optional<double> third = measure(p.warps, p.ilp);
+  if (!third) return p;
+  p.launches = 3;
+  p.ops_per_cycle = std::max(std::min(first.ops_per_cycle, *second),
+                             std::min(std::max(first.ops_per_cycle, *second), *third));
+  return p;
+}
+
+}  // namespace
+
+std::vector<Point> sweep(const Measure& measure, const SweepSettings& s) {
+  std::map<std::pair<int, int>, std::optional<Point>> known;  // every shape asked for
+  const Measure cached = [&](int warps, int ilp) -> std::optional<double> {
+    auto it = known.find({warps, ilp});
+    if (it == known.end()) {
+      const std::optional<double> v = measure(warps, ilp);
+      it = known.emplace(std::make_pair(warps, ilp), v ? std::optional<Point>(Point{warps, ilp, *v}) : std::nullopt).first;
+    }
+    if (!it->second) return std::nullopt;
+    return it->second->ops_per_cycle;
+  };
+  // Each walk settles at least one more point or ends: the shapes are finite.
+  std::set<std::pair<int, int>> tried;
+  for (;;) {
+    std::vector<Point> points = sweep_once(cached, s);
+    const double floor = s.ridge_fraction * peak_of(points, s.peak_pool);
+    bool settled_one = false;
+    for (const Point& p : points) {
+      if (tried.count({p.warps, p.ilp}) || std::abs(p.ops_per_cycle - floor) > s.settle_margin * floor) continue;
+      tried.insert({p.warps, p.ilp});
+      std::optional<Point>& entry = known.at({p.warps, p.ilp});
+      entry = settled(measure, *entry, s);
+      settled_one = true;
+    }
+    if (!settled_one) {
+      for (Point& p : points) p.launches = known.at({p.warps, p.ilp})->launches;
+      return points;
+    }
+  }
 }
 
 // The issue latency: one warp's fewest cycles per instruction over the ILPs measured (within

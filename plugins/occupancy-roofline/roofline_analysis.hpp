@@ -52,6 +52,7 @@ struct Point {
   int warps = 0;
   int ilp = 0;
   double ops_per_cycle = 0;
+  int launches = 1;  // measurements the rate is the mean or median of (settled near the mark)
 };
 
 // Cycles between two instructions of one warp at that point: warps x 32 / ops per cycle. At one
@@ -96,6 +97,11 @@ struct SweepSettings {
   double plateau_gain = 0.03;          // a doubling of warps that gains less ends a sweep
   double ridge_fraction = 0.95;        // Lemeire's ridge: the peak within 5 %
   double peak_pool = 0.03;             // the peak: the mean of the points this close to the most
+  // A point this close to the ridge mark is measured again: the mean of two launches that agree
+  // within settle_agreement, else the median of three. One launch decides the ridge within its
+  // noise (DRAM loads on an H200: 2 % a launch).
+  double settle_margin = 0.03;
+  double settle_agreement = 0.005;
 };
 
 // Ops per cycle per SM at (warps, ilp); nullopt where that shape cannot run (it does not fit).
@@ -104,7 +110,9 @@ using Measure = std::function<std::optional<double>(int warps, int ilp)>;
 // The adaptive sweep: one warp at every ILP (the latencies), warps doubling at the lowest ILP
 // and at the widest ILP that fits until a doubling gains less than plateau_gain (the roofline),
 // then the ILPs at the ridge warps upward until one reaches the ridge. Each point is measured
-// once.
+// once, but those within settle_margin of the mark, which are settled and the sweep walked again
+// over the settled rates (measuring what it newly asks for) until no point near the mark is left
+// unsettled.
 std::vector<Point> sweep(const Measure& measure, const SweepSettings& s);
 
 struct Summary {

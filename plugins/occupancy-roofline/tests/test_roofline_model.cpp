@@ -194,6 +194,73 @@ TEST_CASE("roofline: a rate at the mark moves the ridge ILP a little where the s
   CHECK(below->ridge_below_fraction == Approx(94.3 / 99.5));
 }
 
+namespace {
+
+// The FMA-like pipeline (ridge: four warps of four chains, at 128 a cycle), where four warps of
+// four chains answer `launches` in turn: the sweep's points, and how often that shape was asked.
+struct Scripted {
+  std::vector<double> launches;
+  std::vector<Point> points;
+  int asked = 0;
+};
+Scripted run_scripted(std::vector<double> launches) {
+  Scripted out{std::move(launches), {}, 0};
+  ModelMeasure model{Pipeline{4, 1, 1}, 0, 1};
+  SweepSettings s;
+  const Measure measure = [&](int warps, int ilp) -> std::optional<double> {
+    if (warps != 4 || ilp != 4) return model(warps, ilp);
+    REQUIRE(size_t(out.asked) < out.launches.size());
+    return out.launches[size_t(out.asked++)];
+  };
+  out.points = sweep(measure, s);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("roofline: a point near the mark is measured again: three launches that disagree, their median",
+          "[roofline]") {
+  // One launch at 120 of 128 misses the mark (121.6) and would make the ridge ILP 8.
+  const Scripted r = run_scripted({120.0, 125.0, 124.0});
+  CHECK(r.asked == 3);
+  const Point* p = nullptr;
+  for (const Point& q : r.points)
+    if (q.warps == 4 && q.ilp == 4) p = &q;
+  REQUIRE(p != nullptr);
+  CHECK(p->launches == 3);
+  CHECK(p->ops_per_cycle == Approx(124.0));
+  const auto summary = summarize(r.points, SweepSettings{});
+  REQUIRE(summary.has_value());
+  CHECK(summary->ridge_warps == 4);
+  CHECK(summary->ridge_ilp == 4);
+  for (const Point& q : r.points)
+    if (!(q.warps == 4 && q.ilp == 4)) CHECK(q.launches == 1);  // none of the others is near the mark
+}
+
+TEST_CASE("roofline: two launches near the mark that agree give their mean, and the sweep goes on from it",
+          "[roofline]") {
+  const Scripted r = run_scripted({120.0, 120.4});
+  CHECK(r.asked == 2);
+  const auto summary = summarize(r.points, SweepSettings{});
+  REQUIRE(summary.has_value());
+  CHECK(summary->ridge_ilp == 8);  // still under the mark: the ILP above it
+  bool found = false;
+  for (const Point& q : r.points)
+    if (q.warps == 4 && q.ilp == 4) {
+      found = true;
+      CHECK(q.ops_per_cycle == Approx(120.2));
+      CHECK(q.launches == 2);
+    }
+  CHECK(found);
+  // One launch over the mark, settled under it: the ridge ILP moves up, no shape twice.
+  const Scripted down = run_scripted({122.0, 119.0, 119.5});
+  const auto moved = summarize(down.points, SweepSettings{});
+  REQUIRE(moved.has_value());
+  CHECK(moved->ridge_ilp == 8);
+  CHECK(std::count_if(down.points.begin(), down.points.end(),
+                      [](const Point& q) { return q.warps == 4 && q.ilp == 8; }) == 1);
+}
+
 TEST_CASE("roofline: a sweep stops at the first warp count that does not fit", "[roofline]") {
   Pipeline p{4, 1, 1};
   p.max_warps_at_ilp8 = 2;

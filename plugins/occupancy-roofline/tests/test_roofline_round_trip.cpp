@@ -25,13 +25,13 @@ std::map<std::pair<int, int>, double> one_warp_latencies(const std::filesystem::
   REQUIRE(in.good());
   std::string line;
   std::getline(in, line);
-  REQUIRE(line == "op,warps,ilp,ops_per_cycle_per_sm,cycles_per_op,sms");
+  REQUIRE(line == "op,warps,ilp,ops_per_cycle_per_sm,cycles_per_op,sms,launches");
   std::map<std::pair<int, int>, double> out;
   while (std::getline(in, line)) {
     std::vector<double> v;
     std::stringstream s(line);
     for (std::string cell; std::getline(s, cell, ',');) v.push_back(std::stod(cell));
-    REQUIRE(v.size() == 6);
+    REQUIRE(v.size() == 7);
     if (v[1] == 1) out[{int(v[0]), int(v[2])}] = v[4] * v[2];
   }
   return out;
