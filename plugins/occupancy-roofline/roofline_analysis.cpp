@@ -200,6 +200,7 @@ std::vector<Point> sweep(const Measure& measure, const SweepSettings& s) {
     const double floor = s.ridge_fraction * peak_of(points, s.peak_pool);
     bool settled_one = false;
     for (const Point& p : points) {
+      if (floor <= 0) break;  // no rate: no mark to settle near
       if (tried.count({p.warps, p.ilp}) || std::abs(p.ops_per_cycle - floor) > s.settle_margin * floor) continue;
       tried.insert({p.warps, p.ilp});
       std::optional<Point>& entry = known.at({p.warps, p.ilp});
