@@ -50,7 +50,8 @@ memtopo::Probe roofline_probe(const std::string& name, bool loads) {
     const bool headline = std::string(o->name) == "ffma" || std::string(o->name) == "dfma" || std::string(o->name) == "hfma2";
     // DRAM's plateau is flat and its height moves with each run's rows (4.7 % between two runs
     // of one H200), and the ridge with it: 16 or 32 warps (docs/occupancy-roofline.md).
-    const uint32_t ridge_flags = MT_KEY_ESTIMATE | (o->op == occupancy_roofline::Op::GlobalLoadDram ? MT_KEY_VARIES : 0u);
+    const bool dram = o->op == occupancy_roofline::Op::GlobalLoadDram;
+    const uint32_t ridge_flags = MT_KEY_ESTIMATE | (dram ? MT_KEY_VARIES : 0u);
     p.role(k + "peak_ops_per_cycle_per_sm", std::string("compute.peak_ops_per_cycle_per_sm@") + o->name)
         .key(k + "peak_ops_per_cycle_per_sm", MT_VALUE_FLOAT, "", what + ": most thread instructions per cycle per SM",
              headline ? MT_KEY_HEADLINE : 0u)

@@ -188,7 +188,9 @@ std::vector<Point> sweep(const Measure& measure, const SweepSettings& s) {
     auto it = known.find({warps, ilp});
     if (it == known.end()) {
       const std::optional<double> v = measure(warps, ilp);
-      it = known.emplace(std::make_pair(warps, ilp), v ? std::optional<Point>(Point{warps, ilp, *v}) : std::nullopt).first;
+      std::optional<Point> point;
+      if (v) point = Point{warps, ilp, *v};
+      it = known.emplace(std::make_pair(warps, ilp), point).first;
     }
     if (!it->second) return std::nullopt;
     return it->second->ops_per_cycle;
