@@ -57,15 +57,18 @@ void skip_passes(WarpProgram::Sweep& x, uint32_t& fold, uint32_t op, uint32_t w,
   x.value += uint32_t(passes);
   if (op == MT_SWEEP_WRITE) return;
   const bool odd = passes % 2 == 1;
+  if (!odd && op != MT_SWEEP_UPDATE) return;  // an even number of passes folds each word away
+  uint32_t f = fold;  // in a register: the words may alias the fold
   for (uint64_t i = x.first; i < x.end; i += x.step)
     for (uint32_t k = 0; k < ilp; ++k) {
       uint32_t* words = reinterpret_cast<uint32_t*>(x.src + (i + k * x.spread) * w);
-      for (uint32_t j = op == MT_SWEEP_UPDATE ? 1 : 0; j < w / 4; ++j) fold ^= odd ? words[j] : 0;
+      for (uint32_t j = op == MT_SWEEP_UPDATE ? 1 : 0; j < w / 4; ++j) f ^= odd ? words[j] : 0;
       if (op == MT_SWEEP_UPDATE) {
-        fold ^= xor_run(words[0], passes);
+        f ^= xor_run(words[0], passes);
         words[0] += uint32_t(passes);
       }
     }
+  fold = f;
 }
 
 Gpu::Counts counts_between(const Gpu::Counts& a, const Gpu::Counts& b) {

@@ -110,11 +110,8 @@ Block* KernelRuntime::start_block(uint32_t linear, uint32_t sm, Cluster* cluster
     t.warp = i / 32;
     t.warp_key = uint64_t(linear) * warps + t.warp;
     t.clock = now;
-    t.context.stack = stacks_.take();
-    t.context.stack_bytes = stacks_.bytes();
-    t.context.fn = &KernelRuntime::thread_entry;
+    t.context.fn = &KernelRuntime::thread_entry;  // its stack when it first runs (switch_to)
     t.context.arg = &t;
-    Switcher::make(t.context);
     ready_.push(Key::of(&t));
   }
   if (cluster) {
@@ -237,6 +234,14 @@ Thread* KernelRuntime::pop_ready() {
 }
 
 void KernelRuntime::switch_to(Thread* from, Thread* to) {
+  // A thread takes its stack when it first runs, not when its block starts: one that returns
+  // at once (a block on an SM the kernel does not time) gives it back to the next, and a
+  // replayed H100's 270k resident threads then touch stack pages only where they wait.
+  if (to && !to->context.stack && !to->done) {
+    to->context.stack = stacks_.take();
+    to->context.stack_bytes = stacks_.bytes();
+    Switcher::make(to->context);
+  }
   current_ = to;
   Switcher::switch_to(from ? from->context : scheduler_, to ? to->context : scheduler_);
   current_ = from;

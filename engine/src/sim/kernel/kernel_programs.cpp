@@ -12,6 +12,14 @@ namespace memtopo::sim::kernel {
 
 namespace {
 
+// The xor of n words, in a register: folding into a lane's fold in memory made every word a
+// load and a store that the next one waited for (the words may alias the fold).
+uint32_t fold_words(const uint32_t* words, uint32_t n) {
+  uint32_t out = 0;
+  for (uint32_t i = 0; i < n; ++i) out ^= words[i];
+  return out;
+}
+
 bool global_path(uint32_t path) {
   return path == MT_SPACE_GLOBAL_CA || path == MT_SPACE_GLOBAL_CG || path == MT_SPACE_READONLY;
 }
@@ -298,7 +306,7 @@ void KernelRuntime::run_sweep(WarpProgram* p) {
         const WarpProgram::Sweep& x = p->sweeps[l];
         if (x.place >= x.end) continue;
         const uint32_t* words = reinterpret_cast<const uint32_t*>(x.src + (x.place + k * x.spread) * w);
-        for (uint32_t i = 0; i < w / 4; ++i) p->folds[l] ^= words[i];
+        p->folds[l] ^= fold_words(words, w / 4);
       }
     }
     sorted_distinct_sectors();
@@ -347,7 +355,7 @@ void KernelRuntime::shared_sweep_step(WarpProgram* p) {
       lane_addresses_.push_back(a);
       uint32_t words[4] = {0, 0, 0, 0};
       std::memcpy(words, shared_bytes(p->lanes[l], d0.path, a, w), w);  // within bounds: checked at the call
-      for (uint32_t i = 0; i < w / 4; ++i) p->folds[l] ^= words[i];
+      p->folds[l] ^= fold_words(words, w / 4);
     }
     x.place += x.step;
   }
