@@ -15,6 +15,8 @@ namespace {
 
 // Static shared arrays of a block (CUDA's limit for them).
 constexpr uint32_t kStaticSharedBytes = 48 * 1024;
+// How far the clock moves before the servers drop their past bookings (advance_to).
+constexpr double kForgetCycles = 65536;
 // The most blocks of one cluster: 8 portably, 16 with the non-portable size allowed.
 constexpr uint32_t kMaxPortableClusterBlocks = 8, kMaxClusterBlocks = 16;
 // Cycles from the last thread at a barrier to the first one past it.
@@ -216,8 +218,10 @@ void KernelRuntime::op_barrier(uint32_t scope) {
 void KernelRuntime::advance_to(double t) {
   if (t <= now_) return;
   gpu_.advance(t - now_);  // other clients' lines come in as time passes
-  // Bookings a few hundred cycles back are past: no request comes for then.
-  if (t - forgotten_ > 1024) {
+  // Bookings before now are past: no request comes for then. Dropped every kForgetCycles, not
+  // at each step: a probe whose few warps wait out long latencies moved that far at nearly
+  // every step, and the walk over every SM's servers took a third of its time.
+  if (t - forgotten_ > kForgetCycles) {
     for (auto* servers : {&issue_, &l1_, &cluster_port_})
       for (Server& s : *servers) s.forget_before(t);
     for (Server* s : {&l2_port_, &dram_port_}) s->forget_before(t);
