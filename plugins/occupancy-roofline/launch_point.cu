@@ -11,7 +11,7 @@ namespace {
 
 // Row of number n, lane l: the address of lane l's word of the row of number n + chains.
 // dram_row(n) moves on by the same amount for each stride of n: two divisions a thread, not
-// four a row (a replayed H100's links took a tenth of its DRAM points' time).
+// four a row (the simulated GPU runs this kernel's threads as plain host code).
 MEMTOPO_KERNEL void link_rows(unsigned long long* rows, unsigned long long count, unsigned long long chains) {
   namespace md = memtopo::device;
   const unsigned long long stride = (unsigned long long)(md::grid_blocks()) * md::block_threads();

@@ -219,8 +219,8 @@ void KernelRuntime::advance_to(double t) {
   if (t <= now_) return;
   gpu_.advance(t - now_);  // other clients' lines come in as time passes
   // Bookings before now are past: no request comes for then. Dropped every kForgetCycles, not
-  // at each step: a probe whose few warps wait out long latencies moved that far at nearly
-  // every step, and the walk over every SM's servers took a third of its time.
+  // at each step: where few warps wait out long latencies the clock moves far at nearly every
+  // step, and each drop walks every SM's servers.
   if (t - forgotten_ > kForgetCycles) {
     for (auto* servers : {&issue_, &l1_, &cluster_port_})
       for (Server& s : *servers) s.forget_before(t);
@@ -239,8 +239,7 @@ Thread* KernelRuntime::pop_ready() {
 
 void KernelRuntime::switch_to(Thread* from, Thread* to) {
   // A thread takes its stack when it first runs, not when its block starts: one that returns
-  // at once (a block on an SM the kernel does not time) gives it back to the next, and a
-  // replayed H100's 270k resident threads then touch stack pages only where they wait.
+  // at once (a block on an SM the kernel does not time) hands the page it touched to the next.
   if (to && !to->context.stack && !to->done) {
     to->context.stack = stacks_.take();
     to->context.stack_bytes = stacks_.bytes();
