@@ -116,10 +116,10 @@ class Cache {
     uint32_t ways = equal_sets_ ? ways_ : set_ways_[set];
     if (ways > way_limit_) ways = way_limit_ + (set < extra_way_sets_ ? 1 : 0);
     if (set == lost_way_set_ && ways > 1) --ways;
-    // One pass: the hit, else the first invalid way and the oldest stamp (LRU/FIFO victim).
+    // The tags alone first: the hit, else the first invalid way; the stamps (another array,
+    // another cache miss of the host's) only when every way is valid and one must go.
     const uint64_t key = line | (uint64_t(epoch_now_) << kEpochShift);
-    uint32_t invalid = UINT32_MAX, oldest = base;
-    uint64_t oldest_stamp = UINT64_MAX;
+    uint32_t invalid = UINT32_MAX;
     for (uint32_t i = base; i < base + ways; ++i) {
       const uint64_t t = tag_[i];
       if (t == key) {
@@ -131,12 +131,16 @@ class Cache {
         sectors_[i] |= sector_bit;  // sector miss: the line stays, its missing sector is fetched
         return false;
       }
-      if ((t >> kEpochShift) != epoch_now_) {
-        if (invalid == UINT32_MAX) invalid = i;
-      } else if (stamp_[i] < oldest_stamp) {
-        oldest_stamp = stamp_[i];
-        oldest = i;
-      }
+      if (invalid == UINT32_MAX && (t >> kEpochShift) != epoch_now_) invalid = i;
+    }
+    uint32_t oldest = base;
+    if (invalid == UINT32_MAX && (policy_ == Policy::Lru || policy_ == Policy::Fifo)) {
+      uint64_t oldest_stamp = stamp_[base];
+      for (uint32_t i = base + 1; i < base + ways; ++i)
+        if (stamp_[i] < oldest_stamp) {
+          oldest_stamp = stamp_[i];
+          oldest = i;
+        }
     }
     uint32_t victim = invalid;
     if (victim == UINT32_MAX) {
