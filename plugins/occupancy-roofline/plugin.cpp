@@ -73,7 +73,11 @@ memtopo::Probe roofline_probe(const std::string& name, bool loads) {
     p.backends(MT_BACKEND_CUDA,
                "compute chains: the simulated GPU models the memory hierarchy, not the instruction pipelines "
                "(occupancy-roofline/loads measures the load types there)");
-  return p.budget_seconds(30).run(loads ? occupancy_roofline::measure_loads : occupancy_roofline::measure_instructions);
+  // The load types on the simulated GPU run every resident thread's chains, SM by SM: the
+  // longest probe of a large simulated device (about 8 s of CPU per 16 SMs), which the runner
+  // then starts early (parallel_runner.cpp orders by declared budgets).
+  return p.budget_seconds(loads ? 90 : 30)
+      .run(loads ? occupancy_roofline::measure_loads : occupancy_roofline::measure_instructions);
 }
 
 memtopo::Probe instructions() { return roofline_probe("occupancy-roofline/instructions", false); }
