@@ -32,9 +32,7 @@ Cache::Cache(const CacheGeometry& g, Rng* replacement_rng)
   }
   double sum = 0;
   for (double p : g.victim_probabilities) cumulative_.push_back(sum += p);
-  tag_.assign(total, 0);
-  stamp_.assign(total, 0);
-  sectors_.assign(total, 0);
+  state_.assign(size_t(3) * total, 0);
 }
 
 uint64_t Cache::state_bytes(const CacheGeometry& g) {
@@ -53,7 +51,7 @@ uint64_t Cache::state_bytes(const CacheGeometry& g) {
 void Cache::reset() {
   mru_line_ = UINT64_MAX;
   if (++epoch_now_ > kEpochMax) {  // every 65535 resets: clear for real once
-    std::fill(tag_.begin(), tag_.end(), 0);
+    std::fill(state_.begin(), state_.end(), 0);
     epoch_now_ = 1;
   }
 }
@@ -74,13 +72,13 @@ uint32_t Cache::choose_victim(uint32_t ways) {
   }
 }
 
-uint32_t Cache::srrip_victim(uint32_t base, uint32_t ways) {
+uint32_t Cache::srrip_victim(uint64_t* stamps, uint32_t ways) {
   uint64_t most = 0;
-  for (uint32_t w = 0; w < ways; ++w) most = std::max(most, stamp_[base + w]);
+  for (uint32_t w = 0; w < ways; ++w) most = std::max(most, stamps[w]);
   // Ageing every way until one predicts a distant re-use, in one step.
-  for (uint32_t w = 0; w < ways; ++w) stamp_[base + w] += kSrripDistant - most;
+  for (uint32_t w = 0; w < ways; ++w) stamps[w] += kSrripDistant - most;
   for (uint32_t w = 0; w < ways; ++w)
-    if (stamp_[base + w] == kSrripDistant) return w;
+    if (stamps[w] == kSrripDistant) return w;
   return 0;
 }
 

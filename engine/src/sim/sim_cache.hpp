@@ -105,55 +105,64 @@ class Cache {
   // A lookup of `line` that fetches `sector_bit` (0: none); true when it was already valid.
   bool access_line(uint64_t line, uint64_t index_addr, uint64_t sector_bit) {
     if (line == mru_line_) {  // the line used last is resident and already the most recent
-      if (policy_ == Policy::Srrip) stamp_[mru_index_] = 0;
-      if (sectors_[mru_index_] & sector_bit) return true;
-      sectors_[mru_index_] |= sector_bit;
+      if (policy_ == Policy::Srrip) state_[mru_stamp_] = 0;
+      if (state_[mru_sectors_] & sector_bit) return true;
+      state_[mru_sectors_] |= sector_bit;
       return false;
     }
     uint32_t set = set_of(index_addr);
     if (way_limit_ == 0) set %= extra_way_sets_;  // fewer lines than sets: folded
     const uint32_t base = equal_sets_ ? set * ways_ : set_base_[set];
-    uint32_t ways = equal_sets_ ? ways_ : set_ways_[set];
+    const uint32_t all_ways = equal_sets_ ? ways_ : set_ways_[set];
+    uint32_t ways = all_ways;
     if (ways > way_limit_) ways = way_limit_ + (set < extra_way_sets_ ? 1 : 0);
     if (set == lost_way_set_ && ways > 1) --ways;
-    // The tags alone first: the hit, else the first invalid way; the stamps (another array,
-    // another cache miss of the host's) only when every way is valid and one must go.
+    // A set's tags, stamps and sectors side by side (one page of the host's, not three); the
+    // tags alone first: the hit, else the first invalid way; the stamps only when every way is
+    // valid and one must go.
+    const size_t at = size_t(3) * base;
+    uint64_t* const tags = &state_[at];
+    uint64_t* const stamps = tags + all_ways;
+    uint64_t* const sectors = stamps + all_ways;
     const uint64_t key = line | (uint64_t(epoch_now_) << kEpochShift);
     uint32_t invalid = UINT32_MAX;
-    for (uint32_t i = base; i < base + ways; ++i) {
-      const uint64_t t = tag_[i];
+    for (uint32_t i = 0; i < ways; ++i) {
+      const uint64_t t = tags[i];
       if (t == key) {
-        if (policy_ == Policy::Lru) stamp_[i] = ++clock_;
-        if (policy_ == Policy::Srrip) stamp_[i] = 0;  // predicted near re-use
-        mru_line_ = line;
-        mru_index_ = i;
-        if (sectors_[i] & sector_bit) return true;
-        sectors_[i] |= sector_bit;  // sector miss: the line stays, its missing sector is fetched
+        if (policy_ == Policy::Lru) stamps[i] = ++clock_;
+        if (policy_ == Policy::Srrip) stamps[i] = 0;  // predicted near re-use
+        remember(line, at, all_ways, i);
+        if (sectors[i] & sector_bit) return true;
+        sectors[i] |= sector_bit;  // sector miss: the line stays, its missing sector is fetched
         return false;
       }
       if (invalid == UINT32_MAX && (t >> kEpochShift) != epoch_now_) invalid = i;
     }
-    uint32_t oldest = base;
+    uint32_t oldest = 0;
     if (invalid == UINT32_MAX && (policy_ == Policy::Lru || policy_ == Policy::Fifo)) {
-      uint64_t oldest_stamp = stamp_[base];
-      for (uint32_t i = base + 1; i < base + ways; ++i)
-        if (stamp_[i] < oldest_stamp) {
-          oldest_stamp = stamp_[i];
+      uint64_t oldest_stamp = stamps[0];
+      for (uint32_t i = 1; i < ways; ++i)
+        if (stamps[i] < oldest_stamp) {
+          oldest_stamp = stamps[i];
           oldest = i;
         }
     }
     uint32_t victim = invalid;
     if (victim == UINT32_MAX) {
       if (policy_ == Policy::Lru || policy_ == Policy::Fifo) victim = oldest;
-      else victim = base + (policy_ == Policy::Srrip ? srrip_victim(base, ways) : choose_victim(ways));
+      else victim = policy_ == Policy::Srrip ? srrip_victim(stamps, ways) : choose_victim(ways);
     }
-    if ((tag_[victim] >> kEpochShift) == epoch_now_) evicted_ = tag_[victim] & ((uint64_t(1) << kEpochShift) - 1);
-    tag_[victim] = key;
-    sectors_[victim] = sector_bit;
-    stamp_[victim] = policy_ == Policy::Srrip ? kSrripFill : ++clock_;
-    mru_line_ = line;
-    mru_index_ = victim;
+    if ((tags[victim] >> kEpochShift) == epoch_now_) evicted_ = tags[victim] & ((uint64_t(1) << kEpochShift) - 1);
+    tags[victim] = key;
+    sectors[victim] = sector_bit;
+    stamps[victim] = policy_ == Policy::Srrip ? kSrripFill : ++clock_;
+    remember(line, at, all_ways, victim);
     return false;
+  }
+  void remember(uint64_t line, size_t at, uint32_t all_ways, uint32_t way) {
+    mru_line_ = line;
+    mru_stamp_ = at + all_ways + way;
+    mru_sectors_ = at + 2 * size_t(all_ways) + way;
   }
 
   uint32_t set_of(uint64_t index_addr) const {
@@ -177,7 +186,7 @@ class Cache {
     return uint32_t(index_line % sets_);
   }
   uint32_t choose_victim(uint32_t ways);  // random and non_uniform
-  uint32_t srrip_victim(uint32_t base, uint32_t ways);
+  uint32_t srrip_victim(uint64_t* stamps, uint32_t ways);
   // Srrip's stamps are re-reference predictions: 0 near, kSrripFill a fill's, kSrripDistant the victim's.
   static constexpr uint64_t kSrripFill = 2, kSrripDistant = 3;
 
@@ -207,10 +216,12 @@ class Cache {
   // filled in: a line of an older epoch is invalid, so a reset is one increment.
   static constexpr int kEpochShift = 48;
   static constexpr uint32_t kEpochMax = 0xffff;
-  std::vector<uint64_t> tag_, stamp_, sectors_;
+  // Set by set (the set of ways from base at 3 x base): its ways' tags, then their stamps, then
+  // their sectors.
+  std::vector<uint64_t> state_;
   uint32_t epoch_now_ = 1;
-  uint64_t mru_line_ = UINT64_MAX;  // line of the last access (UINT64_MAX: none since reset)
-  uint32_t mru_index_ = 0;
+  uint64_t mru_line_ = UINT64_MAX;        // line of the last access (UINT64_MAX: none since reset)
+  size_t mru_stamp_ = 0, mru_sectors_ = 0;  // where its stamp and sectors are in state_
   uint64_t evicted_ = UINT64_MAX;   // line the last miss evicted
   uint64_t clock_ = 0;
 };
