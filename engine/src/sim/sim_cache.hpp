@@ -159,6 +159,7 @@ class Cache {
     remember(line, at, all_ways, victim);
     return false;
   }
+  // The line just used, and where its stamp and sectors are (the set's block from `at`).
   void remember(uint64_t line, size_t at, uint32_t all_ways, uint32_t way) {
     mru_line_ = line;
     mru_stamp_ = at + all_ways + way;
