@@ -74,8 +74,8 @@ memtopo::Probe roofline_probe(const std::string& name, bool loads) {
                "compute chains: the simulated GPU models the memory hierarchy, not the instruction pipelines "
                "(occupancy-roofline/loads measures the load types there)");
   // The load types on the simulated GPU run every resident thread's chains, SM by SM: the
-  // longest probe of a large simulated device (about 8 s of CPU per 16 SMs), which the runner
-  // then starts early (parallel_runner.cpp orders by declared budgets).
+  // longest probe of a large simulated device, which the runner starts early for a budget this
+  // size (docs/occupancy-roofline.md).
   return p.budget_seconds(loads ? 90 : 30)
       .run(loads ? occupancy_roofline::measure_loads : occupancy_roofline::measure_instructions);
 }

@@ -128,8 +128,8 @@ memtopo::Probe carveout_probe() {
       .key("shared.carveout_l1d_size_bytes", MT_VALUE_INT_ARRAY, "bytes", "L1 left at each level")
       .key("shared.carveout_sm_shared_bytes", MT_VALUE_INT_ARRAY, "bytes", "shared memory per SM at each level")
       .key("shared.carveout_block_shared_bytes", MT_VALUE_INT_ARRAY, "bytes", "shared memory one block may take at each level")
-      // Its tens of millions of random loads are a simulated device's longest probe but the
-      // streams (hopper-like: 7 to 9 s of CPU): declared so, it starts once its inputs are in.
+      // Tens of millions of random loads: on the simulated GPU one of the longest probes, which
+      // the runner starts early for a budget this size (docs/shared-memory.md).
       .budget_seconds(90)
       .run(measure_carveout);
 }
