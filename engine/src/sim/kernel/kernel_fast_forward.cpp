@@ -184,17 +184,22 @@ void KernelRuntime::try_fast_forward() {
     least_left = std::min(least_left, p->sweeps.front().passes_left);
   }
   if (n < kDriftRounds && hi_now - lo_now > hi_then - lo_then + kDriftPasses) return;
-  // Each sweep keeps its pass under way and one more: the launch's end is simulated.
+  // Each sweep keeps its pass under way and one more: the launch's end is simulated. A sweep
+  // behind the others skips as many more passes as it is behind, so that the sweeps end
+  // together, and the time skipped is that of all passes skipped at the pace of all.
   if (least_left == UINT32_MAX || double(least_left) < kLeastSkipped + 1) return;
-  const uint32_t passes = least_left - 1;
+  double skipped = 0;
+  for (const auto& p : programs_)
+    if (!p->finished) skipped += double(p->sweeps.front().passes_left - 1);
   const double bucket = Server::bucket_cycles();
-  fast_forward(passes, std::round(double(passes) * all / bucket) * bucket);
+  fast_forward(std::round(skipped / sweeps * all / bucket) * bucket);
 }
 
-void KernelRuntime::fast_forward(uint32_t passes, double cycles) {
+void KernelRuntime::fast_forward(double cycles) {
   for (const auto& p : programs_) {
     if (p->finished) continue;
     const mt_access_program& d = p->d;
+    const uint32_t passes = p->sweeps.front().passes_left - 1;
     p->time += cycles;
     for (size_t l = 0; l < p->sweeps.size(); ++l) skip_passes(p->sweeps[l], p->folds[l], d.op, d.width, d.ilp, passes);
     gpu_.add_counts(times(p->passes.last, passes));

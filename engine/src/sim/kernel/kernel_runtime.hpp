@@ -315,7 +315,7 @@ class KernelRuntime {
   void new_epoch();
   void count_step(WarpProgram* p, const Gpu::Counts& before);  // what a step of it counted
   void try_fast_forward();
-  void fast_forward(uint32_t passes, double cycles);
+  void fast_forward(double cycles);
   void price_shared(Group& g);
   // When one warp's shared or cluster loads (lane_addresses_, `per_lane` of `bytes` each, in
   // lane order) of `block` issued at `issued` are in.
