@@ -60,10 +60,7 @@ void* StackPool::take() {
   if (!free_.empty()) {
     void* s = free_.back();
     free_.pop_back();
-#ifdef MEMTOPO_ASAN
-    // A context dropped before its end (a failed launch) leaves its frames' redzones poisoned.
-    ASAN_UNPOISON_MEMORY_REGION(s, bytes_);
-#endif
+    reuse(s);
     return s;
   }
   const size_t per_mapping = taken_ < kGuardedStacks ? 1 : kSlabStacks;
@@ -83,12 +80,25 @@ void* StackPool::take() {
 #ifdef MEMTOPO_ASAN
 __attribute__((no_sanitize_address))
 #endif
-bool StackPool::give_back(void* stack) {
+bool StackPool::unused_bottom(const void* stack) {
   const auto* low = static_cast<const unsigned char*>(stack);
   bool clean = true;
   for (size_t i = 0; i < kCheckedBytes; ++i) clean = clean && low[i] == 0;
-  free_.push_back(stack);
   return clean;
+}
+
+bool StackPool::give_back(void* stack) {
+  free_.push_back(stack);
+  return unused_bottom(stack);
+}
+
+void StackPool::reuse(void* stack) const {
+#ifdef MEMTOPO_ASAN
+  // A context dropped before its end (a failed launch) leaves its frames' redzones poisoned.
+  ASAN_UNPOISON_MEMORY_REGION(stack, bytes_);
+#else
+  (void)stack;
+#endif
 }
 
 void Switcher::make(Context& c) {

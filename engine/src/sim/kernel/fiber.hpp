@@ -25,6 +25,8 @@ class StackPool {
   void* take();  // the lowest usable address; the stack grows down from take() + bytes()
   // False where the thread wrote the lowest bytes of its stack: it ran past its end.
   bool give_back(void* stack);
+  static bool unused_bottom(const void* stack);  // the check alone
+  void reuse(void* stack) const;  // a stack a dropped context left, for the next one
   size_t bytes() const { return bytes_; }
 
  private:

@@ -240,19 +240,34 @@ Thread* KernelRuntime::pop_ready() {
 void KernelRuntime::switch_to(Thread* from, Thread* to) {
   // A thread takes its stack when it first runs, not when its block starts: one that returns
   // at once (a block on an SM the kernel does not time) hands the page it touched to the next.
-  if (to && !to->context.stack && !to->done) {
-    to->context.stack = stacks_.take();
-    to->context.stack_bytes = stacks_.bytes();
-    Switcher::make(to->context);
+  if (to && !to->done && !stacks_.make_ready(to, from)) {
+    deferred_ = to;  // its frames go where `from` runs: copied in from the scheduler
+    to = nullptr;
   }
   current_ = to;
   Switcher::switch_to(from ? from->context : scheduler_, to ? to->context : scheduler_);
   current_ = from;
 }
 
+void KernelRuntime::run_from_scheduler(Thread* t) {
+  switch_to(nullptr, t);
+  if (finished_) {
+    if (!stacks_.release(finished_))
+      failure_ = "a kernel thread ran past the end of its " + std::to_string(stacks_.bytes() / 1024) +
+                 " KiB stack (large local arrays or deep recursion in the probe's kernel)";
+    finished_ = nullptr;
+  }
+}
+
 void KernelRuntime::run_scheduler() {
   now_ = forgotten_ = device_clock_;
   while (failure_.empty()) {
+    if (deferred_) {
+      Thread* t = deferred_;
+      deferred_ = nullptr;
+      run_from_scheduler(t);
+      continue;
+    }
     if (!open_.members.empty() &&
         (ready_.empty() || ready_.top().clock != open_.clock || ready_.top().warp != open_.warp)) {
       resolve_open();
@@ -266,14 +281,7 @@ void KernelRuntime::run_scheduler() {
       run_program(p);
       continue;
     }
-    switch_to(nullptr, pop_ready());
-    if (finished_) {
-      if (!stacks_.give_back(finished_->context.stack))
-        failure_ = "a kernel thread ran past the end of its " + std::to_string(stacks_.bytes() / 1024) +
-                   " KiB stack (large local arrays or deep recursion in the probe's kernel)";
-      finished_->context.stack = nullptr;
-      finished_ = nullptr;
-    }
+    run_from_scheduler(pop_ready());
   }
   if (!failure_.empty()) return;
   size_t waiting = 0;
@@ -289,11 +297,7 @@ void KernelRuntime::run_scheduler() {
 void KernelRuntime::abandon_launch() {
   // Contexts that did not end are dropped with their stacks: kernel threads own nothing else.
   for (auto& b : blocks_)
-    for (Thread& t : b->threads)
-      if (t.context.stack) {
-        stacks_.give_back(t.context.stack);
-        t.context.stack = nullptr;
-      }
+    for (Thread& t : b->threads) stacks_.release(&t);
 }
 
 void KernelRuntime::check_shape(const mt_kernel_launch& l) const {

@@ -20,6 +20,7 @@
 #include "memtopo/measure.h"
 #include "sim/kernel/fiber.hpp"
 #include "sim/kernel/resources.hpp"
+#include "sim/kernel/thread_stacks.hpp"
 #include "sim/sim_gpu.hpp"
 
 namespace memtopo::sim::kernel {
@@ -58,6 +59,9 @@ struct Thread {
   uint64_t warp_key = 0;  // the warp's place in the launch (block-major)
   double clock = 0;
   Context context;
+  // ThreadStacks: the slot of its stack; while another thread runs there, its frames.
+  uint32_t stack_slot = UINT32_MAX, frames_bytes = 0;
+  std::unique_ptr<unsigned char[]> frames;
   bool done = false;
   uint32_t static_shared = 0;  // bytes of static shared arrays carved so far
   PendingOp op;
@@ -277,6 +281,7 @@ class KernelRuntime {
   Thread* pop_ready();                // the earliest ready thread, time advanced to its clock
   void advance_to(double t);          // simulated time moves on to t
   void switch_to(Thread* from, Thread* to);  // nullptr: the scheduler
+  void run_from_scheduler(Thread* t);
   void resolve_open();
   void price_global_loads(Group& g);
   // The lines of sectors_ (sorted, distinct) requested at `issued`: line_done_ gets when each
@@ -340,7 +345,7 @@ class KernelRuntime {
 
   Gpu& gpu_;
   mt_kernel_ops ops_{};
-  StackPool stacks_;
+  ThreadStacks stacks_;
   Context scheduler_;
   struct Placed {
     uint64_t bytes, device;  // the buffer's size and its simulated GPU address
@@ -364,6 +369,7 @@ class KernelRuntime {
   std::vector<Thread*> spare_members_;  // a priced group's member list, kept for its capacity
   Thread* current_ = nullptr;
   Thread* finished_ = nullptr;  // the thread that just ended (its stack goes back)
+  Thread* deferred_ = nullptr;  // to run from the scheduler: its stack is the last runner's
   double now_ = 0;              // the latest clock a thread was resumed at
   double forgotten_ = 0;        // servers' bookings before this are dropped
   uint64_t last_buffer_ = 0, last_buffer_end_ = 0, last_device_ = 0;  // the buffer the last access found
