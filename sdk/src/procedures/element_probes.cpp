@@ -449,7 +449,11 @@ std::vector<Probe> procedure_probes(const ElementSpec& spec) {
 
   probes.push_back(element_probe(spec, "geometry", "sets, ways and set-index mapping", false,
                                  [first_key, spec](Context& ctx, Measurer& m) { measure_geometry(ctx, m, spec, first_key); }));
+  // Stride scans of the cache, seconds on a GPU or a simulated one of many SMs: declared, so
+  // that a run of probes at once starts its chain (the policy, the paths that share the
+  // storage) before probes that take as long alone (docs/host.md).
   probes.back()
+      .budget_seconds(30)
       .provides({e + ".sets", e + ".ways", e + ".set_mapping"})
       .requires_keys(with(size_req, {first_key, e + ".line_bytes"}))
       .uses(with(with(with(with(uses, eviction_uses(spec)), storage_uses(spec)), sets_size_uses(spec)),
