@@ -391,7 +391,7 @@ TEST_CASE("sim kernels: stacks for every resident thread of a large GPU, overflo
   for (int i = 0; i < 132 * 2048; ++i) stacks.push_back(pool.take());
   CHECK(std::set<void*>(stacks.begin(), stacks.end()).size() == stacks.size());
   static_cast<char*>(stacks.back())[pool.bytes() - 1] = 1;  // a frame at the top: in bounds
-  CHECK(pool.give_back(stacks.back()));
+  CHECK(pool.unused_bottom(stacks.back()));
   static_cast<char*>(stacks[100000])[8] = 1;  // the lowest bytes: the thread ran past its end
-  CHECK_FALSE(pool.give_back(stacks[100000]));
+  CHECK_FALSE(pool.unused_bottom(stacks[100000]));
 }

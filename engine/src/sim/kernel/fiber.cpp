@@ -54,13 +54,12 @@ StackPool::~StackPool() {
 // The first stacks get a guard page each: an overflow faults where it happens. A guard page
 // is a mapping of its own, and a process has at most vm.max_map_count (65530 by default)
 // mappings, fewer than the threads a large GPU keeps resident (132 SMs x 2048); later stacks
-// come in slabs with one guard page below each, and give_back checks the lowest bytes of every
+// come in slabs with one guard page below each, and unused_bottom checks the lowest bytes of a
 // stack, which a thread that ran past its stack writes and nothing else does.
 void* StackPool::take() {
-  if (!free_.empty()) {
+  if (!free_.empty()) {  // the rest of the last slab
     void* s = free_.back();
     free_.pop_back();
-    reuse(s);
     return s;
   }
   const size_t per_mapping = taken_ < kGuardedStacks ? 1 : kSlabStacks;
@@ -85,11 +84,6 @@ bool StackPool::unused_bottom(const void* stack) {
   bool clean = true;
   for (size_t i = 0; i < kCheckedBytes; ++i) clean = clean && low[i] == 0;
   return clean;
-}
-
-bool StackPool::give_back(void* stack) {
-  free_.push_back(stack);
-  return unused_bottom(stack);
 }
 
 void StackPool::reuse(void* stack) const {

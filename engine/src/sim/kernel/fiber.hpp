@@ -14,8 +14,8 @@ namespace memtopo::sim::kernel {
 
 namespace ctx = boost::context::detail;
 
-// Stacks of one size, handed out again once given back (below each a guard page, or past the
-// first kGuardedStacks one below each slab of them).
+// Stacks of one size (below each a guard page, or past the first kGuardedStacks one below each
+// slab of them); ThreadStacks keeps them and hands them from thread to thread.
 class StackPool {
  public:
   explicit StackPool(size_t bytes);
@@ -24,8 +24,7 @@ class StackPool {
   StackPool& operator=(const StackPool&) = delete;
   void* take();  // the lowest usable address; the stack grows down from take() + bytes()
   // False where the thread wrote the lowest bytes of its stack: it ran past its end.
-  bool give_back(void* stack);
-  static bool unused_bottom(const void* stack);  // the check alone
+  static bool unused_bottom(const void* stack);
   void reuse(void* stack) const;  // a stack a dropped context left, for the next one
   size_t bytes() const { return bytes_; }
 

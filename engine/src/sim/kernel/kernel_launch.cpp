@@ -298,6 +298,7 @@ void KernelRuntime::abandon_launch() {
   // Contexts that did not end are dropped with their stacks: kernel threads own nothing else.
   for (auto& b : blocks_)
     for (Thread& t : b->threads) stacks_.release(&t);
+  deferred_ = nullptr;
 }
 
 void KernelRuntime::check_shape(const mt_kernel_launch& l) const {
