@@ -52,8 +52,8 @@ uint32_t ThreadStacks::new_slot() {
 }
 
 uint32_t ThreadStacks::waiting_owner(const Thread* running) {
-  // Round the slots from where the last search stopped: the threads that waited longest since
-  // their copy-in go first.
+  // Round robin from where the last search stopped: the slots given away go round them all in
+  // turn, not always the first ones.
   for (size_t i = 0; i < slots_.size(); ++i) {
     const size_t k = (hand_ + i) % slots_.size();
     if (slots_[k].owner && slots_[k].owner != running) {
@@ -84,7 +84,7 @@ bool ThreadStacks::make_ready(Thread* t, const Thread* running) {
   }
   Slot& s = slots_[t->stack_slot];
   if (s.owner == t) return true;
-  if (s.owner && s.owner == running) return false;
+  if (running && s.owner == running) return false;
   if (s.owner) copy_out(s.owner);
   copy_in(t);
   s.owner = t;
