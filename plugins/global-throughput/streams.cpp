@@ -34,26 +34,37 @@ struct FreshLines {
 struct Plan {
   uint64_t dram_bytes = 0, l2_bytes = 0, l1_budget_bytes = 0;  // footprints (L1: per SM)
   uint32_t sms = 1;
-  // The simulated GPU: its clock is exact, so a point needs no long run to be timed.
-  bool exact_clock = false;
-  // The simulated GPU's DRAM points stream over lines no earlier window touched (else null): a
-  // footprint streamed again kept a part of itself in a random-replacement L2 (DRAM read 1 to
-  // 2 % above its rate on four of twelve random devices).
+  // The reads of one shared-inputs point (every block the whole footprint, pass after pass), and
+  // of the series' points in all (the first point runs in any case).
+  uint64_t shared_window_bytes = 0, shared_series_bytes = 0;
+  // Windows shorter than a long window needs (the framework sized them where every sector
+  // costs): each point is the difference of a long and a short window (DRAM's, the
+  // shared-inputs points'), the shared-inputs point's passes after a warm one inside the launch.
+  bool short_dram_windows = false, short_shared_windows = false;
+  // DRAM points stream over lines no earlier window touched (with short DRAM windows; else
+  // null): a footprint under 32 L2s streamed again kept a part of itself in a random-replacement
+  // L2 (DRAM read 1 to 2 % above its rate on four of twelve random devices).
   FreshLines* fresh = nullptr;
+  // Points beyond what the search needs run where their launch holds at most this many
+  // threads (memtopo::device::optional_launch_threads).
+  uint64_t optional_threads = ~uint64_t(0);
 };
 
-// The simulated GPU prices every sector a pass moves, and four times an H100 replay's 50 MiB L2
-// took about 20 s a point: a DRAM point streams this much (at least sixteen rounds of every
-// block) over fresh lines, which miss the L2 as the far lines of a long stream do. Not less
-// where the L2 is small: four times an L2 of 512 KiB made windows of 17 us, in which a few
-// interruptions of 5000 cycles (0.4 % of loads) moved the two windows' difference, and the
-// best of nine points read DRAM 1 to 2.5 % above its rate (random devices 30, 33, 41).
-constexpr uint64_t kSimulatedDramBytes = uint64_t(16) << 20;
+// A DRAM point's window as the framework sizes it (memtopo::device::window_bytes): a long one
+// of 32 L2s, at least 1 GiB, whose edges and the L2's share of its lines weigh little; where
+// every sector costs, this much (at least sixteen rounds of every block, over fresh lines). Not
+// less where the L2 is small: four times an L2 of 512 KiB made windows of 17 us, in which a few
+// interruptions of 5000 cycles (0.4 % of loads) moved the two windows' difference, and the best
+// of nine points read DRAM 1 to 2.5 % above its rate (random devices 30, 33, 41).
+constexpr uint64_t kLeastDramWindowBytes = uint64_t(16) << 20;
+uint64_t long_dram_window_bytes(uint64_t l2) { return std::max<uint64_t>(32 * l2, uint64_t(1) << 30); }
 
-// Past 16 simulated SMs the search refines no block sizes and widths beside the best, and the
-// shared-inputs point reads at most this much a pass: the simulated GPU prices every sector.
-constexpr uint32_t kSimulatedSms = 16;
-constexpr uint64_t kSimulatedSharedPassBytes = uint64_t(16) << 20;
+// The reads of one shared-inputs point: a long window of 16 GiB, or at least this much.
+constexpr uint64_t kLongSharedWindowBytes = uint64_t(16) << 30;
+constexpr uint64_t kLeastSharedWindowBytes = uint64_t(64) << 20;
+
+// Passes of a shared-inputs point with two windows at least: the short one a quarter of them.
+constexpr uint64_t kLeastSharedPasses = 4;
 
 uint64_t round_bytes(const StreamConfig& c) { return uint64_t(c.threads) * c.ilp * c.width_bytes; }
 
@@ -72,10 +83,9 @@ bool fits(const Series& s, const StreamConfig& c, const Plan& plan) {
   return footprint_of(s, c, plan) / (uint64_t(c.blocks_per_sm) * plan.sms) >= round_bytes(c);
 }
 
-// Points of the other shapes beside the search's: DRAM as a grid of a block per round (no
-// block stays to drift from the others); the shared-inputs series, every block reading a
-// footprint of a 64th to a 4th of the L2 (every SM reads every line).
-std::vector<StreamConfig> other_shapes(const Series& s, const Plan& plan, uint32_t max_warps) {
+// Points of the other shape beside the search's: DRAM as a grid of a block per round (no
+// block stays to drift from the others).
+std::vector<StreamConfig> grid_points(const Series& s, uint32_t max_warps) {
   std::vector<StreamConfig> out;
   if (s.where == Where::Dram)
     for (uint32_t threads : {256u, 512u, 1024u})
@@ -87,16 +97,30 @@ std::vector<StreamConfig> other_shapes(const Series& s, const Plan& plan, uint32
         c.ilp = ilp;
         out.push_back(c);
       }
-  if (s.shared_inputs)
-    for (uint64_t f = plan.l2_bytes / 16; f <= plan.l2_bytes; f *= 4)
-      for (uint32_t blocks : {2u, 4u, 8u}) {
-        StreamConfig c;
-        c.shape = uint32_t(StreamShape::Shared);
-        c.blocks_per_sm = blocks;
-        c.ilp = 2;
-        c.footprint_bytes = f;
-        out.push_back(c);
-      }
+  return out;
+}
+
+// The shared-inputs series' points, every block reading a footprint of a 64th to a 4th of the
+// L2 (every SM reads every line); with two windows, those whose pass the point's window holds
+// four times, and where none does, the first with the footprint that it holds so (whole rounds
+// of 8 KiB: 256 threads, ILP 2, 16 B).
+std::vector<StreamConfig> shared_points(const Series& s, const Plan& plan) {
+  const uint64_t most_pass = plan.short_shared_windows ? plan.shared_window_bytes / kLeastSharedPasses : ~uint64_t(0);
+  std::vector<StreamConfig> out;
+  StreamConfig c;
+  c.shape = uint32_t(StreamShape::Shared);
+  c.ilp = 2;
+  for (uint64_t f = plan.l2_bytes / 16; f <= plan.l2_bytes; f *= 4)
+    for (uint32_t blocks : {2u, 4u, 8u}) {
+      c.blocks_per_sm = blocks;
+      c.footprint_bytes = f;
+      if (fits(s, c, plan) && f * blocks * plan.sms <= most_pass) out.push_back(c);
+    }
+  if (out.empty() && plan.short_shared_windows) {
+    c.blocks_per_sm = 2;
+    c.footprint_bytes = most_pass / (uint64_t(c.blocks_per_sm) * plan.sms) / 8192 * 8192;
+    if (fits(s, c, plan)) out.push_back(c);
+  }
   return out;
 }
 
@@ -132,24 +156,17 @@ StreamLaunch launch_of(const Series& s, const StreamConfig& c, const Plan& plan)
     // Sixteen rounds of every block at least: the short window (a quarter) then has four. A
     // window of a round or two is all start and drain, which the two windows do not share.
     l.footprint_bytes = std::max<uint64_t>(l.footprint_bytes, 16 * round_bytes(c) * l.blocks);
-  if (l.shape == StreamShape::Shared) {  // every block reads it all: about 16 GiB of reads a point
-    l.warmup_passes = 1;
-    l.passes = std::max<uint64_t>(1, (uint64_t(16) << 30) / (l.footprint_bytes * c.blocks_per_sm * plan.sms));
-  }
-  // The L2's and the L1's passes are the same on every backend: the simulated GPU prices a
-  // steady stream's passes from its model (docs/simulator.md, "Steady streams").
-  if (plan.exact_clock && s.where == Where::Dram) {
-    // DRAM: one timed pass, after one warm pass before writes (the L2 then holds dirty lines, as
-    // in a long stream; reads miss on cold lines as well).
-    l.warmup_passes = s.op == MT_SWEEP_READ ? 0 : 1;
+  if (plan.fresh && s.where == Where::Dram) {
+    // One timed pass over fresh lines: they miss the L2 as the far lines of a long stream do.
     l.passes = 1;
-  } else if (plan.exact_clock && l.shape == StreamShape::Shared) {
-    // Every block's own loop of passes, which the simulated GPU prices one by one: a warm pass
-    // inside the timed launch (its SMs' caches start each launch empty) and 8 timed ones, fewer
-    // past 16 SMs, at least 4.
+  }
+  if (l.shape == StreamShape::Shared) {  // every block reads it all: the point's window of reads
     l.warmup_passes = 1;
-    l.passes = plan.sms <= kSimulatedSms ? 8 : std::max<uint64_t>(4, 8 * kSimulatedSms / plan.sms);
-    l.inner_warm_passes = 1;
+    const uint64_t pass = l.footprint_bytes * c.blocks_per_sm * plan.sms;
+    l.passes = std::max<uint64_t>(plan.short_shared_windows ? kLeastSharedPasses : 1, plan.shared_window_bytes / pass);
+    // Two windows: a warm pass inside the timed launch as well (the short window's difference
+    // cancels it), as the SMs of a simulated GPU start each launch with empty caches.
+    if (plan.short_shared_windows) l.inner_warm_passes = 1;
   }
   // A point that writes over part of the L2 series' footprint keeps its bytes per window: the
   // stores the SMs keep in flight, which their clocks do not wait for, must not cover a window.
@@ -160,14 +177,14 @@ StreamLaunch launch_of(const Series& s, const StreamConfig& c, const Plan& plan)
   // after the blocks' last clock read. A second, shorter window costs as much besides them, and
   // the difference of the two is the passes alone (docs/global-throughput.md, "Two windows"): a
   // quarter of the shared-inputs passes, or DRAM's pass over a quarter of the footprint, lines
-  // of their own. Only where windows are short (the simulated GPU's DRAM and shared-inputs
-  // points): a GPU's windows, and the L2's and L1's everywhere, stream hundreds of times the
-  // bytes in flight, which leaves that cost under 0.2 %, while a difference of two windows
+  // of their own. Only where windows are short (the framework sized DRAM's and the
+  // shared-inputs points' under a long window, where every sector costs): a GPU's windows, and the L2's and L1's everywhere, stream hundreds of times
+  // the bytes in flight, which leaves that cost under 0.2 %, while a difference of two windows
   // doubles their noise (an H100's L2 rates moved by 4 to 5 % between runs with it,
   // docs/results/log/h100.md).
-  if (plan.exact_clock && l.shape == StreamShape::Shared) {
+  if (plan.short_shared_windows && l.shape == StreamShape::Shared) {
     l.short_passes = l.passes / 4;
-  } else if (plan.exact_clock && s.where == Where::Dram && l.shape == StreamShape::Rounds) {
+  } else if (plan.short_dram_windows && plan.fresh && s.where == Where::Dram && l.shape == StreamShape::Rounds) {
     l.short_passes = l.passes;
     l.short_footprint_bytes = l.footprint_bytes / 4;
   }
@@ -323,9 +340,17 @@ Measured measure_series(memtopo::Context& ctx, const Series& s, const Plan& plan
   if (d.max_blocks_per_sm > 0) space.max_blocks_per_sm = uint32_t(d.max_blocks_per_sm);
   if (d.max_threads_per_block > 0) space.max_threads_per_block = uint32_t(d.max_threads_per_block);
   space.allowed = [&](const StreamConfig& c) { return fits(s, c, plan); };
-  // Past 16 simulated SMs no block sizes and widths beside the best: the simulated GPU prices
-  // a warp's accesses alike in any block, and each point costs in proportion to the SMs.
-  space.refine = !plan.exact_clock || plan.sms <= kSimulatedSms;
+  // Points beyond the search's answer (other block sizes and widths at the best, the other
+  // shapes) where the backend affords them: their launches' threads and the device's at most
+  // what it runs beside a probe's answer (on the simulated GPU, each thread and each point cost
+  // in proportion to the SMs).
+  const uint64_t resident = uint64_t(space.max_warps_per_sm) * 32 * plan.sms;
+  auto optional = [&](const StreamConfig& c) {
+    const uint64_t blocks = c.shape == uint32_t(StreamShape::Grid) ? footprint_of(s, c, plan) / round_bytes(c)
+                                                                    : uint64_t(c.blocks_per_sm) * plan.sms;
+    return std::max(resident, blocks * c.threads) <= plan.optional_threads;
+  };
+  space.refine = resident <= plan.optional_threads;
   Measured m;
   std::vector<double> per_cycle;
   auto measure = [&](const StreamConfig& c) {
@@ -336,17 +361,12 @@ Measured measure_series(memtopo::Context& ctx, const Series& s, const Plan& plan
     return w.rate;
   };
   if (s.shared_inputs) {
-    // One point on the simulated GPU (it merges no requests: the series checks the counting).
-    StreamConfig one;
-    one.shape = uint32_t(StreamShape::Shared);
-    one.blocks_per_sm = 2;
-    one.ilp = 2;
-    one.footprint_bytes = plan.l2_bytes / 4;
-    if (plan.exact_clock)  // whole rounds of 8 KiB (256 threads, ILP 2, 16 B)
-      one.footprint_bytes = std::min<uint64_t>(
-          one.footprint_bytes, kSimulatedSharedPassBytes / (uint64_t(one.blocks_per_sm) * plan.sms) / 8192 * 8192);
-    for (const StreamConfig& c : plan.exact_clock ? std::vector<StreamConfig>{one} : other_shapes(s, plan, space.max_warps_per_sm))
-      if (fits(s, c, plan)) m.points.push_back({c, measure(c)});
+    uint64_t read = 0;
+    for (const StreamConfig& c : shared_points(s, plan)) {
+      if (read >= plan.shared_series_bytes) break;
+      m.points.push_back({c, measure(c)});
+      read += m.first_runs.back().launch_read_bytes;
+    }
     settle_best(ctx, s, plan, m, per_cycle);
     return m;
   }
@@ -361,11 +381,10 @@ Measured measure_series(memtopo::Context& ctx, const Series& s, const Plan& plan
       m.points.push_back({c, measure(c)});
     }
   }
-  // The other shapes answer effects of a GPU the simulated one has not (blocks that drift apart,
-  // far lines copied near); there, a grid would cost a simulated thread per access.
-  if (!plan.exact_clock)
-    for (const StreamConfig& c : other_shapes(s, plan, space.max_warps_per_sm))
-      if (fits(s, c, plan)) m.points.push_back({c, measure(c)});
+  // The other shapes answer effects of a GPU (blocks that drift apart, far lines copied near);
+  // a grid costs the simulated GPU a thread per round.
+  for (const StreamConfig& c : grid_points(s, space.max_warps_per_sm))
+    if (fits(s, c, plan) && optional(c)) m.points.push_back({c, measure(c)});
   settle_best(ctx, s, plan, m, per_cycle);
   return m;
 }
@@ -378,17 +397,21 @@ void measure_streams(memtopo::Context& ctx, bool l1) {
   const mt_device_info& d = ctx.device();
   Plan plan;
   plan.sms = uint32_t(std::max(1, d.sm_count));
-  plan.exact_clock = memtopo::device::simulated(ctx);
   // The device's L2 in all its partitions: a measured l2.size_bytes may be one partition's.
   const uint64_t l2 = d.l2_bytes > 0 ? uint64_t(d.l2_bytes) : uint64_t(ctx.try_input<int64_t>("l2.size_bytes").value_or(0));
   if (l2 == 0 && !l1) throw memtopo::Skip("no L2 size known (device.l2_bytes, l2.size_bytes)");
   plan.l2_bytes = l2 / 4;
-  plan.dram_bytes = plan.exact_clock ? kSimulatedDramBytes : std::max<uint64_t>(32 * l2, uint64_t(1) << 30);
+  plan.dram_bytes = memtopo::device::window_bytes(ctx, long_dram_window_bytes(l2), kLeastDramWindowBytes);
+  plan.short_dram_windows = plan.dram_bytes < long_dram_window_bytes(l2);
   if (d.global_memory_bytes > 0) plan.dram_bytes = std::min<uint64_t>(plan.dram_bytes, uint64_t(d.global_memory_bytes) / 4);
+  plan.shared_window_bytes = memtopo::device::window_bytes(ctx, kLongSharedWindowBytes, kLeastSharedWindowBytes);
+  plan.short_shared_windows = plan.shared_window_bytes < kLongSharedWindowBytes;
+  plan.shared_series_bytes = memtopo::device::window_bytes(ctx, 9 * kLongSharedWindowBytes, kLeastSharedWindowBytes);
+  plan.optional_threads = memtopo::device::optional_launch_threads(ctx);
   FreshLines fresh;
-  if (plan.exact_clock) {
+  if (plan.short_dram_windows) {
     // Sixteen L2s of lines before the addresses come back, within a quarter of the memory.
-    fresh.wrap_bytes = std::max<uint64_t>(16 * l2, 8 * kSimulatedDramBytes);
+    fresh.wrap_bytes = std::max<uint64_t>(16 * l2, 8 * plan.dram_bytes);
     if (d.global_memory_bytes > 0) fresh.wrap_bytes = std::min<uint64_t>(fresh.wrap_bytes, uint64_t(d.global_memory_bytes) / 4);
     plan.fresh = &fresh;
   }

@@ -69,6 +69,23 @@ inline int64_t noise_repeats(const Context& ctx, int64_t on_gpu, int64_t least =
   return simulated(ctx) ? std::min(on_gpu, least) : on_gpu;
 }
 
+// How many bytes a timed window streams: `on_gpu` on a GPU, whose window must outlast the
+// launch's edges and the events' resolution by far; on the simulated GPU, whose clock is exact
+// but which prices every sector on the host, at most `least`. The framework owns the size, as
+// nvbench owns its samples' time: a probe derives the rest of its experiment (passes, a second
+// window, fresh lines) from the bytes it gets, on every backend alike.
+inline uint64_t window_bytes(const Context& ctx, uint64_t on_gpu, uint64_t least) {
+  return simulated(ctx) ? std::min(on_gpu, least) : on_gpu;
+}
+
+// The most threads, in all, of a launch that a probe runs beyond what its answer needs (a
+// refinement of a point it has, another shape of the same experiment): any on a GPU, which runs
+// them in its own time; on the simulated GPU, which runs every thread on the host, what 16 SMs
+// of 2048 threads hold.
+inline uint64_t optional_launch_threads(const Context& ctx) {
+  return simulated(ctx) ? uint64_t(16) * 2048 : ~uint64_t(0);
+}
+
 // `count` elements of device memory from the backend's pool (2 MiB aligned), given back
 // when the buffer goes out of scope.
 template <class T>
