@@ -179,6 +179,10 @@ void KernelRuntime::run_follow(WarpProgram* p) {
     done = issued + double(m.shared_latency_cycles + std::max<int64_t>(turns - 1, 0) * m.shared_conflict_cycles +
                            n.jitter + n.interruption);
   } else {
+    // The pointers lie in host memory as large as the device's: every chain's words are asked
+    // for at once, so that their cache misses overlap (the loop below waits on each in turn).
+    for (size_t l = 0; l < p->lanes.size(); ++l)
+      for (uint32_t c = 0; c < chains; ++c) __builtin_prefetch(reinterpret_cast<const void*>(p->chains[l].x[c]));
     sectors_.clear();
     for (size_t l = 0; l < p->lanes.size(); ++l)
       for (uint32_t c = 0; c < chains; ++c) {
