@@ -406,7 +406,8 @@ void measure_streams(memtopo::Context& ctx, bool l1) {
   if (d.global_memory_bytes > 0) plan.dram_bytes = std::min<uint64_t>(plan.dram_bytes, uint64_t(d.global_memory_bytes) / 4);
   plan.shared_window_bytes = memtopo::device::window_bytes(ctx, kLongSharedWindowBytes, kLeastSharedWindowBytes);
   plan.short_shared_windows = plan.shared_window_bytes < kLongSharedWindowBytes;
-  plan.shared_series_bytes = memtopo::device::window_bytes(ctx, 9 * kLongSharedWindowBytes, kLeastSharedWindowBytes);
+  // The series' reads: what its points take; where every sector costs, one window's.
+  plan.shared_series_bytes = memtopo::device::window_bytes(ctx, ~uint64_t(0), kLeastSharedWindowBytes);
   plan.optional_threads = memtopo::device::optional_launch_threads(ctx);
   FreshLines fresh;
   if (plan.short_dram_windows) {
