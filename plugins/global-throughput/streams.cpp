@@ -178,10 +178,10 @@ StreamLaunch launch_of(const Series& s, const StreamConfig& c, const Plan& plan)
   // the difference of the two is the passes alone (docs/global-throughput.md, "Two windows"): a
   // quarter of the shared-inputs passes, or DRAM's pass over a quarter of the footprint, lines
   // of their own. Only where windows are short (the framework sized DRAM's and the
-  // shared-inputs points' under a long window, where every sector costs): a GPU's windows, and the L2's and L1's everywhere, stream hundreds of times
-  // the bytes in flight, which leaves that cost under 0.2 %, while a difference of two windows
-  // doubles their noise (an H100's L2 rates moved by 4 to 5 % between runs with it,
-  // docs/results/log/h100.md).
+  // shared-inputs points' under a long window, where every sector costs): a GPU's windows, and
+  // the L2's and L1's everywhere, stream hundreds of times the bytes in flight, which leaves that
+  // cost under 0.2 %, while a difference of two windows doubles their noise (an H100's L2 rates
+  // moved by 4 to 5 % between runs with it, docs/results/log/h100.md).
   if (plan.short_shared_windows && l.shape == StreamShape::Shared) {
     l.short_passes = l.passes / 4;
   } else if (plan.short_dram_windows && plan.fresh && s.where == Where::Dram && l.shape == StreamShape::Rounds) {
