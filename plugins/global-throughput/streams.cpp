@@ -37,13 +37,14 @@ struct Plan {
   // The reads of one shared-inputs point (every block the whole footprint, pass after pass), and
   // of the series' points in all (the first point runs in any case).
   uint64_t shared_window_bytes = 0, shared_series_bytes = 0;
-  // Windows shorter than a long window needs (the framework sized them where every sector
-  // costs): each point is the difference of a long and a short window (DRAM's, the
-  // shared-inputs points'), the shared-inputs point's passes after a warm one inside the launch.
-  bool short_dram_windows = false, short_shared_windows = false;
-  // DRAM points stream over lines no earlier window touched (with short DRAM windows; else
-  // null): a footprint under 32 L2s streamed again kept a part of itself in a random-replacement
-  // L2 (DRAM read 1 to 2 % above its rate on four of twelve random devices).
+  // Shared-inputs windows shorter than a long window needs (the framework sized them where
+  // every sector costs): each point is the difference of a long and a short window, its passes
+  // after a warm one inside the launch.
+  bool short_shared_windows = false;
+  // DRAM windows shorter than a long one (else null): each point streams once over lines no
+  // earlier window touched, beside a short window over lines of its own. A footprint under 32
+  // L2s streamed again kept a part of itself in a random-replacement L2 (DRAM read 1 to 2 %
+  // above its rate on four of twelve random devices).
   FreshLines* fresh = nullptr;
   // Points beyond what the search needs run where their launch holds at most this many
   // threads (memtopo::device::optional_launch_threads).
@@ -184,7 +185,7 @@ StreamLaunch launch_of(const Series& s, const StreamConfig& c, const Plan& plan)
   // moved by 4 to 5 % between runs with it, docs/results/log/h100.md).
   if (plan.short_shared_windows && l.shape == StreamShape::Shared) {
     l.short_passes = l.passes / 4;
-  } else if (plan.short_dram_windows && plan.fresh && s.where == Where::Dram && l.shape == StreamShape::Rounds) {
+  } else if (plan.fresh && s.where == Where::Dram && l.shape == StreamShape::Rounds) {
     l.short_passes = l.passes;
     l.short_footprint_bytes = l.footprint_bytes / 4;
   }
@@ -402,7 +403,7 @@ void measure_streams(memtopo::Context& ctx, bool l1) {
   if (l2 == 0 && !l1) throw memtopo::Skip("no L2 size known (device.l2_bytes, l2.size_bytes)");
   plan.l2_bytes = l2 / 4;
   plan.dram_bytes = memtopo::device::window_bytes(ctx, long_dram_window_bytes(l2), kLeastDramWindowBytes);
-  plan.short_dram_windows = plan.dram_bytes < long_dram_window_bytes(l2);
+  const bool short_dram_windows = plan.dram_bytes < long_dram_window_bytes(l2);
   if (d.global_memory_bytes > 0) plan.dram_bytes = std::min<uint64_t>(plan.dram_bytes, uint64_t(d.global_memory_bytes) / 4);
   plan.shared_window_bytes = memtopo::device::window_bytes(ctx, kLongSharedWindowBytes, kLeastSharedWindowBytes);
   plan.short_shared_windows = plan.shared_window_bytes < kLongSharedWindowBytes;
@@ -410,7 +411,7 @@ void measure_streams(memtopo::Context& ctx, bool l1) {
   plan.shared_series_bytes = memtopo::device::window_bytes(ctx, ~uint64_t(0), kLeastSharedWindowBytes);
   plan.optional_threads = memtopo::device::optional_launch_threads(ctx);
   FreshLines fresh;
-  if (plan.short_dram_windows) {
+  if (short_dram_windows) {
     // Sixteen L2s of lines before the addresses come back, within a quarter of the memory.
     fresh.wrap_bytes = std::max<uint64_t>(16 * l2, 8 * plan.dram_bytes);
     if (d.global_memory_bytes > 0) fresh.wrap_bytes = std::min<uint64_t>(fresh.wrap_bytes, uint64_t(d.global_memory_bytes) / 4);
