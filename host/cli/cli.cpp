@@ -102,6 +102,12 @@ void print_plan(const Plan& plan, const std::map<std::string, double>& recorded,
   }
   for (const ProbeInfo* p : plan.left_out)
     os << "  -  " << p->name << "  left out: opt-in, it runs when named (--only " << p->name << ")\n";
+  for (const auto& [provider, keys] : plan.unrun_uses) {
+    std::string list;
+    for (const auto& k : keys) list += (list.empty() ? "" : ", ") + k;
+    os << "  -  " << provider << "  not run: the selection uses its " << list << "\n";
+  }
+  if (const std::string hint = unrun_uses_hint(plan); !hint.empty()) os << hint << "\n";
   for (const auto& [key, provider] : plan.requested_keys) {
     const PlanStep* s = plan.step(provider);
     os << "asked for: " << key << " from " << provider

@@ -235,7 +235,14 @@ TEST_CASE("plan: a key asked for by name pulls in what its provider uses too, a 
   CHECK(by_key.step("u/opt")->pulled_in_for == "provides opt.y for u/user");
   CHECK(by_key.step("u/deep")->pulled_in_for == "provides deep.z for u/opt");
   // The probe by name: a measurement of its own, its requirements only.
-  CHECK(order(make_plan(f.registry, {{"u/user"}, {}})) == std::vector<std::string>{"u/user"});
+  const Plan by_name = make_plan(f.registry, {{"u/user"}, {}});
+  CHECK(order(by_name) == std::vector<std::string>{"u/user"});
+  // ... and the plan says which used keys' providers do not run, and how to have them.
+  CHECK(by_key.unrun_uses.empty());
+  CHECK(make_plan(f.registry, {}).unrun_uses.empty());
+  CHECK(by_name.unrun_uses == std::map<std::string, std::set<std::string>>{{"u/opt", {"opt.y"}}});
+  CHECK_THAT(unrun_uses_hint(by_name), Catch::Contains("(--only user.x) runs what it uses"));
+  CHECK(unrun_uses_hint(by_key).empty());
 }
 
 TEST_CASE("plan: an opt-in probe runs when named by itself, a key or a requirement, else is left out",
@@ -278,6 +285,8 @@ TEST_CASE("plan: an opt-in probe runs when named by itself, a key or a requireme
     g.add("c", {probe("c/size", {"c.size_bytes"}, {}), probe("c/sets", {"c.sets"}, {"c.size_bytes"}).opt_in(),
                 probe("c/geometry", {"c.ways"}, {"c.size_bytes"}, {"c.sets"})});
     CHECK(order(make_plan(g.registry, {{"c.ways"}, {}})) == std::vector<std::string>{"c/size", "c/geometry"});
+    // A default run leaves the opt-in provider out too: the selection misses nothing of it.
+    CHECK(make_plan(g.registry, {{"c/geometry"}, {}}).unrun_uses.empty());
     CHECK(order(make_plan(g.registry, {{"c.ways", "c/sets"}, {}})) ==
           std::vector<std::string>{"c/size", "c/sets", "c/geometry"});
   }

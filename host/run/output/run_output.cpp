@@ -131,6 +131,11 @@ void report_end(const RunRequest& a, const OutputTarget& out, const std::string&
     for (const ProbeInfo* p : plan.left_out) names += (names.empty() ? "" : ", ") + p->name;
     spdlog::info("left out (opt-in, each runs when named with --only): {}", names);
   }
+  if (!a.quiet && !plan.unrun_uses.empty()) {
+    std::string names;
+    for (const auto& [provider, keys] : plan.unrun_uses) names += (names.empty() ? "" : ", ") + provider;
+    spdlog::info("not run, though the selection uses their keys: {}; {}", names, unrun_uses_hint(plan));
+  }
   if (report.interrupted) {
     if (out.kind == OutputKind::File)
       spdlog::warn("interrupted: wrote what was measured to {}; {} is untouched; `memtopo run --resume -o {}` "

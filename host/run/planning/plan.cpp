@@ -198,6 +198,13 @@ namespace {
 // Each step's skip reason: a need the device does not meet, a required key no probe provides,
 // or a provider skipped before it (steps are in dependency order).
 void mark_skipped(Plan& plan, const DeviceFacts* device) {
+  // A provider that cannot run on this device is in no default run here either.
+  if (device)
+    for (auto it = plan.unrun_uses.begin(); it != plan.unrun_uses.end();) {
+      const auto pit = plan.providers.find(*it->second.begin());
+      it = pit != plan.providers.end() && !unmet_need(*pit->second, *device).empty() ? plan.unrun_uses.erase(it)
+                                                                                       : std::next(it);
+    }
   for (PlanStep& step : plan.steps) {
     const ProbeInfo* p = step.probe;
     step.skip_reason = device ? unmet_need(*p, *device) : std::string();
@@ -280,6 +287,14 @@ Plan make_plan(const Registry& registry, const Selection& selection, const Devic
       plan.requested_keys[e] = it != pl.providers.end() ? it->second->name : provider_of_key(registry, e)->name;
     }
   plan.excluded_providers = pl.excluded_providers;
+  for (const auto* p : candidates) {
+    if (!pl.selected.count(p->name)) continue;
+    for (const auto& key : p->used) {
+      auto it = pl.providers.find(key);
+      if (it == pl.providers.end() || pl.selected.count(it->second->name) || it->second->opt_in) continue;
+      plan.unrun_uses[it->second->name].insert(key);
+    }
+  }
   for (const ProbeInfo* p : pl.order) {
     PlanStep step;
     step.probe = p;
@@ -291,5 +306,23 @@ Plan make_plan(const Registry& registry, const Selection& selection, const Devic
 }
 
 void fit_plan_to_device(Plan& plan, const DeviceFacts& device) { mark_skipped(plan, &device); }
+
+std::string unrun_uses_hint(const Plan& plan) {
+  if (plan.unrun_uses.empty()) return {};
+  // A key to name: the first of a planned probe that uses one of them.
+  std::string example = "KEY";
+  for (const PlanStep& s : plan.steps) {
+    const bool uses_one = std::any_of(s.probe->used.begin(), s.probe->used.end(), [&](const std::string& k) {
+      return std::any_of(plan.unrun_uses.begin(), plan.unrun_uses.end(),
+                         [&](const auto& u) { return u.second.count(k) > 0; });
+    });
+    if (uses_one && s.skip_reason.empty() && !s.probe->provided.empty()) {
+      example = s.probe->provided.front();
+      break;
+    }
+  }
+  return "values that use keys of probes not run may differ from a default run's; a key asked for by name "
+         "(--only " + example + ") runs what it uses";
+}
 
 }  // namespace memtopo::host

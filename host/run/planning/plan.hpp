@@ -2,6 +2,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -39,6 +40,10 @@ struct Plan {
   // Opt-in probes (MT_PROBE_OPT_IN) the selection would hold were they not: a default run's, or
   // a plugin's named in `only`. Each runs when named by itself or by a key.
   std::vector<const ProbeInfo*> left_out;
+  // Probes a default run holds that this selection does not, though its probes use their keys
+  // (optional inputs): provider -> the used keys. Values that use them may differ from a
+  // default run's; a key asked for by name runs them (docs/host.md, "Plan").
+  std::map<std::string, std::set<std::string>> unrun_uses;
   const PlanStep* step(const std::string& probe_name) const;
 };
 
@@ -66,6 +71,11 @@ Plan make_plan(const Registry& registry, const Selection& selection, const Devic
 // The plan made without a device, fitted to one once it is open: its skip reasons as
 // make_plan with `device` gives them (the order and selection stay).
 void fit_plan_to_device(Plan& plan, const DeviceFacts& device);
+
+// What the plan and run say of plan.unrun_uses (empty where there is none): the values that
+// use them may differ from a default run's, and a key asked for by name (one of the
+// selection's, named) runs what it uses.
+std::string unrun_uses_hint(const Plan& plan);
 
 // Whether `entry` (a probe or plugin name) names `probe`.
 bool selects(const std::string& entry, const ProbeInfo& probe);
