@@ -131,7 +131,11 @@ void store_gpc_map(memtopo::Context& ctx, const GpcMap& placed, const std::optio
   ctx.result("gpc.index_of_sm", map.gpc_of_sm(ctx.device().sm_count), info);
   ctx.result("gpc.cluster_domain_of_sm", cluster_domain_of_sm(placed, ctx.device().sm_count), info);
   if (!r.placed_sms.empty()) ctx.result("gpc.sms_placed_by_constant_l15", r.placed_sms, info);
-  else ctx.absent("gpc.sms_placed_by_constant_l15", "no SM: every SM placed by clusters alone");
+  else if (placed.unresolved_sms().empty())
+    ctx.absent("gpc.sms_placed_by_constant_l15", "no SM: every SM placed by clusters alone");
+  else
+    ctx.absent("gpc.sms_placed_by_constant_l15", "no SM: the constant L1.5 groups place none of the SMs clusters "
+                                                  "left unplaced (" + r.disagreement + ")");
   if (!unresolved.empty()) ctx.result("gpc.unresolved_sms", unresolved, info);
   else ctx.absent("gpc.unresolved_sms", "no SM: every SM's GPC found");
 }
