@@ -74,18 +74,6 @@ uint64_t wider_stride(uint64_t s0, uint64_t missed, uint64_t limit) {
   return 0;
 }
 
-// Why a level's values are uncertain where its chases fill the L2 (empty: they do not). One
-// line a page: a level of E entries is searched with chases of up to about 2E lines, and where
-// those are half the L2 or more (a 2048-entry level in front of an L2 of 512 KiB), L2 misses of
-// sets that fill unevenly or replace at random come at DRAM latency, in the level's window.
-std::string crowds_l2(const memtopo::Context& ctx, uint64_t entries) {
-  const int64_t l2 = ctx.device().l2_bytes;
-  const uint64_t lines = 2 * entries, line = 128;
-  if (l2 <= 0 || lines * line < uint64_t(l2) / 2) return "";
-  return " (the chases of " + std::to_string(lines) + " pages touch " + std::to_string(lines * line >> 10) +
-         " KiB of lines, half the " + std::to_string(l2 >> 10) + " KiB L2 or more: its misses may read as this level's)";
-}
-
 // Step 1: per page count, the 10th percentile of per-load cycles (a near L2 hit plus the
 // translation, whatever share of lines is far); past 16 GiB, where chases cannot record, the
 // pointer chase's load-to-use average, shifted by what the two differ at the last recorded count.

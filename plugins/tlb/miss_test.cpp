@@ -42,7 +42,9 @@ bool MissTest::misses(uint64_t loads, uint64_t stride) const {
 double MissTest::misses_per_pass(uint64_t loads, uint64_t stride, uint64_t passes) const {
   // slow = misses + rate x (level loads - misses) per window: hits are slow at their level's
   // rate, misses are slow whatever else happens to them.
-  const WindowCounts c = chase->window_counts(loads, stride, windows, passes);
+  // From the first line alone: the misses of one chase, whole (an average over chases whose
+  // windows see other shares of the misses is no whole count: random device 33's sets).
+  const WindowCounts c = chase->window_counts(loads, stride, windows, passes, false);
   double misses = 0;
   for (size_t w = 0; w < windows.size(); ++w)
     misses += (c.slow[w] - level_rates[w] * c.level[w]) / (1.0 - std::min(level_rates[w], 0.5));

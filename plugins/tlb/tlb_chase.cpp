@@ -63,16 +63,26 @@ double Chaser::cycles(uint64_t loads, uint64_t stride) const {
 }
 
 WindowCounts Chaser::window_counts(uint64_t loads, uint64_t stride, const std::vector<Window>& windows,
-                                   uint64_t passes) const {
+                                   uint64_t passes, bool spread) const {
   const auto a = page_array(loads, stride);
+  // From the starts spread_samples takes, averaged: the windows come of every kind of L2 hit,
+  // and a chase from its first line alone may hold near lines only (16 pages a little over
+  // 2 MiB apart in one 2 KiB partition granule), whose rate of slow hits then understates
+  // that of a longer chase with far lines (random device 114: 27 L1 TLB entries for 32).
+  const uint64_t starts = spread ? spread_chases(loads, stride) : 1;
   WindowCounts out;
   auto count = [&](uint32_t above, uint32_t at_most) {
-    memtopo::Job j = job(a, loads);
-    j.record = MT_RECORD_COUNTS;
-    j.slow_cycles = above;
-    j.slow_max_cycles = at_most;
-    j.steps = loads * passes;
-    return double(ctx_.backend().run(j).slow) / double(passes);
+    double slow = 0;
+    for (uint64_t c = 0; c < starts; ++c) {
+      memtopo::Job j = job(a, loads);
+      j.record = MT_RECORD_COUNTS;
+      j.start = uint32_t(c * kLineShiftElems);
+      j.slow_cycles = above;
+      j.slow_max_cycles = at_most;
+      j.steps = loads * passes;
+      slow += double(ctx_.backend().run(j).slow);
+    }
+    return slow / double(passes * starts);
   };
   for (const Window& w : windows) {
     out.slow.push_back(count(w.slow_raw, w.max_raw));
@@ -85,7 +95,7 @@ double Chaser::low_cycles(uint64_t loads, uint64_t stride) const {
   return low_level_cycles(spread_samples(loads, stride, 512));
 }
 
-std::vector<uint32_t> Chaser::spread_samples(uint64_t loads, uint64_t stride, uint64_t count) const {
+uint64_t Chaser::spread_chases(uint64_t loads, uint64_t stride) {
   // At least 64 lines: chases of few pages run again from other lines of the same pages, so
   // that the L2 slices and partitions of a handful of lines do not set the level.
   // The stride is a page (a multiple of 64 KiB) and a step below it; every start stays in the
@@ -93,7 +103,11 @@ std::vector<uint32_t> Chaser::spread_samples(uint64_t loads, uint64_t stride, ui
   const uint64_t step = stride % (64 * KiB), page = stride - step;
   // Wrapped lines (page_array) take every line of their pages: one chase, from the first.
   const uint64_t room = wraps(loads, stride) ? 1 : page > loads * step ? (page - loads * step) / (4 * kLineShiftElems) : 1;
-  const uint64_t chases = std::clamp<uint64_t>((64 + loads - 1) / loads, 1, std::clamp<uint64_t>(room, 1, 64));
+  return std::clamp<uint64_t>((64 + loads - 1) / loads, 1, std::clamp<uint64_t>(room, 1, 64));
+}
+
+std::vector<uint32_t> Chaser::spread_samples(uint64_t loads, uint64_t stride, uint64_t count) const {
+  const uint64_t chases = spread_chases(loads, stride);
   std::vector<uint32_t> all;
   for (uint64_t c = 0; c < chases; ++c) {
     const std::vector<uint32_t> s = samples(loads, stride, std::max<uint64_t>(count / chases, 1), uint32_t(c * kLineShiftElems));
@@ -197,6 +211,14 @@ std::vector<Window> miss_windows(const Chaser& chase, uint64_t stride, uint64_t 
     }
   }
   return out.empty() ? threshold_windows(lv, held, missed, hits) : out;
+}
+
+std::string crowds_l2(const memtopo::Context& ctx, uint64_t entries) {
+  const int64_t l2 = ctx.device().l2_bytes;
+  const uint64_t lines = 2 * entries, line = 128;
+  if (l2 <= 0 || lines * line < uint64_t(l2) / 2) return "";
+  return " (the chases of " + std::to_string(lines) + " pages touch " + std::to_string(lines * line >> 10) +
+         " KiB of lines, half the " + std::to_string(l2 >> 10) + " KiB L2 or more: its misses may read as this level's)";
 }
 
 uint64_t footprint_limit(const memtopo::Context& ctx) {

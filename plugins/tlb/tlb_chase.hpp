@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include <memtopo/analysis/units.hpp>
@@ -49,9 +50,10 @@ class Chaser {
   // of `loads` loads `stride` bytes apart.
   double cycles(uint64_t loads, uint64_t stride) const;
   // Loads per pass in each window (raw cycles, timing overhead included) and in its level,
-  // over `passes` passes after one pass of warm-up: two counted chases per window.
+  // over `passes` passes after one pass of warm-up, from each start spread_samples takes
+  // (`spread`; else from the first line alone): two counted chases per window and start.
   WindowCounts window_counts(uint64_t loads, uint64_t stride, const std::vector<Window>& windows,
-                             uint64_t passes = 4) const;
+                             uint64_t passes = 4, bool spread = true) const;
   // The low cycles of 512 per-load raw cycles (low_level_cycles): a hit in the nearest L2
   // partition plus the translation, whatever share of the lines lies far.
   double low_cycles(uint64_t loads, uint64_t stride) const;
@@ -61,6 +63,8 @@ class Chaser {
   // About `count` such samples from chases that start on other lines of the same pages (at
   // least 64 lines in all, where the pages have room): every kind of L2 hit shows.
   std::vector<uint32_t> spread_samples(uint64_t loads, uint64_t stride, uint64_t count) const;
+  // How many chases spread_samples and window_counts run over the same pages.
+  static uint64_t spread_chases(uint64_t loads, uint64_t stride);
 
  private:
   memtopo::Job job(const memtopo::ChaseArray& a, uint64_t loads) const;
@@ -76,5 +80,11 @@ std::vector<Window> miss_windows(const Chaser& chase, uint64_t stride, uint64_t 
 // The largest footprint a chase may span: three quarters of the device memory; the option
 // max_footprint_bytes lowers it.
 uint64_t footprint_limit(const memtopo::Context& ctx);
+
+// Why a level's values are uncertain where its chases fill the L2 (empty: they do not). One
+// line a page: a level of E entries is searched with chases of up to about 2E lines, and where
+// those are half the L2 or more, L2 misses of sets that fill unevenly or replace at random come
+// at DRAM latency, in the level's window. What builds on the level (its sets) is as uncertain.
+std::string crowds_l2(const memtopo::Context& ctx, uint64_t entries);
 
 }  // namespace tlb
