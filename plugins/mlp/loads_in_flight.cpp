@@ -97,7 +97,7 @@ std::vector<Point> sweep(memtopo::Context& ctx, const Level& lv, const std::vect
 void report(memtopo::Context& ctx, const std::string& key, const InFlight& f, const std::string& what) {
   const memtopo::ResultInfo info{0.8, f.saturated ? memtopo::Bound::Exact : memtopo::Bound::AtLeast,
                                  what + ": " + f.note};
-  ctx.result(key, int64_t(std::llround(f.loads)), info);
+  ctx.result(key, int64_t(f.saturated ? std::llround(f.loads) : std::floor(f.least_loads)), info);
 }
 
 void measure_in_flight(memtopo::Context& ctx) {

@@ -37,6 +37,7 @@ InFlight loads_in_flight(const std::vector<Point>& curve) {
     }
   f.per_cycle = top / top_weight;
   f.loads = top_requests / top_weight * f.latency;
+  f.least_loads = top_requests / top_weight * fastest;
   const Point& last = curve.back();
   // Twice the chains and no more throughput: the limit is reached, whether the rate stays
   // (a plateau) or falls past it (the chains then contend for more than the queues).
@@ -49,8 +50,9 @@ InFlight loads_in_flight(const std::vector<Point>& curve) {
            " loads per 1000 cycles; at " + num(last.chains) + " chains " + num(last.latency) + " cycles per load";
   if (f.saturated && !flat) f.note += "; the throughput fell past its most";
   if (!f.saturated)
-    f.note += stopped ? "; the latency barely grew, so the limit may lie beyond"
-                      : "; the throughput still grew at the most chains: the limit lies beyond";
+    f.note += std::string(stopped ? "; the latency barely grew, so the limit may lie beyond"
+                                  : "; the throughput still grew at the most chains: the limit lies beyond") +
+              " (at least the most throughput x the fastest point's " + num(fastest) + " cycles)";
   return f;
 }
 

@@ -22,6 +22,10 @@ struct InFlight {
   double latency = 0;      // a load's cycles while chains do not queue
   double per_cycle = 0;    // loads per cycle at the plateau (the points within 3 % of the most)
   double loads = 0;        // requests per cycle x latency: loads in flight at the most throughput
+  // Requests per cycle x the fastest point's latency: what a lower bound may claim where the
+  // limit was not reached (the pooled latency of near and far lines may stand above the time
+  // the most throughput's loads took).
+  double least_loads = 0;
   bool saturated = false;  // throughput levelled off and latency grew: `loads` is the limit
   std::string note;
 };

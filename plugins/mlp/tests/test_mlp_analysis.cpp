@@ -42,6 +42,21 @@ TEST_CASE("mlp: a curve that still climbs gives a lower bound", "[mlp]") {
   CHECK_THAT(f.note, Catch::Contains("limit lies beyond"));
 }
 
+TEST_CASE("mlp: a lower bound takes the fastest point's latency, not the pooled one", "[mlp]") {
+  // Near and far lines: the points within 10 % of the fastest pool to a latency above the
+  // fastest, and a bound from it could claim more than the limit (random device 102: at least
+  // 262 for 256).
+  auto c = model(300, 4096, 256);
+  c[1].latency = 320;  // a point whose chains drew more far lines
+  c[2].latency = 325;
+  const auto f = mlp::loads_in_flight(c);
+  CHECK_FALSE(f.saturated);
+  CHECK(f.latency > 300);
+  CHECK(f.least_loads == Approx(f.per_cycle * 300));
+  CHECK(f.least_loads < f.loads);
+  CHECK_THAT(f.note, Catch::Contains("fastest point's 300 cycles"));
+}
+
 TEST_CASE("mlp: a limit reached only at the last point is not yet a plateau", "[mlp]") {
   // 32 chains against a limit of 24: throughput still rose from 16 to 32 chains.
   const auto f = mlp::loads_in_flight(model(300, 24, 32));
