@@ -182,4 +182,4 @@ memtopo::Probe loads_in_flight_probe() {
 
 }  // namespace mlp
 
-MEMTOPO_PLUGIN("mlp", "1.0.0", mlp::loads_in_flight_probe())
+MEMTOPO_PLUGIN("mlp", "1.1.0", mlp::loads_in_flight_probe())

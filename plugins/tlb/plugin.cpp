@@ -2,7 +2,7 @@
 #include "probes.hpp"
 
 #ifdef MEMTOPO_TLB_MAPPED
-MEMTOPO_PLUGIN("tlb", "1.2.0", tlb::levels_probe(), tlb::sets_probe(), tlb::virtual_tag_probe(), tlb::mapped_levels_probe())
+MEMTOPO_PLUGIN("tlb", "1.3.0", tlb::levels_probe(), tlb::sets_probe(), tlb::virtual_tag_probe(), tlb::mapped_levels_probe())
 #else
-MEMTOPO_PLUGIN("tlb", "1.2.0", tlb::levels_probe(), tlb::sets_probe(), tlb::virtual_tag_probe())
+MEMTOPO_PLUGIN("tlb", "1.3.0", tlb::levels_probe(), tlb::sets_probe(), tlb::virtual_tag_probe())
 #endif
