@@ -44,21 +44,20 @@ def main():
     defaults = sorted(folder.glob("t*.toml"))
     if not defaults:
         sys.exit(f"{folder}: no default run t*.toml; run scripts/device/isolation-check.sh to make them")
-    default_docs = [tomllib.loads(p.read_text()) for p in defaults]
+    # Each default run's keys, read once: {table.key: probe}.
+    default_keys = [probe_of_keys(tomllib.loads(p.read_text())) for p in defaults]
     found = compared = 0
     for path in sorted(folder.glob("only-*.toml")):
         plugin = path.stem[len("only-"):]
         alone = tomllib.loads(path.read_text())
-        held = probe_of_keys(alone)
-        mine = {k for k, probe in held.items() if probe.startswith(plugin + "/")}
-        for doc in default_docs:
-            mine |= {k for k, probe in probe_of_keys(doc).items() if probe.startswith(plugin + "/")}
+        held, why_absent = probe_of_keys(alone), absent_keys(alone)
+        mine = {k for keys in [held, *default_keys] for k, probe in keys.items() if probe.startswith(plugin + "/")}
         differs = [diff(memtopo, d, path) for d in defaults]
         compared += len(mine)
         for key in sorted(mine):
-            in_default = [key in probe_of_keys(d) for d in default_docs]
+            in_default = [key in keys for keys in default_keys]
             if (key in held) != any(in_default) or not all(x == in_default[0] for x in in_default):
-                why = absent_keys(alone).get(key, ("", "held"))[1] if key not in held else "held"
+                why = why_absent.get(key, ("", "held"))[1] if key not in held else "held"
                 print(f"{plugin}: {key} alone: {why}; in the default runs: {in_default}")
                 found += 1
             elif all(key in d for d in differs):
